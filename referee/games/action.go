@@ -1,0 +1,58 @@
+package games
+
+import (
+	"unicode/utf8"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+)
+
+// MaxTextBytes bounds every message text, reasoning and note of one action. Longer text is
+// refused rather than truncated, so the agent learns of it.
+const MaxTextBytes = 8 << 10
+
+// MaxMessages bounds the messages of one action.
+const MaxMessages = 16
+
+// CheckAction applies the rules every game shares to seat's action in a game of nSeats: a
+// move is present, messages go to other existing seats, texts are valid UTF-8 and not too
+// long. Families call it first in Apply.
+func CheckAction(action *agentv1.Action, seat Seat, nSeats int) error {
+	if action == nil || action.GetMove() == nil || action.GetMove().GetKind() == nil {
+		return Reject(gamev1.RejectionCode_REJECTION_CODE_MISSING_MOVE, "the action has no move; set exactly one of propose, accept, reject, pass or choose")
+	}
+	if len(action.GetMessages()) > MaxMessages {
+		return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "%d messages in one action; at most %d are allowed", len(action.GetMessages()), MaxMessages)
+	}
+	for _, m := range action.GetMessages() {
+		if err := checkText("message", m.GetText()); err != nil {
+			return err
+		}
+		seen := make(map[Seat]bool, len(m.GetTo()))
+		for _, to := range m.GetTo() {
+			switch {
+			case to < 0 || int(to) >= nSeats:
+				return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "message addressed to seat %d, which does not exist (seats are 0 to %d)", to, nSeats-1)
+			case to == seat:
+				return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "message addressed to the sender's own seat %d", to)
+			case seen[to]:
+				return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "message addressed to seat %d twice", to)
+			}
+			seen[to] = true
+		}
+	}
+	if err := checkText("private_reasoning", action.GetPrivateReasoning()); err != nil {
+		return err
+	}
+	return checkText("private_notes", action.GetPrivateNotes())
+}
+
+func checkText(field, s string) error {
+	if len(s) > MaxTextBytes {
+		return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "%s is %d bytes long; at most %d are allowed", field, len(s), MaxTextBytes)
+	}
+	if !utf8.ValidString(s) {
+		return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "%s is not valid UTF-8", field)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+// Package games defines the interface every game family implements and the pieces the families
+// share. Rules are pure: a state plus an action gives a new state and events, all randomness
+// comes from the match seed, and nothing here does I/O, reads the clock or logs.
+package games
+
+import (
+	"errors"
+	"fmt"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+)
+
+// Seat indexes a player of a match, 0-based, in the game's seat order.
+type Seat = int32
+
+// Game is a factory of match states plus the facts that do not change between matches.
+type Game interface {
+	// Info describes the game: name, seats, parameters with their defaults.
+	Info() *refereev1.GameInfo
+	// Resolve returns a copy of params with every unset field set to its default, or an error
+	// that names the bad parameter and the legal values. A nil params, or one with no branch
+	// set, means "all defaults". The branch of matchv1.GameParams is named after the game.
+	Resolve(params *matchv1.GameParams) (*matchv1.GameParams, error)
+	// NewState returns the initial state of a match with resolved params and the match seed.
+	NewState(params *matchv1.GameParams, seed uint64) (State, error)
+}
+
+// State is the state of one match. Methods never block and never do I/O.
+type State interface {
+	// ToMove returns the seats that must act now: one for turn-based play, several when they
+	// choose at the same time, none when the match is over.
+	ToMove() []Seat
+	// Turn returns the current turn, 1-based, counted over all seats.
+	Turn() int32
+	// Observe returns what seat may know now: phase, turn, legal moves, its view, visible
+	// history and briefing. The runner adds match id, seats, deadline, notes and rejection.
+	// It must never contain anything private to another seat.
+	Observe(seat Seat) *agentv1.Observation
+	// Apply applies seat's action. An action the rules refuse returns a *Rejection and leaves
+	// the state unchanged. Events returned carry only their payload; the runner stamps them.
+	Apply(seat Seat, action *agentv1.Action) ([]*eventsv1.MatchEvent, error)
+	// Default returns the game's documented move for a seat whose agent gave no usable
+	// answer. It must be legal for Apply.
+	Default(seat Seat) *agentv1.Action
+	// Outcome returns how the match ended. Only meaningful once ToMove is empty.
+	Outcome() *matchv1.Outcome
+	// Clone returns an independent copy.
+	Clone() State
+}
+
+// Rejection is the rules' reason for refusing an action. It is an error so Apply can return
+// it, but it is an ordinary outcome of play, not a failure.
+type Rejection struct {
+	Code    gamev1.RejectionCode
+	Message string
+}
+
+// Error returns the plain-language reason.
+func (r *Rejection) Error() string { return r.Message }
+
+// Proto returns the rejection as sent to the agent and recorded.
+func (r *Rejection) Proto() *gamev1.Rejection {
+	return &gamev1.Rejection{Code: r.Code, Message: r.Message}
+}
+
+// Reject builds a Rejection with a formatted message.
+func Reject(code gamev1.RejectionCode, format string, args ...any) *Rejection {
+	return &Rejection{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsRejection reports whether err is a *Rejection and returns it.
+func AsRejection(err error) (*Rejection, bool) {
+	var r *Rejection
+	ok := errors.As(err, &r)
+	return r, ok
+}
