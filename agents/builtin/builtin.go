@@ -1,0 +1,125 @@
+// Package builtin is the catalogue of Parley's built-in Go agents, by name, with their
+// configuration read from "key=value" settings (the query of builtin:NAME?key=value).
+package builtin
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/parley-arena/parley/agents/fair"
+	"github.com/parley-arena/parley/agents/random"
+	"github.com/parley-arena/parley/agents/sdk"
+)
+
+// Entry describes one built-in agent.
+type Entry struct {
+	// Name used in builtin:NAME and `parley agent NAME`.
+	Name string
+	// Summary is one line for listings.
+	Summary string
+	// Settings documents the accepted settings, e.g. "seed=N (default 0)".
+	Settings string
+	// Keys lists the accepted setting names.
+	Keys []string
+	// New builds the agent from its settings.
+	New func(settings url.Values) (sdk.Agent, error)
+}
+
+// Catalog returns every built-in agent, sorted by name.
+func Catalog() []Entry {
+	entries := []Entry{
+		{
+			Name:     "random",
+			Summary:  "a uniformly random legal action in any game (seeded)",
+			Settings: "seed=N (default 0)",
+			Keys:     []string{"seed"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				seed, err := uintSetting(s, "seed", 0)
+				if err != nil {
+					return nil, err
+				}
+				return random.New(seed), nil
+			},
+		},
+		{
+			Name:     "fair",
+			Summary:  "ultimatum: asks for a bit over half, concedes to an even split, accepts fair offers",
+			Settings: "open=F target=F floor=F (shares of the total; defaults 0.6 0.5 0.2)",
+			Keys:     []string{"open", "target", "floor"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				cfg := fair.DefaultConfig()
+				var err error
+				if cfg.Open, err = floatSetting(s, "open", cfg.Open); err != nil {
+					return nil, err
+				}
+				if cfg.Target, err = floatSetting(s, "target", cfg.Target); err != nil {
+					return nil, err
+				}
+				if cfg.Floor, err = floatSetting(s, "floor", cfg.Floor); err != nil {
+					return nil, err
+				}
+				return fair.New(cfg)
+			},
+		},
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	return entries
+}
+
+// Names returns the names of every built-in agent.
+func Names() []string {
+	var names []string
+	for _, e := range Catalog() {
+		names = append(names, e.Name)
+	}
+	return names
+}
+
+// New builds the built-in agent called name. Unknown names and settings are errors that say
+// what would be accepted.
+func New(name string, settings url.Values) (sdk.Agent, error) {
+	for _, e := range Catalog() {
+		if e.Name != name {
+			continue
+		}
+		for key := range settings {
+			if !slices.Contains(e.Keys, key) {
+				return nil, fmt.Errorf("builtin agent %s: unknown setting %q (accepted: %s)", name, key, e.Settings)
+			}
+		}
+		a, err := e.New(settings)
+		if err != nil {
+			return nil, fmt.Errorf("builtin agent %s: %w", name, err)
+		}
+		return a, nil
+	}
+	return nil, fmt.Errorf("unknown built-in agent %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+func uintSetting(s url.Values, key string, def uint64) (uint64, error) {
+	v := s.Get(key)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("setting %s=%q: want a non-negative whole number", key, v)
+	}
+	return n, nil
+}
+
+func floatSetting(s url.Values, key string, def float64) (float64, error) {
+	v := s.Get(key)
+	if v == "" {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("setting %s=%q: want a number", key, v)
+	}
+	return f, nil
+}

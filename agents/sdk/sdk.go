@@ -1,0 +1,175 @@
+// Package sdk serves a Parley agent over gRPC. An agent is one type with one method:
+//
+//	type myAgent struct{}
+//	func (myAgent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) { ... }
+//
+//	err := sdk.Serve(ctx, "127.0.0.1:50051", myAgent{}, sdk.WithInfo(&gamev1.AgentInfo{Name: "mine"}))
+//
+// The server also answers standard gRPC health checks and server reflection, turns a panic in
+// Act into an error status instead of a crash, and stops gracefully when ctx ends.
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+)
+
+// Agent decides an action from an observation. Act is called once per move with a deadline
+// in ctx; it may be called concurrently for different matches.
+type Agent interface {
+	Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error)
+}
+
+// AgentFunc adapts a function to Agent.
+type AgentFunc func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error)
+
+// Act calls f.
+func (f AgentFunc) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	return f(ctx, obs)
+}
+
+// Describer is implemented by agents that describe themselves; WithInfo overrides it.
+type Describer interface {
+	Describe() *gamev1.AgentInfo
+}
+
+type options struct {
+	info        *gamev1.AgentInfo
+	logger      *slog.Logger
+	grpcOptions []grpc.ServerOption
+	gracePeriod time.Duration
+}
+
+// Option configures a served agent.
+type Option func(*options)
+
+// WithInfo sets what Describe answers.
+func WithInfo(info *gamev1.AgentInfo) Option { return func(o *options) { o.info = info } }
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithServerOptions adds gRPC server options.
+func WithServerOptions(opts ...grpc.ServerOption) Option {
+	return func(o *options) { o.grpcOptions = append(o.grpcOptions, opts...) }
+}
+
+// WithGracePeriod sets how long in-flight calls may finish when the server stops (default 5s).
+func WithGracePeriod(d time.Duration) Option { return func(o *options) { o.gracePeriod = d } }
+
+// NewServer returns a gRPC server with the agent, health checking and reflection registered,
+// not yet serving. Use it to serve on a listener of your own; Serve does all of it.
+func NewServer(a Agent, opts ...Option) *grpc.Server {
+	return newServer(a, buildOptions(a, opts))
+}
+
+func newServer(a Agent, o *options) *grpc.Server {
+	srv := grpc.NewServer(o.grpcOptions...)
+	agentv1.RegisterAgentServiceServer(srv, &service{agent: a, info: o.info, logger: o.logger})
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(agentv1.AgentService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(srv, hs)
+	reflection.Register(srv)
+	return srv
+}
+
+func buildOptions(a Agent, opts []Option) *options {
+	o := &options{logger: slog.New(slog.DiscardHandler), gracePeriod: 5 * time.Second}
+	if d, ok := a.(Describer); ok {
+		o.info = d.Describe()
+	}
+	for _, opt := range opts {
+		opt(o)
+	}
+	if o.info == nil {
+		o.info = &gamev1.AgentInfo{Name: fmt.Sprintf("%T", a)}
+	}
+	return o
+}
+
+// Serve listens on addr and serves the agent until ctx ends, then stops gracefully.
+func Serve(ctx context.Context, addr string, a Agent, opts ...Option) error {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("sdk: listen on %s: %w", addr, err)
+	}
+	return ServeListener(ctx, lis, a, opts...)
+}
+
+// ServeListener serves the agent on lis until ctx ends, then stops gracefully. It closes lis.
+func ServeListener(ctx context.Context, lis net.Listener, a Agent, opts ...Option) error {
+	o := buildOptions(a, opts)
+	srv := newServer(a, o)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(lis) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	stopped := make(chan struct{})
+	go func() {
+		srv.GracefulStop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(o.gracePeriod):
+		srv.Stop()
+	}
+	if err := <-done; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		return err
+	}
+	return nil
+}
+
+// service adapts an Agent to the generated AgentService.
+type service struct {
+	agentv1.UnimplementedAgentServiceServer
+	agent  Agent
+	info   *gamev1.AgentInfo
+	logger *slog.Logger
+}
+
+var _ agentv1.AgentServiceServer = (*service)(nil)
+
+func (s *service) Act(ctx context.Context, req *agentv1.ActRequest) (resp *agentv1.ActResponse, err error) {
+	obs := req.GetObservation()
+	if obs == nil {
+		return nil, status.Error(codes.InvalidArgument, "act: request has no observation")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("agent panicked", "match_id", obs.GetMatchId(), "seat", obs.GetSeat(), "turn", obs.GetTurn(), "panic", p)
+			resp, err = nil, status.Errorf(codes.Internal, "act: agent panicked: %v", p)
+		}
+	}()
+	action, err := s.agent.Act(ctx, obs)
+	if err != nil {
+		if _, ok := status.FromError(err); ok {
+			return nil, err
+		}
+		return nil, status.Errorf(codes.Internal, "act: %v", err)
+	}
+	return &agentv1.ActResponse{Action: action, Turn: obs.GetTurn()}, nil
+}
+
+func (s *service) Describe(context.Context, *agentv1.DescribeRequest) (*agentv1.DescribeResponse, error) {
+	return &agentv1.DescribeResponse{Agent: proto.CloneOf(s.info)}, nil
+}

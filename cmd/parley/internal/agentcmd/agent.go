@@ -1,0 +1,67 @@
+// Package agentcmd is `parley agent NAME`: serve one built-in agent over gRPC.
+package agentcmd
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+)
+
+type options struct {
+	name     string
+	listen   string
+	settings []string
+}
+
+// NewCmd returns the agent command.
+func NewCmd(deps *cli.Deps) *cobra.Command {
+	o := &options{}
+	var names []string
+	for _, e := range builtin.Catalog() {
+		names = append(names, fmt.Sprintf("  %-8s %s\n           settings: %s", e.Name, e.Summary, e.Settings))
+	}
+	cmd := &cobra.Command{
+		Use:   "agent NAME --listen ADDR [--set key=value]...",
+		Short: "Serve a built-in agent over gRPC",
+		Long:  "Serve a built-in agent as a gRPC AgentService (with health checking and reflection)\nuntil interrupted. Built-in agents:\n\n" + strings.Join(names, "\n"),
+		Example: `  parley agent fair --listen 127.0.0.1:50051
+  parley agent random --listen :50052 --set seed=7`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.name = args[0]
+			return run(cmd.Context(), deps, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:50051", "address to serve on (host:port; port 0 picks a free one)")
+	cmd.Flags().StringArrayVar(&o.settings, "set", nil, "agent setting key=value (repeatable)")
+	return cmd
+}
+
+func run(ctx context.Context, deps *cli.Deps, o *options) error {
+	settings := url.Values{}
+	for _, kv := range o.settings {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return cli.Usagef("--set %q: want key=value", kv)
+		}
+		settings.Set(k, v)
+	}
+	agent, err := builtin.New(o.name, settings)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	lis, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return cli.Usagef("--listen %s: %v", o.listen, err)
+	}
+	fmt.Fprintf(deps.Out, "agent %s listening on %s\n", o.name, lis.Addr())
+	return sdk.ServeListener(ctx, lis, agent, sdk.WithLogger(deps.Logger(0)))
+}

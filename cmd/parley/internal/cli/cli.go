@@ -1,0 +1,109 @@
+// Package cli holds what every parley subcommand shares: injected I/O and dependencies,
+// environment-variable fallbacks for flags, and error conventions.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/parley-arena/parley/referee/games"
+)
+
+// Deps are the dependencies of every subcommand, injected so tests can replace them.
+type Deps struct {
+	Out    io.Writer
+	Err    io.Writer
+	Games  *games.Registry
+	Getenv func(string) string
+}
+
+// Logger returns a text logger on Err at the given level.
+func (d *Deps) Logger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(d.Err, &slog.HandlerOptions{Level: level}))
+}
+
+// UsageError marks an error in how the command was called (exit status 2).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a UsageError with a formatted message.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// ExitCode maps an error returned by a command to the process exit status.
+func ExitCode(err error) int {
+	var u *UsageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &u):
+		return 2
+	case errors.Is(err, context.Canceled):
+		return 130
+	default:
+		return 1
+	}
+}
+
+// EnvName is the environment variable that backs a flag: PARLEY_ and the flag's name in upper
+// case with dashes as underscores.
+func EnvName(flag string) string {
+	return "PARLEY_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// DocumentEnv appends the backing environment variable to the help of every flag of cmd and
+// its subcommands.
+func DocumentEnv(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name == "help" || strings.Contains(f.Usage, "$PARLEY_") {
+			return
+		}
+		f.Usage += fmt.Sprintf(" [$%s]", EnvName(f.Name))
+	})
+	for _, sub := range cmd.Commands() {
+		DocumentEnv(sub)
+	}
+}
+
+// ApplyEnv sets every flag of cmd the user did not set from its environment variable, if that
+// is set. Repeatable flags take a comma-separated list.
+func ApplyEnv(cmd *cobra.Command, getenv func(string) string) error {
+	var err error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed || f.Name == "help" {
+			return
+		}
+		v := getenv(EnvName(f.Name))
+		if v == "" {
+			return
+		}
+		values := []string{v}
+		if _, repeated := f.Value.(pflag.SliceValue); repeated {
+			values = strings.Split(v, ",")
+		}
+		for _, one := range values {
+			if serr := f.Value.Set(one); serr != nil {
+				err = Usagef("$%s=%q: %v", EnvName(f.Name), v, serr)
+				return
+			}
+		}
+		f.Changed = true
+	})
+	return err
+}
+
+// DefaultDeps returns the dependencies of the real program.
+func DefaultDeps(reg *games.Registry) *Deps {
+	return &Deps{Out: os.Stdout, Err: os.Stderr, Games: reg, Getenv: os.Getenv}
+}

@@ -1,0 +1,173 @@
+// Package matchrun is what `parley play` and `parley replay` share: connect the agents, start or
+// join NATS, run one match and write its record where the flags say.
+package matchrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/record"
+)
+
+// Options are the flags shared by play and replay.
+type Options struct {
+	NATS          string
+	MoveTimeout   time.Duration
+	Retries       int
+	MaxReplyBytes int
+	JSON          bool
+	RecordPath    string
+	ShowPrivate   bool
+	Timestamps    bool
+	Verbose       bool
+}
+
+// Bind adds the flags to fs.
+func (o *Options) Bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.NATS, "nats", "", "NATS server URL (nats://host:port); empty starts an embedded server for this run")
+	fs.DurationVar(&o.MoveTimeout, "move-timeout", match.DefaultMoveTimeout, "time an agent has for each answer")
+	fs.IntVar(&o.Retries, "retries", match.DefaultMaxRetries, "refused actions an agent may replace per move before its default move is applied")
+	fs.IntVar(&o.MaxReplyBytes, "max-reply-bytes", match.DefaultMaxReplyBytes, "largest agent reply accepted, in bytes")
+	fs.BoolVar(&o.JSON, "json", false, "print the match's events as JSON lines instead of a transcript")
+	fs.StringVar(&o.RecordPath, "record", "", "also write the match's events as JSON lines to this file")
+	fs.BoolVar(&o.ShowPrivate, "show-private", false, "show private reasoning and notes in the transcript")
+	fs.BoolVar(&o.Timestamps, "timestamps", false, "stamp events with the wall-clock time (records then differ run to run)")
+	fs.BoolVar(&o.Verbose, "verbose", false, "log what the referee does to stderr")
+}
+
+// Validate checks the option values.
+func (o *Options) Validate() error {
+	switch {
+	case o.MoveTimeout <= 0:
+		return cli.Usagef("--move-timeout must be positive, got %s", o.MoveTimeout)
+	case o.Retries < 0:
+		return cli.Usagef("--retries must be 0 or more, got %d", o.Retries)
+	case o.MaxReplyBytes < 1024:
+		return cli.Usagef("--max-reply-bytes must be at least 1024, got %d", o.MaxReplyBytes)
+	}
+	return nil
+}
+
+// Request is one match to run.
+type Request struct {
+	MatchID string
+	Game    games.Game
+	Params  *matchv1.GameParams
+	Seed    uint64
+	Agents  []string
+	// Prefix and FromTurn continue an earlier record (see match.Spec).
+	Prefix   []*eventsv1.MatchEvent
+	FromTurn int32
+}
+
+// Run runs the match and writes its record to stdout (transcript or JSON), the record file and
+// NATS. Agent failures are part of the result, not errors.
+func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.Result, error) {
+	if err := bus.ValidMatchID(req.MatchID); err != nil {
+		return nil, cli.Usagef("%v", err)
+	}
+	level := slog.LevelWarn
+	if o.Verbose {
+		level = slog.LevelDebug
+	}
+	logger := deps.Logger(level)
+
+	var recorders []match.Recorder
+	if o.RecordPath != "" {
+		f, err := os.Create(o.RecordPath)
+		if err != nil {
+			return nil, fmt.Errorf("--record: %w", err)
+		}
+		defer f.Close()
+		recorders = append(recorders, record.NewWriter(f))
+	}
+
+	b, err := bus.Open(ctx, bus.Config{URL: o.NATS}, logger)
+	if err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	}
+	defer b.Close()
+	if exists, err := bus.MatchExists(ctx, b, req.MatchID); err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	} else if exists {
+		return nil, cli.Usagef("match %q is already recorded on %s; choose another --match-id or --seed", req.MatchID, b.URL())
+	}
+	pub := bus.NewPublisher(b)
+	recorders = append(recorders, pub)
+
+	conns, err := agentconn.OpenAll(ctx, req.Agents)
+	if err != nil {
+		return nil, cli.Usagef("%v", err)
+	}
+	defer agentconn.CloseAll(conns)
+	if err := preflight(ctx, conns, o.MoveTimeout); err != nil {
+		return nil, err
+	}
+	clients := make([]agentv1.AgentServiceClient, len(conns))
+	for i, c := range conns {
+		clients[i] = c.Client
+	}
+
+	if o.JSON {
+		recorders = append(recorders, record.NewWriter(deps.Out))
+	} else {
+		recorders = append(recorders, record.NewTranscriptWriter(deps.Out, record.TranscriptOptions{ShowPrivate: o.ShowPrivate}))
+	}
+	runner := match.NewRunner(match.Tee(recorders...), match.WithTimestamps(o.Timestamps), match.WithLogger(logger))
+	res, err := runner.Run(ctx, match.Spec{
+		ID:     req.MatchID,
+		Game:   req.Game,
+		Params: req.Params,
+		Seed:   req.Seed,
+		Agents: clients,
+		Limits: &matchv1.Limits{
+			MoveTimeout:   durationpb.New(o.MoveTimeout),
+			MaxRetries:    int32(o.Retries),
+			MaxReplyBytes: int32(o.MaxReplyBytes),
+		},
+		Prefix:   req.Prefix,
+		FromTurn: req.FromTurn,
+	})
+	if err != nil {
+		if errors.Is(err, match.ErrBadSpec) {
+			return nil, cli.Usagef("%v", err)
+		}
+		return nil, err
+	}
+	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := pub.Flush(flushCtx); err != nil {
+		return res, fmt.Errorf("nats: events of match %s not all stored: %w", req.MatchID, err)
+	}
+	return res, nil
+}
+
+// preflight asks every agent to describe itself, so an unreachable agent is reported before
+// the match starts rather than as a forfeited match.
+func preflight(ctx context.Context, conns []*agentconn.Conn, timeout time.Duration) error {
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Go(func() {
+			_, errs[i] = c.Describe(ctx, min(timeout, 10*time.Second))
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

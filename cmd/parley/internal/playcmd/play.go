@@ -1,0 +1,112 @@
+// Package playcmd is `parley play`: one match between agents, printed as it happens.
+package playcmd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/cmd/parley/internal/matchrun"
+	"github.com/parley-arena/parley/referee/games"
+	"google.golang.org/protobuf/proto"
+)
+
+type options struct {
+	game    string
+	agents  []string
+	params  []string
+	seed    uint64
+	seedSet bool
+	matchID string
+	run     matchrun.Options
+}
+
+// NewCmd returns the play command. runF, when non-nil, replaces the run step (for tests of
+// flag handling).
+func NewCmd(deps *cli.Deps, runF func(context.Context, *options) error) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "play GAME --agent A --agent B [flags]",
+		Short: "Play one match between agents and print its transcript",
+		Long: `Play one match of GAME with one agent per seat, in seat order.
+
+An agent is builtin:NAME (a built-in Go agent started as a gRPC server on loopback for the
+match, optionally with settings: builtin:fair?open=0.7) or grpc://host:port (a running agent).
+Events go to NATS JetStream: an embedded server by default, or --nats URL.
+
+The same seed and deterministic agents give the same --json output, byte for byte.`,
+		Example: `  parley play ultimatum --agent builtin:fair --agent builtin:random --seed 7
+  parley play ultimatum --agent builtin:fair --agent grpc://127.0.0.1:50061 --param total=10 --param max_turns=3 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.game = args[0]
+			o.seedSet = cmd.Flags().Changed("seed")
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return run(cmd.Context(), deps, o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&o.agents, "agent", nil, "agent for the next seat: builtin:NAME[?key=value&...] or grpc://host:port (repeat once per seat)")
+	fs.StringArrayVarP(&o.params, "param", "p", nil, "game parameter key=value (repeatable); see `parley games`")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed of the match's randomness (default: a random seed, printed)")
+	fs.StringVar(&o.matchID, "match-id", "", "id of the match (default: GAME-SEED-HASH, derived from the game, parameters, seed and agents)")
+	o.run.Bind(fs)
+	return cmd
+}
+
+func run(ctx context.Context, deps *cli.Deps, o *options) error {
+	game, err := deps.Games.Lookup(o.game)
+	if err != nil {
+		return cli.Usagef("%v; see `parley games`", err)
+	}
+	if err := o.run.Validate(); err != nil {
+		return err
+	}
+	params, err := games.ParseParams(o.game, o.params)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	if params, err = game.Resolve(params); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	if seats := game.Info().GetSeats(); len(o.agents) != len(seats) {
+		return cli.Usagef("%s needs %d agents, one per seat (%s), given with --agent; got %d", o.game, len(seats), strings.Join(seats, ", "), len(o.agents))
+	}
+	if !o.seedSet {
+		var b [8]byte
+		rand.Read(b[:])
+		o.seed = binary.LittleEndian.Uint64(b[:]) >> 1 // keep it readable as a positive int64 too
+	}
+	if o.matchID == "" {
+		o.matchID = DefaultMatchID(o.game, o.seed, params, o.agents)
+	}
+	_, err = matchrun.Run(ctx, deps, &o.run, matchrun.Request{
+		MatchID: o.matchID,
+		Game:    game,
+		Params:  params,
+		Seed:    o.seed,
+		Agents:  o.agents,
+	})
+	return err
+}
+
+// DefaultMatchID derives a match id from what defines the match, so the same invocation gives
+// the same record.
+func DefaultMatchID(game string, seed uint64, params proto.Message, agents []string) string {
+	h := fnv.New32a()
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(params)
+	h.Write(b)
+	for _, a := range agents {
+		h.Write([]byte{0})
+		h.Write([]byte(a))
+	}
+	return fmt.Sprintf("%s-%d-%08x", game, seed, h.Sum32())
+}

@@ -1,0 +1,25 @@
+// Command parley is the Parley arena: one binary, many roles. See `parley --help`.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/cmd/parley/internal/root"
+	"github.com/parley-arena/parley/referee/catalog"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	deps := cli.DefaultDeps(catalog.New())
+	err := root.NewCmd(deps).ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "parley: %v\n", err)
+	}
+	os.Exit(cli.ExitCode(err))
+}

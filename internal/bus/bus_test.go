@@ -1,0 +1,321 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+)
+
+func TestEmbeddedRoundTrip(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	if !b.Embedded() || b.URL() != "" {
+		t.Fatalf("Embedded() = %v, URL() = %q; want true, \"\" without ListenAddr", b.Embedded(), b.URL())
+	}
+	checkRoundTrip(t, b)
+}
+
+func TestEmbeddedTempStoreRemoved(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	b, err := Open(ctx, Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := b.tmpDir
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("temporary store %q: %v", dir, err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("temporary store %q still there after Close (stat: %v)", dir, err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// A store directory outlives the Bus: events recorded before a restart are
+// read after it.
+func TestEmbeddedStoreDirSurvivesRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	want := syntheticMatch("m-durable", 10)
+
+	b, err := Open(ctx, Config{StoreDir: dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := recordAll(ctx, NewPublisher(b), want); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	b = openEmbedded(t, Config{StoreDir: dir})
+	got, err := ReadMatch(ctx, b.JetStream(), "m-durable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameEvents(got, want); err != nil {
+		t.Fatalf("after restart: %v", err)
+	}
+}
+
+// With ListenAddr the embedded server is reachable by URL, as another process
+// would reach it.
+func TestEmbeddedListen(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	host := openEmbedded(t, Config{ListenAddr: "127.0.0.1:0"})
+	if host.URL() == "" {
+		t.Fatal("URL() is empty with ListenAddr set")
+	}
+	want := syntheticMatch("m-shared", 5)
+	if err := recordAll(ctx, NewPublisher(host), want); err != nil {
+		t.Fatal(err)
+	}
+
+	client := openEmbedded(t, Config{URL: host.URL()})
+	if client.Embedded() {
+		t.Fatal("Embedded() = true for a URL connection")
+	}
+	got, err := ReadMatch(ctx, client.JetStream(), "m-shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameEvents(got, want); err != nil {
+		t.Fatalf("read through %s: %v", host.URL(), err)
+	}
+}
+
+func TestOpenInvalidConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"store dir with URL", Config{URL: "nats://127.0.0.1:4222", StoreDir: "/tmp/x"}},
+		{"listen with URL", Config{URL: "nats://127.0.0.1:4222", ListenAddr: ":4222"}},
+		{"listen without port", Config{ListenAddr: "127.0.0.1"}},
+		{"listen bad port", Config{ListenAddr: "127.0.0.1:http"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Open(context.Background(), tc.cfg, nil)
+			if !errors.Is(err, ErrInvalidConfig) {
+				if b != nil {
+					b.Close()
+				}
+				t.Fatalf("Open(%+v) error = %v, want ErrInvalidConfig", tc.cfg, err)
+			}
+		})
+	}
+}
+
+// When the server goes away, Flush reports it within its ctx instead of
+// waiting for acks that will never come.
+func TestFlushFailsWhenServerGone(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	p := NewPublisher(b)
+	evs := syntheticMatch("m-gone", 10)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := recordAll(ctx, p, evs[:5]); err != nil {
+		t.Fatalf("recording before shutdown: %v", err)
+	}
+
+	b.srv.Shutdown()
+
+	for _, ev := range evs[5:] {
+		if err := p.Record(ctx, ev); err != nil {
+			t.Logf("Record after shutdown: %v", err)
+		}
+	}
+	fctx, fcancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer fcancel()
+	start := time.Now()
+	err := p.Flush(fctx)
+	elapsed := time.Since(start)
+	if err == nil {
+		t.Fatal("Flush after server shutdown returned nil")
+	}
+	if elapsed > 3*time.Second {
+		t.Fatalf("Flush took %s, want at most its 2s ctx", elapsed)
+	}
+	t.Logf("Flush after %s: %v", elapsed.Round(time.Millisecond), err)
+}
+
+// After Close, Record fails at once and Flush does not wait.
+func TestRecordAfterClose(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	p := NewPublisher(b)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := p.Record(ctx, syntheticMatch("m-closed", 2)[0])
+	if !errors.Is(err, ErrClosed) {
+		t.Fatalf("Record after Close = %v, want ErrClosed", err)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatalf("Flush with nothing pending after Close = %v, want nil", err)
+	}
+}
+
+// With the broker gone, acks stop and Record blocks once MaxPendingPublishes
+// events await them, until its ctx ends.
+func TestRecordBackPressure(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	p := NewPublisher(b)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := recordAll(ctx, p, syntheticMatch("m-warmup", 2)); err != nil {
+		t.Fatal(err)
+	}
+	b.srv.Shutdown()
+
+	rctx, rcancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer rcancel()
+	evs := syntheticMatch("m-stalled", 4*MaxPendingPublishes)
+	var err error
+	n := 0
+	for _, ev := range evs {
+		if err = p.Record(rctx, ev); err != nil {
+			break
+		}
+		n++
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Record #%d = %v, want an error wrapping context.DeadlineExceeded", n+1, err)
+	}
+	if n > 2*MaxPendingPublishes {
+		t.Fatalf("%d events recorded without acks, want at most about %d", n, MaxPendingPublishes)
+	}
+	t.Logf("Record blocked after %d events: %v", n, err)
+}
+
+func TestRecordRejectsBadEvents(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	p := NewPublisher(b)
+	good := syntheticMatch("m-good", 2)[0]
+	tests := []struct {
+		name    string
+		mutate  func(ev *eventsv1.MatchEvent)
+		wantErr error
+	}{
+		{"bad match id", func(ev *eventsv1.MatchEvent) { ev.MatchId = "a.b" }, ErrInvalidMatchID},
+		{"empty match id", func(ev *eventsv1.MatchEvent) { ev.MatchId = "" }, ErrInvalidMatchID},
+		{"seq 0", func(ev *eventsv1.MatchEvent) { ev.Seq = 0 }, ErrNoSeq},
+		{"no payload", func(ev *eventsv1.MatchEvent) { ev.Payload = nil }, ErrNoPayload},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := proto.Clone(good).(*eventsv1.MatchEvent)
+			tc.mutate(ev)
+			if err := p.Record(context.Background(), ev); !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Record = %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// Many matches share one Publisher from their own goroutines; every match
+// reads back whole and in order.
+func TestConcurrentMatches(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	p := NewPublisher(b)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+
+	const matches, events = 16, 60
+	want := make([][]*eventsv1.MatchEvent, matches)
+	var wg sync.WaitGroup
+	for i := range matches {
+		want[i] = syntheticMatch(fmt.Sprintf("m-conc-%02d", i), events)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := recordAll(ctx, p, want[i]); err != nil {
+				t.Errorf("match %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
+	if got := streamMsgs(t, b); got != matches*events {
+		t.Errorf("stream has %d messages, want %d", got, matches*events)
+	}
+	for i := range matches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("m-conc-%02d", i)
+			got, err := ReadMatch(ctx, b.JetStream(), id)
+			if err != nil {
+				t.Errorf("ReadMatch(%s): %v", id, err)
+				return
+			}
+			if err := sameEvents(got, want[i]); err != nil {
+				t.Errorf("ReadMatch(%s): %v", id, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// A match still running reads back up to its last stored event, without
+// waiting for more.
+func TestReadMatchUnfinished(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	want := syntheticMatch("m-live", 20)[:12]
+	if err := recordAll(ctx, NewPublisher(b), want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadMatch(ctx, b.JetStream(), "m-live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameEvents(got, want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadMatch(ctx, b.JetStream(), "bad.id"); !errors.Is(err, ErrInvalidMatchID) {
+		t.Fatalf("ReadMatch(bad.id) = %v, want ErrInvalidMatchID", err)
+	}
+}
+
+func BenchmarkPublish(b *testing.B) {
+	bus := openEmbedded(b, Config{})
+	p := NewPublisher(bus)
+	ctx := context.Background()
+	// Each run of the function has its own server, so no event is dropped as
+	// a duplicate of an earlier run's.
+	ev := syntheticMatch("m-bench", 3)[1]
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		ev.Seq = uint64(i + 1)
+		if err := p.Record(ctx, ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := p.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,195 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+)
+
+const (
+	// MaxPendingPublishes bounds the events a Publisher has sent but JetStream
+	// has not yet acknowledged. When the broker falls this far behind, Record
+	// blocks until acks come back (or its ctx ends): back-pressure rather than
+	// unbounded memory.
+	MaxPendingPublishes = 1024
+
+	// ackTimeout is how long an event may wait for its ack before it counts
+	// as failed. It frees the slot of an ack lost on the way; Flush then
+	// reports the failure and the caller may record the event again.
+	ackTimeout = 30 * time.Second
+
+	// stallPoll is how long one attempt of Record waits for a free slot
+	// before looking at its ctx again.
+	stallPoll = 100 * time.Millisecond
+)
+
+// Errors returned, wrapped, by Record.
+var (
+	// ErrNoPayload reports an event with no payload branch set.
+	ErrNoPayload = errors.New("bus: event has no payload")
+	// ErrNoSeq reports an event with seq 0; sequences start at 1.
+	ErrNoSeq = errors.New("bus: event has seq 0")
+)
+
+// Publisher records match events to JetStream without waiting for each ack.
+// One Publisher may serve many matches at once: Record and Flush are safe for
+// concurrent use.
+//
+// Events are sent in the order Record is called, on one connection, so the
+// events of a match recorded one after the other are stored in that order.
+type Publisher struct {
+	js     jetstream.JetStream
+	closed <-chan struct{}
+
+	mu       sync.Mutex
+	failure  error // first failure not yet reported by Flush
+	failures int   // how many failures since the last report
+}
+
+// NewPublisher returns a Publisher sending through b's connection. It has its
+// own JetStream handle, so its pending acks and failures are its own.
+func NewPublisher(b *Bus) *Publisher {
+	p := &Publisher{closed: b.closed}
+	js, err := jetstream.New(b.nc,
+		jetstream.WithPublishAsyncMaxPending(MaxPendingPublishes),
+		jetstream.WithPublishAsyncTimeout(ackTimeout),
+		jetstream.WithPublishAsyncErrHandler(p.fail),
+	)
+	if err != nil {
+		// The options above are constants; an error is a bug here.
+		panic(fmt.Sprintf("bus: jetstream options: %v", err))
+	}
+	p.js = js
+	return p
+}
+
+// Record sends ev on its subject with its message id and returns without
+// waiting for JetStream to store it; Flush waits. ev must have a valid match
+// id (ValidMatchID), seq >= 1 and a payload. Recording an event twice is
+// harmless: JetStream keeps the first within DuplicateWindow.
+//
+// When MaxPendingPublishes events are awaiting acks, Record blocks until one
+// is acked or ctx ends. Errors wrap ErrInvalidMatchID, ErrNoSeq, ErrNoPayload,
+// ctx's error, ErrClosed once the connection is closed, or the NATS error.
+func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
+	matchID := ev.GetMatchId()
+	if err := ValidMatchID(matchID); err != nil {
+		return err
+	}
+	if ev.GetSeq() == 0 {
+		return fmt.Errorf("%w (match %s)", ErrNoSeq, matchID)
+	}
+	name := EventName(ev)
+	if name == UnknownEvent {
+		return fmt.Errorf("%w (match %s, seq %d)", ErrNoPayload, matchID, ev.GetSeq())
+	}
+	id := MsgID(matchID, ev.GetSeq())
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("bus: record %s: %w", id, err)
+	}
+	data, err := proto.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("bus: record %s: marshal: %w", id, err)
+	}
+	msg := &nats.Msg{
+		Subject: subjectPrefix + matchID + "." + name,
+		Data:    data,
+		Header:  make(nats.Header, 2),
+	}
+	for {
+		_, err := p.js.PublishMsgAsync(msg,
+			jetstream.WithMsgID(id),
+			jetstream.WithExpectStream(StreamName),
+			// No silent re-send on "no responders": a late re-send would be
+			// stored after later events of the match. Flush reports it instead.
+			jetstream.WithRetryAttempts(0),
+			jetstream.WithStallWait(stallPoll),
+		)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			select {
+			case <-p.closed:
+				// nats.go does not always wrap its "connection closed"
+				// error; say it plainly.
+				return fmt.Errorf("bus: record %s: %w: %v", id, ErrClosed, err)
+			default:
+			}
+			return fmt.Errorf("bus: record %s: %w", id, err)
+		}
+		// All slots taken: nothing was sent, so trying again is safe.
+		if ctx.Err() != nil {
+			return fmt.Errorf("bus: record %s: %d events awaiting acks: %w",
+				id, p.js.PublishAsyncPending(), context.Cause(ctx))
+		}
+	}
+}
+
+// Flush waits until JetStream has acknowledged every event recorded so far,
+// then returns the first failure since the previous Flush, if any (with the
+// message id and a count of the others), and forgets it. Failures include
+// JetStream errors, ack timeouts and nats.ErrDisconnected for events pending
+// during a reconnect: such an event may or may not be stored, and recording it
+// again is safe.
+//
+// A Publisher shared by several matches reports a failure to whichever Flush
+// runs next; a match that must know about its own events should have its own
+// Publisher or read them back.
+//
+// Flush returns early with an error when ctx ends (wrapping ctx's error) or
+// the connection is closed (wrapping ErrClosed).
+func (p *Publisher) Flush(ctx context.Context) error {
+	done := p.js.PublishAsyncComplete()
+	select {
+	case <-done: // checked first: when all is acked, ctx or Close do not matter
+		return p.takeFailure()
+	default:
+	}
+	select {
+	case <-done:
+		return p.takeFailure()
+	case <-ctx.Done():
+		if err := p.takeFailure(); err != nil {
+			return err
+		}
+		return fmt.Errorf("bus: flush: %d events still awaiting acks: %w",
+			p.js.PublishAsyncPending(), context.Cause(ctx))
+	case <-p.closed:
+		if err := p.takeFailure(); err != nil {
+			return err
+		}
+		return fmt.Errorf("bus: flush: %d events awaiting acks: %w",
+			p.js.PublishAsyncPending(), ErrClosed)
+	}
+}
+
+// fail is the JetStream async error handler: it keeps the first failure.
+func (p *Publisher) fail(_ jetstream.JetStream, m *nats.Msg, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failures++
+	if p.failure == nil {
+		p.failure = fmt.Errorf("bus: publish %s on %s: %w", m.Header.Get(jetstream.MsgIDHeader), m.Subject, err)
+	}
+}
+
+// takeFailure returns and clears the recorded failure.
+func (p *Publisher) takeFailure() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err, n := p.failure, p.failures
+	p.failure, p.failures = nil, 0
+	if n > 1 {
+		return fmt.Errorf("%w (and %d more failed)", err, n-1)
+	}
+	return err
+}

@@ -1,0 +1,135 @@
+// Package agentconn turns an agent address into a gRPC client: "grpc://host:port" dials a
+// running agent; "builtin:NAME?key=value&..." starts a built-in Go agent as a real gRPC server
+// on a loopback port, so built-in agents are reached exactly like any other.
+package agentconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+)
+
+// Conn is a connection to one agent.
+type Conn struct {
+	// Client calls the agent.
+	Client agentv1.AgentServiceClient
+	// Target is the host:port dialled.
+	Target string
+	// Spec is the address as given.
+	Spec string
+
+	conn *grpc.ClientConn
+	stop context.CancelFunc // stops a built-in agent's server
+	done chan error         // its Serve result
+}
+
+// ErrBadAddress is wrapped by errors about an address that cannot be parsed.
+var ErrBadAddress = errors.New("bad agent address")
+
+// Open connects to the agent at spec. A built-in agent's server runs until Close.
+func Open(ctx context.Context, spec string) (*Conn, error) {
+	switch {
+	case strings.HasPrefix(spec, "builtin:"):
+		return openBuiltin(ctx, spec)
+	case strings.HasPrefix(spec, "grpc://"):
+		target := strings.TrimPrefix(spec, "grpc://")
+		if _, _, err := net.SplitHostPort(target); err != nil {
+			return nil, fmt.Errorf("%w %q: want grpc://host:port", ErrBadAddress, spec)
+		}
+		return dial(spec, target)
+	default:
+		return nil, fmt.Errorf("%w %q: want builtin:NAME (one of %s) or grpc://host:port", ErrBadAddress, spec, strings.Join(builtin.Names(), ", "))
+	}
+}
+
+func openBuiltin(ctx context.Context, spec string) (*Conn, error) {
+	name, query, _ := strings.Cut(strings.TrimPrefix(spec, "builtin:"), "?")
+	settings, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: settings must be key=value&key=value", ErrBadAddress, spec)
+	}
+	agent, err := builtin.New(name, settings)
+	if err != nil {
+		return nil, err
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start builtin agent %s: %w", name, err)
+	}
+	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- sdk.ServeListener(srvCtx, lis, agent, sdk.WithGracePeriod(time.Second)) }()
+	c, err := dial(spec, lis.Addr().String())
+	if err != nil {
+		stop()
+		<-done
+		return nil, err
+	}
+	c.stop, c.done = stop, done
+	return c, nil
+}
+
+func dial(spec, target string) (*Conn, error) {
+	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", spec, err)
+	}
+	return &Conn{Client: agentv1.NewAgentServiceClient(conn), Target: target, Spec: spec, conn: conn}, nil
+}
+
+// Describe asks the agent who it is, within timeout. An error here means the agent cannot be
+// reached or does not speak the agent protocol; the message says which address failed.
+func (c *Conn) Describe(ctx context.Context, timeout time.Duration) (*gamev1.AgentInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	resp, err := c.Client.Describe(ctx, &agentv1.DescribeRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("agent %s is unreachable or not a Parley agent: %w", c.Spec, err)
+	}
+	return resp.GetAgent(), nil
+}
+
+// Close closes the connection and stops a built-in agent's server.
+func (c *Conn) Close() error {
+	err := c.conn.Close()
+	if c.stop != nil {
+		c.stop()
+		if serr := <-c.done; serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+// OpenAll opens every spec; on error it closes those already open.
+func OpenAll(ctx context.Context, specs []string) ([]*Conn, error) {
+	conns := make([]*Conn, 0, len(specs))
+	for _, s := range specs {
+		c, err := Open(ctx, s)
+		if err != nil {
+			CloseAll(conns)
+			return nil, err
+		}
+		conns = append(conns, c)
+	}
+	return conns, nil
+}
+
+// CloseAll closes every connection.
+func CloseAll(conns []*Conn) {
+	for _, c := range conns {
+		c.Close()
+	}
+}

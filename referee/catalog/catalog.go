@@ -1,0 +1,18 @@
+// Package catalog lists every game Parley ships. Adding a game family means adding it here.
+package catalog
+
+import (
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/ultimatum"
+)
+
+// New returns a registry of every shipped game.
+func New() *games.Registry {
+	r, err := games.NewRegistry(
+		ultimatum.New(),
+	)
+	if err != nil {
+		panic(err) // the shipped games have unique names; a duplicate is a programming error
+	}
+	return r
+}

@@ -1,0 +1,81 @@
+package games
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+)
+
+// DescribeMove writes a move in plain words, e.g. "proposes: P1 gives 40 Dollars", naming
+// seats by seatNames. One wording for every game, so transcripts read alike.
+func DescribeMove(move *gamev1.Move, seatNames []string) string {
+	switch k := move.GetKind().(type) {
+	case *gamev1.Move_Propose:
+		return "proposes: " + DescribeProposal(k.Propose.GetProposal(), seatNames)
+	case *gamev1.Move_Accept:
+		return "accepts"
+	case *gamev1.Move_Reject:
+		return "rejects"
+	case *gamev1.Move_Pass:
+		return "passes"
+	case *gamev1.Move_Choose:
+		return fmt.Sprintf("chooses %s", k.Choose.GetOption())
+	default:
+		return "makes no move"
+	}
+}
+
+// DescribeProposal writes a proposal's terms in plain words.
+func DescribeProposal(p *gamev1.Proposal, seatNames []string) string {
+	switch t := p.GetTerms().(type) {
+	case *gamev1.Proposal_Allocation:
+		return DescribeAllocation(t.Allocation, seatNames)
+	default:
+		return "no terms"
+	}
+}
+
+// DescribeAllocation writes an allocation as "P1 gives 40 Dollars; P2 receives 3 hats".
+func DescribeAllocation(a *gamev1.Allocation, seatNames []string) string {
+	var parts []string
+	for _, sh := range a.GetShares() {
+		name := SeatName(sh.GetSeat(), seatNames)
+		if b := DescribeBundle(sh.GetGives()); b != "" {
+			parts = append(parts, name+" gives "+b)
+		}
+		if b := DescribeBundle(sh.GetReceives()); b != "" {
+			parts = append(parts, name+" receives "+b)
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing changes hands"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// DescribeBundle writes amounts of resources as "40 Dollars, 2 hats", sorted by resource
+// name, leaving out zero amounts.
+func DescribeBundle(b map[string]int64) string {
+	keys := make([]string, 0, len(b))
+	for k, v := range b {
+		if v != 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", b[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SeatName returns the display name of seat, or "seat N" when it has none.
+func SeatName(seat Seat, seatNames []string) string {
+	if seat >= 0 && int(seat) < len(seatNames) && seatNames[seat] != "" {
+		return seatNames[seat]
+	}
+	return fmt.Sprintf("seat %d", seat)
+}

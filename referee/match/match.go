@@ -1,0 +1,577 @@
+// Package match runs one match: it asks the agents for their moves over gRPC, owns the clock
+// (per-move deadlines, bounded retries, default moves), feeds the rules, and writes every event
+// to a Recorder in order. The rules stay pure; everything that can fail lives here.
+package match
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
+)
+
+// Defaults for matchv1.Limits fields left unset.
+const (
+	DefaultMoveTimeout   = 10 * time.Second
+	DefaultMaxRetries    = 2
+	DefaultMaxReplyBytes = 64 << 10
+	// maxEvents bounds a match's record so that a game whose rules never end cannot run
+	// forever; reaching it voids the match.
+	maxEvents = 100_000
+)
+
+// Recorder receives every event of a match, in order. An error from Record is an
+// infrastructure failure: the match stops and Run returns it.
+type Recorder interface {
+	Record(ctx context.Context, ev *eventsv1.MatchEvent) error
+}
+
+// RecorderFunc adapts a function to Recorder.
+type RecorderFunc func(ctx context.Context, ev *eventsv1.MatchEvent) error
+
+// Record calls f.
+func (f RecorderFunc) Record(ctx context.Context, ev *eventsv1.MatchEvent) error { return f(ctx, ev) }
+
+// Spec describes one match to run.
+type Spec struct {
+	// ID of the match; the runner does not check its form.
+	ID string
+	// Game to play.
+	Game games.Game
+	// Params for the game; nil or unset fields take the defaults.
+	Params *matchv1.GameParams
+	// Seed of the match's randomness.
+	Seed uint64
+	// Agents in seat order.
+	Agents []agentv1.AgentServiceClient
+	// Limits on agents; nil or unset fields take the defaults.
+	Limits *matchv1.Limits
+	// Prefix, when set, holds events of an earlier match of the same game, parameters and
+	// seed: its ActionTaken events before turn FromTurn are applied again, in order, before any
+	// agent is asked, so the match continues from there with Agents (a counterfactual run).
+	Prefix []*eventsv1.MatchEvent
+	// FromTurn is the first turn the agents play when Prefix is set.
+	FromTurn int32
+}
+
+// Result is a finished match.
+type Result struct {
+	// Events is the whole record, MatchStarted first and MatchEnded last.
+	Events []*eventsv1.MatchEvent
+	// Outcome is the MatchEnded outcome.
+	Outcome *matchv1.Outcome
+}
+
+// Runner runs matches. It is safe for concurrent use; each Run is independent.
+type Runner struct {
+	recorder   Recorder
+	clock      func() time.Time
+	timestamps bool
+	logger     *slog.Logger
+}
+
+// Option configures a Runner.
+type Option func(*Runner)
+
+// WithClock sets the clock used for deadlines and timestamps (default time.Now).
+func WithClock(now func() time.Time) Option { return func(r *Runner) { r.clock = now } }
+
+// WithTimestamps stamps every event with the clock's time. Off by default so that the same
+// seed and agents give the same record byte for byte.
+func WithTimestamps(on bool) Option { return func(r *Runner) { r.timestamps = on } }
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(r *Runner) { r.logger = l } }
+
+// NewRunner returns a Runner writing events to rec (nil: events are only kept in Result).
+func NewRunner(rec Recorder, opts ...Option) *Runner {
+	r := &Runner{recorder: rec, clock: time.Now, logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// ErrBadSpec is wrapped by errors about a Spec that cannot be run.
+var ErrBadSpec = errors.New("match: bad spec")
+
+// Run plays the match to its end. Agent failures of every kind are part of the record, not
+// errors; the error return is for a spec that cannot start and for infrastructure failures
+// (the Recorder). A panic in the rules voids the match rather than crashing the process.
+func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
+	if spec.Game == nil {
+		return nil, fmt.Errorf("%w: no game", ErrBadSpec)
+	}
+	info := spec.Game.Info()
+	params, err := spec.Game.Resolve(spec.Params)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
+	}
+	if len(spec.Agents) != len(info.GetSeats()) {
+		return nil, fmt.Errorf("%w: %s needs %d agents (one per seat: %s), got %d", ErrBadSpec,
+			info.GetName(), len(info.GetSeats()), strings.Join(info.GetSeats(), ", "), len(spec.Agents))
+	}
+	state, err := spec.Game.NewState(params, spec.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
+	}
+	m := &run{
+		Runner: r,
+		spec:   spec,
+		limits: resolveLimits(spec.Limits),
+		state:  state,
+		notes:  make([][]string, len(spec.Agents)),
+		faults: make([]bool, len(spec.Agents)),
+		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
+	}
+	return m.play(ctx, info.GetName(), info.GetRulesVersion(), info.GetSeats(), params)
+}
+
+func resolveLimits(l *matchv1.Limits) *matchv1.Limits {
+	out := &matchv1.Limits{
+		MoveTimeout:   durationpb.New(DefaultMoveTimeout),
+		MaxRetries:    DefaultMaxRetries,
+		MaxReplyBytes: DefaultMaxReplyBytes,
+	}
+	if d := l.GetMoveTimeout(); d != nil && d.AsDuration() > 0 {
+		out.MoveTimeout = durationpb.New(d.AsDuration())
+	}
+	if l.GetMaxRetries() > 0 {
+		out.MaxRetries = l.GetMaxRetries()
+	}
+	if l.GetMaxReplyBytes() > 0 {
+		out.MaxReplyBytes = l.GetMaxReplyBytes()
+	}
+	return out
+}
+
+// run is the state of one Run call.
+type run struct {
+	*Runner
+	spec   Spec
+	limits *matchv1.Limits
+	state  games.State
+	seats  []*gamev1.SeatInfo
+	events []*eventsv1.MatchEvent
+	notes  [][]string // notes[seat]: that seat's own private notes, oldest first
+	faults []bool     // faults[seat]: the seat's agent faulted at least once
+	logger *slog.Logger
+
+	lastWasDefault bool // the last applied action was a default move
+}
+
+// errVoid carries the reason a match is void because of something that is not an agent's
+// fault (a rules panic, an inconsistent prefix, cancellation).
+type errVoid struct{ reason string }
+
+func (e *errVoid) Error() string { return e.reason }
+
+// errRecord wraps a Recorder failure: the match cannot be recorded, so Run returns it.
+type errRecord struct{ err error }
+
+func (e *errRecord) Error() string { return "match: record event: " + e.err.Error() }
+func (e *errRecord) Unwrap() error { return e.err }
+
+func (m *run) play(ctx context.Context, game, rulesVersion string, seatNames []string, params *matchv1.GameParams) (*Result, error) {
+	m.seats = m.describe(ctx, seatNames)
+	started := &eventsv1.MatchStarted{
+		Game:         game,
+		RulesVersion: rulesVersion,
+		Params:       params,
+		Seed:         m.spec.Seed,
+		Seats:        m.seats,
+		Limits:       m.limits,
+	}
+	if err := m.emit(ctx, 0, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: started}}); err != nil {
+		return nil, err
+	}
+	err := m.loop(ctx)
+	var rec *errRecord
+	if errors.As(err, &rec) {
+		return nil, err
+	}
+	var outcome *matchv1.Outcome
+	var void *errVoid
+	switch {
+	case errors.As(err, &void):
+		m.logger.Warn("match void", "reason", void.reason)
+		outcome = &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: "Void: " + void.reason, FaultedSeats: m.faultedSeats()}
+	case err != nil:
+		return nil, err
+	default:
+		outcome = m.outcome()
+	}
+	// The ending is recorded even when ctx was cancelled, so the record is never left open.
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	end := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: outcome}}}
+	if err := m.emit(endCtx, m.turnSafe(), end); err != nil {
+		return nil, err
+	}
+	return &Result{Events: m.events, Outcome: outcome}, nil
+}
+
+// describe asks every agent who it is, in parallel. An agent that does not answer is recorded
+// with an empty identity; its moves will fault and be defaulted.
+func (m *run) describe(ctx context.Context, seatNames []string) []*gamev1.SeatInfo {
+	seats := make([]*gamev1.SeatInfo, len(m.spec.Agents))
+	var wg sync.WaitGroup
+	for i, client := range m.spec.Agents {
+		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: seatNames[i], Agent: &gamev1.AgentInfo{}}
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, m.limits.GetMoveTimeout().AsDuration())
+			defer cancel()
+			resp, err := client.Describe(cctx, &agentv1.DescribeRequest{}, grpc.MaxCallRecvMsgSize(int(m.limits.GetMaxReplyBytes())))
+			if err != nil {
+				m.logger.Warn("describe failed", "seat", i, "err", err)
+				return
+			}
+			if a := resp.GetAgent(); a != nil {
+				seats[i].Agent = a
+			}
+		})
+	}
+	wg.Wait()
+	return seats
+}
+
+func (m *run) loop(ctx context.Context) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			m.logger.Error("rules panicked", "panic", p)
+			err = &errVoid{reason: fmt.Sprintf("referee error: the rules failed (%v)", p)}
+		}
+	}()
+	if err := m.applyPrefix(ctx); err != nil {
+		return err
+	}
+	for {
+		if ctx.Err() != nil {
+			return &errVoid{reason: "the match was cancelled"}
+		}
+		if len(m.events) >= maxEvents {
+			return &errVoid{reason: fmt.Sprintf("referee error: the match passed %d events without ending", maxEvents)}
+		}
+		movers := m.state.ToMove()
+		if len(movers) == 0 {
+			return nil
+		}
+		if err := m.turn(ctx, movers); err != nil {
+			return err
+		}
+	}
+}
+
+// applyPrefix replays the kept part of an earlier record.
+func (m *run) applyPrefix(ctx context.Context) error {
+	for _, ev := range m.spec.Prefix {
+		taken := ev.GetActionTaken()
+		if taken == nil || ev.GetTurn() >= m.spec.FromTurn {
+			continue
+		}
+		seat := taken.GetSeat()
+		if !slices.Contains(m.state.ToMove(), seat) {
+			return &errVoid{reason: fmt.Sprintf("the earlier record does not fit the game: seat %d acts on turn %d out of turn", seat, ev.GetTurn())}
+		}
+		turn := m.state.Turn()
+		gameEvents, err := m.state.Apply(seat, taken.GetAction())
+		if err != nil {
+			return &errVoid{reason: fmt.Sprintf("the earlier record does not fit the game: turn %d: %v", ev.GetTurn(), err)}
+		}
+		m.lastWasDefault = taken.GetDefaultReason() != ""
+		if err := m.emitTaken(ctx, turn, proto.CloneOf(taken), gameEvents); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decision is what asking one seat produced: the events to record before the action (refusals,
+// faults) and the action to apply.
+type decision struct {
+	seat          games.Seat
+	pending       []*eventsv1.MatchEvent
+	action        *agentv1.Action
+	attempt       int32
+	defaultReason string
+	gameEvents    []*eventsv1.MatchEvent // from the successful Apply on the validating state
+}
+
+// turn asks the movers (in parallel when several move at once), then applies their actions in
+// seat order so the record does not depend on which agent answered first.
+func (m *run) turn(ctx context.Context, movers []games.Seat) error {
+	turn := m.state.Turn()
+	decisions := make([]*decision, len(movers))
+	if len(movers) == 1 {
+		// The only mover validates against the real state: Apply that succeeds is final.
+		decisions[0] = m.ask(ctx, movers[0], m.state)
+	} else {
+		var wg sync.WaitGroup
+		var panicked any
+		var mu sync.Mutex
+		for i, seat := range movers {
+			validating := m.state.Clone()
+			wg.Go(func() {
+				defer func() {
+					if p := recover(); p != nil {
+						mu.Lock()
+						panicked = p
+						mu.Unlock()
+					}
+				}()
+				decisions[i] = m.ask(ctx, seat, validating)
+			})
+		}
+		wg.Wait()
+		if panicked != nil {
+			panic(panicked)
+		}
+	}
+	if ctx.Err() != nil {
+		return &errVoid{reason: "the match was cancelled"}
+	}
+	for _, d := range decisions {
+		for _, ev := range d.pending {
+			if err := m.emit(ctx, turn, ev); err != nil {
+				return err
+			}
+		}
+		gameEvents := d.gameEvents
+		if len(movers) > 1 {
+			var err error
+			gameEvents, err = m.state.Apply(d.seat, d.action)
+			if err != nil {
+				return &errVoid{reason: fmt.Sprintf("referee error: seat %d's validated action was refused when applied: %v", d.seat, err)}
+			}
+		}
+		m.lastWasDefault = d.defaultReason != ""
+		taken := &eventsv1.ActionTaken{Seat: d.seat, Action: d.action, Attempt: d.attempt, DefaultReason: d.defaultReason}
+		if err := m.emitTaken(ctx, turn, taken, gameEvents); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ask gets one seat's action, validating each answer against st (which it mutates on
+// success). Refused answers are retried up to the limit with the reason fed back; a fault or
+// too many refusals gives the game's default move.
+func (m *run) ask(ctx context.Context, seat games.Seat, st games.State) *decision {
+	d := &decision{seat: seat}
+	var lastRejection *gamev1.Rejection
+	maxAttempts := m.limits.GetMaxRetries() + 1
+	for attempt := int32(1); ; attempt++ {
+		obs := m.observe(st, seat, attempt, lastRejection)
+		action, rej, fault := m.call(ctx, seat, obs)
+		if fault != nil {
+			if ctx.Err() != nil {
+				return d // cancelled: the caller voids the match
+			}
+			fault.Attempt = attempt
+			d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_AgentFault{AgentFault: fault}})
+			return m.fallback(d, st, faultReason(fault))
+		}
+		if rej == nil {
+			gameEvents, err := st.Apply(seat, action)
+			if err == nil {
+				d.action, d.attempt, d.gameEvents = action, attempt, gameEvents
+				return d
+			}
+			var ok bool
+			if rej, ok = games.AsRejection(err); !ok {
+				panic(fmt.Sprintf("seat %d: rules returned a non-rejection error: %v", seat, err))
+			}
+		}
+		lastRejection = rej.Proto()
+		d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_ActionRefused{ActionRefused: &eventsv1.ActionRefused{
+			Seat: seat, Attempt: attempt, Action: action, Rejection: lastRejection,
+		}}})
+		if attempt >= maxAttempts {
+			d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_AgentFault{AgentFault: &eventsv1.AgentFault{
+				Seat: seat, Attempt: attempt, Kind: eventsv1.FaultKind_FAULT_KIND_RETRIES_EXHAUSTED,
+				Detail: fmt.Sprintf("%d actions refused; last: %s", attempt, rej.Message),
+			}}})
+			return m.fallback(d, st, fmt.Sprintf("%d refused actions", attempt))
+		}
+	}
+}
+
+// fallback applies the game's default move for a seat whose agent gave no usable answer.
+func (m *run) fallback(d *decision, st games.State, reason string) *decision {
+	m.faults[d.seat] = true
+	action := st.Default(d.seat)
+	gameEvents, err := st.Apply(d.seat, action)
+	if err != nil {
+		panic(fmt.Sprintf("seat %d: the game's default move was refused: %v", d.seat, err))
+	}
+	d.action, d.attempt, d.defaultReason, d.gameEvents = action, 0, reason, gameEvents
+	return d
+}
+
+func faultReason(f *eventsv1.AgentFault) string {
+	switch f.GetKind() {
+	case eventsv1.FaultKind_FAULT_KIND_TIMEOUT:
+		return "the agent did not answer in time"
+	case eventsv1.FaultKind_FAULT_KIND_UNAVAILABLE:
+		return "the agent could not be reached"
+	case eventsv1.FaultKind_FAULT_KIND_MALFORMED:
+		return "the agent's reply could not be decoded"
+	case eventsv1.FaultKind_FAULT_KIND_OVERSIZED:
+		return "the agent's reply was too large"
+	default:
+		return "the agent answered with an error"
+	}
+}
+
+// observe builds seat's observation: the rules' part plus what the runner owns.
+func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastRejection *gamev1.Rejection) *agentv1.Observation {
+	obs := st.Observe(seat)
+	timeout := m.limits.GetMoveTimeout().AsDuration()
+	obs.MatchId = m.spec.ID
+	obs.Seat = seat
+	obs.Seats = m.seats
+	obs.TimeLimit = durationpb.New(timeout)
+	obs.Deadline = timestamppb.New(m.clock().Add(timeout))
+	obs.Attempt = attempt
+	obs.LastRejection = lastRejection
+	obs.Notes = m.notes[seat] // only this seat's own notes
+	return obs
+}
+
+// call sends one request. It returns the action, or a refusal the runner makes itself (an
+// answer to another turn), or the agent's fault.
+func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observation) (*agentv1.Action, *games.Rejection, *eventsv1.AgentFault) {
+	cctx, cancel := context.WithTimeout(ctx, obs.GetTimeLimit().AsDuration())
+	defer cancel()
+	resp, err := m.spec.Agents[seat].Act(cctx, &agentv1.ActRequest{Observation: obs}, grpc.MaxCallRecvMsgSize(int(m.limits.GetMaxReplyBytes())))
+	if err != nil {
+		f := classify(err, m.limits.GetMaxReplyBytes())
+		f.Seat = seat
+		m.logger.Info("agent fault", "seat", seat, "turn", obs.GetTurn(), "kind", f.GetKind(), "detail", f.GetDetail())
+		return nil, nil, f
+	}
+	action := resp.GetAction()
+	if action == nil {
+		action = &agentv1.Action{}
+	}
+	if resp.GetTurn() != 0 && resp.GetTurn() != obs.GetTurn() {
+		return action, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN,
+			"the reply is for turn %d but this is turn %d", resp.GetTurn(), obs.GetTurn()), nil
+	}
+	return action, nil, nil
+}
+
+func classify(err error, maxReply int32) *eventsv1.AgentFault {
+	st := status.Convert(err)
+	f := &eventsv1.AgentFault{Kind: eventsv1.FaultKind_FAULT_KIND_ERROR, Detail: fmt.Sprintf("%s: %s", st.Code(), st.Message())}
+	switch st.Code() {
+	case codes.DeadlineExceeded:
+		f.Kind = eventsv1.FaultKind_FAULT_KIND_TIMEOUT
+	case codes.Unavailable:
+		f.Kind = eventsv1.FaultKind_FAULT_KIND_UNAVAILABLE
+	case codes.ResourceExhausted:
+		if strings.Contains(st.Message(), "larger than max") {
+			f.Kind = eventsv1.FaultKind_FAULT_KIND_OVERSIZED
+			f.Detail = fmt.Sprintf("reply larger than the %d-byte limit (%s)", maxReply, st.Message())
+		}
+	case codes.Internal:
+		if strings.Contains(st.Message(), "unmarshal") {
+			f.Kind = eventsv1.FaultKind_FAULT_KIND_MALFORMED
+		}
+	}
+	return f
+}
+
+func (m *run) emitTaken(ctx context.Context, turn int32, taken *eventsv1.ActionTaken, gameEvents []*eventsv1.MatchEvent) error {
+	if n := taken.GetAction().GetPrivateNotes(); n != "" {
+		m.notes[taken.GetSeat()] = append(m.notes[taken.GetSeat()], n)
+	}
+	if err := m.emit(ctx, turn, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_ActionTaken{ActionTaken: taken}}); err != nil {
+		return err
+	}
+	for _, ev := range gameEvents {
+		if err := m.emit(ctx, turn, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emit stamps ev with the match id, the next sequence number and turn, and records it.
+func (m *run) emit(ctx context.Context, turn int32, ev *eventsv1.MatchEvent) error {
+	ev.MatchId = m.spec.ID
+	ev.Seq = uint64(len(m.events) + 1)
+	ev.Turn = turn
+	if m.timestamps {
+		ev.Time = timestamppb.New(m.clock())
+	}
+	m.events = append(m.events, ev)
+	if m.recorder == nil {
+		return nil
+	}
+	if err := m.recorder.Record(ctx, ev); err != nil {
+		return &errRecord{err: err}
+	}
+	return nil
+}
+
+func (m *run) turnSafe() (turn int32) {
+	defer func() {
+		if recover() != nil {
+			turn = 0
+		}
+	}()
+	return m.state.Turn()
+}
+
+func (m *run) faultedSeats() []int32 {
+	var out []int32
+	for seat, f := range m.faults {
+		if f {
+			out = append(out, int32(seat))
+		}
+	}
+	return out
+}
+
+// outcome is the rules' outcome plus what only the runner knows: which seats faulted, and
+// whether a default move ended the match.
+func (m *run) outcome() *matchv1.Outcome {
+	out := proto.CloneOf(m.state.Outcome())
+	out.FaultedSeats = m.faultedSeats()
+	if m.lastWasDefault && out.GetCause() != matchv1.EndCause_END_CAUSE_AGREEMENT {
+		out.Cause = matchv1.EndCause_END_CAUSE_AGENT_FAULT
+		out.Summary = "An agent failed and its default move ended the match. " + out.GetSummary()
+	}
+	return out
+}
+
+// Tee returns a Recorder that records each event to every recorder in turn, stopping at the
+// first error.
+func Tee(recorders ...Recorder) Recorder {
+	return RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
+		for _, r := range recorders {
+			if err := r.Record(ctx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

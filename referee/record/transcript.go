@@ -1,0 +1,138 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/games"
+)
+
+// TranscriptOptions chooses what a transcript shows.
+type TranscriptOptions struct {
+	// ShowPrivate adds each seat's private reasoning and notes (for the organiser only).
+	ShowPrivate bool
+}
+
+// Transcript writes events as text a person can follow: who said what to whom, the moves,
+// refusals and faults, and the outcome with payoffs.
+func Transcript(w io.Writer, events []*eventsv1.MatchEvent, opts TranscriptOptions) error {
+	t := NewTranscriptWriter(w, opts)
+	for _, ev := range events {
+		t.event(ev)
+	}
+	return t.err
+}
+
+// TranscriptWriter renders events as a transcript as they happen. It is a match.Recorder; use
+// one per match.
+type TranscriptWriter struct {
+	w     io.Writer
+	opts  TranscriptOptions
+	names []string
+	err   error
+}
+
+// NewTranscriptWriter returns a TranscriptWriter on w.
+func NewTranscriptWriter(w io.Writer, opts TranscriptOptions) *TranscriptWriter {
+	return &TranscriptWriter{w: w, opts: opts}
+}
+
+// Record renders one event.
+func (t *TranscriptWriter) Record(_ context.Context, ev *eventsv1.MatchEvent) error {
+	t.event(ev)
+	return t.err
+}
+
+
+func (t *TranscriptWriter) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+	}
+}
+
+func (t *TranscriptWriter) name(seat int32) string { return games.SeatName(seat, t.names) }
+
+func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
+	switch p := ev.GetPayload().(type) {
+	case *eventsv1.MatchEvent_MatchStarted:
+		s := p.MatchStarted
+		t.names = make([]string, len(s.GetSeats()))
+		var seats []string
+		for i, seat := range s.GetSeats() {
+			t.names[i] = seat.GetName()
+			a := seat.GetAgent()
+			who := a.GetName()
+			if who == "" {
+				who = "(unknown agent)"
+			}
+			if a.GetVersion() != "" {
+				who += " " + a.GetVersion()
+			}
+			seats = append(seats, fmt.Sprintf("%s = %s", seat.GetName(), who))
+		}
+		t.printf("Match %s: %s (rules %s), seed %d\n", ev.GetMatchId(), s.GetGame(), s.GetRulesVersion(), s.GetSeed())
+		if params := games.FormatParams(s.GetParams()); len(params) > 0 {
+			t.printf("Parameters: %s\n", strings.Join(params, " "))
+		}
+		t.printf("Seats: %s\n\n", strings.Join(seats, ", "))
+	case *eventsv1.MatchEvent_ActionTaken:
+		a := p.ActionTaken
+		line := fmt.Sprintf("Turn %d  %s %s", ev.GetTurn(), t.name(a.GetSeat()), games.DescribeMove(a.GetAction().GetMove(), t.names))
+		if a.GetDefaultReason() != "" {
+			line += fmt.Sprintf("  [default move: %s]", a.GetDefaultReason())
+		}
+		t.printf("%s\n", line)
+		t.messages(a.GetSeat(), a.GetAction().GetMessages())
+		if t.opts.ShowPrivate {
+			t.private(a.GetAction().GetPrivateReasoning(), a.GetAction().GetPrivateNotes())
+		}
+	case *eventsv1.MatchEvent_ActionRefused:
+		r := p.ActionRefused
+		t.printf("Turn %d  %s's action refused (attempt %d): %s\n", ev.GetTurn(), t.name(r.GetSeat()), r.GetAttempt(), r.GetRejection().GetMessage())
+	case *eventsv1.MatchEvent_AgentFault:
+		f := p.AgentFault
+		t.printf("Turn %d  %s's agent failed (%s): %s\n", ev.GetTurn(), t.name(f.GetSeat()), faultName(f.GetKind()), f.GetDetail())
+	case *eventsv1.MatchEvent_MatchEnded:
+		o := p.MatchEnded.GetOutcome()
+		t.printf("\nOutcome: %s\n", o.GetSummary())
+		if len(o.GetPayoffs()) > 0 {
+			var pay []string
+			for i, v := range o.GetPayoffs() {
+				pay = append(pay, fmt.Sprintf("%s %s", t.name(int32(i)), strconv.FormatFloat(v, 'f', -1, 64)))
+			}
+			t.printf("Payoffs: %s\n", strings.Join(pay, ", "))
+		}
+	}
+}
+
+func (t *TranscriptWriter) messages(from int32, msgs []*gamev1.Message) {
+	for _, m := range msgs {
+		to := "all"
+		if len(m.GetTo()) > 0 {
+			var names []string
+			for _, s := range m.GetTo() {
+				names = append(names, t.name(s))
+			}
+			to = strings.Join(names, ", ")
+		}
+		t.printf("        %s to %s: %q\n", t.name(from), to, m.GetText())
+	}
+}
+
+func (t *TranscriptWriter) private(reasoning, notes string) {
+	if reasoning != "" {
+		t.printf("        (private reasoning) %q\n", reasoning)
+	}
+	if notes != "" {
+		t.printf("        (private notes) %q\n", notes)
+	}
+}
+
+func faultName(k eventsv1.FaultKind) string {
+	return strings.ToLower(strings.TrimPrefix(k.String(), "FAULT_KIND_"))
+}
