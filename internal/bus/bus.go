@@ -124,6 +124,9 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Bus, err err
 		inProcess = append(inProcess, nats.InProcessServer(b.srv))
 	}
 
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("bus: open: %w", err)
+	}
 	// From here on the embedded and external paths are the same; the only
 	// difference is how the client reaches the server.
 	opts := append([]nats.Option{

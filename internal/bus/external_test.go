@@ -1,7 +1,6 @@
 package bus
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,8 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,40 +137,43 @@ func (s *natsServerProc) output() string {
 	return string(b)
 }
 
-// natsServerBinary builds the nats-server command of the module version this
-// test is linked with, once per version: the binary is kept in os.TempDir().
-// It needs no network when the module is in the module cache, as it is for
-// any build of this package.
+// natsServerBinary builds the nats-server command at the module version
+// go.mod requires, once per version: the binary is kept in os.TempDir(). It
+// needs no network when the module is in the module cache, as it is for any
+// build of this package.
 func natsServerBinary(t *testing.T) string {
 	t.Helper()
-	version := moduleVersion(t, natsServerModule)
-	name := fmt.Sprintf("parley-test-nats-server-%s-%s-%s", version, runtime.GOOS, runtime.GOARCH)
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	bin := filepath.Join(os.TempDir(), name)
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-		return bin
-	}
-
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
+	version := moduleVersion(t, goTool, natsServerModule)
+	dir := os.TempDir()
+	name := fmt.Sprintf("parley-test-nats-server-%s-%s-%s", version, runtime.GOOS, runtime.GOARCH)
+	if version == "" {
+		// Replaced by a local directory: no version to key a cache on.
+		dir, name = t.TempDir(), "nats-server"
+	}
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	bin := filepath.Join(dir, name)
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		return bin
+	}
+
 	// Build to a private name, then rename: concurrent test processes never
 	// see a half-written binary.
-	tmp, err := os.CreateTemp(os.TempDir(), name+".*.tmp")
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.Command(goTool, "build", "-o", tmp.Name(), natsServerModule)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("building nats-server %s for the external-server test failed (%v); this needs the go tool and the module in the module cache (go mod download %s):\n%s",
-			version, err, natsServerModule, out.String())
+	out, err := exec.Command(goTool, "build", "-o", tmp.Name(), natsServerModule).CombinedOutput()
+	if err != nil {
+		t.Fatalf("building nats-server %s for the external-server test failed (%v); it needs the go tool and the module in the module cache (go mod download %s):\n%s",
+			version, err, natsServerModule, out)
 	}
 	if err := os.Rename(tmp.Name(), bin); err != nil {
 		t.Fatal(err)
@@ -179,23 +181,17 @@ func natsServerBinary(t *testing.T) string {
 	return bin
 }
 
-// moduleVersion returns the version of module path linked into this test.
-func moduleVersion(t *testing.T, path string) string {
+// moduleVersion returns the version of module path that go.mod selects, or
+// "" when it is replaced by a directory. (Test binaries carry no module
+// versions in their build info, so ask the go tool.)
+func moduleVersion(t *testing.T, goTool, path string) string {
 	t.Helper()
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		t.Fatal("no build info in the test binary")
+	out, err := exec.Command(goTool, "list", "-m",
+		"-f", "{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -m %s: %v\n%s", path, err, out)
 	}
-	for _, dep := range info.Deps {
-		if dep.Path == path {
-			if dep.Replace != nil {
-				return dep.Replace.Version
-			}
-			return dep.Version
-		}
-	}
-	t.Fatalf("module %s is not linked into the test binary", path)
-	return ""
+	return strings.TrimSpace(string(out))
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.

@@ -63,7 +63,11 @@ func (s *state) situation(seat games.Seat, line func(string, ...any)) {
 	if myTurn {
 		left := maxTurns - s.turn
 		if s.isLastTurn() {
-			line("- It is turn %d of %d, your turn, and the last one: you cannot propose, only accept or reject.", s.turn, maxTurns)
+			only := "only accept or reject"
+			if !s.hasStanding {
+				only = "only reject, as there is nothing to accept"
+			}
+			line("- It is turn %d of %d, your turn, and the last one: you cannot propose, %s.", s.turn, maxTurns, only)
 		} else {
 			line("- It is turn %d of %d, your turn; %d %s remain after this one.", s.turn, maxTurns, left, plural(int64(left), "turn", "turns"))
 		}
@@ -74,10 +78,18 @@ func (s *state) situation(seat games.Seat, line func(string, ...any)) {
 	switch {
 	case n == 0:
 		line("- You have no turns left.")
+	case myTurn && s.isLastTurn():
+		// Already said: this is the last turn.
+	case myTurn && n == 1:
+		line("- This is your last turn.")
 	case myTurn:
-		line("- Counting this one, you have %d %s left (the last is turn %d) and may propose on %d of them.", n, plural(int64(n), "turn", "turns"), last, proposable)
+		line("- Counting this one, you have %d turns left (the last is turn %d) and may propose on %d of them.", n, last, proposable)
+	case n == 1 && proposable == 0:
+		line("- You have 1 turn left, turn %d, the last of the game, on which you may only accept or reject.", last)
+	case n == 1:
+		line("- You have 1 turn left, turn %d.", last)
 	default:
-		line("- You have %d %s left (the next is turn %d, the last turn %d) and may propose on %d of them.", n, plural(int64(n), "turn", "turns"), s.turn+1, last, proposable)
+		line("- You have %d turns left (the next is turn %d, the last turn %d) and may propose on %d of them.", n, s.turn+1, last, proposable)
 	}
 	line("- You hold %d %s; %s holds %d.", held[seat], c, opp, held[1-seat])
 

@@ -5,9 +5,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/agentcmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/benchcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/gamescmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/playcmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/refereecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/replaycmd"
 )
 
@@ -34,6 +36,8 @@ Every flag can also be set from the environment variable shown in its help.`,
 		playcmd.NewCmd(deps, nil),
 		replaycmd.NewCmd(deps),
 		agentcmd.NewCmd(deps),
+		refereecmd.NewCmd(deps),
+		benchcmd.NewCmd(deps),
 	)
 	cli.DocumentEnv(cmd)
 	return cmd

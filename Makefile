@@ -1,0 +1,71 @@
+# Parley build and test entry points. `make test` is what CI runs (.ci/run); it installs what it
+# needs first: Debian packages for protoc and the Python agent, pinned Go tools.
+
+SHELL := /bin/bash
+GOBIN := $(shell go env GOPATH)/bin
+export PATH := $(GOBIN):$(PATH)
+
+BUF_VERSION                := v1.75.0
+PROTOC_GEN_GO_VERSION      := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+NATS_SERVER_VERSION        := v2.15.2
+
+APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf
+FUZZTIME ?= 10s
+
+.PHONY: test deps tools generate proto-check vet gotest fuzz python-test demo build
+
+## test: everything CI checks, from a fresh machine
+test: deps tools proto-check vet gotest fuzz python-test
+
+## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf)
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages: $$missing"; \
+		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+## tools: pinned Go tools (buf, protoc plugins, nats-server)
+tools:
+	go install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
+	go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	go install github.com/nats-io/nats-server/v2@$(NATS_SERVER_VERSION)
+
+## generate: regenerate gen/ from proto/
+generate:
+	buf generate
+
+## proto-check: lint, breaking-change check, and generated code in step with proto/
+proto-check:
+	buf lint
+	scripts/buf-breaking.sh
+	buf generate
+	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
+		echo "gen/ is out of date with proto/: run 'make generate' and commit the result"; \
+		git status --porcelain -- gen; exit 1; fi
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	go vet ./...
+	scripts/check-pure-rules.sh
+
+gotest:
+	go test -race -count=1 ./...
+
+## fuzz: a few seconds of each action-validator fuzz target
+fuzz:
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/ultimatum/
+
+python-test:
+	/usr/bin/python3 -m unittest discover -s agents/python/tests
+
+## demo: one ultimatum match between two built-in agents, embedded NATS
+demo:
+	go run ./cmd/parley play ultimatum --agent builtin:fair --agent builtin:random
+
+build:
+	go build -o bin/parley ./cmd/parley

@@ -1,0 +1,631 @@
+// Package gametest is the conformance suite every game family runs, after open_spiel's
+// RandomSimTest: many random matches, each checked at every step against the rules the Game
+// and State interfaces promise (refusals change nothing, clones are independent, a record
+// replays to the same match, and no seat ever sees what is private to another).
+package gametest
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+const (
+	// Seeds is the number of random matches per variant (a quarter of it with -short).
+	Seeds = 32
+	// MaxSteps bounds the actions of one match; a match still running after it fails.
+	MaxSteps = 5000
+	// MaxAttempts bounds the random actions tried for one move before the suite plays the
+	// game's default, for families whose bounds cannot express every constraint.
+	MaxAttempts = 8
+)
+
+// Run checks g with each of variants (a nil variant means all defaults; no variants means one
+// nil variant). For every variant it plays Seeds random matches to the end with
+// games.RandomAction and checks, at every step:
+//
+//   - Observe never panics, is a pure function of the state (a second call is equal, and
+//     scribbling on a returned observation changes nothing), names the game, seat and turn,
+//     and lists legal moves exactly for the seats in ToMove;
+//   - actions that must be refused are (no move, a move kind not listed as legal, a proposal
+//     amount outside its bound, an unlisted resource, an unknown option, a message to a seat
+//     that does not exist, a seat acting out of turn, any move after the end), with a
+//     *games.Rejection, and leave every seat's observation unchanged;
+//   - Default(seat) is accepted for every seat to move;
+//   - Clone is independent: applying on a clone leaves the original unchanged, and applying
+//     the same action to both gives equal observations;
+//   - scribbling on an action after Apply changes nothing;
+//   - a random legal action is accepted; a refusal is tolerated only with
+//     REJECTION_CODE_INVALID_TERMS, then the suite retries (MaxAttempts) and plays Default;
+//   - privacy: every applied action carries unique markers in private_reasoning,
+//     private_notes and in messages to the public, to one seat and to a subset of seats; no
+//     seat's observation (text and wire form) ever holds another seat's reasoning or notes, or
+//     a message not addressed to it, and each holds every message addressed to it.
+//
+// At the end it checks the outcome (a cause, a summary, one finite payoff per seat) and
+// replays the applied actions on a fresh NewState with the same seed, which must reproduce
+// every observation and the outcome.
+//
+// When several seats are to move at once, all are asked (from the same state) before any
+// action is applied.
+func Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) {
+	t.Helper()
+	info := g.Info()
+	switch {
+	case info.GetName() == "":
+		t.Fatal("Info().Name is empty")
+	case info.GetRulesVersion() == "":
+		t.Fatal("Info().RulesVersion is empty")
+	case len(info.GetSeats()) == 0:
+		t.Fatal("Info().Seats is empty")
+	}
+	for _, p := range info.GetParams() {
+		if p.GetName() == "" || p.GetKind() == 0 || p.GetDescription() == "" {
+			t.Errorf("Info().Params has an incomplete entry: %v", p)
+		}
+	}
+	if len(variants) == 0 {
+		variants = []*matchv1.GameParams{nil}
+	}
+	seeds := Seeds
+	if testing.Short() {
+		seeds = Seeds / 4
+	}
+	for i, v := range variants {
+		t.Run(fmt.Sprintf("variant%d", i), func(t *testing.T) {
+			t.Logf("params: %v", v)
+			params, err := g.Resolve(v)
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			again, err := g.Resolve(params)
+			if err != nil || !proto.Equal(again, params) {
+				t.Fatalf("Resolve is not idempotent: Resolve(%v) = %v, %v", params, again, err)
+			}
+			for seed := range uint64(seeds) {
+				t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+					m := &match{t: t, g: g, name: info.GetName(), nSeats: len(info.GetSeats()), params: params, seed: seed,
+						rng: rand.New(rand.NewPCG(seed, 0x9a3e))}
+					m.play()
+				})
+			}
+		})
+	}
+}
+
+// applied is one action the suite applied, kept for the replay.
+type applied struct {
+	seat   games.Seat
+	action *agentv1.Action
+}
+
+// marker is a unique string planted in an action, and the seats allowed to see it.
+type marker struct {
+	text    string
+	visible []games.Seat // seats that may see it
+	must    []games.Seat // seats that must see it
+}
+
+type match struct {
+	t      *testing.T
+	g      games.Game
+	name   string
+	nSeats int
+	params *matchv1.GameParams
+	seed   uint64
+	rng    *rand.Rand
+
+	st          games.State
+	log         []applied
+	snapshots   [][]*agentv1.Observation // every seat's observation after each applied action
+	markers     []marker
+	lastMarkers int // markers added by the latest decorate, dropped if its action is refused
+	tolerated   int // random actions refused with INVALID_TERMS
+}
+
+func (m *match) play() {
+	t := m.t
+	st, err := m.g.NewState(m.params, m.seed)
+	if err != nil {
+		t.Fatalf("NewState: %v", err)
+	}
+	m.st = st
+	m.snapshots = append(m.snapshots, m.observeAll(st, "initial state"))
+	for step := 0; ; step++ {
+		toMove := st.ToMove()
+		if len(toMove) == 0 {
+			break
+		}
+		if step >= MaxSteps {
+			t.Fatalf("match still running after %d steps", MaxSteps)
+		}
+		m.checkNotToMove(toMove)
+		// Ask every seat to move before applying anything: simultaneous moves are chosen
+		// from the same state.
+		obs := m.snapshots[len(m.snapshots)-1]
+		actions := make([]*agentv1.Action, len(toMove))
+		for i, seat := range toMove {
+			actions[i] = games.RandomAction(obs[seat], m.rng)
+		}
+		for i, seat := range toMove {
+			m.move(seat, actions[i])
+		}
+	}
+	if m.tolerated > 0 {
+		t.Logf("%d random actions refused with REJECTION_CODE_INVALID_TERMS", m.tolerated)
+	}
+	m.checkEnd()
+	m.replay()
+}
+
+// move makes seat's move, starting with action (chosen earlier, possibly from an older state).
+func (m *match) move(seat games.Seat, action *agentv1.Action) {
+	t := m.t
+	st := m.st
+	if !slices.Contains(st.ToMove(), seat) {
+		return // an earlier simultaneous action ended the round or the match
+	}
+	m.checkRefusals(seat)
+	m.checkDefault(seat)
+	for attempt := 1; ; attempt++ {
+		obs := m.snapshots[len(m.snapshots)-1]
+		if action == nil || attempt > 1 {
+			action = games.RandomAction(obs[seat], m.rng)
+		}
+		fromDefault := false
+		if action == nil || attempt > MaxAttempts {
+			action, fromDefault = st.Default(seat), true
+		}
+		action = m.decorate(seat, action)
+		err := m.applyChecked(seat, action)
+		if err == nil {
+			return
+		}
+		rej, ok := games.AsRejection(err)
+		switch {
+		case !ok:
+			t.Fatalf("seat %d: Apply(%v) returned %T %v, want nil or *games.Rejection", seat, action, err, err)
+		case fromDefault:
+			t.Fatalf("seat %d: Default refused: %v", seat, err)
+		case rej.Code != gamev1.RejectionCode_REJECTION_CODE_INVALID_TERMS:
+			t.Fatalf("seat %d: random legal action %v refused with %v: %s", seat, action, rej.Code, rej.Message)
+		}
+		m.tolerated++
+		m.markers = m.markers[:len(m.markers)-m.lastMarkers]
+	}
+}
+
+// applyChecked applies action on a clone first and then on the state, checking the clone's
+// independence; on success it records the step and checks the new observations.
+func (m *match) applyChecked(seat games.Seat, action *agentv1.Action) error {
+	t := m.t
+	before := m.snapshots[len(m.snapshots)-1]
+	clone := m.st.Clone()
+	cloneErr := safeApply(t, clone, seat, proto.CloneOf(action))
+	m.expectUnchanged(before, "after Apply on a clone")
+	kept := proto.CloneOf(action)
+	err := safeApply(t, m.st, seat, action)
+	if (err == nil) != (cloneErr == nil) {
+		t.Fatalf("seat %d: Apply on the state gives %v, on a clone %v", seat, err, cloneErr)
+	}
+	if err != nil {
+		m.expectRefused(err, before, fmt.Sprintf("seat %d: refused action %v", seat, action))
+		return err
+	}
+	m.log = append(m.log, applied{seat: seat, action: kept})
+	after := m.observeAll(m.st, fmt.Sprintf("after seat %d played %v", seat, kept))
+	scribble(action.ProtoReflect())
+	m.expectUnchanged(after, "after scribbling on an applied action")
+	for s, o := range m.observeAll(clone, "clone") {
+		if !proto.Equal(o, after[s]) {
+			t.Fatalf("seat %d: the clone and the state differ after the same action:\nclone: %v\nstate: %v", s, o, after[s])
+		}
+	}
+	m.snapshots = append(m.snapshots, after)
+	return nil
+}
+
+// checkRefusals tries actions seat may not play now. Each must be refused and change nothing.
+func (m *match) checkRefusals(seat games.Seat) {
+	before := m.snapshots[len(m.snapshots)-1]
+	obs := before[seat]
+	legal := obs.GetLegalMoves()
+	type probe struct {
+		why    string
+		action *agentv1.Action
+	}
+	probes := []probe{
+		{"nil action", nil},
+		{"action without a move", &agentv1.Action{}},
+		{"move without a kind", &agentv1.Action{Move: &gamev1.Move{}}},
+	}
+	if d := m.st.Default(seat); d != nil {
+		d.Messages = append(d.Messages, &gamev1.Message{To: []int32{int32(m.nSeats)}, Text: "to nobody"})
+		probes = append(probes, probe{"message to a seat that does not exist", d})
+	}
+	for _, k := range []gamev1.MoveKind{
+		gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_ACCEPT, gamev1.MoveKind_MOVE_KIND_REJECT,
+		gamev1.MoveKind_MOVE_KIND_PASS, gamev1.MoveKind_MOVE_KIND_CHOOSE,
+	} {
+		if !slices.Contains(legal, k) {
+			narrowed := proto.CloneOf(obs)
+			narrowed.LegalMoves = []gamev1.MoveKind{k}
+			probes = append(probes, probe{fmt.Sprintf("%v, which is not listed as legal", k), games.RandomAction(narrowed, m.rng)})
+		}
+	}
+	if slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PROPOSE) {
+		bounds := obs.GetProposalBounds()
+		for i, b := range bounds {
+			if b.GetMax() == math.MaxInt64 {
+				continue
+			}
+			probes = append(probes, probe{fmt.Sprintf("amount above bound %v", b), proposal(bounds, i, b.GetMax()+1, "")})
+			break
+		}
+		for i, b := range bounds {
+			if b.GetMin() == math.MinInt64 {
+				continue
+			}
+			probes = append(probes, probe{fmt.Sprintf("amount below bound %v", b), proposal(bounds, i, b.GetMin()-1, "")})
+			break
+		}
+		probes = append(probes, probe{"an unlisted resource", proposal(bounds, -1, 1, "gametest-unlisted-resource")})
+	}
+	if slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_CHOOSE) {
+		const bogus = "gametest-no-such-option"
+		if !slices.ContainsFunc(obs.GetChoices(), func(o *gamev1.Option) bool { return o.GetId() == bogus }) {
+			probes = append(probes, probe{"an unknown option", &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: bogus}}}}})
+		}
+	}
+	for _, p := range probes {
+		err := safeApply(m.t, m.st, seat, p.action)
+		m.expectRefused(err, before, fmt.Sprintf("seat %d: %s (%v)", seat, p.why, p.action))
+	}
+}
+
+// proposal builds an allocation from bounds with every amount at its minimum, except bound
+// index i set to amount; with extra set, an unlisted resource of that name gets amount too.
+func proposal(bounds []*gamev1.Bound, i int, amount int64, extra string) *agentv1.Action {
+	obs := &agentv1.Observation{LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE}}
+	for j, b := range bounds {
+		b = proto.CloneOf(b)
+		b.Max = b.GetMin()
+		if j == i {
+			b.Min, b.Max = amount, amount
+		}
+		obs.ProposalBounds = append(obs.ProposalBounds, b)
+	}
+	if extra != "" {
+		seat, side := int32(0), gamev1.ShareSide_SHARE_SIDE_GIVES
+		if len(bounds) > 0 {
+			seat, side = bounds[0].GetSeat(), bounds[0].GetSide()
+		}
+		obs.ProposalBounds = append(obs.ProposalBounds, &gamev1.Bound{Seat: seat, Side: side, Resource: extra, Min: amount, Max: amount})
+	}
+	// Every amount is fixed, so any rng gives the same action.
+	return games.RandomAction(obs, rand.New(rand.NewPCG(0, 0)))
+}
+
+// checkDefault checks on a clone that Default(seat) is accepted.
+func (m *match) checkDefault(seat games.Seat) {
+	d := m.st.Default(seat)
+	if d == nil {
+		m.t.Fatalf("seat %d: Default returned nil", seat)
+	}
+	if err := safeApply(m.t, m.st.Clone(), seat, d); err != nil {
+		m.t.Fatalf("seat %d: Default %v refused: %v", seat, d, err)
+	}
+	m.expectUnchanged(m.snapshots[len(m.snapshots)-1], "after Default on a clone")
+}
+
+// checkNotToMove checks that seats not to move have no legal move and cannot act.
+func (m *match) checkNotToMove(toMove []games.Seat) {
+	before := m.snapshots[len(m.snapshots)-1]
+	for s := range games.Seat(m.nSeats) {
+		if slices.Contains(toMove, s) {
+			continue
+		}
+		d := m.st.Default(s)
+		err := safeApply(m.t, m.st, s, d)
+		m.expectRefused(err, before, fmt.Sprintf("seat %d acting out of turn with %v", s, d))
+	}
+}
+
+// checkEnd checks the final state: outcome, no moves left, every move refused.
+func (m *match) checkEnd() {
+	t := m.t
+	out := m.st.Outcome()
+	switch {
+	case out.GetCause() == matchv1.EndCause_END_CAUSE_UNSPECIFIED:
+		t.Errorf("Outcome has no cause: %v", out)
+	case out.GetSummary() == "":
+		t.Errorf("Outcome has no summary: %v", out)
+	case len(out.GetPayoffs()) != m.nSeats:
+		t.Errorf("Outcome has %d payoffs for %d seats: %v", len(out.GetPayoffs()), m.nSeats, out)
+	}
+	for s, p := range out.GetPayoffs() {
+		if math.IsNaN(p) || math.IsInf(p, 0) {
+			t.Errorf("seat %d's payoff is %v", s, p)
+		}
+	}
+	final := m.snapshots[len(m.snapshots)-1]
+	for s := range games.Seat(m.nSeats) {
+		d := m.st.Default(s)
+		m.expectRefused(safeApply(t, m.st, s, d), final, fmt.Sprintf("seat %d moving after the end with %v", s, d))
+	}
+}
+
+// replay folds the applied actions over a fresh state with the same seed: every observation
+// and the outcome must come out the same.
+func (m *match) replay() {
+	t := m.t
+	st, err := m.g.NewState(m.params, m.seed)
+	if err != nil {
+		t.Fatalf("replay: NewState: %v", err)
+	}
+	compare := func(step int) {
+		for s := range games.Seat(m.nSeats) {
+			if got := safeObserve(t, st, s); !proto.Equal(got, m.snapshots[step][s]) {
+				t.Fatalf("replay differs after %d actions for seat %d:\nreplay: %v\nfirst:  %v", step, s, got, m.snapshots[step][s])
+			}
+		}
+	}
+	compare(0)
+	for i, a := range m.log {
+		if err := safeApply(t, st, a.seat, proto.CloneOf(a.action)); err != nil {
+			t.Fatalf("replay: action %d by seat %d refused: %v", i+1, a.seat, err)
+		}
+		compare(i + 1)
+	}
+	if len(st.ToMove()) != 0 {
+		t.Fatalf("replay: the match is not over after the same actions")
+	}
+	if got, want := st.Outcome(), m.st.Outcome(); !proto.Equal(got, want) {
+		t.Fatalf("replay outcome %v, first %v", got, want)
+	}
+}
+
+// observeAll returns every seat's observation, checking it on the way.
+func (m *match) observeAll(st games.State, when string) []*agentv1.Observation {
+	t := m.t
+	toMove := st.ToMove()
+	out := make([]*agentv1.Observation, m.nSeats)
+	for s := range games.Seat(m.nSeats) {
+		o := safeObserve(t, st, s)
+		switch {
+		case o == nil:
+			t.Fatalf("%s: Observe(%d) is nil", when, s)
+		case o.GetGame() != m.name:
+			t.Fatalf("%s: Observe(%d).Game = %q, want %q", when, s, o.GetGame(), m.name)
+		case o.GetSeat() != s:
+			t.Fatalf("%s: Observe(%d).Seat = %d", when, s, o.GetSeat())
+		case o.GetTurn() != st.Turn():
+			t.Fatalf("%s: Observe(%d).Turn = %d, State.Turn() = %d", when, s, o.GetTurn(), st.Turn())
+		case o.GetBriefing() == "":
+			t.Fatalf("%s: Observe(%d) has no briefing", when, s)
+		case slices.Contains(toMove, s) && len(o.GetLegalMoves()) == 0:
+			t.Fatalf("%s: seat %d is to move but has no legal move", when, s)
+		case !slices.Contains(toMove, s) && len(o.GetLegalMoves()) != 0:
+			t.Fatalf("%s: seat %d is not to move but has legal moves %v", when, s, o.GetLegalMoves())
+		}
+		// Purity: a second call is equal, and scribbling on it does not reach the state.
+		second := safeObserve(t, st, s)
+		if !proto.Equal(o, second) {
+			t.Fatalf("%s: two calls of Observe(%d) differ", when, s)
+		}
+		scribble(second.ProtoReflect())
+		if third := safeObserve(t, st, s); !proto.Equal(o, third) {
+			t.Fatalf("%s: changing an observation of seat %d changed the state", when, s)
+		}
+		m.checkPrivacy(s, o, when)
+		out[s] = o
+	}
+	return out
+}
+
+// checkPrivacy searches seat's observation for the planted markers, in text and wire form.
+func (m *match) checkPrivacy(seat games.Seat, o *agentv1.Observation, when string) {
+	text := prototext.Format(o)
+	wire, err := proto.Marshal(o)
+	if err != nil {
+		m.t.Fatalf("%s: marshal observation: %v", when, err)
+	}
+	for _, mk := range m.markers {
+		found := strings.Contains(text, mk.text) || bytes.Contains(wire, []byte(mk.text))
+		switch {
+		case found && !slices.Contains(mk.visible, seat):
+			m.t.Fatalf("%s: seat %d's observation leaks %q:\n%s", when, seat, mk.text, text)
+		case !found && slices.Contains(mk.must, seat):
+			m.t.Fatalf("%s: seat %d's observation lacks %q, a message addressed to it:\n%s", when, seat, mk.text, text)
+		}
+	}
+}
+
+// decorate returns a copy of action carrying fresh markers: reasoning, notes, and messages to
+// everyone, to one other seat and to a subset of the others.
+func (m *match) decorate(seat games.Seat, action *agentv1.Action) *agentv1.Action {
+	a := proto.CloneOf(action)
+	n := len(m.markers)
+	mk := func(kind string) string { return fmt.Sprintf("gametest-%s-seat%d-n%d.", kind, seat, n) }
+	only := []games.Seat{seat}
+	a.PrivateReasoning = mk("reasoning")
+	a.PrivateNotes = mk("notes")
+	m.markers = append(m.markers,
+		marker{text: a.PrivateReasoning, visible: only},
+		marker{text: a.PrivateNotes, visible: only})
+	added := 2
+	var others []games.Seat
+	for s := range games.Seat(m.nSeats) {
+		if s != seat {
+			others = append(others, s)
+		}
+	}
+	if len(others) > 0 && len(a.Messages)+3 <= games.MaxMessages {
+		all := make([]games.Seat, m.nSeats)
+		for i := range all {
+			all[i] = games.Seat(i)
+		}
+		public := mk("public")
+		a.Messages = append(a.Messages, &gamev1.Message{Text: public})
+		m.markers = append(m.markers, marker{text: public, visible: all, must: others})
+
+		one := others[m.rng.IntN(len(others))]
+		direct := mk("direct")
+		a.Messages = append(a.Messages, &gamev1.Message{To: []int32{one}, Text: direct})
+		m.markers = append(m.markers, marker{text: direct, visible: []games.Seat{seat, one}, must: []games.Seat{one}})
+		added += 2
+
+		if len(others) > 1 {
+			var sub []games.Seat
+			for _, s := range others {
+				if m.rng.IntN(2) == 0 {
+					sub = append(sub, s)
+				}
+			}
+			if len(sub) == 0 || len(sub) == len(others) {
+				sub = others[:1] // a proper subset, so that some seat must not see it
+			}
+			group := mk("group")
+			a.Messages = append(a.Messages, &gamev1.Message{To: slices.Clone(sub), Text: group})
+			m.markers = append(m.markers, marker{text: group, visible: append([]games.Seat{seat}, sub...), must: sub})
+			added++
+		}
+	}
+	m.lastMarkers = added
+	return a
+}
+
+// expectRefused checks that err is a *games.Rejection and that nothing changed.
+func (m *match) expectRefused(err error, before []*agentv1.Observation, what string) {
+	m.t.Helper()
+	if err == nil {
+		m.t.Fatalf("%s: accepted, want a refusal", what)
+	}
+	rej, ok := games.AsRejection(err)
+	switch {
+	case !ok:
+		m.t.Fatalf("%s: returned %T %v, want *games.Rejection", what, err, err)
+	case rej.Code == gamev1.RejectionCode_REJECTION_CODE_UNSPECIFIED || rej.Message == "":
+		m.t.Fatalf("%s: rejection without code or message: %+v", what, rej)
+	}
+	m.expectUnchanged(before, what)
+}
+
+// expectUnchanged checks that every seat's observation of the state equals before.
+func (m *match) expectUnchanged(before []*agentv1.Observation, what string) {
+	m.t.Helper()
+	for s := range games.Seat(m.nSeats) {
+		if got := safeObserve(m.t, m.st, s); !proto.Equal(got, before[s]) {
+			m.t.Fatalf("%s: seat %d's observation changed:\nbefore: %v\nafter:  %v", what, s, before[s], got)
+		}
+	}
+}
+
+// safeApply calls Apply, turning a panic into a test failure that names the action.
+func safeApply(t *testing.T, st games.State, seat games.Seat, a *agentv1.Action) (err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("Apply(%d, %v) panicked: %v", seat, a, r)
+		}
+	}()
+	_, err = st.Apply(seat, a)
+	return err
+}
+
+// safeObserve calls Observe, turning a panic into a test failure.
+func safeObserve(t *testing.T, st games.State, seat games.Seat) (o *agentv1.Observation) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("Observe(%d) panicked: %v", seat, r)
+		}
+	}()
+	return st.Observe(seat)
+}
+
+// scribble overwrites every scalar of msg and of the messages it holds, in place (list
+// elements and map values too), so that a state sharing any part of it with a caller shows
+// the change.
+func scribble(msg protoreflect.Message) {
+	type field struct {
+		fd protoreflect.FieldDescriptor
+		v  protoreflect.Value
+	}
+	var fields []field
+	msg.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		fields = append(fields, field{fd, v})
+		return true
+	})
+	for _, f := range fields {
+		fd, v := f.fd, f.v
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := range l.Len() {
+				if fd.Message() != nil {
+					scribble(l.Get(i).Message())
+				} else {
+					l.Set(i, junk(fd, l.Get(i)))
+				}
+			}
+		case fd.IsMap():
+			mp := v.Map()
+			var keys []protoreflect.MapKey
+			mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				keys = append(keys, k)
+				return true
+			})
+			for _, k := range keys {
+				if fd.MapValue().Message() != nil {
+					scribble(mp.Get(k).Message())
+				} else {
+					mp.Set(k, junk(fd.MapValue(), mp.Get(k)))
+				}
+			}
+		case fd.Message() != nil:
+			scribble(v.Message())
+		default:
+			msg.Set(fd, junk(fd, v))
+		}
+	}
+}
+
+// junk returns a value of fd's kind that differs from v.
+func junk(fd protoreflect.FieldDescriptor, v protoreflect.Value) protoreflect.Value {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(!v.Bool())
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(v.Enum() + 1)
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(int32(v.Int()) + 1)
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return protoreflect.ValueOfInt64(v.Int() + 1)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(uint32(v.Uint()) + 1)
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(v.Uint() + 1)
+	case protoreflect.FloatKind:
+		return protoreflect.ValueOfFloat32(float32(v.Float()) + 1)
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(v.Float() + 1)
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(v.String() + "~scribbled")
+	case protoreflect.BytesKind:
+		return protoreflect.ValueOfBytes(append(slices.Clone(v.Bytes()), '~'))
+	}
+	return v
+}

@@ -1,0 +1,171 @@
+// Package server is the referee's gRPC API (parley.referee.v1.RefereeService): list games,
+// start matches that run in the background, read and follow their records. Every event also
+// goes to the Recorder given (NATS JetStream in production).
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/match"
+)
+
+// Server implements RefereeService.
+type Server struct {
+	refereev1.UnimplementedRefereeServiceServer
+
+	games    *games.Registry
+	recorder match.Recorder
+	validID  func(string) error
+	logger   *slog.Logger
+	store    *store
+
+	ctx    context.Context // parent of every match; cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ refereev1.RefereeServiceServer = (*Server)(nil)
+
+// New returns a Server running matches of reg, recording every event to rec (which may be
+// nil) after the server's own store. validID checks match ids given by clients (nil: any
+// non-empty id).
+func New(reg *games.Registry, rec match.Recorder, validID func(string) error, logger *slog.Logger) *Server {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if validID == nil {
+		validID = func(id string) error {
+			if id == "" {
+				return errors.New("match id is empty")
+			}
+			return nil
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{games: reg, recorder: rec, validID: validID, logger: logger, store: newStore(), ctx: ctx, cancel: cancel}
+}
+
+// Close cancels the matches still running (they end void) and waits for them.
+func (s *Server) Close() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+// Wait waits until every match started so far has ended.
+func (s *Server) Wait() { s.wg.Wait() }
+
+// ListGames returns the catalogue.
+func (s *Server) ListGames(context.Context, *refereev1.ListGamesRequest) (*refereev1.ListGamesResponse, error) {
+	resp := &refereev1.ListGamesResponse{}
+	for _, g := range s.games.Games() {
+		resp.Games = append(resp.Games, g.Info())
+	}
+	return resp, nil
+}
+
+// StartMatch validates the request, connects the agents and runs the match in the background.
+func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchRequest) (*refereev1.StartMatchResponse, error) {
+	game, err := s.games.Lookup(req.GetGame())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	if _, err := game.Resolve(req.GetParams()); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	if seats := game.Info().GetSeats(); len(req.GetAgents()) != len(seats) {
+		return nil, status.Errorf(codes.InvalidArgument, "%s needs %d agents, one per seat (%s); got %d", game.Info().GetName(), len(seats), strings.Join(seats, ", "), len(req.GetAgents()))
+	}
+	id := req.GetMatchId()
+	if id == "" {
+		id = newMatchID(game.Info().GetName())
+	} else if err := s.validID(id); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	conns, err := agentconn.OpenAll(ctx, req.GetAgents())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	if !s.store.create(id) {
+		agentconn.CloseAll(conns)
+		return nil, status.Errorf(codes.AlreadyExists, "match %q already exists", id)
+	}
+	clients := make([]agentv1.AgentServiceClient, len(conns))
+	for i, c := range conns {
+		clients[i] = c.Client
+	}
+	spec := match.Spec{ID: id, Game: game, Params: req.GetParams(), Seed: req.GetSeed(), Agents: clients, Limits: req.GetLimits()}
+	rec := match.RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
+		s.store.append(ev)
+		if s.recorder == nil {
+			return nil
+		}
+		return s.recorder.Record(ctx, ev)
+	})
+	runner := match.NewRunner(rec, match.WithLogger(s.logger))
+	s.wg.Go(func() {
+		defer agentconn.CloseAll(conns)
+		defer s.store.end(id)
+		if _, err := runner.Run(s.ctx, spec); err != nil {
+			s.logger.Error("match failed", "match_id", id, "err", err)
+		}
+	})
+	return &refereev1.StartMatchResponse{MatchId: id}, nil
+}
+
+func newMatchID(game string) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s-%s", game, hex.EncodeToString(b[:]))
+}
+
+// GetMatch returns a match's record so far.
+func (s *Server) GetMatch(_ context.Context, req *refereev1.GetMatchRequest) (*refereev1.GetMatchResponse, error) {
+	events, ended, _, ok := s.store.since(req.GetMatchId(), 0)
+	if !ok {
+		return nil, status.Errorf(codes.NotFound, "no match %q", req.GetMatchId())
+	}
+	return &refereev1.GetMatchResponse{Events: events, Ended: ended}, nil
+}
+
+// StreamMatchEvents sends the record from from_seq on and follows it to the end.
+func (s *Server) StreamMatchEvents(req *refereev1.StreamMatchEventsRequest, stream refereev1.RefereeService_StreamMatchEventsServer) error {
+	next := int(max(req.GetFromSeq(), 1) - 1)
+	for {
+		events, ended, changed, ok := s.store.since(req.GetMatchId(), next)
+		if !ok {
+			return status.Errorf(codes.NotFound, "no match %q", req.GetMatchId())
+		}
+		for _, ev := range events {
+			if err := stream.Send(&refereev1.StreamMatchEventsResponse{Event: ev}); err != nil {
+				return err
+			}
+		}
+		next += len(events)
+		if ended && len(events) == 0 {
+			return nil
+		}
+		if len(events) > 0 {
+			continue // re-read: the match may have ended meanwhile
+		}
+		select {
+		case <-changed:
+		case <-stream.Context().Done():
+			return status.FromContextError(stream.Context().Err()).Err()
+		}
+	}
+}
