@@ -48,7 +48,6 @@ func (t *TranscriptWriter) Record(_ context.Context, ev *eventsv1.MatchEvent) er
 	return t.err
 }
 
-
 func (t *TranscriptWriter) printf(format string, args ...any) {
 	if t.err == nil {
 		_, t.err = fmt.Fprintf(t.w, format, args...)

@@ -1,0 +1,284 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/match"
+)
+
+type fixture struct {
+	client refereev1.RefereeServiceClient
+	bus    *bus.Bus
+	server *Server
+}
+
+// start serves a referee over real gRPC on loopback, recording to an embedded NATS server.
+func start(t *testing.T) *fixture {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	b, err := bus.Open(ctx, bus.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	pub := bus.NewPublisher(b)
+	rec := match.RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
+		if err := pub.Record(ctx, ev); err != nil {
+			return err
+		}
+		if ev.GetMatchEnded() != nil {
+			return pub.Flush(ctx)
+		}
+		return nil
+	})
+	ref := New(catalog.New(), rec, bus.ValidMatchID, nil)
+	srv := grpc.NewServer()
+	refereev1.RegisterRefereeServiceServer(srv, ref)
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(lis)
+	t.Cleanup(func() {
+		srv.Stop()
+		ref.Close()
+	})
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &fixture{client: refereev1.NewRefereeServiceClient(conn), bus: b, server: ref}
+}
+
+func streamAll(ctx context.Context, t *testing.T, c refereev1.RefereeServiceClient, id string, from uint64) []*eventsv1.MatchEvent {
+	t.Helper()
+	stream, err := c.StreamMatchEvents(ctx, &refereev1.StreamMatchEventsRequest{MatchId: id, FromSeq: from})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*eventsv1.MatchEvent
+	for {
+		resp, err := stream.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out
+			}
+			t.Fatalf("stream: %v", err)
+		}
+		out = append(out, resp.GetEvent())
+	}
+}
+
+func TestListGames(t *testing.T) {
+	f := start(t)
+	resp, err := f.client.ListGames(context.Background(), &refereev1.ListGamesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *refereev1.GameInfo
+	for _, g := range resp.GetGames() {
+		if g.GetName() == "ultimatum" {
+			found = g
+		}
+	}
+	if found == nil {
+		t.Fatalf("ultimatum not listed: %v", resp)
+	}
+	names := map[string]string{}
+	for _, p := range found.GetParams() {
+		names[p.GetName()] = p.GetDefaultValue()
+	}
+	if names["total"] != "100" || names["max_turns"] != "8" {
+		t.Errorf("ultimatum defaults = %v, want total=100 max_turns=8 (the spec's)", names)
+	}
+}
+
+func TestMatchStreamedRecordedAndStored(t *testing.T) {
+	f := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	started, err := f.client.StartMatch(ctx, &refereev1.StartMatchRequest{
+		Game: "ultimatum", Seed: 11, Agents: []string{"builtin:fair", "builtin:random?seed=3"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := started.GetMatchId()
+	streamed := streamAll(ctx, t, f.client, id, 0)
+	if len(streamed) < 3 || streamed[0].GetMatchStarted() == nil || streamed[len(streamed)-1].GetMatchEnded() == nil {
+		t.Fatalf("streamed record does not run from match_started to match_ended: %d events", len(streamed))
+	}
+	got, err := f.client.GetMatch(ctx, &refereev1.GetMatchRequest{MatchId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.GetEnded() {
+		t.Error("GetMatch says the match has not ended after its stream closed")
+	}
+	assertSameEvents(t, "GetMatch vs stream", got.GetEvents(), streamed)
+
+	// A late joiner starting part-way gets the rest, from the sequence number it asked for.
+	tail := streamAll(ctx, t, f.client, id, 3)
+	assertSameEvents(t, "stream from seq 3", tail, streamed[2:])
+
+	// Every event reached JetStream: a durable consumer sees each seq exactly once, in order.
+	fromNATS := consumeDurable(ctx, t, f.bus, id, len(streamed))
+	assertSameEvents(t, "JetStream vs stream", fromNATS, streamed)
+}
+
+// consumeDurable reads a match's events with a durable, explicitly acked consumer, the way
+// analytics will, and fails if any sequence number is missing, repeated or out of order.
+func consumeDurable(ctx context.Context, t *testing.T, b *bus.Bus, id string, want int) []*eventsv1.MatchEvent {
+	t.Helper()
+	cons, err := b.JetStream().CreateOrUpdateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{
+		Durable:       "test-" + id,
+		FilterSubject: bus.MatchFilter(id),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*eventsv1.MatchEvent
+	for len(out) < want {
+		batch, err := cons.Fetch(want-len(out), jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for msg := range batch.Messages() {
+			n++
+			ev := &eventsv1.MatchEvent{}
+			if err := proto.Unmarshal(msg.Data(), ev); err != nil {
+				t.Fatal(err)
+			}
+			if ev.GetSeq() != uint64(len(out)+1) {
+				t.Fatalf("JetStream gave seq %d after %d events", ev.GetSeq(), len(out))
+			}
+			if msg.Subject() != bus.Subject(id, ev) {
+				t.Errorf("event %d on subject %q, want %q", ev.GetSeq(), msg.Subject(), bus.Subject(id, ev))
+			}
+			out = append(out, ev)
+			if err := msg.Ack(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n == 0 {
+			t.Fatalf("JetStream has %d events of match %s, want %d", len(out), id, want)
+		}
+	}
+	// Nothing more is pending: no event was stored twice.
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.NumPending != 0 {
+		t.Errorf("%d more events pending after the whole record", info.NumPending)
+	}
+	return out
+}
+
+func assertSameEvents(t *testing.T, what string, got, want []*eventsv1.MatchEvent) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if !proto.Equal(got[i], want[i]) {
+			t.Fatalf("%s: event %d differs:\n got %v\nwant %v", what, i+1, got[i], want[i])
+		}
+	}
+}
+
+func TestConcurrentMatches(t *testing.T) {
+	f := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var ids []string
+	for i := range 6 {
+		resp, err := f.client.StartMatch(ctx, &refereev1.StartMatchRequest{
+			Game: "ultimatum", Seed: uint64(i), Agents: []string{"builtin:random?seed=1", "builtin:fair"},
+			MatchId: fmt.Sprintf("concurrent-%d", i),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, resp.GetMatchId())
+	}
+	f.server.Wait()
+	for _, id := range ids {
+		got, err := f.client.GetMatch(ctx, &refereev1.GetMatchRequest{MatchId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := got.GetEvents()
+		if !got.GetEnded() || evs[len(evs)-1].GetMatchEnded() == nil {
+			t.Fatalf("match %s did not end", id)
+		}
+		for i, ev := range evs {
+			if ev.GetMatchId() != id || ev.GetSeq() != uint64(i+1) {
+				t.Fatalf("match %s event %d: id %q seq %d", id, i+1, ev.GetMatchId(), ev.GetSeq())
+			}
+		}
+		stored, err := bus.ReadMatch(ctx, f.bus.JetStream(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSameEvents(t, "JetStream "+id, stored, evs)
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	f := start(t)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		req  *refereev1.StartMatchRequest
+		code codes.Code
+	}{
+		{"unknown game", &refereev1.StartMatchRequest{Game: "chess", Agents: []string{"builtin:fair", "builtin:fair"}}, codes.InvalidArgument},
+		{"one agent for two seats", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair"}}, codes.InvalidArgument},
+		{"unknown builtin", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:nobody"}}, codes.InvalidArgument},
+		{"bad address", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "localhost"}}, codes.InvalidArgument},
+		{"bad match id", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}, MatchId: "a.b"}, codes.InvalidArgument},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.client.StartMatch(ctx, tc.req)
+			if status.Code(err) != tc.code {
+				t.Fatalf("got %v, want code %s", err, tc.code)
+			}
+			if status.Convert(err).Message() == "" {
+				t.Error("error has no message")
+			}
+		})
+	}
+	req := &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}, MatchId: "same"}
+	if _, err := f.client.StartMatch(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.client.StartMatch(ctx, req); status.Code(err) != codes.AlreadyExists {
+		t.Fatalf("second match with the same id: got %v, want AlreadyExists", err)
+	}
+	if _, err := f.client.GetMatch(ctx, &refereev1.GetMatchRequest{MatchId: "nope"}); status.Code(err) != codes.NotFound {
+		t.Fatalf("GetMatch of an unknown id: got %v, want NotFound", err)
+	}
+}
