@@ -13,6 +13,7 @@ import (
 	"github.com/parley-arena/parley/agents/fair"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/spe"
 )
 
 // Entry describes one built-in agent.
@@ -63,6 +64,23 @@ func Catalog() []Entry {
 					return nil, err
 				}
 				return fair.New(cfg)
+			},
+		},
+		{
+			Name:     "spe",
+			Summary:  "ultimatum: plays the subgame-perfect equilibrium (backward induction)",
+			Settings: "indifferent=BOOL (accept offers exactly as good as playing on; default false)",
+			Keys:     []string{"indifferent"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				v := s.Get("indifferent")
+				if v == "" {
+					return spe.New(false), nil
+				}
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					return nil, fmt.Errorf("setting indifferent=%q: want true or false", v)
+				}
+				return spe.New(b), nil
 			},
 		},
 	}

@@ -135,6 +135,9 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Bus, err err
 		nats.MaxReconnects(-1), // a referee outlives broker restarts
 		nats.DrainTimeout(closeTimeout),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err == nil {
+				return // our own Close: nothing went wrong
+			}
 			logger.Warn("nats disconnected", "err", err)
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {

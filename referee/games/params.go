@@ -127,10 +127,22 @@ func FormatParams(gp *matchv1.GameParams) []string {
 		for i := range fields.Len() {
 			fd := fields.Get(i)
 			if msg.Has(fd) {
-				out = append(out, fmt.Sprintf("%s=%v", fd.Name(), msg.Get(fd).Interface()))
+				out = append(out, fmt.Sprintf("%s=%s", fd.Name(), formatValue(fd, msg.Get(fd))))
 			}
 		}
 		return true
 	})
 	return out
+}
+
+// formatValue writes v so that parseValue reads it back: enums by name, everything else as
+// fmt prints it.
+func formatValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) string {
+	if fd.Kind() == protoreflect.EnumKind {
+		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
+			return string(ev.Name())
+		}
+		return strconv.Itoa(int(v.Enum()))
+	}
+	return fmt.Sprint(v.Interface())
 }

@@ -24,6 +24,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 )
 
@@ -141,7 +142,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		faults: make([]bool, len(spec.Agents)),
 		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
 	}
-	return m.play(ctx, info.GetName(), info.GetRulesVersion(), info.GetSeats(), params)
+	return m.play(ctx, info, params)
 }
 
 func resolveLimits(l *matchv1.Limits) *matchv1.Limits {
@@ -189,11 +190,11 @@ type errRecord struct{ err error }
 func (e *errRecord) Error() string { return "match: record event: " + e.err.Error() }
 func (e *errRecord) Unwrap() error { return e.err }
 
-func (m *run) play(ctx context.Context, game, rulesVersion string, seatNames []string, params *matchv1.GameParams) (*Result, error) {
-	m.seats = m.describe(ctx, seatNames)
+func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv1.GameParams) (*Result, error) {
+	m.seats = m.describe(ctx, info)
 	started := &eventsv1.MatchStarted{
-		Game:         game,
-		RulesVersion: rulesVersion,
+		Game:         info.GetName(),
+		RulesVersion: info.GetRulesVersion(),
 		Params:       params,
 		Seed:         m.spec.Seed,
 		Seats:        m.seats,
@@ -230,11 +231,14 @@ func (m *run) play(ctx context.Context, game, rulesVersion string, seatNames []s
 
 // describe asks every agent who it is, in parallel. An agent that does not answer is recorded
 // with an empty identity; its moves will fault and be defaulted.
-func (m *run) describe(ctx context.Context, seatNames []string) []*gamev1.SeatInfo {
+func (m *run) describe(ctx context.Context, info *refereev1.GameInfo) []*gamev1.SeatInfo {
 	seats := make([]*gamev1.SeatInfo, len(m.spec.Agents))
 	var wg sync.WaitGroup
 	for i, client := range m.spec.Agents {
-		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: seatNames[i], Agent: &gamev1.AgentInfo{}}
+		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: info.GetSeats()[i], Agent: &gamev1.AgentInfo{}}
+		if i < len(info.GetSeatRoles()) {
+			seats[i].Role = info.GetSeatRoles()[i]
+		}
 		wg.Go(func() {
 			cctx, cancel := context.WithTimeout(ctx, m.limits.GetMoveTimeout().AsDuration())
 			defer cancel()

@@ -420,17 +420,20 @@ func (m *match) observeAll(st games.State, when string) []*agentv1.Observation {
 		case !slices.Contains(toMove, s) && len(o.GetLegalMoves()) != 0:
 			t.Fatalf("%s: seat %d is not to move but has legal moves %v", when, s, o.GetLegalMoves())
 		}
-		// Purity: a second call is equal, and scribbling on it does not reach the state.
+		// Purity: a second call is equal, and scribbling on what was returned does not reach
+		// the state (nor a cached observation).
+		keep := proto.CloneOf(o)
 		second := safeObserve(t, st, s)
-		if !proto.Equal(o, second) {
+		if !proto.Equal(keep, second) {
 			t.Fatalf("%s: two calls of Observe(%d) differ", when, s)
 		}
+		scribble(o.ProtoReflect())
 		scribble(second.ProtoReflect())
-		if third := safeObserve(t, st, s); !proto.Equal(o, third) {
+		if third := safeObserve(t, st, s); !proto.Equal(keep, third) {
 			t.Fatalf("%s: changing an observation of seat %d changed the state", when, s)
 		}
-		m.checkPrivacy(s, o, when)
-		out[s] = o
+		m.checkPrivacy(s, keep, when)
+		out[s] = keep
 	}
 	return out
 }

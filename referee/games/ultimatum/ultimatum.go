@@ -90,6 +90,7 @@ func (game) Info() *refereev1.GameInfo {
 		Description:  "Multi-turn ultimatum: P1 holds money, P2 nothing; they take turns proposing how to split it until one accepts or rejects.",
 		RulesVersion: RulesVersion,
 		Seats:        seatNames[:],
+		SeatRoles:    seatRoles[:],
 		Params: []*refereev1.ParamInfo{
 			{
 				Name:         "total",
@@ -230,12 +231,12 @@ type state struct {
 	last    [2]offer
 	hasLast [2]bool
 
-	over   bool
-	cause  matchv1.EndCause
-	endBy  games.Seat // seat that accepted or rejected
-	deal   offer      // the accepted proposal, when cause is AGREEMENT
-	ending offer      // the proposal standing when the game was rejected, if any
-	hadEnd bool       // whether ending is set
+	over  bool
+	cause matchv1.EndCause
+	endBy games.Seat // seat that accepted or rejected
+	// final is the proposal standing at the end: the one accepted, or the one rejected.
+	final    offer
+	hasFinal bool
 
 	history games.History
 }
@@ -311,7 +312,6 @@ func (s *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.Matc
 				"accept names the proposal of turn %d, but the only proposal that can be accepted is %s's of turn %d (%s); set proposal_turn to %d or 0",
 				pt, seatNames[s.standing.proposer], s.standing.turn, s.splitText(s.standing.x), s.standing.turn)
 		}
-		s.deal = s.standing
 		s.end(seat, matchv1.EndCause_END_CAUSE_AGREEMENT)
 		s.record(seat, move, action.GetMessages(), s.outcomeSummary())
 	case *gamev1.Move_Reject:
@@ -325,7 +325,7 @@ func (s *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.Matc
 }
 
 func (s *state) end(seat games.Seat, cause matchv1.EndCause) {
-	s.ending, s.hadEnd = s.standing, s.hasStanding
+	s.final, s.hasFinal = s.standing, s.hasStanding
 	s.over, s.cause, s.endBy = true, cause, seat
 	s.hasStanding = false
 }
@@ -409,7 +409,7 @@ func (s *state) Default(games.Seat) *agentv1.Action {
 // payoffs returns each seat's final holdings.
 func (s *state) payoffs() [2]int64 {
 	if s.over && s.cause == matchv1.EndCause_END_CAUSE_AGREEMENT {
-		return [2]int64{s.p.total - s.deal.x, s.deal.x}
+		return [2]int64{s.p.total - s.final.x, s.final.x}
 	}
 	return [2]int64{}
 }
@@ -438,10 +438,10 @@ func (s *state) outcomeSummary() string {
 	case s.cause == matchv1.EndCause_END_CAUSE_AGREEMENT:
 		pay := s.payoffs()
 		return fmt.Sprintf("%s accepted %s's offer: P1 gets %d %s, P2 gets %d %s.",
-			by, seatNames[s.deal.proposer], pay[P1], c, pay[P2], c)
-	case s.hadEnd:
+			by, seatNames[s.final.proposer], pay[P1], c, pay[P2], c)
+	case s.hasFinal:
 		return fmt.Sprintf("%s rejected %s's offer (%s) on turn %d, so there is no deal and both get 0 %s.",
-			by, seatNames[s.ending.proposer], s.splitText(s.ending.x), s.turn, c)
+			by, seatNames[s.final.proposer], s.splitText(s.final.x), s.turn, c)
 	default:
 		return fmt.Sprintf("%s rejected on turn %d, so there is no deal and both get 0 %s.", by, s.turn, c)
 	}

@@ -1,6 +1,7 @@
 package ultimatum_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -229,6 +230,8 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestEndings covers every way a match ends. There is no END_CAUSE_TURN_LIMIT case: the last
+// turn allows only accept or reject, so a match always ends by one of them.
 func TestEndings(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -551,5 +554,19 @@ func TestRandomActionsAlwaysLegal(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestObserveUnknownSeat checks that a seat outside the game gets an empty observation with an
+// explanation, not a panic.
+func TestObserveUnknownSeat(t *testing.T) {
+	st := play(t, nil, propose(40))
+	for _, seat := range []games.Seat{-1, 2, 1 << 30} {
+		t.Run(fmt.Sprint(seat), func(t *testing.T) {
+			obs := st.Observe(seat)
+			if len(obs.GetLegalMoves()) != 0 || len(obs.GetHistory()) != 0 || obs.GetView() != nil || !strings.Contains(obs.GetBriefing(), "does not play") {
+				t.Errorf("Observe(%d) = %v", seat, obs)
+			}
+		})
 	}
 }

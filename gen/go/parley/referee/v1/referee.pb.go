@@ -182,7 +182,10 @@ type GameInfo struct {
 	// Display names of the seats, in seat order.
 	Seats []string `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
 	// Parameters the game takes.
-	Params        []*ParamInfo `protobuf:"bytes,5,rep,name=params,proto3" json:"params,omitempty"`
+	Params []*ParamInfo `protobuf:"bytes,5,rep,name=params,proto3" json:"params,omitempty"`
+	// Roles of the seats, in seat order (e.g. "seller", "buyer"); empty strings where seats are
+	// symmetric. Same length as seats.
+	SeatRoles     []string `protobuf:"bytes,6,rep,name=seat_roles,json=seatRoles,proto3" json:"seat_roles,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -248,6 +251,13 @@ func (x *GameInfo) GetSeats() []string {
 func (x *GameInfo) GetParams() []*ParamInfo {
 	if x != nil {
 		return x.Params
+	}
+	return nil
+}
+
+func (x *GameInfo) GetSeatRoles() []string {
+	if x != nil {
+		return x.SeatRoles
 	}
 	return nil
 }
@@ -672,13 +682,15 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1dparley/events/v1/events.proto\x1a\x1bparley/match/v1/match.proto\"\x12\n" +
 	"\x10ListGamesRequest\"F\n" +
 	"\x11ListGamesResponse\x121\n" +
-	"\x05games\x18\x01 \x03(\v2\x1b.parley.referee.v1.GameInfoR\x05games\"\xb1\x01\n" +
+	"\x05games\x18\x01 \x03(\v2\x1b.parley.referee.v1.GameInfoR\x05games\"\xd0\x01\n" +
 	"\bGameInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12#\n" +
 	"\rrules_version\x18\x03 \x01(\tR\frulesVersion\x12\x14\n" +
 	"\x05seats\x18\x04 \x03(\tR\x05seats\x124\n" +
-	"\x06params\x18\x05 \x03(\v2\x1c.parley.referee.v1.ParamInfoR\x06params\"\x98\x01\n" +
+	"\x06params\x18\x05 \x03(\v2\x1c.parley.referee.v1.ParamInfoR\x06params\x12\x1d\n" +
+	"\n" +
+	"seat_roles\x18\x06 \x03(\tR\tseatRoles\"\x98\x01\n" +
 	"\tParamInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x120\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1c.parley.referee.v1.ParamKindR\x04kind\x12#\n" +

@@ -15,7 +15,7 @@ from parley.events.v1 import events_pb2 as parley_dot_events_dot_v1_dot_events__
 from parley.match.v1 import match_pb2 as parley_dot_match_dot_v1_dot_match__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1dparley/events/v1/events.proto\x1a\x1bparley/match/v1/match.proto\"\x12\n\x10ListGamesRequest\"F\n\x11ListGamesResponse\x12\x31\n\x05games\x18\x01 \x03(\x0b\x32\x1b.parley.referee.v1.GameInfoR\x05games\"\xb1\x01\n\x08GameInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x02 \x01(\tR\x0b\x64\x65scription\x12#\n\rrules_version\x18\x03 \x01(\tR\x0crulesVersion\x12\x14\n\x05seats\x18\x04 \x03(\tR\x05seats\x12\x34\n\x06params\x18\x05 \x03(\x0b\x32\x1c.parley.referee.v1.ParamInfoR\x06params\"\x98\x01\n\tParamInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.parley.referee.v1.ParamKindR\x04kind\x12#\n\rdefault_value\x18\x03 \x01(\tR\x0c\x64\x65\x66\x61ultValue\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\"\xd4\x01\n\x11StartMatchRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x33\n\x06params\x18\x02 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x16\n\x06\x61gents\x18\x04 \x03(\tR\x06\x61gents\x12/\n\x06limits\x18\x05 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x19\n\x08match_id\x18\x06 \x01(\tR\x07matchId\"/\n\x12StartMatchResponse\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\",\n\x0fGetMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\"^\n\x10GetMatchResponse\x12\x34\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1c.parley.events.v1.MatchEventR\x06\x65vents\x12\x14\n\x05\x65nded\x18\x02 \x01(\x08R\x05\x65nded\"P\n\x18StreamMatchEventsRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x19\n\x08\x66rom_seq\x18\x02 \x01(\x04R\x07\x66romSeq\"O\n\x19StreamMatchEventsResponse\x12\x32\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1c.parley.events.v1.MatchEventR\x05\x65vent*}\n\tParamKind\x12\x1a\n\x16PARAM_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0ePARAM_KIND_INT\x10\x01\x12\x14\n\x10PARAM_KIND_FLOAT\x10\x02\x12\x15\n\x11PARAM_KIND_STRING\x10\x03\x12\x13\n\x0fPARAM_KIND_BOOL\x10\x04\x32\x8a\x03\n\x0eRefereeService\x12V\n\tListGames\x12#.parley.referee.v1.ListGamesRequest\x1a$.parley.referee.v1.ListGamesResponse\x12Y\n\nStartMatch\x12$.parley.referee.v1.StartMatchRequest\x1a%.parley.referee.v1.StartMatchResponse\x12S\n\x08GetMatch\x12\".parley.referee.v1.GetMatchRequest\x1a#.parley.referee.v1.GetMatchResponse\x12p\n\x11StreamMatchEvents\x12+.parley.referee.v1.StreamMatchEventsRequest\x1a,.parley.referee.v1.StreamMatchEventsResponse0\x01\x42\xce\x01\n\x15\x63om.parley.referee.v1B\x0cRefereeProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\xa2\x02\x03PRX\xaa\x02\x11Parley.Referee.V1\xca\x02\x11Parley\\Referee\\V1\xe2\x02\x1dParley\\Referee\\V1\\GPBMetadata\xea\x02\x13Parley::Referee::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1dparley/events/v1/events.proto\x1a\x1bparley/match/v1/match.proto\"\x12\n\x10ListGamesRequest\"F\n\x11ListGamesResponse\x12\x31\n\x05games\x18\x01 \x03(\x0b\x32\x1b.parley.referee.v1.GameInfoR\x05games\"\xd0\x01\n\x08GameInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x02 \x01(\tR\x0b\x64\x65scription\x12#\n\rrules_version\x18\x03 \x01(\tR\x0crulesVersion\x12\x14\n\x05seats\x18\x04 \x03(\tR\x05seats\x12\x34\n\x06params\x18\x05 \x03(\x0b\x32\x1c.parley.referee.v1.ParamInfoR\x06params\x12\x1d\n\nseat_roles\x18\x06 \x03(\tR\tseatRoles\"\x98\x01\n\tParamInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x30\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.parley.referee.v1.ParamKindR\x04kind\x12#\n\rdefault_value\x18\x03 \x01(\tR\x0c\x64\x65\x66\x61ultValue\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\"\xd4\x01\n\x11StartMatchRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x33\n\x06params\x18\x02 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x16\n\x06\x61gents\x18\x04 \x03(\tR\x06\x61gents\x12/\n\x06limits\x18\x05 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x19\n\x08match_id\x18\x06 \x01(\tR\x07matchId\"/\n\x12StartMatchResponse\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\",\n\x0fGetMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\"^\n\x10GetMatchResponse\x12\x34\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1c.parley.events.v1.MatchEventR\x06\x65vents\x12\x14\n\x05\x65nded\x18\x02 \x01(\x08R\x05\x65nded\"P\n\x18StreamMatchEventsRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x19\n\x08\x66rom_seq\x18\x02 \x01(\x04R\x07\x66romSeq\"O\n\x19StreamMatchEventsResponse\x12\x32\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1c.parley.events.v1.MatchEventR\x05\x65vent*}\n\tParamKind\x12\x1a\n\x16PARAM_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0ePARAM_KIND_INT\x10\x01\x12\x14\n\x10PARAM_KIND_FLOAT\x10\x02\x12\x15\n\x11PARAM_KIND_STRING\x10\x03\x12\x13\n\x0fPARAM_KIND_BOOL\x10\x04\x32\x8a\x03\n\x0eRefereeService\x12V\n\tListGames\x12#.parley.referee.v1.ListGamesRequest\x1a$.parley.referee.v1.ListGamesResponse\x12Y\n\nStartMatch\x12$.parley.referee.v1.StartMatchRequest\x1a%.parley.referee.v1.StartMatchResponse\x12S\n\x08GetMatch\x12\".parley.referee.v1.GetMatchRequest\x1a#.parley.referee.v1.GetMatchResponse\x12p\n\x11StreamMatchEvents\x12+.parley.referee.v1.StreamMatchEventsRequest\x1a,.parley.referee.v1.StreamMatchEventsResponse0\x01\x42\xce\x01\n\x15\x63om.parley.referee.v1B\x0cRefereeProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\xa2\x02\x03PRX\xaa\x02\x11Parley.Referee.V1\xca\x02\x11Parley\\Referee\\V1\xe2\x02\x1dParley\\Referee\\V1\\GPBMetadata\xea\x02\x13Parley::Referee::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.referee.v1.referee_pb2', globals())
@@ -23,28 +23,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\025com.parley.referee.v1B\014RefereeProtoP\001ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\242\002\003PRX\252\002\021Parley.Referee.V1\312\002\021Parley\\Referee\\V1\342\002\035Parley\\Referee\\V1\\GPBMetadata\352\002\023Parley::Referee::V1'
-  _PARAMKIND._serialized_start=1110
-  _PARAMKIND._serialized_end=1235
+  _PARAMKIND._serialized_start=1141
+  _PARAMKIND._serialized_end=1266
   _LISTGAMESREQUEST._serialized_start=114
   _LISTGAMESREQUEST._serialized_end=132
   _LISTGAMESRESPONSE._serialized_start=134
   _LISTGAMESRESPONSE._serialized_end=204
   _GAMEINFO._serialized_start=207
-  _GAMEINFO._serialized_end=384
-  _PARAMINFO._serialized_start=387
-  _PARAMINFO._serialized_end=539
-  _STARTMATCHREQUEST._serialized_start=542
-  _STARTMATCHREQUEST._serialized_end=754
-  _STARTMATCHRESPONSE._serialized_start=756
-  _STARTMATCHRESPONSE._serialized_end=803
-  _GETMATCHREQUEST._serialized_start=805
-  _GETMATCHREQUEST._serialized_end=849
-  _GETMATCHRESPONSE._serialized_start=851
-  _GETMATCHRESPONSE._serialized_end=945
-  _STREAMMATCHEVENTSREQUEST._serialized_start=947
-  _STREAMMATCHEVENTSREQUEST._serialized_end=1027
-  _STREAMMATCHEVENTSRESPONSE._serialized_start=1029
-  _STREAMMATCHEVENTSRESPONSE._serialized_end=1108
-  _REFEREESERVICE._serialized_start=1238
-  _REFEREESERVICE._serialized_end=1632
+  _GAMEINFO._serialized_end=415
+  _PARAMINFO._serialized_start=418
+  _PARAMINFO._serialized_end=570
+  _STARTMATCHREQUEST._serialized_start=573
+  _STARTMATCHREQUEST._serialized_end=785
+  _STARTMATCHRESPONSE._serialized_start=787
+  _STARTMATCHRESPONSE._serialized_end=834
+  _GETMATCHREQUEST._serialized_start=836
+  _GETMATCHREQUEST._serialized_end=880
+  _GETMATCHRESPONSE._serialized_start=882
+  _GETMATCHRESPONSE._serialized_end=976
+  _STREAMMATCHEVENTSREQUEST._serialized_start=978
+  _STREAMMATCHEVENTSREQUEST._serialized_end=1058
+  _STREAMMATCHEVENTSRESPONSE._serialized_start=1060
+  _STREAMMATCHEVENTSRESPONSE._serialized_end=1139
+  _REFEREESERVICE._serialized_start=1269
+  _REFEREESERVICE._serialized_end=1663
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,202 @@
+package gametest_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/gametest"
+	"github.com/parley-arena/parley/referee/games/ultimatum"
+)
+
+// envMutant names the mutant TestMutantChild runs the suite on.
+const envMutant = "GAMETEST_MUTANT"
+
+// TestRunCatchesBrokenGames proves the suite's checks can fail: each mutant breaks one promise
+// of the Game and State interfaces, the suite runs on it in a child process (a failing
+// *testing.T cannot be observed from inside), and the child must fail for that reason. The
+// unbroken wrapper must pass, so the failures are the mutations' doing.
+func TestRunCatchesBrokenGames(t *testing.T) {
+	tests := []struct {
+		mutant string
+		want   string // in the child's output; "" means the child must pass
+	}{
+		{"none", ""},
+		{"leaks-reasoning", "leaks \"gametest-reasoning-seat"},
+		{"leaks-notes", "leaks \"gametest-notes-seat"},
+		{"drops-messages", "a message addressed to it"},
+		{"impure-observe", "two calls of Observe"},
+		{"aliases-observation", "changing an observation"},
+		{"aliases-action", "after scribbling on an applied action"},
+		{"refusal-changes-state", "observation changed"},
+		{"shallow-clone", "on a clone: seat 0's observation changed"},
+		{"accepts-pass", "accepted, want a refusal"},
+		{"legal-moves-for-waiting-seat", "is not to move but has legal moves"},
+		{"wrong-payoff-count", "payoffs for 2 seats"},
+		{"replay-differs", "replay differs"},
+		{"panics-in-observe", "panicked"},
+		{"refuses-legal-proposals", "random legal action"},
+		{"illegal-default", "Default"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mutant, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestMutantChild$", "-test.short", "-test.v")
+			cmd.Env = append(os.Environ(), envMutant+"="+tc.mutant)
+			out, err := cmd.CombinedOutput()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("the suite fails on an unbroken game: %v\n%s", err, tail(out))
+			case tc.want == "":
+				if !strings.Contains(string(out), "--- PASS: TestMutantChild") {
+					t.Fatalf("the child did not run:\n%s", tail(out))
+				}
+			case err == nil:
+				t.Fatalf("the suite passes a game that is broken (%s)", tc.mutant)
+			case !strings.Contains(string(out), tc.want):
+				t.Fatalf("the suite fails, but not with %q:\n%s", tc.want, tail(out))
+			}
+		})
+	}
+}
+
+func tail(b []byte) string {
+	const n = 3000
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// TestMutantChild runs the suite on the mutant named in the environment; it is the child of
+// TestRunCatchesBrokenGames and does nothing on its own.
+func TestMutantChild(t *testing.T) {
+	name := os.Getenv(envMutant)
+	if name == "" {
+		t.Skip("run by TestRunCatchesBrokenGames")
+	}
+	gametest.Run(t, &mutantGame{Game: ultimatum.New(), mut: name}, nil)
+}
+
+// mutantGame wraps the ultimatum game and breaks it in the way mut names.
+type mutantGame struct {
+	games.Game
+	mut    string
+	starts int // NewState calls, for replay-differs
+}
+
+func (g *mutantGame) NewState(p *matchv1.GameParams, seed uint64) (games.State, error) {
+	st, err := g.Game.NewState(p, seed)
+	if err != nil {
+		return nil, err
+	}
+	g.starts++
+	return &mutantState{State: st, mut: g.mut, start: g.starts}, nil
+}
+
+type mutantState struct {
+	games.State
+	mut       string
+	start     int
+	reasoning []string
+	notes     []string
+	lastMove  *gamev1.Move // kept without copying, for aliases-action
+	observes  int
+	refusals  int
+	cached    map[games.Seat]*agentv1.Observation
+}
+
+func (s *mutantState) Apply(seat games.Seat, a *agentv1.Action) ([]*eventsv1.MatchEvent, error) {
+	if s.mut == "accepts-pass" && a.GetMove().GetPass() != nil && len(s.ToMove()) > 0 {
+		return nil, nil
+	}
+	if s.mut == "refuses-legal-proposals" && a.GetMove().GetPropose() != nil {
+		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_ILLEGAL_MOVE, "no proposals today")
+	}
+	ev, err := s.State.Apply(seat, a)
+	if err != nil {
+		s.refusals++
+		return nil, err
+	}
+	s.reasoning = append(s.reasoning, a.GetPrivateReasoning())
+	s.notes = append(s.notes, a.GetPrivateNotes())
+	s.lastMove = a.GetMove()
+	s.cached = nil
+	return ev, nil
+}
+
+func (s *mutantState) Observe(seat games.Seat) *agentv1.Observation {
+	o := s.State.Observe(seat)
+	switch s.mut {
+	case "leaks-reasoning":
+		o.Briefing += strings.Join(s.reasoning, " ")
+	case "leaks-notes":
+		o.Briefing += strings.Join(s.notes, " ")
+	case "drops-messages":
+		for _, h := range o.History {
+			h.Messages = nil
+		}
+	case "impure-observe":
+		s.observes++
+		o.Briefing += fmt.Sprint(s.observes)
+	case "aliases-observation":
+		if c, ok := s.cached[seat]; ok {
+			return c
+		}
+		if s.cached == nil {
+			s.cached = map[games.Seat]*agentv1.Observation{}
+		}
+		s.cached[seat] = o
+	case "aliases-action":
+		if s.lastMove != nil {
+			o.Briefing += s.lastMove.String()
+		}
+	case "refusal-changes-state":
+		o.Briefing += fmt.Sprint(s.refusals)
+	case "legal-moves-for-waiting-seat":
+		if !slices.Contains(s.ToMove(), seat) {
+			o.LegalMoves = []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_REJECT}
+		}
+	case "replay-differs":
+		o.Briefing += fmt.Sprint(s.start)
+	case "panics-in-observe":
+		if len(s.ToMove()) == 0 {
+			panic("no state to observe")
+		}
+	}
+	return o
+}
+
+func (s *mutantState) Default(seat games.Seat) *agentv1.Action {
+	if s.mut == "illegal-default" {
+		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}
+	}
+	return s.State.Default(seat)
+}
+
+func (s *mutantState) Outcome() *matchv1.Outcome {
+	out := s.State.Outcome()
+	if s.mut == "wrong-payoff-count" {
+		out.Payoffs = out.Payoffs[:1]
+	}
+	return out
+}
+
+func (s *mutantState) Clone() games.State {
+	if s.mut == "shallow-clone" {
+		return s
+	}
+	c := *s
+	c.State = s.State.Clone()
+	c.reasoning = slices.Clone(s.reasoning)
+	c.notes = slices.Clone(s.notes)
+	c.cached = nil
+	return &c
+}
