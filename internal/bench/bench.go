@@ -125,12 +125,12 @@ func (s *Setup) PlayMatch(ctx context.Context) (moves int, err error) {
 	return moves, nil
 }
 
-// RoundTrip sends the observation to the first agent once, as the referee would, without any
-// referee work around it.
-func (s *Setup) RoundTrip(ctx context.Context) error {
+// RoundTrip sends the observation to one agent once, as the referee would, without any referee
+// work around it.
+func (s *Setup) RoundTrip(ctx context.Context, agent int) error {
 	cctx, cancel := context.WithTimeout(ctx, match.DefaultMoveTimeout)
 	defer cancel()
-	_, err := s.agents[0].Client.Act(cctx, &agentv1.ActRequest{Observation: s.obs})
+	_, err := s.agents[agent].Client.Act(cctx, &agentv1.ActRequest{Observation: s.obs})
 	return err
 }
 
@@ -152,20 +152,34 @@ func (s *Setup) Matches(b *testing.B) {
 	}
 }
 
-// RoundTrips benchmarks the bare gRPC round trip.
+// RoundTrips benchmarks the bare gRPC round trip to one agent.
 func (s *Setup) RoundTrips(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.RoundTrip(ctx); err != nil {
+		if err := s.RoundTrip(ctx, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
+// AlternatingRoundTrips benchmarks bare round trips that alternate between the two agents, as
+// a match does; switching servers costs more than calling one server in a loop.
+func (s *Setup) AlternatingRoundTrips(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := s.RoundTrip(ctx, i%2); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
 // Report is what `parley bench` prints.
 type Report struct {
-	Match, RoundTrip testing.BenchmarkResult
+	Match, RoundTrip, AlternatingRoundTrip testing.BenchmarkResult
 }
 
 // MovesPerMatch is the mean number of agent moves per match.
@@ -177,6 +191,11 @@ func (r Report) NsPerMove() float64 { return r.Match.Extra["ns/move"] }
 // Ratio is NsPerMove over the bare round trip's time.
 func (r Report) Ratio() float64 { return r.NsPerMove() / float64(r.RoundTrip.NsPerOp()) }
 
+// AlternatingRatio is NsPerMove over the alternating round trip's time.
+func (r Report) AlternatingRatio() float64 {
+	return r.NsPerMove() / float64(r.AlternatingRoundTrip.NsPerOp())
+}
+
 // AllocsPerMove is the allocations of the whole process (referee, agents, NATS) per move.
 func (r Report) AllocsPerMove() float64 {
 	return float64(r.Match.AllocsPerOp()) / r.MovesPerMatch()
@@ -187,5 +206,9 @@ func (r Report) MatchesPerSecond() float64 { return 1e9 / float64(r.Match.NsPerO
 
 // Run runs both benchmarks once with testing.Benchmark.
 func (s *Setup) Run() Report {
-	return Report{Match: testing.Benchmark(s.Matches), RoundTrip: testing.Benchmark(s.RoundTrips)}
+	return Report{
+		Match:                testing.Benchmark(s.Matches),
+		RoundTrip:            testing.Benchmark(s.RoundTrips),
+		AlternatingRoundTrip: testing.Benchmark(s.AlternatingRoundTrips),
+	}
 }

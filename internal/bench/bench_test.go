@@ -18,6 +18,8 @@ func setup(b *testing.B) *Setup {
 func BenchmarkMatch(b *testing.B)     { setup(b).Matches(b) }
 func BenchmarkRoundTrip(b *testing.B) { setup(b).RoundTrips(b) }
 
+func BenchmarkAlternatingRoundTrip(b *testing.B) { setup(b).AlternatingRoundTrips(b) }
+
 // TestPlayMatch checks the benchmark's match is a real, finished match with moves.
 func TestPlayMatch(t *testing.T) {
 	s, err := NewSetup(context.Background())
@@ -32,7 +34,7 @@ func TestPlayMatch(t *testing.T) {
 	if moves < 2 {
 		t.Fatalf("benchmark match had %d moves; want a bargaining match of several", moves)
 	}
-	if err := s.RoundTrip(context.Background()); err != nil {
+	if err := s.RoundTrip(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -18,8 +18,26 @@ func (s *state) briefing(seat games.Seat) string {
 		fmt.Fprintf(&b, format, args...)
 		b.WriteByte('\n')
 	}
+	b.WriteString(s.rules[seat])
+	line("Your situation")
+	s.situation(seat, line)
+	line("")
+	line("What you may do now")
+	s.options(seat, line)
+	return b.String()
+}
+
+// rulesText is the part of the briefing that depends only on the parameters and the seat. It
+// is written once per match (see NewState): rebuilding it on every observation was a large
+// share of the referee's work per move.
+func rulesText(p params, seat games.Seat) string {
+	var b strings.Builder
+	line := func(format string, args ...any) {
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
 	me, opp := seatNames[seat], seatNames[1-seat]
-	c, total, maxTurns := s.p.currency, s.p.total, s.p.maxTurns
+	c, total, maxTurns := p.currency, p.total, p.maxTurns
 	lastMover := seatNames[(maxTurns+1)%2]
 
 	line("You are %s in a two-player bargaining game, a multi-turn ultimatum, against %s.", me, opp)
@@ -40,11 +58,6 @@ func (s *state) briefing(seat games.Seat) string {
 	line("- If your agent fails to give a usable answer, you reject.")
 	line("- %s sees your moves and any message you send. Your private reasoning and notes are never shown to %s.", opp, opp)
 	line("")
-	line("Your situation")
-	s.situation(seat, line)
-	line("")
-	line("What you may do now")
-	s.options(seat, line)
 	return b.String()
 }
 

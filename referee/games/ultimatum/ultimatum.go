@@ -130,7 +130,7 @@ func (game) NewState(params *matchv1.GameParams, _ uint64) (games.State, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &state{p: p, turn: 1}, nil
+	return &state{p: p, turn: 1, rules: &[2]string{rulesText(p, P1), rulesText(p, P2)}}, nil
 }
 
 // params are the resolved parameters, as plain values.
@@ -239,6 +239,9 @@ type state struct {
 	hasFinal bool
 
 	history games.History
+
+	// rules is the fixed part of each seat's briefing; shared by clones, never changed.
+	rules *[2]string
 }
 
 var _ games.State = (*state)(nil)

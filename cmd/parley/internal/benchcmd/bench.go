@@ -47,9 +47,11 @@ func run(ctx context.Context, deps *cli.Deps, count int) error {
 		r := s.Run()
 		fmt.Fprintf(deps.Out, "BenchmarkMatch\t%s\t%s\n", r.Match.String(), r.Match.MemString())
 		fmt.Fprintf(deps.Out, "BenchmarkRoundTrip\t%s\t%s\n", r.RoundTrip.String(), r.RoundTrip.MemString())
-		fmt.Fprintf(deps.Out, "# run %d: %.0f matches/s, %.0f moves/s, %.1f µs per move = %.2fx a bare round trip (%.1f µs), %.0f allocs per move\n",
-			i+1, r.MatchesPerSecond(), r.MatchesPerSecond()*r.MovesPerMatch(), r.NsPerMove()/1e3, r.Ratio(),
-			float64(r.RoundTrip.NsPerOp())/1e3, r.AllocsPerMove())
+		fmt.Fprintf(deps.Out, "BenchmarkAlternatingRoundTrip\t%s\t%s\n", r.AlternatingRoundTrip.String(), r.AlternatingRoundTrip.MemString())
+		fmt.Fprintf(deps.Out, "# run %d: %.0f matches/s, %.0f moves/s, %.1f µs per move = %.2fx a bare round trip (%.1f µs), %.2fx one alternating between the agents (%.1f µs); %.0f allocs per move\n",
+			i+1, r.MatchesPerSecond(), r.MatchesPerSecond()*r.MovesPerMatch(), r.NsPerMove()/1e3,
+			r.Ratio(), float64(r.RoundTrip.NsPerOp())/1e3,
+			r.AlternatingRatio(), float64(r.AlternatingRoundTrip.NsPerOp())/1e3, r.AllocsPerMove())
 	}
 	return nil
 }
