@@ -198,7 +198,11 @@ def main(argv=None):
     parser.add_argument("--log-level", default="WARNING", help="logging level for stderr (default %(default)s)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    serve(SteadyConceder(), args.listen, grace=args.grace)
+    try:
+        serve(SteadyConceder(), args.listen, grace=args.grace)
+    except RuntimeError as err:  # e.g. the port is taken
+        print("example_bot: %s" % err, file=sys.stderr)
+        return 1
     return 0
 
 

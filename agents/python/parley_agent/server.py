@@ -215,14 +215,10 @@ def serve(agent, address="127.0.0.1:50051", grace=5.0, max_workers=8, announce=T
     """Serve agent on address until SIGINT or SIGTERM, then stop, giving calls in flight up to
     `grace` seconds to finish. With announce, prints "listening on HOST:PORT" (the bound port)
     to stdout once the server accepts calls, so a harness can wait for that line."""
-    server, port = start(agent, address, max_workers=max_workers)
-    shown = listen_address(address, port)
-    log.info("listening on %s", shown)
-    if announce:
-        print("listening on %s" % shown, flush=True)
-
     if threading.current_thread() is not threading.main_thread():
         # Signal handlers can only be set in the main thread; the caller stops the server.
+        server, port = start(agent, address, max_workers=max_workers)
+        _announce(address, port, announce)
         server.wait_for_termination()
         return
 
@@ -232,9 +228,14 @@ def serve(agent, address="127.0.0.1:50051", grace=5.0, max_workers=8, announce=T
     def on_signal(signum, frame):
         stop.set()
 
+    # Handlers go in before the server starts, so a harness that signals as soon as it reads
+    # the "listening on" line always gets a clean stop.
     for sig in (signal.SIGINT, signal.SIGTERM):
         previous[sig] = signal.signal(sig, on_signal)
+    server = None
     try:
+        server, port = start(agent, address, max_workers=max_workers)
+        _announce(address, port, announce)
         # A timed wait keeps the main thread responsive to signals on every Python version.
         while not stop.wait(1.0):
             pass
@@ -243,8 +244,16 @@ def serve(agent, address="127.0.0.1:50051", grace=5.0, max_workers=8, announce=T
         # at once instead of waiting.
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        log.info("stopping (grace %.1fs)", grace)
-        try:
-            server.stop(grace).wait()
-        except KeyboardInterrupt:
-            server.stop(0).wait()
+        if server is not None:
+            log.info("stopping (grace %.1fs)", grace)
+            try:
+                server.stop(grace).wait()
+            except KeyboardInterrupt:
+                server.stop(0).wait()
+
+
+def _announce(address, port, announce):
+    shown = listen_address(address, port)
+    log.info("listening on %s", shown)
+    if announce:
+        print("listening on %s" % shown, flush=True)

@@ -9,7 +9,6 @@ import select
 import signal
 import subprocess
 import sys
-import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -119,7 +118,7 @@ class ExampleBotOverGrpc(LegalityMixin, unittest.TestCase):
         self.assertTrue(info.description)
 
     def test_p1_first_turn_with_default_params(self):
-        obs = observation(seat=0, turn=1, legal=[PROPOSE], resolved=False)
+        obs = observation(seat=0, turn=1, legal=[PROPOSE, REJECT], resolved=False)
         act = self.act(obs)
         self.assertEqual(act.move.WhichOneof("kind"), "propose")
         self.assertEqual(offered_to_p2(act), 40)  # asks 60 of 100 for itself
@@ -127,7 +126,7 @@ class ExampleBotOverGrpc(LegalityMixin, unittest.TestCase):
 
     def test_p1_proposal_respects_narrow_bounds(self):
         bounds = [game_pb2.Bound(seat=0, side=game_pb2.SHARE_SIDE_GIVES, resource="Dollars", min=45, max=55)]
-        act = self.act(observation(seat=0, turn=1, legal=[PROPOSE], bounds=bounds))
+        act = self.act(observation(seat=0, turn=1, legal=[PROPOSE, REJECT], bounds=bounds))
         self.assertEqual(offered_to_p2(act), 45)
 
     def test_p2_accepts_generous_offer(self):
@@ -164,7 +163,7 @@ class ExampleBotOverGrpc(LegalityMixin, unittest.TestCase):
     def test_last_rejection_with_only_propose_legal(self):
         rej = game_pb2.Rejection(code=game_pb2.REJECTION_CODE_INVALID_TERMS, message="x over 100")
         bounds = [game_pb2.Bound(seat=0, side=game_pb2.SHARE_SIDE_GIVES, resource="Dollars", min=0, max=30)]
-        act = self.act(observation(seat=0, turn=1, legal=[PROPOSE], bounds=bounds, rejection=rej))
+        act = self.act(observation(seat=0, turn=1, legal=[PROPOSE, REJECT], bounds=bounds, rejection=rej))
         self.assertEqual(act.move.WhichOneof("kind"), "propose")
         self.assertEqual(offered_to_p2(act), 30)
 
@@ -193,17 +192,15 @@ class EveryObservationGetsALegalMove(LegalityMixin, unittest.TestCase):
 
     def test_sweep(self):
         bot = example_bot.SteadyConceder()
-        for total in (1, 10, 100, 10**10):
-            for max_turns in (1, 2, 3, 8):
+        for total in (1, 10, 100, 10**10, 2**53):
+            for max_turns in (1, 2, 3, 8, 9):
                 for turn in range(1, max_turns + 1):
                     seat = (turn - 1) % 2
                     last = turn == max_turns
                     for offer in (None, 0, 1, total // 3, total // 2, total):
-                        legal = [ACCEPT, REJECT] if offer is not None else [REJECT]
-                        if not last:
-                            legal.insert(0, PROPOSE)
-                        if offer is None and last:
-                            legal = [REJECT]
+                        # As the referee lists them: propose but on the last turn, accept when
+                        # there is an offer, reject always.
+                        legal = ([] if last else [PROPOSE]) + ([] if offer is None else [ACCEPT]) + [REJECT]
                         obs = observation(seat, turn, legal, total=total, max_turns=max_turns, offer=offer)
                         with self.subTest(total=total, max_turns=max_turns, turn=turn, offer=offer):
                             act = bot.act(obs)
@@ -226,7 +223,7 @@ class FailingAgent(unittest.TestCase):
         self.addCleanup(lambda: server.stop(None).wait())
         with grpc.insecure_channel("127.0.0.1:%d" % port) as channel:
             stub = agent_pb2_grpc.AgentServiceStub(channel)
-            req = agent_pb2.ActRequest(observation=observation(seat=0, turn=3, legal=[PROPOSE]))
+            req = agent_pb2.ActRequest(observation=observation(seat=0, turn=3, legal=[PROPOSE, REJECT]))
             for _ in range(2):  # the second call proves the server survived the first
                 with self.assertLogs("parley_agent", level="ERROR"):
                     with self.assertRaises(grpc.RpcError) as cm:
@@ -255,9 +252,15 @@ class FailingAgent(unittest.TestCase):
 
 
 class OneCommand(unittest.TestCase):
-    """The bot starts with one command, announces its address, and stops cleanly on SIGTERM."""
+    """The bot starts with one command, announces its address, and stops cleanly on a signal."""
 
     def test_start_announce_describe_sigterm(self):
+        self.run_bot_until(signal.SIGTERM)
+
+    def test_start_announce_describe_sigint(self):
+        self.run_bot_until(signal.SIGINT)
+
+    def run_bot_until(self, sig):
         script = os.path.join(PY_DIR, "example_bot.py")
         proc = subprocess.Popen(["/usr/bin/python3", script, "--listen", "127.0.0.1:0", "--grace", "1"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/")
@@ -274,7 +277,7 @@ class OneCommand(unittest.TestCase):
             stub = agent_pb2_grpc.AgentServiceStub(channel)
             info = stub.Describe(agent_pb2.DescribeRequest(), timeout=TIMEOUT).agent
             self.assertEqual(info.name, "steady-conceder")
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         self.assertEqual(proc.wait(timeout=TIMEOUT), 0, proc.stderr.read())
 
 
