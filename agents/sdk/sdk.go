@@ -165,6 +165,10 @@ func (s *service) Act(ctx context.Context, req *agentv1.ActRequest) (resp *agent
 		if _, ok := status.FromError(err); ok {
 			return nil, err
 		}
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			// Out of time is the referee's business to classify, not an agent bug.
+			return nil, status.FromContextError(err).Err()
+		}
 		return nil, status.Errorf(codes.Internal, "act: %v", err)
 	}
 	return &agentv1.ActResponse{Action: action, Turn: obs.GetTurn()}, nil

@@ -148,14 +148,14 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 func resolveLimits(l *matchv1.Limits) *matchv1.Limits {
 	out := &matchv1.Limits{
 		MoveTimeout:   durationpb.New(DefaultMoveTimeout),
-		MaxRetries:    DefaultMaxRetries,
+		MaxRetries:    proto.Int32(DefaultMaxRetries),
 		MaxReplyBytes: DefaultMaxReplyBytes,
 	}
 	if d := l.GetMoveTimeout(); d != nil && d.AsDuration() > 0 {
 		out.MoveTimeout = durationpb.New(d.AsDuration())
 	}
-	if l.GetMaxRetries() > 0 {
-		out.MaxRetries = l.GetMaxRetries()
+	if l != nil && l.MaxRetries != nil {
+		out.MaxRetries = proto.Int32(max(0, l.GetMaxRetries()))
 	}
 	if l.GetMaxReplyBytes() > 0 {
 		out.MaxReplyBytes = l.GetMaxReplyBytes()
@@ -175,7 +175,7 @@ type run struct {
 	faults []bool     // faults[seat]: the seat's agent faulted at least once
 	logger *slog.Logger
 
-	lastWasDefault bool // the last applied action was a default move
+	lastWasDefault bool // a default move was applied on the last turn played
 }
 
 // errVoid carries the reason a match is void because of something that is not an agent's
@@ -351,6 +351,7 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 	if ctx.Err() != nil {
 		return &errVoid{reason: "the match was cancelled"}
 	}
+	m.lastWasDefault = false
 	for _, d := range decisions {
 		for _, ev := range d.pending {
 			if err := m.emit(ctx, turn, ev); err != nil {
@@ -365,7 +366,9 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 				return &errVoid{reason: fmt.Sprintf("referee error: seat %d's validated action was refused when applied: %v", d.seat, err)}
 			}
 		}
-		m.lastWasDefault = d.defaultReason != ""
+		// Any seat's default counts, not only the last in seat order: simultaneous moves end a
+		// match together.
+		m.lastWasDefault = m.lastWasDefault || d.defaultReason != ""
 		taken := &eventsv1.ActionTaken{Seat: d.seat, Action: d.action, Attempt: d.attempt, DefaultReason: d.defaultReason}
 		if err := m.emitTaken(ctx, turn, taken, gameEvents); err != nil {
 			return err
@@ -467,6 +470,11 @@ func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observatio
 	resp, err := m.spec.Agents[seat].Act(cctx, &agentv1.ActRequest{Observation: obs}, grpc.MaxCallRecvMsgSize(int(m.limits.GetMaxReplyBytes())))
 	if err != nil {
 		f := classify(err, m.limits.GetMaxReplyBytes())
+		// An error that comes once the time is up is a timeout, whatever its code: an agent's
+		// own copy of the deadline may fire first and answer, say, Internal "deadline exceeded".
+		if deadline, ok := cctx.Deadline(); ok && ctx.Err() == nil && !time.Now().Before(deadline) {
+			f.Kind = eventsv1.FaultKind_FAULT_KIND_TIMEOUT
+		}
 		f.Seat = seat
 		m.logger.Info("agent fault", "seat", seat, "turn", obs.GetTurn(), "kind", f.GetKind(), "detail", f.GetDetail())
 		return nil, nil, f
@@ -557,8 +565,14 @@ func (m *run) faultedSeats() []int32 {
 
 // outcome is the rules' outcome plus what only the runner knows: which seats faulted, and
 // whether a default move ended the match.
-func (m *run) outcome() *matchv1.Outcome {
-	out := proto.CloneOf(m.state.Outcome())
+func (m *run) outcome() (out *matchv1.Outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			m.logger.Error("rules panicked", "panic", p)
+			out = &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: fmt.Sprintf("Void: referee error: the rules failed (%v)", p), FaultedSeats: m.faultedSeats()}
+		}
+	}()
+	out = proto.CloneOf(m.state.Outcome())
 	out.FaultedSeats = m.faultedSeats()
 	if m.lastWasDefault && out.GetCause() != matchv1.EndCause_END_CAUSE_AGREEMENT {
 		out.Cause = matchv1.EndCause_END_CAUSE_AGENT_FAULT

@@ -72,7 +72,7 @@ func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
 			if a.GetVersion() != "" {
 				who += " " + a.GetVersion()
 			}
-			seats = append(seats, fmt.Sprintf("%s = %s", seat.GetName(), who))
+			seats = append(seats, fmt.Sprintf("%s = %s", t.name(int32(i)), who))
 		}
 		t.printf("Match %s: %s (rules %s), seed %d\n", ev.GetMatchId(), s.GetGame(), s.GetRulesVersion(), s.GetSeed())
 		if params := games.FormatParams(s.GetParams()); len(params) > 0 {

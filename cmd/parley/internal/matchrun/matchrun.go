@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
@@ -88,29 +90,8 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	}
 	logger := deps.Logger(level)
 
-	var recorders []match.Recorder
-	if o.RecordPath != "" {
-		f, err := os.Create(o.RecordPath)
-		if err != nil {
-			return nil, fmt.Errorf("--record: %w", err)
-		}
-		defer f.Close()
-		recorders = append(recorders, record.NewWriter(f))
-	}
-
-	b, err := bus.Open(ctx, bus.Config{URL: o.NATS}, logger)
-	if err != nil {
-		return nil, fmt.Errorf("nats: %w", err)
-	}
-	defer b.Close()
-	if exists, err := bus.MatchExists(ctx, b, req.MatchID); err != nil {
-		return nil, fmt.Errorf("nats: %w", err)
-	} else if exists {
-		return nil, cli.Usagef("match %q is already recorded on %s; choose another --match-id or --seed", req.MatchID, b.URL())
-	}
-	pub := bus.NewPublisher(b)
-	recorders = append(recorders, pub)
-
+	// Agents first: a mistyped or unreachable agent is reported before a NATS server is
+	// started or dialled.
 	conns, err := agentconn.OpenAll(ctx, req.Agents)
 	if err != nil {
 		return nil, cli.Usagef("%v", err)
@@ -123,6 +104,29 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	for i, c := range conns {
 		clients[i] = c.Client
 	}
+
+	b, err := bus.Open(ctx, bus.Config{URL: o.NATS}, logger)
+	if err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	}
+	defer b.Close()
+	if exists, err := bus.MatchExists(ctx, b, req.MatchID); err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	} else if exists {
+		return nil, cli.Usagef("match %q is already recorded on %s; choose another --match-id or --seed", req.MatchID, b.URL())
+	}
+	// The record file is created only now, so a run refused above leaves an existing file alone.
+	var recorders []match.Recorder
+	if o.RecordPath != "" {
+		f, err := os.Create(o.RecordPath)
+		if err != nil {
+			return nil, fmt.Errorf("--record: %w", err)
+		}
+		defer f.Close()
+		recorders = append(recorders, record.NewWriter(f))
+	}
+	pub := bus.NewPublisher(b)
+	recorders = append(recorders, pub)
 
 	if o.JSON {
 		recorders = append(recorders, record.NewWriter(deps.Out))
@@ -138,7 +142,7 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 		Agents: clients,
 		Limits: &matchv1.Limits{
 			MoveTimeout:   durationpb.New(o.MoveTimeout),
-			MaxRetries:    int32(o.Retries),
+			MaxRetries:    proto.Int32(int32(o.Retries)),
 			MaxReplyBytes: int32(o.MaxReplyBytes),
 		},
 		Prefix:   req.Prefix,
@@ -169,5 +173,15 @@ func preflight(ctx context.Context, conns []*agentconn.Conn, timeout time.Durati
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	// One line however many agents failed: errors.Join would put each on its own line.
+	var msgs []string
+	for _, err := range errs {
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }

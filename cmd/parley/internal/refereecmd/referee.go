@@ -82,7 +82,11 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
 
-	fmt.Fprintf(deps.Out, "referee listening on %s, events to %s\n", lis.Addr(), b.URL())
+	events := b.URL()
+	if events == "" {
+		events = "an embedded NATS server"
+	}
+	fmt.Fprintf(deps.Out, "referee listening on %s, events to %s\n", lis.Addr(), events)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(lis) }()
 	select {

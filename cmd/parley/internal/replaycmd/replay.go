@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -77,8 +78,14 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		return record.Transcript(deps.Out, events, record.TranscriptOptions{ShowPrivate: o.run.ShowPrivate})
 	}
-	if o.fromTurn < 1 {
-		return cli.Usagef("--from-turn must be 1 or more, got %d", o.fromTurn)
+	lastTurn := int32(1)
+	for _, ev := range events {
+		if ev.GetActionTaken() != nil {
+			lastTurn = max(lastTurn, ev.GetTurn())
+		}
+	}
+	if o.fromTurn < 1 || o.fromTurn > lastTurn {
+		return cli.Usagef("--from-turn must be between 1 and %d, the last turn played in %s; got %d", lastTurn, o.path, o.fromTurn)
 	}
 	if err := o.run.Validate(); err != nil {
 		return err
@@ -87,6 +94,10 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	game, err := deps.Games.Lookup(started.GetGame())
 	if err != nil {
 		return cli.Usagef("%s: %v", o.path, err)
+	}
+	if seats := game.Info().GetSeats(); len(o.agents) != len(seats) {
+		return cli.Usagef("continuing %s from turn %d needs %d agents, one per seat (%s), given with --agent; got %d",
+			started.GetGame(), o.fromTurn, len(seats), strings.Join(seats, ", "), len(o.agents))
 	}
 	if v := game.Info().GetRulesVersion(); v != started.GetRulesVersion() {
 		fmt.Fprintf(deps.Err, "warning: the record was made with %s rules version %s; this binary has version %s\n", started.GetGame(), started.GetRulesVersion(), v)

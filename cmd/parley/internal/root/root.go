@@ -2,6 +2,9 @@
 package root
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/agentcmd"
@@ -27,6 +30,20 @@ Every flag can also be set from the environment variable shown in its help.`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return cli.ApplyEnv(cmd, deps.Getenv)
 		},
+		// With Args and RunE set, an unknown subcommand is a one-line usage error rather than
+		// cobra's multi-line message (exit status 1); no subcommand at all prints the help.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			hint := ""
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+			}
+			return cli.Usagef("unknown command %q%s; see `parley --help` for the commands", args[0], hint)
+		},
+		RunE:                       func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		SuggestionsMinimumDistance: 2,
 	}
 	cmd.SetOut(deps.Out)
 	cmd.SetErr(deps.Err)
@@ -40,5 +57,22 @@ Every flag can also be set from the environment variable shown in its help.`,
 		benchcmd.NewCmd(deps),
 	)
 	cli.DocumentEnv(cmd)
+	usageArgs(cmd)
 	return cmd
+}
+
+// usageArgs makes a wrong number of arguments to any subcommand a usage error (exit status 2)
+// that shows how the command is called.
+func usageArgs(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		if check := sub.Args; check != nil {
+			sub.Args = func(c *cobra.Command, args []string) error {
+				if err := check(c, args); err != nil {
+					return cli.Usagef("%s: %v; usage: %s", c.Name(), err, c.UseLine())
+				}
+				return nil
+			}
+		}
+		usageArgs(sub)
+	}
 }

@@ -171,8 +171,8 @@ type Limits struct {
 	// Time an agent has to answer one request. Default 10s.
 	MoveTimeout *durationpb.Duration `protobuf:"bytes,1,opt,name=move_timeout,json=moveTimeout,proto3" json:"move_timeout,omitempty"`
 	// Refused actions an agent may replace per move before the game's default move is applied.
-	// Default 2 (three attempts in all).
-	MaxRetries int32 `protobuf:"varint,2,opt,name=max_retries,json=maxRetries,proto3" json:"max_retries,omitempty"`
+	// Unset: 2 (three attempts in all); 0: the first refused action is final.
+	MaxRetries *int32 `protobuf:"varint,2,opt,name=max_retries,json=maxRetries,proto3,oneof" json:"max_retries,omitempty"`
 	// Largest reply, in bytes, the referee reads from an agent. Default 64 KiB.
 	MaxReplyBytes int32 `protobuf:"varint,3,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -217,8 +217,8 @@ func (x *Limits) GetMoveTimeout() *durationpb.Duration {
 }
 
 func (x *Limits) GetMaxRetries() int32 {
-	if x != nil {
-		return x.MaxRetries
+	if x != nil && x.MaxRetries != nil {
+		return *x.MaxRetries
 	}
 	return 0
 }
@@ -320,12 +320,13 @@ const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"GameParams\x12A\n" +
 	"\tultimatum\x18\x01 \x01(\v2!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatumB\b\n" +
-	"\x06family\"\x8f\x01\n" +
+	"\x06family\"\xa4\x01\n" +
 	"\x06Limits\x12<\n" +
-	"\fmove_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\vmoveTimeout\x12\x1f\n" +
-	"\vmax_retries\x18\x02 \x01(\x05R\n" +
-	"maxRetries\x12&\n" +
-	"\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytes\"\xb1\x01\n" +
+	"\fmove_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\vmoveTimeout\x12$\n" +
+	"\vmax_retries\x18\x02 \x01(\x05H\x00R\n" +
+	"maxRetries\x88\x01\x01\x12&\n" +
+	"\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytesB\x0e\n" +
+	"\f_max_retries\"\xb1\x01\n" +
 	"\aOutcome\x12/\n" +
 	"\x05cause\x18\x01 \x01(\x0e2\x19.parley.match.v1.EndCauseR\x05cause\x12\x18\n" +
 	"\apayoffs\x18\x02 \x03(\x01R\apayoffs\x12\x1c\n" +
@@ -383,6 +384,7 @@ func file_parley_match_v1_match_proto_init() {
 	file_parley_match_v1_match_proto_msgTypes[0].OneofWrappers = []any{
 		(*GameParams_Ultimatum)(nil),
 	}
+	file_parley_match_v1_match_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -1,0 +1,206 @@
+package games_test
+
+import (
+	"fmt"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/games"
+)
+
+func chooseMove(option string) *gamev1.Move {
+	return &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: option}}}
+}
+
+func msg(text string, to ...games.Seat) *gamev1.Message {
+	return &gamev1.Message{To: to, Text: text}
+}
+
+// threeSeatHistory is a history of a made-up three-seat game:
+//
+//	turn 1: seat 0 moves in public and sends a public message, one to seat 1, one to seat 2
+//	        and one to seats 1 and 2;
+//	turn 2: seat 1 moves so that only seat 2 sees the move, and messages seat 0;
+//	turn 2: the referee announces a draw;
+//	turn 3: seat 2 moves so that nobody else sees it, with no messages.
+func threeSeatHistory() *games.History {
+	h := &games.History{}
+	h.AddMove(1, 0, chooseMove("open"),
+		[]*gamev1.Message{msg("hi all"), msg("psst 1", 1), msg("psst 2", 2), msg("both", 1, 2)},
+		"seat 0 opens")
+	h.AddMove(2, 1, chooseMove("hidden"), []*gamev1.Message{msg("for 0", 0)}, "seat 1 chooses", 2)
+	h.AddAnnouncement(2, "a card is drawn")
+	h.AddMove(3, 2, chooseMove("secret"), nil, "seat 2 chooses in secret", 2)
+	return h
+}
+
+func TestHistoryFor(t *testing.T) {
+	announcement := &agentv1.HistoryEntry{Turn: 2, FromReferee: true, Summary: "a card is drawn"}
+	tests := []struct {
+		name string
+		seat games.Seat
+		want []*agentv1.HistoryEntry
+	}{
+		{
+			name: "seat 0 sees all its own messages, only the message addressed to it on turn 2",
+			seat: 0,
+			want: []*agentv1.HistoryEntry{
+				{Turn: 1, Seat: 0, Move: chooseMove("open"), Summary: "seat 0 opens",
+					Messages: []*gamev1.Message{msg("hi all"), msg("psst 1", 1), msg("psst 2", 2), msg("both", 1, 2)}},
+				{Turn: 2, Seat: 1, Messages: []*gamev1.Message{msg("for 0", 0)}},
+				announcement,
+			},
+		},
+		{
+			name: "seat 1 sees public and its messages, and its own hidden move",
+			seat: 1,
+			want: []*agentv1.HistoryEntry{
+				{Turn: 1, Seat: 0, Move: chooseMove("open"), Summary: "seat 0 opens",
+					Messages: []*gamev1.Message{msg("hi all"), msg("psst 1", 1), msg("both", 1, 2)}},
+				{Turn: 2, Seat: 1, Move: chooseMove("hidden"), Summary: "seat 1 chooses",
+					Messages: []*gamev1.Message{msg("for 0", 0)}},
+				announcement,
+			},
+		},
+		{
+			name: "seat 2 sees the move shown to it without the message not for it, and its secret move",
+			seat: 2,
+			want: []*agentv1.HistoryEntry{
+				{Turn: 1, Seat: 0, Move: chooseMove("open"), Summary: "seat 0 opens",
+					Messages: []*gamev1.Message{msg("hi all"), msg("psst 2", 2), msg("both", 1, 2)}},
+				{Turn: 2, Seat: 1, Move: chooseMove("hidden"), Summary: "seat 1 chooses"},
+				announcement,
+				{Turn: 3, Seat: 2, Move: chooseMove("secret"), Summary: "seat 2 chooses in secret"},
+			},
+		},
+		{
+			name: "a seat that is not playing sees only public things",
+			seat: 7,
+			want: []*agentv1.HistoryEntry{
+				{Turn: 1, Seat: 0, Move: chooseMove("open"), Summary: "seat 0 opens",
+					Messages: []*gamev1.Message{msg("hi all")}},
+				announcement,
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := threeSeatHistory()
+			if h.Len() != 4 {
+				t.Fatalf("Len() = %d, want 4", h.Len())
+			}
+			assertEntries(t, h.For(tc.seat), tc.want)
+		})
+	}
+}
+
+func assertEntries(t *testing.T, got, want []*agentv1.HistoryEntry) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d entries, want %d:\ngot  %v\nwant %v", len(got), len(want), got, want)
+	}
+	for i := range got {
+		if !proto.Equal(got[i], want[i]) {
+			t.Errorf("entry %d:\ngot  %v\nwant %v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestHistoryForReturnsCopies(t *testing.T) {
+	mutations := []struct {
+		name   string
+		mutate func(e []*agentv1.HistoryEntry)
+	}{
+		{"move option", func(e []*agentv1.HistoryEntry) { e[0].GetMove().GetChoose().Option = "changed" }},
+		{"move kind", func(e []*agentv1.HistoryEntry) { e[0].Move.Kind = &gamev1.Move_Pass{Pass: &gamev1.Pass{}} }},
+		{"message text", func(e []*agentv1.HistoryEntry) { e[0].Messages[0].Text = "changed" }},
+		{"message recipients", func(e []*agentv1.HistoryEntry) { e[0].Messages[1].To[0] = 2 }},
+		{"message appended", func(e []*agentv1.HistoryEntry) { e[0].Messages = append(e[0].Messages, msg("extra")) }},
+		{"summary", func(e []*agentv1.HistoryEntry) { e[0].Summary = "changed" }},
+		{"announcement", func(e []*agentv1.HistoryEntry) { e[2].Summary = "changed" }},
+		{"turn and seat", func(e []*agentv1.HistoryEntry) { e[1].Turn, e[1].Seat = 99, 2 }},
+	}
+	for _, tc := range mutations {
+		t.Run(tc.name, func(t *testing.T) {
+			h := threeSeatHistory()
+			before := h.For(1)
+			tc.mutate(h.For(1))
+			assertEntries(t, h.For(1), before)
+			// Another seat's view is untouched too.
+			other := threeSeatHistory()
+			assertEntries(t, h.For(0), other.For(0))
+		})
+	}
+}
+
+func TestHistoryClone(t *testing.T) {
+	// Every entry is a public announcement, so For(0) lists every entry's summary.
+	summaries := func(h *games.History) []string {
+		var out []string
+		for _, e := range h.For(0) {
+			out = append(out, e.GetSummary())
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		// prefix entries are written before cloning; 3 or 5 leave spare capacity in the slice
+		// (appends grow it to 4 and 8), which is where an append to one could show in the other.
+		prefix     int
+		afterOrig  []string // appended to the original after cloning
+		afterClone []string // appended to the clone after cloning
+		origFirst  bool
+	}{
+		{name: "empty", prefix: 0, afterOrig: []string{"o1"}, afterClone: []string{"c1"}, origFirst: true},
+		{name: "original appends first", prefix: 3, afterOrig: []string{"o1"}, afterClone: []string{"c1"}, origFirst: true},
+		{name: "clone appends first", prefix: 3, afterOrig: []string{"o1"}, afterClone: []string{"c1"}, origFirst: false},
+		{name: "several each, original first", prefix: 5, afterOrig: []string{"o1", "o2"}, afterClone: []string{"c1", "c2", "c3"}, origFirst: true},
+		{name: "several each, clone first", prefix: 5, afterOrig: []string{"o1", "o2", "o3"}, afterClone: []string{"c1", "c2"}, origFirst: false},
+		{name: "only the clone appends", prefix: 5, afterClone: []string{"c1"}},
+		{name: "only the original appends", prefix: 5, afterOrig: []string{"o1"}, origFirst: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var orig games.History
+			var prefix []string
+			for i := range tc.prefix {
+				s := fmt.Sprintf("p%d", i)
+				orig.AddAnnouncement(int32(i), s)
+				prefix = append(prefix, s)
+			}
+			clone := orig.Clone()
+			add := func(h *games.History, ss []string) {
+				for _, s := range ss {
+					h.AddAnnouncement(9, s)
+				}
+			}
+			if tc.origFirst {
+				add(&orig, tc.afterOrig)
+				add(&clone, tc.afterClone)
+			} else {
+				add(&clone, tc.afterClone)
+				add(&orig, tc.afterOrig)
+			}
+			wantOrig := append(append([]string{}, prefix...), tc.afterOrig...)
+			wantClone := append(append([]string{}, prefix...), tc.afterClone...)
+			if got := summaries(&orig); fmt.Sprint(got) != fmt.Sprint(wantOrig) {
+				t.Errorf("original = %q, want %q", got, wantOrig)
+			}
+			if got := summaries(&clone); fmt.Sprint(got) != fmt.Sprint(wantClone) {
+				t.Errorf("clone = %q, want %q", got, wantClone)
+			}
+			if orig.Len() != len(wantOrig) || clone.Len() != len(wantClone) {
+				t.Errorf("Len: original %d, clone %d; want %d and %d", orig.Len(), clone.Len(), len(wantOrig), len(wantClone))
+			}
+			// A clone of the clone is independent of both.
+			grand := clone.Clone()
+			grand.AddAnnouncement(10, "g")
+			if got := summaries(&clone); fmt.Sprint(got) != fmt.Sprint(wantClone) {
+				t.Errorf("after appending to a clone of the clone, clone = %q, want %q", got, wantClone)
+			}
+		})
+	}
+}
