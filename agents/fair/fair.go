@@ -31,7 +31,8 @@ func DefaultConfig() Config { return Config{Open: 0.6, Target: 0.5, Floor: 0.2} 
 
 // Validate checks the shares are fractions with Floor <= Target <= Open.
 func (c Config) Validate() error {
-	if c.Floor < 0 || c.Open > 1 || c.Floor > c.Target || c.Target > c.Open {
+	// Written as "not in order" so that NaN, which compares false with everything, fails.
+	if !(0 <= c.Floor && c.Floor <= c.Target && c.Target <= c.Open && c.Open <= 1) {
 		return fmt.Errorf("fair: shares must satisfy 0 <= floor <= target <= open <= 1, got floor=%g target=%g open=%g", c.Floor, c.Target, c.Open)
 	}
 	return nil

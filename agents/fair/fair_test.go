@@ -174,7 +174,6 @@ func TestProposals(t *testing.T) {
 		{"P1, three turns", def, 100, 3, 0, []int64{40}},
 		{"P2, three turns", def, 100, 3, 1, []int64{50}},
 		{"P1, greedy", fair.Config{Open: 1, Target: 1, Floor: 1}, 100, 6, 0, []int64{0, 0, 0}},
-		{"P2, generous", fair.Config{}, 100, 6, 1, []int64{0, 0}},
 		// Turn 1: 0.6*7 = 4.2 -> 4; turn 3 (L=4, progress 2/3): 0.5333*7 = 3.73 -> 4.
 		{"P1, small total rounds", def, 7, 5, 0, []int64{3, 3}},
 	}
