@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/parley-arena/parley/agents/fair"
+	"github.com/parley-arena/parley/agents/fixed"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/agents/spe"
@@ -64,6 +65,19 @@ func Catalog() []Entry {
 					return nil, err
 				}
 				return fair.New(cfg)
+			},
+		},
+		{
+			Name:     "fixed",
+			Summary:  "ultimatum, scripted: offers the opponent the same amount every time, never accepts",
+			Settings: "offer=N (what the opponent gets; default 0)",
+			Keys:     []string{"offer"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				offer, err := uintSetting(s, "offer", 0)
+				if err != nil {
+					return nil, err
+				}
+				return fixed.New(int64(min(offer, 1<<62)))
 			},
 		},
 		{

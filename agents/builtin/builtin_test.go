@@ -1,0 +1,137 @@
+package builtin_test
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games/ultimatum"
+)
+
+// firstObservation is P1's observation on turn 1 of a 100-dollar, 8-turn ultimatum game.
+func firstObservation(t *testing.T) *agentv1.Observation {
+	t.Helper()
+	st, err := ultimatum.New().NewState(&matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
+		Total: proto.Int64(100), MaxTurns: proto.Int32(8),
+	}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Observe(0)
+}
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		name     string
+		agent    string
+		settings string // a URL query
+		// wantErr lists substrings of the error; empty means no error.
+		wantErr []string
+		// wantName is what the agent's Describe answers.
+		wantName string
+		// wantGives, for the fair agent, is what P1 offers on turn 1 of a 100-dollar game.
+		wantGives int64
+	}{
+		{name: "random", agent: "random", wantName: "random"},
+		{name: "random with a seed", agent: "random", settings: "seed=18446744073709551615", wantName: "random"},
+		{name: "fair defaults", agent: "fair", wantName: "fair", wantGives: 40},
+		{name: "fair open=0.7", agent: "fair", settings: "open=0.7", wantName: "fair", wantGives: 30},
+		{name: "fair every setting", agent: "fair", settings: "open=0.9&target=0.8&floor=0.1", wantName: "fair", wantGives: 10},
+		{name: "empty value means the default", agent: "fair", settings: "open=", wantName: "fair", wantGives: 40},
+		{name: "unknown name", agent: "greedy", wantErr: []string{`unknown built-in agent "greedy"`, "known: fair, random"}},
+		{name: "empty name", agent: "", wantErr: []string{`unknown built-in agent ""`, "known: fair, random"}},
+		{name: "names are case-sensitive", agent: "Fair", wantErr: []string{`unknown built-in agent "Fair"`}},
+		{name: "unknown setting of random", agent: "random", settings: "open=0.5",
+			wantErr: []string{"builtin agent random", `unknown setting "open"`, "accepted: seed=N"}},
+		{name: "unknown setting of fair", agent: "fair", settings: "seed=1",
+			wantErr: []string{"builtin agent fair", `unknown setting "seed"`, "accepted: open=F target=F floor=F"}},
+		{name: "negative seed", agent: "random", settings: "seed=-1",
+			wantErr: []string{"builtin agent random", `seed="-1"`, "want a non-negative whole number"}},
+		{name: "seed not a number", agent: "random", settings: "seed=abc",
+			wantErr: []string{`seed="abc"`, "want a non-negative whole number"}},
+		{name: "seed too big", agent: "random", settings: "seed=18446744073709551616",
+			wantErr: []string{`seed="18446744073709551616"`}},
+		{name: "share not a number", agent: "fair", settings: "open=lots",
+			wantErr: []string{"builtin agent fair", `open="lots"`, "want a number"}},
+		{name: "target not a number", agent: "fair", settings: "target=half",
+			wantErr: []string{`target="half"`, "want a number"}},
+		{name: "shares out of order", agent: "fair", settings: "open=0.4",
+			wantErr: []string{"builtin agent fair", "0 <= floor <= target <= open <= 1", "open=0.4"}},
+		{name: "share above one", agent: "fair", settings: "open=1.5",
+			wantErr: []string{"0 <= floor <= target <= open <= 1"}},
+		{name: "NaN share", agent: "fair", settings: "floor=NaN",
+			wantErr: []string{"0 <= floor <= target <= open <= 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			settings, err := url.ParseQuery(tc.settings)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := builtin.New(tc.agent, settings)
+			if len(tc.wantErr) > 0 {
+				if err == nil {
+					t.Fatalf("New(%q, %q) = %T, want an error", tc.agent, tc.settings, a)
+				}
+				for _, s := range tc.wantErr {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not contain %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("New(%q, %q): %v", tc.agent, tc.settings, err)
+			}
+			d, ok := a.(sdk.Describer)
+			if !ok {
+				t.Fatalf("%T does not describe itself", a)
+			}
+			if got := d.Describe().GetName(); got != tc.wantName {
+				t.Errorf("Describe().Name = %q, want %q", got, tc.wantName)
+			}
+			if tc.agent != "fair" {
+				return
+			}
+			action, err := a.Act(context.Background(), firstObservation(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			shares := action.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()
+			if len(shares) != 1 || shares[0].GetGives()["Dollars"] != tc.wantGives {
+				t.Errorf("first proposal = %v, want P1 to give %d", action.GetMove(), tc.wantGives)
+			}
+		})
+	}
+}
+
+func TestCatalog(t *testing.T) {
+	cat := builtin.Catalog()
+	var names []string
+	for _, e := range cat {
+		names = append(names, e.Name)
+		if e.Summary == "" || e.New == nil {
+			t.Errorf("entry %q has no summary or constructor", e.Name)
+		}
+		for _, k := range e.Keys {
+			if !strings.Contains(e.Settings, k+"=") {
+				t.Errorf("entry %q: key %q is not documented in %q", e.Name, k, e.Settings)
+			}
+		}
+	}
+	if want := []string{"fair", "random"}; !slices.Equal(names, want) {
+		t.Errorf("Catalog names = %q, want %q", names, want)
+	}
+	if got := builtin.Names(); !slices.Equal(got, names) {
+		t.Errorf("Names() = %q, want %q", got, names)
+	}
+}
