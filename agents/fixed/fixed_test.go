@@ -6,8 +6,8 @@ import (
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
-	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"google.golang.org/protobuf/proto"
 )

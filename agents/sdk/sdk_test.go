@@ -3,6 +3,7 @@ package sdk_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -48,7 +49,7 @@ type server struct {
 	done   chan error // ServeListener's result
 }
 
-// serve starts a on 127.0.0.1:0 and stops it when the test ends.
+// serve serves a on 127.0.0.1:0 and stops it when the test ends.
 func serve(t *testing.T, a sdk.Agent, opts ...sdk.Option) *server {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -212,6 +213,20 @@ func TestActErrors(t *testing.T) {
 				return nil, status.Error(codes.ResourceExhausted, "budget spent")
 			},
 			code: codes.ResourceExhausted, wantMsg: "budget spent", exact: true,
+		},
+		{
+			name: "running out of time is DeadlineExceeded, not Internal",
+			act: func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+				return nil, fmt.Errorf("thinking: %w", context.DeadlineExceeded)
+			},
+			code: codes.DeadlineExceeded,
+		},
+		{
+			name: "a cancelled call is Canceled",
+			act: func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+				return nil, context.Canceled
+			},
+			code: codes.Canceled,
 		},
 		{
 			name: "panic becomes Internal",

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,7 +46,12 @@ func Open(ctx context.Context, spec string) (*Conn, error) {
 		return openBuiltin(ctx, spec)
 	case strings.HasPrefix(spec, "grpc://"):
 		target := strings.TrimPrefix(spec, "grpc://")
-		if _, _, err := net.SplitHostPort(target); err != nil {
+		_, port, err := net.SplitHostPort(target)
+		if err == nil {
+			// SplitHostPort takes anything after the last colon as the port ("1/agent" too).
+			_, err = strconv.ParseUint(port, 10, 16)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%w %q: want grpc://host:port", ErrBadAddress, spec)
 		}
 		return dial(spec, target)

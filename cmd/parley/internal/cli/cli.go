@@ -65,12 +65,15 @@ func EnvName(flag string) string {
 // DocumentEnv appends the backing environment variable to the help of every flag of cmd and
 // its subcommands.
 func DocumentEnv(cmd *cobra.Command) {
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+	document := func(f *pflag.Flag) {
 		if f.Name == "help" || strings.Contains(f.Usage, "$PARLEY_") {
 			return
 		}
 		f.Usage += fmt.Sprintf(" [$%s]", EnvName(f.Name))
-	})
+	}
+	// Persistent flags are not in Flags() until cobra merges them at parse time.
+	cmd.Flags().VisitAll(document)
+	cmd.PersistentFlags().VisitAll(document)
 	for _, sub := range cmd.Commands() {
 		DocumentEnv(sub)
 	}

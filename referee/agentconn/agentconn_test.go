@@ -1,0 +1,303 @@
+package agentconn_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games/ultimatum"
+)
+
+// testTimeout bounds every call of these tests.
+const testTimeout = 10 * time.Second
+
+// serveAgent serves an agent that describes itself as name on a loopback port until the test
+// ends, and returns its address.
+func serveAgent(t *testing.T, name string) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	agent := sdk.AgentFunc(func(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: obs.GetMatchId()}}}}, nil
+	})
+	go func() { done <- sdk.ServeListener(ctx, lis, agent, sdk.WithInfo(&gamev1.AgentInfo{Name: name})) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeListener: %v", err)
+		}
+	})
+	return lis.Addr().String()
+}
+
+// unusedAddr returns a loopback address nothing listens on.
+func unusedAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	return addr
+}
+
+func open(t *testing.T, spec string) *agentconn.Conn {
+	t.Helper()
+	c, err := agentconn.Open(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("Open(%q): %v", spec, err)
+	}
+	return c
+}
+
+func TestOpen(t *testing.T) {
+	remote := serveAgent(t, "remote-agent")
+	tests := []struct {
+		name string
+		spec string
+		// wantName is what Describe answers.
+		wantName string
+		// wantDesc is a substring of the description.
+		wantDesc string
+		// wantTarget is the dialled address; empty means a loopback port of our own.
+		wantTarget string
+	}{
+		{name: "builtin fair with a setting", spec: "builtin:fair?open=0.7", wantName: "fair", wantDesc: "Asks for 70%"},
+		{name: "builtin fair, several settings", spec: "builtin:fair?open=0.8&floor=0.3", wantName: "fair", wantDesc: "at least 30%"},
+		{name: "builtin random", spec: "builtin:random", wantName: "random"},
+		{name: "builtin random with a seed", spec: "builtin:random?seed=4", wantName: "random"},
+		{name: "builtin with an empty query", spec: "builtin:fair?", wantName: "fair", wantDesc: "Asks for 60%"},
+		{name: "grpc host:port", spec: "grpc://" + remote, wantName: "remote-agent", wantTarget: remote},
+		{name: "grpc localhost", spec: "grpc://localhost:" + portOf(t, remote), wantName: "remote-agent", wantTarget: "localhost:" + portOf(t, remote)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := open(t, tc.spec)
+			defer func() {
+				if err := c.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			}()
+			if c.Spec != tc.spec {
+				t.Errorf("Spec = %q, want %q", c.Spec, tc.spec)
+			}
+			if tc.wantTarget != "" && c.Target != tc.wantTarget {
+				t.Errorf("Target = %q, want %q", c.Target, tc.wantTarget)
+			}
+			if host, _, err := net.SplitHostPort(c.Target); err != nil || (tc.wantTarget == "" && host != "127.0.0.1") {
+				t.Errorf("Target = %q, want a loopback host:port", c.Target)
+			}
+			info, err := c.Describe(context.Background(), testTimeout)
+			if err != nil {
+				t.Fatalf("Describe: %v", err)
+			}
+			if info.GetName() != tc.wantName || !strings.Contains(info.GetDescription(), tc.wantDesc) {
+				t.Errorf("Describe = %v, want name %q and a description with %q", info, tc.wantName, tc.wantDesc)
+			}
+		})
+	}
+}
+
+func portOf(t *testing.T, addr string) string {
+	t.Helper()
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+func TestOpenBadSpecs(t *testing.T) {
+	tests := []struct {
+		name string
+		spec string
+		// bad says whether the error wraps ErrBadAddress.
+		bad bool
+		// wantErr lists substrings of the error.
+		wantErr []string
+	}{
+		{name: "no scheme", spec: "fair", bad: true, wantErr: []string{`"fair"`, "builtin:NAME", "fair", "random", "grpc://host:port"}},
+		{name: "host:port without scheme", spec: "localhost:50051", bad: true, wantErr: []string{`"localhost:50051"`, "grpc://host:port"}},
+		{name: "other scheme", spec: "http://localhost:50051", bad: true, wantErr: []string{`"http://localhost:50051"`}},
+		{name: "empty", spec: "", bad: true, wantErr: []string{`""`, "builtin:NAME"}},
+		{name: "scheme in upper case", spec: "GRPC://localhost:1", bad: true, wantErr: []string{"grpc://host:port"}},
+		{name: "grpc without port", spec: "grpc://localhost", bad: true, wantErr: []string{`"grpc://localhost"`, "want grpc://host:port"}},
+		{name: "grpc without anything", spec: "grpc://", bad: true, wantErr: []string{"want grpc://host:port"}},
+		{name: "grpc with a path", spec: "grpc://localhost:1/agent", bad: true, wantErr: []string{"want grpc://host:port"}},
+		{name: "grpc with a port that is not a number", spec: "grpc://localhost:x1", bad: true, wantErr: []string{"want grpc://host:port"}},
+		{name: "grpc with a port out of range", spec: "grpc://localhost:65536", bad: true, wantErr: []string{"want grpc://host:port"}},
+		{name: "bad query escape", spec: "builtin:fair?open=%zz", bad: true, wantErr: []string{`"builtin:fair?open=%zz"`, "key=value"}},
+		{name: "semicolon in query", spec: "builtin:fair?open=0.7;floor=0.1", bad: true, wantErr: []string{"key=value&key=value"}},
+		{name: "unknown builtin", spec: "builtin:greedy", wantErr: []string{`unknown built-in agent "greedy"`, "fair", "random"}},
+		{name: "unknown builtin setting", spec: "builtin:fair?seed=1", wantErr: []string{`unknown setting "seed"`, "open=F"}},
+		{name: "bad builtin value", spec: "builtin:random?seed=x", wantErr: []string{`seed="x"`, "non-negative whole number"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := agentconn.Open(context.Background(), tc.spec)
+			if err == nil {
+				c.Close()
+				t.Fatalf("Open(%q) succeeded, want an error", tc.spec)
+			}
+			if got := errors.Is(err, agentconn.ErrBadAddress); got != tc.bad {
+				t.Errorf("errors.Is(%v, ErrBadAddress) = %v, want %v", err, got, tc.bad)
+			}
+			for _, s := range tc.wantErr {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not contain %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestDescribeUnreachable(t *testing.T) {
+	addr := unusedAddr(t)
+	spec := "grpc://" + addr
+	c := open(t, spec) // dialling is lazy: opening succeeds
+	defer c.Close()
+	start := time.Now()
+	_, err := c.Describe(context.Background(), testTimeout)
+	if err == nil {
+		t.Fatalf("Describe on %s succeeded", addr)
+	}
+	if !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "unreachable") {
+		t.Errorf("error %q does not name the address %s as unreachable", err, addr)
+	}
+	if time.Since(start) >= testTimeout {
+		t.Errorf("Describe waited for the whole timeout instead of failing fast")
+	}
+}
+
+func TestDescribeTimeout(t *testing.T) {
+	// An agent that accepts connections but never answers Describe within the timeout.
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	srv := grpc.NewServer()
+	agentv1.RegisterAgentServiceServer(srv, stuckDescriber{release: release})
+	go srv.Serve(lis)
+	defer srv.Stop()
+	defer close(release)
+
+	spec := "grpc://" + lis.Addr().String()
+	c := open(t, spec)
+	defer c.Close()
+	if _, err := c.Describe(context.Background(), 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), spec) {
+		t.Errorf("Describe of a silent agent = %v, want an error naming %s", err, spec)
+	}
+}
+
+type stuckDescriber struct {
+	agentv1.UnimplementedAgentServiceServer
+	release chan struct{}
+}
+
+func (s stuckDescriber) Describe(ctx context.Context, _ *agentv1.DescribeRequest) (*agentv1.DescribeResponse, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.release:
+		return &agentv1.DescribeResponse{}, nil
+	}
+}
+
+func TestCloseStopsBuiltin(t *testing.T) {
+	c := open(t, "builtin:random")
+	if _, err := c.Describe(context.Background(), testTimeout); err != nil {
+		t.Fatalf("Describe before Close: %v", err)
+	}
+	target := c.Target
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	// The old client is closed, and a fresh one finds nobody at the address.
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if _, err := c.Client.Describe(ctx, &agentv1.DescribeRequest{}); err == nil {
+		t.Errorf("Describe on a closed Conn succeeded")
+	}
+	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := agentv1.NewAgentServiceClient(conn).Describe(ctx, &agentv1.DescribeRequest{}); err == nil {
+		t.Errorf("the built-in agent still answers at %s after Close", target)
+	}
+}
+
+func TestCloseLeavesRemoteRunning(t *testing.T) {
+	addr := serveAgent(t, "remote")
+	c := open(t, "grpc://"+addr)
+	if _, err := c.Describe(context.Background(), testTimeout); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	again := open(t, "grpc://"+addr)
+	defer again.Close()
+	if _, err := again.Describe(context.Background(), testTimeout); err != nil {
+		t.Errorf("the remote agent stopped answering after another Conn closed: %v", err)
+	}
+}
+
+func TestAct(t *testing.T) {
+	c := open(t, "builtin:fair?open=0.7")
+	defer c.Close()
+	// P1's first-turn observation of a 100-dollar ultimatum game with 8 turns: at 70% the fair
+	// agent offers 30.
+	st, err := ultimatum.New().NewState(&matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
+		Total: proto.Int64(100), MaxTurns: proto.Int32(8),
+	}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := st.Observe(0)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	resp, err := c.Client.Act(ctx, &agentv1.ActRequest{Observation: obs})
+	if err != nil {
+		t.Fatalf("Act: %v", err)
+	}
+	shares := resp.GetAction().GetMove().GetPropose().GetProposal().GetAllocation().GetShares()
+	if len(shares) != 1 || shares[0].GetGives()["Dollars"] != 30 || resp.GetTurn() != 1 {
+		t.Errorf("Act = %v, want turn 1 and P1 giving 30 Dollars", resp)
+	}
+}
+
+func TestOpenAll(t *testing.T) {
+	conns, err := agentconn.OpenAll(context.Background(), []string{"builtin:random", "builtin:fair"})
+	if err != nil {
+		t.Fatalf("OpenAll: %v", err)
+	}
+	if len(conns) != 2 || conns[0].Spec != "builtin:random" || conns[1].Spec != "builtin:fair" {
+		t.Errorf("OpenAll gave %d conns in the wrong order", len(conns))
+	}
+	agentconn.CloseAll(conns)
+
+	if _, err := agentconn.OpenAll(context.Background(), []string{"builtin:random", "nonsense"}); !errors.Is(err, agentconn.ErrBadAddress) {
+		t.Errorf("OpenAll with a bad spec = %v, want ErrBadAddress", err)
+	}
+}
