@@ -12,6 +12,7 @@ import (
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
+	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/referee/catalog"
 )
 
@@ -39,10 +40,10 @@ func TestErrors(t *testing.T) {
 	noStart := write("nostart.jsonl", strings.SplitAfterN(string(goodLines), "\n", 2)[1])
 	missing := filepath.Join(dir, "missing.jsonl")
 	// Ports nothing listens on (free a moment ago).
-	port := freePort(t)
-	port2 := freePort(t)
+	port := natstest.FreePort(t)
+	port2 := natstest.FreePort(t)
 	for port2 == port {
-		port2 = freePort(t)
+		port2 = natstest.FreePort(t)
 	}
 	dead, dead2 := fmt.Sprintf("grpc://127.0.0.1:%d", port), fmt.Sprintf("grpc://127.0.0.1:%d", port2)
 

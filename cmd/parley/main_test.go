@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -339,17 +338,6 @@ func (p *proc) interrupt(limit time.Duration) (int, time.Duration) {
 		p.t.Fatalf("%s still running %s after SIGINT\n%s", p.name, limit, p.output())
 		return 0, 0
 	}
-}
-
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // repoRoot is the directory of the module's go.mod, found upwards from the test's directory.

@@ -8,12 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -26,6 +24,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natstest"
 )
 
 // systemPython is the interpreter with Debian's python3-grpcio and python3-protobuf.
@@ -239,7 +238,7 @@ func sameEvents(got, want []*eventsv1.MatchEvent) error {
 // TestExternalNATS plays with events going to a nats-server process and reads them back.
 func TestExternalNATS(t *testing.T) {
 	t.Parallel()
-	url := startNATSServer(t)
+	url := natstest.Start(t).URL
 	dir := t.TempDir()
 	file := filepath.Join(dir, "match.jsonl")
 	play := []string{"play", "ultimatum", "--agent", "builtin:fair", "--agent", "builtin:random", "--seed", "42", "--nats", url, "--json"}
@@ -310,67 +309,4 @@ func lastErrorLine(t *testing.T, stderr string) string {
 		t.Errorf("want stderr to end with one \"parley: ...\" line, got:\n%s", stderr)
 	}
 	return last
-}
-
-// startNATSServer starts a nats-server process with JetStream on a free loopback port, waits
-// until it accepts clients and returns its URL. It is killed at cleanup.
-func startNATSServer(t *testing.T) string {
-	t.Helper()
-	bin := natsServerBinary(t)
-	dir := t.TempDir()
-	url := fmt.Sprintf("nats://127.0.0.1:%d", freePort(t))
-	port := url[strings.LastIndex(url, ":")+1:]
-	srv := startProc(t, "", bin, "-js", "-sd", filepath.Join(dir, "store"), "-p", port, "-a", "127.0.0.1")
-
-	deadline := time.After(waitTimeout)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		nc, err := nats.Connect(url, nats.Timeout(time.Second), nats.NoReconnect())
-		if err == nil {
-			nc.Close()
-			return url
-		}
-		select {
-		case <-srv.exited:
-			t.Fatalf("nats-server exited before accepting clients:\n%s", srv.output())
-		case <-deadline:
-			t.Fatalf("nats-server not accepting clients at %s after %s (last error: %v):\n%s", url, waitTimeout, err, srv.output())
-		case <-tick.C:
-		}
-	}
-}
-
-// natsServerBinary builds nats-server at the version go.mod requires, once per version: the
-// binary is kept in os.TempDir() under the name internal/bus's tests use too.
-func natsServerBinary(t *testing.T) string {
-	t.Helper()
-	const module = "github.com/nats-io/nats-server/v2"
-	out, err := exec.Command(goTool(), "list", "-m", "-f", "{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}", module).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -m %s: %v\n%s", module, err, out)
-	}
-	version := strings.TrimSpace(string(out))
-	dir, name := os.TempDir(), fmt.Sprintf("parley-test-nats-server-%s-%s-%s", version, runtime.GOOS, runtime.GOARCH)
-	if version == "" {
-		dir, name = t.TempDir(), "nats-server" // replaced by a directory: nothing to key a cache on
-	}
-	bin := filepath.Join(dir, name)
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-		return bin
-	}
-	// Build to a private name, then rename: concurrent test processes never see half a binary.
-	tmp, err := os.CreateTemp(dir, name+".*.tmp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	if out, err := exec.Command(goTool(), "build", "-o", tmp.Name(), module).CombinedOutput(); err != nil {
-		t.Fatalf("building nats-server %s: %v (it needs the module in the module cache: go mod download %s)\n%s", version, err, module, out)
-	}
-	if err := os.Rename(tmp.Name(), bin); err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -197,8 +198,14 @@ func TestRecordBackPressure(t *testing.T) {
 		}
 		n++
 	}
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Record #%d = %v, want an error wrapping context.DeadlineExceeded", n+1, err)
+	// With the broker gone, Record must stop taking events: either it blocks until its ctx
+	// ends (back-pressure) or the in-process connection reports itself closed first. Which
+	// comes first is a race inside nats.go; both are clear errors, never a hang.
+	if err == nil {
+		t.Fatalf("all %d events recorded with the server shut down", n)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrClosed) && !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("Record #%d = %v, want a deadline or closed-connection error", n+1, err)
 	}
 	if n > 2*MaxPendingPublishes {
 		t.Fatalf("%d events recorded without acks, want at most about %d", n, MaxPendingPublishes)
@@ -228,6 +235,57 @@ func TestRecordRejectsBadEvents(t *testing.T) {
 				t.Fatalf("Record = %v, want %v", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// A MatchSettler flushes at each match's end: once Record returns for MatchEnded, nothing
+// awaits an ack and the whole match reads back, with no Flush by the caller.
+func TestMatchSettler(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	p := NewPublisher(b)
+	rec := p.SettleEachMatch()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+
+	want := syntheticMatch("m-settled", 40)
+	for _, ev := range want {
+		if err := rec.Record(ctx, ev); err != nil {
+			t.Fatalf("Record seq %d: %v", ev.GetSeq(), err)
+		}
+	}
+	if n := p.js.PublishAsyncPending(); n != 0 {
+		t.Fatalf("%d events await acks after MatchEnded was recorded, want 0", n)
+	}
+	got, err := ReadMatch(ctx, b.JetStream(), "m-settled")
+	if err != nil {
+		t.Fatalf("ReadMatch: %v", err)
+	}
+	if err := sameEvents(got, want); err != nil {
+		t.Fatalf("ReadMatch after the match ended: %v", err)
+	}
+
+	// An event Record refuses is reported as it is.
+	bad := proto.Clone(want[0]).(*eventsv1.MatchEvent)
+	bad.Seq = 0
+	if err := rec.Record(ctx, bad); !errors.Is(err, ErrNoSeq) {
+		t.Fatalf("Record(seq 0) = %v, want ErrNoSeq", err)
+	}
+
+	// With the server gone, the match's end reports the failure within its ctx.
+	lost := syntheticMatch("m-settle-lost", 6)
+	for _, ev := range lost[:3] {
+		if err := rec.Record(ctx, ev); err != nil {
+			t.Fatalf("Record seq %d: %v", ev.GetSeq(), err)
+		}
+	}
+	b.srv.Shutdown()
+	ectx, ecancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer ecancel()
+	for _, ev := range lost[3:] {
+		err := rec.Record(ectx, ev)
+		if ev.GetMatchEnded() != nil && err == nil {
+			t.Fatal("Record(MatchEnded) with the server gone returned nil")
+		}
 	}
 }
 

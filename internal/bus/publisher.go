@@ -193,3 +193,26 @@ func (p *Publisher) takeFailure() error {
 	}
 	return err
 }
+
+// MatchSettler records match events through a Publisher and settles each match at its end:
+// on a MatchEnded event it calls Flush, so by the time Record returns for that event the
+// whole record of the match is stored (or the failure is returned), before anyone is told the
+// match is over. Its Record has the signature of the referee's match.Recorder.
+type MatchSettler struct {
+	p *Publisher
+}
+
+// SettleEachMatch returns a MatchSettler recording through p.
+func (p *Publisher) SettleEachMatch() MatchSettler { return MatchSettler{p: p} }
+
+// Record records ev as Publisher.Record does and, when ev is a MatchEnded event, waits with
+// Flush for every event recorded so far and returns its error.
+func (s MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
+	if err := s.p.Record(ctx, ev); err != nil {
+		return err
+	}
+	if ev.GetMatchEnded() != nil {
+		return s.p.Flush(ctx)
+	}
+	return nil
+}

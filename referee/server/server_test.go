@@ -20,7 +20,6 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/catalog"
-	"github.com/parley-arena/parley/referee/match"
 )
 
 type fixture struct {
@@ -39,17 +38,7 @@ func start(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	pub := bus.NewPublisher(b)
-	rec := match.RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
-		if err := pub.Record(ctx, ev); err != nil {
-			return err
-		}
-		if ev.GetMatchEnded() != nil {
-			return pub.Flush(ctx)
-		}
-		return nil
-	})
-	ref := New(catalog.New(), rec, bus.ValidMatchID, nil)
+	ref := New(catalog.New(), bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, nil)
 	srv := grpc.NewServer()
 	refereev1.RegisterRefereeServiceServer(srv, ref)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")

@@ -15,10 +15,8 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/server"
 )
 
@@ -60,18 +58,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return fmt.Errorf("nats: %w", err)
 	}
 	defer b.Close()
-	pub := bus.NewPublisher(b)
 	// Events are published without waiting for acks; at each match's end the referee waits
 	// for them so a stored record is complete before anyone is told the match is over.
-	rec := match.RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
-		if err := pub.Record(ctx, ev); err != nil {
-			return err
-		}
-		if ev.GetMatchEnded() != nil {
-			return pub.Flush(ctx)
-		}
-		return nil
-	})
+	rec := bus.NewPublisher(b).SettleEachMatch()
 	ref := server.New(deps.Games, rec, bus.ValidMatchID, logger)
 
 	srv := grpc.NewServer()
