@@ -14,12 +14,26 @@ const MaxTextBytes = 8 << 10
 // MaxMessages bounds the messages of one action.
 const MaxMessages = 16
 
+// CheckOption relaxes a rule of CheckAction for games that allow more.
+type CheckOption func(*checkRules)
+
+type checkRules struct{ messageTerms bool }
+
+// AllowMessageTerms lets messages carry non-binding terms (Message.proposal). The game still
+// checks the terms themselves.
+func AllowMessageTerms() CheckOption { return func(r *checkRules) { r.messageTerms = true } }
+
 // CheckAction applies the rules every game shares to seat's action in a game of nSeats: a
 // move is present, messages go to other existing seats, texts are valid UTF-8 and not too
-// long. Families call it first in Apply.
-func CheckAction(action *agentv1.Action, seat Seat, nSeats int) error {
+// long, and messages carry no terms unless the game allows them. Families call it first in
+// Apply.
+func CheckAction(action *agentv1.Action, seat Seat, nSeats int, opts ...CheckOption) error {
+	var rules checkRules
+	for _, o := range opts {
+		o(&rules)
+	}
 	if action == nil || action.GetMove() == nil || action.GetMove().GetKind() == nil {
-		return Reject(gamev1.RejectionCode_REJECTION_CODE_MISSING_MOVE, "the action has no move; set exactly one of propose, accept, reject, pass or choose")
+		return Reject(gamev1.RejectionCode_REJECTION_CODE_MISSING_MOVE, "the action has no move; set exactly one of propose, accept, reject, pass, choose or say")
 	}
 	if len(action.GetMessages()) > MaxMessages {
 		return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "%d messages in one action; at most %d are allowed", len(action.GetMessages()), MaxMessages)
@@ -27,6 +41,9 @@ func CheckAction(action *agentv1.Action, seat Seat, nSeats int) error {
 	for _, m := range action.GetMessages() {
 		if err := checkText("message", m.GetText()); err != nil {
 			return err
+		}
+		if m.GetProposal() != nil && !rules.messageTerms {
+			return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "messages in this game carry text only; put terms in a propose move instead")
 		}
 		seen := make(map[Seat]bool, len(m.GetTo()))
 		for _, to := range m.GetTo() {

@@ -22,6 +22,8 @@ func DescribeMove(move *gamev1.Move, seatNames []string) string {
 		return "passes"
 	case *gamev1.Move_Choose:
 		return fmt.Sprintf("chooses %s", k.Choose.GetOption())
+	case *gamev1.Move_Say:
+		return "speaks"
 	default:
 		return "makes no move"
 	}

@@ -2,6 +2,7 @@ package games
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -40,13 +41,66 @@ func ParseParams(game string, kvs []string) (*matchv1.GameParams, error) {
 			return nil, fmt.Errorf("parameter %q given twice", key)
 		}
 		seen[key] = true
-		v, err := parseValue(fd, value)
+		var err error
+		switch {
+		case fd.IsMap():
+			err = parseMap(msg.Mutable(fd).Map(), fd, value)
+		case fd.IsList():
+			err = parseList(msg.Mutable(fd).List(), fd, value)
+		default:
+			var v protoreflect.Value
+			if v, err = parseValue(fd, value); err == nil {
+				msg.Set(fd, v)
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("parameter %s=%q: %w", key, value, err)
 		}
-		msg.Set(fd, v)
 	}
 	return gp, nil
+}
+
+// parseMap reads "key:value,key:value" into a map parameter (keys are strings).
+func parseMap(m protoreflect.Map, fd protoreflect.FieldDescriptor, s string) error {
+	if fd.MapKey().Kind() != protoreflect.StringKind {
+		return fmt.Errorf("map parameters with non-text keys cannot be set this way")
+	}
+	for _, item := range splitList(s) {
+		k, v, ok := strings.Cut(item, ":")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return fmt.Errorf("want key:value pairs separated by commas, e.g. a:1,b:2")
+		}
+		key := protoreflect.ValueOfString(k).MapKey()
+		if m.Has(key) {
+			return fmt.Errorf("key %q given twice", k)
+		}
+		val, err := parseValue(fd.MapValue(), strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		m.Set(key, val)
+	}
+	return nil
+}
+
+// parseList reads "a,b,c" into a repeated parameter.
+func parseList(l protoreflect.List, fd protoreflect.FieldDescriptor, s string) error {
+	for _, item := range splitList(s) {
+		v, err := parseValue(fd, strings.TrimSpace(item))
+		if err != nil {
+			return fmt.Errorf("%q: %w", item, err)
+		}
+		l.Append(v)
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 func fieldNames(fields protoreflect.FieldDescriptors) []string {
@@ -57,10 +111,8 @@ func fieldNames(fields protoreflect.FieldDescriptors) []string {
 	return names
 }
 
+// parseValue parses one scalar of fd's kind (for lists and maps, of one element's kind).
 func parseValue(fd protoreflect.FieldDescriptor, s string) (protoreflect.Value, error) {
-	if fd.IsList() || fd.IsMap() {
-		return protoreflect.Value{}, fmt.Errorf("list parameters cannot be set this way")
-	}
 	switch fd.Kind() {
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		n, err := strconv.ParseInt(s, 10, 32)
@@ -127,12 +179,35 @@ func FormatParams(gp *matchv1.GameParams) []string {
 		for i := range fields.Len() {
 			fd := fields.Get(i)
 			if msg.Has(fd) {
-				out = append(out, fmt.Sprintf("%s=%s", fd.Name(), formatValue(fd, msg.Get(fd))))
+				out = append(out, fmt.Sprintf("%s=%s", fd.Name(), formatField(fd, msg.Get(fd))))
 			}
 		}
 		return true
 	})
 	return out
+}
+
+// formatField writes a field's value as ParseParams reads it: maps as sorted key:value pairs,
+// lists comma-separated.
+func formatField(fd protoreflect.FieldDescriptor, v protoreflect.Value) string {
+	switch {
+	case fd.IsMap():
+		var items []string
+		v.Map().Range(func(k protoreflect.MapKey, val protoreflect.Value) bool {
+			items = append(items, k.String()+":"+formatValue(fd.MapValue(), val))
+			return true
+		})
+		sort.Strings(items)
+		return strings.Join(items, ",")
+	case fd.IsList():
+		items := make([]string, v.List().Len())
+		for i := range items {
+			items[i] = formatValue(fd, v.List().Get(i))
+		}
+		return strings.Join(items, ",")
+	default:
+		return formatValue(fd, v)
+	}
 }
 
 // formatValue writes v so that parseValue reads it back: enums by name, everything else as

@@ -125,8 +125,7 @@ func TestParseValue(t *testing.T) {
 		{name: "enum by number", field: "e", in: "1", wantErr: "not one of the allowed values"},
 		{name: "bytes", field: "by", in: "abc", wantErr: "cannot be set this way"},
 		{name: "message", field: "msg", in: "x", wantErr: "cannot be set this way"},
-		{name: "list", field: "list", in: "1", wantErr: "list parameters cannot be set this way"},
-		{name: "map", field: "m", in: "a=1", wantErr: "cannot be set this way"},
+		{name: "list element", field: "list", in: "1", want: int32(1)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -172,6 +172,9 @@ type run struct {
 	seats  []*gamev1.SeatInfo
 	events []*eventsv1.MatchEvent
 	notes  [][]string // notes[seat]: that seat's own private notes, oldest first
+	// whoPlays[seat] ends seat's briefing: which agent sits in every seat. The rules never
+	// learn who plays, so the runner adds it.
+	whoPlays []string
 	faults []bool     // faults[seat]: the seat's agent faulted at least once
 	logger *slog.Logger
 
@@ -192,6 +195,7 @@ func (e *errRecord) Unwrap() error { return e.err }
 
 func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv1.GameParams) (*Result, error) {
 	m.seats = m.describe(ctx, info)
+	m.whoPlays = whoPlays(m.seats)
 	started := &eventsv1.MatchStarted{
 		Game:         info.GetName(),
 		RulesVersion: info.GetRulesVersion(),
@@ -432,6 +436,34 @@ func (m *run) fallback(d *decision, st games.State, reason string) *decision {
 	return d
 }
 
+// whoPlays writes, for each seat, the briefing's closing section naming the agent in every seat.
+func whoPlays(seats []*gamev1.SeatInfo) []string {
+	out := make([]string, len(seats))
+	for i := range seats {
+		var b strings.Builder
+		b.WriteString("\nWho plays\n")
+		for _, s := range seats {
+			a := s.GetAgent()
+			who := a.GetName()
+			if who == "" {
+				who = "an agent that did not say who it is"
+			} else if a.GetVersion() != "" {
+				who += " version " + a.GetVersion()
+			}
+			if a.GetAuthor() != "" {
+				who += " by " + a.GetAuthor()
+			}
+			you := ""
+			if int(s.GetSeat()) == i {
+				you = " (you)"
+			}
+			fmt.Fprintf(&b, "- %s%s: %s\n", s.GetName(), you, who)
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
 func faultReason(f *eventsv1.AgentFault) string {
 	switch f.GetKind() {
 	case eventsv1.FaultKind_FAULT_KIND_TIMEOUT:
@@ -459,6 +491,7 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	obs.Attempt = attempt
 	obs.LastRejection = lastRejection
 	obs.Notes = m.notes[seat] // only this seat's own notes
+	obs.Briefing += m.whoPlays[seat]
 	return obs
 }
 

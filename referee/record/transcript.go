@@ -96,6 +96,12 @@ func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
 	case *eventsv1.MatchEvent_AgentFault:
 		f := p.AgentFault
 		t.printf("Turn %d  %s's agent failed (%s): %s\n", ev.GetTurn(), t.name(f.GetSeat()), faultName(f.GetKind()), f.GetDetail())
+	case *eventsv1.MatchEvent_PhaseStarted:
+		t.printf("\n-- %s --\n", p.PhaseStarted.GetSummary())
+	case *eventsv1.MatchEvent_ChanceDrawn:
+		t.printf("Turn %d  Referee: %s\n", ev.GetTurn(), p.ChanceDrawn.GetSummary())
+	case *eventsv1.MatchEvent_ProposalResolved:
+		t.printf("Turn %d  Referee: %s\n", ev.GetTurn(), p.ProposalResolved.GetSummary())
 	case *eventsv1.MatchEvent_MatchEnded:
 		o := p.MatchEnded.GetOutcome()
 		t.printf("\nOutcome: %s\n", o.GetSummary())
@@ -120,6 +126,9 @@ func (t *TranscriptWriter) messages(from int32, msgs []*gamev1.Message) {
 			to = strings.Join(names, ", ")
 		}
 		t.printf("        %s to %s: %q\n", t.name(from), to, m.GetText())
+		if m.GetProposal() != nil {
+			t.printf("        (offers, not binding: %s)\n", games.DescribeProposal(m.GetProposal(), t.names))
+		}
 	}
 }
 

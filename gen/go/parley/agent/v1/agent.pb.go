@@ -11,6 +11,9 @@ package agentv1
 
 import (
 	v1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	v12 "github.com/parley-arena/parley/gen/go/parley/games/buysell/v1"
+	v14 "github.com/parley-arena/parley/gen/go/parley/games/coalition/v1"
+	v13 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
 	v11 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -259,6 +262,9 @@ type Observation struct {
 	// Types that are valid to be assigned to View:
 	//
 	//	*Observation_Ultimatum
+	//	*Observation_Buysell
+	//	*Observation_Trading
+	//	*Observation_Coalition
 	View          isObservation_View `protobuf_oneof:"view"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -429,6 +435,33 @@ func (x *Observation) GetUltimatum() *v11.View {
 	return nil
 }
 
+func (x *Observation) GetBuysell() *v12.View {
+	if x != nil {
+		if x, ok := x.View.(*Observation_Buysell); ok {
+			return x.Buysell
+		}
+	}
+	return nil
+}
+
+func (x *Observation) GetTrading() *v13.View {
+	if x != nil {
+		if x, ok := x.View.(*Observation_Trading); ok {
+			return x.Trading
+		}
+	}
+	return nil
+}
+
+func (x *Observation) GetCoalition() *v14.View {
+	if x != nil {
+		if x, ok := x.View.(*Observation_Coalition); ok {
+			return x.Coalition
+		}
+	}
+	return nil
+}
+
 type isObservation_View interface {
 	isObservation_View()
 }
@@ -438,7 +471,28 @@ type Observation_Ultimatum struct {
 	Ultimatum *v11.View `protobuf:"bytes,30,opt,name=ultimatum,proto3,oneof"`
 }
 
+type Observation_Buysell struct {
+	// Buyer and seller.
+	Buysell *v12.View `protobuf:"bytes,31,opt,name=buysell,proto3,oneof"`
+}
+
+type Observation_Trading struct {
+	// Resource exchange.
+	Trading *v13.View `protobuf:"bytes,32,opt,name=trading,proto3,oneof"`
+}
+
+type Observation_Coalition struct {
+	// n-player coalition game.
+	Coalition *v14.View `protobuf:"bytes,33,opt,name=coalition,proto3,oneof"`
+}
+
 func (*Observation_Ultimatum) isObservation_View() {}
+
+func (*Observation_Buysell) isObservation_View() {}
+
+func (*Observation_Trading) isObservation_View() {}
+
+func (*Observation_Coalition) isObservation_View() {}
 
 // HistoryEntry is one thing that happened in the match, as a given seat may see it: a seat's
 // move and the messages that seat may read, or a note from the referee.
@@ -693,7 +747,7 @@ var File_parley_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n" +
+	"\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n" +
 	"\n" +
 	"ActRequest\x12>\n" +
 	"\vobservation\x18\x01 \x01(\v2\x1c.parley.agent.v1.ObservationR\vobservation\"R\n" +
@@ -702,7 +756,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n" +
 	"\x0fDescribeRequest\"C\n" +
 	"\x10DescribeResponse\x12/\n" +
-	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xf6\x05\n" +
+	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xad\a\n" +
 	"\vObservation\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n" +
@@ -724,7 +778,10 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x0elast_rejection\x18\x0f \x01(\v2\x19.parley.game.v1.RejectionR\rlastRejection\x12\x14\n" +
 	"\x05notes\x18\x10 \x03(\tR\x05notes\x12\x1a\n" +
 	"\bbriefing\x18\x11 \x01(\tR\bbriefing\x12?\n" +
-	"\tultimatum\x18\x1e \x01(\v2\x1f.parley.games.ultimatum.v1.ViewH\x00R\tultimatumB\x06\n" +
+	"\tultimatum\x18\x1e \x01(\v2\x1f.parley.games.ultimatum.v1.ViewH\x00R\tultimatum\x129\n" +
+	"\abuysell\x18\x1f \x01(\v2\x1d.parley.games.buysell.v1.ViewH\x00R\abuysell\x129\n" +
+	"\atrading\x18  \x01(\v2\x1d.parley.games.trading.v1.ViewH\x00R\atrading\x12?\n" +
+	"\tcoalition\x18! \x01(\v2\x1f.parley.games.coalition.v1.ViewH\x00R\tcoalitionB\x06\n" +
 	"\x04view\"\xd2\x01\n" +
 	"\fHistoryEntry\x12\x12\n" +
 	"\x04turn\x18\x01 \x01(\x05R\x04turn\x12\x12\n" +
@@ -781,8 +838,11 @@ var file_parley_agent_v1_agent_proto_goTypes = []any{
 	(*v1.Option)(nil),             // 14: parley.game.v1.Option
 	(*v1.Rejection)(nil),          // 15: parley.game.v1.Rejection
 	(*v11.View)(nil),              // 16: parley.games.ultimatum.v1.View
-	(*v1.Move)(nil),               // 17: parley.game.v1.Move
-	(*v1.Message)(nil),            // 18: parley.game.v1.Message
+	(*v12.View)(nil),              // 17: parley.games.buysell.v1.View
+	(*v13.View)(nil),              // 18: parley.games.trading.v1.View
+	(*v14.View)(nil),              // 19: parley.games.coalition.v1.View
+	(*v1.Move)(nil),               // 20: parley.game.v1.Move
+	(*v1.Message)(nil),            // 21: parley.game.v1.Message
 }
 var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	4,  // 0: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
@@ -797,20 +857,23 @@ var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	5,  // 9: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
 	15, // 10: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
 	16, // 11: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
-	17, // 12: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
-	18, // 13: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
-	17, // 14: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
-	18, // 15: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
-	7,  // 16: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
-	0,  // 17: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
-	2,  // 18: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
-	1,  // 19: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
-	3,  // 20: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
-	19, // [19:21] is the sub-list for method output_type
-	17, // [17:19] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	17, // 12: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
+	18, // 13: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
+	19, // 14: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
+	20, // 15: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
+	21, // 16: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
+	20, // 17: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
+	21, // 18: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
+	7,  // 19: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
+	0,  // 20: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
+	2,  // 21: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
+	1,  // 22: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
+	3,  // 23: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
+	22, // [22:24] is the sub-list for method output_type
+	20, // [20:22] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_parley_agent_v1_agent_proto_init() }
@@ -820,6 +883,9 @@ func file_parley_agent_v1_agent_proto_init() {
 	}
 	file_parley_agent_v1_agent_proto_msgTypes[4].OneofWrappers = []any{
 		(*Observation_Ultimatum)(nil),
+		(*Observation_Buysell)(nil),
+		(*Observation_Trading)(nil),
+		(*Observation_Coalition)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

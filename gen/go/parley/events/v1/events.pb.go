@@ -12,8 +12,8 @@ package eventsv1
 
 import (
 	v12 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
-	v11 "github.com/parley-arena/parley/gen/go/parley/game/v1"
-	v1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	v1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	v11 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -121,6 +121,9 @@ type MatchEvent struct {
 	//	*MatchEvent_ActionRefused
 	//	*MatchEvent_AgentFault
 	//	*MatchEvent_MatchEnded
+	//	*MatchEvent_PhaseStarted
+	//	*MatchEvent_ChanceDrawn
+	//	*MatchEvent_ProposalResolved
 	Payload       isMatchEvent_Payload `protobuf_oneof:"payload"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -236,6 +239,33 @@ func (x *MatchEvent) GetMatchEnded() *MatchEnded {
 	return nil
 }
 
+func (x *MatchEvent) GetPhaseStarted() *PhaseStarted {
+	if x != nil {
+		if x, ok := x.Payload.(*MatchEvent_PhaseStarted); ok {
+			return x.PhaseStarted
+		}
+	}
+	return nil
+}
+
+func (x *MatchEvent) GetChanceDrawn() *ChanceDrawn {
+	if x != nil {
+		if x, ok := x.Payload.(*MatchEvent_ChanceDrawn); ok {
+			return x.ChanceDrawn
+		}
+	}
+	return nil
+}
+
+func (x *MatchEvent) GetProposalResolved() *ProposalResolved {
+	if x != nil {
+		if x, ok := x.Payload.(*MatchEvent_ProposalResolved); ok {
+			return x.ProposalResolved
+		}
+	}
+	return nil
+}
+
 type isMatchEvent_Payload interface {
 	isMatchEvent_Payload()
 }
@@ -265,6 +295,21 @@ type MatchEvent_MatchEnded struct {
 	MatchEnded *MatchEnded `protobuf:"bytes,14,opt,name=match_ended,json=matchEnded,proto3,oneof"`
 }
 
+type MatchEvent_PhaseStarted struct {
+	// The rules moved the match into a new phase.
+	PhaseStarted *PhaseStarted `protobuf:"bytes,15,opt,name=phase_started,json=phaseStarted,proto3,oneof"`
+}
+
+type MatchEvent_ChanceDrawn struct {
+	// The rules drew something at random from the match seed.
+	ChanceDrawn *ChanceDrawn `protobuf:"bytes,16,opt,name=chance_drawn,json=chanceDrawn,proto3,oneof"`
+}
+
+type MatchEvent_ProposalResolved struct {
+	// A binding proposal was decided by the votes of those asked.
+	ProposalResolved *ProposalResolved `protobuf:"bytes,17,opt,name=proposal_resolved,json=proposalResolved,proto3,oneof"`
+}
+
 func (*MatchEvent_MatchStarted) isMatchEvent_Payload() {}
 
 func (*MatchEvent_ActionTaken) isMatchEvent_Payload() {}
@@ -275,6 +320,231 @@ func (*MatchEvent_AgentFault) isMatchEvent_Payload() {}
 
 func (*MatchEvent_MatchEnded) isMatchEvent_Payload() {}
 
+func (*MatchEvent_PhaseStarted) isMatchEvent_Payload() {}
+
+func (*MatchEvent_ChanceDrawn) isMatchEvent_Payload() {}
+
+func (*MatchEvent_ProposalResolved) isMatchEvent_Payload() {}
+
+// PhaseStarted records the start of a phase of the game. Public.
+type PhaseStarted struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the phase, as in Observation.phase.
+	Phase string `protobuf:"bytes,1,opt,name=phase,proto3" json:"phase,omitempty"`
+	// Plain-language account for transcripts.
+	Summary       string `protobuf:"bytes,2,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PhaseStarted) Reset() {
+	*x = PhaseStarted{}
+	mi := &file_parley_events_v1_events_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PhaseStarted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PhaseStarted) ProtoMessage() {}
+
+func (x *PhaseStarted) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_events_v1_events_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PhaseStarted.ProtoReflect.Descriptor instead.
+func (*PhaseStarted) Descriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PhaseStarted) GetPhase() string {
+	if x != nil {
+		return x.Phase
+	}
+	return ""
+}
+
+func (x *PhaseStarted) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+// ChanceDrawn records a random draw by the rules (from the match seed). Public.
+type ChanceDrawn struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What was drawn, e.g. "proposer".
+	What string `protobuf:"bytes,1,opt,name=what,proto3" json:"what,omitempty"`
+	// The seat drawn, when a seat was drawn.
+	Seat *int32 `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
+	// The number drawn, when a number was drawn.
+	Value *int64 `protobuf:"varint,3,opt,name=value,proto3,oneof" json:"value,omitempty"`
+	// Plain-language account for transcripts.
+	Summary       string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChanceDrawn) Reset() {
+	*x = ChanceDrawn{}
+	mi := &file_parley_events_v1_events_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChanceDrawn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChanceDrawn) ProtoMessage() {}
+
+func (x *ChanceDrawn) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_events_v1_events_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChanceDrawn.ProtoReflect.Descriptor instead.
+func (*ChanceDrawn) Descriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ChanceDrawn) GetWhat() string {
+	if x != nil {
+		return x.What
+	}
+	return ""
+}
+
+func (x *ChanceDrawn) GetSeat() int32 {
+	if x != nil && x.Seat != nil {
+		return *x.Seat
+	}
+	return 0
+}
+
+func (x *ChanceDrawn) GetValue() int64 {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return 0
+}
+
+func (x *ChanceDrawn) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+// ProposalResolved records the fate of a binding proposal put to a vote. Public.
+type ProposalResolved struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Seat that made the proposal.
+	Proposer int32 `protobuf:"varint,1,opt,name=proposer,proto3" json:"proposer,omitempty"`
+	// The proposal.
+	Proposal *v1.Proposal `protobuf:"bytes,2,opt,name=proposal,proto3" json:"proposal,omitempty"`
+	// Whether it passed.
+	Accepted bool `protobuf:"varint,3,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	// Seats that voted for it (the proposer included when it counts as a vote).
+	AcceptedBy []int32 `protobuf:"varint,4,rep,packed,name=accepted_by,json=acceptedBy,proto3" json:"accepted_by,omitempty"`
+	// Seats that voted against it.
+	RejectedBy []int32 `protobuf:"varint,5,rep,packed,name=rejected_by,json=rejectedBy,proto3" json:"rejected_by,omitempty"`
+	// Plain-language account for transcripts.
+	Summary       string `protobuf:"bytes,6,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProposalResolved) Reset() {
+	*x = ProposalResolved{}
+	mi := &file_parley_events_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProposalResolved) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProposalResolved) ProtoMessage() {}
+
+func (x *ProposalResolved) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_events_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProposalResolved.ProtoReflect.Descriptor instead.
+func (*ProposalResolved) Descriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ProposalResolved) GetProposer() int32 {
+	if x != nil {
+		return x.Proposer
+	}
+	return 0
+}
+
+func (x *ProposalResolved) GetProposal() *v1.Proposal {
+	if x != nil {
+		return x.Proposal
+	}
+	return nil
+}
+
+func (x *ProposalResolved) GetAccepted() bool {
+	if x != nil {
+		return x.Accepted
+	}
+	return false
+}
+
+func (x *ProposalResolved) GetAcceptedBy() []int32 {
+	if x != nil {
+		return x.AcceptedBy
+	}
+	return nil
+}
+
+func (x *ProposalResolved) GetRejectedBy() []int32 {
+	if x != nil {
+		return x.RejectedBy
+	}
+	return nil
+}
+
+func (x *ProposalResolved) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
 // MatchStarted is always the first event. With it and the ActionTaken events, the match can be
 // replayed exactly.
 type MatchStarted struct {
@@ -284,20 +554,20 @@ type MatchStarted struct {
 	// Version of the game's rules implementation.
 	RulesVersion string `protobuf:"bytes,2,opt,name=rules_version,json=rulesVersion,proto3" json:"rules_version,omitempty"`
 	// Parameters, every field resolved.
-	Params *v1.GameParams `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
+	Params *v11.GameParams `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
 	// Seed of all the match's randomness.
 	Seed uint64 `protobuf:"varint,4,opt,name=seed,proto3" json:"seed,omitempty"`
 	// Every seat with the agent sitting in it.
-	Seats []*v11.SeatInfo `protobuf:"bytes,5,rep,name=seats,proto3" json:"seats,omitempty"`
+	Seats []*v1.SeatInfo `protobuf:"bytes,5,rep,name=seats,proto3" json:"seats,omitempty"`
 	// The limits the runner applies to agents.
-	Limits        *v1.Limits `protobuf:"bytes,6,opt,name=limits,proto3" json:"limits,omitempty"`
+	Limits        *v11.Limits `protobuf:"bytes,6,opt,name=limits,proto3" json:"limits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[1]
+	mi := &file_parley_events_v1_events_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -309,7 +579,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[1]
+	mi := &file_parley_events_v1_events_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -322,7 +592,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{1}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *MatchStarted) GetGame() string {
@@ -339,7 +609,7 @@ func (x *MatchStarted) GetRulesVersion() string {
 	return ""
 }
 
-func (x *MatchStarted) GetParams() *v1.GameParams {
+func (x *MatchStarted) GetParams() *v11.GameParams {
 	if x != nil {
 		return x.Params
 	}
@@ -353,14 +623,14 @@ func (x *MatchStarted) GetSeed() uint64 {
 	return 0
 }
 
-func (x *MatchStarted) GetSeats() []*v11.SeatInfo {
+func (x *MatchStarted) GetSeats() []*v1.SeatInfo {
 	if x != nil {
 		return x.Seats
 	}
 	return nil
 }
 
-func (x *MatchStarted) GetLimits() *v1.Limits {
+func (x *MatchStarted) GetLimits() *v11.Limits {
 	if x != nil {
 		return x.Limits
 	}
@@ -388,7 +658,7 @@ type ActionTaken struct {
 
 func (x *ActionTaken) Reset() {
 	*x = ActionTaken{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[2]
+	mi := &file_parley_events_v1_events_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -400,7 +670,7 @@ func (x *ActionTaken) String() string {
 func (*ActionTaken) ProtoMessage() {}
 
 func (x *ActionTaken) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[2]
+	mi := &file_parley_events_v1_events_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -413,7 +683,7 @@ func (x *ActionTaken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionTaken.ProtoReflect.Descriptor instead.
 func (*ActionTaken) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{2}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ActionTaken) GetSeat() int32 {
@@ -455,14 +725,14 @@ type ActionRefused struct {
 	// The refused action, as received. Private to the seat and the record.
 	Action *v12.Action `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
 	// Why it was refused.
-	Rejection     *v11.Rejection `protobuf:"bytes,4,opt,name=rejection,proto3" json:"rejection,omitempty"`
+	Rejection     *v1.Rejection `protobuf:"bytes,4,opt,name=rejection,proto3" json:"rejection,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ActionRefused) Reset() {
 	*x = ActionRefused{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[3]
+	mi := &file_parley_events_v1_events_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -474,7 +744,7 @@ func (x *ActionRefused) String() string {
 func (*ActionRefused) ProtoMessage() {}
 
 func (x *ActionRefused) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[3]
+	mi := &file_parley_events_v1_events_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -487,7 +757,7 @@ func (x *ActionRefused) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionRefused.ProtoReflect.Descriptor instead.
 func (*ActionRefused) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ActionRefused) GetSeat() int32 {
@@ -511,7 +781,7 @@ func (x *ActionRefused) GetAction() *v12.Action {
 	return nil
 }
 
-func (x *ActionRefused) GetRejection() *v11.Rejection {
+func (x *ActionRefused) GetRejection() *v1.Rejection {
 	if x != nil {
 		return x.Rejection
 	}
@@ -535,7 +805,7 @@ type AgentFault struct {
 
 func (x *AgentFault) Reset() {
 	*x = AgentFault{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[4]
+	mi := &file_parley_events_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -547,7 +817,7 @@ func (x *AgentFault) String() string {
 func (*AgentFault) ProtoMessage() {}
 
 func (x *AgentFault) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[4]
+	mi := &file_parley_events_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -560,7 +830,7 @@ func (x *AgentFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentFault.ProtoReflect.Descriptor instead.
 func (*AgentFault) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{4}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AgentFault) GetSeat() int32 {
@@ -595,14 +865,14 @@ func (x *AgentFault) GetDetail() string {
 type MatchEnded struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// How the match ended, with payoffs.
-	Outcome       *v1.Outcome `protobuf:"bytes,1,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Outcome       *v11.Outcome `protobuf:"bytes,1,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[5]
+	mi := &file_parley_events_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +884,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[5]
+	mi := &file_parley_events_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,10 +897,10 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{5}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
-func (x *MatchEnded) GetOutcome() *v1.Outcome {
+func (x *MatchEnded) GetOutcome() *v11.Outcome {
 	if x != nil {
 		return x.Outcome
 	}
@@ -641,7 +911,7 @@ var File_parley_events_v1_events_proto protoreflect.FileDescriptor
 
 const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1dparley/events/v1/events.proto\x12\x10parley.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/agent/v1/agent.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\xdf\x03\n" +
+	"\x1dparley/events/v1/events.proto\x12\x10parley.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/agent/v1/agent.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\xbd\x05\n" +
 	"\n" +
 	"MatchEvent\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
@@ -655,8 +925,30 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\vagent_fault\x18\r \x01(\v2\x1c.parley.events.v1.AgentFaultH\x00R\n" +
 	"agentFault\x12?\n" +
 	"\vmatch_ended\x18\x0e \x01(\v2\x1c.parley.events.v1.MatchEndedH\x00R\n" +
-	"matchEndedB\t\n" +
-	"\apayload\"\xf1\x01\n" +
+	"matchEnded\x12E\n" +
+	"\rphase_started\x18\x0f \x01(\v2\x1e.parley.events.v1.PhaseStartedH\x00R\fphaseStarted\x12B\n" +
+	"\fchance_drawn\x18\x10 \x01(\v2\x1d.parley.events.v1.ChanceDrawnH\x00R\vchanceDrawn\x12Q\n" +
+	"\x11proposal_resolved\x18\x11 \x01(\v2\".parley.events.v1.ProposalResolvedH\x00R\x10proposalResolvedB\t\n" +
+	"\apayload\">\n" +
+	"\fPhaseStarted\x12\x14\n" +
+	"\x05phase\x18\x01 \x01(\tR\x05phase\x12\x18\n" +
+	"\asummary\x18\x02 \x01(\tR\asummary\"\x82\x01\n" +
+	"\vChanceDrawn\x12\x12\n" +
+	"\x04what\x18\x01 \x01(\tR\x04what\x12\x17\n" +
+	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x19\n" +
+	"\x05value\x18\x03 \x01(\x03H\x01R\x05value\x88\x01\x01\x12\x18\n" +
+	"\asummary\x18\x04 \x01(\tR\asummaryB\a\n" +
+	"\x05_seatB\b\n" +
+	"\x06_value\"\xdc\x01\n" +
+	"\x10ProposalResolved\x12\x1a\n" +
+	"\bproposer\x18\x01 \x01(\x05R\bproposer\x124\n" +
+	"\bproposal\x18\x02 \x01(\v2\x18.parley.game.v1.ProposalR\bproposal\x12\x1a\n" +
+	"\baccepted\x18\x03 \x01(\bR\baccepted\x12\x1f\n" +
+	"\vaccepted_by\x18\x04 \x03(\x05R\n" +
+	"acceptedBy\x12\x1f\n" +
+	"\vrejected_by\x18\x05 \x03(\x05R\n" +
+	"rejectedBy\x12\x18\n" +
+	"\asummary\x18\x06 \x01(\tR\asummary\"\xf1\x01\n" +
 	"\fMatchStarted\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12#\n" +
 	"\rrules_version\x18\x02 \x01(\tR\frulesVersion\x123\n" +
@@ -706,43 +998,51 @@ func file_parley_events_v1_events_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_events_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_parley_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_parley_events_v1_events_proto_goTypes = []any{
 	(FaultKind)(0),                // 0: parley.events.v1.FaultKind
 	(*MatchEvent)(nil),            // 1: parley.events.v1.MatchEvent
-	(*MatchStarted)(nil),          // 2: parley.events.v1.MatchStarted
-	(*ActionTaken)(nil),           // 3: parley.events.v1.ActionTaken
-	(*ActionRefused)(nil),         // 4: parley.events.v1.ActionRefused
-	(*AgentFault)(nil),            // 5: parley.events.v1.AgentFault
-	(*MatchEnded)(nil),            // 6: parley.events.v1.MatchEnded
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
-	(*v1.GameParams)(nil),         // 8: parley.match.v1.GameParams
-	(*v11.SeatInfo)(nil),          // 9: parley.game.v1.SeatInfo
-	(*v1.Limits)(nil),             // 10: parley.match.v1.Limits
-	(*v12.Action)(nil),            // 11: parley.agent.v1.Action
-	(*v11.Rejection)(nil),         // 12: parley.game.v1.Rejection
-	(*v1.Outcome)(nil),            // 13: parley.match.v1.Outcome
+	(*PhaseStarted)(nil),          // 2: parley.events.v1.PhaseStarted
+	(*ChanceDrawn)(nil),           // 3: parley.events.v1.ChanceDrawn
+	(*ProposalResolved)(nil),      // 4: parley.events.v1.ProposalResolved
+	(*MatchStarted)(nil),          // 5: parley.events.v1.MatchStarted
+	(*ActionTaken)(nil),           // 6: parley.events.v1.ActionTaken
+	(*ActionRefused)(nil),         // 7: parley.events.v1.ActionRefused
+	(*AgentFault)(nil),            // 8: parley.events.v1.AgentFault
+	(*MatchEnded)(nil),            // 9: parley.events.v1.MatchEnded
+	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
+	(*v1.Proposal)(nil),           // 11: parley.game.v1.Proposal
+	(*v11.GameParams)(nil),        // 12: parley.match.v1.GameParams
+	(*v1.SeatInfo)(nil),           // 13: parley.game.v1.SeatInfo
+	(*v11.Limits)(nil),            // 14: parley.match.v1.Limits
+	(*v12.Action)(nil),            // 15: parley.agent.v1.Action
+	(*v1.Rejection)(nil),          // 16: parley.game.v1.Rejection
+	(*v11.Outcome)(nil),           // 17: parley.match.v1.Outcome
 }
 var file_parley_events_v1_events_proto_depIdxs = []int32{
-	7,  // 0: parley.events.v1.MatchEvent.time:type_name -> google.protobuf.Timestamp
-	2,  // 1: parley.events.v1.MatchEvent.match_started:type_name -> parley.events.v1.MatchStarted
-	3,  // 2: parley.events.v1.MatchEvent.action_taken:type_name -> parley.events.v1.ActionTaken
-	4,  // 3: parley.events.v1.MatchEvent.action_refused:type_name -> parley.events.v1.ActionRefused
-	5,  // 4: parley.events.v1.MatchEvent.agent_fault:type_name -> parley.events.v1.AgentFault
-	6,  // 5: parley.events.v1.MatchEvent.match_ended:type_name -> parley.events.v1.MatchEnded
-	8,  // 6: parley.events.v1.MatchStarted.params:type_name -> parley.match.v1.GameParams
-	9,  // 7: parley.events.v1.MatchStarted.seats:type_name -> parley.game.v1.SeatInfo
-	10, // 8: parley.events.v1.MatchStarted.limits:type_name -> parley.match.v1.Limits
-	11, // 9: parley.events.v1.ActionTaken.action:type_name -> parley.agent.v1.Action
-	11, // 10: parley.events.v1.ActionRefused.action:type_name -> parley.agent.v1.Action
-	12, // 11: parley.events.v1.ActionRefused.rejection:type_name -> parley.game.v1.Rejection
-	0,  // 12: parley.events.v1.AgentFault.kind:type_name -> parley.events.v1.FaultKind
-	13, // 13: parley.events.v1.MatchEnded.outcome:type_name -> parley.match.v1.Outcome
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	10, // 0: parley.events.v1.MatchEvent.time:type_name -> google.protobuf.Timestamp
+	5,  // 1: parley.events.v1.MatchEvent.match_started:type_name -> parley.events.v1.MatchStarted
+	6,  // 2: parley.events.v1.MatchEvent.action_taken:type_name -> parley.events.v1.ActionTaken
+	7,  // 3: parley.events.v1.MatchEvent.action_refused:type_name -> parley.events.v1.ActionRefused
+	8,  // 4: parley.events.v1.MatchEvent.agent_fault:type_name -> parley.events.v1.AgentFault
+	9,  // 5: parley.events.v1.MatchEvent.match_ended:type_name -> parley.events.v1.MatchEnded
+	2,  // 6: parley.events.v1.MatchEvent.phase_started:type_name -> parley.events.v1.PhaseStarted
+	3,  // 7: parley.events.v1.MatchEvent.chance_drawn:type_name -> parley.events.v1.ChanceDrawn
+	4,  // 8: parley.events.v1.MatchEvent.proposal_resolved:type_name -> parley.events.v1.ProposalResolved
+	11, // 9: parley.events.v1.ProposalResolved.proposal:type_name -> parley.game.v1.Proposal
+	12, // 10: parley.events.v1.MatchStarted.params:type_name -> parley.match.v1.GameParams
+	13, // 11: parley.events.v1.MatchStarted.seats:type_name -> parley.game.v1.SeatInfo
+	14, // 12: parley.events.v1.MatchStarted.limits:type_name -> parley.match.v1.Limits
+	15, // 13: parley.events.v1.ActionTaken.action:type_name -> parley.agent.v1.Action
+	15, // 14: parley.events.v1.ActionRefused.action:type_name -> parley.agent.v1.Action
+	16, // 15: parley.events.v1.ActionRefused.rejection:type_name -> parley.game.v1.Rejection
+	0,  // 16: parley.events.v1.AgentFault.kind:type_name -> parley.events.v1.FaultKind
+	17, // 17: parley.events.v1.MatchEnded.outcome:type_name -> parley.match.v1.Outcome
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_parley_events_v1_events_proto_init() }
@@ -756,14 +1056,18 @@ func file_parley_events_v1_events_proto_init() {
 		(*MatchEvent_ActionRefused)(nil),
 		(*MatchEvent_AgentFault)(nil),
 		(*MatchEvent_MatchEnded)(nil),
+		(*MatchEvent_PhaseStarted)(nil),
+		(*MatchEvent_ChanceDrawn)(nil),
+		(*MatchEvent_ProposalResolved)(nil),
 	}
+	file_parley_events_v1_events_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_events_v1_events_proto_rawDesc), len(file_parley_events_v1_events_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   6,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

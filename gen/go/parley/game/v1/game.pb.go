@@ -377,6 +377,7 @@ type Move struct {
 	//	*Move_Reject
 	//	*Move_Pass
 	//	*Move_Choose
+	//	*Move_Say
 	Kind          isMove_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -464,6 +465,15 @@ func (x *Move) GetChoose() *Choose {
 	return nil
 }
 
+func (x *Move) GetSay() *Say {
+	if x != nil {
+		if x, ok := x.Kind.(*Move_Say); ok {
+			return x.Say
+		}
+	}
+	return nil
+}
+
 type isMove_Kind interface {
 	isMove_Kind()
 }
@@ -493,6 +503,12 @@ type Move_Choose struct {
 	Choose *Choose `protobuf:"bytes,5,opt,name=choose,proto3,oneof"`
 }
 
+type Move_Say struct {
+	// Talk only: the turn is the action's messages, which the game may require (e.g. one to
+	// each other player).
+	Say *Say `protobuf:"bytes,6,opt,name=say,proto3,oneof"`
+}
+
 func (*Move_Propose) isMove_Kind() {}
 
 func (*Move_Accept) isMove_Kind() {}
@@ -502,6 +518,8 @@ func (*Move_Reject) isMove_Kind() {}
 func (*Move_Pass) isMove_Kind() {}
 
 func (*Move_Choose) isMove_Kind() {}
+
+func (*Move_Say) isMove_Kind() {}
 
 // Propose carries the terms a player puts on the table.
 type Propose struct {
@@ -671,6 +689,43 @@ func (*Pass) Descriptor() ([]byte, []int) {
 	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{6}
 }
 
+// Say is a talk-only turn; what is said travels in Action.messages.
+type Say struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Say) Reset() {
+	*x = Say{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Say) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Say) ProtoMessage() {}
+
+func (x *Say) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Say.ProtoReflect.Descriptor instead.
+func (*Say) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{7}
+}
+
 // Choose picks one option by its id.
 type Choose struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -682,7 +737,7 @@ type Choose struct {
 
 func (x *Choose) Reset() {
 	*x = Choose{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[7]
+	mi := &file_parley_game_v1_game_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -694,7 +749,7 @@ func (x *Choose) String() string {
 func (*Choose) ProtoMessage() {}
 
 func (x *Choose) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[7]
+	mi := &file_parley_game_v1_game_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -707,7 +762,7 @@ func (x *Choose) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Choose.ProtoReflect.Descriptor instead.
 func (*Choose) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{7}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Choose) GetOption() string {
@@ -732,7 +787,7 @@ type Proposal struct {
 
 func (x *Proposal) Reset() {
 	*x = Proposal{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[8]
+	mi := &file_parley_game_v1_game_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -744,7 +799,7 @@ func (x *Proposal) String() string {
 func (*Proposal) ProtoMessage() {}
 
 func (x *Proposal) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[8]
+	mi := &file_parley_game_v1_game_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -757,7 +812,7 @@ func (x *Proposal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Proposal.ProtoReflect.Descriptor instead.
 func (*Proposal) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{8}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Proposal) GetTerms() isProposal_Terms {
@@ -800,7 +855,7 @@ type Allocation struct {
 
 func (x *Allocation) Reset() {
 	*x = Allocation{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[9]
+	mi := &file_parley_game_v1_game_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -812,7 +867,7 @@ func (x *Allocation) String() string {
 func (*Allocation) ProtoMessage() {}
 
 func (x *Allocation) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[9]
+	mi := &file_parley_game_v1_game_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -825,7 +880,7 @@ func (x *Allocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Allocation.ProtoReflect.Descriptor instead.
 func (*Allocation) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{9}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Allocation) GetShares() []*SeatShare {
@@ -850,7 +905,7 @@ type SeatShare struct {
 
 func (x *SeatShare) Reset() {
 	*x = SeatShare{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[10]
+	mi := &file_parley_game_v1_game_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -862,7 +917,7 @@ func (x *SeatShare) String() string {
 func (*SeatShare) ProtoMessage() {}
 
 func (x *SeatShare) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[10]
+	mi := &file_parley_game_v1_game_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -875,7 +930,7 @@ func (x *SeatShare) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatShare.ProtoReflect.Descriptor instead.
 func (*SeatShare) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{10}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SeatShare) GetSeat() int32 {
@@ -906,14 +961,18 @@ type Message struct {
 	// (and the sender) ever see the text.
 	To []int32 `protobuf:"varint,1,rep,packed,name=to,proto3" json:"to,omitempty"`
 	// The text as written by the agent.
-	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// Terms the sender puts forward in this message, binding nobody (e.g. a split offered in
+	// private talk). Seen exactly by those who see the message. Games that take no attached
+	// terms refuse a message that carries them.
+	Proposal      *Proposal `protobuf:"bytes,3,opt,name=proposal,proto3" json:"proposal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[11]
+	mi := &file_parley_game_v1_game_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -925,7 +984,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[11]
+	mi := &file_parley_game_v1_game_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -938,7 +997,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{11}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Message) GetTo() []int32 {
@@ -955,6 +1014,13 @@ func (x *Message) GetText() string {
 	return ""
 }
 
+func (x *Message) GetProposal() *Proposal {
+	if x != nil {
+		return x.Proposal
+	}
+	return nil
+}
+
 // Rejection is the referee's reason for refusing an action. It goes back to the seat that acted
 // (Observation.last_rejection) and into the record; never to other seats.
 type Rejection struct {
@@ -969,7 +1035,7 @@ type Rejection struct {
 
 func (x *Rejection) Reset() {
 	*x = Rejection{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[12]
+	mi := &file_parley_game_v1_game_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1047,7 @@ func (x *Rejection) String() string {
 func (*Rejection) ProtoMessage() {}
 
 func (x *Rejection) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[12]
+	mi := &file_parley_game_v1_game_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1060,7 @@ func (x *Rejection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rejection.ProtoReflect.Descriptor instead.
 func (*Rejection) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{12}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Rejection) GetCode() RejectionCode {
@@ -1026,7 +1092,7 @@ type Option struct {
 
 func (x *Option) Reset() {
 	*x = Option{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[13]
+	mi := &file_parley_game_v1_game_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1038,7 +1104,7 @@ func (x *Option) String() string {
 func (*Option) ProtoMessage() {}
 
 func (x *Option) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[13]
+	mi := &file_parley_game_v1_game_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1051,7 +1117,7 @@ func (x *Option) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Option.ProtoReflect.Descriptor instead.
 func (*Option) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{13}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Option) GetId() string {
@@ -1095,7 +1161,7 @@ type Bound struct {
 
 func (x *Bound) Reset() {
 	*x = Bound{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[14]
+	mi := &file_parley_game_v1_game_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1173,7 @@ func (x *Bound) String() string {
 func (*Bound) ProtoMessage() {}
 
 func (x *Bound) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[14]
+	mi := &file_parley_game_v1_game_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1186,7 @@ func (x *Bound) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Bound.ProtoReflect.Descriptor instead.
 func (*Bound) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{14}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Bound) GetSeat() int32 {
@@ -1173,20 +1239,22 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12/\n" +
-	"\x05agent\x18\x04 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\x85\x02\n" +
+	"\x05agent\x18\x04 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xae\x02\n" +
 	"\x04Move\x123\n" +
 	"\apropose\x18\x01 \x01(\v2\x17.parley.game.v1.ProposeH\x00R\apropose\x120\n" +
 	"\x06accept\x18\x02 \x01(\v2\x16.parley.game.v1.AcceptH\x00R\x06accept\x120\n" +
 	"\x06reject\x18\x03 \x01(\v2\x16.parley.game.v1.RejectH\x00R\x06reject\x12*\n" +
 	"\x04pass\x18\x04 \x01(\v2\x14.parley.game.v1.PassH\x00R\x04pass\x120\n" +
-	"\x06choose\x18\x05 \x01(\v2\x16.parley.game.v1.ChooseH\x00R\x06chooseB\x06\n" +
+	"\x06choose\x18\x05 \x01(\v2\x16.parley.game.v1.ChooseH\x00R\x06choose\x12'\n" +
+	"\x03say\x18\x06 \x01(\v2\x13.parley.game.v1.SayH\x00R\x03sayB\x06\n" +
 	"\x04kind\"?\n" +
 	"\aPropose\x124\n" +
 	"\bproposal\x18\x01 \x01(\v2\x18.parley.game.v1.ProposalR\bproposal\"-\n" +
 	"\x06Accept\x12#\n" +
 	"\rproposal_turn\x18\x01 \x01(\x05R\fproposalTurn\"\b\n" +
 	"\x06Reject\"\x06\n" +
-	"\x04Pass\" \n" +
+	"\x04Pass\"\x05\n" +
+	"\x03Say\" \n" +
 	"\x06Choose\x12\x16\n" +
 	"\x06option\x18\x01 \x01(\tR\x06option\"Q\n" +
 	"\bProposal\x12<\n" +
@@ -1207,10 +1275,11 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1a;\n" +
 	"\rReceivesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"-\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"c\n" +
 	"\aMessage\x12\x0e\n" +
 	"\x02to\x18\x01 \x03(\x05R\x02to\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"X\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x124\n" +
+	"\bproposal\x18\x03 \x01(\v2\x18.parley.game.v1.ProposalR\bproposal\"X\n" +
 	"\tRejection\x121\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x1d.parley.game.v1.RejectionCodeR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"P\n" +
@@ -1257,7 +1326,7 @@ func file_parley_game_v1_game_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_parley_game_v1_game_proto_goTypes = []any{
 	(MoveKind)(0),      // 0: parley.game.v1.MoveKind
 	(RejectionCode)(0), // 1: parley.game.v1.RejectionCode
@@ -1269,16 +1338,17 @@ var file_parley_game_v1_game_proto_goTypes = []any{
 	(*Accept)(nil),     // 7: parley.game.v1.Accept
 	(*Reject)(nil),     // 8: parley.game.v1.Reject
 	(*Pass)(nil),       // 9: parley.game.v1.Pass
-	(*Choose)(nil),     // 10: parley.game.v1.Choose
-	(*Proposal)(nil),   // 11: parley.game.v1.Proposal
-	(*Allocation)(nil), // 12: parley.game.v1.Allocation
-	(*SeatShare)(nil),  // 13: parley.game.v1.SeatShare
-	(*Message)(nil),    // 14: parley.game.v1.Message
-	(*Rejection)(nil),  // 15: parley.game.v1.Rejection
-	(*Option)(nil),     // 16: parley.game.v1.Option
-	(*Bound)(nil),      // 17: parley.game.v1.Bound
-	nil,                // 18: parley.game.v1.SeatShare.GivesEntry
-	nil,                // 19: parley.game.v1.SeatShare.ReceivesEntry
+	(*Say)(nil),        // 10: parley.game.v1.Say
+	(*Choose)(nil),     // 11: parley.game.v1.Choose
+	(*Proposal)(nil),   // 12: parley.game.v1.Proposal
+	(*Allocation)(nil), // 13: parley.game.v1.Allocation
+	(*SeatShare)(nil),  // 14: parley.game.v1.SeatShare
+	(*Message)(nil),    // 15: parley.game.v1.Message
+	(*Rejection)(nil),  // 16: parley.game.v1.Rejection
+	(*Option)(nil),     // 17: parley.game.v1.Option
+	(*Bound)(nil),      // 18: parley.game.v1.Bound
+	nil,                // 19: parley.game.v1.SeatShare.GivesEntry
+	nil,                // 20: parley.game.v1.SeatShare.ReceivesEntry
 }
 var file_parley_game_v1_game_proto_depIdxs = []int32{
 	3,  // 0: parley.game.v1.SeatInfo.agent:type_name -> parley.game.v1.AgentInfo
@@ -1286,19 +1356,21 @@ var file_parley_game_v1_game_proto_depIdxs = []int32{
 	7,  // 2: parley.game.v1.Move.accept:type_name -> parley.game.v1.Accept
 	8,  // 3: parley.game.v1.Move.reject:type_name -> parley.game.v1.Reject
 	9,  // 4: parley.game.v1.Move.pass:type_name -> parley.game.v1.Pass
-	10, // 5: parley.game.v1.Move.choose:type_name -> parley.game.v1.Choose
-	11, // 6: parley.game.v1.Propose.proposal:type_name -> parley.game.v1.Proposal
-	12, // 7: parley.game.v1.Proposal.allocation:type_name -> parley.game.v1.Allocation
-	13, // 8: parley.game.v1.Allocation.shares:type_name -> parley.game.v1.SeatShare
-	18, // 9: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
-	19, // 10: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
-	1,  // 11: parley.game.v1.Rejection.code:type_name -> parley.game.v1.RejectionCode
-	2,  // 12: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	11, // 5: parley.game.v1.Move.choose:type_name -> parley.game.v1.Choose
+	10, // 6: parley.game.v1.Move.say:type_name -> parley.game.v1.Say
+	12, // 7: parley.game.v1.Propose.proposal:type_name -> parley.game.v1.Proposal
+	13, // 8: parley.game.v1.Proposal.allocation:type_name -> parley.game.v1.Allocation
+	14, // 9: parley.game.v1.Allocation.shares:type_name -> parley.game.v1.SeatShare
+	19, // 10: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
+	20, // 11: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
+	12, // 12: parley.game.v1.Message.proposal:type_name -> parley.game.v1.Proposal
+	1,  // 13: parley.game.v1.Rejection.code:type_name -> parley.game.v1.RejectionCode
+	2,  // 14: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_parley_game_v1_game_proto_init() }
@@ -1312,8 +1384,9 @@ func file_parley_game_v1_game_proto_init() {
 		(*Move_Reject)(nil),
 		(*Move_Pass)(nil),
 		(*Move_Choose)(nil),
+		(*Move_Say)(nil),
 	}
-	file_parley_game_v1_game_proto_msgTypes[8].OneofWrappers = []any{
+	file_parley_game_v1_game_proto_msgTypes[9].OneofWrappers = []any{
 		(*Proposal_Allocation)(nil),
 	}
 	type x struct{}
@@ -1322,7 +1395,7 @@ func file_parley_game_v1_game_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_game_v1_game_proto_rawDesc), len(file_parley_game_v1_game_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -11,6 +11,9 @@
 package matchv1
 
 import (
+	v11 "github.com/parley-arena/parley/gen/go/parley/games/buysell/v1"
+	v13 "github.com/parley-arena/parley/gen/go/parley/games/coalition/v1"
+	v12 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
 	v1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -103,6 +106,9 @@ type GameParams struct {
 	// Types that are valid to be assigned to Family:
 	//
 	//	*GameParams_Ultimatum
+	//	*GameParams_Buysell
+	//	*GameParams_Trading
+	//	*GameParams_Coalition
 	Family        isGameParams_Family `protobuf_oneof:"family"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -154,6 +160,33 @@ func (x *GameParams) GetUltimatum() *v1.Params {
 	return nil
 }
 
+func (x *GameParams) GetBuysell() *v11.Params {
+	if x != nil {
+		if x, ok := x.Family.(*GameParams_Buysell); ok {
+			return x.Buysell
+		}
+	}
+	return nil
+}
+
+func (x *GameParams) GetTrading() *v12.Params {
+	if x != nil {
+		if x, ok := x.Family.(*GameParams_Trading); ok {
+			return x.Trading
+		}
+	}
+	return nil
+}
+
+func (x *GameParams) GetCoalition() *v13.Params {
+	if x != nil {
+		if x, ok := x.Family.(*GameParams_Coalition); ok {
+			return x.Coalition
+		}
+	}
+	return nil
+}
+
 type isGameParams_Family interface {
 	isGameParams_Family()
 }
@@ -163,7 +196,28 @@ type GameParams_Ultimatum struct {
 	Ultimatum *v1.Params `protobuf:"bytes,1,opt,name=ultimatum,proto3,oneof"`
 }
 
+type GameParams_Buysell struct {
+	// Buyer and seller.
+	Buysell *v11.Params `protobuf:"bytes,2,opt,name=buysell,proto3,oneof"`
+}
+
+type GameParams_Trading struct {
+	// Resource exchange.
+	Trading *v12.Params `protobuf:"bytes,3,opt,name=trading,proto3,oneof"`
+}
+
+type GameParams_Coalition struct {
+	// n-player coalition game.
+	Coalition *v13.Params `protobuf:"bytes,4,opt,name=coalition,proto3,oneof"`
+}
+
 func (*GameParams_Ultimatum) isGameParams_Family() {}
+
+func (*GameParams_Buysell) isGameParams_Family() {}
+
+func (*GameParams_Trading) isGameParams_Family() {}
+
+func (*GameParams_Coalition) isGameParams_Family() {}
 
 // Limits are the runner's rules of engagement with agents, the same for every seat.
 type Limits struct {
@@ -316,10 +370,13 @@ var File_parley_match_v1_match_proto protoreflect.FileDescriptor
 
 const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"Y\n" +
+	"\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\x96\x02\n" +
 	"\n" +
 	"GameParams\x12A\n" +
-	"\tultimatum\x18\x01 \x01(\v2!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatumB\b\n" +
+	"\tultimatum\x18\x01 \x01(\v2!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatum\x12;\n" +
+	"\abuysell\x18\x02 \x01(\v2\x1f.parley.games.buysell.v1.ParamsH\x00R\abuysell\x12;\n" +
+	"\atrading\x18\x03 \x01(\v2\x1f.parley.games.trading.v1.ParamsH\x00R\atrading\x12A\n" +
+	"\tcoalition\x18\x04 \x01(\v2!.parley.games.coalition.v1.ParamsH\x00R\tcoalitionB\b\n" +
 	"\x06family\"\xa4\x01\n" +
 	"\x06Limits\x12<\n" +
 	"\fmove_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\vmoveTimeout\x12$\n" +
@@ -363,17 +420,23 @@ var file_parley_match_v1_match_proto_goTypes = []any{
 	(*Limits)(nil),              // 2: parley.match.v1.Limits
 	(*Outcome)(nil),             // 3: parley.match.v1.Outcome
 	(*v1.Params)(nil),           // 4: parley.games.ultimatum.v1.Params
-	(*durationpb.Duration)(nil), // 5: google.protobuf.Duration
+	(*v11.Params)(nil),          // 5: parley.games.buysell.v1.Params
+	(*v12.Params)(nil),          // 6: parley.games.trading.v1.Params
+	(*v13.Params)(nil),          // 7: parley.games.coalition.v1.Params
+	(*durationpb.Duration)(nil), // 8: google.protobuf.Duration
 }
 var file_parley_match_v1_match_proto_depIdxs = []int32{
 	4, // 0: parley.match.v1.GameParams.ultimatum:type_name -> parley.games.ultimatum.v1.Params
-	5, // 1: parley.match.v1.Limits.move_timeout:type_name -> google.protobuf.Duration
-	0, // 2: parley.match.v1.Outcome.cause:type_name -> parley.match.v1.EndCause
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	5, // 1: parley.match.v1.GameParams.buysell:type_name -> parley.games.buysell.v1.Params
+	6, // 2: parley.match.v1.GameParams.trading:type_name -> parley.games.trading.v1.Params
+	7, // 3: parley.match.v1.GameParams.coalition:type_name -> parley.games.coalition.v1.Params
+	8, // 4: parley.match.v1.Limits.move_timeout:type_name -> google.protobuf.Duration
+	0, // 5: parley.match.v1.Outcome.cause:type_name -> parley.match.v1.EndCause
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_parley_match_v1_match_proto_init() }
@@ -383,6 +446,9 @@ func file_parley_match_v1_match_proto_init() {
 	}
 	file_parley_match_v1_match_proto_msgTypes[0].OneofWrappers = []any{
 		(*GameParams_Ultimatum)(nil),
+		(*GameParams_Buysell)(nil),
+		(*GameParams_Trading)(nil),
+		(*GameParams_Coalition)(nil),
 	}
 	file_parley_match_v1_match_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}

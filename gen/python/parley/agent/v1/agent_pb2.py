@@ -14,10 +14,13 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
+from parley.games.buysell.v1 import buysell_pb2 as parley_dot_games_dot_buysell_dot_v1_dot_buysell__pb2
+from parley.games.coalition.v1 import coalition_pb2 as parley_dot_games_dot_coalition_dot_v1_dot_coalition__pb2
+from parley.games.trading.v1 import trading_pb2 as parley_dot_games_dot_trading_dot_v1_dot_trading__pb2
 from parley.games.ultimatum.v1 import ultimatum_pb2 as parley_dot_games_dot_ultimatum_dot_v1_dot_ultimatum__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n\nActRequest\x12>\n\x0bobservation\x18\x01 \x01(\x0b\x32\x1c.parley.agent.v1.ObservationR\x0bobservation\"R\n\x0b\x41\x63tResponse\x12/\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x17.parley.agent.v1.ActionR\x06\x61\x63tion\x12\x12\n\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n\x0f\x44\x65scribeRequest\"C\n\x10\x44\x65scribeResponse\x12/\n\x05\x61gent\x18\x01 \x01(\x0b\x32\x19.parley.game.v1.AgentInfoR\x05\x61gent\"\xf6\x05\n\x0bObservation\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n\x04seat\x18\x03 \x01(\x05R\x04seat\x12.\n\x05seats\x18\x04 \x03(\x0b\x32\x18.parley.game.v1.SeatInfoR\x05seats\x12\x14\n\x05phase\x18\x05 \x01(\tR\x05phase\x12\x12\n\x04turn\x18\x06 \x01(\x05R\x04turn\x12\x1b\n\tmax_turns\x18\x07 \x01(\x05R\x08maxTurns\x12\x38\n\ntime_limit\x18\x08 \x01(\x0b\x32\x19.google.protobuf.DurationR\ttimeLimit\x12\x36\n\x08\x64\x65\x61\x64line\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12\x18\n\x07\x61ttempt\x18\n \x01(\x05R\x07\x61ttempt\x12\x39\n\x0blegal_moves\x18\x0b \x03(\x0e\x32\x18.parley.game.v1.MoveKindR\nlegalMoves\x12>\n\x0fproposal_bounds\x18\x0c \x03(\x0b\x32\x15.parley.game.v1.BoundR\x0eproposalBounds\x12\x30\n\x07\x63hoices\x18\r \x03(\x0b\x32\x16.parley.game.v1.OptionR\x07\x63hoices\x12\x37\n\x07history\x18\x0e \x03(\x0b\x32\x1d.parley.agent.v1.HistoryEntryR\x07history\x12@\n\x0elast_rejection\x18\x0f \x01(\x0b\x32\x19.parley.game.v1.RejectionR\rlastRejection\x12\x14\n\x05notes\x18\x10 \x03(\tR\x05notes\x12\x1a\n\x08\x62riefing\x18\x11 \x01(\tR\x08\x62riefing\x12?\n\tultimatum\x18\x1e \x01(\x0b\x32\x1f.parley.games.ultimatum.v1.ViewH\x00R\tultimatumB\x06\n\x04view\"\xd2\x01\n\x0cHistoryEntry\x12\x12\n\x04turn\x18\x01 \x01(\x05R\x04turn\x12\x12\n\x04seat\x18\x02 \x01(\x05R\x04seat\x12!\n\x0c\x66rom_referee\x18\x03 \x01(\x08R\x0b\x66romReferee\x12(\n\x04move\x18\x04 \x01(\x0b\x32\x14.parley.game.v1.MoveR\x04move\x12\x33\n\x08messages\x18\x05 \x03(\x0b\x32\x17.parley.game.v1.MessageR\x08messages\x12\x18\n\x07summary\x18\x06 \x01(\tR\x07summary\"\xe7\x01\n\x06\x41\x63tion\x12(\n\x04move\x18\x01 \x01(\x0b\x32\x14.parley.game.v1.MoveR\x04move\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32\x17.parley.game.v1.MessageR\x08messages\x12+\n\x11private_reasoning\x18\x03 \x01(\tR\x10privateReasoning\x12#\n\rprivate_notes\x18\x04 \x01(\tR\x0cprivateNotes\x12,\n\x05usage\x18\x05 \x01(\x0b\x32\x16.parley.agent.v1.UsageR\x05usage\"\x89\x01\n\x05Usage\x12\x14\n\x05model\x18\x01 \x01(\tR\x05model\x12#\n\rprompt_tokens\x18\x02 \x01(\x03R\x0cpromptTokens\x12+\n\x11\x63ompletion_tokens\x18\x03 \x01(\x03R\x10\x63ompletionTokens\x12\x18\n\x07retries\x18\x04 \x01(\x05R\x07retries2\xa1\x01\n\x0c\x41gentService\x12@\n\x03\x41\x63t\x12\x1b.parley.agent.v1.ActRequest\x1a\x1c.parley.agent.v1.ActResponse\x12O\n\x08\x44\x65scribe\x12 .parley.agent.v1.DescribeRequest\x1a!.parley.agent.v1.DescribeResponseB\xbe\x01\n\x13\x63om.parley.agent.v1B\nAgentProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/agent/v1;agentv1\xa2\x02\x03PAX\xaa\x02\x0fParley.Agent.V1\xca\x02\x0fParley\\Agent\\V1\xe2\x02\x1bParley\\Agent\\V1\\GPBMetadata\xea\x02\x11Parley::Agent::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n\nActRequest\x12>\n\x0bobservation\x18\x01 \x01(\x0b\x32\x1c.parley.agent.v1.ObservationR\x0bobservation\"R\n\x0b\x41\x63tResponse\x12/\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x17.parley.agent.v1.ActionR\x06\x61\x63tion\x12\x12\n\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n\x0f\x44\x65scribeRequest\"C\n\x10\x44\x65scribeResponse\x12/\n\x05\x61gent\x18\x01 \x01(\x0b\x32\x19.parley.game.v1.AgentInfoR\x05\x61gent\"\xad\x07\n\x0bObservation\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n\x04seat\x18\x03 \x01(\x05R\x04seat\x12.\n\x05seats\x18\x04 \x03(\x0b\x32\x18.parley.game.v1.SeatInfoR\x05seats\x12\x14\n\x05phase\x18\x05 \x01(\tR\x05phase\x12\x12\n\x04turn\x18\x06 \x01(\x05R\x04turn\x12\x1b\n\tmax_turns\x18\x07 \x01(\x05R\x08maxTurns\x12\x38\n\ntime_limit\x18\x08 \x01(\x0b\x32\x19.google.protobuf.DurationR\ttimeLimit\x12\x36\n\x08\x64\x65\x61\x64line\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12\x18\n\x07\x61ttempt\x18\n \x01(\x05R\x07\x61ttempt\x12\x39\n\x0blegal_moves\x18\x0b \x03(\x0e\x32\x18.parley.game.v1.MoveKindR\nlegalMoves\x12>\n\x0fproposal_bounds\x18\x0c \x03(\x0b\x32\x15.parley.game.v1.BoundR\x0eproposalBounds\x12\x30\n\x07\x63hoices\x18\r \x03(\x0b\x32\x16.parley.game.v1.OptionR\x07\x63hoices\x12\x37\n\x07history\x18\x0e \x03(\x0b\x32\x1d.parley.agent.v1.HistoryEntryR\x07history\x12@\n\x0elast_rejection\x18\x0f \x01(\x0b\x32\x19.parley.game.v1.RejectionR\rlastRejection\x12\x14\n\x05notes\x18\x10 \x03(\tR\x05notes\x12\x1a\n\x08\x62riefing\x18\x11 \x01(\tR\x08\x62riefing\x12?\n\tultimatum\x18\x1e \x01(\x0b\x32\x1f.parley.games.ultimatum.v1.ViewH\x00R\tultimatum\x12\x39\n\x07\x62uysell\x18\x1f \x01(\x0b\x32\x1d.parley.games.buysell.v1.ViewH\x00R\x07\x62uysell\x12\x39\n\x07trading\x18  \x01(\x0b\x32\x1d.parley.games.trading.v1.ViewH\x00R\x07trading\x12?\n\tcoalition\x18! \x01(\x0b\x32\x1f.parley.games.coalition.v1.ViewH\x00R\tcoalitionB\x06\n\x04view\"\xd2\x01\n\x0cHistoryEntry\x12\x12\n\x04turn\x18\x01 \x01(\x05R\x04turn\x12\x12\n\x04seat\x18\x02 \x01(\x05R\x04seat\x12!\n\x0c\x66rom_referee\x18\x03 \x01(\x08R\x0b\x66romReferee\x12(\n\x04move\x18\x04 \x01(\x0b\x32\x14.parley.game.v1.MoveR\x04move\x12\x33\n\x08messages\x18\x05 \x03(\x0b\x32\x17.parley.game.v1.MessageR\x08messages\x12\x18\n\x07summary\x18\x06 \x01(\tR\x07summary\"\xe7\x01\n\x06\x41\x63tion\x12(\n\x04move\x18\x01 \x01(\x0b\x32\x14.parley.game.v1.MoveR\x04move\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32\x17.parley.game.v1.MessageR\x08messages\x12+\n\x11private_reasoning\x18\x03 \x01(\tR\x10privateReasoning\x12#\n\rprivate_notes\x18\x04 \x01(\tR\x0cprivateNotes\x12,\n\x05usage\x18\x05 \x01(\x0b\x32\x16.parley.agent.v1.UsageR\x05usage\"\x89\x01\n\x05Usage\x12\x14\n\x05model\x18\x01 \x01(\tR\x05model\x12#\n\rprompt_tokens\x18\x02 \x01(\x03R\x0cpromptTokens\x12+\n\x11\x63ompletion_tokens\x18\x03 \x01(\x03R\x10\x63ompletionTokens\x12\x18\n\x07retries\x18\x04 \x01(\x05R\x07retries2\xa1\x01\n\x0c\x41gentService\x12@\n\x03\x41\x63t\x12\x1b.parley.agent.v1.ActRequest\x1a\x1c.parley.agent.v1.ActResponse\x12O\n\x08\x44\x65scribe\x12 .parley.agent.v1.DescribeRequest\x1a!.parley.agent.v1.DescribeResponseB\xbe\x01\n\x13\x63om.parley.agent.v1B\nAgentProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/agent/v1;agentv1\xa2\x02\x03PAX\xaa\x02\x0fParley.Agent.V1\xca\x02\x0fParley\\Agent\\V1\xe2\x02\x1bParley\\Agent\\V1\\GPBMetadata\xea\x02\x11Parley::Agent::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.agent.v1.agent_pb2', globals())
@@ -25,22 +28,22 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\023com.parley.agent.v1B\nAgentProtoP\001Z=github.com/parley-arena/parley/gen/go/parley/agent/v1;agentv1\242\002\003PAX\252\002\017Parley.Agent.V1\312\002\017Parley\\Agent\\V1\342\002\033Parley\\Agent\\V1\\GPBMetadata\352\002\021Parley::Agent::V1'
-  _ACTREQUEST._serialized_start=183
-  _ACTREQUEST._serialized_end=259
-  _ACTRESPONSE._serialized_start=261
-  _ACTRESPONSE._serialized_end=343
-  _DESCRIBEREQUEST._serialized_start=345
-  _DESCRIBEREQUEST._serialized_end=362
-  _DESCRIBERESPONSE._serialized_start=364
-  _DESCRIBERESPONSE._serialized_end=431
-  _OBSERVATION._serialized_start=434
-  _OBSERVATION._serialized_end=1192
-  _HISTORYENTRY._serialized_start=1195
-  _HISTORYENTRY._serialized_end=1405
-  _ACTION._serialized_start=1408
-  _ACTION._serialized_end=1639
-  _USAGE._serialized_start=1642
-  _USAGE._serialized_end=1779
-  _AGENTSERVICE._serialized_start=1782
-  _AGENTSERVICE._serialized_end=1943
+  _ACTREQUEST._serialized_start=304
+  _ACTREQUEST._serialized_end=380
+  _ACTRESPONSE._serialized_start=382
+  _ACTRESPONSE._serialized_end=464
+  _DESCRIBEREQUEST._serialized_start=466
+  _DESCRIBEREQUEST._serialized_end=483
+  _DESCRIBERESPONSE._serialized_start=485
+  _DESCRIBERESPONSE._serialized_end=552
+  _OBSERVATION._serialized_start=555
+  _OBSERVATION._serialized_end=1496
+  _HISTORYENTRY._serialized_start=1499
+  _HISTORYENTRY._serialized_end=1709
+  _ACTION._serialized_start=1712
+  _ACTION._serialized_end=1943
+  _USAGE._serialized_start=1946
+  _USAGE._serialized_end=2083
+  _AGENTSERVICE._serialized_start=2086
+  _AGENTSERVICE._serialized_end=2247
 # @@protoc_insertion_point(module_scope)

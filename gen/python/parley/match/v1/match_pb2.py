@@ -12,10 +12,13 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
+from parley.games.buysell.v1 import buysell_pb2 as parley_dot_games_dot_buysell_dot_v1_dot_buysell__pb2
+from parley.games.coalition.v1 import coalition_pb2 as parley_dot_games_dot_coalition_dot_v1_dot_coalition__pb2
+from parley.games.trading.v1 import trading_pb2 as parley_dot_games_dot_trading_dot_v1_dot_trading__pb2
 from parley.games.ultimatum.v1 import ultimatum_pb2 as parley_dot_games_dot_ultimatum_dot_v1_dot_ultimatum__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"Y\n\nGameParams\x12\x41\n\tultimatum\x18\x01 \x01(\x0b\x32!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatumB\x08\n\x06\x66\x61mily\"\xa4\x01\n\x06Limits\x12<\n\x0cmove_timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.DurationR\x0bmoveTimeout\x12$\n\x0bmax_retries\x18\x02 \x01(\x05H\x00R\nmaxRetries\x88\x01\x01\x12&\n\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytesB\x0e\n\x0c_max_retries\"\xb1\x01\n\x07Outcome\x12/\n\x05\x63\x61use\x18\x01 \x01(\x0e\x32\x19.parley.match.v1.EndCauseR\x05\x63\x61use\x12\x18\n\x07payoffs\x18\x02 \x03(\x01R\x07payoffs\x12\x1c\n\tagreement\x18\x03 \x01(\x08R\tagreement\x12#\n\rfaulted_seats\x18\x04 \x03(\x05R\x0c\x66\x61ultedSeats\x12\x18\n\x07summary\x18\x05 \x01(\tR\x07summary*\x9f\x01\n\x08\x45ndCause\x12\x19\n\x15\x45ND_CAUSE_UNSPECIFIED\x10\x00\x12\x17\n\x13\x45ND_CAUSE_AGREEMENT\x10\x01\x12\x16\n\x12\x45ND_CAUSE_REJECTED\x10\x02\x12\x18\n\x14\x45ND_CAUSE_TURN_LIMIT\x10\x03\x12\x19\n\x15\x45ND_CAUSE_AGENT_FAULT\x10\x04\x12\x12\n\x0e\x45ND_CAUSE_VOID\x10\x05\x42\xc0\x01\n\x13\x63om.parley.match.v1B\nMatchProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/match/v1;matchv1\xa2\x02\x03PMX\xaa\x02\x0fParley.Match.V1\xca\x02\x10Parley\\Match_\\V1\xe2\x02\x1cParley\\Match_\\V1\\GPBMetadata\xea\x02\x11Parley::Match::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\x96\x02\n\nGameParams\x12\x41\n\tultimatum\x18\x01 \x01(\x0b\x32!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatum\x12;\n\x07\x62uysell\x18\x02 \x01(\x0b\x32\x1f.parley.games.buysell.v1.ParamsH\x00R\x07\x62uysell\x12;\n\x07trading\x18\x03 \x01(\x0b\x32\x1f.parley.games.trading.v1.ParamsH\x00R\x07trading\x12\x41\n\tcoalition\x18\x04 \x01(\x0b\x32!.parley.games.coalition.v1.ParamsH\x00R\tcoalitionB\x08\n\x06\x66\x61mily\"\xa4\x01\n\x06Limits\x12<\n\x0cmove_timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.DurationR\x0bmoveTimeout\x12$\n\x0bmax_retries\x18\x02 \x01(\x05H\x00R\nmaxRetries\x88\x01\x01\x12&\n\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytesB\x0e\n\x0c_max_retries\"\xb1\x01\n\x07Outcome\x12/\n\x05\x63\x61use\x18\x01 \x01(\x0e\x32\x19.parley.match.v1.EndCauseR\x05\x63\x61use\x12\x18\n\x07payoffs\x18\x02 \x03(\x01R\x07payoffs\x12\x1c\n\tagreement\x18\x03 \x01(\x08R\tagreement\x12#\n\rfaulted_seats\x18\x04 \x03(\x05R\x0c\x66\x61ultedSeats\x12\x18\n\x07summary\x18\x05 \x01(\tR\x07summary*\x9f\x01\n\x08\x45ndCause\x12\x19\n\x15\x45ND_CAUSE_UNSPECIFIED\x10\x00\x12\x17\n\x13\x45ND_CAUSE_AGREEMENT\x10\x01\x12\x16\n\x12\x45ND_CAUSE_REJECTED\x10\x02\x12\x18\n\x14\x45ND_CAUSE_TURN_LIMIT\x10\x03\x12\x19\n\x15\x45ND_CAUSE_AGENT_FAULT\x10\x04\x12\x12\n\x0e\x45ND_CAUSE_VOID\x10\x05\x42\xc0\x01\n\x13\x63om.parley.match.v1B\nMatchProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/match/v1;matchv1\xa2\x02\x03PMX\xaa\x02\x0fParley.Match.V1\xca\x02\x10Parley\\Match_\\V1\xe2\x02\x1cParley\\Match_\\V1\\GPBMetadata\xea\x02\x11Parley::Match::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.match.v1.match_pb2', globals())
@@ -23,12 +26,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\023com.parley.match.v1B\nMatchProtoP\001Z=github.com/parley-arena/parley/gen/go/parley/match/v1;matchv1\242\002\003PMX\252\002\017Parley.Match.V1\312\002\020Parley\\Match_\\V1\342\002\034Parley\\Match_\\V1\\GPBMetadata\352\002\021Parley::Match::V1'
-  _ENDCAUSE._serialized_start=562
-  _ENDCAUSE._serialized_end=721
-  _GAMEPARAMS._serialized_start=123
-  _GAMEPARAMS._serialized_end=212
-  _LIMITS._serialized_start=215
-  _LIMITS._serialized_end=379
-  _OUTCOME._serialized_start=382
-  _OUTCOME._serialized_end=559
+  _ENDCAUSE._serialized_start=873
+  _ENDCAUSE._serialized_end=1032
+  _GAMEPARAMS._serialized_start=245
+  _GAMEPARAMS._serialized_end=523
+  _LIMITS._serialized_start=526
+  _LIMITS._serialized_end=690
+  _OUTCOME._serialized_start=693
+  _OUTCOME._serialized_end=870
 # @@protoc_insertion_point(module_scope)
