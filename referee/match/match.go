@@ -140,6 +140,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		state:  state,
 		notes:  make([][]string, len(spec.Agents)),
 		faults: make([]bool, len(spec.Agents)),
+		usage:  make([]*agentv1.Usage, len(spec.Agents)),
 		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
 	}
 	return m.play(ctx, info, params)
@@ -175,8 +176,9 @@ type run struct {
 	// whoPlays[seat] ends seat's briefing: which agent sits in every seat. The rules never
 	// learn who plays, so the runner adds it.
 	whoPlays []string
-	faults []bool     // faults[seat]: the seat's agent faulted at least once
-	logger *slog.Logger
+	faults   []bool           // faults[seat]: the seat's agent faulted at least once
+	usage    []*agentv1.Usage // usage[seat]: summed over the actions the seat's agent sent
+	logger   *slog.Logger
 
 	lastWasDefault bool // a default move was applied on the last turn played
 }
@@ -226,7 +228,7 @@ func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv
 	// The ending is recorded even when ctx was cancelled, so the record is never left open.
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	end := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: outcome}}}
+	end := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: outcome, Usage: m.seatUsage()}}}
 	if err := m.emit(endCtx, m.turnSafe(), end); err != nil {
 		return nil, err
 	}
@@ -516,6 +518,7 @@ func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observatio
 	if action == nil {
 		action = &agentv1.Action{}
 	}
+	m.addUsage(seat, action.GetUsage())
 	if resp.GetTurn() != 0 && resp.GetTurn() != obs.GetTurn() {
 		return action, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN,
 			"the reply is for turn %d but this is turn %d", resp.GetTurn(), obs.GetTurn()), nil
@@ -584,6 +587,44 @@ func (m *run) turnSafe() (turn int32) {
 		}
 	}()
 	return m.state.Turn()
+}
+
+// addUsage adds one answer's reported usage to its seat's total. Seats answering at the same
+// time each touch only their own entry.
+func (m *run) addUsage(seat games.Seat, u *agentv1.Usage) {
+	if u == nil {
+		return
+	}
+	t := m.usage[seat]
+	if t == nil {
+		t = &agentv1.Usage{}
+		m.usage[seat] = t
+	}
+	if u.GetModel() != "" {
+		t.Model = u.GetModel()
+	}
+	t.PromptTokens += u.GetPromptTokens()
+	t.CompletionTokens += u.GetCompletionTokens()
+	t.Retries += u.GetRetries()
+	t.FormatFailures += u.GetFormatFailures()
+	t.Calls += u.GetCalls()
+	t.CacheHits += u.GetCacheHits()
+	if u.GetFallback() {
+		t.Fallback = true
+	}
+	if u.GetLatency() != nil {
+		t.Latency = durationpb.New(t.GetLatency().AsDuration() + u.GetLatency().AsDuration())
+	}
+}
+
+func (m *run) seatUsage() []*eventsv1.SeatUsage {
+	var out []*eventsv1.SeatUsage
+	for seat, u := range m.usage {
+		if u != nil {
+			out = append(out, &eventsv1.SeatUsage{Seat: int32(seat), Total: u})
+		}
+	}
+	return out
 }
 
 func (m *run) faultedSeats() []int32 {

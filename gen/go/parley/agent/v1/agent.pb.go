@@ -680,7 +680,20 @@ type Usage struct {
 	// Tokens in completions received for this action, all retries included.
 	CompletionTokens int64 `protobuf:"varint,3,opt,name=completion_tokens,json=completionTokens,proto3" json:"completion_tokens,omitempty"`
 	// Model calls repeated because a reply could not be used.
-	Retries       int32 `protobuf:"varint,4,opt,name=retries,proto3" json:"retries,omitempty"`
+	Retries int32 `protobuf:"varint,4,opt,name=retries,proto3" json:"retries,omitempty"`
+	// Time spent waiting for the model for this action, every call included.
+	Latency *durationpb.Duration `protobuf:"bytes,5,opt,name=latency,proto3" json:"latency,omitempty"`
+	// Replies that could not be parsed, or parsed to an illegal move, for this action.
+	FormatFailures int32 `protobuf:"varint,6,opt,name=format_failures,json=formatFailures,proto3" json:"format_failures,omitempty"`
+	// Model calls made for this action (replies served from a cache are not calls).
+	Calls int32 `protobuf:"varint,7,opt,name=calls,proto3" json:"calls,omitempty"`
+	// Replies served from the agent's cache instead of the model.
+	CacheHits int32 `protobuf:"varint,8,opt,name=cache_hits,json=cacheHits,proto3" json:"cache_hits,omitempty"`
+	// The model's raw replies for this action, in order. Private: kept in the record, never sent
+	// to another seat.
+	RawOutputs []string `protobuf:"bytes,9,rep,name=raw_outputs,json=rawOutputs,proto3" json:"raw_outputs,omitempty"`
+	// Set when the agent gave up on the model and returned its fallback action.
+	Fallback      bool `protobuf:"varint,10,opt,name=fallback,proto3" json:"fallback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -743,6 +756,48 @@ func (x *Usage) GetRetries() int32 {
 	return 0
 }
 
+func (x *Usage) GetLatency() *durationpb.Duration {
+	if x != nil {
+		return x.Latency
+	}
+	return nil
+}
+
+func (x *Usage) GetFormatFailures() int32 {
+	if x != nil {
+		return x.FormatFailures
+	}
+	return 0
+}
+
+func (x *Usage) GetCalls() int32 {
+	if x != nil {
+		return x.Calls
+	}
+	return 0
+}
+
+func (x *Usage) GetCacheHits() int32 {
+	if x != nil {
+		return x.CacheHits
+	}
+	return 0
+}
+
+func (x *Usage) GetRawOutputs() []string {
+	if x != nil {
+		return x.RawOutputs
+	}
+	return nil
+}
+
+func (x *Usage) GetFallback() bool {
+	if x != nil {
+		return x.Fallback
+	}
+	return false
+}
+
 var File_parley_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_parley_agent_v1_agent_proto_rawDesc = "" +
@@ -795,12 +850,21 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\bmessages\x18\x02 \x03(\v2\x17.parley.game.v1.MessageR\bmessages\x12+\n" +
 	"\x11private_reasoning\x18\x03 \x01(\tR\x10privateReasoning\x12#\n" +
 	"\rprivate_notes\x18\x04 \x01(\tR\fprivateNotes\x12,\n" +
-	"\x05usage\x18\x05 \x01(\v2\x16.parley.agent.v1.UsageR\x05usage\"\x89\x01\n" +
+	"\x05usage\x18\x05 \x01(\v2\x16.parley.agent.v1.UsageR\x05usage\"\xd9\x02\n" +
 	"\x05Usage\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12#\n" +
 	"\rprompt_tokens\x18\x02 \x01(\x03R\fpromptTokens\x12+\n" +
 	"\x11completion_tokens\x18\x03 \x01(\x03R\x10completionTokens\x12\x18\n" +
-	"\aretries\x18\x04 \x01(\x05R\aretries2\xa1\x01\n" +
+	"\aretries\x18\x04 \x01(\x05R\aretries\x123\n" +
+	"\alatency\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\alatency\x12'\n" +
+	"\x0fformat_failures\x18\x06 \x01(\x05R\x0eformatFailures\x12\x14\n" +
+	"\x05calls\x18\a \x01(\x05R\x05calls\x12\x1d\n" +
+	"\n" +
+	"cache_hits\x18\b \x01(\x05R\tcacheHits\x12\x1f\n" +
+	"\vraw_outputs\x18\t \x03(\tR\n" +
+	"rawOutputs\x12\x1a\n" +
+	"\bfallback\x18\n" +
+	" \x01(\bR\bfallback2\xa1\x01\n" +
 	"\fAgentService\x12@\n" +
 	"\x03Act\x12\x1b.parley.agent.v1.ActRequest\x1a\x1c.parley.agent.v1.ActResponse\x12O\n" +
 	"\bDescribe\x12 .parley.agent.v1.DescribeRequest\x1a!.parley.agent.v1.DescribeResponseB\xbe\x01\n" +
@@ -865,15 +929,16 @@ var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	20, // 17: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
 	21, // 18: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
 	7,  // 19: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
-	0,  // 20: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
-	2,  // 21: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
-	1,  // 22: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
-	3,  // 23: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
-	22, // [22:24] is the sub-list for method output_type
-	20, // [20:22] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	10, // 20: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
+	0,  // 21: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
+	2,  // 22: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
+	1,  // 23: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
+	3,  // 24: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
+	23, // [23:25] is the sub-list for method output_type
+	21, // [21:23] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_parley_agent_v1_agent_proto_init() }

@@ -865,7 +865,10 @@ func (x *AgentFault) GetDetail() string {
 type MatchEnded struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// How the match ended, with payoffs.
-	Outcome       *v11.Outcome `protobuf:"bytes,1,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Outcome *v11.Outcome `protobuf:"bytes,1,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// Resource use per seat, summed over every action the seat's agent sent (refused ones
+	// included). Only seats whose agents reported usage are listed.
+	Usage         []*SeatUsage `protobuf:"bytes,2,rep,name=usage,proto3" json:"usage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -903,6 +906,69 @@ func (*MatchEnded) Descriptor() ([]byte, []int) {
 func (x *MatchEnded) GetOutcome() *v11.Outcome {
 	if x != nil {
 		return x.Outcome
+	}
+	return nil
+}
+
+func (x *MatchEnded) GetUsage() []*SeatUsage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+// SeatUsage is one seat's summed resource use in a match.
+type SeatUsage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Sums of the numeric fields of every Usage the seat's agent reported; model is the last one
+	// reported; raw_outputs is left empty (they stay with each action).
+	Total         *v12.Usage `protobuf:"bytes,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatUsage) Reset() {
+	*x = SeatUsage{}
+	mi := &file_parley_events_v1_events_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatUsage) ProtoMessage() {}
+
+func (x *SeatUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_events_v1_events_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatUsage.ProtoReflect.Descriptor instead.
+func (*SeatUsage) Descriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *SeatUsage) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatUsage) GetTotal() *v12.Usage {
+	if x != nil {
+		return x.Total
 	}
 	return nil
 }
@@ -971,10 +1037,14 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12/\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x1b.parley.events.v1.FaultKindR\x04kind\x12\x16\n" +
-	"\x06detail\x18\x04 \x01(\tR\x06detail\"@\n" +
+	"\x06detail\x18\x04 \x01(\tR\x06detail\"s\n" +
 	"\n" +
 	"MatchEnded\x122\n" +
-	"\aoutcome\x18\x01 \x01(\v2\x18.parley.match.v1.OutcomeR\aoutcome*\xc7\x01\n" +
+	"\aoutcome\x18\x01 \x01(\v2\x18.parley.match.v1.OutcomeR\aoutcome\x121\n" +
+	"\x05usage\x18\x02 \x03(\v2\x1b.parley.events.v1.SeatUsageR\x05usage\"M\n" +
+	"\tSeatUsage\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12,\n" +
+	"\x05total\x18\x02 \x01(\v2\x16.parley.agent.v1.UsageR\x05total*\xc7\x01\n" +
 	"\tFaultKind\x12\x1a\n" +
 	"\x16FAULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12FAULT_KIND_TIMEOUT\x10\x01\x12\x1a\n" +
@@ -998,7 +1068,7 @@ func file_parley_events_v1_events_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_events_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_parley_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_parley_events_v1_events_proto_goTypes = []any{
 	(FaultKind)(0),                // 0: parley.events.v1.FaultKind
 	(*MatchEvent)(nil),            // 1: parley.events.v1.MatchEvent
@@ -1010,17 +1080,19 @@ var file_parley_events_v1_events_proto_goTypes = []any{
 	(*ActionRefused)(nil),         // 7: parley.events.v1.ActionRefused
 	(*AgentFault)(nil),            // 8: parley.events.v1.AgentFault
 	(*MatchEnded)(nil),            // 9: parley.events.v1.MatchEnded
-	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
-	(*v1.Proposal)(nil),           // 11: parley.game.v1.Proposal
-	(*v11.GameParams)(nil),        // 12: parley.match.v1.GameParams
-	(*v1.SeatInfo)(nil),           // 13: parley.game.v1.SeatInfo
-	(*v11.Limits)(nil),            // 14: parley.match.v1.Limits
-	(*v12.Action)(nil),            // 15: parley.agent.v1.Action
-	(*v1.Rejection)(nil),          // 16: parley.game.v1.Rejection
-	(*v11.Outcome)(nil),           // 17: parley.match.v1.Outcome
+	(*SeatUsage)(nil),             // 10: parley.events.v1.SeatUsage
+	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
+	(*v1.Proposal)(nil),           // 12: parley.game.v1.Proposal
+	(*v11.GameParams)(nil),        // 13: parley.match.v1.GameParams
+	(*v1.SeatInfo)(nil),           // 14: parley.game.v1.SeatInfo
+	(*v11.Limits)(nil),            // 15: parley.match.v1.Limits
+	(*v12.Action)(nil),            // 16: parley.agent.v1.Action
+	(*v1.Rejection)(nil),          // 17: parley.game.v1.Rejection
+	(*v11.Outcome)(nil),           // 18: parley.match.v1.Outcome
+	(*v12.Usage)(nil),             // 19: parley.agent.v1.Usage
 }
 var file_parley_events_v1_events_proto_depIdxs = []int32{
-	10, // 0: parley.events.v1.MatchEvent.time:type_name -> google.protobuf.Timestamp
+	11, // 0: parley.events.v1.MatchEvent.time:type_name -> google.protobuf.Timestamp
 	5,  // 1: parley.events.v1.MatchEvent.match_started:type_name -> parley.events.v1.MatchStarted
 	6,  // 2: parley.events.v1.MatchEvent.action_taken:type_name -> parley.events.v1.ActionTaken
 	7,  // 3: parley.events.v1.MatchEvent.action_refused:type_name -> parley.events.v1.ActionRefused
@@ -1029,20 +1101,22 @@ var file_parley_events_v1_events_proto_depIdxs = []int32{
 	2,  // 6: parley.events.v1.MatchEvent.phase_started:type_name -> parley.events.v1.PhaseStarted
 	3,  // 7: parley.events.v1.MatchEvent.chance_drawn:type_name -> parley.events.v1.ChanceDrawn
 	4,  // 8: parley.events.v1.MatchEvent.proposal_resolved:type_name -> parley.events.v1.ProposalResolved
-	11, // 9: parley.events.v1.ProposalResolved.proposal:type_name -> parley.game.v1.Proposal
-	12, // 10: parley.events.v1.MatchStarted.params:type_name -> parley.match.v1.GameParams
-	13, // 11: parley.events.v1.MatchStarted.seats:type_name -> parley.game.v1.SeatInfo
-	14, // 12: parley.events.v1.MatchStarted.limits:type_name -> parley.match.v1.Limits
-	15, // 13: parley.events.v1.ActionTaken.action:type_name -> parley.agent.v1.Action
-	15, // 14: parley.events.v1.ActionRefused.action:type_name -> parley.agent.v1.Action
-	16, // 15: parley.events.v1.ActionRefused.rejection:type_name -> parley.game.v1.Rejection
+	12, // 9: parley.events.v1.ProposalResolved.proposal:type_name -> parley.game.v1.Proposal
+	13, // 10: parley.events.v1.MatchStarted.params:type_name -> parley.match.v1.GameParams
+	14, // 11: parley.events.v1.MatchStarted.seats:type_name -> parley.game.v1.SeatInfo
+	15, // 12: parley.events.v1.MatchStarted.limits:type_name -> parley.match.v1.Limits
+	16, // 13: parley.events.v1.ActionTaken.action:type_name -> parley.agent.v1.Action
+	16, // 14: parley.events.v1.ActionRefused.action:type_name -> parley.agent.v1.Action
+	17, // 15: parley.events.v1.ActionRefused.rejection:type_name -> parley.game.v1.Rejection
 	0,  // 16: parley.events.v1.AgentFault.kind:type_name -> parley.events.v1.FaultKind
-	17, // 17: parley.events.v1.MatchEnded.outcome:type_name -> parley.match.v1.Outcome
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	18, // 17: parley.events.v1.MatchEnded.outcome:type_name -> parley.match.v1.Outcome
+	10, // 18: parley.events.v1.MatchEnded.usage:type_name -> parley.events.v1.SeatUsage
+	19, // 19: parley.events.v1.SeatUsage.total:type_name -> parley.agent.v1.Usage
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_parley_events_v1_events_proto_init() }
@@ -1067,7 +1141,7 @@ func file_parley_events_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_events_v1_events_proto_rawDesc), len(file_parley_events_v1_events_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
