@@ -59,6 +59,9 @@ gotest:
 ## fuzz: a few seconds of each action-validator fuzz target
 fuzz:
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/ultimatum/
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/buysell/
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/trading/
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/coalition/
 
 python-test:
 	/usr/bin/python3 -m unittest discover -s agents/python/tests

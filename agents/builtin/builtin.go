@@ -5,16 +5,21 @@ package builtin
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/parley-arena/parley/agents/coalition"
+	"github.com/parley-arena/parley/agents/concede"
 	"github.com/parley-arena/parley/agents/fair"
 	"github.com/parley-arena/parley/agents/fixed"
+	"github.com/parley-arena/parley/agents/llm"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/agents/spe"
+	"github.com/parley-arena/parley/agents/trader"
 )
 
 // Entry describes one built-in agent.
@@ -34,6 +39,19 @@ type Entry struct {
 // Catalog returns every built-in agent, sorted by name.
 func Catalog() []Entry {
 	entries := []Entry{
+		{
+			Name:     "llm",
+			Summary:  "any game: a language model over an OpenAI-compatible API (OpenAI, vLLM, Ollama, llama.cpp); see agents/llm",
+			Settings: llm.SettingsHelp,
+			Keys:     llm.SettingKeys(),
+			New: func(s url.Values) (sdk.Agent, error) {
+				cfg, err := llm.ConfigFromSettings(s, os.Getenv)
+				if err != nil {
+					return nil, err
+				}
+				return llm.New(cfg)
+			},
+		},
 		{
 			Name:     "random",
 			Summary:  "a uniformly random legal action in any game (seeded)",
@@ -78,6 +96,46 @@ func Catalog() []Entry {
 					return nil, err
 				}
 				return fixed.New(int64(min(offer, 1<<62)))
+			},
+		},
+		{
+			Name:     "concede",
+			Summary:  "buysell: concedes from an ambitious opening toward its private value, never past it; accepts prices at least as good as its next ask",
+			Settings: "curve=linear|boulware (default linear) open=F (opening factor, at least 1: seller asks F x cost, buyer offers willingness / F; default 2)",
+			Keys:     []string{"curve", "open"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				cfg := concede.DefaultConfig()
+				if v := s.Get("curve"); v != "" {
+					cfg.Curve = v
+				}
+				var err error
+				if cfg.Open, err = floatSetting(s, "open", cfg.Open); err != nil {
+					return nil, err
+				}
+				return concede.New(cfg)
+			},
+		},
+		{
+			Name:     "trader",
+			Summary:  "trading: proposes and accepts only trades that raise its own payoff by its own holdings and goal",
+			Settings: "none",
+			New:      func(url.Values) (sdk.Agent, error) { return trader.New(), nil },
+		},
+		{
+			Name:     "coalition",
+			Summary:  "coalition: offers and proposes the core (or Shapley) split of the grand coalition; accepts at least its share of it",
+			Settings: "basis=core|shapley (default core; core falls back to shapley when empty) threshold=F (least share accepted, as a fraction of its basis share; default 1)",
+			Keys:     []string{"basis", "threshold"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				cfg := coalition.DefaultConfig()
+				if v := s.Get("basis"); v != "" {
+					cfg.Basis = coalition.Basis(v)
+				}
+				var err error
+				if cfg.Threshold, err = floatSetting(s, "threshold", cfg.Threshold); err != nil {
+					return nil, err
+				}
+				return coalition.New(cfg)
 			},
 		},
 		{

@@ -1,12 +1,15 @@
 // Package agentconn turns an agent address into a gRPC client: "grpc://host:port" dials a
 // running agent; "builtin:NAME?key=value&..." starts a built-in Go agent as a real gRPC server
-// on a loopback port, so built-in agents are reached exactly like any other.
+// on a loopback port, so built-in agents are reached exactly like any other. A language model
+// is one of them: "builtin:llm?model=M&base_url=URL&style=json&persona=cunning" (see
+// agents/llm; its API key comes from the environment, never from the address).
 package agentconn
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strconv"
@@ -76,7 +79,14 @@ func openBuiltin(ctx context.Context, spec string) (*Conn, error) {
 	}
 	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
-	go func() { done <- sdk.ServeListener(srvCtx, lis, agent, sdk.WithGracePeriod(time.Second)) }()
+	go func() {
+		err := sdk.ServeListener(srvCtx, lis, agent, sdk.WithGracePeriod(time.Second))
+		if c, ok := agent.(io.Closer); ok {
+			// Agents holding resources (the LLM agent's HTTP connections) release them.
+			err = errors.Join(err, c.Close())
+		}
+		done <- err
+	}()
 	c, err := dial(spec, lis.Addr().String())
 	if err != nil {
 		stop()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/llm/llmtest"
 	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -299,5 +301,42 @@ func TestOpenAll(t *testing.T) {
 
 	if _, err := agentconn.OpenAll(context.Background(), []string{"builtin:random", "nonsense"}); !errors.Is(err, agentconn.ErrBadAddress) {
 		t.Errorf("OpenAll with a bad spec = %v, want ErrBadAddress", err)
+	}
+}
+
+// TestOpenLLM starts the language-model agent from its address, settings in the query (the
+// base URL URL-encoded or not), and plays one move against a fake chat API.
+func TestOpenLLM(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Sequence(llmtest.Text(`{"move": {"kind": "propose", "terms": {"P1 gives Dollars": 45}}}`)))
+	for _, spec := range []string{
+		"builtin:llm?model=fake&base_url=" + srv.URL + "&style=json&persona=cunning&no_cache=true",
+		"builtin:llm?model=fake&base_url=" + url.QueryEscape(srv.URL) + "&style=json&no_cache=true&temperature=0.5",
+	} {
+		c := open(t, spec)
+		info, err := c.Describe(context.Background(), testTimeout)
+		if err != nil || info.GetName() != "llm:fake" || strings.Contains(info.String(), "cunning") {
+			t.Errorf("Describe = %v, %v", info, err)
+		}
+		st, err := ultimatum.New().NewState(nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		resp, err := c.Client.Act(ctx, &agentv1.ActRequest{Observation: st.Observe(0)})
+		cancel()
+		if err != nil {
+			t.Fatalf("Act: %v", err)
+		}
+		if got := resp.GetAction().GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetGives()["Dollars"]; got != 45 {
+			t.Errorf("Act = %v, want a proposal of 45", resp.GetAction())
+		}
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	for _, bad := range []string{"builtin:llm?base_url=" + srv.URL, "builtin:llm?model=m", "builtin:llm?model=m&base_url=" + srv.URL + "&api_key=sk-1"} {
+		if _, err := agentconn.Open(context.Background(), bad); err == nil {
+			t.Errorf("Open(%q) succeeded", bad)
+		}
 	}
 }

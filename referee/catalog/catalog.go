@@ -3,12 +3,18 @@ package catalog
 
 import (
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/buysell"
+	"github.com/parley-arena/parley/referee/games/coalition"
+	"github.com/parley-arena/parley/referee/games/trading"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
 // New returns a registry of every shipped game.
 func New() *games.Registry {
 	r, err := games.NewRegistry(
+		buysell.New(),
+		trading.New(),
+		coalition.New(),
 		ultimatum.New(),
 	)
 	if err != nil {

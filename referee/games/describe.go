@@ -39,8 +39,22 @@ func DescribeProposal(p *gamev1.Proposal, seatNames []string) string {
 	}
 }
 
-// DescribeAllocation writes an allocation as "P1 gives 40 Dollars; P2 receives 3 hats".
+// DescribeAllocation writes an allocation as "P1 gives 40 Dollars; P2 receives 3 hats". A
+// division of a pool, where shares only receive (no share has a gives entry), is written as
+// each share's seat and amounts, "A 500 g; B 0 g", zeros included: there a share names a
+// member.
 func DescribeAllocation(a *gamev1.Allocation, seatNames []string) string {
+	if isDivision(a) {
+		parts := make([]string, len(a.GetShares()))
+		for i, sh := range a.GetShares() {
+			b := DescribeBundle(sh.GetReceives())
+			if b == "" {
+				b = describeZeros(sh.GetReceives())
+			}
+			parts[i] = SeatName(sh.GetSeat(), seatNames) + " " + b
+		}
+		return strings.Join(parts, "; ")
+	}
 	var parts []string
 	for _, sh := range a.GetShares() {
 		name := SeatName(sh.GetSeat(), seatNames)
@@ -55,6 +69,35 @@ func DescribeAllocation(a *gamev1.Allocation, seatNames []string) string {
 		return "nothing changes hands"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// isDivision reports whether a has shares, some receiving, none with a gives entry.
+func isDivision(a *gamev1.Allocation) bool {
+	receives := false
+	for _, sh := range a.GetShares() {
+		if len(sh.GetGives()) > 0 {
+			return false
+		}
+		receives = receives || len(sh.GetReceives()) > 0
+	}
+	return receives
+}
+
+// describeZeros writes a bundle of zero amounts as "0 g, 0 kg", or "nothing" when empty.
+func describeZeros(b map[string]int64) string {
+	if len(b) == 0 {
+		return "nothing"
+	}
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", b[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // DescribeBundle writes amounts of resources as "40 Dollars, 2 hats", sorted by resource

@@ -67,6 +67,16 @@ func TestDescribeAllocation(t *testing.T) {
 			want: "Bob receives 40 Dollars",
 		},
 		{
+			name: "a division of a pool lists every share, zeros included",
+			alloc: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
+				{Seat: 0, Receives: map[string]int64{"g": 500}},
+				{Seat: 1, Receives: map[string]int64{"g": 0}},
+				{Seat: 2, Receives: map[string]int64{"g": 3, "kg": 0}},
+				{Seat: 1},
+			}},
+			want: "Alice 500 g; Bob 0 g; seat 2 3 g; Bob nothing",
+		},
+		{
 			name: "unnamed and unknown seats",
 			alloc: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
 				{Seat: 2, Gives: map[string]int64{"x": 1}},

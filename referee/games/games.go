@@ -52,6 +52,37 @@ type State interface {
 	Clone() State
 }
 
+// SeatLister is implemented by games whose seats depend on their parameters (e.g. a list of
+// players). Info().Seats and SeatRoles then describe the seats of the default parameters.
+type SeatLister interface {
+	// Seats returns the seat names and roles (same length; empty roles where seats are
+	// symmetric) for resolved params.
+	Seats(params *matchv1.GameParams) (names, roles []string)
+}
+
+// Seats returns the seat names and roles of g for resolved params: g's own answer when it is
+// a SeatLister, else Info's.
+func Seats(g Game, params *matchv1.GameParams) (names, roles []string) {
+	if sl, ok := g.(SeatLister); ok {
+		return sl.Seats(params)
+	}
+	info := g.Info()
+	names, roles = info.GetSeats(), info.GetSeatRoles()
+	for len(roles) < len(names) {
+		roles = append(roles, "")
+	}
+	return names, roles
+}
+
+// Opener is implemented by states whose rules act before the first move: a phase begins, a
+// chance draw is made. The runner records the events OpeningEvents returns right after
+// MatchStarted, on the state's first turn; like Apply's, they carry only their payload. It
+// depends only on the game's parameters and seed, so every call on a match's states gives the
+// same events.
+type Opener interface {
+	OpeningEvents() []*eventsv1.MatchEvent
+}
+
 // Rejection is the rules' reason for refusing an action. It is an error so Apply can return
 // it, but it is an ordinary outcome of play, not a failure.
 type Rejection struct {

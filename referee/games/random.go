@@ -1,7 +1,9 @@
 package games
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -9,18 +11,28 @@ import (
 
 // RandomAction returns a uniformly random action among those obs says are legal, or nil when
 // obs lists no legal move. It reads only the fields every game fills (legal_moves,
-// proposal_bounds, choices), never a family's view, so it plays any game, including ones
-// written after it:
+// proposal_bounds, proposal_forms, choices, required_messages, message_term_forms), never a
+// family's view, so it plays any game, including ones written after it:
 //
 //   - the kind of move is drawn uniformly from obs.LegalMoves;
-//   - a proposal is an Allocation with, for each of obs.ProposalBounds, an amount drawn
-//     uniformly from [Min, Max] on that bound's seat and side; bounds of one seat share one
+//   - a proposal is an Allocation. With obs.ProposalForms set, one form is drawn uniformly and
+//     filled in (see below); otherwise each of obs.ProposalBounds gets an amount drawn
+//     uniformly from [Min, Max] on that bound's seat and side. Bounds of one seat share one
 //     SeatShare, and shares appear in the order their seat first appears in the bounds;
 //   - a choice is drawn uniformly from obs.Choices;
-//   - accept, reject and pass carry no payload (accept takes whatever proposal stands).
+//   - accept, reject, pass and say carry no payload (accept takes whatever proposal stands);
+//   - whatever the move, the action carries one message per obs.RequiredMessages slot,
+//     addressed as the slot says, with the text "(random message)"; when
+//     obs.MessageTermForms is set, each such message carries, with probability 1/2, terms of a
+//     form drawn uniformly from them.
 //
-// The same observation and rng state give the same action. The action carries no messages,
-// reasoning or notes.
+// A form is filled in bound by bound. Amounts under one of the form's totals are drawn one at
+// a time, in a random order, each uniformly from the range that keeps the total reachable
+// with the amounts still to draw, and so add up to the total whenever the bounds allow it;
+// the other amounts are drawn uniformly from their bounds.
+//
+// The same observation and rng state give the same action. Without required messages the
+// action carries no messages; it never carries reasoning or notes.
 func RandomAction(obs *agentv1.Observation, rng *rand.Rand) *agentv1.Action {
 	legal := obs.GetLegalMoves()
 	if len(legal) == 0 {
@@ -29,8 +41,14 @@ func RandomAction(obs *agentv1.Observation, rng *rand.Rand) *agentv1.Action {
 	move := &gamev1.Move{}
 	switch legal[rng.IntN(len(legal))] {
 	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
+		var alloc *gamev1.Allocation
+		if forms := obs.GetProposalForms(); len(forms) > 0 {
+			alloc = randomForm(forms[rng.IntN(len(forms))], rng)
+		} else {
+			alloc = randomAllocation(obs.GetProposalBounds(), nil, rng)
+		}
 		move.Kind = &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-			Terms: &gamev1.Proposal_Allocation{Allocation: randomAllocation(obs.GetProposalBounds(), rng)},
+			Terms: &gamev1.Proposal_Allocation{Allocation: alloc},
 		}}}
 	case gamev1.MoveKind_MOVE_KIND_ACCEPT:
 		move.Kind = &gamev1.Move_Accept{Accept: &gamev1.Accept{}}
@@ -44,26 +62,103 @@ func RandomAction(obs *agentv1.Observation, rng *rand.Rand) *agentv1.Action {
 			choose.Option = choices[rng.IntN(len(choices))].GetId()
 		}
 		move.Kind = &gamev1.Move_Choose{Choose: choose}
+	case gamev1.MoveKind_MOVE_KIND_SAY:
+		move.Kind = &gamev1.Move_Say{Say: &gamev1.Say{}}
 	default:
 		// An unknown kind (a newer contract than this code) is left empty; the referee will
 		// refuse it with a reason, which is what a random player deserves.
 	}
-	return &agentv1.Action{Move: move}
+	action := &agentv1.Action{Move: move}
+	termForms := obs.GetMessageTermForms()
+	for _, slot := range obs.GetRequiredMessages() {
+		m := &gamev1.Message{To: slices.Clone(slot.GetTo()), Text: RandomMessageText}
+		if len(termForms) > 0 && rng.IntN(2) == 0 {
+			m.Proposal = &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{
+				Allocation: randomForm(termForms[rng.IntN(len(termForms))], rng),
+			}}
+		}
+		action.Messages = append(action.Messages, m)
+	}
+	return action
 }
 
-// randomAllocation fills one amount per bound. Shares are built in the order their seats first
-// appear so that the result does not depend on map iteration.
-func randomAllocation(bounds []*gamev1.Bound, rng *rand.Rand) *gamev1.Allocation {
+// RandomMessageText is the text of the messages RandomAction writes.
+const RandomMessageText = "(random message)"
+
+// randomForm fills in one proposal form: amounts under a total first, so that they add up to
+// it, then the others.
+func randomForm(form *gamev1.ProposalForm, rng *rand.Rand) *gamev1.Allocation {
+	bounds := form.GetBounds()
+	fixed := make(map[int]int64)
+	for _, total := range form.GetTotals() {
+		var idx []int
+		for i, b := range bounds {
+			if b.GetSide() == total.GetSide() && b.GetResource() == total.GetResource() {
+				if _, done := fixed[i]; !done {
+					idx = append(idx, i)
+				}
+			}
+		}
+		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		left := total.GetTotal()
+		for k, i := range idx {
+			var restMin, restMax int64
+			for _, j := range idx[k+1:] {
+				restMin = satAdd(restMin, bounds[j].GetMin())
+				restMax = satAdd(restMax, bounds[j].GetMax())
+			}
+			lo, hi := bounds[i].GetMin(), bounds[i].GetMax()
+			if k == len(idx)-1 {
+				lo, hi = max(lo, min(hi, left)), min(hi, max(lo, left))
+			} else {
+				lo, hi = max(lo, min(hi, satSub(left, restMax))), min(hi, max(lo, satSub(left, restMin)))
+			}
+			fixed[i] = uniformInt64(rng, lo, hi)
+			left = satSub(left, fixed[i])
+		}
+	}
+	return randomAllocation(bounds, fixed, rng)
+}
+
+// satAdd and satSub add and subtract, saturating at the ends of the int64 range.
+func satAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
+}
+
+func satSub(a, b int64) int64 {
+	if b == math.MinInt64 {
+		if a >= 0 {
+			return math.MaxInt64
+		}
+		return a - b
+	}
+	return satAdd(a, -b)
+}
+
+// randomAllocation fills one amount per bound, taking fixed[i] for bound i when it is set and
+// drawing the others. Shares are built in the order their seats first appear so that the
+// result does not depend on map iteration.
+func randomAllocation(bounds []*gamev1.Bound, fixed map[int]int64, rng *rand.Rand) *gamev1.Allocation {
 	alloc := &gamev1.Allocation{}
 	bySeat := make(map[int32]*gamev1.SeatShare, len(bounds))
-	for _, b := range bounds {
+	for i, b := range bounds {
 		share, ok := bySeat[b.GetSeat()]
 		if !ok {
 			share = &gamev1.SeatShare{Seat: b.GetSeat()}
 			bySeat[b.GetSeat()] = share
 			alloc.Shares = append(alloc.Shares, share)
 		}
-		amount := uniformInt64(rng, b.GetMin(), b.GetMax())
+		amount, ok := fixed[i]
+		if !ok {
+			amount = uniformInt64(rng, b.GetMin(), b.GetMax())
+		}
 		switch b.GetSide() {
 		case gamev1.ShareSide_SHARE_SIDE_RECEIVES:
 			if share.Receives == nil {

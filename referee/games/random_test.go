@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -86,6 +87,101 @@ func TestRandomAction(t *testing.T) {
 			check: func(a *agentv1.Action) string {
 				y := a.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetGives()["Y"]
 				return want(y >= math.MaxInt64-1, "Y = %d is out of bounds", y)
+			},
+		},
+		{
+			name: "say only",
+			obs:  &agentv1.Observation{LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_SAY}},
+			check: func(a *agentv1.Action) string {
+				return want(a.GetMove().GetSay() != nil && len(a.GetMessages()) == 0, "want say without messages, got %v", a)
+			},
+		},
+		{
+			name: "required messages, one per slot, whatever the move; terms only where forms allow",
+			obs: &agentv1.Observation{
+				LegalMoves:       []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_SAY, reject},
+				RequiredMessages: []*gamev1.MessageSlot{{To: []int32{2}}, {To: []int32{0, 3}}, {}},
+			},
+			check: func(a *agentv1.Action) string {
+				msgs := a.GetMessages()
+				if len(msgs) != 3 {
+					return "want 3 messages, got " + a.String()
+				}
+				for i, to := range [][]int32{{2}, {0, 3}, nil} {
+					if !slices.Equal(msgs[i].GetTo(), to) || msgs[i].GetText() != RandomMessageText || msgs[i].GetProposal() != nil {
+						return fmt.Sprintf("message %d: want to %v, text %q, no terms; got %v", i, to, RandomMessageText, msgs[i])
+					}
+				}
+				return ""
+			},
+		},
+		{
+			name: "message terms take one of the forms",
+			obs: &agentv1.Observation{
+				LegalMoves:       []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_SAY},
+				RequiredMessages: []*gamev1.MessageSlot{{To: []int32{1}}},
+				MessageTermForms: []*gamev1.ProposalForm{pool(10, 0, 1)},
+			},
+			check: func(a *agentv1.Action) string {
+				p := a.GetMessages()[0].GetProposal()
+				if p == nil {
+					return ""
+				}
+				return checkPool(p.GetAllocation(), 10, 0, 1)
+			},
+		},
+		{
+			name: "proposal forms: one form, amounts within bounds adding up to the total",
+			obs: &agentv1.Observation{
+				LegalMoves:     []gamev1.MoveKind{propose},
+				ProposalBounds: []*gamev1.Bound{{Seat: 0, Side: recv, Resource: "g", Max: 1000}},
+				ProposalForms:  []*gamev1.ProposalForm{pool(0, 0), pool(750, 0, 1), pool(1000, 0, 1, 2), pool(3, 2, 0, 1)},
+			},
+			check: func(a *agentv1.Action) string {
+				alloc := a.GetMove().GetPropose().GetProposal().GetAllocation()
+				switch len(alloc.GetShares()) {
+				case 1:
+					return checkPool(alloc, 0, 0)
+				case 2:
+					return checkPool(alloc, 750, 0, 1)
+				case 3:
+					if alloc.GetShares()[0].GetSeat() == 2 {
+						return checkPool(alloc, 3, 2, 0, 1)
+					}
+					return checkPool(alloc, 1000, 0, 1, 2)
+				}
+				return "unexpected allocation " + alloc.String()
+			},
+		},
+		{
+			name: "proposal form with tight bounds: every amount forced",
+			obs: &agentv1.Observation{LegalMoves: []gamev1.MoveKind{propose}, ProposalForms: []*gamev1.ProposalForm{{
+				Bounds: []*gamev1.Bound{
+					{Seat: 0, Side: recv, Resource: "g", Min: 5, Max: 5},
+					{Seat: 1, Side: recv, Resource: "g", Min: 0, Max: 7},
+					{Seat: 1, Side: gives, Resource: "h", Min: 1, Max: 2},
+				},
+				Totals: []*gamev1.AmountTotal{{Side: recv, Resource: "g", Total: 12}},
+			}}},
+			check: func(a *agentv1.Action) string {
+				sh := a.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()
+				h := sh[1].GetGives()["h"]
+				return want(sh[0].GetReceives()["g"] == 5 && sh[1].GetReceives()["g"] == 7 && h >= 1 && h <= 2, "want 5 and 7 g and 1-2 h, got %v", a)
+			},
+		},
+		{
+			name: "unreachable total stays within bounds",
+			obs: &agentv1.Observation{LegalMoves: []gamev1.MoveKind{propose}, ProposalForms: []*gamev1.ProposalForm{{
+				Bounds: []*gamev1.Bound{
+					{Seat: 0, Side: recv, Resource: "g", Min: 0, Max: math.MaxInt64},
+					{Seat: 1, Side: recv, Resource: "g", Min: math.MinInt64, Max: 3},
+				},
+				Totals: []*gamev1.AmountTotal{{Side: recv, Resource: "g", Total: math.MinInt64}},
+			}}},
+			check: func(a *agentv1.Action) string {
+				sh := a.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()
+				x, y := sh[0].GetReceives()["g"], sh[1].GetReceives()["g"]
+				return want(x >= 0 && y <= 3, "amounts %d, %d out of bounds", x, y)
 			},
 		},
 		{
@@ -179,6 +275,52 @@ func TestRandomActionIsDeterministic(t *testing.T) {
 			t.Fatalf("draw %d serializes differently with the same seed", i)
 		}
 	}
+}
+
+// TestRandomFormCoversSplits checks that the amounts under a total are spread out: every split
+// of 4 between two seats turns up, with neither seat favoured.
+func TestRandomFormCoversSplits(t *testing.T) {
+	obs := &agentv1.Observation{LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE}, ProposalForms: []*gamev1.ProposalForm{pool(4, 0, 1)}}
+	rng := rand.New(rand.NewPCG(9, 9))
+	seen := map[int64]int{}
+	const draws = 5000
+	for range draws {
+		seen[RandomAction(obs, rng).GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetReceives()["g"]]++
+	}
+	for x := range int64(5) {
+		if seen[x] < draws/20 {
+			t.Errorf("seat 0 got %d in %d of %d draws: %v", x, seen[x], draws, seen)
+		}
+	}
+	if d := seen[0] - seen[4]; d > draws/10 || d < -draws/10 {
+		t.Errorf("splits favour one seat: %v", seen)
+	}
+}
+
+// pool is a form in which seats share total g, each receiving 0 to total.
+func pool(total int64, seats ...int32) *gamev1.ProposalForm {
+	f := &gamev1.ProposalForm{Totals: []*gamev1.AmountTotal{{Side: gamev1.ShareSide_SHARE_SIDE_RECEIVES, Resource: "g", Total: total}}}
+	for _, s := range seats {
+		f.Bounds = append(f.Bounds, &gamev1.Bound{Seat: s, Side: gamev1.ShareSide_SHARE_SIDE_RECEIVES, Resource: "g", Max: total})
+	}
+	return f
+}
+
+// checkPool reports what is wrong with alloc as a split of total g between seats, in order.
+func checkPool(alloc *gamev1.Allocation, total int64, seats ...int32) string {
+	sh := alloc.GetShares()
+	if len(sh) != len(seats) {
+		return fmt.Sprintf("want shares for %v, got %v", seats, alloc)
+	}
+	var sum int64
+	for i, s := range sh {
+		x, ok := s.GetReceives()["g"]
+		if s.GetSeat() != seats[i] || !ok || x < 0 || x > total || len(s.GetGives()) != 0 {
+			return fmt.Sprintf("share %d is not seat %d receiving 0 to %d g: %v", i, seats[i], total, alloc)
+		}
+		sum += x
+	}
+	return want(sum == total, "shares add up to %d, want %d: %v", sum, total, alloc)
 }
 
 // want returns the formatted complaint unless ok.

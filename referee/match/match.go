@@ -125,9 +125,10 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
 	}
-	if len(spec.Agents) != len(info.GetSeats()) {
+	seatNames, seatRoles := games.Seats(spec.Game, params)
+	if len(spec.Agents) != len(seatNames) {
 		return nil, fmt.Errorf("%w: %s needs %d agents (one per seat: %s), got %d", ErrBadSpec,
-			info.GetName(), len(info.GetSeats()), strings.Join(info.GetSeats(), ", "), len(spec.Agents))
+			info.GetName(), len(seatNames), strings.Join(seatNames, ", "), len(spec.Agents))
 	}
 	state, err := spec.Game.NewState(params, spec.Seed)
 	if err != nil {
@@ -143,7 +144,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		usage:  make([]*agentv1.Usage, len(spec.Agents)),
 		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
 	}
-	return m.play(ctx, info, params)
+	return m.play(ctx, info, params, seatNames, seatRoles)
 }
 
 func resolveLimits(l *matchv1.Limits) *matchv1.Limits {
@@ -195,8 +196,8 @@ type errRecord struct{ err error }
 func (e *errRecord) Error() string { return "match: record event: " + e.err.Error() }
 func (e *errRecord) Unwrap() error { return e.err }
 
-func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv1.GameParams) (*Result, error) {
-	m.seats = m.describe(ctx, info)
+func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
+	m.seats = m.describe(ctx, seatNames, seatRoles)
 	m.whoPlays = whoPlays(m.seats)
 	started := &eventsv1.MatchStarted{
 		Game:         info.GetName(),
@@ -237,13 +238,13 @@ func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv
 
 // describe asks every agent who it is, in parallel. An agent that does not answer is recorded
 // with an empty identity; its moves will fault and be defaulted.
-func (m *run) describe(ctx context.Context, info *refereev1.GameInfo) []*gamev1.SeatInfo {
+func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*gamev1.SeatInfo {
 	seats := make([]*gamev1.SeatInfo, len(m.spec.Agents))
 	var wg sync.WaitGroup
 	for i, client := range m.spec.Agents {
-		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: info.GetSeats()[i], Agent: &gamev1.AgentInfo{}}
-		if i < len(info.GetSeatRoles()) {
-			seats[i].Role = info.GetSeatRoles()[i]
+		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: seatNames[i], Agent: &gamev1.AgentInfo{}}
+		if i < len(seatRoles) {
+			seats[i].Role = seatRoles[i]
 		}
 		wg.Go(func() {
 			cctx, cancel := context.WithTimeout(ctx, m.limits.GetMoveTimeout().AsDuration())
@@ -269,6 +270,14 @@ func (m *run) loop(ctx context.Context) (err error) {
 			err = &errVoid{reason: fmt.Sprintf("referee error: the rules failed (%v)", p)}
 		}
 	}()
+	if o, ok := m.state.(games.Opener); ok {
+		turn := m.state.Turn()
+		for _, ev := range o.OpeningEvents() {
+			if err := m.emit(ctx, turn, ev); err != nil {
+				return err
+			}
+		}
+	}
 	if err := m.applyPrefix(ctx); err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 )
 
 // TestUsageSummedPerSeat checks MatchEnded sums the usage every answer reported, refused answers

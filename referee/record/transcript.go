@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games"
@@ -35,6 +37,9 @@ type TranscriptWriter struct {
 	opts  TranscriptOptions
 	names []string
 	err   error
+	// tail holds the last two bytes written, to tell whether the output ends with an empty
+	// line.
+	tail string
 }
 
 // NewTranscriptWriter returns a TranscriptWriter on w.
@@ -50,8 +55,22 @@ func (t *TranscriptWriter) Record(_ context.Context, ev *eventsv1.MatchEvent) er
 
 func (t *TranscriptWriter) printf(format string, args ...any) {
 	if t.err == nil {
-		_, t.err = fmt.Fprintf(t.w, format, args...)
+		text := fmt.Sprintf(format, args...)
+		if text == "" {
+			return
+		}
+		t.tail = t.tail + text
+		t.tail = t.tail[max(0, len(t.tail)-2):]
+		_, t.err = io.WriteString(t.w, text)
 	}
+}
+
+// section starts a section with a heading, after one empty line.
+func (t *TranscriptWriter) section(heading string) {
+	if t.tail != "\n\n" {
+		t.printf("\n")
+	}
+	t.printf("-- %s --\n", strings.TrimSuffix(heading, "."))
 }
 
 func (t *TranscriptWriter) name(seat int32) string { return games.SeatName(seat, t.names) }
@@ -81,7 +100,7 @@ func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
 		t.printf("Seats: %s\n\n", strings.Join(seats, ", "))
 	case *eventsv1.MatchEvent_ActionTaken:
 		a := p.ActionTaken
-		line := fmt.Sprintf("Turn %d  %s %s", ev.GetTurn(), t.name(a.GetSeat()), games.DescribeMove(a.GetAction().GetMove(), t.names))
+		line := fmt.Sprintf("Turn %d  %s %s", ev.GetTurn(), t.name(a.GetSeat()), t.describe(a.GetAction()))
 		if a.GetDefaultReason() != "" {
 			line += fmt.Sprintf("  [default move: %s]", a.GetDefaultReason())
 		}
@@ -97,7 +116,7 @@ func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
 		f := p.AgentFault
 		t.printf("Turn %d  %s's agent failed (%s): %s\n", ev.GetTurn(), t.name(f.GetSeat()), faultName(f.GetKind()), f.GetDetail())
 	case *eventsv1.MatchEvent_PhaseStarted:
-		t.printf("\n-- %s --\n", p.PhaseStarted.GetSummary())
+		t.section(p.PhaseStarted.GetSummary())
 	case *eventsv1.MatchEvent_ChanceDrawn:
 		t.printf("Turn %d  Referee: %s\n", ev.GetTurn(), p.ChanceDrawn.GetSummary())
 	case *eventsv1.MatchEvent_ProposalResolved:
@@ -113,6 +132,40 @@ func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
 			t.printf("Payoffs: %s\n", strings.Join(pay, ", "))
 		}
 	}
+}
+
+// describe writes an action's move; a talk-only move whose messages are all private says who
+// it was written to.
+func (t *TranscriptWriter) describe(a *agentv1.Action) string {
+	msgs := a.GetMessages()
+	if a.GetMove().GetSay() == nil || len(msgs) == 0 {
+		return games.DescribeMove(a.GetMove(), t.names)
+	}
+	var to []int32
+	for _, m := range msgs {
+		if len(m.GetTo()) == 0 {
+			return games.DescribeMove(a.GetMove(), t.names)
+		}
+		for _, s := range m.GetTo() {
+			if !slices.Contains(to, s) {
+				to = append(to, s)
+			}
+		}
+	}
+	slices.Sort(to)
+	names := make([]string, len(to))
+	for i, s := range to {
+		names[i] = t.name(s)
+	}
+	return "writes privately to " + andList(names)
+}
+
+// andList joins words as "a", "a and b", "a, b and c".
+func andList(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func (t *TranscriptWriter) messages(from int32, msgs []*gamev1.Message) {

@@ -84,6 +84,7 @@ Outcome: Void.
 		{name: "three seats", events: threeSeatRecord(), want: threeSeat},
 		{name: "three seats with private notes", events: threeSeatRecord(), opts: record.TranscriptOptions{ShowPrivate: true},
 			want: strings.Replace(threeSeat, "line two\"\n", "line two\"\n        (private notes) \"only notes\"\n", 1)},
+		{name: "private talk, phases, draws, votes", events: coalitionRecord(), want: coalitionTranscript},
 		{name: "no events", events: nil, want: ""},
 		{
 			name: "events before match_started use seat numbers",
@@ -114,7 +115,7 @@ Outcome: Void.
 				t.Errorf("Transcript =\n%s\nwant\n%s", got, tc.want)
 			}
 			if !tc.opts.ShowPrivate {
-				for _, secret := range []string{"secret plan", "note to self", "only notes", "private"} {
+				for _, secret := range []string{"secret plan", "note to self", "only notes", "(private"} {
 					if strings.Contains(buf.String(), secret) {
 						t.Errorf("transcript without ShowPrivate contains %q", secret)
 					}
@@ -134,6 +135,66 @@ Outcome: Void.
 		})
 	}
 }
+
+// coalitionRecord is a short coalition match: one round of private talk with offers, a phase
+// change with a draw, a proposal, votes and the resolution.
+func coalitionRecord() []*eventsv1.MatchEvent {
+	say := &gamev1.Move{Kind: &gamev1.Move_Say{Say: &gamev1.Say{}}}
+	split := func(amounts ...int64) *gamev1.Proposal {
+		alloc := &gamev1.Allocation{}
+		for seat, x := range amounts {
+			if x >= 0 {
+				alloc.Shares = append(alloc.Shares, &gamev1.SeatShare{Seat: int32(seat), Receives: map[string]int64{"g": x}})
+			}
+		}
+		return &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{Allocation: alloc}}
+	}
+	taken := func(turn int32, seat int32, move *gamev1.Move, msgs ...*gamev1.Message) *eventsv1.MatchEvent {
+		return &eventsv1.MatchEvent{Turn: turn, Payload: &eventsv1.MatchEvent_ActionTaken{ActionTaken: &eventsv1.ActionTaken{
+			Seat: seat, Action: &agentv1.Action{Move: move, Messages: msgs},
+		}}}
+	}
+	return []*eventsv1.MatchEvent{
+		{MatchId: "c-1", Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{
+			Game: "coalition", RulesVersion: "1", Seed: 3,
+			Seats: []*gamev1.SeatInfo{{Seat: 0, Name: "A"}, {Seat: 1, Name: "B"}, {Seat: 2, Name: "C"}},
+		}}},
+		{Turn: 1, Payload: &eventsv1.MatchEvent_PhaseStarted{PhaseStarted: &eventsv1.PhaseStarted{Phase: "talk", Summary: "Phase 1: private negotiation."}}},
+		taken(1, 0, say, &gamev1.Message{To: []int32{2}, Text: "C?", Proposal: split(500, -1, 250)}, &gamev1.Message{To: []int32{1}, Text: "B?"}),
+		taken(2, 2, say, &gamev1.Message{To: []int32{0}, Text: "ok", Proposal: split(-1, 0, 0)}),
+		{Turn: 2, Payload: &eventsv1.MatchEvent_PhaseStarted{PhaseStarted: &eventsv1.PhaseStarted{Phase: "proposals", Summary: "Phase 2: binding proposals"}}},
+		{Turn: 2, Payload: &eventsv1.MatchEvent_ChanceDrawn{ChanceDrawn: &eventsv1.ChanceDrawn{What: "proposer", Summary: "C is drawn to propose."}}},
+		taken(3, 2, &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: split(500, -1, 250)}}}),
+		taken(4, 0, &gamev1.Move{Kind: &gamev1.Move_Accept{Accept: &gamev1.Accept{}}}, &gamev1.Message{Text: "deal"}),
+		{Turn: 4, Payload: &eventsv1.MatchEvent_ProposalResolved{ProposalResolved: &eventsv1.ProposalResolved{Accepted: true, Summary: "C's proposal passes: A accepts."}}},
+		{Turn: 4, Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: &matchv1.Outcome{
+			Summary: "A+C share 750 g.", Payoffs: []float64{500, 0, 250},
+		}}}},
+	}
+}
+
+const coalitionTranscript = `Match c-1: coalition (rules 1), seed 3
+Seats: A = (unknown agent), B = (unknown agent), C = (unknown agent)
+
+-- Phase 1: private negotiation --
+Turn 1  A writes privately to B and C
+        A to C: "C?"
+        (offers, not binding: A 500 g; C 250 g)
+        A to B: "B?"
+Turn 2  C writes privately to A
+        C to A: "ok"
+        (offers, not binding: B 0 g; C 0 g)
+
+-- Phase 2: binding proposals --
+Turn 2  Referee: C is drawn to propose.
+Turn 3  C proposes: A 500 g; C 250 g
+Turn 4  A accepts
+        A to all: "deal"
+Turn 4  Referee: C's proposal passes: A accepts.
+
+Outcome: A+C share 750 g.
+Payoffs: A 500, B 0, C 250
+`
 
 func TestTranscriptWriteError(t *testing.T) {
 	if err := record.Transcript(failingWriter{}, sampleRecord(), record.TranscriptOptions{}); !errors.Is(err, errDiskFull) {

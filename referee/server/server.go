@@ -84,10 +84,11 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	if _, err := game.Resolve(req.GetParams()); err != nil {
+	resolved, err := game.Resolve(req.GetParams())
+	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	if seats := game.Info().GetSeats(); len(req.GetAgents()) != len(seats) {
+	if seats, _ := games.Seats(game, resolved); len(req.GetAgents()) != len(seats) {
 		return nil, status.Errorf(codes.InvalidArgument, "%s needs %d agents, one per seat (%s); got %d", game.Info().GetName(), len(seats), strings.Join(seats, ", "), len(req.GetAgents()))
 	}
 	id := req.GetMatchId()

@@ -49,10 +49,14 @@ const (
 //   - scribbling on an action after Apply changes nothing;
 //   - a random legal action is accepted; a refusal is tolerated only with
 //     REJECTION_CODE_INVALID_TERMS, then the suite retries (MaxAttempts) and plays Default;
+//   - where the observation prescribes messages (required_messages), an action missing one of
+//     them or carrying one more is refused; where it gives proposal forms with totals, a
+//     proposal that misses a total by one is refused;
 //   - privacy: every applied action carries unique markers in private_reasoning,
-//     private_notes and in messages to the public, to one seat and to a subset of seats; no
-//     seat's observation (text and wire form) ever holds another seat's reasoning or notes, or
-//     a message not addressed to it, and each holds every message addressed to it.
+//     private_notes and in messages to the public, to one seat and to a subset of seats (when
+//     the observation prescribes the messages, the markers go into the texts of those instead);
+//     no seat's observation (text and wire form) ever holds another seat's reasoning or notes,
+//     or a message not addressed to it, and each holds every message addressed to it.
 //
 // At the end it checks the outcome (a cause, a summary, one finite payoff per seat) and
 // replays the applied actions on a fresh NewState with the same seed, which must reproduce
@@ -61,6 +65,25 @@ const (
 // When several seats are to move at once, all are asked (from the same state) before any
 // action is applied.
 func Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) {
+	t.Helper()
+	Suite{}.Run(t, g, variants...)
+}
+
+// Suite is the conformance suite with options; the zero Suite is what Run runs.
+type Suite struct {
+	// Secrets, when set, names the private values of a match: Secrets(params, seed)[s] are the
+	// strings private to seat s (e.g. a seller's cost written "4321", as its own observation
+	// shows it), for the resolved params and the seed of the match. On top of Run's checks,
+	// every secret must appear in its own seat's first observation (so that a value written
+	// differently from how the game shows it is caught) and none may ever appear in another
+	// seat's observation, text or wire form, at any step of any match. Pick distinctive values
+	// that play cannot produce by chance: a number no proposal amount can equal, say.
+	Secrets func(params *matchv1.GameParams, seed uint64) [][]string
+}
+
+// Run runs the suite on g with each of variants, as the package-level Run does, plus the
+// checks the Suite's options ask for.
+func (s Suite) Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) {
 	t.Helper()
 	info := g.Info()
 	switch {
@@ -96,8 +119,12 @@ func Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) {
 			}
 			for seed := range uint64(seeds) {
 				t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
-					m := &match{t: t, g: g, name: info.GetName(), nSeats: len(info.GetSeats()), params: params, seed: seed,
+					seats, _ := games.Seats(g, params)
+					m := &match{t: t, g: g, name: info.GetName(), nSeats: len(seats), params: params, seed: seed,
 						rng: rand.New(rand.NewPCG(seed, 0x9a3e))}
+					if s.Secrets != nil {
+						m.secrets = s.Secrets(proto.CloneOf(params), seed)
+					}
 					m.play()
 				})
 			}
@@ -131,8 +158,9 @@ type match struct {
 	log         []applied
 	snapshots   [][]*agentv1.Observation // every seat's observation after each applied action
 	markers     []marker
-	lastMarkers int // markers added by the latest decorate, dropped if its action is refused
-	tolerated   int // random actions refused with INVALID_TERMS
+	lastMarkers int        // markers added by the latest decorate, dropped if its action is refused
+	tolerated   int        // random actions refused with INVALID_TERMS
+	secrets     [][]string // secrets[s]: strings private to seat s (Suite.Secrets)
 }
 
 func (m *match) play() {
@@ -143,6 +171,7 @@ func (m *match) play() {
 	}
 	m.st = st
 	m.snapshots = append(m.snapshots, m.observeAll(st, "initial state"))
+	m.checkSecretsShown(m.snapshots[0])
 	for step := 0; ; step++ {
 		toMove := st.ToMove()
 		if len(toMove) == 0 {
@@ -283,6 +312,25 @@ func (m *match) checkRefusals(seat games.Seat) {
 		}
 		probes = append(probes, probe{"an unlisted resource", proposal(bounds, -1, 1, "gametest-unlisted-resource")})
 	}
+	if required := obs.GetRequiredMessages(); len(required) > 0 {
+		if d := m.st.Default(seat); len(d.GetMessages()) == len(required) {
+			fewer := proto.CloneOf(d)
+			fewer.Messages = fewer.Messages[:len(fewer.Messages)-1]
+			more := proto.CloneOf(d)
+			more.Messages = append(more.Messages, proto.CloneOf(more.Messages[0]))
+			probes = append(probes,
+				probe{"a required message left out", fewer},
+				probe{"a message more than required", more})
+		}
+	}
+	if slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PROPOSE) {
+		for _, f := range obs.GetProposalForms() {
+			if a := missTotal(f, m.rng); a != nil {
+				probes = append(probes, probe{fmt.Sprintf("amounts that miss a total of %v", f), a})
+				break
+			}
+		}
+	}
 	if slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_CHOOSE) {
 		const bogus = "gametest-no-such-option"
 		if !slices.ContainsFunc(obs.GetChoices(), func(o *gamev1.Option) bool { return o.GetId() == bogus }) {
@@ -293,6 +341,39 @@ func (m *match) checkRefusals(seat games.Seat) {
 		err := safeApply(m.t, m.st, seat, p.action)
 		m.expectRefused(err, before, fmt.Sprintf("seat %d: %s (%v)", seat, p.why, p.action))
 	}
+}
+
+// missTotal returns a proposal of form f whose amounts miss the form's first total by one, or
+// nil when the bounds leave no room to.
+func missTotal(f *gamev1.ProposalForm, rng *rand.Rand) *agentv1.Action {
+	if len(f.GetTotals()) == 0 {
+		return nil
+	}
+	obs := &agentv1.Observation{LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE}, ProposalForms: []*gamev1.ProposalForm{f}}
+	a := games.RandomAction(obs, rng)
+	total := f.GetTotals()[0]
+	for _, sh := range a.GetMove().GetPropose().GetProposal().GetAllocation().GetShares() {
+		amounts := sh.GetGives()
+		if total.GetSide() == gamev1.ShareSide_SHARE_SIDE_RECEIVES {
+			amounts = sh.GetReceives()
+		}
+		for _, b := range f.GetBounds() {
+			if b.GetSeat() != sh.GetSeat() || b.GetSide() != total.GetSide() || b.GetResource() != total.GetResource() {
+				continue
+			}
+			x := amounts[total.GetResource()]
+			switch {
+			case x < b.GetMax():
+				amounts[total.GetResource()] = x + 1
+			case x > b.GetMin():
+				amounts[total.GetResource()] = x - 1
+			default:
+				continue
+			}
+			return a
+		}
+	}
+	return nil
 }
 
 // proposal builds an allocation from bounds with every amount at its minimum, except bound
@@ -445,6 +526,16 @@ func (m *match) checkPrivacy(seat games.Seat, o *agentv1.Observation, when strin
 	if err != nil {
 		m.t.Fatalf("%s: marshal observation: %v", when, err)
 	}
+	for owner, secrets := range m.secrets {
+		if games.Seat(owner) == seat {
+			continue
+		}
+		for _, secret := range secrets {
+			if strings.Contains(text, secret) || bytes.Contains(wire, []byte(secret)) {
+				m.t.Fatalf("%s: seat %d's observation leaks secret %q of seat %d:\n%s", when, seat, secret, owner, text)
+			}
+		}
+	}
 	for _, mk := range m.markers {
 		found := strings.Contains(text, mk.text) || bytes.Contains(wire, []byte(mk.text))
 		switch {
@@ -456,10 +547,32 @@ func (m *match) checkPrivacy(seat games.Seat, o *agentv1.Observation, when strin
 	}
 }
 
+// checkSecretsShown checks that each seat's first observation shows its own secrets: a secret
+// its owner cannot see is declared wrongly, and its absence elsewhere would prove nothing.
+func (m *match) checkSecretsShown(first []*agentv1.Observation) {
+	for owner, secrets := range m.secrets {
+		if owner >= m.nSeats {
+			m.t.Fatalf("Secrets names seat %d, but the game has %d seats", owner, m.nSeats)
+		}
+		text := prototext.Format(first[owner])
+		for _, secret := range secrets {
+			if secret == "" {
+				m.t.Fatalf("Secrets gives seat %d an empty secret", owner)
+			}
+			if !strings.Contains(text, secret) {
+				m.t.Fatalf("secret %q of seat %d never appears in its own first observation; declare it as the game shows it:\n%s", secret, owner, text)
+			}
+		}
+	}
+}
+
 // decorate returns a copy of action carrying fresh markers: reasoning, notes, and messages to
 // everyone, to one other seat and to a subset of the others.
 func (m *match) decorate(seat games.Seat, action *agentv1.Action) *agentv1.Action {
 	a := proto.CloneOf(action)
+	if len(m.snapshots[len(m.snapshots)-1][seat].GetRequiredMessages()) > 0 {
+		return m.decorateRequired(seat, a)
+	}
 	n := len(m.markers)
 	mk := func(kind string) string { return fmt.Sprintf("gametest-%s-seat%d-n%d.", kind, seat, n) }
 	only := []games.Seat{seat}
@@ -505,6 +618,35 @@ func (m *match) decorate(seat games.Seat, action *agentv1.Action) *agentv1.Actio
 			m.markers = append(m.markers, marker{text: group, visible: append([]games.Seat{seat}, sub...), must: sub})
 			added++
 		}
+	}
+	m.lastMarkers = added
+	return a
+}
+
+// decorateRequired marks an action whose messages the game prescribes: reasoning, notes and the
+// text of each message, visible to the message's recipients (everyone when it is public).
+func (m *match) decorateRequired(seat games.Seat, a *agentv1.Action) *agentv1.Action {
+	n := len(m.markers)
+	mk := func(kind string) string { return fmt.Sprintf("gametest-%s-seat%d-n%d.", kind, seat, n) }
+	a.PrivateReasoning = mk("reasoning")
+	a.PrivateNotes = mk("notes")
+	m.markers = append(m.markers,
+		marker{text: a.PrivateReasoning, visible: []games.Seat{seat}},
+		marker{text: a.PrivateNotes, visible: []games.Seat{seat}})
+	added := 2
+	for i, msg := range a.GetMessages() {
+		text := mk(fmt.Sprintf("required%d", i))
+		msg.Text += " " + text
+		must := slices.Clone(msg.GetTo())
+		if len(must) == 0 {
+			for s := range games.Seat(m.nSeats) {
+				if s != seat {
+					must = append(must, s)
+				}
+			}
+		}
+		m.markers = append(m.markers, marker{text: text, visible: append([]games.Seat{seat}, must...), must: must})
+		added++
 	}
 	m.lastMarkers = added
 	return a

@@ -1,4 +1,5 @@
-// Package agentcmd is `parley agent NAME`: serve one built-in agent over gRPC.
+// Package agentcmd is `parley agent NAME`: serve one built-in agent over gRPC; `parley agent
+// llm` serves a language model with flags of its own.
 package agentcmd
 
 import (
@@ -42,6 +43,7 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:50051", "address to serve on (host:port; port 0 picks a free one)")
 	cmd.Flags().StringArrayVar(&o.settings, "set", nil, "agent setting key=value (repeatable)")
+	cmd.AddCommand(newLLMCmd(deps))
 	return cmd
 }
 

@@ -77,7 +77,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if params, err = game.Resolve(params); err != nil {
 		return cli.Usagef("%v", err)
 	}
-	if seats := game.Info().GetSeats(); len(o.agents) != len(seats) {
+	if seats, _ := games.Seats(game, params); len(o.agents) != len(seats) {
 		return cli.Usagef("%s needs %d agents, one per seat (%s), given with --agent; got %d", o.game, len(seats), strings.Join(seats, ", "), len(o.agents))
 	}
 	if !o.seedSet {

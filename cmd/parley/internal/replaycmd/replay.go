@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/matchrun"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -95,7 +96,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return cli.Usagef("%s: %v", o.path, err)
 	}
-	if seats := game.Info().GetSeats(); len(o.agents) != len(seats) {
+	if seats, _ := games.Seats(game, started.GetParams()); len(o.agents) != len(seats) {
 		return cli.Usagef("continuing %s from turn %d needs %d agents, one per seat (%s), given with --agent; got %d",
 			started.GetGame(), o.fromTurn, len(seats), strings.Join(seats, ", "), len(o.agents))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/agentcmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/analyzecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/benchcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/gamescmd"
@@ -55,6 +56,7 @@ Every flag can also be set from the environment variable shown in its help.`,
 		agentcmd.NewCmd(deps),
 		refereecmd.NewCmd(deps),
 		benchcmd.NewCmd(deps),
+		analyzecmd.NewCmd(deps),
 	)
 	cli.DocumentEnv(cmd)
 	usageArgs(cmd)

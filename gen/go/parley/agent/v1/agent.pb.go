@@ -256,6 +256,17 @@ type Observation struct {
 	// Plain-language account of the rules and this seat's situation, enough for a person or a
 	// language model to act on with nothing else.
 	Briefing string `protobuf:"bytes,17,opt,name=briefing,proto3" json:"briefing,omitempty"`
+	// Messages the action must carry now, whatever its move: exactly one per slot, each
+	// addressed exactly as its slot says, and no others. Empty: the game prescribes no
+	// particular messages (its rules may still refuse some). Set by the referee for this seat.
+	RequiredMessages []*v1.MessageSlot `protobuf:"bytes,18,rep,name=required_messages,json=requiredMessages,proto3" json:"required_messages,omitempty"`
+	// For a proposal: when set, a legal proposal takes one of these forms, and proposal_bounds
+	// lists every amount any of them may fill in. Empty: proposal_bounds alone describes a
+	// proposal. Set by the referee for this seat.
+	ProposalForms []*v1.ProposalForm `protobuf:"bytes,19,rep,name=proposal_forms,json=proposalForms,proto3" json:"proposal_forms,omitempty"`
+	// Forms the non-binding terms attached to a message (Message.proposal) may take now. Empty:
+	// messages carry no terms. Set by the referee for this seat.
+	MessageTermForms []*v1.ProposalForm `protobuf:"bytes,20,rep,name=message_term_forms,json=messageTermForms,proto3" json:"message_term_forms,omitempty"`
 	// This seat's view of the game: parameters, its holdings and its private values. The branch
 	// matches the game's family.
 	//
@@ -417,6 +428,27 @@ func (x *Observation) GetBriefing() string {
 		return x.Briefing
 	}
 	return ""
+}
+
+func (x *Observation) GetRequiredMessages() []*v1.MessageSlot {
+	if x != nil {
+		return x.RequiredMessages
+	}
+	return nil
+}
+
+func (x *Observation) GetProposalForms() []*v1.ProposalForm {
+	if x != nil {
+		return x.ProposalForms
+	}
+	return nil
+}
+
+func (x *Observation) GetMessageTermForms() []*v1.ProposalForm {
+	if x != nil {
+		return x.MessageTermForms
+	}
+	return nil
 }
 
 func (x *Observation) GetView() isObservation_View {
@@ -811,7 +843,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n" +
 	"\x0fDescribeRequest\"C\n" +
 	"\x10DescribeResponse\x12/\n" +
-	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xad\a\n" +
+	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\x88\t\n" +
 	"\vObservation\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n" +
@@ -832,7 +864,10 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\ahistory\x18\x0e \x03(\v2\x1d.parley.agent.v1.HistoryEntryR\ahistory\x12@\n" +
 	"\x0elast_rejection\x18\x0f \x01(\v2\x19.parley.game.v1.RejectionR\rlastRejection\x12\x14\n" +
 	"\x05notes\x18\x10 \x03(\tR\x05notes\x12\x1a\n" +
-	"\bbriefing\x18\x11 \x01(\tR\bbriefing\x12?\n" +
+	"\bbriefing\x18\x11 \x01(\tR\bbriefing\x12H\n" +
+	"\x11required_messages\x18\x12 \x03(\v2\x1b.parley.game.v1.MessageSlotR\x10requiredMessages\x12C\n" +
+	"\x0eproposal_forms\x18\x13 \x03(\v2\x1c.parley.game.v1.ProposalFormR\rproposalForms\x12J\n" +
+	"\x12message_term_forms\x18\x14 \x03(\v2\x1c.parley.game.v1.ProposalFormR\x10messageTermForms\x12?\n" +
 	"\tultimatum\x18\x1e \x01(\v2\x1f.parley.games.ultimatum.v1.ViewH\x00R\tultimatum\x129\n" +
 	"\abuysell\x18\x1f \x01(\v2\x1d.parley.games.buysell.v1.ViewH\x00R\abuysell\x129\n" +
 	"\atrading\x18  \x01(\v2\x1d.parley.games.trading.v1.ViewH\x00R\atrading\x12?\n" +
@@ -901,12 +936,14 @@ var file_parley_agent_v1_agent_proto_goTypes = []any{
 	(*v1.Bound)(nil),              // 13: parley.game.v1.Bound
 	(*v1.Option)(nil),             // 14: parley.game.v1.Option
 	(*v1.Rejection)(nil),          // 15: parley.game.v1.Rejection
-	(*v11.View)(nil),              // 16: parley.games.ultimatum.v1.View
-	(*v12.View)(nil),              // 17: parley.games.buysell.v1.View
-	(*v13.View)(nil),              // 18: parley.games.trading.v1.View
-	(*v14.View)(nil),              // 19: parley.games.coalition.v1.View
-	(*v1.Move)(nil),               // 20: parley.game.v1.Move
-	(*v1.Message)(nil),            // 21: parley.game.v1.Message
+	(*v1.MessageSlot)(nil),        // 16: parley.game.v1.MessageSlot
+	(*v1.ProposalForm)(nil),       // 17: parley.game.v1.ProposalForm
+	(*v11.View)(nil),              // 18: parley.games.ultimatum.v1.View
+	(*v12.View)(nil),              // 19: parley.games.buysell.v1.View
+	(*v13.View)(nil),              // 20: parley.games.trading.v1.View
+	(*v14.View)(nil),              // 21: parley.games.coalition.v1.View
+	(*v1.Move)(nil),               // 22: parley.game.v1.Move
+	(*v1.Message)(nil),            // 23: parley.game.v1.Message
 }
 var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	4,  // 0: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
@@ -920,25 +957,28 @@ var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	14, // 8: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
 	5,  // 9: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
 	15, // 10: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
-	16, // 11: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
-	17, // 12: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
-	18, // 13: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
-	19, // 14: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
-	20, // 15: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
-	21, // 16: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
-	20, // 17: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
-	21, // 18: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
-	7,  // 19: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
-	10, // 20: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
-	0,  // 21: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
-	2,  // 22: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
-	1,  // 23: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
-	3,  // 24: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
-	23, // [23:25] is the sub-list for method output_type
-	21, // [21:23] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	16, // 11: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
+	17, // 12: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
+	17, // 13: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
+	18, // 14: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
+	19, // 15: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
+	20, // 16: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
+	21, // 17: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
+	22, // 18: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
+	23, // 19: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
+	22, // 20: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
+	23, // 21: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
+	7,  // 22: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
+	10, // 23: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
+	0,  // 24: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
+	2,  // 25: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
+	1,  // 26: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
+	3,  // 27: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
+	26, // [26:28] is the sub-list for method output_type
+	24, // [24:26] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_parley_agent_v1_agent_proto_init() }

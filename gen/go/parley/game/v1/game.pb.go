@@ -41,6 +41,9 @@ const (
 	MoveKind_MOVE_KIND_PASS MoveKind = 4
 	// Pick one of a listed set of options (Move.choose).
 	MoveKind_MOVE_KIND_CHOOSE MoveKind = 5
+	// Talk only (Move.say): the turn is the action's messages, which
+	// Observation.required_messages may prescribe.
+	MoveKind_MOVE_KIND_SAY MoveKind = 6
 )
 
 // Enum value maps for MoveKind.
@@ -52,6 +55,7 @@ var (
 		3: "MOVE_KIND_REJECT",
 		4: "MOVE_KIND_PASS",
 		5: "MOVE_KIND_CHOOSE",
+		6: "MOVE_KIND_SAY",
 	}
 	MoveKind_value = map[string]int32{
 		"MOVE_KIND_UNSPECIFIED": 0,
@@ -60,6 +64,7 @@ var (
 		"MOVE_KIND_REJECT":      3,
 		"MOVE_KIND_PASS":        4,
 		"MOVE_KIND_CHOOSE":      5,
+		"MOVE_KIND_SAY":         6,
 	}
 )
 
@@ -1141,6 +1146,190 @@ func (x *Option) GetDescription() string {
 	return ""
 }
 
+// MessageSlot is one message an action must carry on this turn (Observation.required_messages).
+// Set by the referee in the observation of the seat to move; says nothing private.
+type MessageSlot struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Seats the message must be addressed to, exactly (Message.to, in any order). Empty: a
+	// public message, with Message.to left empty.
+	To            []int32 `protobuf:"varint,1,rep,packed,name=to,proto3" json:"to,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageSlot) Reset() {
+	*x = MessageSlot{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageSlot) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageSlot) ProtoMessage() {}
+
+func (x *MessageSlot) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageSlot.ProtoReflect.Descriptor instead.
+func (*MessageSlot) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *MessageSlot) GetTo() []int32 {
+	if x != nil {
+		return x.To
+	}
+	return nil
+}
+
+// ProposalForm is one shape a legal proposal may take (Observation.proposal_forms and
+// Observation.message_term_forms): the amounts it fills in, each with its legal range, and
+// totals that some of them must add up to exactly. A proposal of this form has one SeatShare
+// for each seat its bounds name, and none for any other seat. Set by the referee in the
+// observation of the seat to move; says nothing private.
+type ProposalForm struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Short label for people, e.g. "coalition A+B". The referee does not read it back.
+	Label string `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	// Every amount a proposal of this form fills in, with its legal range. Amounts not listed
+	// must be absent or 0.
+	Bounds []*Bound `protobuf:"bytes,2,rep,name=bounds,proto3" json:"bounds,omitempty"`
+	// Totals the amounts must add up to exactly. Each total covers every bound of this form
+	// with its side and resource.
+	Totals        []*AmountTotal `protobuf:"bytes,3,rep,name=totals,proto3" json:"totals,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProposalForm) Reset() {
+	*x = ProposalForm{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProposalForm) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProposalForm) ProtoMessage() {}
+
+func (x *ProposalForm) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProposalForm.ProtoReflect.Descriptor instead.
+func (*ProposalForm) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ProposalForm) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *ProposalForm) GetBounds() []*Bound {
+	if x != nil {
+		return x.Bounds
+	}
+	return nil
+}
+
+func (x *ProposalForm) GetTotals() []*AmountTotal {
+	if x != nil {
+		return x.Totals
+	}
+	return nil
+}
+
+// AmountTotal says that, in a proposal of a ProposalForm, the amounts of one resource on one
+// side of the shares add up to exactly `total` (e.g. the members' shares of a pool sum to the
+// pool). Set by the referee; public.
+type AmountTotal struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which side of the shares is summed.
+	Side ShareSide `protobuf:"varint,1,opt,name=side,proto3,enum=parley.game.v1.ShareSide" json:"side,omitempty"`
+	// Resource name.
+	Resource string `protobuf:"bytes,2,opt,name=resource,proto3" json:"resource,omitempty"`
+	// The exact sum required.
+	Total         int64 `protobuf:"varint,3,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AmountTotal) Reset() {
+	*x = AmountTotal{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AmountTotal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AmountTotal) ProtoMessage() {}
+
+func (x *AmountTotal) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AmountTotal.ProtoReflect.Descriptor instead.
+func (*AmountTotal) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *AmountTotal) GetSide() ShareSide {
+	if x != nil {
+		return x.Side
+	}
+	return ShareSide_SHARE_SIDE_UNSPECIFIED
+}
+
+func (x *AmountTotal) GetResource() string {
+	if x != nil {
+		return x.Resource
+	}
+	return ""
+}
+
+func (x *AmountTotal) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
 // Bound is the legal range of one amount in an Allocation proposal. The bounds in an
 // observation list every amount the mover may fill in; amounts not listed must be absent or 0.
 type Bound struct {
@@ -1161,7 +1350,7 @@ type Bound struct {
 
 func (x *Bound) Reset() {
 	*x = Bound{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[15]
+	mi := &file_parley_game_v1_game_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1362,7 @@ func (x *Bound) String() string {
 func (*Bound) ProtoMessage() {}
 
 func (x *Bound) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[15]
+	mi := &file_parley_game_v1_game_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1375,7 @@ func (x *Bound) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Bound.ProtoReflect.Descriptor instead.
 func (*Bound) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{15}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Bound) GetSeat() int32 {
@@ -1286,20 +1475,31 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\x06Option\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12 \n" +
-	"\vdescription\x18\x03 \x01(\tR\vdescription\"\x8a\x01\n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\"\x1d\n" +
+	"\vMessageSlot\x12\x0e\n" +
+	"\x02to\x18\x01 \x03(\x05R\x02to\"\x88\x01\n" +
+	"\fProposalForm\x12\x14\n" +
+	"\x05label\x18\x01 \x01(\tR\x05label\x12-\n" +
+	"\x06bounds\x18\x02 \x03(\v2\x15.parley.game.v1.BoundR\x06bounds\x123\n" +
+	"\x06totals\x18\x03 \x03(\v2\x1b.parley.game.v1.AmountTotalR\x06totals\"n\n" +
+	"\vAmountTotal\x12-\n" +
+	"\x04side\x18\x01 \x01(\x0e2\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n" +
+	"\bresource\x18\x02 \x01(\tR\bresource\x12\x14\n" +
+	"\x05total\x18\x03 \x01(\x03R\x05total\"\x8a\x01\n" +
 	"\x05Bound\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x04side\x18\x02 \x01(\x0e2\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n" +
 	"\bresource\x18\x03 \x01(\tR\bresource\x12\x10\n" +
 	"\x03min\x18\x04 \x01(\x03R\x03min\x12\x10\n" +
-	"\x03max\x18\x05 \x01(\x03R\x03max*\x92\x01\n" +
+	"\x03max\x18\x05 \x01(\x03R\x03max*\xa5\x01\n" +
 	"\bMoveKind\x12\x19\n" +
 	"\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MOVE_KIND_PROPOSE\x10\x01\x12\x14\n" +
 	"\x10MOVE_KIND_ACCEPT\x10\x02\x12\x14\n" +
 	"\x10MOVE_KIND_REJECT\x10\x03\x12\x12\n" +
 	"\x0eMOVE_KIND_PASS\x10\x04\x12\x14\n" +
-	"\x10MOVE_KIND_CHOOSE\x10\x05*\xd3\x01\n" +
+	"\x10MOVE_KIND_CHOOSE\x10\x05\x12\x11\n" +
+	"\rMOVE_KIND_SAY\x10\x06*\xd3\x01\n" +
 	"\rRejectionCode\x12\x1e\n" +
 	"\x1aREJECTION_CODE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bREJECTION_CODE_MISSING_MOVE\x10\x01\x12\x1f\n" +
@@ -1326,29 +1526,32 @@ func file_parley_game_v1_game_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_parley_game_v1_game_proto_goTypes = []any{
-	(MoveKind)(0),      // 0: parley.game.v1.MoveKind
-	(RejectionCode)(0), // 1: parley.game.v1.RejectionCode
-	(ShareSide)(0),     // 2: parley.game.v1.ShareSide
-	(*AgentInfo)(nil),  // 3: parley.game.v1.AgentInfo
-	(*SeatInfo)(nil),   // 4: parley.game.v1.SeatInfo
-	(*Move)(nil),       // 5: parley.game.v1.Move
-	(*Propose)(nil),    // 6: parley.game.v1.Propose
-	(*Accept)(nil),     // 7: parley.game.v1.Accept
-	(*Reject)(nil),     // 8: parley.game.v1.Reject
-	(*Pass)(nil),       // 9: parley.game.v1.Pass
-	(*Say)(nil),        // 10: parley.game.v1.Say
-	(*Choose)(nil),     // 11: parley.game.v1.Choose
-	(*Proposal)(nil),   // 12: parley.game.v1.Proposal
-	(*Allocation)(nil), // 13: parley.game.v1.Allocation
-	(*SeatShare)(nil),  // 14: parley.game.v1.SeatShare
-	(*Message)(nil),    // 15: parley.game.v1.Message
-	(*Rejection)(nil),  // 16: parley.game.v1.Rejection
-	(*Option)(nil),     // 17: parley.game.v1.Option
-	(*Bound)(nil),      // 18: parley.game.v1.Bound
-	nil,                // 19: parley.game.v1.SeatShare.GivesEntry
-	nil,                // 20: parley.game.v1.SeatShare.ReceivesEntry
+	(MoveKind)(0),        // 0: parley.game.v1.MoveKind
+	(RejectionCode)(0),   // 1: parley.game.v1.RejectionCode
+	(ShareSide)(0),       // 2: parley.game.v1.ShareSide
+	(*AgentInfo)(nil),    // 3: parley.game.v1.AgentInfo
+	(*SeatInfo)(nil),     // 4: parley.game.v1.SeatInfo
+	(*Move)(nil),         // 5: parley.game.v1.Move
+	(*Propose)(nil),      // 6: parley.game.v1.Propose
+	(*Accept)(nil),       // 7: parley.game.v1.Accept
+	(*Reject)(nil),       // 8: parley.game.v1.Reject
+	(*Pass)(nil),         // 9: parley.game.v1.Pass
+	(*Say)(nil),          // 10: parley.game.v1.Say
+	(*Choose)(nil),       // 11: parley.game.v1.Choose
+	(*Proposal)(nil),     // 12: parley.game.v1.Proposal
+	(*Allocation)(nil),   // 13: parley.game.v1.Allocation
+	(*SeatShare)(nil),    // 14: parley.game.v1.SeatShare
+	(*Message)(nil),      // 15: parley.game.v1.Message
+	(*Rejection)(nil),    // 16: parley.game.v1.Rejection
+	(*Option)(nil),       // 17: parley.game.v1.Option
+	(*MessageSlot)(nil),  // 18: parley.game.v1.MessageSlot
+	(*ProposalForm)(nil), // 19: parley.game.v1.ProposalForm
+	(*AmountTotal)(nil),  // 20: parley.game.v1.AmountTotal
+	(*Bound)(nil),        // 21: parley.game.v1.Bound
+	nil,                  // 22: parley.game.v1.SeatShare.GivesEntry
+	nil,                  // 23: parley.game.v1.SeatShare.ReceivesEntry
 }
 var file_parley_game_v1_game_proto_depIdxs = []int32{
 	3,  // 0: parley.game.v1.SeatInfo.agent:type_name -> parley.game.v1.AgentInfo
@@ -1361,16 +1564,19 @@ var file_parley_game_v1_game_proto_depIdxs = []int32{
 	12, // 7: parley.game.v1.Propose.proposal:type_name -> parley.game.v1.Proposal
 	13, // 8: parley.game.v1.Proposal.allocation:type_name -> parley.game.v1.Allocation
 	14, // 9: parley.game.v1.Allocation.shares:type_name -> parley.game.v1.SeatShare
-	19, // 10: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
-	20, // 11: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
+	22, // 10: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
+	23, // 11: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
 	12, // 12: parley.game.v1.Message.proposal:type_name -> parley.game.v1.Proposal
 	1,  // 13: parley.game.v1.Rejection.code:type_name -> parley.game.v1.RejectionCode
-	2,  // 14: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	21, // 14: parley.game.v1.ProposalForm.bounds:type_name -> parley.game.v1.Bound
+	20, // 15: parley.game.v1.ProposalForm.totals:type_name -> parley.game.v1.AmountTotal
+	2,  // 16: parley.game.v1.AmountTotal.side:type_name -> parley.game.v1.ShareSide
+	2,  // 17: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_parley_game_v1_game_proto_init() }
@@ -1395,7 +1601,7 @@ func file_parley_game_v1_game_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_game_v1_game_proto_rawDesc), len(file_parley_game_v1_game_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   18,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,105 @@
+package llm
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SettingsHelp documents the settings of builtin:llm?key=value&... (ConfigFromSettings).
+const SettingsHelp = "model=NAME base_url=URL (both required); api_key_env=VAR (variable holding the API key, default " + DefaultAPIKeyEnv +
+	"); temperature=T max_tokens=N seed=N; persona=NAME|FILE style=tagged|json reasoning=STEPS prompt_dir=DIR; " +
+	"cache=DIR (default: the user's cache dir) no_cache=true cache_scope=global|match; concurrency=N attempts=N request_timeout=DURATION " +
+	"structured=auto|json_schema|json_object|off"
+
+// settingKeys are the settings ConfigFromSettings reads.
+var settingKeys = []string{
+	"model", "base_url", "api_key_env", "temperature", "max_tokens", "seed", "persona", "style", "reasoning",
+	"prompt_dir", "cache", "no_cache", "cache_scope", "concurrency", "attempts", "request_timeout", "structured",
+}
+
+// SettingKeys lists the settings ConfigFromSettings reads.
+func SettingKeys() []string { return slices.Clone(settingKeys) }
+
+// ConfigFromSettings reads a Config from key=value settings (the query of builtin:llm?...). The
+// API key is read with getenv from the variable named by api_key_env (default OPENAI_API_KEY),
+// never from a setting. The reply cache is on by default, in DefaultCacheDir.
+func ConfigFromSettings(s url.Values, getenv func(string) string) (Config, error) {
+	var c Config
+	for key := range s {
+		if strings.Contains(strings.ToLower(key), "key") && key != "api_key_env" {
+			return c, fmt.Errorf("%w: setting %s: never put an API key in an agent address; name the environment variable that holds it with api_key_env=VAR", ErrConfig, key)
+		}
+		if !slices.Contains(settingKeys, key) {
+			return c, fmt.Errorf("%w: unknown setting %q (accepted: %s)", ErrConfig, key, SettingsHelp)
+		}
+	}
+	c.Model, c.BaseURL = s.Get("model"), s.Get("base_url")
+	keyEnv := s.Get("api_key_env")
+	if keyEnv == "" {
+		keyEnv = DefaultAPIKeyEnv
+	}
+	c.APIKey = getenv(keyEnv)
+	c.Persona, c.Style, c.Reasoning, c.PromptDir = s.Get("persona"), s.Get("style"), s.Get("reasoning"), s.Get("prompt_dir")
+	c.Structured, c.CacheScope = s.Get("structured"), s.Get("cache_scope")
+	var err error
+	if v := s.Get("temperature"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return c, fmt.Errorf("%w: setting temperature=%q: want a number", ErrConfig, v)
+		}
+		c.Temperature = &f
+	}
+	if c.MaxTokens, err = intSetting(s, "max_tokens"); err != nil {
+		return c, err
+	}
+	if v := s.Get("seed"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return c, fmt.Errorf("%w: setting seed=%q: want a whole number", ErrConfig, v)
+		}
+		c.Seed = &n
+	}
+	if c.Concurrency, err = intSetting(s, "concurrency"); err != nil {
+		return c, err
+	}
+	if c.Attempts, err = intSetting(s, "attempts"); err != nil {
+		return c, err
+	}
+	if v := s.Get("request_timeout"); v != "" {
+		if c.RequestTimeout, err = time.ParseDuration(v); err != nil || c.RequestTimeout < 0 {
+			return c, fmt.Errorf("%w: setting request_timeout=%q: want a duration such as 30s", ErrConfig, v)
+		}
+	}
+	noCache := false
+	if v := s.Get("no_cache"); v != "" {
+		if noCache, err = strconv.ParseBool(v); err != nil {
+			return c, fmt.Errorf("%w: setting no_cache=%q: want true or false", ErrConfig, v)
+		}
+	}
+	switch {
+	case noCache:
+	case s.Get("cache") != "":
+		c.CacheDir = s.Get("cache")
+	default:
+		if dir, err := DefaultCacheDir(); err == nil {
+			c.CacheDir = dir
+		}
+	}
+	return c, nil
+}
+
+func intSetting(s url.Values, key string) (int, error) {
+	v := s.Get(key)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: setting %s=%q: want a non-negative whole number", ErrConfig, key, v)
+	}
+	return n, nil
+}

@@ -1,0 +1,298 @@
+// Package buysell implements the buyer-and-seller game of NegotiationArena
+// (specs/negotiationarena.md): a seller (P1) holds one unit of an item, X, which costs it a
+// private amount to produce; a buyer (P2) holds money, ZUP, and is privately willing to pay up to
+// some amount for the item. They take turns proposing a price until one accepts the other's
+// latest proposal, someone rejects, or the turns run out. The game plays on the shared
+// bargaining engine (referee/games/bargain), which enforces the turn rules; this package reads
+// prices, values deals, keeps each side's private value to itself and writes the briefing.
+//
+// Rules, as this package enforces them:
+//
+//   - The seller (seat 0) moves on odd turns and opens on turn 1 (the item is already on sale);
+//     the buyer (seat 1) moves on even turns; turns 1 to max_turns (default 10).
+//   - A proposal is a price p, written as an Allocation in which seat 0 gives {item: 1} and
+//     seat 1 gives {currency: p}, 0 <= p <= budget. Either player may propose; each may make at
+//     most max_proposals proposals (default max_turns/2 - 1, 0 = no limit). A proposal
+//     replaces the mover's earlier one and declines the opponent's.
+//   - accept takes the opponent's proposal of the turn just before: the sale is made at that
+//     price. reject ends the game at once with no sale. There is no pass.
+//   - Payoffs: with a sale at p, the seller gets p - cost and the buyer willingness - p; with
+//     no sale (a rejection, or max_turns turns without acceptance), both get 0.
+//   - The seller's cost and the buyer's willingness are private: each seat's view and briefing
+//     hold its own value only; nothing either seat can see mentions the other's. The budget,
+//     the item and the money are known to both.
+//
+// Parameters (parley.games.buysell.v1.Params) cover the published variants: fixed values; cost
+// and willingness drawn per match from the seed (draw=true, uniformly from the ranges, which
+// scale multiplies like every amount); every amount times scale; an over-valuing buyer (a
+// large willingness); the "contrasting" values cost 60, willingness 40; and a buyer briefed to
+// be self-interested.
+//
+// With draw=true the drawn values cannot be in the resolved params of the record, since
+// Resolve sees no seed; Values recomputes them from the params and the seed, as NewState does.
+//
+// The default move, for a seat whose agent gives no usable answer, is reject.
+package buysell
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	buysellv1 "github.com/parley-arena/parley/gen/go/parley/games/buysell/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
+	"google.golang.org/protobuf/proto"
+)
+
+// Name is the game's name in the registry and in observations.
+const Name = "buysell"
+
+// RulesVersion changes whenever a rule, a default or the wording the agents see changes in a
+// way that could change play.
+const RulesVersion = "1"
+
+// Parameter defaults, before scaling.
+const (
+	DefaultCost           int64  = 40
+	DefaultWillingness    int64  = 60
+	DefaultBudget         int64  = 100
+	DefaultMaxTurns       int32  = 10
+	DefaultScale          int64  = 1
+	DefaultCostMin        int64  = 20
+	DefaultCostMax        int64  = 40
+	DefaultWillingnessMin int64  = 60
+	DefaultWillingnessMax int64  = 80
+	DefaultItem           string = "X"
+	DefaultCurrency       string = "ZUP"
+)
+
+// Seats.
+const (
+	Seller games.Seat = bargain.P1 // holds the item, moves first
+	Buyer  games.Seat = bargain.P2 // holds the money
+)
+
+// roles is indexed by seat. An array, so that no caller can change it.
+var roles = [2]string{"seller", "buyer"}
+
+// drawStream separates the draws of this game from any other use of the match seed.
+const drawStream = 0xb5e11
+
+// New returns the buyer-and-seller game.
+func New() games.Game { return game{} }
+
+type game struct{}
+
+// Info describes the game, its seats and every parameter.
+func (game) Info() *refereev1.GameInfo {
+	i64 := func(name string, def int64, desc string) *refereev1.ParamInfo {
+		return &refereev1.ParamInfo{Name: name, Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.FormatInt(def, 10), Description: desc}
+	}
+	return &refereev1.GameInfo{
+		Name:         Name,
+		Description:  "Buyer and seller: the seller (P1) has an item with a private cost, the buyer (P2) money and a private willingness to pay; they take turns proposing a price.",
+		RulesVersion: RulesVersion,
+		Seats:        bargain.SeatNames(),
+		SeatRoles:    roles[:],
+		Params: []*refereev1.ParamInfo{
+			i64("cost", DefaultCost, "Seller's production cost, private to the seller (times scale). Not allowed with draw=true."),
+			i64("willingness", DefaultWillingness, "Buyer's willingness to pay, private to the buyer (times scale); e.g. 400 for an over-valuing buyer. Not allowed with draw=true."),
+			i64("budget", DefaultBudget, "Money the buyer holds (times scale); no price may exceed it."),
+			{Name: "max_turns", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
+				Description: fmt.Sprintf("Turns of both players together, seller first. From 1 to %d.", bargain.MaxMaxTurns)},
+			{Name: "max_proposals", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(bargain.DefaultMaxProposals(DefaultMaxTurns))),
+				Description: "Proposals each player may make; unset: max_turns/2 - 1 (4 with 10 turns); 0: no limit."},
+			i64("scale", DefaultScale, "Multiplies cost, willingness, budget and the drawing ranges. At least 1."),
+			{Name: "draw", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
+				Description: "Draw cost and willingness per match from the seed, uniformly from [cost_min, cost_max] and [willingness_min, willingness_max] (times scale)."},
+			i64("cost_min", DefaultCostMin, "Smallest cost drawn with draw=true."),
+			i64("cost_max", DefaultCostMax, "Largest cost drawn with draw=true."),
+			i64("willingness_min", DefaultWillingnessMin, "Smallest willingness drawn with draw=true."),
+			i64("willingness_max", DefaultWillingnessMax, "Largest willingness drawn with draw=true."),
+			{Name: "item", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultItem,
+				Description: fmt.Sprintf("Name of the item for sale: one word of letters, digits, '_' or '-', starting with a letter, at most %d characters.", bargain.MaxNameLen)},
+			{Name: "currency", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultCurrency,
+				Description: "Name of the money, a word like item and different from it."},
+			{Name: "self_interested_buyer", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
+				Description: "Add the published \"be self-interested\" instruction to the buyer's briefing."},
+		},
+	}
+}
+
+// Resolve validates params and fills in the defaults. It refuses params meant for another game.
+// With draw=true cost and willingness stay unset: they are drawn per match (see Values).
+func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
+	p, err := resolve(gp)
+	if err != nil {
+		return nil, err
+	}
+	return &matchv1.GameParams{Family: &matchv1.GameParams_Buysell{Buysell: p.proto()}}, nil
+}
+
+// NewState starts a match. params are resolved again, so unresolved ones work too; the seed
+// draws cost and willingness when params say so.
+func (game) NewState(gp *matchv1.GameParams, seed uint64) (games.State, error) {
+	p, err := resolve(gp)
+	if err != nil {
+		return nil, err
+	}
+	r := &rules{p: p, budget: p.budget * p.scale}
+	r.cost, r.willingness = p.values(seed)
+	r.text = [2]string{r.rulesText(Seller), r.rulesText(Buyer)}
+	return bargain.New[int64](bargain.Config{
+		Game:         Name,
+		Title:        "buyer/seller",
+		Roles:        roles,
+		MaxTurns:     p.maxTurns,
+		MaxProposals: p.maxProposals,
+		Reject:       true,
+	}, r)
+}
+
+// Values returns the seller's cost and the buyer's willingness to pay in a match with params
+// and seed, scaled: the fixed values, or those drawn from the seed when params set draw. It is
+// how NewState finds them, so analyses of a record can recompute them from its MatchStarted.
+func Values(gp *matchv1.GameParams, seed uint64) (cost, willingness int64, err error) {
+	p, err := resolve(gp)
+	if err != nil {
+		return 0, 0, err
+	}
+	cost, willingness = p.values(seed)
+	return cost, willingness, nil
+}
+
+// params are the resolved parameters, as plain values, before scaling.
+type params struct {
+	cost, willingness, budget, scale int64
+	maxTurns, maxProposals           int32
+	draw                             bool
+	costMin, costMax, wMin, wMax     int64
+	item, currency                   string
+	selfInterested                   bool
+}
+
+func resolve(gp *matchv1.GameParams) (params, error) {
+	if err := bargain.CheckFamily(gp, Name); err != nil {
+		return params{}, err
+	}
+	b := gp.GetBuysell()
+	if b == nil {
+		b = &buysellv1.Params{}
+	}
+	p := params{
+		cost: DefaultCost, willingness: DefaultWillingness, budget: DefaultBudget, scale: DefaultScale,
+		maxTurns: DefaultMaxTurns, costMin: DefaultCostMin, costMax: DefaultCostMax,
+		wMin: DefaultWillingnessMin, wMax: DefaultWillingnessMax, item: DefaultItem, currency: DefaultCurrency,
+	}
+	setInt := func(dst *int64, v *int64) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setInt(&p.cost, b.Cost)
+	setInt(&p.willingness, b.Willingness)
+	setInt(&p.budget, b.Budget)
+	setInt(&p.scale, b.Scale)
+	setInt(&p.costMin, b.CostMin)
+	setInt(&p.costMax, b.CostMax)
+	setInt(&p.wMin, b.WillingnessMin)
+	setInt(&p.wMax, b.WillingnessMax)
+	if b.MaxTurns != nil {
+		p.maxTurns = b.GetMaxTurns()
+	}
+	p.maxProposals = bargain.DefaultMaxProposals(p.maxTurns)
+	if b.MaxProposals != nil {
+		p.maxProposals = b.GetMaxProposals()
+	}
+	p.draw = b.GetDraw()
+	p.selfInterested = b.GetSelfInterestedBuyer()
+	if b.Item != nil {
+		p.item = b.GetItem()
+	}
+	if b.Currency != nil {
+		p.currency = b.GetCurrency()
+	}
+
+	if p.draw && (b.Cost != nil || b.Willingness != nil) {
+		return params{}, fmt.Errorf("buysell: cost and willingness are drawn when draw=true; set cost_min, cost_max, willingness_min and willingness_max instead")
+	}
+	switch {
+	case p.scale < 1:
+		return params{}, fmt.Errorf("buysell: scale must be at least 1, got %d", p.scale)
+	case p.maxTurns < 1 || p.maxTurns > bargain.MaxMaxTurns:
+		return params{}, fmt.Errorf("buysell: max_turns must be from 1 to %d, got %d", bargain.MaxMaxTurns, p.maxTurns)
+	case p.maxProposals < 0:
+		return params{}, fmt.Errorf("buysell: max_proposals must be 0 (no limit) or more, got %d", p.maxProposals)
+	case p.costMin > p.costMax:
+		return params{}, fmt.Errorf("buysell: cost_min (%d) must not exceed cost_max (%d)", p.costMin, p.costMax)
+	case p.wMin > p.wMax:
+		return params{}, fmt.Errorf("buysell: willingness_min (%d) must not exceed willingness_max (%d)", p.wMin, p.wMax)
+	}
+	limit := bargain.MaxAmount / p.scale
+	for _, a := range []struct {
+		name string
+		v    int64
+	}{
+		{"cost", p.cost}, {"willingness", p.willingness}, {"budget", p.budget},
+		{"cost_min", p.costMin}, {"cost_max", p.costMax}, {"willingness_min", p.wMin}, {"willingness_max", p.wMax},
+	} {
+		switch {
+		case a.v < 0:
+			return params{}, fmt.Errorf("buysell: %s must not be negative, got %d", a.name, a.v)
+		case a.v > limit:
+			return params{}, fmt.Errorf("buysell: %s times scale must be at most %d (2^53), got %d times %d", a.name, bargain.MaxAmount, a.v, p.scale)
+		}
+	}
+	if err := bargain.CheckName(Name, "item", p.item); err != nil {
+		return params{}, err
+	}
+	if err := bargain.CheckName(Name, "currency", p.currency); err != nil {
+		return params{}, err
+	}
+	if p.item == p.currency {
+		return params{}, fmt.Errorf("buysell: item and currency must differ, both are %q", p.item)
+	}
+	return p, nil
+}
+
+func (p params) proto() *buysellv1.Params {
+	out := &buysellv1.Params{
+		Budget:              proto.Int64(p.budget),
+		MaxTurns:            proto.Int32(p.maxTurns),
+		MaxProposals:        proto.Int32(p.maxProposals),
+		Scale:               proto.Int64(p.scale),
+		Draw:                proto.Bool(p.draw),
+		CostMin:             proto.Int64(p.costMin),
+		CostMax:             proto.Int64(p.costMax),
+		WillingnessMin:      proto.Int64(p.wMin),
+		WillingnessMax:      proto.Int64(p.wMax),
+		Item:                proto.String(p.item),
+		Currency:            proto.String(p.currency),
+		SelfInterestedBuyer: proto.Bool(p.selfInterested),
+	}
+	if !p.draw {
+		out.Cost = proto.Int64(p.cost)
+		out.Willingness = proto.Int64(p.willingness)
+	}
+	return out
+}
+
+// values returns the scaled cost and willingness: fixed, or drawn from seed, cost first, each
+// uniformly from its range times scale.
+func (p params) values(seed uint64) (cost, willingness int64) {
+	if !p.draw {
+		return p.cost * p.scale, p.willingness * p.scale
+	}
+	rng := rand.New(rand.NewPCG(seed, drawStream))
+	cost = uniform(rng, p.costMin*p.scale, p.costMax*p.scale)
+	willingness = uniform(rng, p.wMin*p.scale, p.wMax*p.scale)
+	return cost, willingness
+}
+
+// uniform draws uniformly from [lo, hi]; amounts are at most 2^53, so the span never overflows.
+func uniform(rng *rand.Rand, lo, hi int64) int64 {
+	return lo + rng.Int64N(hi-lo+1)
+}
