@@ -112,7 +112,7 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PROPOSE):
 		return &agentv1.Action{
 			Move:             &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: p.proposal()}}},
-			Messages:         []*gamev1.Message{{Text: "My binding proposal: " + p.why}},
+			Messages:         []*gamev1.Message{{Text: "This is my binding proposal. " + p.why}},
 			PrivateReasoning: p.reasoning(me),
 		}, nil
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_ACCEPT):

@@ -67,7 +67,11 @@ func rulesText(s *Setup, seat games.Seat) string {
 	line("- The proposer names a coalition that contains itself and a split: a whole number of %s, 0 or more, for each member, adding up exactly to the coalition's value.", u)
 	line("- Every other member of that coalition votes accept or reject, all at the same time; players outside the coalition do not vote, and the proposer counts as accepting. A proposal of the proposer alone passes at once.")
 	line("- If every member accepts, the game ends: each member gets its amount and everyone else gets 0 %s.", u)
-	line("- If any member rejects, a new proposer is drawn (uniformly from all players, whoever proposed before) for the next proposal. If proposal %d is rejected too, the game ends and everyone gets 0 %s.", s.MaxProposals, u)
+	if s.MaxProposals > 1 {
+		line("- If any member rejects, a new proposer is drawn (uniformly from all players, whoever proposed before) for the next proposal. If proposal %d is rejected too, the game ends and everyone gets 0 %s.", s.MaxProposals, u)
+	} else {
+		line("- There is only one proposal: if any member rejects it, the game ends and everyone gets 0 %s.", u)
+	}
 	line("- Proposals and, once every vote is in, the votes are announced to all players.")
 	line("Also")
 	line("- Your payoff is the %s you receive; your goal is to make it as large as you can. This is the only game between these players: nothing carries over.", u)
