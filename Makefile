@@ -11,7 +11,7 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 NATS_SERVER_VERSION        := v2.15.2
 
 APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf
-FUZZTIME ?= 10s
+FUZZTIME ?= 8s
 
 .PHONY: test deps tools generate proto-check vet gotest fuzz python-test demo build
 
@@ -62,6 +62,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/buysell/
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/trading/
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/coalition/
+	go test -run '^$$' -fuzz '^FuzzTagged$$' -fuzztime $(FUZZTIME) ./agents/llm/
 
 python-test:
 	/usr/bin/python3 -m unittest discover -s agents/python/tests

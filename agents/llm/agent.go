@@ -360,6 +360,7 @@ func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Act
 				return nil, ctx.Err()
 			}
 			log.Warn("llm: no reply", "err", err)
+			mv.providerFailed = true
 			break
 		}
 		d, ferr := a.style.parse(reply, t)
@@ -491,8 +492,19 @@ func (a *Agent) finish(t *turn, mv *moveState, action *agentv1.Action, kept *gam
 		RawOutputs:       clipAll(mv.raw, a.cfg.MaxRawBytes),
 		Fallback:         fallback,
 	}
-	// Keep the whole answer under the reply limit: raw replies give way first.
-	for proto.Size(action) > a.cfg.MaxReplyBytes && len(action.Usage.RawOutputs) > 0 {
+	if fallback {
+		action.Usage.FallbackCause = agentv1.FallbackCause_FALLBACK_CAUSE_AGENT
+		if mv.providerFailed {
+			action.Usage.FallbackCause = agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER
+		}
+	}
+	// Keep the whole answer under the reply limit (the referee's, when it says, less room for
+	// the envelope): raw replies give way first.
+	limit := a.cfg.MaxReplyBytes
+	if ref := int(t.obs.GetMaxReplyBytes()); ref > 0 {
+		limit = min(limit, ref-ref/8)
+	}
+	for proto.Size(action) > limit && len(action.Usage.RawOutputs) > 0 {
 		raw := action.Usage.RawOutputs
 		i := 0
 		for j := range raw {

@@ -135,6 +135,12 @@ func TestMalformedReplies(t *testing.T) {
 				t.Errorf("usage %v: want %d format failures, fallback %v", u, tc.wantFailures, tc.wantFallback)
 			}
 			calls := tc.wantFailures + 1
+			if tc.wantFallback && u.GetFallbackCause() != agentv1.FallbackCause_FALLBACK_CAUSE_AGENT {
+				t.Errorf("fallback cause %s, want the agent's own (its model's replies were unusable)", u.GetFallbackCause())
+			}
+			if !tc.wantFallback && u.GetFallbackCause() != agentv1.FallbackCause_FALLBACK_CAUSE_UNSPECIFIED {
+				t.Errorf("fallback cause %s without a fallback", u.GetFallbackCause())
+			}
 			if tc.wantFallback {
 				calls = tc.wantFailures
 			}
@@ -298,12 +304,17 @@ func TestStalledServerInMatch(t *testing.T) {
 		if f := ev.GetAgentFault(); f != nil {
 			t.Errorf("agent fault: %v", f)
 		}
-		if a := ev.GetActionTaken(); a != nil && !a.GetAction().GetUsage().GetFallback() {
-			t.Errorf("action %v is no fallback", a)
+		if a := ev.GetActionTaken(); a != nil {
+			u := a.GetAction().GetUsage()
+			if !u.GetFallback() || u.GetFallbackCause() != agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER {
+				t.Errorf("action %v is no fallback blamed on the provider", a)
+			}
 		}
 	}
-	if res.Outcome.GetCause() != matchv1.EndCause_END_CAUSE_REJECTED {
-		t.Errorf("outcome %v, want P1's fallback reject", res.Outcome)
+	// A provider that never answers says nothing about the agent: the referee voids the match
+	// after the first fallback instead of scoring it.
+	if res.Outcome.GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(res.Outcome.GetSummary(), "provider") {
+		t.Errorf("outcome %v, want a void match blaming P1's model provider", res.Outcome)
 	}
 }
 

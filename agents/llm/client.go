@@ -24,6 +24,9 @@ type moveState struct {
 	raw                            []string
 	model                          string
 	failures                       []string // what went wrong, in order, for the private reasoning
+	// providerFailed: a call gave no reply even after retries (rate limits, server errors,
+	// timeouts), so a fallback is the provider's failure rather than the agent's.
+	providerFailed bool
 }
 
 // errNoReply is wrapped by complete's errors: the model gave no reply for this move.

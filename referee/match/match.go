@@ -389,6 +389,12 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 			return err
 		}
 	}
+	for _, d := range decisions {
+		if d.action.GetUsage().GetFallbackCause() == agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER {
+			// The result would measure the model provider, not the agent.
+			return &errVoid{reason: fmt.Sprintf("%s's model provider kept failing, so its agent played a fallback move", m.seats[d.seat].GetName())}
+		}
+	}
 	return nil
 }
 
@@ -500,6 +506,7 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	obs.TimeLimit = durationpb.New(timeout)
 	obs.Deadline = timestamppb.New(m.clock().Add(timeout))
 	obs.Attempt = attempt
+	obs.MaxReplyBytes = m.limits.GetMaxReplyBytes()
 	obs.LastRejection = lastRejection
 	obs.Notes = m.notes[seat] // only this seat's own notes
 	obs.Briefing += m.whoPlays[seat]

@@ -31,6 +31,65 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// FallbackCause says why an agent returned its fallback action instead of its model's.
+type FallbackCause int32
+
+const (
+	// Not set (no fallback, or an agent that does not say).
+	FallbackCause_FALLBACK_CAUSE_UNSPECIFIED FallbackCause = 0
+	// The agent's own failure: the model's replies could not be used (unparsable, illegal), or
+	// the agent's prompts failed. Counts against the agent like any refused move.
+	FallbackCause_FALLBACK_CAUSE_AGENT FallbackCause = 1
+	// The model provider kept failing (rate limits, server errors, no answer in time) after the
+	// agent's retries. Not the agent's fault: the match is void.
+	FallbackCause_FALLBACK_CAUSE_PROVIDER FallbackCause = 2
+	// The agent's token or cost budget for the match was spent.
+	FallbackCause_FALLBACK_CAUSE_BUDGET FallbackCause = 3
+)
+
+// Enum value maps for FallbackCause.
+var (
+	FallbackCause_name = map[int32]string{
+		0: "FALLBACK_CAUSE_UNSPECIFIED",
+		1: "FALLBACK_CAUSE_AGENT",
+		2: "FALLBACK_CAUSE_PROVIDER",
+		3: "FALLBACK_CAUSE_BUDGET",
+	}
+	FallbackCause_value = map[string]int32{
+		"FALLBACK_CAUSE_UNSPECIFIED": 0,
+		"FALLBACK_CAUSE_AGENT":       1,
+		"FALLBACK_CAUSE_PROVIDER":    2,
+		"FALLBACK_CAUSE_BUDGET":      3,
+	}
+)
+
+func (x FallbackCause) Enum() *FallbackCause {
+	p := new(FallbackCause)
+	*p = x
+	return p
+}
+
+func (x FallbackCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FallbackCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_parley_agent_v1_agent_proto_enumTypes[0].Descriptor()
+}
+
+func (FallbackCause) Type() protoreflect.EnumType {
+	return &file_parley_agent_v1_agent_proto_enumTypes[0]
+}
+
+func (x FallbackCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FallbackCause.Descriptor instead.
+func (FallbackCause) EnumDescriptor() ([]byte, []int) {
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{0}
+}
+
 // ActRequest asks an agent for one action.
 type ActRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -256,6 +315,8 @@ type Observation struct {
 	// Plain-language account of the rules and this seat's situation, enough for a person or a
 	// language model to act on with nothing else.
 	Briefing string `protobuf:"bytes,17,opt,name=briefing,proto3" json:"briefing,omitempty"`
+	// Largest reply, in bytes, the referee reads; a larger one is the agent's fault.
+	MaxReplyBytes int32 `protobuf:"varint,21,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
 	// Messages the action must carry now, whatever its move: exactly one per slot, each
 	// addressed exactly as its slot says, and no others. Empty: the game prescribes no
 	// particular messages (its rules may still refuse some). Set by the referee for this seat.
@@ -428,6 +489,13 @@ func (x *Observation) GetBriefing() string {
 		return x.Briefing
 	}
 	return ""
+}
+
+func (x *Observation) GetMaxReplyBytes() int32 {
+	if x != nil {
+		return x.MaxReplyBytes
+	}
+	return 0
 }
 
 func (x *Observation) GetRequiredMessages() []*v1.MessageSlot {
@@ -725,7 +793,10 @@ type Usage struct {
 	// to another seat.
 	RawOutputs []string `protobuf:"bytes,9,rep,name=raw_outputs,json=rawOutputs,proto3" json:"raw_outputs,omitempty"`
 	// Set when the agent gave up on the model and returned its fallback action.
-	Fallback      bool `protobuf:"varint,10,opt,name=fallback,proto3" json:"fallback,omitempty"`
+	Fallback bool `protobuf:"varint,10,opt,name=fallback,proto3" json:"fallback,omitempty"`
+	// Why the agent fell back, when it did. The referee voids the match when the cause is the
+	// provider's, since the result would not measure the agent.
+	FallbackCause FallbackCause `protobuf:"varint,11,opt,name=fallback_cause,json=fallbackCause,proto3,enum=parley.agent.v1.FallbackCause" json:"fallback_cause,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -830,6 +901,13 @@ func (x *Usage) GetFallback() bool {
 	return false
 }
 
+func (x *Usage) GetFallbackCause() FallbackCause {
+	if x != nil {
+		return x.FallbackCause
+	}
+	return FallbackCause_FALLBACK_CAUSE_UNSPECIFIED
+}
+
 var File_parley_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_parley_agent_v1_agent_proto_rawDesc = "" +
@@ -843,7 +921,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n" +
 	"\x0fDescribeRequest\"C\n" +
 	"\x10DescribeResponse\x12/\n" +
-	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\x88\t\n" +
+	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xb0\t\n" +
 	"\vObservation\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n" +
@@ -864,7 +942,8 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\ahistory\x18\x0e \x03(\v2\x1d.parley.agent.v1.HistoryEntryR\ahistory\x12@\n" +
 	"\x0elast_rejection\x18\x0f \x01(\v2\x19.parley.game.v1.RejectionR\rlastRejection\x12\x14\n" +
 	"\x05notes\x18\x10 \x03(\tR\x05notes\x12\x1a\n" +
-	"\bbriefing\x18\x11 \x01(\tR\bbriefing\x12H\n" +
+	"\bbriefing\x18\x11 \x01(\tR\bbriefing\x12&\n" +
+	"\x0fmax_reply_bytes\x18\x15 \x01(\x05R\rmaxReplyBytes\x12H\n" +
 	"\x11required_messages\x18\x12 \x03(\v2\x1b.parley.game.v1.MessageSlotR\x10requiredMessages\x12C\n" +
 	"\x0eproposal_forms\x18\x13 \x03(\v2\x1c.parley.game.v1.ProposalFormR\rproposalForms\x12J\n" +
 	"\x12message_term_forms\x18\x14 \x03(\v2\x1c.parley.game.v1.ProposalFormR\x10messageTermForms\x12?\n" +
@@ -885,7 +964,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\bmessages\x18\x02 \x03(\v2\x17.parley.game.v1.MessageR\bmessages\x12+\n" +
 	"\x11private_reasoning\x18\x03 \x01(\tR\x10privateReasoning\x12#\n" +
 	"\rprivate_notes\x18\x04 \x01(\tR\fprivateNotes\x12,\n" +
-	"\x05usage\x18\x05 \x01(\v2\x16.parley.agent.v1.UsageR\x05usage\"\xd9\x02\n" +
+	"\x05usage\x18\x05 \x01(\v2\x16.parley.agent.v1.UsageR\x05usage\"\xa0\x03\n" +
 	"\x05Usage\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12#\n" +
 	"\rprompt_tokens\x18\x02 \x01(\x03R\fpromptTokens\x12+\n" +
@@ -899,7 +978,13 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\vraw_outputs\x18\t \x03(\tR\n" +
 	"rawOutputs\x12\x1a\n" +
 	"\bfallback\x18\n" +
-	" \x01(\bR\bfallback2\xa1\x01\n" +
+	" \x01(\bR\bfallback\x12E\n" +
+	"\x0efallback_cause\x18\v \x01(\x0e2\x1e.parley.agent.v1.FallbackCauseR\rfallbackCause*\x81\x01\n" +
+	"\rFallbackCause\x12\x1e\n" +
+	"\x1aFALLBACK_CAUSE_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14FALLBACK_CAUSE_AGENT\x10\x01\x12\x1b\n" +
+	"\x17FALLBACK_CAUSE_PROVIDER\x10\x02\x12\x19\n" +
+	"\x15FALLBACK_CAUSE_BUDGET\x10\x032\xa1\x01\n" +
 	"\fAgentService\x12@\n" +
 	"\x03Act\x12\x1b.parley.agent.v1.ActRequest\x1a\x1c.parley.agent.v1.ActResponse\x12O\n" +
 	"\bDescribe\x12 .parley.agent.v1.DescribeRequest\x1a!.parley.agent.v1.DescribeResponseB\xbe\x01\n" +
@@ -918,67 +1003,70 @@ func file_parley_agent_v1_agent_proto_rawDescGZIP() []byte {
 	return file_parley_agent_v1_agent_proto_rawDescData
 }
 
+var file_parley_agent_v1_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_parley_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_parley_agent_v1_agent_proto_goTypes = []any{
-	(*ActRequest)(nil),            // 0: parley.agent.v1.ActRequest
-	(*ActResponse)(nil),           // 1: parley.agent.v1.ActResponse
-	(*DescribeRequest)(nil),       // 2: parley.agent.v1.DescribeRequest
-	(*DescribeResponse)(nil),      // 3: parley.agent.v1.DescribeResponse
-	(*Observation)(nil),           // 4: parley.agent.v1.Observation
-	(*HistoryEntry)(nil),          // 5: parley.agent.v1.HistoryEntry
-	(*Action)(nil),                // 6: parley.agent.v1.Action
-	(*Usage)(nil),                 // 7: parley.agent.v1.Usage
-	(*v1.AgentInfo)(nil),          // 8: parley.game.v1.AgentInfo
-	(*v1.SeatInfo)(nil),           // 9: parley.game.v1.SeatInfo
-	(*durationpb.Duration)(nil),   // 10: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
-	(v1.MoveKind)(0),              // 12: parley.game.v1.MoveKind
-	(*v1.Bound)(nil),              // 13: parley.game.v1.Bound
-	(*v1.Option)(nil),             // 14: parley.game.v1.Option
-	(*v1.Rejection)(nil),          // 15: parley.game.v1.Rejection
-	(*v1.MessageSlot)(nil),        // 16: parley.game.v1.MessageSlot
-	(*v1.ProposalForm)(nil),       // 17: parley.game.v1.ProposalForm
-	(*v11.View)(nil),              // 18: parley.games.ultimatum.v1.View
-	(*v12.View)(nil),              // 19: parley.games.buysell.v1.View
-	(*v13.View)(nil),              // 20: parley.games.trading.v1.View
-	(*v14.View)(nil),              // 21: parley.games.coalition.v1.View
-	(*v1.Move)(nil),               // 22: parley.game.v1.Move
-	(*v1.Message)(nil),            // 23: parley.game.v1.Message
+	(FallbackCause)(0),            // 0: parley.agent.v1.FallbackCause
+	(*ActRequest)(nil),            // 1: parley.agent.v1.ActRequest
+	(*ActResponse)(nil),           // 2: parley.agent.v1.ActResponse
+	(*DescribeRequest)(nil),       // 3: parley.agent.v1.DescribeRequest
+	(*DescribeResponse)(nil),      // 4: parley.agent.v1.DescribeResponse
+	(*Observation)(nil),           // 5: parley.agent.v1.Observation
+	(*HistoryEntry)(nil),          // 6: parley.agent.v1.HistoryEntry
+	(*Action)(nil),                // 7: parley.agent.v1.Action
+	(*Usage)(nil),                 // 8: parley.agent.v1.Usage
+	(*v1.AgentInfo)(nil),          // 9: parley.game.v1.AgentInfo
+	(*v1.SeatInfo)(nil),           // 10: parley.game.v1.SeatInfo
+	(*durationpb.Duration)(nil),   // 11: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(v1.MoveKind)(0),              // 13: parley.game.v1.MoveKind
+	(*v1.Bound)(nil),              // 14: parley.game.v1.Bound
+	(*v1.Option)(nil),             // 15: parley.game.v1.Option
+	(*v1.Rejection)(nil),          // 16: parley.game.v1.Rejection
+	(*v1.MessageSlot)(nil),        // 17: parley.game.v1.MessageSlot
+	(*v1.ProposalForm)(nil),       // 18: parley.game.v1.ProposalForm
+	(*v11.View)(nil),              // 19: parley.games.ultimatum.v1.View
+	(*v12.View)(nil),              // 20: parley.games.buysell.v1.View
+	(*v13.View)(nil),              // 21: parley.games.trading.v1.View
+	(*v14.View)(nil),              // 22: parley.games.coalition.v1.View
+	(*v1.Move)(nil),               // 23: parley.game.v1.Move
+	(*v1.Message)(nil),            // 24: parley.game.v1.Message
 }
 var file_parley_agent_v1_agent_proto_depIdxs = []int32{
-	4,  // 0: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
-	6,  // 1: parley.agent.v1.ActResponse.action:type_name -> parley.agent.v1.Action
-	8,  // 2: parley.agent.v1.DescribeResponse.agent:type_name -> parley.game.v1.AgentInfo
-	9,  // 3: parley.agent.v1.Observation.seats:type_name -> parley.game.v1.SeatInfo
-	10, // 4: parley.agent.v1.Observation.time_limit:type_name -> google.protobuf.Duration
-	11, // 5: parley.agent.v1.Observation.deadline:type_name -> google.protobuf.Timestamp
-	12, // 6: parley.agent.v1.Observation.legal_moves:type_name -> parley.game.v1.MoveKind
-	13, // 7: parley.agent.v1.Observation.proposal_bounds:type_name -> parley.game.v1.Bound
-	14, // 8: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
-	5,  // 9: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
-	15, // 10: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
-	16, // 11: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
-	17, // 12: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
-	17, // 13: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
-	18, // 14: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
-	19, // 15: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
-	20, // 16: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
-	21, // 17: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
-	22, // 18: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
-	23, // 19: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
-	22, // 20: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
-	23, // 21: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
-	7,  // 22: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
-	10, // 23: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
-	0,  // 24: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
-	2,  // 25: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
-	1,  // 26: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
-	3,  // 27: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
-	26, // [26:28] is the sub-list for method output_type
-	24, // [24:26] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	5,  // 0: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
+	7,  // 1: parley.agent.v1.ActResponse.action:type_name -> parley.agent.v1.Action
+	9,  // 2: parley.agent.v1.DescribeResponse.agent:type_name -> parley.game.v1.AgentInfo
+	10, // 3: parley.agent.v1.Observation.seats:type_name -> parley.game.v1.SeatInfo
+	11, // 4: parley.agent.v1.Observation.time_limit:type_name -> google.protobuf.Duration
+	12, // 5: parley.agent.v1.Observation.deadline:type_name -> google.protobuf.Timestamp
+	13, // 6: parley.agent.v1.Observation.legal_moves:type_name -> parley.game.v1.MoveKind
+	14, // 7: parley.agent.v1.Observation.proposal_bounds:type_name -> parley.game.v1.Bound
+	15, // 8: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
+	6,  // 9: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
+	16, // 10: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
+	17, // 11: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
+	18, // 12: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
+	18, // 13: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
+	19, // 14: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
+	20, // 15: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
+	21, // 16: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
+	22, // 17: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
+	23, // 18: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
+	24, // 19: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
+	23, // 20: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
+	24, // 21: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
+	8,  // 22: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
+	11, // 23: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
+	0,  // 24: parley.agent.v1.Usage.fallback_cause:type_name -> parley.agent.v1.FallbackCause
+	1,  // 25: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
+	3,  // 26: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
+	2,  // 27: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
+	4,  // 28: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
+	27, // [27:29] is the sub-list for method output_type
+	25, // [25:27] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_parley_agent_v1_agent_proto_init() }
@@ -997,13 +1085,14 @@ func file_parley_agent_v1_agent_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_agent_v1_agent_proto_rawDesc), len(file_parley_agent_v1_agent_proto_rawDesc)),
-			NumEnums:      0,
+			NumEnums:      1,
 			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_parley_agent_v1_agent_proto_goTypes,
 		DependencyIndexes: file_parley_agent_v1_agent_proto_depIdxs,
+		EnumInfos:         file_parley_agent_v1_agent_proto_enumTypes,
 		MessageInfos:      file_parley_agent_v1_agent_proto_msgTypes,
 	}.Build()
 	File_parley_agent_v1_agent_proto = out.File
