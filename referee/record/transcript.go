@@ -118,7 +118,16 @@ func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
 	case *eventsv1.MatchEvent_PhaseStarted:
 		t.section(p.PhaseStarted.GetSummary())
 	case *eventsv1.MatchEvent_ChanceDrawn:
-		t.printf("Turn %d  Referee: %s\n", ev.GetTurn(), p.ChanceDrawn.GetSummary())
+		d := p.ChanceDrawn
+		if len(d.GetVisibleTo()) > 0 && !t.opts.ShowPrivate {
+			var names []string
+			for _, s := range d.GetVisibleTo() {
+				names = append(names, t.name(s))
+			}
+			t.printf("Turn %d  Referee: draws a value only %s may see (%s)\n", ev.GetTurn(), strings.Join(names, ", "), d.GetWhat())
+			return
+		}
+		t.printf("Turn %d  Referee: %s\n", ev.GetTurn(), d.GetSummary())
 	case *eventsv1.MatchEvent_ProposalResolved:
 		t.printf("Turn %d  Referee: %s\n", ev.GetTurn(), p.ProposalResolved.GetSummary())
 	case *eventsv1.MatchEvent_MatchEnded:

@@ -92,6 +92,9 @@ type Config struct {
 	// NoLastProposal forbids proposals on the game's last turn (the ultimatum's rule): whoever
 	// moves there may only accept or reject.
 	NoLastProposal bool
+	// Opening are events the rules record before the first move (e.g. values drawn from the
+	// seed); see games.Opener. Payload only.
+	Opening []*eventsv1.MatchEvent
 }
 
 func (c Config) check() error {
@@ -489,6 +492,15 @@ func (m *Match[T]) Summary() string {
 		return fmt.Sprintf("No proposal was accepted in the %d %s of the game, so %s.",
 			m.cfg.MaxTurns, Plural(int64(m.cfg.MaxTurns), "turn", "turns"), m.rules.Result(nil))
 	}
+}
+
+// OpeningEvents returns fresh copies of Config.Opening (games.Opener).
+func (m *Match[T]) OpeningEvents() []*eventsv1.MatchEvent {
+	out := make([]*eventsv1.MatchEvent, len(m.cfg.Opening))
+	for i, ev := range m.cfg.Opening {
+		out[i] = proto.CloneOf(ev)
+	}
+	return out
 }
 
 // Clone returns an independent copy.

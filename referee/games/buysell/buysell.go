@@ -28,8 +28,9 @@
 // large willingness); the "contrasting" values cost 60, willingness 40; and a buyer briefed to
 // be self-interested.
 //
-// With draw=true the drawn values cannot be in the resolved params of the record, since
-// Resolve sees no seed; Values recomputes them from the params and the seed, as NewState does.
+// With draw=true the drawn values cannot be in the resolved params, since Resolve sees no seed:
+// the match records them in two chance_drawn events right after match_started, each visible
+// only to its own seat; Values recomputes them from the params and the seed, as NewState does.
 //
 // The default move, for a seat whose agent gives no usable answer, is reject.
 package buysell
@@ -39,6 +40,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	buysellv1 "github.com/parley-arena/parley/gen/go/parley/games/buysell/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
@@ -142,14 +144,28 @@ func (game) NewState(gp *matchv1.GameParams, seed uint64) (games.State, error) {
 	r := &rules{p: p, budget: p.budget * p.scale}
 	r.cost, r.willingness = p.values(seed)
 	r.text = [2]string{r.rulesText(Seller), r.rulesText(Buyer)}
-	return bargain.New[int64](bargain.Config{
+	cfg := bargain.Config{
 		Game:         Name,
 		Title:        "buyer/seller",
 		Roles:        roles,
 		MaxTurns:     p.maxTurns,
 		MaxProposals: p.maxProposals,
 		Reject:       true,
-	}, r)
+	}
+	if p.draw {
+		// The record must say what was drawn; each value is the private business of its seat.
+		cfg.Opening = []*eventsv1.MatchEvent{
+			drawn("cost", Seller, r.cost, fmt.Sprintf("The seller's cost is drawn: %d %s.", r.cost, p.currency)),
+			drawn("willingness", Buyer, r.willingness, fmt.Sprintf("The buyer's willingness to pay is drawn: %d %s.", r.willingness, p.currency)),
+		}
+	}
+	return bargain.New[int64](cfg, r)
+}
+
+func drawn(what string, seat games.Seat, value int64, summary string) *eventsv1.MatchEvent {
+	return &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_ChanceDrawn{ChanceDrawn: &eventsv1.ChanceDrawn{
+		What: what, Seat: proto.Int32(seat), Value: proto.Int64(value), Summary: summary, VisibleTo: []int32{seat},
+	}}}
 }
 
 // Values returns the seller's cost and the buyer's willingness to pay in a match with params

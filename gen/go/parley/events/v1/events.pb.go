@@ -381,7 +381,8 @@ func (x *PhaseStarted) GetSummary() string {
 	return ""
 }
 
-// ChanceDrawn records a random draw by the rules (from the match seed). Public.
+// ChanceDrawn records a random draw by the rules (from the match seed). Public unless
+// visible_to says otherwise.
 type ChanceDrawn struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// What was drawn, e.g. "proposer".
@@ -391,7 +392,10 @@ type ChanceDrawn struct {
 	// The number drawn, when a number was drawn.
 	Value *int64 `protobuf:"varint,3,opt,name=value,proto3,oneof" json:"value,omitempty"`
 	// Plain-language account for transcripts.
-	Summary       string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	Summary string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Seats entitled to see the draw, e.g. only the seat whose private value was drawn. Empty:
+	// every seat. Consumers that show the record to a seat must honour it.
+	VisibleTo     []int32 `protobuf:"varint,5,rep,packed,name=visible_to,json=visibleTo,proto3" json:"visible_to,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -452,6 +456,13 @@ func (x *ChanceDrawn) GetSummary() string {
 		return x.Summary
 	}
 	return ""
+}
+
+func (x *ChanceDrawn) GetVisibleTo() []int32 {
+	if x != nil {
+		return x.VisibleTo
+	}
+	return nil
 }
 
 // ProposalResolved records the fate of a binding proposal put to a vote. Public.
@@ -998,12 +1009,14 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\apayload\">\n" +
 	"\fPhaseStarted\x12\x14\n" +
 	"\x05phase\x18\x01 \x01(\tR\x05phase\x12\x18\n" +
-	"\asummary\x18\x02 \x01(\tR\asummary\"\x82\x01\n" +
+	"\asummary\x18\x02 \x01(\tR\asummary\"\xa1\x01\n" +
 	"\vChanceDrawn\x12\x12\n" +
 	"\x04what\x18\x01 \x01(\tR\x04what\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x19\n" +
 	"\x05value\x18\x03 \x01(\x03H\x01R\x05value\x88\x01\x01\x12\x18\n" +
-	"\asummary\x18\x04 \x01(\tR\asummaryB\a\n" +
+	"\asummary\x18\x04 \x01(\tR\asummary\x12\x1d\n" +
+	"\n" +
+	"visible_to\x18\x05 \x03(\x05R\tvisibleToB\a\n" +
 	"\x05_seatB\b\n" +
 	"\x06_value\"\xdc\x01\n" +
 	"\x10ProposalResolved\x12\x1a\n" +

@@ -26,7 +26,8 @@ const (
 )
 
 // Params are the buyer/seller game's parameters. Unset fields take the defaults noted; the match
-// record carries every field resolved (the drawn values included).
+// record carries every field resolved, and values drawn from the seed (draw) in chance_drawn
+// events visible only to the seat they belong to.
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Seller's production cost. Default 40. Private to the seller.
