@@ -1,0 +1,86 @@
+// Package metrics computes match metrics from the event record: one subpackage per game family
+// (metrics/<family>) implementing Family, so `parley play`, the analytics service and reports
+// all use the same functions. Metrics are pure functions of a finished match's events.
+package metrics
+
+import (
+	"fmt"
+	"sort"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+)
+
+// WholeMatch is the Seat of a value that belongs to the match rather than to one seat.
+const WholeMatch int32 = -1
+
+// Value is one named metric of one match.
+type Value struct {
+	// Name in snake_case, e.g. "agreement" or "final_price"; stable, since stored tables and
+	// reports key on it.
+	Name string
+	// Seat the value belongs to, or WholeMatch.
+	Seat int32
+	// The value; rates are 0 or 1 per match, so their mean over matches is the rate.
+	Value float64
+}
+
+// Family computes one game family's per-match metrics.
+type Family interface {
+	// Games lists the names of the games whose records it reads.
+	Games() []string
+	// Match computes the metrics of one finished match from its whole record (MatchStarted
+	// first, MatchEnded last). A record it cannot read is an error naming what is wrong.
+	Match(events []*eventsv1.MatchEvent) ([]Value, error)
+}
+
+// Registry finds the Family of a game.
+type Registry struct {
+	byGame map[string]Family
+}
+
+// NewRegistry returns a registry of families; two families claiming one game is an error.
+func NewRegistry(families ...Family) (*Registry, error) {
+	r := &Registry{byGame: make(map[string]Family)}
+	for _, f := range families {
+		for _, g := range f.Games() {
+			if _, dup := r.byGame[g]; dup {
+				return nil, fmt.Errorf("metrics: two families claim game %q", g)
+			}
+			r.byGame[g] = f
+		}
+	}
+	return r, nil
+}
+
+// Lookup returns the family of game, if any.
+func (r *Registry) Lookup(game string) (Family, bool) {
+	f, ok := r.byGame[game]
+	return f, ok
+}
+
+// Games returns the games with metrics, sorted.
+func (r *Registry) Games() []string {
+	out := make([]string, 0, len(r.byGame))
+	for g := range r.byGame {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Started returns the MatchStarted of a record, or an error when the record does not begin
+// with one.
+func Started(events []*eventsv1.MatchEvent) (*eventsv1.MatchStarted, error) {
+	if len(events) == 0 || events[0].GetMatchStarted() == nil {
+		return nil, fmt.Errorf("metrics: the record does not begin with match_started")
+	}
+	return events[0].GetMatchStarted(), nil
+}
+
+// Ended returns the MatchEnded of a record, or an error when the match has not ended.
+func Ended(events []*eventsv1.MatchEvent) (*eventsv1.MatchEnded, error) {
+	if len(events) == 0 || events[len(events)-1].GetMatchEnded() == nil {
+		return nil, fmt.Errorf("metrics: the record does not end with match_ended")
+	}
+	return events[len(events)-1].GetMatchEnded(), nil
+}
