@@ -70,6 +70,8 @@ type Spec struct {
 	Prefix []*eventsv1.MatchEvent
 	// FromTurn is the first turn the agents play when Prefix is set.
 	FromTurn int32
+	// TournamentID, when set, is recorded in MatchStarted.
+	TournamentID string
 }
 
 // Result is a finished match.
@@ -206,6 +208,7 @@ func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv
 		Seed:         m.spec.Seed,
 		Seats:        m.seats,
 		Limits:       m.limits,
+		TournamentId: m.spec.TournamentID,
 	}
 	if err := m.emit(ctx, 0, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: started}}); err != nil {
 		return nil, err

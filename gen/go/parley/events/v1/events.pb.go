@@ -571,7 +571,9 @@ type MatchStarted struct {
 	// Every seat with the agent sitting in it.
 	Seats []*v1.SeatInfo `protobuf:"bytes,5,rep,name=seats,proto3" json:"seats,omitempty"`
 	// The limits the runner applies to agents.
-	Limits        *v11.Limits `protobuf:"bytes,6,opt,name=limits,proto3" json:"limits,omitempty"`
+	Limits *v11.Limits `protobuf:"bytes,6,opt,name=limits,proto3" json:"limits,omitempty"`
+	// Tournament the match belongs to; empty for a match played on its own.
+	TournamentId  string `protobuf:"bytes,7,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -646,6 +648,13 @@ func (x *MatchStarted) GetLimits() *v11.Limits {
 		return x.Limits
 	}
 	return nil
+}
+
+func (x *MatchStarted) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
 }
 
 // ActionTaken records an action the rules applied: an agent's accepted answer, or the game's
@@ -1027,14 +1036,15 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"acceptedBy\x12\x1f\n" +
 	"\vrejected_by\x18\x05 \x03(\x05R\n" +
 	"rejectedBy\x12\x18\n" +
-	"\asummary\x18\x06 \x01(\tR\asummary\"\xf1\x01\n" +
+	"\asummary\x18\x06 \x01(\tR\asummary\"\x96\x02\n" +
 	"\fMatchStarted\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12#\n" +
 	"\rrules_version\x18\x02 \x01(\tR\frulesVersion\x123\n" +
 	"\x06params\x18\x03 \x01(\v2\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n" +
 	"\x04seed\x18\x04 \x01(\x04R\x04seed\x12.\n" +
 	"\x05seats\x18\x05 \x03(\v2\x18.parley.game.v1.SeatInfoR\x05seats\x12/\n" +
-	"\x06limits\x18\x06 \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\"\x93\x01\n" +
+	"\x06limits\x18\x06 \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12#\n" +
+	"\rtournament_id\x18\a \x01(\tR\ftournamentId\"\x93\x01\n" +
 	"\vActionTaken\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12/\n" +
 	"\x06action\x18\x02 \x01(\v2\x17.parley.agent.v1.ActionR\x06action\x12\x18\n" +
