@@ -10,7 +10,7 @@ PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 NATS_SERVER_VERSION        := v2.15.2
 
-APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf
+APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium
 FUZZTIME ?= 8s
 
 .PHONY: test deps tools generate proto-check vet gotest fuzz python-test demo build
@@ -18,7 +18,8 @@ FUZZTIME ?= 8s
 ## test: everything CI checks, from a fresh machine
 test: deps tools proto-check vet gotest fuzz python-test
 
-## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf)
+## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf, chromium for
+## the report's browser test)
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -62,6 +63,12 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/buysell/
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/trading/
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/coalition/
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/matrix/
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/sequential/
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/dealornodeal/
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./referee/games/gamefile/
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./referee/games/dealornodeal/corpus/
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/deliberation/
 	go test -run '^$$' -fuzz '^FuzzTagged$$' -fuzztime $(FUZZTIME) ./agents/llm/
 
 python-test:

@@ -4,6 +4,7 @@ package builtin
 
 import (
 	"fmt"
+	"math/big"
 	"net/url"
 	"os"
 	"slices"
@@ -11,10 +12,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parley-arena/parley/agents/bayes"
 	"github.com/parley-arena/parley/agents/coalition"
 	"github.com/parley-arena/parley/agents/concede"
+	"github.com/parley-arena/parley/agents/equilibrium"
 	"github.com/parley-arena/parley/agents/fair"
 	"github.com/parley-arena/parley/agents/fixed"
+	"github.com/parley-arena/parley/agents/greedy"
 	"github.com/parley-arena/parley/agents/llm"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
@@ -154,6 +158,37 @@ func Catalog() []Entry {
 				}
 				return spe.New(b), nil
 			},
+		},
+		{
+			Name:     "equilibrium",
+			Summary:  "matrix and sequential: plays a Pareto-optimal pure Nash equilibrium (mixed when none) or the subgame-perfect path; announces it in talk",
+			Settings: "none",
+			New:      func(url.Values) (sdk.Agent, error) { return equilibrium.New(), nil },
+		},
+		{
+			Name:     "bayes",
+			Summary:  "dealornodeal: the Bayesian workflow (belief over the opponent's values, envy-free candidates), exact; belief support in its private notes",
+			Settings: "gamma=R (likelihood of rejecting an envy-free offer when a better one existed, 0 to 1; default 1) lambda=R (posterior weight, above 0 to 1; default 1); R a decimal or fraction",
+			Keys:     []string{"gamma", "lambda"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				cfg := bayes.DefaultConfig()
+				for key, dst := range map[string]**big.Rat{"gamma": &cfg.Gamma, "lambda": &cfg.Lambda} {
+					if v := s.Get(key); v != "" {
+						r, ok := new(big.Rat).SetString(v)
+						if !ok {
+							return nil, fmt.Errorf("setting %s=%q: want a decimal or a fraction", key, v)
+						}
+						*dst = r
+					}
+				}
+				return bayes.New(cfg)
+			},
+		},
+		{
+			Name:     "greedy",
+			Summary:  "dealornodeal: proposes the splits worth at least half the pool to it, best for itself first; accepts what is worth at least its next proposal",
+			Settings: "none",
+			New:      func(url.Values) (sdk.Agent, error) { return greedy.New(), nil },
 		},
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })

@@ -2,9 +2,17 @@
 package catalog
 
 import (
+	"fmt"
+	"io/fs"
+	"os"
+
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/buysell"
 	"github.com/parley-arena/parley/referee/games/coalition"
+	"github.com/parley-arena/parley/referee/games/dealornodeal"
+	"github.com/parley-arena/parley/referee/games/deliberation"
+	"github.com/parley-arena/parley/referee/games/matrix"
+	"github.com/parley-arena/parley/referee/games/sequential"
 	"github.com/parley-arena/parley/referee/games/trading"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
@@ -15,10 +23,27 @@ func New() *games.Registry {
 		buysell.New(),
 		trading.New(),
 		coalition.New(),
+		deliberation.New(deliberation.WithFolders(openFolder)),
 		ultimatum.New(),
+		matrix.New(),
+		sequential.New(),
+		dealornodeal.New(),
 	)
 	if err != nil {
 		panic(err) // the shipped games have unique names; a duplicate is a programming error
 	}
 	return r
+}
+
+// openFolder opens a game folder on disk for games that import data (game=PATH), relative to
+// the working directory.
+func openFolder(path string) (fs.FS, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", path)
+	}
+	return os.DirFS(path), nil
 }

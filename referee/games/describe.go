@@ -34,6 +34,8 @@ func DescribeProposal(p *gamev1.Proposal, seatNames []string) string {
 	switch t := p.GetTerms().(type) {
 	case *gamev1.Proposal_Allocation:
 		return DescribeAllocation(t.Allocation, seatNames)
+	case *gamev1.Proposal_Deal:
+		return "deal " + DescribeDeal(t.Deal)
 	default:
 		return "no terms"
 	}
@@ -123,4 +125,21 @@ func SeatName(seat Seat, seatNames []string) string {
 		return seatNames[seat]
 	}
 	return fmt.Sprintf("seat %d", seat)
+}
+
+// DescribeDeal writes a deal as its options joined by commas, e.g. "A1,B1,C4,D1,E5" (the
+// options as the deal names them, in its order), or "no options" when it has none.
+func DescribeDeal(d *gamev1.Deal) string {
+	parts := make([]string, 0, len(d.GetChoices()))
+	for _, c := range d.GetChoices() {
+		if c.GetOption() != "" {
+			parts = append(parts, c.GetOption())
+		} else {
+			parts = append(parts, c.GetIssue()+"?")
+		}
+	}
+	if len(parts) == 0 {
+		return "no options"
+	}
+	return strings.Join(parts, ",")
 }

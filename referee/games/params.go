@@ -167,6 +167,8 @@ func parseValue(fd protoreflect.FieldDescriptor, s string) (protoreflect.Value, 
 }
 
 // FormatParams writes the set fields of a GameParams as "key=value" strings, in field order.
+// Message fields, which ParseParams cannot set (data a game fills in when it resolves its
+// parameters), are left out.
 func FormatParams(gp *matchv1.GameParams) []string {
 	var out []string
 	r := gp.ProtoReflect()
@@ -178,6 +180,11 @@ func FormatParams(gp *matchv1.GameParams) []string {
 		fields := msg.Descriptor().Fields()
 		for i := range fields.Len() {
 			fd := fields.Get(i)
+			// Message fields (data a game resolves, e.g. a scenario) cannot be set with
+			// key=value and would not read back: leave them out.
+			if fd.Message() != nil && !fd.IsMap() {
+				continue
+			}
 			if msg.Has(fd) {
 				out = append(out, fmt.Sprintf("%s=%s", fd.Name(), formatField(fd, msg.Get(fd))))
 			}

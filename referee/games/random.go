@@ -18,7 +18,9 @@ import (
 //   - a proposal is an Allocation. With obs.ProposalForms set, one form is drawn uniformly and
 //     filled in (see below); otherwise each of obs.ProposalBounds gets an amount drawn
 //     uniformly from [Min, Max] on that bound's seat and side. Bounds of one seat share one
-//     SeatShare, and shares appear in the order their seat first appears in the bounds;
+//     SeatShare, and shares appear in the order their seat first appears in the bounds. A form
+//     that lists issues (a deal) gives a Deal instead: on each issue, in order, one of its
+//     options drawn uniformly;
 //   - a choice is drawn uniformly from obs.Choices;
 //   - accept, reject, pass and say carry no payload (accept takes whatever proposal stands);
 //   - whatever the move, the action carries one message per obs.RequiredMessages slot,
@@ -41,15 +43,13 @@ func RandomAction(obs *agentv1.Observation, rng *rand.Rand) *agentv1.Action {
 	move := &gamev1.Move{}
 	switch legal[rng.IntN(len(legal))] {
 	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
-		var alloc *gamev1.Allocation
+		var p *gamev1.Proposal
 		if forms := obs.GetProposalForms(); len(forms) > 0 {
-			alloc = randomForm(forms[rng.IntN(len(forms))], rng)
+			p = randomTerms(forms[rng.IntN(len(forms))], rng)
 		} else {
-			alloc = randomAllocation(obs.GetProposalBounds(), nil, rng)
+			p = &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{Allocation: randomAllocation(obs.GetProposalBounds(), nil, rng)}}
 		}
-		move.Kind = &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-			Terms: &gamev1.Proposal_Allocation{Allocation: alloc},
-		}}}
+		move.Kind = &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: p}}
 	case gamev1.MoveKind_MOVE_KIND_ACCEPT:
 		move.Kind = &gamev1.Move_Accept{Accept: &gamev1.Accept{}}
 	case gamev1.MoveKind_MOVE_KIND_REJECT:
@@ -73,9 +73,7 @@ func RandomAction(obs *agentv1.Observation, rng *rand.Rand) *agentv1.Action {
 	for _, slot := range obs.GetRequiredMessages() {
 		m := &gamev1.Message{To: slices.Clone(slot.GetTo()), Text: RandomMessageText}
 		if len(termForms) > 0 && rng.IntN(2) == 0 {
-			m.Proposal = &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{
-				Allocation: randomForm(termForms[rng.IntN(len(termForms))], rng),
-			}}
+			m.Proposal = randomTerms(termForms[rng.IntN(len(termForms))], rng)
 		}
 		action.Messages = append(action.Messages, m)
 	}
@@ -84,6 +82,28 @@ func RandomAction(obs *agentv1.Observation, rng *rand.Rand) *agentv1.Action {
 
 // RandomMessageText is the text of the messages RandomAction writes.
 const RandomMessageText = "(random message)"
+
+// randomTerms fills in one form: a Deal when the form lists issues, else an Allocation.
+func randomTerms(form *gamev1.ProposalForm, rng *rand.Rand) *gamev1.Proposal {
+	if issues := form.GetIssues(); len(issues) > 0 {
+		return &gamev1.Proposal{Terms: &gamev1.Proposal_Deal{Deal: randomDeal(issues, rng)}}
+	}
+	return &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{Allocation: randomForm(form, rng)}}
+}
+
+// randomDeal chooses, on each issue in order, one of its options uniformly (none when an issue
+// lists no option, which the referee refuses).
+func randomDeal(issues []*gamev1.Issue, rng *rand.Rand) *gamev1.Deal {
+	d := &gamev1.Deal{}
+	for _, is := range issues {
+		c := &gamev1.IssueChoice{Issue: is.GetId()}
+		if opts := is.GetOptions(); len(opts) > 0 {
+			c.Option = opts[rng.IntN(len(opts))].GetId()
+		}
+		d.Choices = append(d.Choices, c)
+	}
+	return d
+}
 
 // randomForm fills in one proposal form: amounts under a total first, so that they add up to
 // it, then the others.

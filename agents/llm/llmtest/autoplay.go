@@ -33,15 +33,21 @@ type Autoplay struct {
 }
 
 var (
-	youAreRe  = regexp.MustCompile(`(?m)^You are (\S+?)[ ,(]`)
-	moveRe    = regexp.MustCompile(`^- (\w+): (.*?)(?: \((?:or any|OPTION|talk only)[^)]*\))?$`)
-	amountRe  = regexp.MustCompile(`^- (.+): from (-?\d+) to (-?\d+)$`)
-	formRe    = regexp.MustCompile(`^- (.+?): (.*)$`)
-	rangeRe   = regexp.MustCompile(`from (-?\d+) to (-?\d+)`)
-	totalRe   = regexp.MustCompile(`add up to exactly (-?\d+)`)
-	slotRe    = regexp.MustCompile(`^- one (to .+?): (.*)$`)
-	optionRe  = regexp.MustCompile(`^- (\S+?)(?::|$| \()`)
-	amountTok = "AMOUNT"
+	youAreRe = regexp.MustCompile(`(?m)^You are (\S+?)[ ,(]`)
+	moveRe   = regexp.MustCompile(`^- (\w+): (.*?)(?: \((?:or any|OPTION|talk only)[^)]*\))?$`)
+	amountRe = regexp.MustCompile(`^- (.+): from (-?\d+) to (-?\d+)$`)
+	formRe   = regexp.MustCompile(`^- (.+?): (.*)$`)
+	rangeRe  = regexp.MustCompile(`from (-?\d+) to (-?\d+)`)
+	totalRe  = regexp.MustCompile(`add up to exactly (-?\d+)`)
+	// resTotalRe reads one total of a form: "the amounts of book received add up to exactly 1".
+	resTotalRe = regexp.MustCompile(`the amounts of (\S+) \w+ add up to exactly (-?\d+)`)
+	namedRe    = regexp.MustCompile(`^(.+) from (-?\d+) to (-?\d+)$`)
+	// The resource next to each placeholder: "AMOUNT book" (tagged), "... book": AMOUNT (JSON).
+	taggedResRe = regexp.MustCompile(`AMOUNT ([^\s,;]+)`)
+	jsonResRe   = regexp.MustCompile(`(\S+)": AMOUNT`)
+	slotRe      = regexp.MustCompile(`^- one (to .+?): (.*)$`)
+	optionRe    = regexp.MustCompile(`^- (\S+?)(?::|$| \()`)
+	amountTok   = "AMOUNT"
 )
 
 // Responder returns the autoplayer as a Responder.
@@ -145,6 +151,9 @@ func (p Autoplay) fillProposal(example string, sections map[string][]string) str
 		}
 		if best >= 0 {
 			m := formRe.FindStringSubmatch(forms[best])
+			if totals := resTotalRe.FindAllStringSubmatch(m[2], -1); len(totals) > 1 {
+				return p.fillTotals(m[2], totals)
+			}
 			example, _, _ = strings.Cut(m[2], " (")
 			for _, r := range rangeRe.FindAllStringSubmatch(m[2], -1) {
 				a, _ := strconv.ParseInt(r[1], 10, 64)
@@ -192,6 +201,56 @@ func (p Autoplay) fillProposal(example string, sections map[string][]string) str
 		}
 	}
 	for _, a := range amounts {
+		example = strings.Replace(example, amountTok, strconv.FormatInt(a, 10), 1)
+	}
+	return example
+}
+
+// fillTotals fills a form whose amounts add up to one total per resource (e.g. a division of
+// a pool: each item's amounts add up to its count): each resource's total goes to its first
+// amounts in order, each up to its maximum, the rest 0.
+func (p Autoplay) fillTotals(form string, totals [][]string) string {
+	example, rest, _ := strings.Cut(form, " (")
+	n := strings.Count(example, amountTok)
+	res := make([]string, n)
+	hi := make([]int64, n)
+	for i := range hi {
+		hi[i] = 1 << 62
+	}
+	ranges, _, _ := strings.Cut(rest, ";")
+	named := strings.Split(strings.TrimSuffix(ranges, ")"), ", ")
+	if len(named) == n {
+		for i, r := range named {
+			if m := namedRe.FindStringSubmatch(r); m != nil {
+				words := strings.Fields(m[1])
+				res[i] = words[len(words)-1]
+				hi[i], _ = strconv.ParseInt(m[3], 10, 64)
+			}
+		}
+	}
+	if res[0] == "" {
+		re := taggedResRe
+		if strings.Contains(example, `": AMOUNT`) {
+			re = jsonResRe
+		}
+		for i, m := range re.FindAllStringSubmatch(example, -1) {
+			if i < n {
+				res[i] = strings.Trim(m[1], `"`)
+			}
+		}
+		if m := rangeRe.FindStringSubmatch(ranges); m != nil && strings.HasPrefix(ranges, "each amount") {
+			for i := range hi {
+				hi[i], _ = strconv.ParseInt(m[2], 10, 64)
+			}
+		}
+	}
+	left := map[string]int64{}
+	for _, t := range totals {
+		left[t[1]], _ = strconv.ParseInt(t[2], 10, 64)
+	}
+	for i := range n {
+		a := min(max(left[res[i]], 0), hi[i])
+		left[res[i]] -= a
 		example = strings.Replace(example, amountTok, strconv.FormatInt(a, 10), 1)
 	}
 	return example

@@ -95,6 +95,29 @@ type Config struct {
 	// Opening are events the rules record before the first move (e.g. values drawn from the
 	// seed); see games.Opener. Payload only.
 	Opening []*eventsv1.MatchEvent
+	// Names are the seats' display names; empty strings take the defaults P1 and P2.
+	Names [2]string
+}
+
+// name returns seat's display name in this match.
+func (m *Match[T]) name(seat games.Seat) string {
+	if seat != P1 && seat != P2 {
+		return fmt.Sprintf("seat %d", seat)
+	}
+	if n := m.cfg.Names[seat]; n != "" {
+		return n
+	}
+	return seatNames[seat]
+}
+
+// Name returns seat's display name in this match (Config.Names, else P1 and P2).
+func (m *Match[T]) Name(seat games.Seat) string { return m.name(seat) }
+
+// Forms is implemented by Rules that describe their proposals as forms with totals
+// (Observation.proposal_forms), e.g. a division of a pool whose amounts must add up.
+type Forms[T any] interface {
+	// Forms returns the forms of mover's proposals; asked only when mover may propose.
+	Forms(m *Match[T], mover games.Seat) []*gamev1.ProposalForm
 }
 
 func (c Config) check() error {
@@ -312,7 +335,7 @@ func (m *Match[T]) proposeRefusal(seat games.Seat) string {
 	case m.cfg.NoLastProposal && m.IsLastTurn():
 		return fmt.Sprintf("turn %d is the last turn, on which no proposal may be made", m.turn)
 	case m.cfg.MaxProposals > 0 && m.made[seat] >= m.cfg.MaxProposals:
-		return fmt.Sprintf("%s has made all %d of its proposals and may make no more", seatNames[seat], m.cfg.MaxProposals)
+		return fmt.Sprintf("%s has made all %d of its proposals and may make no more", m.name(seat), m.cfg.MaxProposals)
 	}
 	return ""
 }
@@ -355,7 +378,7 @@ func (m *Match[T]) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.M
 	}
 	if seat != m.Mover() {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN,
-			"it is %s's turn (turn %d of %d), not %s", seatNames[m.Mover()], m.turn, m.cfg.MaxTurns, SeatName(seat))
+			"it is %s's turn (turn %d of %d), not %s", m.name(m.Mover()), m.turn, m.cfg.MaxTurns, m.name(seat))
 	}
 	move := action.GetMove()
 	msgs := action.GetMessages()
@@ -372,7 +395,7 @@ func (m *Match[T]) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.M
 			return nil, err
 		}
 		p := &Proposal[T]{Turn: m.turn, By: seat, Terms: terms}
-		m.record(seat, move, msgs, fmt.Sprintf("%s proposes: %s.", seatNames[seat], m.rules.Describe(terms)))
+		m.record(seat, move, msgs, fmt.Sprintf("%s proposes: %s.", m.name(seat), m.rules.Describe(terms)))
 		m.latest, m.own[seat] = p, p
 		m.made[seat]++
 		m.advance(seat)
@@ -385,7 +408,7 @@ func (m *Match[T]) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.M
 		if pt := k.Accept.GetProposalTurn(); pt != 0 && pt != st.Turn {
 			return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN,
 				"accept names the proposal of turn %d, but the only proposal that can be accepted is %s's of turn %d (%s); set proposal_turn to %d or 0",
-				pt, seatNames[st.By], st.Turn, m.rules.Describe(st.Terms), st.Turn)
+				pt, m.name(st.By), st.Turn, m.rules.Describe(st.Terms), st.Turn)
 		}
 		m.end(seat, matchv1.EndCause_END_CAUSE_AGREEMENT, m.latest)
 		m.record(seat, move, msgs, m.Summary())
@@ -403,7 +426,7 @@ func (m *Match[T]) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.M
 		if !m.cfg.Pass {
 			return nil, m.noSuchMove("pass")
 		}
-		m.record(seat, move, msgs, fmt.Sprintf("%s waits.", seatNames[seat]))
+		m.record(seat, move, msgs, fmt.Sprintf("%s waits.", m.name(seat)))
 		m.advance(seat)
 	case *gamev1.Move_Choose:
 		return nil, m.noSuchMove("choose")
@@ -477,15 +500,15 @@ func (m *Match[T]) Outcome() *matchv1.Outcome {
 
 // Summary is one sentence on how the match ended, which every seat may see.
 func (m *Match[T]) Summary() string {
-	by := seatNames[m.endBy]
+	by := m.name(m.endBy)
 	switch {
 	case !m.over:
 		return "The game is not over."
 	case m.cause == matchv1.EndCause_END_CAUSE_AGREEMENT:
-		return fmt.Sprintf("%s accepted %s's offer: %s.", by, seatNames[m.final.By], m.rules.Result(&m.final.Terms))
+		return fmt.Sprintf("%s accepted %s's offer: %s.", by, m.name(m.final.By), m.rules.Result(&m.final.Terms))
 	case m.cause == matchv1.EndCause_END_CAUSE_REJECTED && m.final != nil:
 		return fmt.Sprintf("%s rejected %s's offer (%s) on turn %d, so %s.",
-			by, seatNames[m.final.By], m.rules.Describe(m.final.Terms), m.turn, m.rules.Result(nil))
+			by, m.name(m.final.By), m.rules.Describe(m.final.Terms), m.turn, m.rules.Result(nil))
 	case m.cause == matchv1.EndCause_END_CAUSE_REJECTED:
 		return fmt.Sprintf("%s rejected on turn %d, so %s.", by, m.turn, m.rules.Result(nil))
 	default:
@@ -523,7 +546,7 @@ func (m *Match[T]) Observe(seat games.Seat) *agentv1.Observation {
 		return obs
 	}
 	for i := range seatNames {
-		obs.Seats = append(obs.Seats, &gamev1.SeatInfo{Seat: games.Seat(i), Name: seatNames[i], Role: m.cfg.Roles[i]})
+		obs.Seats = append(obs.Seats, &gamev1.SeatInfo{Seat: games.Seat(i), Name: m.name(games.Seat(i)), Role: m.cfg.Roles[i]})
 	}
 	if !m.over {
 		obs.Phase = Phase
@@ -531,6 +554,9 @@ func (m *Match[T]) Observe(seat games.Seat) *agentv1.Observation {
 	obs.LegalMoves = m.LegalMoves(seat)
 	if slices.Contains(obs.LegalMoves, gamev1.MoveKind_MOVE_KIND_PROPOSE) {
 		obs.ProposalBounds = m.rules.Bounds(m, seat)
+		if f, ok := m.rules.(Forms[T]); ok {
+			obs.ProposalForms = f.Forms(m, seat)
+		}
 	}
 	obs.History = m.history.For(seat)
 	m.rules.View(m, seat, obs)

@@ -18,7 +18,7 @@ type Line func(format string, args ...any)
 // turns seat has left and on how many of them it may still propose, and, when the game limits
 // proposals, how many seat has made. Only for a match that is not over.
 func (m *Match[T]) TurnLines(seat games.Seat, line Line) {
-	opp := seatNames[1-seat]
+	opp := m.name(1 - seat)
 	maxTurns := m.cfg.MaxTurns
 	myTurn := seat == m.Mover()
 	if myTurn {

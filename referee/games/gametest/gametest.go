@@ -79,6 +79,9 @@ type Suite struct {
 	// seat's observation, text or wire form, at any step of any match. Pick distinctive values
 	// that play cannot produce by chance: a number no proposal amount can equal, say.
 	Secrets func(params *matchv1.GameParams, seed uint64) [][]string
+	// Seeds, when above 0, replaces Seeds as the number of random matches per variant (still
+	// a quarter of it with -short), for games whose matches are long to check.
+	Seeds int
 }
 
 // Run runs the suite on g with each of variants, as the package-level Run does, plus the
@@ -103,8 +106,11 @@ func (s Suite) Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) 
 		variants = []*matchv1.GameParams{nil}
 	}
 	seeds := Seeds
+	if s.Seeds > 0 {
+		seeds = s.Seeds
+	}
 	if testing.Short() {
-		seeds = Seeds / 4
+		seeds = max(1, seeds/4)
 	}
 	for i, v := range variants {
 		t.Run(fmt.Sprintf("variant%d", i), func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,9 +41,13 @@ An agent is builtin:NAME (a built-in Go agent started as a gRPC server on loopba
 match, optionally with settings: builtin:fair?open=0.7) or grpc://host:port (a running agent).
 Events go to NATS JetStream: an embedded server by default, or --nats URL.
 
+Parameters that name files (a game file with --param file=..., a corpus with --param
+corpus=...) are read here; the record holds their content, so it replays without them.
+
 The same seed and deterministic agents give the same --json output, byte for byte.`,
 		Example: `  parley play ultimatum --agent builtin:fair --agent builtin:random --seed 7
-  parley play ultimatum --agent builtin:fair --agent grpc://127.0.0.1:50061 --param total=10 --param max_turns=3 --json`,
+  parley play ultimatum --agent builtin:fair --agent grpc://127.0.0.1:50061 --param total=10 --param max_turns=3 --json
+  parley play matrix --agent builtin:equilibrium --agent builtin:random --param file=my-game.yaml --param talk_rounds=2`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.game = args[0]
@@ -74,16 +79,22 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
+	if !o.seedSet {
+		var b [8]byte
+		rand.Read(b[:])
+		o.seed = binary.LittleEndian.Uint64(b[:]) >> 1 // keep it readable as a positive int64 too
+	}
+	// Files named in the parameters (a game file, a corpus) are read here, never by the rules.
+	if l, ok := game.(games.Loader); ok {
+		if params, err = l.Load(params, o.seed, os.ReadFile); err != nil {
+			return cli.Usagef("%v", err)
+		}
+	}
 	if params, err = game.Resolve(params); err != nil {
 		return cli.Usagef("%v", err)
 	}
 	if seats, _ := games.Seats(game, params); len(o.agents) != len(seats) {
 		return cli.Usagef("%s needs %d agents, one per seat (%s), given with --agent; got %d", o.game, len(seats), strings.Join(seats, ", "), len(o.agents))
-	}
-	if !o.seedSet {
-		var b [8]byte
-		rand.Read(b[:])
-		o.seed = binary.LittleEndian.Uint64(b[:]) >> 1 // keep it readable as a positive int64 too
 	}
 	if o.matchID == "" {
 		o.matchID = DefaultMatchID(o.game, o.seed, params, o.agents)

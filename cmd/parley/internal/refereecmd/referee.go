@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,12 +19,16 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/server"
+	"github.com/parley-arena/parley/services/tournament"
 )
 
 type options struct {
-	listen   string
-	nats     string
-	storeDir string
+	listen            string
+	nats              string
+	storeDir          string
+	worker            bool
+	workerConcurrency int
+	ackWait           time.Duration
 }
 
 // NewCmd returns the referee command.
@@ -34,19 +39,34 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 		Short: "Serve the referee API (list games, start and follow matches) over gRPC",
 		Long: `Serve parley.referee.v1.RefereeService, with gRPC health checking and reflection.
 Every event of every match is published to NATS JetStream: an embedded server (data in
---store-dir) unless --nats names an external one.`,
+--store-dir) unless --nats names an external one.
+
+With --worker (the default) the referee is also a tournament worker: it takes match requests
+from the shared JetStream work queue (PARLEY_REQUESTS, durable consumer "referees"), up to
+--worker-concurrency at a time, so several referee processes on one NATS server share a
+tournament's matches. A request whose referee dies mid-match is taken by another one, which
+closes the interrupted record as void and runs the match again under a retry id.`,
 		Example: `  parley referee --listen 127.0.0.1:7070
-  parley referee --listen :7070 --nats nats://nats.internal:4222`,
+  parley referee --listen :7070 --nats nats://nats.internal:4222 --worker-concurrency 8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), deps, o) },
 	}
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:7070", "address to serve the referee API on")
 	cmd.Flags().StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server")
 	cmd.Flags().StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
+	cmd.Flags().BoolVar(&o.worker, "worker", true, "also run tournament match requests from the shared work queue")
+	cmd.Flags().IntVar(&o.workerConcurrency, "worker-concurrency", tournament.DefaultConcurrency, "most queued matches this referee runs at once")
+	cmd.Flags().DurationVar(&o.ackWait, "ack-wait", tournament.DefaultAckWait, "how long a request may go without a sign of life before another worker gets it (set for every worker)")
 	return cmd
 }
 
 func run(ctx context.Context, deps *cli.Deps, o *options) error {
+	if o.worker && o.workerConcurrency < 1 {
+		return cli.Usagef("--worker-concurrency must be at least 1, got %d", o.workerConcurrency)
+	}
+	if o.ackWait < time.Second {
+		return cli.Usagef("--ack-wait must be at least 1s, got %s", o.ackWait)
+	}
 	logger := slog.New(slog.NewJSONHandler(deps.Err, nil))
 	lis, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -76,14 +96,34 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		events = "an embedded NATS server"
 	}
 	fmt.Fprintf(deps.Out, "referee listening on %s, events to %s\n", lis.Addr(), events)
+	// The worker stops first on shutdown: its running matches end void and their requests
+	// go back to the queue for another referee.
+	workCtx, stopWorker := context.WithCancel(ctx)
+	var workers sync.WaitGroup
+	defer func() { stopWorker(); workers.Wait() }()
+	if o.worker {
+		w := tournament.NewWorker(b, deps.Games, tournament.WorkerConfig{
+			Concurrency: o.workerConcurrency, AckWait: o.ackWait, Name: lis.Addr().String(),
+		}, logger)
+		workers.Go(func() {
+			if err := w.Run(workCtx); err != nil {
+				logger.Error("referee worker stopped", "err", err)
+			}
+		})
+		fmt.Fprintf(deps.Out, "referee worker taking match requests, %d at a time\n", o.workerConcurrency)
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(lis) }()
 	select {
 	case err := <-done:
+		stopWorker()
+		workers.Wait()
 		ref.Close()
 		return err
 	case <-ctx.Done():
 	}
+	stopWorker()
+	workers.Wait()
 	hs.Shutdown()
 	stopped := make(chan struct{})
 	go func() { srv.GracefulStop(); close(stopped) }()

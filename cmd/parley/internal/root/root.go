@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/agentcmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/analyticscmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/analyzecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/benchcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
@@ -15,6 +16,8 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/playcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/refereecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/replaycmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/reportcmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/tournamentcmd"
 )
 
 // NewCmd returns the root command with every subcommand.
@@ -57,6 +60,9 @@ Every flag can also be set from the environment variable shown in its help.`,
 		refereecmd.NewCmd(deps),
 		benchcmd.NewCmd(deps),
 		analyzecmd.NewCmd(deps),
+		tournamentcmd.NewCmd(deps),
+		reportcmd.NewCmd(deps),
+		analyticscmd.NewCmd(deps),
 	)
 	cli.DocumentEnv(cmd)
 	usageArgs(cmd)

@@ -13,6 +13,10 @@ import (
 	v1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	v12 "github.com/parley-arena/parley/gen/go/parley/games/buysell/v1"
 	v14 "github.com/parley-arena/parley/gen/go/parley/games/coalition/v1"
+	v17 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
+	v15 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
+	v16 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
+	v18 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
 	v13 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
 	v11 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -337,6 +341,10 @@ type Observation struct {
 	//	*Observation_Buysell
 	//	*Observation_Trading
 	//	*Observation_Coalition
+	//	*Observation_Deliberation
+	//	*Observation_Matrix
+	//	*Observation_Dealornodeal
+	//	*Observation_Sequential
 	View          isObservation_View `protobuf_oneof:"view"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -562,6 +570,42 @@ func (x *Observation) GetCoalition() *v14.View {
 	return nil
 }
 
+func (x *Observation) GetDeliberation() *v15.View {
+	if x != nil {
+		if x, ok := x.View.(*Observation_Deliberation); ok {
+			return x.Deliberation
+		}
+	}
+	return nil
+}
+
+func (x *Observation) GetMatrix() *v16.View {
+	if x != nil {
+		if x, ok := x.View.(*Observation_Matrix); ok {
+			return x.Matrix
+		}
+	}
+	return nil
+}
+
+func (x *Observation) GetDealornodeal() *v17.View {
+	if x != nil {
+		if x, ok := x.View.(*Observation_Dealornodeal); ok {
+			return x.Dealornodeal
+		}
+	}
+	return nil
+}
+
+func (x *Observation) GetSequential() *v18.View {
+	if x != nil {
+		if x, ok := x.View.(*Observation_Sequential); ok {
+			return x.Sequential
+		}
+	}
+	return nil
+}
+
 type isObservation_View interface {
 	isObservation_View()
 }
@@ -586,6 +630,26 @@ type Observation_Coalition struct {
 	Coalition *v14.View `protobuf:"bytes,33,opt,name=coalition,proto3,oneof"`
 }
 
+type Observation_Deliberation struct {
+	// Multi-party, multi-issue deliberation: public facts, this seat's own score sheet.
+	Deliberation *v15.View `protobuf:"bytes,37,opt,name=deliberation,proto3,oneof"`
+}
+
+type Observation_Matrix struct {
+	// Two-player matrix game given as data.
+	Matrix *v16.View `protobuf:"bytes,34,opt,name=matrix,proto3,oneof"`
+}
+
+type Observation_Dealornodeal struct {
+	// Deal or No Deal: this seat's own values only.
+	Dealornodeal *v17.View `protobuf:"bytes,35,opt,name=dealornodeal,proto3,oneof"`
+}
+
+type Observation_Sequential struct {
+	// Two-player game tree given as data.
+	Sequential *v18.View `protobuf:"bytes,36,opt,name=sequential,proto3,oneof"`
+}
+
 func (*Observation_Ultimatum) isObservation_View() {}
 
 func (*Observation_Buysell) isObservation_View() {}
@@ -593,6 +657,14 @@ func (*Observation_Buysell) isObservation_View() {}
 func (*Observation_Trading) isObservation_View() {}
 
 func (*Observation_Coalition) isObservation_View() {}
+
+func (*Observation_Deliberation) isObservation_View() {}
+
+func (*Observation_Matrix) isObservation_View() {}
+
+func (*Observation_Dealornodeal) isObservation_View() {}
+
+func (*Observation_Sequential) isObservation_View() {}
 
 // HistoryEntry is one thing that happened in the match, as a given seat may see it: a seat's
 // move and the messages that seat may read, or a note from the referee.
@@ -912,7 +984,7 @@ var File_parley_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n" +
+	"\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n" +
 	"\n" +
 	"ActRequest\x12>\n" +
 	"\vobservation\x18\x01 \x01(\v2\x1c.parley.agent.v1.ObservationR\vobservation\"R\n" +
@@ -921,7 +993,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n" +
 	"\x0fDescribeRequest\"C\n" +
 	"\x10DescribeResponse\x12/\n" +
-	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xb0\t\n" +
+	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xc0\v\n" +
 	"\vObservation\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n" +
@@ -950,7 +1022,13 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\tultimatum\x18\x1e \x01(\v2\x1f.parley.games.ultimatum.v1.ViewH\x00R\tultimatum\x129\n" +
 	"\abuysell\x18\x1f \x01(\v2\x1d.parley.games.buysell.v1.ViewH\x00R\abuysell\x129\n" +
 	"\atrading\x18  \x01(\v2\x1d.parley.games.trading.v1.ViewH\x00R\atrading\x12?\n" +
-	"\tcoalition\x18! \x01(\v2\x1f.parley.games.coalition.v1.ViewH\x00R\tcoalitionB\x06\n" +
+	"\tcoalition\x18! \x01(\v2\x1f.parley.games.coalition.v1.ViewH\x00R\tcoalition\x12H\n" +
+	"\fdeliberation\x18% \x01(\v2\".parley.games.deliberation.v1.ViewH\x00R\fdeliberation\x126\n" +
+	"\x06matrix\x18\" \x01(\v2\x1c.parley.games.matrix.v1.ViewH\x00R\x06matrix\x12H\n" +
+	"\fdealornodeal\x18# \x01(\v2\".parley.games.dealornodeal.v1.ViewH\x00R\fdealornodeal\x12B\n" +
+	"\n" +
+	"sequential\x18$ \x01(\v2 .parley.games.sequential.v1.ViewH\x00R\n" +
+	"sequentialB\x06\n" +
 	"\x04view\"\xd2\x01\n" +
 	"\fHistoryEntry\x12\x12\n" +
 	"\x04turn\x18\x01 \x01(\x05R\x04turn\x12\x12\n" +
@@ -1029,8 +1107,12 @@ var file_parley_agent_v1_agent_proto_goTypes = []any{
 	(*v12.View)(nil),              // 20: parley.games.buysell.v1.View
 	(*v13.View)(nil),              // 21: parley.games.trading.v1.View
 	(*v14.View)(nil),              // 22: parley.games.coalition.v1.View
-	(*v1.Move)(nil),               // 23: parley.game.v1.Move
-	(*v1.Message)(nil),            // 24: parley.game.v1.Message
+	(*v15.View)(nil),              // 23: parley.games.deliberation.v1.View
+	(*v16.View)(nil),              // 24: parley.games.matrix.v1.View
+	(*v17.View)(nil),              // 25: parley.games.dealornodeal.v1.View
+	(*v18.View)(nil),              // 26: parley.games.sequential.v1.View
+	(*v1.Move)(nil),               // 27: parley.game.v1.Move
+	(*v1.Message)(nil),            // 28: parley.game.v1.Message
 }
 var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	5,  // 0: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
@@ -1051,22 +1133,26 @@ var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	20, // 15: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
 	21, // 16: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
 	22, // 17: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
-	23, // 18: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
-	24, // 19: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
-	23, // 20: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
-	24, // 21: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
-	8,  // 22: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
-	11, // 23: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
-	0,  // 24: parley.agent.v1.Usage.fallback_cause:type_name -> parley.agent.v1.FallbackCause
-	1,  // 25: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
-	3,  // 26: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
-	2,  // 27: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
-	4,  // 28: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
-	27, // [27:29] is the sub-list for method output_type
-	25, // [25:27] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	23, // 18: parley.agent.v1.Observation.deliberation:type_name -> parley.games.deliberation.v1.View
+	24, // 19: parley.agent.v1.Observation.matrix:type_name -> parley.games.matrix.v1.View
+	25, // 20: parley.agent.v1.Observation.dealornodeal:type_name -> parley.games.dealornodeal.v1.View
+	26, // 21: parley.agent.v1.Observation.sequential:type_name -> parley.games.sequential.v1.View
+	27, // 22: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
+	28, // 23: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
+	27, // 24: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
+	28, // 25: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
+	8,  // 26: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
+	11, // 27: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
+	0,  // 28: parley.agent.v1.Usage.fallback_cause:type_name -> parley.agent.v1.FallbackCause
+	1,  // 29: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
+	3,  // 30: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
+	2,  // 31: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
+	4,  // 32: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
+	31, // [31:33] is the sub-list for method output_type
+	29, // [29:31] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_parley_agent_v1_agent_proto_init() }
@@ -1079,6 +1165,10 @@ func file_parley_agent_v1_agent_proto_init() {
 		(*Observation_Buysell)(nil),
 		(*Observation_Trading)(nil),
 		(*Observation_Coalition)(nil),
+		(*Observation_Deliberation)(nil),
+		(*Observation_Matrix)(nil),
+		(*Observation_Dealornodeal)(nil),
+		(*Observation_Sequential)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

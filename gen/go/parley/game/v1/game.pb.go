@@ -785,6 +785,7 @@ type Proposal struct {
 	// Types that are valid to be assigned to Terms:
 	//
 	//	*Proposal_Allocation
+	//	*Proposal_Deal
 	Terms         isProposal_Terms `protobuf_oneof:"terms"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -836,6 +837,15 @@ func (x *Proposal) GetAllocation() *Allocation {
 	return nil
 }
 
+func (x *Proposal) GetDeal() *Deal {
+	if x != nil {
+		if x, ok := x.Terms.(*Proposal_Deal); ok {
+			return x.Deal
+		}
+	}
+	return nil
+}
+
 type isProposal_Terms interface {
 	isProposal_Terms()
 }
@@ -845,7 +855,184 @@ type Proposal_Allocation struct {
 	Allocation *Allocation `protobuf:"bytes,1,opt,name=allocation,proto3,oneof"`
 }
 
+type Proposal_Deal struct {
+	// A complete package deal: one option chosen on every issue of a multi-issue game.
+	Deal *Deal `protobuf:"bytes,2,opt,name=deal,proto3,oneof"`
+}
+
 func (*Proposal_Allocation) isProposal_Terms() {}
+
+func (*Proposal_Deal) isProposal_Terms() {}
+
+// Deal is a complete package deal of a multi-issue negotiation: one option chosen on each
+// issue. Which issues and options exist is the game's; the observation lists them in
+// ProposalForm.issues. Written by the agent that proposes or attaches it; seen by whoever sees
+// the move or message that carries it.
+type Deal struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One entry per issue: exactly one for every issue of the deal's form, in any order.
+	Choices       []*IssueChoice `protobuf:"bytes,1,rep,name=choices,proto3" json:"choices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Deal) Reset() {
+	*x = Deal{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Deal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Deal) ProtoMessage() {}
+
+func (x *Deal) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Deal.ProtoReflect.Descriptor instead.
+func (*Deal) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Deal) GetChoices() []*IssueChoice {
+	if x != nil {
+		return x.Choices
+	}
+	return nil
+}
+
+// IssueChoice is the option a Deal chooses on one issue. Seen with the Deal that holds it.
+type IssueChoice struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the issue (Issue.id), e.g. "A".
+	Issue string `protobuf:"bytes,1,opt,name=issue,proto3" json:"issue,omitempty"`
+	// Id of the option chosen on that issue (the Option.id of one of Issue.options), e.g. "A2".
+	Option        string `protobuf:"bytes,2,opt,name=option,proto3" json:"option,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueChoice) Reset() {
+	*x = IssueChoice{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueChoice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueChoice) ProtoMessage() {}
+
+func (x *IssueChoice) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueChoice.ProtoReflect.Descriptor instead.
+func (*IssueChoice) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *IssueChoice) GetIssue() string {
+	if x != nil {
+		return x.Issue
+	}
+	return ""
+}
+
+func (x *IssueChoice) GetOption() string {
+	if x != nil {
+		return x.Option
+	}
+	return ""
+}
+
+// Issue is one issue of a multi-issue negotiation with the options a deal may choose on it.
+// Set by the referee (ProposalForm.issues, a family's view); public.
+type Issue struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Short id, sent back in IssueChoice.issue, e.g. "A".
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Display name for people and language models, e.g. "Infrastructure mix".
+	Label string `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
+	// The options, in order; a deal chooses exactly one. Option.id is sent back in
+	// IssueChoice.option; Option.label names it, e.g. "water-based".
+	Options       []*Option `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Issue) Reset() {
+	*x = Issue{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Issue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Issue) ProtoMessage() {}
+
+func (x *Issue) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Issue.ProtoReflect.Descriptor instead.
+func (*Issue) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Issue) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Issue) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *Issue) GetOptions() []*Option {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
 
 // Allocation says how resources move between seats. Trade games fill `gives` (what each seat
 // hands to the other side); division games fill `receives` (what each seat takes from a common
@@ -860,7 +1047,7 @@ type Allocation struct {
 
 func (x *Allocation) Reset() {
 	*x = Allocation{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[10]
+	mi := &file_parley_game_v1_game_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -872,7 +1059,7 @@ func (x *Allocation) String() string {
 func (*Allocation) ProtoMessage() {}
 
 func (x *Allocation) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[10]
+	mi := &file_parley_game_v1_game_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -885,7 +1072,7 @@ func (x *Allocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Allocation.ProtoReflect.Descriptor instead.
 func (*Allocation) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{10}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Allocation) GetShares() []*SeatShare {
@@ -910,7 +1097,7 @@ type SeatShare struct {
 
 func (x *SeatShare) Reset() {
 	*x = SeatShare{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[11]
+	mi := &file_parley_game_v1_game_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -922,7 +1109,7 @@ func (x *SeatShare) String() string {
 func (*SeatShare) ProtoMessage() {}
 
 func (x *SeatShare) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[11]
+	mi := &file_parley_game_v1_game_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -935,7 +1122,7 @@ func (x *SeatShare) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatShare.ProtoReflect.Descriptor instead.
 func (*SeatShare) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{11}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SeatShare) GetSeat() int32 {
@@ -977,7 +1164,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[12]
+	mi := &file_parley_game_v1_game_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -989,7 +1176,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[12]
+	mi := &file_parley_game_v1_game_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1002,7 +1189,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{12}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Message) GetTo() []int32 {
@@ -1040,7 +1227,7 @@ type Rejection struct {
 
 func (x *Rejection) Reset() {
 	*x = Rejection{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[13]
+	mi := &file_parley_game_v1_game_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1052,7 +1239,7 @@ func (x *Rejection) String() string {
 func (*Rejection) ProtoMessage() {}
 
 func (x *Rejection) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[13]
+	mi := &file_parley_game_v1_game_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1065,7 +1252,7 @@ func (x *Rejection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rejection.ProtoReflect.Descriptor instead.
 func (*Rejection) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{13}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Rejection) GetCode() RejectionCode {
@@ -1097,7 +1284,7 @@ type Option struct {
 
 func (x *Option) Reset() {
 	*x = Option{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[14]
+	mi := &file_parley_game_v1_game_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1109,7 +1296,7 @@ func (x *Option) String() string {
 func (*Option) ProtoMessage() {}
 
 func (x *Option) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[14]
+	mi := &file_parley_game_v1_game_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1122,7 +1309,7 @@ func (x *Option) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Option.ProtoReflect.Descriptor instead.
 func (*Option) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{14}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Option) GetId() string {
@@ -1159,7 +1346,7 @@ type MessageSlot struct {
 
 func (x *MessageSlot) Reset() {
 	*x = MessageSlot{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[15]
+	mi := &file_parley_game_v1_game_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1171,7 +1358,7 @@ func (x *MessageSlot) String() string {
 func (*MessageSlot) ProtoMessage() {}
 
 func (x *MessageSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[15]
+	mi := &file_parley_game_v1_game_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1184,7 +1371,7 @@ func (x *MessageSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageSlot.ProtoReflect.Descriptor instead.
 func (*MessageSlot) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{15}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MessageSlot) GetTo() []int32 {
@@ -1197,8 +1384,9 @@ func (x *MessageSlot) GetTo() []int32 {
 // ProposalForm is one shape a legal proposal may take (Observation.proposal_forms and
 // Observation.message_term_forms): the amounts it fills in, each with its legal range, and
 // totals that some of them must add up to exactly. A proposal of this form has one SeatShare
-// for each seat its bounds name, and none for any other seat. Set by the referee in the
-// observation of the seat to move; says nothing private.
+// for each seat its bounds name, and none for any other seat; or, when `issues` is set, it is
+// a Deal over those issues. Set by the referee in the observation of the seat to move; says
+// nothing private.
 type ProposalForm struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Short label for people, e.g. "coalition A+B". The referee does not read it back.
@@ -1208,14 +1396,18 @@ type ProposalForm struct {
 	Bounds []*Bound `protobuf:"bytes,2,rep,name=bounds,proto3" json:"bounds,omitempty"`
 	// Totals the amounts must add up to exactly. Each total covers every bound of this form
 	// with its side and resource.
-	Totals        []*AmountTotal `protobuf:"bytes,3,rep,name=totals,proto3" json:"totals,omitempty"`
+	Totals []*AmountTotal `protobuf:"bytes,3,rep,name=totals,proto3" json:"totals,omitempty"`
+	// For a deal (Proposal.deal): the issues it decides, each with the options it may choose.
+	// When set, a proposal of this form is a Deal choosing exactly one listed option on every
+	// listed issue, and the form has no bounds or totals.
+	Issues        []*Issue `protobuf:"bytes,4,rep,name=issues,proto3" json:"issues,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProposalForm) Reset() {
 	*x = ProposalForm{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[16]
+	mi := &file_parley_game_v1_game_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1227,7 +1419,7 @@ func (x *ProposalForm) String() string {
 func (*ProposalForm) ProtoMessage() {}
 
 func (x *ProposalForm) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[16]
+	mi := &file_parley_game_v1_game_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1240,7 +1432,7 @@ func (x *ProposalForm) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProposalForm.ProtoReflect.Descriptor instead.
 func (*ProposalForm) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{16}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ProposalForm) GetLabel() string {
@@ -1264,6 +1456,13 @@ func (x *ProposalForm) GetTotals() []*AmountTotal {
 	return nil
 }
 
+func (x *ProposalForm) GetIssues() []*Issue {
+	if x != nil {
+		return x.Issues
+	}
+	return nil
+}
+
 // AmountTotal says that, in a proposal of a ProposalForm, the amounts of one resource on one
 // side of the shares add up to exactly `total` (e.g. the members' shares of a pool sum to the
 // pool). Set by the referee; public.
@@ -1281,7 +1480,7 @@ type AmountTotal struct {
 
 func (x *AmountTotal) Reset() {
 	*x = AmountTotal{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[17]
+	mi := &file_parley_game_v1_game_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1293,7 +1492,7 @@ func (x *AmountTotal) String() string {
 func (*AmountTotal) ProtoMessage() {}
 
 func (x *AmountTotal) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[17]
+	mi := &file_parley_game_v1_game_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1306,7 +1505,7 @@ func (x *AmountTotal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmountTotal.ProtoReflect.Descriptor instead.
 func (*AmountTotal) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{17}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AmountTotal) GetSide() ShareSide {
@@ -1350,7 +1549,7 @@ type Bound struct {
 
 func (x *Bound) Reset() {
 	*x = Bound{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[18]
+	mi := &file_parley_game_v1_game_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +1561,7 @@ func (x *Bound) String() string {
 func (*Bound) ProtoMessage() {}
 
 func (x *Bound) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[18]
+	mi := &file_parley_game_v1_game_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +1574,7 @@ func (x *Bound) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Bound.ProtoReflect.Descriptor instead.
 func (*Bound) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{18}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Bound) GetSeat() int32 {
@@ -1445,12 +1644,22 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\x04Pass\"\x05\n" +
 	"\x03Say\" \n" +
 	"\x06Choose\x12\x16\n" +
-	"\x06option\x18\x01 \x01(\tR\x06option\"Q\n" +
+	"\x06option\x18\x01 \x01(\tR\x06option\"}\n" +
 	"\bProposal\x12<\n" +
 	"\n" +
 	"allocation\x18\x01 \x01(\v2\x1a.parley.game.v1.AllocationH\x00R\n" +
-	"allocationB\a\n" +
-	"\x05terms\"?\n" +
+	"allocation\x12*\n" +
+	"\x04deal\x18\x02 \x01(\v2\x14.parley.game.v1.DealH\x00R\x04dealB\a\n" +
+	"\x05terms\"=\n" +
+	"\x04Deal\x125\n" +
+	"\achoices\x18\x01 \x03(\v2\x1b.parley.game.v1.IssueChoiceR\achoices\";\n" +
+	"\vIssueChoice\x12\x14\n" +
+	"\x05issue\x18\x01 \x01(\tR\x05issue\x12\x16\n" +
+	"\x06option\x18\x02 \x01(\tR\x06option\"_\n" +
+	"\x05Issue\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\x120\n" +
+	"\aoptions\x18\x03 \x03(\v2\x16.parley.game.v1.OptionR\aoptions\"?\n" +
 	"\n" +
 	"Allocation\x121\n" +
 	"\x06shares\x18\x01 \x03(\v2\x19.parley.game.v1.SeatShareR\x06shares\"\x97\x02\n" +
@@ -1477,11 +1686,12 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\"\x1d\n" +
 	"\vMessageSlot\x12\x0e\n" +
-	"\x02to\x18\x01 \x03(\x05R\x02to\"\x88\x01\n" +
+	"\x02to\x18\x01 \x03(\x05R\x02to\"\xb7\x01\n" +
 	"\fProposalForm\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12-\n" +
 	"\x06bounds\x18\x02 \x03(\v2\x15.parley.game.v1.BoundR\x06bounds\x123\n" +
-	"\x06totals\x18\x03 \x03(\v2\x1b.parley.game.v1.AmountTotalR\x06totals\"n\n" +
+	"\x06totals\x18\x03 \x03(\v2\x1b.parley.game.v1.AmountTotalR\x06totals\x12-\n" +
+	"\x06issues\x18\x04 \x03(\v2\x15.parley.game.v1.IssueR\x06issues\"n\n" +
 	"\vAmountTotal\x12-\n" +
 	"\x04side\x18\x01 \x01(\x0e2\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x14\n" +
@@ -1526,7 +1736,7 @@ func file_parley_game_v1_game_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_parley_game_v1_game_proto_goTypes = []any{
 	(MoveKind)(0),        // 0: parley.game.v1.MoveKind
 	(RejectionCode)(0),   // 1: parley.game.v1.RejectionCode
@@ -1541,17 +1751,20 @@ var file_parley_game_v1_game_proto_goTypes = []any{
 	(*Say)(nil),          // 10: parley.game.v1.Say
 	(*Choose)(nil),       // 11: parley.game.v1.Choose
 	(*Proposal)(nil),     // 12: parley.game.v1.Proposal
-	(*Allocation)(nil),   // 13: parley.game.v1.Allocation
-	(*SeatShare)(nil),    // 14: parley.game.v1.SeatShare
-	(*Message)(nil),      // 15: parley.game.v1.Message
-	(*Rejection)(nil),    // 16: parley.game.v1.Rejection
-	(*Option)(nil),       // 17: parley.game.v1.Option
-	(*MessageSlot)(nil),  // 18: parley.game.v1.MessageSlot
-	(*ProposalForm)(nil), // 19: parley.game.v1.ProposalForm
-	(*AmountTotal)(nil),  // 20: parley.game.v1.AmountTotal
-	(*Bound)(nil),        // 21: parley.game.v1.Bound
-	nil,                  // 22: parley.game.v1.SeatShare.GivesEntry
-	nil,                  // 23: parley.game.v1.SeatShare.ReceivesEntry
+	(*Deal)(nil),         // 13: parley.game.v1.Deal
+	(*IssueChoice)(nil),  // 14: parley.game.v1.IssueChoice
+	(*Issue)(nil),        // 15: parley.game.v1.Issue
+	(*Allocation)(nil),   // 16: parley.game.v1.Allocation
+	(*SeatShare)(nil),    // 17: parley.game.v1.SeatShare
+	(*Message)(nil),      // 18: parley.game.v1.Message
+	(*Rejection)(nil),    // 19: parley.game.v1.Rejection
+	(*Option)(nil),       // 20: parley.game.v1.Option
+	(*MessageSlot)(nil),  // 21: parley.game.v1.MessageSlot
+	(*ProposalForm)(nil), // 22: parley.game.v1.ProposalForm
+	(*AmountTotal)(nil),  // 23: parley.game.v1.AmountTotal
+	(*Bound)(nil),        // 24: parley.game.v1.Bound
+	nil,                  // 25: parley.game.v1.SeatShare.GivesEntry
+	nil,                  // 26: parley.game.v1.SeatShare.ReceivesEntry
 }
 var file_parley_game_v1_game_proto_depIdxs = []int32{
 	3,  // 0: parley.game.v1.SeatInfo.agent:type_name -> parley.game.v1.AgentInfo
@@ -1562,21 +1775,25 @@ var file_parley_game_v1_game_proto_depIdxs = []int32{
 	11, // 5: parley.game.v1.Move.choose:type_name -> parley.game.v1.Choose
 	10, // 6: parley.game.v1.Move.say:type_name -> parley.game.v1.Say
 	12, // 7: parley.game.v1.Propose.proposal:type_name -> parley.game.v1.Proposal
-	13, // 8: parley.game.v1.Proposal.allocation:type_name -> parley.game.v1.Allocation
-	14, // 9: parley.game.v1.Allocation.shares:type_name -> parley.game.v1.SeatShare
-	22, // 10: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
-	23, // 11: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
-	12, // 12: parley.game.v1.Message.proposal:type_name -> parley.game.v1.Proposal
-	1,  // 13: parley.game.v1.Rejection.code:type_name -> parley.game.v1.RejectionCode
-	21, // 14: parley.game.v1.ProposalForm.bounds:type_name -> parley.game.v1.Bound
-	20, // 15: parley.game.v1.ProposalForm.totals:type_name -> parley.game.v1.AmountTotal
-	2,  // 16: parley.game.v1.AmountTotal.side:type_name -> parley.game.v1.ShareSide
-	2,  // 17: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	16, // 8: parley.game.v1.Proposal.allocation:type_name -> parley.game.v1.Allocation
+	13, // 9: parley.game.v1.Proposal.deal:type_name -> parley.game.v1.Deal
+	14, // 10: parley.game.v1.Deal.choices:type_name -> parley.game.v1.IssueChoice
+	20, // 11: parley.game.v1.Issue.options:type_name -> parley.game.v1.Option
+	17, // 12: parley.game.v1.Allocation.shares:type_name -> parley.game.v1.SeatShare
+	25, // 13: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
+	26, // 14: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
+	12, // 15: parley.game.v1.Message.proposal:type_name -> parley.game.v1.Proposal
+	1,  // 16: parley.game.v1.Rejection.code:type_name -> parley.game.v1.RejectionCode
+	24, // 17: parley.game.v1.ProposalForm.bounds:type_name -> parley.game.v1.Bound
+	23, // 18: parley.game.v1.ProposalForm.totals:type_name -> parley.game.v1.AmountTotal
+	15, // 19: parley.game.v1.ProposalForm.issues:type_name -> parley.game.v1.Issue
+	2,  // 20: parley.game.v1.AmountTotal.side:type_name -> parley.game.v1.ShareSide
+	2,  // 21: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_parley_game_v1_game_proto_init() }
@@ -1594,6 +1811,7 @@ func file_parley_game_v1_game_proto_init() {
 	}
 	file_parley_game_v1_game_proto_msgTypes[9].OneofWrappers = []any{
 		(*Proposal_Allocation)(nil),
+		(*Proposal_Deal)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1601,7 +1819,7 @@ func file_parley_game_v1_game_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_game_v1_game_proto_rawDesc), len(file_parley_game_v1_game_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   21,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -13,6 +13,10 @@ package matchv1
 import (
 	v11 "github.com/parley-arena/parley/gen/go/parley/games/buysell/v1"
 	v13 "github.com/parley-arena/parley/gen/go/parley/games/coalition/v1"
+	v16 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
+	v14 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
+	v15 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
+	v17 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
 	v12 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
 	v1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -48,6 +52,9 @@ const (
 	// Something outside the agents failed (referee, broker, a bug of ours) or the match was
 	// cancelled. A void match is recorded but left out of win rates and ratings.
 	EndCause_END_CAUSE_VOID EndCause = 5
+	// The game ran to its natural end with no deal to make: every round of a matrix game was
+	// played, or a leaf of a game tree was reached. The payoffs are the rules'.
+	EndCause_END_CAUSE_COMPLETED EndCause = 6
 )
 
 // Enum value maps for EndCause.
@@ -59,6 +66,7 @@ var (
 		3: "END_CAUSE_TURN_LIMIT",
 		4: "END_CAUSE_AGENT_FAULT",
 		5: "END_CAUSE_VOID",
+		6: "END_CAUSE_COMPLETED",
 	}
 	EndCause_value = map[string]int32{
 		"END_CAUSE_UNSPECIFIED": 0,
@@ -67,6 +75,7 @@ var (
 		"END_CAUSE_TURN_LIMIT":  3,
 		"END_CAUSE_AGENT_FAULT": 4,
 		"END_CAUSE_VOID":        5,
+		"END_CAUSE_COMPLETED":   6,
 	}
 )
 
@@ -109,6 +118,10 @@ type GameParams struct {
 	//	*GameParams_Buysell
 	//	*GameParams_Trading
 	//	*GameParams_Coalition
+	//	*GameParams_Deliberation
+	//	*GameParams_Matrix
+	//	*GameParams_Dealornodeal
+	//	*GameParams_Sequential
 	Family        isGameParams_Family `protobuf_oneof:"family"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -187,6 +200,42 @@ func (x *GameParams) GetCoalition() *v13.Params {
 	return nil
 }
 
+func (x *GameParams) GetDeliberation() *v14.Params {
+	if x != nil {
+		if x, ok := x.Family.(*GameParams_Deliberation); ok {
+			return x.Deliberation
+		}
+	}
+	return nil
+}
+
+func (x *GameParams) GetMatrix() *v15.Params {
+	if x != nil {
+		if x, ok := x.Family.(*GameParams_Matrix); ok {
+			return x.Matrix
+		}
+	}
+	return nil
+}
+
+func (x *GameParams) GetDealornodeal() *v16.Params {
+	if x != nil {
+		if x, ok := x.Family.(*GameParams_Dealornodeal); ok {
+			return x.Dealornodeal
+		}
+	}
+	return nil
+}
+
+func (x *GameParams) GetSequential() *v17.Params {
+	if x != nil {
+		if x, ok := x.Family.(*GameParams_Sequential); ok {
+			return x.Sequential
+		}
+	}
+	return nil
+}
+
 type isGameParams_Family interface {
 	isGameParams_Family()
 }
@@ -211,6 +260,26 @@ type GameParams_Coalition struct {
 	Coalition *v13.Params `protobuf:"bytes,4,opt,name=coalition,proto3,oneof"`
 }
 
+type GameParams_Deliberation struct {
+	// Multi-party, multi-issue deliberation.
+	Deliberation *v14.Params `protobuf:"bytes,8,opt,name=deliberation,proto3,oneof"`
+}
+
+type GameParams_Matrix struct {
+	// Two-player matrix game given as data.
+	Matrix *v15.Params `protobuf:"bytes,5,opt,name=matrix,proto3,oneof"`
+}
+
+type GameParams_Dealornodeal struct {
+	// Deal or No Deal.
+	Dealornodeal *v16.Params `protobuf:"bytes,6,opt,name=dealornodeal,proto3,oneof"`
+}
+
+type GameParams_Sequential struct {
+	// Two-player game tree given as data.
+	Sequential *v17.Params `protobuf:"bytes,7,opt,name=sequential,proto3,oneof"`
+}
+
 func (*GameParams_Ultimatum) isGameParams_Family() {}
 
 func (*GameParams_Buysell) isGameParams_Family() {}
@@ -218,6 +287,14 @@ func (*GameParams_Buysell) isGameParams_Family() {}
 func (*GameParams_Trading) isGameParams_Family() {}
 
 func (*GameParams_Coalition) isGameParams_Family() {}
+
+func (*GameParams_Deliberation) isGameParams_Family() {}
+
+func (*GameParams_Matrix) isGameParams_Family() {}
+
+func (*GameParams_Dealornodeal) isGameParams_Family() {}
+
+func (*GameParams_Sequential) isGameParams_Family() {}
 
 // Limits are the runner's rules of engagement with agents, the same for every seat.
 type Limits struct {
@@ -370,13 +447,19 @@ var File_parley_match_v1_match_proto protoreflect.FileDescriptor
 
 const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\x96\x02\n" +
+	"\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\xae\x04\n" +
 	"\n" +
 	"GameParams\x12A\n" +
 	"\tultimatum\x18\x01 \x01(\v2!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatum\x12;\n" +
 	"\abuysell\x18\x02 \x01(\v2\x1f.parley.games.buysell.v1.ParamsH\x00R\abuysell\x12;\n" +
 	"\atrading\x18\x03 \x01(\v2\x1f.parley.games.trading.v1.ParamsH\x00R\atrading\x12A\n" +
-	"\tcoalition\x18\x04 \x01(\v2!.parley.games.coalition.v1.ParamsH\x00R\tcoalitionB\b\n" +
+	"\tcoalition\x18\x04 \x01(\v2!.parley.games.coalition.v1.ParamsH\x00R\tcoalition\x12J\n" +
+	"\fdeliberation\x18\b \x01(\v2$.parley.games.deliberation.v1.ParamsH\x00R\fdeliberation\x128\n" +
+	"\x06matrix\x18\x05 \x01(\v2\x1e.parley.games.matrix.v1.ParamsH\x00R\x06matrix\x12J\n" +
+	"\fdealornodeal\x18\x06 \x01(\v2$.parley.games.dealornodeal.v1.ParamsH\x00R\fdealornodeal\x12D\n" +
+	"\n" +
+	"sequential\x18\a \x01(\v2\".parley.games.sequential.v1.ParamsH\x00R\n" +
+	"sequentialB\b\n" +
 	"\x06family\"\xa4\x01\n" +
 	"\x06Limits\x12<\n" +
 	"\fmove_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\vmoveTimeout\x12$\n" +
@@ -389,14 +472,15 @@ const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\apayoffs\x18\x02 \x03(\x01R\apayoffs\x12\x1c\n" +
 	"\tagreement\x18\x03 \x01(\bR\tagreement\x12#\n" +
 	"\rfaulted_seats\x18\x04 \x03(\x05R\ffaultedSeats\x12\x18\n" +
-	"\asummary\x18\x05 \x01(\tR\asummary*\x9f\x01\n" +
+	"\asummary\x18\x05 \x01(\tR\asummary*\xb8\x01\n" +
 	"\bEndCause\x12\x19\n" +
 	"\x15END_CAUSE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13END_CAUSE_AGREEMENT\x10\x01\x12\x16\n" +
 	"\x12END_CAUSE_REJECTED\x10\x02\x12\x18\n" +
 	"\x14END_CAUSE_TURN_LIMIT\x10\x03\x12\x19\n" +
 	"\x15END_CAUSE_AGENT_FAULT\x10\x04\x12\x12\n" +
-	"\x0eEND_CAUSE_VOID\x10\x05B\xc0\x01\n" +
+	"\x0eEND_CAUSE_VOID\x10\x05\x12\x17\n" +
+	"\x13END_CAUSE_COMPLETED\x10\x06B\xc0\x01\n" +
 	"\x13com.parley.match.v1B\n" +
 	"MatchProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/match/v1;matchv1\xa2\x02\x03PMX\xaa\x02\x0fParley.Match.V1\xca\x02\x10Parley\\Match_\\V1\xe2\x02\x1cParley\\Match_\\V1\\GPBMetadata\xea\x02\x11Parley::Match::V1b\x06proto3"
 
@@ -423,20 +507,28 @@ var file_parley_match_v1_match_proto_goTypes = []any{
 	(*v11.Params)(nil),          // 5: parley.games.buysell.v1.Params
 	(*v12.Params)(nil),          // 6: parley.games.trading.v1.Params
 	(*v13.Params)(nil),          // 7: parley.games.coalition.v1.Params
-	(*durationpb.Duration)(nil), // 8: google.protobuf.Duration
+	(*v14.Params)(nil),          // 8: parley.games.deliberation.v1.Params
+	(*v15.Params)(nil),          // 9: parley.games.matrix.v1.Params
+	(*v16.Params)(nil),          // 10: parley.games.dealornodeal.v1.Params
+	(*v17.Params)(nil),          // 11: parley.games.sequential.v1.Params
+	(*durationpb.Duration)(nil), // 12: google.protobuf.Duration
 }
 var file_parley_match_v1_match_proto_depIdxs = []int32{
-	4, // 0: parley.match.v1.GameParams.ultimatum:type_name -> parley.games.ultimatum.v1.Params
-	5, // 1: parley.match.v1.GameParams.buysell:type_name -> parley.games.buysell.v1.Params
-	6, // 2: parley.match.v1.GameParams.trading:type_name -> parley.games.trading.v1.Params
-	7, // 3: parley.match.v1.GameParams.coalition:type_name -> parley.games.coalition.v1.Params
-	8, // 4: parley.match.v1.Limits.move_timeout:type_name -> google.protobuf.Duration
-	0, // 5: parley.match.v1.Outcome.cause:type_name -> parley.match.v1.EndCause
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	4,  // 0: parley.match.v1.GameParams.ultimatum:type_name -> parley.games.ultimatum.v1.Params
+	5,  // 1: parley.match.v1.GameParams.buysell:type_name -> parley.games.buysell.v1.Params
+	6,  // 2: parley.match.v1.GameParams.trading:type_name -> parley.games.trading.v1.Params
+	7,  // 3: parley.match.v1.GameParams.coalition:type_name -> parley.games.coalition.v1.Params
+	8,  // 4: parley.match.v1.GameParams.deliberation:type_name -> parley.games.deliberation.v1.Params
+	9,  // 5: parley.match.v1.GameParams.matrix:type_name -> parley.games.matrix.v1.Params
+	10, // 6: parley.match.v1.GameParams.dealornodeal:type_name -> parley.games.dealornodeal.v1.Params
+	11, // 7: parley.match.v1.GameParams.sequential:type_name -> parley.games.sequential.v1.Params
+	12, // 8: parley.match.v1.Limits.move_timeout:type_name -> google.protobuf.Duration
+	0,  // 9: parley.match.v1.Outcome.cause:type_name -> parley.match.v1.EndCause
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_parley_match_v1_match_proto_init() }
@@ -449,6 +541,10 @@ func file_parley_match_v1_match_proto_init() {
 		(*GameParams_Buysell)(nil),
 		(*GameParams_Trading)(nil),
 		(*GameParams_Coalition)(nil),
+		(*GameParams_Deliberation)(nil),
+		(*GameParams_Matrix)(nil),
+		(*GameParams_Dealornodeal)(nil),
+		(*GameParams_Sequential)(nil),
 	}
 	file_parley_match_v1_match_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}

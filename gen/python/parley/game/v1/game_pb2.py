@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19parley/game/v1/game.proto\x12\x0eparley.game.v1\"\x89\x01\n\tAgentInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n\x07version\x18\x02 \x01(\tR\x07version\x12\x16\n\x06\x61uthor\x18\x03 \x01(\tR\x06\x61uthor\x12\x14\n\x05games\x18\x04 \x03(\tR\x05games\x12 \n\x0b\x64\x65scription\x18\x05 \x01(\tR\x0b\x64\x65scription\"w\n\x08SeatInfo\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n\x04role\x18\x03 \x01(\tR\x04role\x12/\n\x05\x61gent\x18\x04 \x01(\x0b\x32\x19.parley.game.v1.AgentInfoR\x05\x61gent\"\xae\x02\n\x04Move\x12\x33\n\x07propose\x18\x01 \x01(\x0b\x32\x17.parley.game.v1.ProposeH\x00R\x07propose\x12\x30\n\x06\x61\x63\x63\x65pt\x18\x02 \x01(\x0b\x32\x16.parley.game.v1.AcceptH\x00R\x06\x61\x63\x63\x65pt\x12\x30\n\x06reject\x18\x03 \x01(\x0b\x32\x16.parley.game.v1.RejectH\x00R\x06reject\x12*\n\x04pass\x18\x04 \x01(\x0b\x32\x14.parley.game.v1.PassH\x00R\x04pass\x12\x30\n\x06\x63hoose\x18\x05 \x01(\x0b\x32\x16.parley.game.v1.ChooseH\x00R\x06\x63hoose\x12\'\n\x03say\x18\x06 \x01(\x0b\x32\x13.parley.game.v1.SayH\x00R\x03sayB\x06\n\x04kind\"?\n\x07Propose\x12\x34\n\x08proposal\x18\x01 \x01(\x0b\x32\x18.parley.game.v1.ProposalR\x08proposal\"-\n\x06\x41\x63\x63\x65pt\x12#\n\rproposal_turn\x18\x01 \x01(\x05R\x0cproposalTurn\"\x08\n\x06Reject\"\x06\n\x04Pass\"\x05\n\x03Say\" \n\x06\x43hoose\x12\x16\n\x06option\x18\x01 \x01(\tR\x06option\"Q\n\x08Proposal\x12<\n\nallocation\x18\x01 \x01(\x0b\x32\x1a.parley.game.v1.AllocationH\x00R\nallocationB\x07\n\x05terms\"?\n\nAllocation\x12\x31\n\x06shares\x18\x01 \x03(\x0b\x32\x19.parley.game.v1.SeatShareR\x06shares\"\x97\x02\n\tSeatShare\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12:\n\x05gives\x18\x02 \x03(\x0b\x32$.parley.game.v1.SeatShare.GivesEntryR\x05gives\x12\x43\n\x08receives\x18\x03 \x03(\x0b\x32\'.parley.game.v1.SeatShare.ReceivesEntryR\x08receives\x1a\x38\n\nGivesEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a;\n\rReceivesEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\"c\n\x07Message\x12\x0e\n\x02to\x18\x01 \x03(\x05R\x02to\x12\x12\n\x04text\x18\x02 \x01(\tR\x04text\x12\x34\n\x08proposal\x18\x03 \x01(\x0b\x32\x18.parley.game.v1.ProposalR\x08proposal\"X\n\tRejection\x12\x31\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x1d.parley.game.v1.RejectionCodeR\x04\x63ode\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\"P\n\x06Option\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\x12 \n\x0b\x64\x65scription\x18\x03 \x01(\tR\x0b\x64\x65scription\"\x1d\n\x0bMessageSlot\x12\x0e\n\x02to\x18\x01 \x03(\x05R\x02to\"\x88\x01\n\x0cProposalForm\x12\x14\n\x05label\x18\x01 \x01(\tR\x05label\x12-\n\x06\x62ounds\x18\x02 \x03(\x0b\x32\x15.parley.game.v1.BoundR\x06\x62ounds\x12\x33\n\x06totals\x18\x03 \x03(\x0b\x32\x1b.parley.game.v1.AmountTotalR\x06totals\"n\n\x0b\x41mountTotal\x12-\n\x04side\x18\x01 \x01(\x0e\x32\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n\x08resource\x18\x02 \x01(\tR\x08resource\x12\x14\n\x05total\x18\x03 \x01(\x03R\x05total\"\x8a\x01\n\x05\x42ound\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n\x04side\x18\x02 \x01(\x0e\x32\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n\x08resource\x18\x03 \x01(\tR\x08resource\x12\x10\n\x03min\x18\x04 \x01(\x03R\x03min\x12\x10\n\x03max\x18\x05 \x01(\x03R\x03max*\xa5\x01\n\x08MoveKind\x12\x19\n\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11MOVE_KIND_PROPOSE\x10\x01\x12\x14\n\x10MOVE_KIND_ACCEPT\x10\x02\x12\x14\n\x10MOVE_KIND_REJECT\x10\x03\x12\x12\n\x0eMOVE_KIND_PASS\x10\x04\x12\x14\n\x10MOVE_KIND_CHOOSE\x10\x05\x12\x11\n\rMOVE_KIND_SAY\x10\x06*\xd3\x01\n\rRejectionCode\x12\x1e\n\x1aREJECTION_CODE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bREJECTION_CODE_MISSING_MOVE\x10\x01\x12\x1f\n\x1bREJECTION_CODE_ILLEGAL_MOVE\x10\x02\x12 \n\x1cREJECTION_CODE_INVALID_TERMS\x10\x03\x12\x1e\n\x1aREJECTION_CODE_OUT_OF_TURN\x10\x04\x12\x1e\n\x1aREJECTION_CODE_BAD_MESSAGE\x10\x05*V\n\tShareSide\x12\x1a\n\x16SHARE_SIDE_UNSPECIFIED\x10\x00\x12\x14\n\x10SHARE_SIDE_GIVES\x10\x01\x12\x17\n\x13SHARE_SIDE_RECEIVES\x10\x02\x42\xb6\x01\n\x12\x63om.parley.game.v1B\tGameProtoP\x01Z;github.com/parley-arena/parley/gen/go/parley/game/v1;gamev1\xa2\x02\x03PGX\xaa\x02\x0eParley.Game.V1\xca\x02\x0eParley\\Game\\V1\xe2\x02\x1aParley\\Game\\V1\\GPBMetadata\xea\x02\x10Parley::Game::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19parley/game/v1/game.proto\x12\x0eparley.game.v1\"\x89\x01\n\tAgentInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n\x07version\x18\x02 \x01(\tR\x07version\x12\x16\n\x06\x61uthor\x18\x03 \x01(\tR\x06\x61uthor\x12\x14\n\x05games\x18\x04 \x03(\tR\x05games\x12 \n\x0b\x64\x65scription\x18\x05 \x01(\tR\x0b\x64\x65scription\"w\n\x08SeatInfo\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n\x04role\x18\x03 \x01(\tR\x04role\x12/\n\x05\x61gent\x18\x04 \x01(\x0b\x32\x19.parley.game.v1.AgentInfoR\x05\x61gent\"\xae\x02\n\x04Move\x12\x33\n\x07propose\x18\x01 \x01(\x0b\x32\x17.parley.game.v1.ProposeH\x00R\x07propose\x12\x30\n\x06\x61\x63\x63\x65pt\x18\x02 \x01(\x0b\x32\x16.parley.game.v1.AcceptH\x00R\x06\x61\x63\x63\x65pt\x12\x30\n\x06reject\x18\x03 \x01(\x0b\x32\x16.parley.game.v1.RejectH\x00R\x06reject\x12*\n\x04pass\x18\x04 \x01(\x0b\x32\x14.parley.game.v1.PassH\x00R\x04pass\x12\x30\n\x06\x63hoose\x18\x05 \x01(\x0b\x32\x16.parley.game.v1.ChooseH\x00R\x06\x63hoose\x12\'\n\x03say\x18\x06 \x01(\x0b\x32\x13.parley.game.v1.SayH\x00R\x03sayB\x06\n\x04kind\"?\n\x07Propose\x12\x34\n\x08proposal\x18\x01 \x01(\x0b\x32\x18.parley.game.v1.ProposalR\x08proposal\"-\n\x06\x41\x63\x63\x65pt\x12#\n\rproposal_turn\x18\x01 \x01(\x05R\x0cproposalTurn\"\x08\n\x06Reject\"\x06\n\x04Pass\"\x05\n\x03Say\" \n\x06\x43hoose\x12\x16\n\x06option\x18\x01 \x01(\tR\x06option\"}\n\x08Proposal\x12<\n\nallocation\x18\x01 \x01(\x0b\x32\x1a.parley.game.v1.AllocationH\x00R\nallocation\x12*\n\x04\x64\x65\x61l\x18\x02 \x01(\x0b\x32\x14.parley.game.v1.DealH\x00R\x04\x64\x65\x61lB\x07\n\x05terms\"=\n\x04\x44\x65\x61l\x12\x35\n\x07\x63hoices\x18\x01 \x03(\x0b\x32\x1b.parley.game.v1.IssueChoiceR\x07\x63hoices\";\n\x0bIssueChoice\x12\x14\n\x05issue\x18\x01 \x01(\tR\x05issue\x12\x16\n\x06option\x18\x02 \x01(\tR\x06option\"_\n\x05Issue\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\x12\x30\n\x07options\x18\x03 \x03(\x0b\x32\x16.parley.game.v1.OptionR\x07options\"?\n\nAllocation\x12\x31\n\x06shares\x18\x01 \x03(\x0b\x32\x19.parley.game.v1.SeatShareR\x06shares\"\x97\x02\n\tSeatShare\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12:\n\x05gives\x18\x02 \x03(\x0b\x32$.parley.game.v1.SeatShare.GivesEntryR\x05gives\x12\x43\n\x08receives\x18\x03 \x03(\x0b\x32\'.parley.game.v1.SeatShare.ReceivesEntryR\x08receives\x1a\x38\n\nGivesEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a;\n\rReceivesEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\"c\n\x07Message\x12\x0e\n\x02to\x18\x01 \x03(\x05R\x02to\x12\x12\n\x04text\x18\x02 \x01(\tR\x04text\x12\x34\n\x08proposal\x18\x03 \x01(\x0b\x32\x18.parley.game.v1.ProposalR\x08proposal\"X\n\tRejection\x12\x31\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x1d.parley.game.v1.RejectionCodeR\x04\x63ode\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\"P\n\x06Option\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\x12 \n\x0b\x64\x65scription\x18\x03 \x01(\tR\x0b\x64\x65scription\"\x1d\n\x0bMessageSlot\x12\x0e\n\x02to\x18\x01 \x03(\x05R\x02to\"\xb7\x01\n\x0cProposalForm\x12\x14\n\x05label\x18\x01 \x01(\tR\x05label\x12-\n\x06\x62ounds\x18\x02 \x03(\x0b\x32\x15.parley.game.v1.BoundR\x06\x62ounds\x12\x33\n\x06totals\x18\x03 \x03(\x0b\x32\x1b.parley.game.v1.AmountTotalR\x06totals\x12-\n\x06issues\x18\x04 \x03(\x0b\x32\x15.parley.game.v1.IssueR\x06issues\"n\n\x0b\x41mountTotal\x12-\n\x04side\x18\x01 \x01(\x0e\x32\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n\x08resource\x18\x02 \x01(\tR\x08resource\x12\x14\n\x05total\x18\x03 \x01(\x03R\x05total\"\x8a\x01\n\x05\x42ound\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n\x04side\x18\x02 \x01(\x0e\x32\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n\x08resource\x18\x03 \x01(\tR\x08resource\x12\x10\n\x03min\x18\x04 \x01(\x03R\x03min\x12\x10\n\x03max\x18\x05 \x01(\x03R\x03max*\xa5\x01\n\x08MoveKind\x12\x19\n\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11MOVE_KIND_PROPOSE\x10\x01\x12\x14\n\x10MOVE_KIND_ACCEPT\x10\x02\x12\x14\n\x10MOVE_KIND_REJECT\x10\x03\x12\x12\n\x0eMOVE_KIND_PASS\x10\x04\x12\x14\n\x10MOVE_KIND_CHOOSE\x10\x05\x12\x11\n\rMOVE_KIND_SAY\x10\x06*\xd3\x01\n\rRejectionCode\x12\x1e\n\x1aREJECTION_CODE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bREJECTION_CODE_MISSING_MOVE\x10\x01\x12\x1f\n\x1bREJECTION_CODE_ILLEGAL_MOVE\x10\x02\x12 \n\x1cREJECTION_CODE_INVALID_TERMS\x10\x03\x12\x1e\n\x1aREJECTION_CODE_OUT_OF_TURN\x10\x04\x12\x1e\n\x1aREJECTION_CODE_BAD_MESSAGE\x10\x05*V\n\tShareSide\x12\x1a\n\x16SHARE_SIDE_UNSPECIFIED\x10\x00\x12\x14\n\x10SHARE_SIDE_GIVES\x10\x01\x12\x17\n\x13SHARE_SIDE_RECEIVES\x10\x02\x42\xb6\x01\n\x12\x63om.parley.game.v1B\tGameProtoP\x01Z;github.com/parley-arena/parley/gen/go/parley/game/v1;gamev1\xa2\x02\x03PGX\xaa\x02\x0eParley.Game.V1\xca\x02\x0eParley\\Game\\V1\xe2\x02\x1aParley\\Game\\V1\\GPBMetadata\xea\x02\x10Parley::Game::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.game.v1.game_pb2', globals())
@@ -25,12 +25,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _SEATSHARE_GIVESENTRY._serialized_options = b'8\001'
   _SEATSHARE_RECEIVESENTRY._options = None
   _SEATSHARE_RECEIVESENTRY._serialized_options = b'8\001'
-  _MOVEKIND._serialized_start=1909
-  _MOVEKIND._serialized_end=2074
-  _REJECTIONCODE._serialized_start=2077
-  _REJECTIONCODE._serialized_end=2288
-  _SHARESIDE._serialized_start=2290
-  _SHARESIDE._serialized_end=2376
+  _MOVEKIND._serialized_start=2221
+  _MOVEKIND._serialized_end=2386
+  _REJECTIONCODE._serialized_start=2389
+  _REJECTIONCODE._serialized_end=2600
+  _SHARESIDE._serialized_start=2602
+  _SHARESIDE._serialized_end=2688
   _AGENTINFO._serialized_start=46
   _AGENTINFO._serialized_end=183
   _SEATINFO._serialized_start=185
@@ -50,27 +50,33 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _CHOOSE._serialized_start=748
   _CHOOSE._serialized_end=780
   _PROPOSAL._serialized_start=782
-  _PROPOSAL._serialized_end=863
-  _ALLOCATION._serialized_start=865
-  _ALLOCATION._serialized_end=928
-  _SEATSHARE._serialized_start=931
-  _SEATSHARE._serialized_end=1210
-  _SEATSHARE_GIVESENTRY._serialized_start=1093
-  _SEATSHARE_GIVESENTRY._serialized_end=1149
-  _SEATSHARE_RECEIVESENTRY._serialized_start=1151
-  _SEATSHARE_RECEIVESENTRY._serialized_end=1210
-  _MESSAGE._serialized_start=1212
-  _MESSAGE._serialized_end=1311
-  _REJECTION._serialized_start=1313
-  _REJECTION._serialized_end=1401
-  _OPTION._serialized_start=1403
-  _OPTION._serialized_end=1483
-  _MESSAGESLOT._serialized_start=1485
-  _MESSAGESLOT._serialized_end=1514
-  _PROPOSALFORM._serialized_start=1517
-  _PROPOSALFORM._serialized_end=1653
-  _AMOUNTTOTAL._serialized_start=1655
-  _AMOUNTTOTAL._serialized_end=1765
-  _BOUND._serialized_start=1768
-  _BOUND._serialized_end=1906
+  _PROPOSAL._serialized_end=907
+  _DEAL._serialized_start=909
+  _DEAL._serialized_end=970
+  _ISSUECHOICE._serialized_start=972
+  _ISSUECHOICE._serialized_end=1031
+  _ISSUE._serialized_start=1033
+  _ISSUE._serialized_end=1128
+  _ALLOCATION._serialized_start=1130
+  _ALLOCATION._serialized_end=1193
+  _SEATSHARE._serialized_start=1196
+  _SEATSHARE._serialized_end=1475
+  _SEATSHARE_GIVESENTRY._serialized_start=1358
+  _SEATSHARE_GIVESENTRY._serialized_end=1414
+  _SEATSHARE_RECEIVESENTRY._serialized_start=1416
+  _SEATSHARE_RECEIVESENTRY._serialized_end=1475
+  _MESSAGE._serialized_start=1477
+  _MESSAGE._serialized_end=1576
+  _REJECTION._serialized_start=1578
+  _REJECTION._serialized_end=1666
+  _OPTION._serialized_start=1668
+  _OPTION._serialized_end=1748
+  _MESSAGESLOT._serialized_start=1750
+  _MESSAGESLOT._serialized_end=1779
+  _PROPOSALFORM._serialized_start=1782
+  _PROPOSALFORM._serialized_end=1965
+  _AMOUNTTOTAL._serialized_start=1967
+  _AMOUNTTOTAL._serialized_end=2077
+  _BOUND._serialized_start=2080
+  _BOUND._serialized_end=2218
 # @@protoc_insertion_point(module_scope)

@@ -14,11 +14,15 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from parley.games.buysell.v1 import buysell_pb2 as parley_dot_games_dot_buysell_dot_v1_dot_buysell__pb2
 from parley.games.coalition.v1 import coalition_pb2 as parley_dot_games_dot_coalition_dot_v1_dot_coalition__pb2
+from parley.games.deliberation.v1 import deliberation_pb2 as parley_dot_games_dot_deliberation_dot_v1_dot_deliberation__pb2
+from parley.games.dealornodeal.v1 import dealornodeal_pb2 as parley_dot_games_dot_dealornodeal_dot_v1_dot_dealornodeal__pb2
+from parley.games.matrix.v1 import matrix_pb2 as parley_dot_games_dot_matrix_dot_v1_dot_matrix__pb2
+from parley.games.sequential.v1 import sequential_pb2 as parley_dot_games_dot_sequential_dot_v1_dot_sequential__pb2
 from parley.games.trading.v1 import trading_pb2 as parley_dot_games_dot_trading_dot_v1_dot_trading__pb2
 from parley.games.ultimatum.v1 import ultimatum_pb2 as parley_dot_games_dot_ultimatum_dot_v1_dot_ultimatum__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\x96\x02\n\nGameParams\x12\x41\n\tultimatum\x18\x01 \x01(\x0b\x32!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatum\x12;\n\x07\x62uysell\x18\x02 \x01(\x0b\x32\x1f.parley.games.buysell.v1.ParamsH\x00R\x07\x62uysell\x12;\n\x07trading\x18\x03 \x01(\x0b\x32\x1f.parley.games.trading.v1.ParamsH\x00R\x07trading\x12\x41\n\tcoalition\x18\x04 \x01(\x0b\x32!.parley.games.coalition.v1.ParamsH\x00R\tcoalitionB\x08\n\x06\x66\x61mily\"\xa4\x01\n\x06Limits\x12<\n\x0cmove_timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.DurationR\x0bmoveTimeout\x12$\n\x0bmax_retries\x18\x02 \x01(\x05H\x00R\nmaxRetries\x88\x01\x01\x12&\n\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytesB\x0e\n\x0c_max_retries\"\xb1\x01\n\x07Outcome\x12/\n\x05\x63\x61use\x18\x01 \x01(\x0e\x32\x19.parley.match.v1.EndCauseR\x05\x63\x61use\x12\x18\n\x07payoffs\x18\x02 \x03(\x01R\x07payoffs\x12\x1c\n\tagreement\x18\x03 \x01(\x08R\tagreement\x12#\n\rfaulted_seats\x18\x04 \x03(\x05R\x0c\x66\x61ultedSeats\x12\x18\n\x07summary\x18\x05 \x01(\tR\x07summary*\x9f\x01\n\x08\x45ndCause\x12\x19\n\x15\x45ND_CAUSE_UNSPECIFIED\x10\x00\x12\x17\n\x13\x45ND_CAUSE_AGREEMENT\x10\x01\x12\x16\n\x12\x45ND_CAUSE_REJECTED\x10\x02\x12\x18\n\x14\x45ND_CAUSE_TURN_LIMIT\x10\x03\x12\x19\n\x15\x45ND_CAUSE_AGENT_FAULT\x10\x04\x12\x12\n\x0e\x45ND_CAUSE_VOID\x10\x05\x42\xc0\x01\n\x13\x63om.parley.match.v1B\nMatchProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/match/v1;matchv1\xa2\x02\x03PMX\xaa\x02\x0fParley.Match.V1\xca\x02\x10Parley\\Match_\\V1\xe2\x02\x1cParley\\Match_\\V1\\GPBMetadata\xea\x02\x11Parley::Match::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\xae\x04\n\nGameParams\x12\x41\n\tultimatum\x18\x01 \x01(\x0b\x32!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatum\x12;\n\x07\x62uysell\x18\x02 \x01(\x0b\x32\x1f.parley.games.buysell.v1.ParamsH\x00R\x07\x62uysell\x12;\n\x07trading\x18\x03 \x01(\x0b\x32\x1f.parley.games.trading.v1.ParamsH\x00R\x07trading\x12\x41\n\tcoalition\x18\x04 \x01(\x0b\x32!.parley.games.coalition.v1.ParamsH\x00R\tcoalition\x12J\n\x0c\x64\x65liberation\x18\x08 \x01(\x0b\x32$.parley.games.deliberation.v1.ParamsH\x00R\x0c\x64\x65liberation\x12\x38\n\x06matrix\x18\x05 \x01(\x0b\x32\x1e.parley.games.matrix.v1.ParamsH\x00R\x06matrix\x12J\n\x0c\x64\x65\x61lornodeal\x18\x06 \x01(\x0b\x32$.parley.games.dealornodeal.v1.ParamsH\x00R\x0c\x64\x65\x61lornodeal\x12\x44\n\nsequential\x18\x07 \x01(\x0b\x32\".parley.games.sequential.v1.ParamsH\x00R\nsequentialB\x08\n\x06\x66\x61mily\"\xa4\x01\n\x06Limits\x12<\n\x0cmove_timeout\x18\x01 \x01(\x0b\x32\x19.google.protobuf.DurationR\x0bmoveTimeout\x12$\n\x0bmax_retries\x18\x02 \x01(\x05H\x00R\nmaxRetries\x88\x01\x01\x12&\n\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytesB\x0e\n\x0c_max_retries\"\xb1\x01\n\x07Outcome\x12/\n\x05\x63\x61use\x18\x01 \x01(\x0e\x32\x19.parley.match.v1.EndCauseR\x05\x63\x61use\x12\x18\n\x07payoffs\x18\x02 \x03(\x01R\x07payoffs\x12\x1c\n\tagreement\x18\x03 \x01(\x08R\tagreement\x12#\n\rfaulted_seats\x18\x04 \x03(\x05R\x0c\x66\x61ultedSeats\x12\x18\n\x07summary\x18\x05 \x01(\tR\x07summary*\xb8\x01\n\x08\x45ndCause\x12\x19\n\x15\x45ND_CAUSE_UNSPECIFIED\x10\x00\x12\x17\n\x13\x45ND_CAUSE_AGREEMENT\x10\x01\x12\x16\n\x12\x45ND_CAUSE_REJECTED\x10\x02\x12\x18\n\x14\x45ND_CAUSE_TURN_LIMIT\x10\x03\x12\x19\n\x15\x45ND_CAUSE_AGENT_FAULT\x10\x04\x12\x12\n\x0e\x45ND_CAUSE_VOID\x10\x05\x12\x17\n\x13\x45ND_CAUSE_COMPLETED\x10\x06\x42\xc0\x01\n\x13\x63om.parley.match.v1B\nMatchProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/match/v1;matchv1\xa2\x02\x03PMX\xaa\x02\x0fParley.Match.V1\xca\x02\x10Parley\\Match_\\V1\xe2\x02\x1cParley\\Match_\\V1\\GPBMetadata\xea\x02\x11Parley::Match::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.match.v1.match_pb2', globals())
@@ -26,12 +30,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\023com.parley.match.v1B\nMatchProtoP\001Z=github.com/parley-arena/parley/gen/go/parley/match/v1;matchv1\242\002\003PMX\252\002\017Parley.Match.V1\312\002\020Parley\\Match_\\V1\342\002\034Parley\\Match_\\V1\\GPBMetadata\352\002\021Parley::Match::V1'
-  _ENDCAUSE._serialized_start=873
-  _ENDCAUSE._serialized_end=1032
-  _GAMEPARAMS._serialized_start=245
-  _GAMEPARAMS._serialized_end=523
-  _LIMITS._serialized_start=526
-  _LIMITS._serialized_end=690
-  _OUTCOME._serialized_start=693
-  _OUTCOME._serialized_end=870
+  _ENDCAUSE._serialized_start=1333
+  _ENDCAUSE._serialized_end=1517
+  _GAMEPARAMS._serialized_start=425
+  _GAMEPARAMS._serialized_end=983
+  _LIMITS._serialized_start=986
+  _LIMITS._serialized_end=1150
+  _OUTCOME._serialized_start=1153
+  _OUTCOME._serialized_end=1330
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,5 @@
+//go:build race
+
+package deliberation_test
+
+const raceEnabled = true

@@ -1,0 +1,258 @@
+// Package deliberation implements the multi-party, multi-issue deliberation games of
+// specs/deliberation.md: parties settle a project by choosing one option on each issue, each with
+// a private score sheet and a private minimum score (its threshold, also what it gets when no deal
+// passes). The lead party p1 opens with a fixed deal, everyone talks in turns, and p1 closes by
+// tabling the final deal; nobody votes by hand: the referee computes every party's vote from its
+// score sheet.
+//
+// Rules, as this package enforces them:
+//
+//   - Seats: p1 in seat 0, p2 in seat 1, then the other parties in the scenario's order. The
+//     scenario (game=base|game1|game2|game3, shipped, or game=PATH, a folder in the original
+//     authors' format, see Import) gives the parties, their score sheets and thresholds, the
+//     issues and their options, and the opening deal.
+//   - A complete deal picks exactly one option on every issue; it is a game.v1 Deal whose
+//     choices name issues by letter ("A") and options by letter and number ("A2").
+//   - Turn 1 (phase "opening"): p1's only legal move is propose with the opening deal, and the
+//     action carries one public message.
+//   - Then discussion_turns turns (phase "discussion"), in blocks of n: each block is an order of
+//     all n parties drawn from the match seed (the k-th block from a generator seeded with the
+//     seed and k), drawn again until its first speaker is not the party that spoke just before
+//     and its last speaker is not p1; when the turns are not a multiple of n, the last block is
+//     the start of such an order, with the same two rules. On its turn a party plays say with
+//     exactly one public message, which may carry one complete deal (non-binding). Each speaker
+//     is told when the turn is its last discussion turn.
+//   - In the solo baseline (solo_turns = k > 0), the k turns between the opening and the final
+//     deal are all p1's, and nobody else ever speaks.
+//   - Last turn (phase "final"): p1 proposes the final deal, or rejects (tables no deal), with
+//     one public message. Then every party's vote is computed: yes when its score for the deal
+//     reaches its threshold; p1 also says yes when every other party does and its score plus
+//     p1_bonus reaches its threshold. The deal passes with at least `quorum` yes-votes, every
+//     veto holder's among them (ProposalResolved records the votes).
+//   - Payoffs: when the deal passes, every party's deal score (p1 plus p1_bonus when all n said
+//     yes); otherwise, or with no deal, every party's threshold.
+//
+// A deal naming an unknown option, missing an issue or naming two options of one issue is
+// refused with the reason (REJECTION_CODE_INVALID_TERMS); so is any other move or message. The
+// default moves, for a seat whose agent gives no usable answer: on the opening turn, the opening
+// deal; in the discussion, a message "(no message)" without a deal; on the final turn, reject,
+// which ends the match with no deal.
+//
+// Privacy: each seat's observation holds its own score sheet, threshold and briefing, and p1's
+// alone its bonus; nothing private to another seat. Every message is public. A seat's history
+// shows the latest history_window messages; its view lists every statement.
+//
+// Events: PhaseStarted when a phase begins (the opening among the opening events), ChanceDrawn
+// with each block's speaking order, ProposalResolved with the computed votes on the final deal.
+package deliberation
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/referee/games"
+)
+
+// Name is the game's name in the registry and in observations.
+const Name = "deliberation"
+
+// RulesVersion changes whenever a rule, a default or the wording the agents see changes in a
+// way that could change play.
+const RulesVersion = "1"
+
+// Phase names, as in Observation.phase and PhaseStarted.phase.
+const (
+	PhaseOpening    = "opening"
+	PhaseDiscussion = "discussion"
+	PhaseSolo       = "solo"
+	PhaseFinal      = "final"
+)
+
+// DefaultText is the text of the messages a default move sends.
+const DefaultText = "(no message)"
+
+// FolderFunc opens a game folder named by the game parameter. The rules do no I/O themselves;
+// the program that registers the game passes one (e.g. over os.DirFS).
+type FolderFunc func(path string) (fs.FS, error)
+
+// Option configures the game.
+type Option func(*game)
+
+// WithFolders lets game=PATH import a folder in the authors' format through open.
+func WithFolders(open FolderFunc) Option { return func(g *game) { g.open = open } }
+
+// New returns the deliberation game. Without WithFolders, only the shipped scenarios (and
+// params that carry their scenario) can be played.
+func New(opts ...Option) games.Game {
+	g := &game{}
+	for _, o := range opts {
+		o(g)
+	}
+	return g
+}
+
+type game struct {
+	open FolderFunc
+}
+
+var (
+	_ games.SeatLister = (*game)(nil)
+	_ games.State      = (*match)(nil)
+	_ games.Opener     = (*match)(nil)
+)
+
+// Info describes the game, its seats (for the base scenario) and its parameters.
+func (g *game) Info() *refereev1.GameInfo {
+	s := g.defaultSetup()
+	names, roles := seatsOf(s)
+	return &refereev1.GameInfo{
+		Name:         Name,
+		Description:  "Multi-party deliberation: six parties with private score sheets talk in turns over five issues; the lead party tables the final deal and votes are computed from the score sheets.",
+		RulesVersion: RulesVersion,
+		Seats:        names,
+		SeatRoles:    roles,
+		Params: []*refereev1.ParamInfo{
+			{Name: "game", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
+				Description: fmt.Sprintf("Scenario: %s (shipped), or the path of a folder in the LLM-Deliberation authors' format (config.txt, scores_files/, initial_deal.txt, ...). Seats are p1, p2, then the other parties.", strings.Join(ShippedNames(), ", "))},
+			{Name: "parties", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(s.N()),
+				Description: fmt.Sprintf("Parties that play: p1, p2 and the first others of the scenario; from %d to all of them.", MinParties)},
+			{Name: "issues", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(len(s.Issues)),
+				Description: "Issues decided: the scenario's first ones (A, B, ...); from 1 to all of them."},
+			{Name: "discussion_turns", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: fmt.Sprintf("%d (4 per party)", s.Discussion),
+				Description: fmt.Sprintf("Turns between the opening and the final deal, in blocks of one turn per party (speaking orders drawn from the seed); 0 to %d.", MaxTurns)},
+			{Name: "quorum", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "parties - 1",
+				Description: "Yes-votes a deal needs to pass; from 1 to parties."},
+			{Name: "vetoes", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "p1,p2",
+				Description: fmt.Sprintf("Parties that must all say yes, comma-separated, by id, name or role (p1, p2); %q for none.", NoVetoes)},
+			{Name: "p1_bonus", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultBonus),
+				Description: "Points p1 adds when every party says yes; p1 also says yes when the others all do and its score plus the bonus reaches its threshold."},
+			{Name: "opening_deal", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "the scenario's (" + s.DealString(s.Opening) + " in base)",
+				Description: "The deal p1 tables on the opening turn, e.g. A1,B1,C4,D1,E5."},
+			{Name: "solo_turns", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
+				Description: fmt.Sprintf("Solo baseline when above 0: p1 alone speaks this many turns (seeing its own messages) between the opening and the final deal; the others only vote. Up to %d.", MaxTurns)},
+			{Name: "adversary_no_deal_value", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultNoDealValue),
+				Description: "What an adversarial agent is told no deal is worth to it; published in every view, changes no rule."},
+			{Name: "history_window", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultHistoryWindow),
+				Description: "Latest public messages a seat's history shows (its view keeps every one); 0 shows all."},
+		},
+	}
+}
+
+// defaultSetup is the base scenario with the default parameters.
+func (g *game) defaultSetup() *Setup {
+	s, err := resolve(nil, g.load)
+	if err != nil {
+		panic(err) // the shipped scenario is valid; a failure is a programming error
+	}
+	return s
+}
+
+// seatsOf names the seats after the parties, with roles p1, p2 and "".
+func seatsOf(s *Setup) (names, roles []string) {
+	names = s.Names()
+	roles = make([]string, len(names))
+	roles[0], roles[1] = "p1", "p2"
+	return names, roles
+}
+
+// Seats names the seats after the parties of resolved params (the base scenario's when the
+// params are not valid).
+func (g *game) Seats(params *matchv1.GameParams) (names, roles []string) {
+	s, err := NewSetup(params)
+	if err != nil {
+		s = g.defaultSetup()
+	}
+	return seatsOf(s)
+}
+
+// Resolve validates params, imports or looks up the scenario and fills in every default.
+func (g *game) Resolve(params *matchv1.GameParams) (*matchv1.GameParams, error) {
+	if err := checkBranch(params); err != nil {
+		return nil, err
+	}
+	s, err := resolve(params.GetDeliberation(), g.load)
+	if err != nil {
+		return nil, err
+	}
+	return s.Params(), nil
+}
+
+// load finds the scenario a game parameter names: a shipped one, else a folder.
+func (g *game) load(name string) (*deliberationv1.Scenario, error) {
+	if sc, ok := Shipped(name); ok {
+		return sc, nil
+	}
+	if g.open == nil {
+		return nil, fmt.Errorf("deliberation: game %q is not one of %s, and this program cannot read game folders", name, strings.Join(ShippedNames(), ", "))
+	}
+	fsys, err := g.open(name)
+	if err != nil {
+		return nil, fmt.Errorf("deliberation: game %q is not one of %s, nor a readable folder: %w", name, strings.Join(ShippedNames(), ", "), err)
+	}
+	if _, err := fs.Stat(fsys, configFile); err != nil {
+		return nil, fmt.Errorf("deliberation: game %q is not one of %s, nor a game folder (it has no %s)", name, strings.Join(ShippedNames(), ", "), configFile)
+	}
+	return Import(fsys, name)
+}
+
+// NewState starts a match. The seed drives the speaking orders.
+func (g *game) NewState(params *matchv1.GameParams, seed uint64) (games.State, error) {
+	s, err := NewSetup(params)
+	if err != nil {
+		return nil, err
+	}
+	return newMatch(s, seed), nil
+}
+
+// Schedule returns the speaker of every talk turn of a match (the discussion, or p1's solo
+// turns) in order, as drawn from the seed.
+func Schedule(s *Setup, seed uint64) []int {
+	if s.Solo > 0 {
+		return make([]int, s.Solo) // p1, seat 0, every time
+	}
+	var out []int
+	prev := 0 // p1 spoke the opening
+	for b := 0; len(out) < s.Discussion; b++ {
+		size := min(s.N(), s.Discussion-len(out))
+		order := drawBlock(s.N(), size, prev, seed, b)
+		out = append(out, order...)
+		prev = order[len(order)-1]
+	}
+	return out
+}
+
+// orderSalt separates the speaking-order draws from any other use of the match seed.
+const orderSalt = 0x64656c6962657261 // "delibera"
+
+// drawBlock draws block b's speaking order: the first size seats of a uniformly random order of
+// the n seats, drawn again until its first seat is not prev and its last is not p1 (seat 0).
+func drawBlock(n, size, prev int, seed uint64, b int) []int {
+	rng := newRand(seed, orderSalt^uint64(b))
+	for range 10_000 {
+		order := rng.Perm(n)[:size]
+		if order[0] != prev && order[size-1] != 0 {
+			return order
+		}
+	}
+	// Unreachable in practice (each try succeeds with probability above 1/3 for n >= 3); keep
+	// the rules total anyway: a fixed valid order.
+	var first int
+	for first = 1; first == prev; first++ {
+	}
+	order := []int{first}
+	if size > 2 {
+		order = append(order, 0)
+	}
+	for seat := 1; seat < n && len(order) < size; seat++ {
+		if !slices.Contains(order, seat) {
+			order = append(order, seat)
+		}
+	}
+	return order
+}

@@ -1,0 +1,33 @@
+package matrix_test
+
+import (
+	"testing"
+
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/gametest"
+	"github.com/parley-arena/parley/referee/games/matrix"
+)
+
+// TestConformance runs the shared suite over shipped games and the parameters that change
+// the flow: talk (either opener), neutral labels, repeated play with and without history,
+// a 6x6 and a 3x3 table, a fractional scale.
+func TestConformance(t *testing.T) {
+	gametest.Run(t, matrix.New(),
+		nil,
+		params(t, "game=stag_hunt", "talk_rounds=2"),
+		params(t, "game=battle_of_the_sexes", "talk_rounds=3", "talk_opener=1", "neutral_labels=true"),
+		params(t, "game=duopoly", "rounds=3"),
+		params(t, "game=rock_paper_scissors", "rounds=4", "show_history=false", "talk_rounds=1"),
+		params(t, "game=golden_balls", "scale=27.5"),
+	)
+}
+
+func params(t testing.TB, kvs ...string) *matchv1.GameParams {
+	t.Helper()
+	gp, err := games.ParseParams(matrix.Name, kvs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gp
+}

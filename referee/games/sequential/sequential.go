@@ -1,0 +1,292 @@
+// Package sequential implements the sequential game of specs/matrix-and-sequential.md: a
+// two-player game tree with perfect information given as data (decision nodes of either
+// player, leaves with payoffs; a shipped tree or the user's own file, see
+// referee/games/gamefile), played move by move with optional public talk before every move.
+//
+// Rules, as this package enforces them:
+//
+//   - Seats 0 (Alice by default, who moves first in the shipped trees) and 1 (Bob). Both
+//     know the whole tree and see every move; payoffs are the tree's times the scale parameter.
+//   - Before every move there is a talk phase of up to talk_rounds rounds (default 0; see
+//     package pretalk): the opener (talk_opener, default seat 0) writes one public message, the
+//     other replies with one; either may end the talk early with pass. Each message is a turn.
+//   - Then the player to move at the current node chooses one of its moves (Observation.choices;
+//     one turn). The game ends at a leaf (END_CAUSE_COMPLETED), paying the leaf's payoffs.
+//   - neutral_labels shows the moves as choice_1, choice_2, ... at every node and never names
+//     the game.
+//
+// The default moves, played for a seat whose agent gives no usable answer: on a talk turn,
+// pass with the text "(no message)"; at a decision node, its first move.
+//
+// Events: PhaseStarted when a talk phase or a move begins (the first among the opening events,
+// games.Opener).
+package sequential
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
+	sequentialv1 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
+	"github.com/parley-arena/parley/referee/games/equilibria"
+	"github.com/parley-arena/parley/referee/games/gamefile"
+	"github.com/parley-arena/parley/referee/games/pretalk"
+	"google.golang.org/protobuf/proto"
+)
+
+// Name is the game's name in the registry and in observations.
+const Name = "sequential"
+
+// RulesVersion changes whenever a rule, a default or the wording the agents see changes in a
+// way that could change play.
+const RulesVersion = "1"
+
+// DefaultGame is the shipped tree played when params name none.
+const DefaultGame = "escalation"
+
+// Phase names, as in Observation.phase and PhaseStarted.phase.
+const (
+	PhaseTalk = pretalk.Phase
+	PhaseMove = "move"
+)
+
+// New returns the sequential game.
+func New() games.Game { return game{} }
+
+type game struct{}
+
+var (
+	_ games.Game       = game{}
+	_ games.SeatLister = game{}
+	_ games.Loader     = game{}
+)
+
+// Info describes the game and its parameters.
+func (game) Info() *refereev1.GameInfo {
+	return &refereev1.GameInfo{
+		Name:         Name,
+		Description:  "Two-player game tree given as data (a shipped tree or your own file): optional public talk before every move, then the player to move chooses.",
+		RulesVersion: RulesVersion,
+		Seats:        gamefile.DefaultPlayers[:],
+		SeatRoles:    []string{"", ""},
+		Params: []*refereev1.ParamInfo{
+			{Name: "game", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
+				Description: "A shipped game tree: " + strings.Join(gamefile.Library(gamefile.KindTree), ", ") + "."},
+			{Name: "file", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
+				Description: "Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game."},
+			{Name: "scale", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
+				Description: "Multiplies every payoff; a whole number, decimal or fraction."},
+			{Name: "talk_rounds", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
+				Description: fmt.Sprintf("Rounds of public talk before every move (a message from the opener, a reply); either may end it early. 0 to %d.", pretalk.MaxRounds)},
+			{Name: "talk_opener", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
+				Description: "Seat that opens each talk round: 0 or 1."},
+			{Name: "neutral_labels", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
+				Description: "Show moves as choice_1, choice_2, ... and never name the game."},
+		},
+	}
+}
+
+// Seats names the seats after the tree's players.
+func (game) Seats(params *matchv1.GameParams) (names, roles []string) {
+	s, err := newSetup(params)
+	if err != nil {
+		return gamefile.DefaultPlayers[:], []string{"", ""}
+	}
+	return s.players[:], []string{"", ""}
+}
+
+// Load reads the game file named by the file parameter, unless the tree is already there.
+func (game) Load(gp *matchv1.GameParams, _ uint64, read games.ReadFile) (*matchv1.GameParams, error) {
+	p := gp.GetSequential()
+	if p == nil || p.File == nil || p.GetTree() != nil {
+		return gp, nil
+	}
+	data, err := read(p.GetFile())
+	if err != nil {
+		return nil, fmt.Errorf("sequential: file: %w", err)
+	}
+	f, err := gamefile.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("sequential: file %s: %w", p.GetFile(), err)
+	}
+	if f.Kind != gamefile.KindTree {
+		return nil, fmt.Errorf("sequential: file %s holds a matrix game; play it with the matrix game", p.GetFile())
+	}
+	out := proto.CloneOf(gp)
+	out.GetSequential().Tree = f.Tree
+	return out, nil
+}
+
+// Resolve validates params and fills in the defaults, the tree included.
+func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
+	s, err := newSetup(gp)
+	if err != nil {
+		return nil, err
+	}
+	return &matchv1.GameParams{Family: &matchv1.GameParams_Sequential{Sequential: s.params}}, nil
+}
+
+// NewState starts a match; the seed is not used.
+func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
+	s, err := newSetup(gp)
+	if err != nil {
+		return nil, err
+	}
+	return newState(s), nil
+}
+
+// setup is what a match knows from its resolved parameters; never changed.
+type setup struct {
+	params  *sequentialv1.Params
+	players [2]string
+	scale   *big.Rat
+	tree    *equilibria.Tree   // scaled
+	shown   *sequentialv1.Tree // as players see it
+	talk    int32
+	opener  games.Seat
+	neutral bool
+	text    string // the tree in words, as both players are shown it
+	depth   int32  // most decisions on a way from the root to a leaf
+}
+
+// Setup is the exported reading of resolved params, for agents and analyses.
+type Setup struct {
+	Players [2]string
+	Tree    *equilibria.Tree
+	Shown   *sequentialv1.Tree
+	Scale   *big.Rat
+}
+
+// NewSetup reads params (resolving them).
+func NewSetup(gp *matchv1.GameParams) (*Setup, error) {
+	s, err := newSetup(gp)
+	if err != nil {
+		return nil, err
+	}
+	return &Setup{Players: s.players, Tree: s.tree, Shown: proto.CloneOf(s.shown), Scale: new(big.Rat).Set(s.scale)}, nil
+}
+
+func newSetup(gp *matchv1.GameParams) (*setup, error) {
+	if err := bargain.CheckFamily(gp, Name); err != nil {
+		return nil, err
+	}
+	in := gp.GetSequential()
+	if in == nil {
+		in = &sequentialv1.Params{}
+	}
+	p := &sequentialv1.Params{Game: in.Game, File: in.File, Tree: proto.CloneOf(in.GetTree())}
+	if p.Tree == nil {
+		switch {
+		case in.File != nil:
+			return nil, fmt.Errorf("sequential: file %q was not loaded: `parley play` reads it; other callers must send the tree itself", in.GetFile())
+		case in.Game == nil:
+			p.Game = proto.String(DefaultGame)
+		}
+		f, err := gamefile.Shipped(p.GetGame())
+		if err != nil {
+			return nil, fmt.Errorf("sequential: game: %w", err)
+		}
+		if f.Kind != gamefile.KindTree {
+			return nil, fmt.Errorf("sequential: %s is a matrix game; play it with the matrix game", p.GetGame())
+		}
+		p.Tree = f.Tree
+	}
+	if err := gamefile.CheckTree(p.Tree); err != nil {
+		return nil, fmt.Errorf("sequential: tree: %w", err)
+	}
+	scale, err := gamefile.Scale(in.Scale, p.Tree.GetScaleDefault())
+	if err != nil {
+		return nil, fmt.Errorf("sequential: %w", err)
+	}
+	tree, err := gamefile.TreeOf(p.Tree, scale)
+	if err != nil {
+		return nil, fmt.Errorf("sequential: %w", err)
+	}
+	p.Scale = proto.String(scale.RatString())
+	p.TalkRounds = proto.Int32(in.GetTalkRounds())
+	p.TalkOpener = proto.Int32(in.GetTalkOpener())
+	p.NeutralLabels = proto.Bool(in.GetNeutralLabels())
+	switch {
+	case p.GetTalkRounds() < 0 || p.GetTalkRounds() > pretalk.MaxRounds:
+		return nil, fmt.Errorf("sequential: talk_rounds must be from 0 to %d, got %d", pretalk.MaxRounds, p.GetTalkRounds())
+	case p.GetTalkOpener() != 0 && p.GetTalkOpener() != 1:
+		return nil, fmt.Errorf("sequential: talk_opener must be 0 or 1, got %d", p.GetTalkOpener())
+	}
+	s := &setup{
+		params:  p,
+		players: gamefile.Players(p.Tree.GetPlayers()),
+		scale:   scale,
+		tree:    tree,
+		talk:    p.GetTalkRounds(),
+		opener:  p.GetTalkOpener(),
+		neutral: p.GetNeutralLabels(),
+	}
+	s.shown = shownTree(p.Tree, tree, s.neutral)
+	depth := make([]int32, tree.Len())
+	for i := tree.Len() - 1; i >= 0; i-- {
+		for _, ch := range tree.Node(i).Children {
+			depth[i] = max(depth[i], depth[ch]+1)
+		}
+	}
+	s.depth = depth[0]
+	s.text = s.treeText()
+	return s, nil
+}
+
+// shownTree is the tree with payoffs scaled and, under neutral labels, moves choice_1, ...
+func shownTree(t *sequentialv1.Tree, tree *equilibria.Tree, neutral bool) *sequentialv1.Tree {
+	c := proto.CloneOf(t)
+	if neutral {
+		c = gamefile.NeutralTree(c)
+	}
+	if len(c.Players) == 0 {
+		c.Players = gamefile.DefaultPlayers[:]
+	}
+	c.ScaleDefault = nil
+	c.Description = "" // for people only: it may name the equilibria
+	for i, n := range c.Nodes {
+		if len(n.Branches) == 0 {
+			pay := tree.Node(i).Payoffs
+			n.Payoffs = []*matrixv1.Rational{gamefile.RatProto(pay[0]), gamefile.RatProto(pay[1])}
+		}
+	}
+	return c
+}
+
+// moveName is how move b of node n is written in texts.
+func (s *setup) moveName(n, b int) string {
+	br := s.shown.GetNodes()[n].GetBranches()[b]
+	if br.GetLabel() == br.GetId() {
+		return br.GetId()
+	}
+	return fmt.Sprintf("%s (%s)", br.GetId(), br.GetLabel())
+}
+
+// treeText writes the whole tree in words, one line per node, indented by depth.
+func (s *setup) treeText() string {
+	var b strings.Builder
+	var walk func(n int, indent string, how string)
+	walk = func(n int, indent, how string) {
+		node := s.tree.Node(n)
+		if node.Leaf() {
+			fmt.Fprintf(&b, "%s%sthe game ends: %s gets %s, %s gets %s.\n", indent, how,
+				s.players[0], equilibria.RatText(node.Payoffs[0]), s.players[1], equilibria.RatText(node.Payoffs[1]))
+			return
+		}
+		var moves []string
+		for k := range node.Children {
+			moves = append(moves, s.moveName(n, k))
+		}
+		fmt.Fprintf(&b, "%s%s%s chooses %s.\n", indent, how, s.players[node.Player], strings.Join(moves, " or "))
+		for k, ch := range node.Children {
+			walk(ch, indent+"  ", fmt.Sprintf("After %s's %s: ", s.players[node.Player], s.shown.GetNodes()[n].GetBranches()[k].GetId()))
+		}
+	}
+	walk(0, "", "At the start, ")
+	return b.String()
+}

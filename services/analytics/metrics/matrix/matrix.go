@@ -1,0 +1,145 @@
+// Package matrix computes the matrix game's metrics (specs/matrix-and-sequential.md) from a
+// match record: per round, whether the profile played is a pure Nash equilibrium, a
+// Pareto-optimal one, the profile distribution and each seat's action frequencies.
+// Equilibria are computed from the game in the record (package equilibria), never looked up.
+// The sequential game's metrics are in package metrics/sequential.
+//
+// Values (rates are per match, so their mean over matches is the rate; repeated play averages
+// over the match's rounds):
+//
+//   - equilibrium: share of rounds whose profile is a pure Nash equilibrium (the published
+//     tables' "Nash equilibrium" block);
+//   - po_equilibrium: the same, for equilibria no other equilibrium Pareto-dominates (the
+//     published "Pareto optimal Nash equilibrium" block: the only equilibrium counts as it is,
+//     so this differs from equilibrium only where one equilibrium dominates another, e.g. the
+//     stag hunt);
+//   - pareto_optimal: share of rounds whose profile no profile Pareto-dominates;
+//   - profile:ROW,COL: share of rounds with that profile (every profile of the matrix is
+//     listed, 0 when not played);
+//   - action:ID, per seat: share of the seat's choices that were ID (the table's own ids,
+//     whatever labels the players saw);
+//   - rounds: rounds played.
+//
+// The common values of every game (payoff per seat, turns, ...) are metrics.NewRow's.
+package matrix
+
+import (
+	"fmt"
+	"slices"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/referee/games/equilibria"
+	"github.com/parley-arena/parley/referee/games/matrix"
+	"github.com/parley-arena/parley/services/analytics/metrics"
+)
+
+// New returns the family.
+func New() Family { return Family{} }
+
+// Family computes the matrix game's metrics.
+type Family struct{}
+
+var _ metrics.Family = Family{}
+
+// Games lists the matrix game.
+func (Family) Games() []string { return []string{matrix.Name} }
+
+// Match computes one match's metrics.
+func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
+	started, err := metrics.Started(events)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := metrics.Ended(events); err != nil {
+		return nil, err
+	}
+	s, err := matrix.NewSetup(started.GetParams())
+	if err != nil {
+		return nil, fmt.Errorf("metrics/matrix: %w", err)
+	}
+	table := started.GetParams().GetMatrix().GetTable()
+	ids := [2][]string{}
+	for _, a := range table.GetRows() {
+		ids[0] = append(ids[0], a.GetId())
+	}
+	for _, a := range table.GetCols() {
+		ids[1] = append(ids[1], a.GetId())
+	}
+	shown := [2][]string{}
+	for _, a := range s.Shown.GetRows() {
+		shown[0] = append(shown[0], a.GetId())
+	}
+	for _, a := range s.Shown.GetCols() {
+		shown[1] = append(shown[1], a.GetId())
+	}
+	// Choices in record order: each round's two choices share a turn.
+	var rounds []equilibria.Profile
+	pending := map[int32][2]int{}
+	for _, ev := range events {
+		a := ev.GetActionTaken()
+		ch := a.GetAction().GetMove().GetChoose()
+		if ch == nil {
+			continue
+		}
+		seat := a.GetSeat()
+		if seat != 0 && seat != 1 {
+			return nil, fmt.Errorf("metrics/matrix: a choice by seat %d", seat)
+		}
+		idx := slices.Index(shown[seat], ch.GetOption())
+		if idx < 0 {
+			return nil, fmt.Errorf("metrics/matrix: turn %d: seat %d chose %q, not an option", ev.GetTurn(), seat, ch.GetOption())
+		}
+		p, ok := pending[ev.GetTurn()]
+		if !ok {
+			p = [2]int{-1, -1}
+		}
+		p[seat] = idx
+		pending[ev.GetTurn()] = p
+		if p[0] >= 0 && p[1] >= 0 {
+			rounds = append(rounds, equilibria.Profile{Row: p[0], Col: p[1]})
+			delete(pending, ev.GetTurn())
+		}
+	}
+	m := s.Matrix
+	pure := equilibria.PureNash(m)
+	po := equilibria.Undominated(m, pure)
+	n := float64(len(rounds))
+	share := func(count int) float64 {
+		if n == 0 {
+			return 0
+		}
+		return float64(count) / n
+	}
+	var eq, poEq, pareto int
+	profiles := map[equilibria.Profile]int{}
+	actions := [2]map[int]int{{}, {}}
+	for _, pr := range rounds {
+		if slices.Contains(pure, pr) {
+			eq++
+		}
+		if slices.Contains(po, pr) {
+			poEq++
+		}
+		if equilibria.ParetoOptimal(m, pr) {
+			pareto++
+		}
+		profiles[pr]++
+		actions[0][pr.Row]++
+		actions[1][pr.Col]++
+	}
+	out := []metrics.Value{
+		{Name: "rounds", Seat: metrics.WholeMatch, Value: n},
+		{Name: "equilibrium", Seat: metrics.WholeMatch, Value: share(eq)},
+		{Name: "po_equilibrium", Seat: metrics.WholeMatch, Value: share(poEq)},
+		{Name: "pareto_optimal", Seat: metrics.WholeMatch, Value: share(pareto)},
+	}
+	for _, pr := range m.Profiles() {
+		out = append(out, metrics.Value{Name: fmt.Sprintf("profile:%s,%s", ids[0][pr.Row], ids[1][pr.Col]), Seat: metrics.WholeMatch, Value: share(profiles[pr])})
+	}
+	for seat := range 2 {
+		for i, id := range ids[seat] {
+			out = append(out, metrics.Value{Name: "action:" + id, Seat: int32(seat), Value: share(actions[seat][i])})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,244 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/parley-arena/parley/services/analytics/metrics"
+	"github.com/parley-arena/parley/services/analytics/metrics/bargaining"
+	"github.com/parley-arena/parley/services/analytics/tables"
+)
+
+// Figure is one figure written as an SVG and a PNG file.
+type Figure struct {
+	// Title says what it shows.
+	Title string
+	// SVG and PNG are the files' names, relative to the report's directory.
+	SVG, PNG string
+}
+
+// maxTrajectories bounds the matches drawn in one trajectory plot.
+const maxTrajectories = 60
+
+// Figures draws the figures of every game into dir and returns them: for a two-player game
+// the win-rate and the mean-payoff heat maps of the chosen seat (rows: the agent in seat 1,
+// columns: the agent in seat 0), and, where the game's metrics record a path (buyer/seller:
+// price_1, price_2, ...), the path of every match over its proposals (at most 60 matches,
+// in match-id order).
+func Figures(dir string, games []*tables.Game, rows []metrics.Row) ([]Figure, error) {
+	var out []Figure
+	for _, g := range games {
+		if p := g.Pairs; p != nil && len(p.Rows) > 0 && len(p.Cols) > 0 {
+			win := grid{rows: p.Rows, cols: p.Cols, z: make([][]float64, len(p.Rows))}
+			pay := grid{rows: p.Rows, cols: p.Cols, z: make([][]float64, len(p.Rows))}
+			for i := range p.Rows {
+				win.z[i] = make([]float64, len(p.Cols))
+				pay.z[i] = make([]float64, len(p.Cols))
+				for j := range p.Cols {
+					win.z[i][j] = value(p.Cells[i][j].WinRate)
+					pay.z[i][j] = value(p.Cells[i][j].Payoff[p.Seat])
+				}
+			}
+			for _, h := range []struct {
+				kind, title string
+				grid        grid
+				pct         bool
+			}{
+				{"winrate", fmt.Sprintf("%s: win rate of %s (decisive matches)", g.Game, p.SeatName), win, true},
+				{"payoff", fmt.Sprintf("%s: mean payoff of %s", g.Game, p.SeatName), pay, false},
+			} {
+				f, err := heatmap(dir, fileName(g.Game, "heatmap-"+h.kind), h.title, h.grid, g, h.pct)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, f)
+			}
+		}
+		var gameRows []metrics.Row
+		for _, r := range rows {
+			if r.Game == g.Game && !r.Void() {
+				gameRows = append(gameRows, r)
+			}
+		}
+		f, ok, err := trajectory(dir, g.Game, gameRows)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func fileName(game, kind string) string {
+	clean := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, game)
+	return clean + "-" + kind
+}
+
+func value(m tables.Mean) float64 {
+	v, ok := m.Value()
+	if !ok {
+		return math.NaN()
+	}
+	return v
+}
+
+// grid is a heat map's data: z[row][col], rows drawn bottom to top in reverse so that the
+// first row is at the top, as in a table.
+type grid struct {
+	rows, cols []string
+	z          [][]float64
+}
+
+func (g grid) Dims() (c, r int)   { return len(g.cols), len(g.rows) }
+func (g grid) Z(c, r int) float64 { return g.z[len(g.rows)-1-r][c] }
+func (g grid) X(c int) float64    { return float64(c) }
+func (g grid) Y(r int) float64    { return float64(r) }
+
+func heatmap(dir, name, title string, g grid, game *tables.Game, isPct bool) (Figure, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "agent in " + seatName(game, 0)
+	p.Y.Label.Text = "agent in " + seatName(game, 1)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, line := range g.z {
+		for _, v := range line {
+			if !math.IsNaN(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if isPct {
+		lo, hi = 0, 1
+	}
+	if math.IsInf(lo, 1) {
+		lo, hi = 0, 1
+	}
+	if hi <= lo {
+		hi = lo + 1
+	}
+	pal := moreland.SmoothBlueRed()
+	pal.SetMin(lo)
+	pal.SetMax(hi)
+	h := plotter.NewHeatMap(g, pal.Palette(255))
+	h.Min, h.Max = lo, hi
+	h.NaN = color.Gray{Y: 0xdd}
+	p.Add(h)
+
+	var xys plotter.XYs
+	var labels []string
+	for r := range g.rows {
+		for c := range g.cols {
+			v := g.z[r][c]
+			text := "–"
+			switch {
+			case math.IsNaN(v):
+			case isPct:
+				text = fmt.Sprintf("%.0f%%", 100*v)
+			default:
+				text = num(v)
+			}
+			xys = append(xys, plotter.XY{X: float64(c), Y: float64(len(g.rows) - 1 - r)})
+			labels = append(labels, text)
+		}
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return Figure{}, fmt.Errorf("report: %s: %w", name, err)
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].XAlign = -0.5
+		l.TextStyle[i].YAlign = -0.5
+	}
+	p.Add(l)
+	var xt, yt []plot.Tick
+	for c, n := range g.cols {
+		xt = append(xt, plot.Tick{Value: float64(c), Label: n})
+	}
+	for r, n := range g.rows {
+		yt = append(yt, plot.Tick{Value: float64(len(g.rows) - 1 - r), Label: n})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(xt)
+	p.Y.Tick.Marker = plot.ConstantTicks(yt)
+	p.X.Min, p.X.Max = -0.5, float64(len(g.cols))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(g.rows))-0.5
+	side := vg.Length(max(len(g.cols), len(g.rows)))*1.3*vg.Inch + 2*vg.Inch
+	return save(dir, name, title, p, side, side*0.85)
+}
+
+// trajectory plots price_k over k for every match that has a price path.
+func trajectory(dir, game string, rows []metrics.Row) (Figure, bool, error) {
+	sort.Slice(rows, func(i, j int) bool { return rows[i].MatchID < rows[j].MatchID })
+	p := plot.New()
+	p.Title.Text = game + ": price path of each match"
+	p.X.Label.Text = "proposal (odd: seller, even: buyer)"
+	p.Y.Label.Text = "price"
+	pal := moreland.SmoothBlueRed()
+	pal.SetMax(1)
+	drawn := 0
+	for _, r := range rows {
+		if drawn == maxTrajectories {
+			break
+		}
+		var xys plotter.XYs
+		for k := 1; ; k++ {
+			v, ok := r.Value(bargaining.PriceName(k), metrics.WholeMatch)
+			if !ok {
+				break
+			}
+			xys = append(xys, plotter.XY{X: float64(k), Y: v})
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return Figure{}, false, fmt.Errorf("report: trajectory: %w", err)
+		}
+		c := colorAt(pal, float64(drawn)/float64(min(len(rows), maxTrajectories)))
+		line.Color, points.Color = c, c
+		points.Radius = vg.Points(2)
+		p.Add(line, points)
+		drawn++
+	}
+	if drawn == 0 {
+		return Figure{}, false, nil
+	}
+	p.Add(plotter.NewGrid())
+	f, err := save(dir, fileName(game, "trajectories"), p.Title.Text, p, 7*vg.Inch, 4.5*vg.Inch)
+	return f, err == nil, err
+}
+
+func colorAt(m palette.ColorMap, v float64) color.Color {
+	c, err := m.At(v)
+	if err != nil {
+		return color.Black
+	}
+	return c
+}
+
+func save(dir, name, title string, p *plot.Plot, w, h vg.Length) (Figure, error) {
+	f := Figure{Title: title, SVG: name + ".svg", PNG: name + ".png"}
+	for _, file := range []string{f.SVG, f.PNG} {
+		if err := p.Save(w, h, filepath.Join(dir, file)); err != nil {
+			return Figure{}, fmt.Errorf("report: figure %s: %w", file, err)
+		}
+	}
+	return f, nil
+}

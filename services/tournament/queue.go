@@ -1,0 +1,241 @@
+// Package tournament runs tournaments over NATS JetStream: a schedule of matches (every seat
+// assignment of the agents, N games each, seeds derived from one seed) published as requests
+// into a work queue that any number of referee workers share, and the bookkeeping that makes
+// every requested match count exactly once.
+//
+// # Streams and subjects
+//
+//   - PARLEY_REQUESTS (work-queue retention) holds one tournamentv1.MatchRequest per match on
+//     parley.request.<match_id>, with Nats-Msg-Id <match_id> so a request published twice is
+//     stored once. Every referee worker pulls from the one durable consumer "referees", so a
+//     request is given to one worker at a time and leaves the stream when acknowledged.
+//   - PARLEY_TOURNAMENTS (limits retention) holds each tournament's TournamentSpec on
+//     parley.tournament.<tournament_id>.spec and the MatchRetried records on
+//     parley.retry.<match_id>.
+//   - Match events go to PARLEY_MATCHES as for every match (package bus).
+//
+// # Exactly-once effect
+//
+// A worker keeps the request alive while its match runs (InProgress every AckWait/3) and
+// acknowledges it, waiting for the server's reply, only after the match's whole record is
+// stored (bus.MatchSettler). A request can still come back: its worker crashed, lost the
+// broker, or was stopped. The worker that takes it then looks at the record under the
+// request's id, following MatchRetried records from one id to the next:
+//
+//   - no match_started: run the match under that id;
+//   - match_ended stored: the match already counts; acknowledge and do nothing;
+//   - match_started but no match_ended (the previous referee died mid-match): store a
+//     MatchRetried naming the retry id <match_id>-r<k>, then close the partial record with a
+//     void MatchEnded that continues its seq (message id <match_id>/<seq>, so two closers store
+//     one), and run the match again under the retry id.
+//
+// A worker that is shut down mid-match lets the runner end the match void, stores the
+// MatchRetried before that MatchEnded, and gives the request back (Nak), so the same rule
+// applies. A match id therefore never holds two records, a void interrupted match stays in the
+// record (listed, left out of rates), and the match that counts is the last of its retry chain.
+// Whoever waits for a tournament sees each void match_ended and looks up its MatchRetried to
+// know whether to wait for a rerun (see Run).
+//
+// A referee cut off from the broker for longer than AckWait while its match goes on is
+// treated as dead: if it comes back, its later events land after the void ending, and every
+// reader of the record stops at match_ended.
+//
+// A request that can never run (unknown game, bad parameters, an agent address that does not
+// parse) is recorded as a match that starts and ends void at once, with the reason, and
+// acknowledged, so the tournament waiting for it finishes.
+package tournament
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+)
+
+const (
+	// RequestStream is the work-queue stream of match requests.
+	RequestStream = "PARLEY_REQUESTS"
+	// TournamentStream holds tournament specs and retry records.
+	TournamentStream = "PARLEY_TOURNAMENTS"
+	// ConsumerName is the durable pull consumer every referee worker shares.
+	ConsumerName = "referees"
+
+	// DefaultAckWait is how long a request may go without a sign of life from its worker
+	// before JetStream gives it to another one. Workers signal every third of it.
+	DefaultAckWait = 30 * time.Second
+
+	requestPrefix    = "parley.request."
+	tournamentPrefix = "parley.tournament."
+	retryPrefix      = "parley.retry."
+)
+
+// Errors returned, wrapped, by this package.
+var (
+	// ErrInvalidID reports a tournament or match id that cannot be a subject token.
+	ErrInvalidID = errors.New("tournament: invalid id")
+	// ErrNotFound reports a tournament with no stored spec.
+	ErrNotFound = errors.New("tournament: not found")
+	// ErrSpecMismatch reports a tournament id already used by a different tournament.
+	ErrSpecMismatch = errors.New("tournament: id already used by a different tournament")
+)
+
+// RequestSubject is the subject a match's request travels on.
+func RequestSubject(matchID string) string { return requestPrefix + matchID }
+
+// SpecSubject is the subject of a tournament's spec.
+func SpecSubject(tournamentID string) string { return tournamentPrefix + tournamentID + ".spec" }
+
+// RetrySubject is the subject of the MatchRetried record of an interrupted match.
+func RetrySubject(matchID string) string { return retryPrefix + matchID }
+
+// QueueConfig tunes the shared consumer.
+type QueueConfig struct {
+	// AckWait: see DefaultAckWait (zero means that). Whoever calls EnsureQueue last sets it
+	// for every worker.
+	AckWait time.Duration
+}
+
+// EnsureQueue creates, or updates to the settings here, the request and tournament streams
+// and the shared consumer. Every worker and scheduler calls it; it is idempotent.
+func EnsureQueue(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) (jetstream.Consumer, error) {
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = DefaultAckWait
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        RequestStream,
+		Description: "Parley match requests: a work queue shared by every referee worker",
+		Subjects:    []string{requestPrefix + ">"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.WorkQueuePolicy,
+		Duplicates:  bus.DuplicateWindow,
+	}); err != nil {
+		return nil, fmt.Errorf("tournament: stream %s: %w", RequestStream, err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        TournamentStream,
+		Description: "Parley tournament schedules and reruns of interrupted matches",
+		Subjects:    []string{tournamentPrefix + ">", retryPrefix + ">"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Duplicates:  bus.DuplicateWindow,
+	}); err != nil {
+		return nil, fmt.Errorf("tournament: stream %s: %w", TournamentStream, err)
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, RequestStream, jetstream.ConsumerConfig{
+		Durable:       ConsumerName,
+		Description:   "referee workers: each request goes to one of them at a time",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       cfg.AckWait,
+		MaxDeliver:    -1,
+		MaxAckPending: 100_000,
+		FilterSubject: requestPrefix + ">",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tournament: consumer %s: %w", ConsumerName, err)
+	}
+	return cons, nil
+}
+
+// PublishRequest puts a match request into the work queue. Publishing one twice within the
+// duplicate window stores it once.
+func PublishRequest(ctx context.Context, js jetstream.JetStream, req *tournamentv1.MatchRequest) error {
+	if err := bus.ValidMatchID(req.GetMatchId()); err != nil {
+		return fmt.Errorf("tournament: request: %w", err)
+	}
+	data, err := proto.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("tournament: request %s: %w", req.GetMatchId(), err)
+	}
+	if _, err := js.Publish(ctx, RequestSubject(req.GetMatchId()), data,
+		jetstream.WithMsgID(req.GetMatchId()), jetstream.WithExpectStream(RequestStream)); err != nil {
+		return fmt.Errorf("tournament: request %s: %w", req.GetMatchId(), err)
+	}
+	return nil
+}
+
+// storeRetry stores a MatchRetried record and waits for the server to confirm it.
+func storeRetry(ctx context.Context, js jetstream.JetStream, r *tournamentv1.MatchRetried) error {
+	data, err := proto.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := js.Publish(ctx, RetrySubject(r.GetMatchId()), data,
+		jetstream.WithMsgID("retry/"+r.GetMatchId()), jetstream.WithExpectStream(TournamentStream)); err != nil {
+		return fmt.Errorf("tournament: retry record of %s: %w", r.GetMatchId(), err)
+	}
+	return nil
+}
+
+// LookupRetry returns the MatchRetried record of matchID, if one was stored.
+func LookupRetry(ctx context.Context, js jetstream.JetStream, matchID string) (*tournamentv1.MatchRetried, bool, error) {
+	msg, ok, err := lastMsg(ctx, js, TournamentStream, RetrySubject(matchID))
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	r := new(tournamentv1.MatchRetried)
+	if err := proto.Unmarshal(msg.Data, r); err != nil {
+		return nil, false, fmt.Errorf("tournament: retry record of %s: %w", matchID, err)
+	}
+	return r, true, nil
+}
+
+// lastMsg returns the last message stored on subject in stream, if any.
+func lastMsg(ctx context.Context, js jetstream.JetStream, stream, subject string) (*jetstream.RawStreamMsg, bool, error) {
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, false, fmt.Errorf("tournament: stream %s: %w", stream, err)
+	}
+	msg, err := s.GetLastMsgForSubject(ctx, subject)
+	switch {
+	case err == nil:
+		return msg, true, nil
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return nil, false, nil
+	default:
+		return nil, false, fmt.Errorf("tournament: read %s: %w", subject, err)
+	}
+}
+
+// matchState is how far a match id's record got.
+type matchState int
+
+const (
+	stateNone  matchState = iota // no match_started
+	stateOpen                    // match_started, no match_ended
+	stateEnded                   // match_ended stored
+)
+
+// stateOf looks up the start and end of a match's record.
+func stateOf(ctx context.Context, js jetstream.JetStream, matchID string) (matchState, error) {
+	_, ended, err := lastMsg(ctx, js, bus.StreamName, endedSubject(matchID))
+	if err != nil {
+		return 0, err
+	}
+	if ended {
+		return stateEnded, nil
+	}
+	_, started, err := lastMsg(ctx, js, bus.StreamName, startedSubject(matchID))
+	if err != nil {
+		return 0, err
+	}
+	if started {
+		return stateOpen, nil
+	}
+	return stateNone, nil
+}
+
+// Subjects of a match's first and last events.
+func startedSubject(matchID string) string {
+	return bus.Subject(matchID, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{}}})
+}
+
+func endedSubject(matchID string) string {
+	return bus.Subject(matchID, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}})
+}

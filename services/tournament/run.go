@@ -1,0 +1,348 @@
+package tournament
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/services/analytics/metrics"
+)
+
+// DefaultConcurrency is how many matches a tournament keeps requested at once by default.
+const DefaultConcurrency = 4
+
+// RunConfig tunes Run.
+type RunConfig struct {
+	// Concurrency is the most matches requested and not yet ended at any time (default
+	// DefaultConcurrency).
+	Concurrency int
+	// Params returns the parameters of a match from its seed, for games whose parameters
+	// name files drawn per match; nil: the spec's parameters for every match.
+	Params func(seed uint64) (*matchv1.GameParams, error)
+	// Progress, when set, is called after each scheduled match has ended, in the caller's
+	// goroutine order (never concurrently).
+	Progress func(Progress)
+	// Now is the clock for the spec's creation time (default time.Now).
+	Now func() time.Time
+}
+
+// Progress reports one scheduled match that ended.
+type Progress struct {
+	// Done of Total scheduled matches have ended.
+	Done, Total int
+	// Match is the scheduled match.
+	Match *tournamentv1.ScheduledMatch
+	// RecordedAs is the id of the match that counts (a rerun's id after interruptions).
+	RecordedAs string
+	// Outcome is its outcome.
+	Outcome *matchv1.Outcome
+}
+
+// Run stores spec (or finds it stored, when resuming a tournament with the same id), requests
+// its matches, at most cfg.Concurrency at a time, and waits until each has ended: it consumes
+// parley.match.*.match_ended from the match stream and, on a void ending, follows the match's
+// MatchRetried record to its rerun. Matches already ended (a resumed tournament) are not
+// requested again. Referee workers must take the requests: Run does not run matches.
+//
+// It returns ErrSpecMismatch when the id is taken by a different tournament, and ctx's error
+// when ctx ends first.
+func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg RunConfig) error {
+	js := b.JetStream()
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if err := ensureStreams(ctx, js); err != nil {
+		return err
+	}
+	if err := storeSpec(ctx, js, spec, cfg.Now); err != nil {
+		return err
+	}
+	// Follow endings from now on, before any request is made, so none is missed.
+	cons, err := js.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{bus.Subject("*", &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}})},
+		DeliverPolicy:  jetstream.DeliverNewPolicy,
+	})
+	if err != nil {
+		return fmt.Errorf("tournament: follow match endings: %w", err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("tournament: follow match endings: %w", err)
+	}
+	defer it.Stop()
+
+	total := len(spec.GetMatches())
+	waiting := map[string]*tournamentv1.ScheduledMatch{} // current match id -> scheduled match
+	done := 0
+	finish := func(m *tournamentv1.ScheduledMatch, id string, out *matchv1.Outcome) {
+		done++
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Done: done, Total: total, Match: m, RecordedAs: id, Outcome: out})
+		}
+	}
+	next := 0
+	for done < total {
+		// Request matches until Concurrency are outstanding.
+		for next < total && len(waiting) < cfg.Concurrency {
+			m := spec.GetMatches()[next]
+			next++
+			id, ended, err := latest(ctx, js, m.GetMatchId())
+			if err != nil {
+				return err
+			}
+			if ended != nil {
+				finish(m, id, ended.GetOutcome())
+				continue
+			}
+			waiting[id] = m
+			if err := request(ctx, js, spec, m, cfg.Params); err != nil {
+				return err
+			}
+		}
+		if done == total {
+			break
+		}
+		msg, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("tournament %s: %d of %d matches ended: %w", spec.GetTournamentId(), done, total, context.Cause(ctx))
+			}
+			return fmt.Errorf("tournament: follow match endings: %w", err)
+		}
+		ev := new(eventsv1.MatchEvent)
+		if err := proto.Unmarshal(msg.Data(), ev); err != nil {
+			continue // not ours to judge; the record's readers will report it
+		}
+		m, ok := waiting[ev.GetMatchId()]
+		if !ok {
+			continue
+		}
+		delete(waiting, ev.GetMatchId())
+		out := ev.GetMatchEnded().GetOutcome()
+		if out.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+			// An interrupted match names its rerun before its void ending is stored.
+			retry, ok, err := LookupRetry(ctx, js, ev.GetMatchId())
+			if err != nil {
+				return err
+			}
+			if ok {
+				waiting[retry.GetRetryMatchId()] = m
+				continue
+			}
+		}
+		finish(m, ev.GetMatchId(), out)
+	}
+	return nil
+}
+
+// latest follows the retry chain from matchID to the match that counts now, and returns its
+// MatchEnded when it has ended.
+func latest(ctx context.Context, js jetstream.JetStream, matchID string) (string, *eventsv1.MatchEnded, error) {
+	id := matchID
+	for range MaxReruns + 1 {
+		retry, ok, err := LookupRetry(ctx, js, id)
+		if err != nil {
+			return "", nil, err
+		}
+		if ok {
+			id = retry.GetRetryMatchId()
+			continue
+		}
+		msg, ended, err := lastMsg(ctx, js, bus.StreamName, endedSubject(id))
+		if err != nil || !ended {
+			return id, nil, err
+		}
+		ev := new(eventsv1.MatchEvent)
+		if err := proto.Unmarshal(msg.Data, ev); err != nil {
+			return "", nil, fmt.Errorf("tournament: match_ended of %s: %w", id, err)
+		}
+		return id, ev.GetMatchEnded(), nil
+	}
+	return id, nil, nil
+}
+
+// request publishes the request of one scheduled match.
+func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch,
+	paramsOf func(uint64) (*matchv1.GameParams, error)) error {
+	params := spec.GetParams()
+	if paramsOf != nil {
+		var err error
+		if params, err = paramsOf(m.GetSeed()); err != nil {
+			return fmt.Errorf("tournament: params of match %s: %w", m.GetMatchId(), err)
+		}
+	}
+	agents := make([]string, len(m.GetEntrants()))
+	for i, e := range m.GetEntrants() {
+		if int(e) >= len(spec.GetEntrants()) || e < 0 {
+			return fmt.Errorf("tournament: match %s names entrant %d of %d", m.GetMatchId(), e, len(spec.GetEntrants()))
+		}
+		agents[i] = spec.GetEntrants()[e].GetAddress()
+	}
+	return PublishRequest(ctx, js, &tournamentv1.MatchRequest{
+		MatchId:      m.GetMatchId(),
+		TournamentId: spec.GetTournamentId(),
+		Game:         spec.GetGame(),
+		Params:       params,
+		Seed:         m.GetSeed(),
+		Agents:       agents,
+		Limits:       spec.GetLimits(),
+	})
+}
+
+// ensureStreams creates the request and tournament streams (not the workers' consumer, whose
+// settings are theirs).
+func ensureStreams(ctx context.Context, js jetstream.JetStream) error {
+	if _, err := js.Stream(ctx, RequestStream); err == nil {
+		if _, err := js.Stream(ctx, TournamentStream); err == nil {
+			return nil
+		}
+	}
+	_, err := EnsureQueue(ctx, js, QueueConfig{})
+	return err
+}
+
+// storeSpec stores spec, or checks that the one stored under its id is the same tournament.
+func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, now func() time.Time) error {
+	stored, err := LoadSpec(ctx, js, spec.GetTournamentId())
+	switch {
+	case err == nil:
+		a, b := proto.CloneOf(stored), proto.CloneOf(spec)
+		a.Created, b.Created = nil, nil
+		if !proto.Equal(a, b) {
+			return fmt.Errorf("%w: %s", ErrSpecMismatch, spec.GetTournamentId())
+		}
+		spec.Created = stored.GetCreated()
+		return nil
+	case !errors.Is(err, ErrNotFound):
+		return err
+	}
+	if spec.GetCreated() == nil {
+		spec.Created = timestamppb.New(now())
+	}
+	data, err := proto.Marshal(spec)
+	if err != nil {
+		return fmt.Errorf("tournament: spec: %w", err)
+	}
+	if _, err := js.Publish(ctx, SpecSubject(spec.GetTournamentId()), data,
+		jetstream.WithMsgID("spec/"+spec.GetTournamentId()), jetstream.WithExpectStream(TournamentStream)); err != nil {
+		return fmt.Errorf("tournament: store spec of %s: %w", spec.GetTournamentId(), err)
+	}
+	return nil
+}
+
+// LoadSpec returns the stored spec of a tournament; the error wraps ErrNotFound when there is
+// none.
+func LoadSpec(ctx context.Context, js jetstream.JetStream, tournamentID string) (*tournamentv1.TournamentSpec, error) {
+	if err := bus.ValidMatchID(tournamentID); err != nil {
+		return nil, fmt.Errorf("%w %q", ErrInvalidID, tournamentID)
+	}
+	msg, ok, err := lastMsg(ctx, js, TournamentStream, SpecSubject(tournamentID))
+	if errors.Is(err, jetstream.ErrStreamNotFound) || err == nil && !ok {
+		return nil, fmt.Errorf("%w: no tournament %q", ErrNotFound, tournamentID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	spec := new(tournamentv1.TournamentSpec)
+	if err := proto.Unmarshal(msg.Data, spec); err != nil {
+		return nil, fmt.Errorf("tournament: spec of %s: %w", tournamentID, err)
+	}
+	return spec, nil
+}
+
+// Record is one match of a tournament as stored.
+type Record struct {
+	// Scheduled is the scheduled match it plays.
+	Scheduled *tournamentv1.ScheduledMatch
+	// MatchID is the id it was recorded under.
+	MatchID string
+	// Events is its record, MatchStarted first; MatchEnded last unless still running.
+	Events []*eventsv1.MatchEvent
+	// Interrupted is set for a match closed void because its referee stopped; a later
+	// Record of the same scheduled match is its rerun.
+	Interrupted bool
+}
+
+// LoadRecords reads every match of a tournament: for each scheduled match, in schedule order,
+// the interrupted runs and then the match that counts. A scheduled match never started has
+// no record.
+func LoadRecords(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec) ([]Record, error) {
+	var out []Record
+	for _, m := range spec.GetMatches() {
+		id := m.GetMatchId()
+		for range MaxReruns + 1 {
+			events, err := bus.ReadMatch(ctx, js, id)
+			if err != nil {
+				return nil, err
+			}
+			retry, retried, err := LookupRetry(ctx, js, id)
+			if err != nil {
+				return nil, err
+			}
+			if len(events) > 0 {
+				out = append(out, Record{Scheduled: m, MatchID: id, Events: events, Interrupted: retried})
+			}
+			if !retried {
+				break
+			}
+			id = retry.GetRetryMatchId()
+		}
+	}
+	return out, nil
+}
+
+// Labels returns, for every match id of records, the entrant label of each seat.
+func Labels(spec *tournamentv1.TournamentSpec, records []Record) map[string][]string {
+	out := make(map[string][]string, len(records))
+	for _, r := range records {
+		labels := make([]string, len(r.Scheduled.GetEntrants()))
+		for i, e := range r.Scheduled.GetEntrants() {
+			if int(e) < len(spec.GetEntrants()) {
+				labels[i] = spec.GetEntrants()[e].GetLabel()
+			}
+		}
+		out[r.MatchID] = labels
+	}
+	return out
+}
+
+// Rows reads a tournament's matches into metrics rows, with the family values of reg (nil:
+// the common values only), in schedule order; a match not yet ended is left out. The
+// returned function names the agent of a seat by its entrant label (for tables.Options.Agent).
+func Rows(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, reg *metrics.Registry) ([]metrics.Row, func(metrics.Row, int) string, error) {
+	records, err := LoadRecords(ctx, js, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	labels := Labels(spec, records)
+	var rows []metrics.Row
+	for _, rec := range records {
+		if len(rec.Events) == 0 || rec.Events[len(rec.Events)-1].GetMatchEnded() == nil {
+			continue
+		}
+		row, err := metrics.NewRow(rec.Events, reg)
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, row)
+	}
+	label := func(r metrics.Row, seat int) string {
+		if l := labels[r.MatchID]; seat < len(l) && l[seat] != "" {
+			return l[seat]
+		}
+		return r.Seats[seat].AgentKey()
+	}
+	return rows, label, nil
+}

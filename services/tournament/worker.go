@@ -1,0 +1,358 @@
+package tournament
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/match"
+)
+
+const (
+	// fetchWait bounds one pull for a request; shorter means a prompter shutdown.
+	fetchWait = 2 * time.Second
+	// retryDelay is how long a request that failed for an infrastructure reason waits before
+	// it is offered again.
+	retryDelay = 2 * time.Second
+	// settleTimeout bounds the bookkeeping done after ctx ends (void endings, acks).
+	settleTimeout = 10 * time.Second
+	// MaxReruns bounds the retry chain of one request: past it the request is given up and
+	// its last match stays void.
+	MaxReruns = 20
+)
+
+// WorkerConfig configures a Worker.
+type WorkerConfig struct {
+	// Concurrency is how many matches the worker runs at once (default 1).
+	Concurrency int
+	// AckWait: see QueueConfig.
+	AckWait time.Duration
+	// Name identifies the worker in logs.
+	Name string
+	// Timestamps stamps every event with the wall-clock time (see match.WithTimestamps).
+	Timestamps bool
+}
+
+// Worker is a referee worker: it takes match requests from the shared queue, runs each with
+// the match runner and records it to the match stream. Any number of workers, in any number
+// of processes, may share one queue; see the package doc for what happens when one dies.
+type Worker struct {
+	b       *bus.Bus
+	js      jetstream.JetStream
+	games   *games.Registry
+	settler bus.MatchSettler
+	cfg     WorkerConfig
+	logger  *slog.Logger
+
+	ran atomic.Int64
+}
+
+// NewWorker returns a worker running the games of reg, recording through b. A nil logger
+// discards logs.
+func NewWorker(b *bus.Bus, reg *games.Registry, cfg WorkerConfig, logger *slog.Logger) *Worker {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = DefaultAckWait
+	}
+	if cfg.Name != "" {
+		logger = logger.With("worker", cfg.Name)
+	}
+	return &Worker{
+		b: b, js: b.JetStream(), games: reg, cfg: cfg, logger: logger,
+		settler: bus.NewPublisher(b).SettleEachMatch(),
+	}
+}
+
+// Ran returns how many matches this worker has recorded to their end, reruns and void
+// records of refused requests included.
+func (w *Worker) Ran() int64 { return w.ran.Load() }
+
+// errStopping marks a match cut short because the worker is stopping.
+var errStopping = errors.New("tournament: worker stopping")
+
+// Run takes requests until ctx ends, then lets the matches still running end void, gives
+// their requests back to the queue and returns nil. It returns an error only when the queue
+// cannot be set up.
+func (w *Worker) Run(ctx context.Context) error {
+	cons, err := EnsureQueue(ctx, w.js, QueueConfig{AckWait: w.cfg.AckWait})
+	if err != nil {
+		return err
+	}
+	w.logger.Info("referee worker ready", "concurrency", w.cfg.Concurrency, "consumer", ConsumerName)
+	slots := make(chan struct{}, w.cfg.Concurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		fctx, cancel := context.WithTimeout(ctx, fetchWait)
+		batch, err := cons.Fetch(1, jetstream.FetchContext(fctx))
+		got := false
+		if err == nil {
+			for msg := range batch.Messages() {
+				got = true
+				wg.Go(func() {
+					defer func() { <-slots }()
+					w.handle(ctx, msg)
+				})
+			}
+			err = batch.Error()
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = nil // nothing to do for now
+			}
+		}
+		cancel()
+		if !got {
+			<-slots
+		}
+		if err != nil && ctx.Err() == nil {
+			w.logger.Warn("fetching requests", "err", err)
+			select {
+			case <-time.After(fetchWait):
+			case <-ctx.Done():
+			}
+		}
+	}
+}
+
+// handle runs one request and settles its message.
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+	req := new(tournamentv1.MatchRequest)
+	if err := proto.Unmarshal(msg.Data(), req); err != nil || bus.ValidMatchID(req.GetMatchId()) != nil {
+		w.logger.Error("dropping an unreadable request", "subject", msg.Subject(), "err", err)
+		_ = msg.TermWithReason("unreadable request")
+		return
+	}
+	logger := w.logger.With("request", req.GetMatchId())
+	stop := w.keepAlive(msg, logger)
+	err := w.process(ctx, req, logger)
+	stop()
+
+	settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	switch {
+	case err == nil:
+		if aerr := msg.DoubleAck(settle); aerr != nil {
+			// The request comes back; its record is found ended and it is acked then.
+			logger.Warn("acknowledging request", "err", aerr)
+		}
+	case errors.Is(err, errStopping) || ctx.Err() != nil:
+		logger.Info("request given back: worker stopping")
+		_ = msg.Nak()
+	default:
+		logger.Error("request failed; it will be offered again", "err", err)
+		_ = msg.NakWithDelay(retryDelay)
+	}
+}
+
+// keepAlive tells the server the request is being worked on, every third of AckWait, until
+// the returned function is called.
+func (w *Worker) keepAlive(msg jetstream.Msg, logger *slog.Logger) func() {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(w.cfg.AckWait / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if err := msg.InProgress(); err != nil {
+					logger.Warn("keeping request alive", "err", err)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
+// process applies the package's exactly-once rule to req and runs its match when needed.
+func (w *Worker) process(ctx context.Context, req *tournamentv1.MatchRequest, logger *slog.Logger) error {
+	id := req.GetMatchId()
+	for rerun := 0; ; rerun++ {
+		if rerun > MaxReruns {
+			logger.Error("request given up: too many interrupted runs", "last_match_id", id)
+			return nil
+		}
+		state, err := stateOf(ctx, w.js, id)
+		if err != nil {
+			return err
+		}
+		retry, retried, err := LookupRetry(ctx, w.js, id)
+		if err != nil {
+			return err
+		}
+		if retried {
+			// A worker recorded the rerun but may have died before closing this record.
+			if state == stateOpen {
+				if err := w.closeVoid(ctx, id, "interrupted before its end; rerun as "+retry.GetRetryMatchId()); err != nil {
+					return err
+				}
+			}
+			id = retry.GetRetryMatchId()
+			continue
+		}
+		switch state {
+		case stateEnded:
+			logger.Info("request already done", "recorded_as", id)
+			return nil
+		case stateNone:
+			return w.run(ctx, req, id, rerun, logger)
+		}
+		// Started, never ended: its referee died mid-match.
+		next := RetryID(req.GetMatchId(), rerun+1)
+		reason := "its referee stopped before the match ended"
+		if err := storeRetry(ctx, w.js, &tournamentv1.MatchRetried{
+			MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(), Reason: reason,
+		}); err != nil {
+			return err
+		}
+		if err := w.closeVoid(ctx, id, "interrupted before its end ("+reason+"); rerun as "+next); err != nil {
+			return err
+		}
+		logger.Warn("closed an interrupted match as void; running it again", "interrupted", id, "rerun", next)
+		id = next
+	}
+}
+
+// RetryID is the id of the k-th rerun of a requested match.
+func RetryID(matchID string, k int) string { return fmt.Sprintf("%s-r%d", matchID, k) }
+
+// closeVoid ends an open record with a void MatchEnded continuing its seq.
+func (w *Worker) closeVoid(ctx context.Context, id, why string) error {
+	events, err := bus.ReadMatch(ctx, w.js, id)
+	if err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return fmt.Errorf("tournament: match %s has no events to close", id)
+	}
+	last := events[len(events)-1]
+	if last.GetMatchEnded() != nil {
+		return nil
+	}
+	end := &eventsv1.MatchEvent{
+		MatchId: id,
+		Seq:     last.GetSeq() + 1,
+		Turn:    last.GetTurn(),
+		Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: &matchv1.Outcome{
+			Cause:   matchv1.EndCause_END_CAUSE_VOID,
+			Summary: "Void: " + why,
+		}}},
+	}
+	return w.settler.Record(ctx, end)
+}
+
+// run runs the match of req under id (id differs from req's for a rerun).
+func (w *Worker) run(ctx context.Context, req *tournamentv1.MatchRequest, id string, rerun int, logger *slog.Logger) error {
+	logger = logger.With("recorded_as", id)
+	game, err := w.games.Lookup(req.GetGame())
+	if err != nil {
+		return w.refuse(ctx, req, id, err)
+	}
+	conns, err := agentconn.OpenAll(ctx, req.GetAgents())
+	if err != nil {
+		return w.refuse(ctx, req, id, err)
+	}
+	defer agentconn.CloseAll(conns)
+	clients := make([]agentv1.AgentServiceClient, len(conns))
+	for i, c := range conns {
+		clients[i] = c.Client
+	}
+	// When the worker stops mid-match the runner ends the match void; the rerun is recorded
+	// first, so that whoever sees the void ending can follow it.
+	var stopped atomic.Bool
+	next := RetryID(req.GetMatchId(), rerun+1)
+	rec := match.RecorderFunc(func(rctx context.Context, ev *eventsv1.MatchEvent) error {
+		if end := ev.GetMatchEnded(); end != nil && ctx.Err() != nil &&
+			end.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+			stopped.Store(true)
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), settleTimeout)
+			defer cancel()
+			reason := "its referee was shut down before the match ended"
+			if err := storeRetry(sctx, w.js, &tournamentv1.MatchRetried{
+				MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(), Reason: reason,
+			}); err != nil {
+				return err
+			}
+			ev = proto.CloneOf(ev)
+			ev.GetMatchEnded().GetOutcome().Summary += "; rerun as " + next
+			return w.settler.Record(sctx, ev)
+		}
+		return w.settler.Record(rctx, ev)
+	})
+	runner := match.NewRunner(rec, match.WithLogger(logger), match.WithTimestamps(w.cfg.Timestamps))
+	res, err := runner.Run(ctx, match.Spec{
+		ID:           id,
+		Game:         game,
+		Params:       req.GetParams(),
+		Seed:         req.GetSeed(),
+		Agents:       clients,
+		Limits:       req.GetLimits(),
+		TournamentID: req.GetTournamentId(),
+	})
+	if errors.Is(err, match.ErrBadSpec) {
+		return w.refuse(ctx, req, id, err)
+	}
+	if err != nil {
+		return err
+	}
+	w.ran.Add(1)
+	if stopped.Load() {
+		return errStopping
+	}
+	logger.Info("match recorded", "cause", res.Outcome.GetCause().String())
+	return nil
+}
+
+// refuse records a request that cannot run as a match that starts and ends void at once.
+func (w *Worker) refuse(ctx context.Context, req *tournamentv1.MatchRequest, id string, why error) error {
+	w.logger.Error("refusing a request", "match_id", id, "err", why)
+	seats := make([]*gamev1.SeatInfo, len(req.GetAgents()))
+	for i, a := range req.GetAgents() {
+		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: fmt.Sprintf("P%d", i+1), Agent: &gamev1.AgentInfo{Name: a}}
+	}
+	events := []*eventsv1.MatchEvent{
+		{MatchId: id, Seq: 1, Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{
+			Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), Seats: seats,
+			Limits: req.GetLimits(), TournamentId: req.GetTournamentId(),
+		}}},
+		{MatchId: id, Seq: 2, Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: &matchv1.Outcome{
+			Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: "Void: the referee refused the request: " + why.Error(),
+		}}}},
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	for _, ev := range events {
+		if err := w.settler.Record(sctx, ev); err != nil {
+			return err
+		}
+	}
+	w.ran.Add(1)
+	return nil
+}

@@ -1,0 +1,316 @@
+package tournament
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natstest"
+	"github.com/parley-arena/parley/referee/catalog"
+)
+
+const testTimeout = 45 * time.Second
+
+// startAgent serves the built-in fair agent behind a wrapper: each move waits delay, and
+// while gate is open (not closed) the first move blocks on it. It returns the agent's address.
+func startAgent(t *testing.T, delay time.Duration, gate <-chan struct{}) string {
+	t.Helper()
+	fair, err := builtin.New("fair", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return fair.Act(ctx, obs)
+	})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = sdk.ServeListener(ctx, lis, agent, sdk.WithInfo(&gamev1.AgentInfo{Name: "slowfair", Version: "1"}), sdk.WithGracePeriod(time.Second))
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return "grpc://" + lis.Addr().String()
+}
+
+func openBus(t *testing.T, url string) *bus.Bus {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	b, err := bus.Open(ctx, bus.Config{URL: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// startWorker runs a worker until the returned stop function is called (or the test ends).
+func startWorker(t *testing.T, b *bus.Bus, cfg WorkerConfig) (*Worker, func()) {
+	t.Helper()
+	w := NewWorker(b, catalog.New(), cfg, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("worker %s: %v", cfg.Name, err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return w, stop
+}
+
+func plan(t *testing.T, id string, games int, agents ...string) *tournamentv1.TournamentSpec {
+	t.Helper()
+	var es []*tournamentv1.Entrant
+	for i, a := range agents {
+		es = append(es, &tournamentv1.Entrant{Label: string(rune('a' + i)), Address: a})
+	}
+	spec, err := Plan(PlanConfig{
+		ID: id, Game: "ultimatum", Seats: 2, Entrants: es, GamesPerAssignment: games, Seed: 42,
+		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(30 * time.Second)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// subjectCounts returns how many messages the match stream holds per subject of a match.
+func subjectCounts(t *testing.T, ctx context.Context, js jetstream.JetStream, matchID string) map[string]uint64 {
+	t.Helper()
+	s, err := js.Stream(ctx, bus.StreamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(bus.MatchFilter(matchID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.Subjects
+}
+
+// checkWhole checks that a match id holds exactly one whole record: seq 1..N with no gaps or
+// repeats in the stream, one match_started first and one match_ended last.
+func checkWhole(t *testing.T, ctx context.Context, js jetstream.JetStream, id, tournamentID string) []*eventsv1.MatchEvent {
+	t.Helper()
+	events, err := bus.ReadMatch(ctx, js, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) < 2 || events[0].GetMatchStarted() == nil || events[len(events)-1].GetMatchEnded() == nil {
+		t.Fatalf("match %s: %d events, not a whole record", id, len(events))
+	}
+	for i, ev := range events {
+		if ev.GetSeq() != uint64(i+1) {
+			t.Fatalf("match %s: event %d has seq %d", id, i, ev.GetSeq())
+		}
+	}
+	if got := events[0].GetMatchStarted().GetTournamentId(); got != tournamentID {
+		t.Errorf("match %s: tournament %q, want %q", id, got, tournamentID)
+	}
+	var stored uint64
+	counts := subjectCounts(t, ctx, js, id)
+	for _, n := range counts {
+		stored += n
+	}
+	if stored != uint64(len(events)) || counts[startedSubject(id)] != 1 || counts[endedSubject(id)] != 1 {
+		t.Errorf("match %s: the stream holds %d messages (%v) for a record of %d events: run more than once?", id, stored, counts, len(events))
+	}
+	return events
+}
+
+// Two referee workers, each on its own connection to one real nats-server, share one
+// tournament: every match runs exactly once and both do some of the work.
+func TestTwoReferees(t *testing.T) {
+	srv := natstest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	slow := startAgent(t, 5*time.Millisecond, nil)
+	wA, _ := startWorker(t, openBus(t, srv.URL), WorkerConfig{Concurrency: 2, Name: "A"})
+	wB, _ := startWorker(t, openBus(t, srv.URL), WorkerConfig{Concurrency: 2, Name: "B"})
+
+	sched := openBus(t, srv.URL)
+	spec := plan(t, "two-refs", 2, slow, "builtin:fair", "builtin:random?seed=3")
+	var progress []Progress
+	if err := Run(ctx, sched, spec, RunConfig{Concurrency: 4, Progress: func(p Progress) { progress = append(progress, p) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(progress) != 12 || progress[11].Done != 12 || progress[11].Total != 12 {
+		t.Fatalf("%d progress reports, want 12", len(progress))
+	}
+	js := sched.JetStream()
+	seen := map[string]bool{}
+	for _, p := range progress {
+		if p.RecordedAs != p.Match.GetMatchId() || seen[p.RecordedAs] {
+			t.Errorf("match %s recorded as %s (seen before: %v)", p.Match.GetMatchId(), p.RecordedAs, seen[p.RecordedAs])
+		}
+		seen[p.RecordedAs] = true
+		if p.Outcome.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+			t.Errorf("match %s void: %s", p.RecordedAs, p.Outcome.GetSummary())
+		}
+		checkWhole(t, ctx, js, p.RecordedAs, "two-refs")
+		if _, retried, err := LookupRetry(ctx, js, p.RecordedAs); err != nil || retried {
+			t.Errorf("match %s has a retry record (%v)", p.RecordedAs, err)
+		}
+	}
+	for wA.Ran()+wB.Ran() < 12 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond) // a worker counts a match just after its record is stored
+	}
+	a, b := wA.Ran(), wB.Ran()
+	t.Logf("worker A ran %d matches, worker B %d", a, b)
+	if a == 0 || b == 0 || a+b != 12 {
+		t.Errorf("workers ran %d and %d matches, want both some and 12 in all", a, b)
+	}
+	// Every request was acknowledged: the work queue is empty.
+	rs, err := js.Stream(ctx, RequestStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := rs.Info(ctx); err != nil || info.State.Msgs != 0 {
+		t.Errorf("request stream holds %v messages after the tournament (%v)", info.State.Msgs, err)
+	}
+	records, err := LoadRecords(ctx, js, spec)
+	if err != nil || len(records) != 12 {
+		t.Fatalf("LoadRecords: %d records, %v", len(records), err)
+	}
+}
+
+// waitStarted polls until a match has started.
+func waitStarted(t *testing.T, ctx context.Context, js jetstream.JetStream, id string) {
+	t.Helper()
+	for {
+		st, err := stateOf(ctx, js, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st != stateNone {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("match %s never started", id)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// A referee that dies mid-match (its connection gone: no more keep-alives, no ack) leaves an
+// open record; the request is redelivered to another worker, which closes the record as void
+// and runs the match again under a retry id. A referee shut down mid-match does the same
+// through its own void ending.
+func TestRedelivery(t *testing.T) {
+	srv := natstest.Start(t)
+	for _, tc := range []struct {
+		name  string
+		crash bool
+	}{{"referee dies", true}, {"referee shut down", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			gate := make(chan struct{})
+			blocked := startAgent(t, 0, gate)
+			id := "redeliver-" + map[bool]string{true: "crash", false: "stop"}[tc.crash]
+			spec := plan(t, id, 1, blocked, "builtin:fair")
+			spec.Matches = spec.Matches[:1] // blocked as P1, fair as P2
+			matchID := spec.Matches[0].GetMatchId()
+
+			busA := openBus(t, srv.URL)
+			_, stopA := startWorker(t, busA, WorkerConfig{Name: "A", AckWait: time.Second})
+			sched := openBus(t, srv.URL)
+			js := sched.JetStream()
+			result := make(chan []Progress, 1)
+			go func() {
+				var ps []Progress
+				if err := Run(ctx, sched, spec, RunConfig{Progress: func(p Progress) { ps = append(ps, p) }}); err != nil {
+					t.Error(err)
+				}
+				result <- ps
+			}()
+			waitStarted(t, ctx, js, matchID)
+			if tc.crash {
+				busA.Conn().Close() // the process is gone as far as NATS can tell
+			}
+			stopA()
+			close(gate)
+			wB, _ := startWorker(t, openBus(t, srv.URL), WorkerConfig{Name: "B", AckWait: time.Second})
+
+			var ps []Progress
+			select {
+			case ps = <-result:
+			case <-ctx.Done():
+				t.Fatal("the tournament did not finish")
+			}
+			retryID := RetryID(matchID, 1)
+			if len(ps) != 1 || ps[0].RecordedAs != retryID {
+				t.Fatalf("progress %+v, want the match recorded as %s", ps, retryID)
+			}
+			// The worker counts a match once its record is stored, just after the tournament
+			// may have seen it end.
+			for wB.Ran() != 1 && ctx.Err() == nil {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if wB.Ran() != 1 {
+				t.Errorf("worker B ran %d matches, want 1", wB.Ran())
+			}
+			// The interrupted match is closed, once, as void, naming its rerun.
+			first := checkWhole(t, ctx, js, matchID, id)
+			end := first[len(first)-1].GetMatchEnded().GetOutcome()
+			if end.GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(end.GetSummary(), "rerun as "+retryID) {
+				t.Errorf("interrupted match ended %v %q", end.GetCause(), end.GetSummary())
+			}
+			retry, ok, err := LookupRetry(ctx, js, matchID)
+			if err != nil || !ok || retry.GetRetryMatchId() != retryID {
+				t.Fatalf("retry record %v (%v, %v)", retry, ok, err)
+			}
+			// The rerun is whole and counts.
+			rerun := checkWhole(t, ctx, js, retryID, id)
+			if c := rerun[len(rerun)-1].GetMatchEnded().GetOutcome().GetCause(); c == matchv1.EndCause_END_CAUSE_VOID {
+				t.Errorf("rerun void: %v", rerun[len(rerun)-1])
+			}
+			records, err := LoadRecords(ctx, js, spec)
+			if err != nil || len(records) != 2 || !records[0].Interrupted || records[1].MatchID != retryID || records[1].Interrupted {
+				t.Errorf("records %+v (%v), want the interrupted match then its rerun", records, err)
+			}
+			// A request for a match that already ended is acknowledged without running it.
+			req := &tournamentv1.MatchRequest{MatchId: matchID, TournamentId: id, Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}}
+			if err := wB.process(ctx, req, wB.logger); err != nil || wB.Ran() != 1 {
+				t.Errorf("a request already done: %v, ran %d", err, wB.Ran())
+			}
+		})
+	}
+}
