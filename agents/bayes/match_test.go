@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/bayes"
-	"github.com/parley-arena/parley/agents/greedy"
+	"github.com/parley-arena/parley/agents/dondgreedy"
 	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	dondv1 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
@@ -192,7 +192,7 @@ func TestBayesVsGreedy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := play(t, points, a, greedy.New())
+	rows := play(t, points, a, dondgreedy.New())
 	for _, vals := range rows {
 		if _, ok := value(vals, dondmetrics.ValueEstPrecision, 1); ok {
 			t.Fatal("the greedy seat has estimation values")

@@ -15,10 +15,11 @@ import (
 	"github.com/parley-arena/parley/agents/bayes"
 	"github.com/parley-arena/parley/agents/coalition"
 	"github.com/parley-arena/parley/agents/concede"
+	"github.com/parley-arena/parley/agents/deliberation"
+	"github.com/parley-arena/parley/agents/dondgreedy"
 	"github.com/parley-arena/parley/agents/equilibrium"
 	"github.com/parley-arena/parley/agents/fair"
 	"github.com/parley-arena/parley/agents/fixed"
-	"github.com/parley-arena/parley/agents/greedy"
 	"github.com/parley-arena/parley/agents/llm"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
@@ -143,6 +144,33 @@ func Catalog() []Entry {
 			},
 		},
 		{
+			Name:     "cooperative",
+			Summary:  "deliberation: any deal above its minimum beats no deal; as p1 concedes toward what the others' attached deals suggest, otherwise attaches the best deal for itself it believes can pass",
+			Settings: "belief=F (estimated liking at which another party is believed to say yes; default 0.8)",
+			Keys:     []string{"belief"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				return newDeliberation(deliberation.Config{Role: deliberation.Cooperative}, s)
+			},
+		},
+		{
+			Name:     "greedy",
+			Summary:  "deliberation: pushes for its own maximum, giving way only on the issues it values least, never below the middle of its minimum and maximum",
+			Settings: "floor=F (least share of the way from its minimum to its maximum it keeps; default 0.5) belief=F (default 0.8)",
+			Keys:     []string{"floor", "belief"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				return newDeliberation(deliberation.Config{Role: deliberation.Greedy}, s)
+			},
+		},
+		{
+			Name:     "adversarial",
+			Summary:  "deliberation: wants no deal; attaches deals it can live with that the others (or its target) like least; as p1 tables a deal believed to fail",
+			Settings: "target=PARTY (id or name of the party to isolate; unset: untargeted) belief=F (default 0.8)",
+			Keys:     []string{"target", "belief"},
+			New: func(s url.Values) (sdk.Agent, error) {
+				return newDeliberation(deliberation.Config{Role: deliberation.Adversarial, Target: s.Get("target")}, s)
+			},
+		},
+		{
 			Name:     "spe",
 			Summary:  "ultimatum: plays the subgame-perfect equilibrium (backward induction)",
 			Settings: "indifferent=BOOL (accept offers exactly as good as playing on; default false)",
@@ -185,10 +213,10 @@ func Catalog() []Entry {
 			},
 		},
 		{
-			Name:     "greedy",
+			Name:     "dondgreedy",
 			Summary:  "dealornodeal: proposes the splits worth at least half the pool to it, best for itself first; accepts what is worth at least its next proposal",
 			Settings: "none",
-			New:      func(url.Values) (sdk.Agent, error) { return greedy.New(), nil },
+			New:      func(url.Values) (sdk.Agent, error) { return dondgreedy.New(), nil },
 		},
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
@@ -223,6 +251,18 @@ func New(name string, settings url.Values) (sdk.Agent, error) {
 		return a, nil
 	}
 	return nil, fmt.Errorf("unknown built-in agent %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// newDeliberation builds a deliberation agent of cfg's role with the settings belief and floor.
+func newDeliberation(cfg deliberation.Config, s url.Values) (sdk.Agent, error) {
+	var err error
+	if cfg.Belief, err = floatSetting(s, "belief", deliberation.DefaultBelief); err != nil {
+		return nil, err
+	}
+	if cfg.Floor, err = floatSetting(s, "floor", deliberation.DefaultFloor); err != nil {
+		return nil, err
+	}
+	return deliberation.New(cfg)
 }
 
 func uintSetting(s url.Values, key string, def uint64) (uint64, error) {

@@ -3,29 +3,34 @@
 // sheet and minimum, the public issues and every public statement). They make matches meaningful
 // without a language model.
 //
-// Every strategy reads the deals other parties attach as evidence of what those parties want:
-// the estimated liking of party j for a deal is the share of issues on which the deal picks the
-// option j itself picked, averaged over the deals j tabled (later deals weigh more), and j is
-// believed to say yes when that liking reaches Belief (0.6 by default: three issues in five).
-// The opening deal is fixed by the rules and says nothing about p1; a party that has tabled no
-// deal yet is believed to say yes. A deal is believed to pass when the believed yes-votes,
-// the agent's own (computed exactly from its own sheet) included, reach the quorum with every
-// veto holder among them.
+// Every strategy reads the deals other parties attach as evidence of what those parties want.
+// A deal j attached while p1's deal D was on the table shows the options j asked for: on the
+// issues where it departs from D, j insists (those issues weigh 4 times the others). The
+// estimated liking of j for a deal is the largest weighted share of issues on which the deal
+// agrees with one of j's deals (1 for a deal j tabled itself), and j is believed to say yes
+// when that liking reaches Belief (0.8 by default); a party that has tabled no deal yet is
+// believed to say yes. The opening deal is fixed by the rules and says nothing about p1. A deal
+// is believed to pass when the believed yes-votes, the agent's own (computed exactly from its
+// own sheet) included, reach the quorum with every veto holder among them.
 //
 //   - cooperative (every seat): any deal at or above its minimum beats no deal, and it looks
 //     for a compromise everybody can accept. As p1 it concedes along its own ranking of deals:
 //     on each of its turns it only considers deals worth at least an aspiration that falls in
-//     a straight line from its best deal to its minimum over the match, and among them tables
-//     the deal the others' evidence likes best; on the final turn it tables, among the deals at
-//     or above its minimum (or within its bonus of it, when every other party is believed to
-//     say yes), the one believed to win the most yes-votes, then the best-liked, then the best
-//     for itself. Any other party attaches, on every turn, the best deal for itself among those
-//     it believes can pass (or, when it believes none can, the best-liked deal it would accept).
-//   - greedy: pushes for its own maximum and gives way only on the issues it values least: on
-//     its k-th of K turns it keeps its best option on every issue but the k*I/K least valued
-//     (I issues), never goes below the middle of its minimum and its maximum (Floor = 0.5), and
-//     among those deals tables the best-liked one. As p1 its final deal is the best for itself
-//     among those believed to pass, or else the best-liked deal at or above its minimum.
+//     a straight line from its best deal to its minimum by three quarters of the talk, and
+//     among them tables the deal the others are believed to like best; on the final turn it
+//     tables, among the deals at or above its minimum (or within its bonus of it, when every
+//     other party is believed to say yes), the one believed to pass, then to win the most
+//     yes-votes, then the best-liked, then the best for itself. Any other party attaches the
+//     best deal for itself among those it accepts and believes can pass (changing p1's deal on
+//     the table no more than it gains by); when it believes none can, the deal it accepts that
+//     changes p1's deal the least, best liked by the others.
+//   - greedy: pushes for its own maximum and gives way only on the issues it values least (by
+//     the spread of its points on them): as the talk goes on it frees them one by one (after a
+//     share p of the talk, the p*I least valued of its I issues) and keeps its best option on
+//     every other issue; it never goes below the middle of its minimum and its maximum (Floor
+//     = 0.5), and among those deals it tables the one the others are believed to like best. As
+//     p1 its final deal is the best for itself among those believed to pass, or else the
+//     best-liked deal at or above its minimum.
 //   - adversarial: wants the match to end without a deal (it counts no deal as worth the
 //     view's adversary_no_deal_value, above any deal) and, since votes are computed, its only
 //     lever is what it says and attaches. It attaches deals that keep its own score at or above
@@ -160,24 +165,30 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 
 // table is the agent's reading of one observation.
 type table struct {
-	cfg     Config
-	me, n   int
-	issues  []*gamev1.Issue
-	options []int   // options per issue
-	points  [][]int // own points
-	thr     int
-	bonus   int // p1's bonus, known to p1 only; 0 otherwise
-	quorum  int
-	vetoes  []int
-	names   []string
-	target  int // -1: none
-	noDeal  int
+	cfg      Config
+	me, n    int
+	issues   []*gamev1.Issue
+	options  []int   // options per issue
+	points   [][]int // own points
+	thr      int
+	bonus    int // p1's bonus, known to p1 only; 0 otherwise
+	quorum   int
+	vetoes   []int
+	names    []string
+	target   int // -1: none
+	noDeal   int
 	openDeal []int
 
 	deals    [][]int
-	own      []int     // own score of each deal
-	evidence [][][]int // evidence[j]: deals j tabled in the talk, oldest first
-	progress float64   // 0 at the first talk turn, 1 on the final turn
+	own      []int      // own score of each deal
+	evidence [][]tabled // evidence[j]: deals j tabled in the talk, oldest first
+	latest   []int      // p1's latest deal (the opening deal at first)
+	progress float64    // 0 at the first talk turn, 1 on the final turn
+}
+
+// tabled is a deal a party attached, and p1's deal on the table when it did (nil for p1's own).
+type tabled struct {
+	deal, ref []int
 }
 
 func readTable(seat int32, v *deliberationv1.View, cfg Config) (*table, error) {
@@ -239,13 +250,26 @@ func readTable(seat int32, v *deliberationv1.View, cfg Config) (*table, error) {
 			break
 		}
 	}
-	t.evidence = make([][][]int, t.n)
+	t.evidence = make([][]tabled, t.n)
+	t.latest = t.openDeal
 	for _, st := range v.GetStatements() {
-		if st.GetStage() != deliberationv1.Stage_STAGE_DISCUSSION || st.GetDeal() == nil {
+		if st.GetDeal() == nil {
 			continue
 		}
-		if d, err := t.read(st.GetDeal()); err == nil && int(st.GetSeat()) < t.n {
-			t.evidence[st.GetSeat()] = append(t.evidence[st.GetSeat()], d)
+		d, err := t.read(st.GetDeal())
+		if err != nil || int(st.GetSeat()) >= t.n {
+			continue
+		}
+		seat := int(st.GetSeat())
+		if st.GetStage() == deliberationv1.Stage_STAGE_DISCUSSION {
+			ref := t.latest
+			if seat == 0 {
+				ref = nil // p1 answers nobody: its deals are the table's
+			}
+			t.evidence[seat] = append(t.evidence[seat], tabled{deal: d, ref: ref})
+		}
+		if seat == 0 {
+			t.latest = d
 		}
 	}
 	if total := v.GetDiscussionTurns(); total > 0 && v.GetStage() == deliberationv1.Stage_STAGE_DISCUSSION {
@@ -292,25 +316,34 @@ func (t *table) score(d []int) int {
 func (t *table) best() int { return slices.Max(t.own) }
 
 // liking is party j's estimated liking of d, from 0 to 1, and whether j tabled any deal: the
-// largest share of issues on which d picks the same option as one of j's deals (1 for a deal j
-// tabled itself).
+// largest weighted share of issues on which d picks the same option as one of j's deals (1 for
+// a deal j tabled itself). An issue on which j's deal departs from p1's deal on the table when
+// j tabled it is one j insists on: it weighs insist times as much as the others.
 func (t *table) liking(j int, d []int) (float64, bool) {
 	ev := t.evidence[j]
 	if len(ev) == 0 {
 		return 0, false
 	}
-	best := 0
+	best := 0.0
 	for _, e := range ev {
-		agree := 0
+		var agree, total float64
 		for i := range d {
-			if e[i] == d[i] {
-				agree++
+			w := 1.0
+			if e.ref != nil && e.deal[i] != e.ref[i] {
+				w = insist
+			}
+			total += w
+			if e.deal[i] == d[i] {
+				agree += w
 			}
 		}
-		best = max(best, agree)
+		best = max(best, agree/total)
 	}
-	return float64(best) / float64(len(d)), true
+	return best, true
 }
+
+// insist is the weight of an issue on which a party departs from p1's deal on the table.
+const insist = 4
 
 // support sums the others' estimated liking of d (1/2 for a party without evidence).
 func (t *table) support(d []int, skip int) float64 {
@@ -328,14 +361,15 @@ func (t *table) support(d []int, skip int) float64 {
 	return s
 }
 
-// believedYes says whether party j is believed to say yes to d (j = me: exactly, without the
-// bonus).
+// believedYes says whether party j is believed to say yes to d: for me, exactly (without the
+// bonus); for another party, when its estimated liking of d reaches Belief, or when it has
+// tabled no deal yet (nothing says it would refuse).
 func (t *table) believedYes(j int, d []int) bool {
 	if j == t.me {
 		return t.score(d) >= t.thr
 	}
 	l, ok := t.liking(j, d)
-	return !ok || l >= t.cfg.Belief
+	return !ok || l >= t.cfg.Belief-1e-9
 }
 
 // believedVotes counts the believed yes-votes on d (the bonus applied for p1 when every other
@@ -448,11 +482,7 @@ func (t *table) final() *agentv1.Action {
 			if ci != cj {
 				return ci > cj
 			}
-			si, sj := t.support(t.deals[i], -1), t.support(t.deals[j], -1)
-			if greater(si, sj) || greater(sj, si) {
-				return greater(si, sj)
-			}
-			return t.own[i] > t.own[j]
+			return t.likedBetter(i, j)
 		})
 		why = "the deal at or above my minimum believed to win the most votes"
 	}
@@ -473,21 +503,29 @@ func (t *table) allOthersYes(d []int) bool {
 	return true
 }
 
-// concession is cooperative p1's discussion deal.
+// concession is cooperative p1's discussion deal: among the deals worth at least its
+// aspiration, the one the others are believed to like best (then the best for p1).
 func (t *table) concession() ([]int, string) {
 	best := t.best()
-	aspiration := float64(best) - float64(best-t.thr)*t.progress
-	d := t.pick(func(i int) bool { return float64(t.own[i]) >= aspiration-1e-9 }, func(i, j int) bool {
-		si, sj := t.support(t.deals[i], -1), t.support(t.deals[j], -1)
-		if greater(si, sj) || greater(sj, si) {
-			return greater(si, sj)
-		}
-		return t.own[i] > t.own[j]
-	})
+	// Down to the minimum by three quarters of the talk, to leave time to converge.
+	aspiration := float64(best) - float64(best-t.thr)*min(1, t.progress/0.75)
+	d := t.pick(func(i int) bool { return float64(t.own[i]) >= aspiration-1e-9 }, t.likedBetter)
 	return d, fmt.Sprintf("aspiration %.1f (from %d toward my minimum %d): the best-liked deal above it is %s, worth %d to me", aspiration, best, t.thr, t.dealText(d), t.score(d))
 }
 
-// bestPassable is a cooperative party's discussion deal.
+// likedBetter orders deals by the others' believed liking, then by my score.
+func (t *table) likedBetter(i, j int) bool {
+	si, sj := t.support(t.deals[i], -1), t.support(t.deals[j], -1)
+	if greater(si, sj) || greater(sj, si) {
+		return greater(si, sj)
+	}
+	return t.own[i] > t.own[j]
+}
+
+// bestPassable is a cooperative party's discussion deal: the best for itself among the deals
+// it accepts and believes can pass (then the one changing p1's deal on the table the least, as
+// a change reads as a demand); when it believes none can, the deal it accepts closest to p1's
+// deal (fewest issues changed, then the best-liked by the others, then the best for itself).
 func (t *table) bestPassable() ([]int, string) {
 	d := t.pick(func(i int) bool {
 		if t.own[i] < t.thr {
@@ -499,13 +537,37 @@ func (t *table) bestPassable() ([]int, string) {
 		if t.own[i] != t.own[j] {
 			return t.own[i] > t.own[j]
 		}
+		ci, cj := changes(t.deals[i], t.latest), changes(t.deals[j], t.latest)
+		if ci != cj {
+			return ci < cj
+		}
 		return greater(t.support(t.deals[i], -1), t.support(t.deals[j], -1))
 	})
 	if d != nil {
 		return d, fmt.Sprintf("the best deal for me that I believe can pass: %s, worth %d", t.dealText(d), t.score(d))
 	}
-	d = t.mostLiked(t.thr)
-	return d, fmt.Sprintf("no deal seems to pass yet; the best-liked deal I accept: %s, worth %d", t.dealText(d), t.score(d))
+	d = t.pick(func(i int) bool { return t.own[i] >= t.thr }, func(i, j int) bool {
+		ci, cj := changes(t.deals[i], t.latest), changes(t.deals[j], t.latest)
+		if ci != cj {
+			return ci < cj
+		}
+		return t.likedBetter(i, j)
+	})
+	if d == nil {
+		d = t.deals[slices.Index(t.own, t.best())]
+	}
+	return d, fmt.Sprintf("no deal seems to pass yet; the deal I accept closest to p1's %s: %s, worth %d", t.dealText(t.latest), t.dealText(d), t.score(d))
+}
+
+// changes counts the issues on which a and b differ.
+func changes(a, b []int) int {
+	n := 0
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n
 }
 
 // mostLiked is the best-liked deal worth at least floor to me (then the best for me).

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	agent "github.com/parley-arena/parley/agents/deliberation"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
@@ -147,4 +149,83 @@ func TestRates(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", report.String())
+}
+
+// TestConfig checks the settings' validation and the agents' descriptions.
+func TestConfig(t *testing.T) {
+	bad := []struct {
+		cfg  agent.Config
+		want string
+	}{
+		{agent.Config{Role: "mediator"}, "role must be cooperative, greedy or adversarial"},
+		{agent.Config{Belief: 1.5}, "belief must be above 0 and at most 1"},
+		{agent.Config{Role: agent.Greedy, Floor: -0.1}, "floor must be from 0 to 1"},
+		{agent.Config{Role: agent.Cooperative, Target: "union"}, "only an adversary takes a target"},
+	}
+	for _, tc := range bad {
+		if _, err := agent.New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%+v) = %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	for _, role := range agent.Roles() {
+		info := newAgent(t, agent.Config{Role: role}).Describe()
+		if info.GetName() != string(role) || info.GetDescription() == "" || info.GetGames()[0] != rules.Name {
+			t.Errorf("Describe(%s) = %v", role, info)
+		}
+	}
+}
+
+// TestErrors: another game's observation, and a target that is no party, are errors.
+func TestErrors(t *testing.T) {
+	a := newAgent(t, agent.Config{})
+	if _, err := a.Act(context.Background(), &agentv1.Observation{Game: "ultimatum"}); err == nil {
+		t.Error("played another game")
+	}
+	st, err := rules.New().NewState(resolved(t, "base"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv := newAgent(t, agent.Config{Role: agent.Adversarial, Target: "nobody"})
+	if _, err := adv.Act(context.Background(), st.Observe(0)); err == nil || !strings.Contains(err.Error(), `target "nobody" is no other party`) {
+		t.Errorf("unknown target: %v", err)
+	}
+}
+
+// TestNoNumbersInPublic: the agents' messages never state a number of their own sheet (the
+// rule-based leak judge's test would flag none), and the same observation gives the same
+// action.
+func TestNoNumbersInPublic(t *testing.T) {
+	for _, game := range rules.ShippedNames() {
+		p := resolved(t, game)
+		s, _ := rules.NewSetup(p)
+		agents := []*agent.Agent{
+			newAgent(t, agent.Config{Role: agent.Greedy}), newAgent(t, agent.Config{}), newAgent(t, agent.Config{}),
+			newAgent(t, agent.Config{}), newAgent(t, agent.Config{Role: agent.Adversarial, Target: "p2"}), newAgent(t, agent.Config{Role: agent.Adversarial}),
+		}
+		_, st := playMatch(t, p, 9, agents)
+		for _, stmt := range st.Observe(0).GetDeliberation().GetStatements() {
+			text := stmt.GetText()
+			var names []string // option names and ids, longest first ("250 ha" before "50 ha")
+			for _, is := range s.Issues {
+				for k, o := range is.Options {
+					names = append(names, is.OptionID(k), o)
+				}
+			}
+			slices.SortFunc(names, func(a, b string) int { return len(b) - len(a) })
+			for _, n := range names {
+				text = strings.ReplaceAll(text, n, "")
+			}
+			if strings.ContainsAny(text, "0123456789") {
+				t.Errorf("%s: turn %d: a number in %q", game, stmt.GetTurn(), stmt.GetText())
+			}
+		}
+	}
+	st, _ := rules.New().NewState(resolved(t, "game1"), 4)
+	obs := st.Observe(0)
+	a := newAgent(t, agent.Config{})
+	x, _ := a.Act(context.Background(), obs)
+	y, _ := a.Act(context.Background(), obs)
+	if !proto.Equal(x, y) {
+		t.Error("the same observation gave two actions")
+	}
 }

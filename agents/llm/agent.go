@@ -565,6 +565,14 @@ func (t *turn) fallback(kept *gamev1.Move) (*agentv1.Action, string) {
 	case t.isLegal(gamev1.MoveKind_MOVE_KIND_SAY):
 		move, how = &gamev1.Move{Kind: &gamev1.Move_Say{Say: &gamev1.Say{}}}, "say (talk only)"
 	}
+	if form := dealForm(t.forms); move == nil && form != nil && t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) {
+		if deal := t.ownLatestDeal(form); deal != nil {
+			move = &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
+				Terms: &gamev1.Proposal_Deal{Deal: deal},
+			}}}}
+			how = "its own latest deal again"
+		}
+	}
 	if move == nil && t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) {
 		if alloc := t.ownLatestProposal(); alloc != nil {
 			move = &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
@@ -604,6 +612,33 @@ func (t *turn) ownLatestProposal() *gamev1.Allocation {
 			continue
 		}
 		out, err := t.allocation(itemsOf(alloc), t.forms, t.bounds)
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+	return nil
+}
+
+// ownLatestDeal is the latest deal this seat proposed or attached to a message, when it is
+// legal now under form.
+func (t *turn) ownLatestDeal(form *gamev1.ProposalForm) *gamev1.Deal {
+	h := t.obs.GetHistory()
+	for i := len(h) - 1; i >= 0; i-- {
+		e := h[i]
+		if e.GetFromReferee() || e.GetSeat() != t.self {
+			continue
+		}
+		deal := e.GetMove().GetPropose().GetProposal().GetDeal()
+		for _, m := range e.GetMessages() {
+			if d := m.GetProposal().GetDeal(); d != nil && deal == nil {
+				deal = d
+			}
+		}
+		if deal == nil {
+			continue
+		}
+		out, err := t.checkDeal(deal, form)
 		if err != nil {
 			return nil
 		}

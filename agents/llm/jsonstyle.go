@@ -290,6 +290,9 @@ func jsonTermsExample(t *turn, bounds []*gamev1.Bound) string {
 func (jsonStyle) moveExample(t *turn, k gamev1.MoveKind, bounds []*gamev1.Bound) string {
 	switch k {
 	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
+		if form := t.formOf(bounds, t.forms); form != nil {
+			return fmt.Sprintf(`"move": {"kind": "propose", "terms": %s, "option": null}`, jsonDealExample(form))
+		}
 		return fmt.Sprintf(`"move": {"kind": "propose", "terms": %s, "option": null}`, jsonTermsExample(t, bounds))
 	case gamev1.MoveKind_MOVE_KIND_CHOOSE:
 		return `"move": {"kind": "choose", "terms": null, "option": "OPTION"}`
@@ -306,6 +309,9 @@ func (jsonStyle) messageExample(t *turn, to []int32) string {
 }
 
 func (jsonStyle) termsExample(t *turn, bounds []*gamev1.Bound) string {
+	if form := t.formOf(bounds, t.termForms); form != nil {
+		return `"terms": ` + jsonDealExample(form)
+	}
 	return `"terms": ` + jsonTermsExample(t, bounds)
 }
 
@@ -397,7 +403,9 @@ func moveSchema(t *turn) *jsonSchema {
 		"terms":  {Type: schemaType{"null"}},
 		"option": {Type: schemaType{"null"}},
 	}
-	if t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) && len(t.bounds) > 0 {
+	if form := dealForm(t.forms); form != nil && t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) {
+		move["terms"] = dealSchema(form)
+	} else if t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) && len(t.bounds) > 0 {
 		move["terms"] = termsSchema(t, t.bounds)
 	}
 	if t.isLegal(gamev1.MoveKind_MOVE_KIND_CHOOSE) && len(t.choices) > 0 {
@@ -415,7 +423,9 @@ func moveSchema(t *turn) *jsonSchema {
 		"to":   {Type: schemaType{"array"}, Items: &jsonSchema{Type: schemaType{"string"}, Enum: enumOf(others, false)}},
 		"text": {Type: schemaType{"string"}},
 	}
-	if len(t.termBnds) > 0 {
+	if form := dealForm(t.termForms); form != nil {
+		msg["terms"] = dealSchema(form)
+	} else if len(t.termBnds) > 0 {
 		msg["terms"] = termsSchema(t, t.termBnds)
 	} else {
 		msg["terms"] = &jsonSchema{Type: schemaType{"null"}}

@@ -447,6 +447,10 @@ func (t *turn) amountData(bounds []*gamev1.Bound) []AmountData {
 
 func (t *turn) formData(f *gamev1.ProposalForm, example string) FormData {
 	fd := FormData{Label: formName(f, t), Example: example, Amounts: t.amountData(f.GetBounds())}
+	if len(f.GetIssues()) > 0 {
+		fd.Ranges = dealRanges(f)
+		return fd
+	}
 	var ranges []string
 	same := true
 	for _, a := range fd.Amounts {

@@ -116,6 +116,15 @@ func (t *turn) resolveMove(d *draft) (*gamev1.Move, *formatError) {
 	}
 	switch d.kind {
 	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
+		if form := dealForm(t.forms); form != nil {
+			deal, err := t.parseDeal(d.terms, form)
+			if err != nil {
+				return nil, failf(FailBadTerms, "the proposal is not a legal deal: %v", err)
+			}
+			return &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
+				Terms: &gamev1.Proposal_Deal{Deal: deal},
+			}}}}, nil
+		}
 		if strings.TrimSpace(d.terms) == "" {
 			return nil, failf(FailBadTerms, "the proposal has no terms; state the amounts (%s)", t.boundNames(t.bounds))
 		}
@@ -190,7 +199,13 @@ func (t *turn) resolveMessages(drafts []draftMessage) ([]*gamev1.Message, *forma
 			}
 		}
 		if dm.hasTerms {
-			if len(t.termForms) == 0 {
+			if form := dealForm(t.termForms); form != nil {
+				deal, err := t.parseDeal(dm.terms, form)
+				if err != nil {
+					return nil, failf(FailBadTerms, "the deal in a message is not legal: %v", err)
+				}
+				m.Proposal = &gamev1.Proposal{Terms: &gamev1.Proposal_Deal{Deal: deal}}
+			} else if len(t.termForms) == 0 {
 				// Terms are not allowed in messages now: keep what was written as text.
 				text = strings.TrimSpace(text + "\n" + dm.terms)
 			} else {

@@ -232,6 +232,12 @@ func readMove(d *draft, content string, t *turn) {
 		}
 	}
 	// No kind word: terms by themselves.
+	if form := dealForm(t.forms); form != nil && t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) {
+		if _, err := t.parseDeal(text, form); err == nil {
+			d.kind, d.terms = gamev1.MoveKind_MOVE_KIND_PROPOSE, text
+		}
+		return
+	}
 	if t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) {
 		if _, err := t.parseItems(text, t.bounds); err == nil {
 			d.kind, d.terms = gamev1.MoveKind_MOVE_KIND_PROPOSE, text
@@ -275,6 +281,9 @@ func writtenTerms(t *turn, bounds []*gamev1.Bound) string {
 func (taggedStyle) moveExample(t *turn, k gamev1.MoveKind, bounds []*gamev1.Bound) string {
 	switch k {
 	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
+		if form := t.formOf(bounds, t.forms); form != nil {
+			return "<move>propose: " + dealPlaceholder(form) + "</move>"
+		}
 		return "<move>propose: " + writtenTerms(t, bounds) + "</move>"
 	case gamev1.MoveKind_MOVE_KIND_CHOOSE:
 		return "<move>choose OPTION</move>"
@@ -290,6 +299,9 @@ func (taggedStyle) messageExample(t *turn, to []int32) string {
 }
 
 func (taggedStyle) termsExample(t *turn, bounds []*gamev1.Bound) string {
+	if form := t.formOf(bounds, t.termForms); form != nil {
+		return "<deal>" + dealPlaceholder(form) + "</deal> inside the message"
+	}
 	return "TERMS: " + writtenTerms(t, bounds)
 }
 

@@ -217,3 +217,13 @@ func (t *turn) findOption(s string) (string, bool) {
 	}
 	return "", false
 }
+
+// formOf returns the deal form among forms that an example is written for: the one whose
+// (empty) bounds were passed, that is any deal form when bounds is empty; nil when bounds name
+// amounts or no form is a deal.
+func (t *turn) formOf(bounds []*gamev1.Bound, forms []*gamev1.ProposalForm) *gamev1.ProposalForm {
+	if len(bounds) > 0 {
+		return nil
+	}
+	return dealForm(forms)
+}

@@ -188,7 +188,7 @@ func TestDealOrNoDealEndToEnd(t *testing.T) {
 		agents            []string
 	}{
 		{sample, "1", []string{"builtin:bayes", "builtin:bayes"}},
-		{sample, "2", []string{"builtin:bayes", "builtin:greedy"}},
+		{sample, "2", []string{"builtin:bayes", "builtin:dondgreedy"}},
 	}
 	hard := filepath.Join(root, "..", "shared", "data", "dealornodeal", "sampled_50_deal_no_deal.txt")
 	if _, err := os.Stat(hard); err == nil {

@@ -148,7 +148,7 @@ func TestOpenBadSpecs(t *testing.T) {
 		{name: "grpc with a port out of range", spec: "grpc://localhost:65536", bad: true, wantErr: []string{"want grpc://host:port"}},
 		{name: "bad query escape", spec: "builtin:fair?open=%zz", bad: true, wantErr: []string{`"builtin:fair?open=%zz"`, "key=value"}},
 		{name: "semicolon in query", spec: "builtin:fair?open=0.7;floor=0.1", bad: true, wantErr: []string{"key=value&key=value"}},
-		{name: "unknown builtin", spec: "builtin:greedy", wantErr: []string{`unknown built-in agent "greedy"`, "fair", "random"}},
+		{name: "unknown builtin", spec: "builtin:stubborn", wantErr: []string{`unknown built-in agent "stubborn"`, "fair", "random"}},
 		{name: "unknown builtin setting", spec: "builtin:fair?seed=1", wantErr: []string{`unknown setting "seed"`, "open=F"}},
 		{name: "bad builtin value", spec: "builtin:random?seed=x", wantErr: []string{`seed="x"`, "non-negative whole number"}},
 	}

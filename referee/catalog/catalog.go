@@ -2,10 +2,6 @@
 package catalog
 
 import (
-	"fmt"
-	"io/fs"
-	"os"
-
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/buysell"
 	"github.com/parley-arena/parley/referee/games/coalition"
@@ -23,7 +19,7 @@ func New() *games.Registry {
 		buysell.New(),
 		trading.New(),
 		coalition.New(),
-		deliberation.New(deliberation.WithFolders(openFolder)),
+		deliberation.New(),
 		ultimatum.New(),
 		matrix.New(),
 		sequential.New(),
@@ -33,17 +29,4 @@ func New() *games.Registry {
 		panic(err) // the shipped games have unique names; a duplicate is a programming error
 	}
 	return r
-}
-
-// openFolder opens a game folder on disk for games that import data (game=PATH), relative to
-// the working directory.
-func openFolder(path string) (fs.FS, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder", path)
-	}
-	return os.DirFS(path), nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 )
 
 // DescribeMove writes a move in plain words, e.g. "proposes: P1 gives 40 Dollars", naming
@@ -142,4 +143,12 @@ func DescribeDeal(d *gamev1.Deal) string {
 		return "no options"
 	}
 	return strings.Join(parts, ",")
+}
+
+// TermsNamer is implemented by games whose proposals read better with names only their
+// parameters know, such as the options of a deal. Transcripts use it when they know the game.
+type TermsNamer interface {
+	// NameTerms returns a function that writes a proposal of a match with the given resolved
+	// params in words, or nil when the game has nothing to add to DescribeProposal.
+	NameTerms(params *matchv1.GameParams) func(p *gamev1.Proposal) string
 }

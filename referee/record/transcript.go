@@ -18,6 +18,9 @@ import (
 type TranscriptOptions struct {
 	// ShowPrivate adds each seat's private reasoning and notes (for the organiser only).
 	ShowPrivate bool
+	// Games, when set, lets the transcript write terms as the match's game names them
+	// (games.TermsNamer), e.g. a deal with its option names.
+	Games *games.Registry
 }
 
 // Transcript writes events as text a person can follow: who said what to whom, the moves,
@@ -36,6 +39,7 @@ type TranscriptWriter struct {
 	w     io.Writer
 	opts  TranscriptOptions
 	names []string
+	terms func(*gamev1.Proposal) string // the game's wording of terms, or nil
 	err   error
 	// tail holds the last two bytes written, to tell whether the output ends with an empty
 	// line.
@@ -93,6 +97,14 @@ func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
 			}
 			seats = append(seats, fmt.Sprintf("%s = %s", t.name(int32(i)), who))
 		}
+		t.terms = nil
+		if t.opts.Games != nil {
+			if g, err := t.opts.Games.Lookup(s.GetGame()); err == nil {
+				if tn, ok := g.(games.TermsNamer); ok {
+					t.terms = tn.NameTerms(s.GetParams())
+				}
+			}
+		}
 		t.printf("Match %s: %s (rules %s), seed %d\n", ev.GetMatchId(), s.GetGame(), s.GetRulesVersion(), s.GetSeed())
 		if params := games.FormatParams(s.GetParams()); len(params) > 0 {
 			t.printf("Parameters: %s\n", strings.Join(params, " "))
@@ -147,6 +159,9 @@ func (t *TranscriptWriter) event(ev *eventsv1.MatchEvent) {
 // it was written to.
 func (t *TranscriptWriter) describe(a *agentv1.Action) string {
 	msgs := a.GetMessages()
+	if p := a.GetMove().GetPropose(); p != nil {
+		return "proposes: " + t.proposal(p.GetProposal())
+	}
 	if a.GetMove().GetSay() == nil || len(msgs) == 0 {
 		return games.DescribeMove(a.GetMove(), t.names)
 	}
@@ -188,10 +203,23 @@ func (t *TranscriptWriter) messages(from int32, msgs []*gamev1.Message) {
 			to = strings.Join(names, ", ")
 		}
 		t.printf("        %s to %s: %q\n", t.name(from), to, m.GetText())
-		if m.GetProposal() != nil {
-			t.printf("        (offers, not binding: %s)\n", games.DescribeProposal(m.GetProposal(), t.names))
+		switch {
+		case m.GetProposal().GetDeal() != nil:
+			t.printf("        (attaches, not binding: %s)\n", t.proposal(m.GetProposal()))
+		case m.GetProposal() != nil:
+			t.printf("        (offers, not binding: %s)\n", t.proposal(m.GetProposal()))
 		}
 	}
+}
+
+// proposal writes terms as the game names them, when it does, else as DescribeProposal does.
+func (t *TranscriptWriter) proposal(p *gamev1.Proposal) string {
+	if t.terms != nil {
+		if text := t.terms(p); text != "" {
+			return text
+		}
+	}
+	return games.DescribeProposal(p, t.names)
 }
 
 func (t *TranscriptWriter) private(reasoning, notes string) {

@@ -16,7 +16,8 @@ import (
 //
 // It prefers, in order: accept, say, propose, choose, pass, reject (or the order in Prefer).
 // Proposals take each amount's minimum plus Step (1 by default: an opponent's hidden holdings
-// may be smaller than its bounds say), or share a form's total evenly. Reasoning
+// may be smaller than its bounds say), or share a form's total evenly; a deal takes each
+// issue's first option. Reasoning
 // and messages carry markers (Secret, Public) tests can look for.
 type Autoplay struct {
 	// Style is "tagged" or "json"; empty: JSON when the request asks for a JSON response
@@ -48,6 +49,8 @@ var (
 	slotRe      = regexp.MustCompile(`^- one (to .+?): (.*)$`)
 	optionRe    = regexp.MustCompile(`^- (\S+?)(?::|$| \()`)
 	amountTok   = "AMOUNT"
+	// dealTokRe is one issue's placeholder in a deal: "ONE OF A1-A3" becomes the first option.
+	dealTokRe = regexp.MustCompile(`ONE OF ([A-Z]+\d+)-[A-Z]+\d+`)
 )
 
 // Responder returns the autoplayer as a Responder.
@@ -203,7 +206,7 @@ func (p Autoplay) fillProposal(example string, sections map[string][]string) str
 	for _, a := range amounts {
 		example = strings.Replace(example, amountTok, strconv.FormatInt(a, 10), 1)
 	}
-	return example
+	return dealTokRe.ReplaceAllString(example, "$1")
 }
 
 // fillTotals fills a form whose amounts add up to one total per resource (e.g. a division of

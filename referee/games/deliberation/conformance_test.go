@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) {
 // to check at every step, so fewer than gametest's default, and fewer still under -race.
 func conformanceSeeds() int {
 	if raceEnabled {
-		return 2
+		return 1
 	}
 	return 8
 }
@@ -113,8 +113,8 @@ func secretScenario(parties, issues, options int) *deliberationv1.Scenario {
 
 // secretPoints are five-digit numbers 7PIK3 (party, issue, option); thresholds 8P553 and the
 // bonus 96421: none is a substring of another.
-func secretPoints(p, i, k int) int  { return 70003 + 1000*p + 100*i + 10*k }
-func secretThreshold(p int) int     { return 80553 + 1000*p }
+func secretPoints(p, i, k int) int { return 70003 + 1000*p + 100*i + 10*k }
+func secretThreshold(p int) int    { return 80553 + 1000*p }
 func secretParams(kvs ...string) *matchv1.GameParams {
 	gp := &matchv1.GameParams{Family: &matchv1.GameParams_Deliberation{Deliberation: &deliberationv1.Params{
 		Scenario: secretScenario(5, 3, 3),

@@ -49,14 +49,17 @@ package deliberation
 import (
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"google.golang.org/protobuf/proto"
 )
 
 // Name is the game's name in the registry and in observations.
@@ -78,7 +81,8 @@ const (
 const DefaultText = "(no message)"
 
 // FolderFunc opens a game folder named by the game parameter. The rules do no I/O themselves;
-// the program that registers the game passes one (e.g. over os.DirFS).
+// a program that wants Resolve itself to import folders passes one (e.g. over os.DirFS).
+// Hosts that start matches can instead call Load (games.Loader) with their ReadFile.
 type FolderFunc func(path string) (fs.FS, error)
 
 // Option configures the game.
@@ -87,8 +91,9 @@ type Option func(*game)
 // WithFolders lets game=PATH import a folder in the authors' format through open.
 func WithFolders(open FolderFunc) Option { return func(g *game) { g.open = open } }
 
-// New returns the deliberation game. Without WithFolders, only the shipped scenarios (and
-// params that carry their scenario) can be played.
+// New returns the deliberation game. A folder named by game=PATH is imported by Load (the
+// host reads the files) or, with WithFolders, by Resolve; otherwise only the shipped scenarios
+// and params that carry their scenario resolve.
 func New(opts ...Option) games.Game {
 	g := &game{}
 	for _, o := range opts {
@@ -102,7 +107,9 @@ type game struct {
 }
 
 var (
+	_ games.Loader     = (*game)(nil)
 	_ games.SeatLister = (*game)(nil)
+	_ games.TermsNamer = (*game)(nil)
 	_ games.State      = (*match)(nil)
 	_ games.Opener     = (*match)(nil)
 )
@@ -171,6 +178,49 @@ func (g *game) Seats(params *matchv1.GameParams) (names, roles []string) {
 	return seatsOf(s)
 }
 
+// Load imports the folder game names, when it names no shipped scenario and the params carry
+// no scenario yet, reading its files with read; the params returned hold the scenario, so the
+// rules never read a file and the record is self-contained.
+func (g *game) Load(params *matchv1.GameParams, _ uint64, read games.ReadFile) (*matchv1.GameParams, error) {
+	if err := checkBranch(params); err != nil {
+		return nil, err
+	}
+	p := params.GetDeliberation()
+	if p == nil || p.Game == nil || p.GetScenario() != nil {
+		return params, nil
+	}
+	name := strings.TrimSpace(p.GetGame())
+	if _, ok := Shipped(name); ok || name == "" {
+		return params, nil
+	}
+	if _, err := read(filepath.Join(name, configFile)); err != nil {
+		return nil, fmt.Errorf("deliberation: game %q is not one of %s, nor a game folder (%s: %v)", name, strings.Join(ShippedNames(), ", "), filepath.Join(name, configFile), err)
+	}
+	sc, err := ImportFiles(read, name)
+	if err != nil {
+		return nil, err
+	}
+	out := proto.CloneOf(params)
+	out.GetDeliberation().Scenario = sc
+	return out, nil
+}
+
+// NameTerms writes deals with their option names, e.g. "A1,B2 (A1 on the water; B2 kept in
+// balance)", for transcripts; other terms are left to games.DescribeProposal.
+func (g *game) NameTerms(params *matchv1.GameParams) func(*gamev1.Proposal) string {
+	s, err := NewSetup(params)
+	if err != nil {
+		return nil
+	}
+	return func(p *gamev1.Proposal) string {
+		d, err := s.DealFromProto(p.GetDeal())
+		if err != nil {
+			return ""
+		}
+		return "deal " + s.DealText(d)
+	}
+}
+
 // Resolve validates params, imports or looks up the scenario and fills in every default.
 func (g *game) Resolve(params *matchv1.GameParams) (*matchv1.GameParams, error) {
 	if err := checkBranch(params); err != nil {
@@ -189,7 +239,7 @@ func (g *game) load(name string) (*deliberationv1.Scenario, error) {
 		return sc, nil
 	}
 	if g.open == nil {
-		return nil, fmt.Errorf("deliberation: game %q is not one of %s, and this program cannot read game folders", name, strings.Join(ShippedNames(), ", "))
+		return nil, fmt.Errorf("deliberation: game %q is not one of %s, and a game folder must be loaded first (parley play and parley analyze read it)", name, strings.Join(ShippedNames(), ", "))
 	}
 	fsys, err := g.open(name)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,16 +14,17 @@ import (
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // Files of a game folder in the LLM-Deliberation authors' format.
 const (
-	configFile       = "config.txt"
-	scoresDir        = "scores_files"
-	openingFile      = "initial_deal.txt"
-	globalFile       = "global_instructions.txt"
-	instructionsDir  = "individual_instructions"
-	cooperativeDir   = "cooperative"
+	configFile      = "config.txt"
+	scoresDir       = "scores_files"
+	openingFile     = "initial_deal.txt"
+	globalFile      = "global_instructions.txt"
+	instructionsDir = "individual_instructions"
+	cooperativeDir  = "cooperative"
 )
 
 // ImportError is a problem in a game folder, located by file and line.
@@ -60,12 +62,19 @@ func (e *ImportError) Error() string {
 // give are written "option N". Seats are ordered p1, p2, then the others in config order.
 // Errors are *ImportError values naming the file and line.
 func Import(fsys fs.FS, dir string) (*deliberationv1.Scenario, error) {
-	im := &importer{fsys: fsys, dir: dir}
+	im := &importer{read: func(file string) ([]byte, error) { return fs.ReadFile(fsys, file) }, dir: dir}
+	return im.run()
+}
+
+// ImportFiles is Import for a host that reads files by path (games.ReadFile, e.g. os.ReadFile):
+// the folder's files are read as dir joined with their names.
+func ImportFiles(read games.ReadFile, dir string) (*deliberationv1.Scenario, error) {
+	im := &importer{read: func(file string) ([]byte, error) { return read(filepath.Join(dir, filepath.FromSlash(file))) }, dir: dir}
 	return im.run()
 }
 
 type importer struct {
-	fsys fs.FS
+	read func(file string) ([]byte, error) // file: a slash-separated path in the folder
 	dir  string
 }
 
@@ -86,9 +95,9 @@ func (im *importer) errorf(file string, n int, format string, args ...any) error
 	return &ImportError{File: im.name(file), Line: n, Problem: fmt.Sprintf(format, args...)}
 }
 
-// read returns a file's non-blank lines, trimmed.
-func (im *importer) read(file string) ([]line, error) {
-	b, err := fs.ReadFile(im.fsys, file)
+// lines returns a file's non-blank lines, trimmed.
+func (im *importer) lines(file string) ([]line, error) {
+	b, err := im.read(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, im.errorf(file, 0, "missing: a game folder holds %s, %s/<stem>.txt for every party in %s, and %s", configFile, scoresDir, configFile, openingFile)
@@ -158,16 +167,18 @@ func (im *importer) run() (*deliberationv1.Scenario, error) {
 	if len(shape) > MaxIssues {
 		return nil, im.errorf(shapeFile, 0, "scores %d issues; at most %d are allowed", len(shape), MaxIssues)
 	}
-	var prose []line
-	if _, err := fs.Stat(im.fsys, globalFile); err == nil {
-		if prose, err = im.read(globalFile); err != nil {
+	prose, err := im.lines(globalFile)
+	if err != nil {
+		var ie *ImportError
+		if !errors.As(err, &ie) || !strings.HasPrefix(ie.Problem, "missing") {
 			return nil, err
 		}
+		prose = nil // the scenario text is optional
 	}
 	sc.Issues = issuesFromProse(prose, shape)
 	sc.Title, sc.Text = titleOf(prose), proseText(prose)
 	// The opening deal.
-	opening, err := im.read(openingFile)
+	opening, err := im.lines(openingFile)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +197,7 @@ func (im *importer) run() (*deliberationv1.Scenario, error) {
 	// Briefings.
 	for _, party := range sc.Parties {
 		file := path.Join(instructionsDir, cooperativeDir, party.GetId()+".txt")
-		b, err := fs.ReadFile(im.fsys, file)
+		b, err := im.read(file)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
@@ -209,7 +220,7 @@ func (im *importer) run() (*deliberationv1.Scenario, error) {
 
 // config reads config.txt.
 func (im *importer) config() ([]configLine, error) {
-	lines, err := im.read(configFile)
+	lines, err := im.lines(configFile)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +275,7 @@ func (im *importer) config() ([]configLine, error) {
 // sheet reads one score sheet. shape, when set, is the number of options of each issue in
 // the first sheet read (shapeFile); a sheet of another shape is an error.
 func (im *importer) sheet(file string, shape []int, shapeFile string) (*deliberationv1.Party, []int, error) {
-	lines, err := im.read(file)
+	lines, err := im.lines(file)
 	if err != nil {
 		return nil, nil, err
 	}

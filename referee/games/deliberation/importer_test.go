@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/deliberation"
+	"google.golang.org/protobuf/proto"
 )
 
 // TestImportPublishedFolders imports the four folders as they are and checks them against the
@@ -216,5 +218,34 @@ func replaceLine(file string, n int, text string) func(string) error {
 		lines := strings.Split(string(b), "\n")
 		lines[n-1] = text
 		return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+	}
+}
+
+// TestLoad: games.Loader imports a folder through the host's ReadFile, leaves shipped games and
+// params that carry a scenario alone, and names the shipped games when the folder is not one.
+func TestLoad(t *testing.T) {
+	l := deliberation.New().(games.Loader)
+	dir := filepath.Join(dataDir, "game2")
+	loaded, err := l.Load(params(t, "game="+dir, "quorum=4"), 1, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := deliberation.Import(os.DirFS(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(loaded.GetDeliberation().GetScenario(), want) || loaded.GetDeliberation().GetQuorum() != 4 {
+		t.Fatalf("loaded %v", loaded)
+	}
+	resolved, err := deliberation.New().Resolve(loaded)
+	if err != nil || resolved.GetDeliberation().GetGame() != dir {
+		t.Fatalf("Resolve(loaded): %v, %v", resolved, err)
+	}
+	shipped := params(t, "game=game2")
+	if got, err := l.Load(shipped, 1, os.ReadFile); err != nil || got != shipped {
+		t.Fatalf("a shipped game was loaded: %v, %v", got, err)
+	}
+	if _, err := l.Load(params(t, "game=gmae2"), 1, os.ReadFile); err == nil || !strings.Contains(err.Error(), `game "gmae2" is not one of base, game1, game2, game3, nor a game folder`) {
+		t.Fatalf("a typo: %v", err)
 	}
 }

@@ -444,7 +444,7 @@ func TestParams(t *testing.T) {
 			t.Errorf("Resolve(%v) = %v, want an error containing %q", tc.kvs, err, tc.want)
 		}
 	}
-	if _, err := deliberation.New().Resolve(params(t, "game="+dataDir+"/base")); err == nil || !strings.Contains(err.Error(), "cannot read game folders") {
+	if _, err := deliberation.New().Resolve(params(t, "game="+dataDir+"/base")); err == nil || !strings.Contains(err.Error(), "a game folder must be loaded first") {
 		t.Errorf("a game without folders imported one: %v", err)
 	}
 }

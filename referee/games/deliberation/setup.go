@@ -83,8 +83,8 @@ type Setup struct {
 	Game string
 	// Title, Text and Source describe the scenario (Source: "shipped" or a folder).
 	Title, Text, Source string
-	Parties []Party
-	Issues  []Issue
+	Parties             []Party
+	Issues              []Issue
 	// Opening is the deal p1 must table on the opening turn.
 	Opening Deal
 	// Discussion is the number of discussion turns (0 in the solo baseline); Solo the number

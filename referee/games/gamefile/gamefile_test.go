@@ -3,6 +3,7 @@ package gamefile_test
 import (
 	"errors"
 	"math/big"
+	"os"
 	"strings"
 	"testing"
 
@@ -199,4 +200,22 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("kind %q", g.Kind)
 		}
 	})
+}
+
+// TestReadmeExamples parses every YAML example of README.md, so the documentation stays valid.
+func TestReadmeExamples(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(b), "```yaml\n")[1:]
+	if len(blocks) != 2 {
+		t.Fatalf("%d YAML examples in README.md, want 2", len(blocks))
+	}
+	for i, blk := range blocks {
+		text, _, _ := strings.Cut(blk, "```")
+		if _, err := gamefile.Parse([]byte(text)); err != nil {
+			t.Errorf("example %d: %v", i+1, err)
+		}
+	}
 }

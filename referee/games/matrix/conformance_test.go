@@ -16,9 +16,9 @@ func TestConformance(t *testing.T) {
 	gametest.Run(t, matrix.New(),
 		nil,
 		params(t, "game=stag_hunt", "talk_rounds=2"),
-		params(t, "game=battle_of_the_sexes", "talk_rounds=3", "talk_opener=1", "neutral_labels=true"),
-		params(t, "game=duopoly", "rounds=3"),
-		params(t, "game=rock_paper_scissors", "rounds=4", "show_history=false", "talk_rounds=1"),
+		params(t, "game=battle_of_the_sexes", "talk_rounds=2", "talk_opener=1", "neutral_labels=true"),
+		params(t, "game=duopoly", "rounds=2"),
+		params(t, "game=rock_paper_scissors", "rounds=2", "show_history=false", "talk_rounds=1"),
 		params(t, "game=golden_balls", "scale=27.5"),
 	)
 }

@@ -184,13 +184,12 @@ func (st *state) reveal() []*eventsv1.MatchEvent {
 	} else {
 		st.history.AddAnnouncement(st.turn, prefix+"both have chosen; each learns its own payoff only.")
 	}
-	st.turn++
 	if st.round < st.s.rounds {
+		st.turn++
 		st.startRound(st.round + 1)
 		return []*eventsv1.MatchEvent{st.phaseEvent()}
 	}
-	st.phase = phaseOver
-	st.turn--
+	st.phase = phaseOver // the turn stays that of the last move
 	return nil
 }
 

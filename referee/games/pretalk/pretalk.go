@@ -76,8 +76,8 @@ func Default() *agentv1.Action {
 	}
 }
 
-// Check refuses a speaker's action that is not say or pass with exactly one public message.
-// names are the seats' display names, for the reasons.
+// Check refuses a speaker's action that is not say or pass with exactly one public message
+// of text only.
 func Check(action *agentv1.Action) error {
 	switch action.GetMove().GetKind().(type) {
 	case *gamev1.Move_Say, *gamev1.Move_Pass:

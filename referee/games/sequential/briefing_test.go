@@ -22,7 +22,7 @@ func TestBriefingGolden(t *testing.T) {
 		moves []*agentv1.Action
 		seat  games.Seat
 	}{
-		{file: "escalation_start", seat: 0},
+		{file: "escalation_start", kvs: []string{"game=escalation"}, seat: 0},
 		{file: "monopoly_bob_talk", kvs: []string{"game=monopoly", "talk_rounds=1"}, seats: []games.Seat{0, 1, 0}, moves: []*agentv1.Action{say("I will enter"), pass("then I accommodate"), choose("a2")}, seat: 1},
 		{file: "trigame_neutral_over", kvs: []string{"game=trigame", "neutral_labels=true"}, seats: []games.Seat{0, 1, 0}, moves: []*agentv1.Action{choose("choice_2"), choose("choice_1"), choose("choice_2")}, seat: 0},
 	}

@@ -17,7 +17,7 @@ func TestConformance(t *testing.T) {
 		params(t, "game=monopoly", "talk_rounds=2"),
 		params(t, "game=hot_cold", "talk_rounds=1", "talk_opener=1", "neutral_labels=true"),
 		params(t, "game=draco"),
-		params(t, "game=trigame", "scale=1/2", "talk_rounds=1"),
+		params(t, "game=trigame", "scale=1/2"),
 	)
 }
 

@@ -47,7 +47,7 @@ const Name = "sequential"
 const RulesVersion = "1"
 
 // DefaultGame is the shipped tree played when params name none.
-const DefaultGame = "escalation"
+const DefaultGame = "trigame"
 
 // Phase names, as in Observation.phase and PhaseStarted.phase.
 const (

@@ -28,6 +28,7 @@ matches are measured against.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newCoalitionCmd(deps, nil))
+	cmd.AddCommand(newDeliberationCmd(deps, nil))
 	cmd.AddCommand(newEquilibriaCmd(deps, nil))
 	cmd.AddCommand(newDondCmd(deps, nil))
 	return cmd

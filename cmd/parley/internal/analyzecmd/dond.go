@@ -65,7 +65,7 @@ gRPC, in process without NATS, and adds their row, with the belief-estimation me
 seat whose agent records its belief (the bayes agent). Repeat it for several pairings.`,
 		Example: `  parley analyze dond --data ../shared/data/dealornodeal/test.txt --hardest 50 --seed-lines --require-ef
   parley analyze dond --data ../shared/data/dealornodeal/sampled_50_deal_no_deal.txt --require-ef \
-      --play builtin:bayes,builtin:bayes --play builtin:bayes,builtin:greedy
+      --play builtin:bayes,builtin:bayes --play builtin:bayes,builtin:dondgreedy
   parley analyze dond --data ../shared/data/dealornodeal/test.txt --hardest 50 --write hardest.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

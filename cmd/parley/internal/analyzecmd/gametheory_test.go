@@ -83,7 +83,7 @@ func TestDondFlags(t *testing.T) {
 		args []string
 		bad  bool
 	}{
-		{args: []string{"--data", "x.txt", "--hardest", "50", "--require-ef", "--play", "builtin:bayes,builtin:greedy"}},
+		{args: []string{"--data", "x.txt", "--hardest", "50", "--require-ef", "--play", "builtin:bayes,builtin:dondgreedy"}},
 		{args: []string{"--hardest", "5"}, bad: true},
 		{args: []string{"--data", "x.txt", "--play", "builtin:bayes"}, bad: true},
 		{args: []string{"--data", "x.txt", "--hardest", "-1"}, bad: true},

@@ -131,7 +131,7 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	if o.JSON {
 		recorders = append(recorders, record.NewWriter(deps.Out))
 	} else {
-		recorders = append(recorders, record.NewTranscriptWriter(deps.Out, record.TranscriptOptions{ShowPrivate: o.ShowPrivate}))
+		recorders = append(recorders, record.NewTranscriptWriter(deps.Out, record.TranscriptOptions{ShowPrivate: o.ShowPrivate, Games: deps.Games}))
 	}
 	runner := match.NewRunner(match.Tee(recorders...), match.WithTimestamps(o.Timestamps), match.WithLogger(logger))
 	res, err := runner.Run(ctx, match.Spec{

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"strings"
 
@@ -14,7 +15,10 @@ import (
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/matchrun"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/services/analytics/metrics"
+	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -25,6 +29,7 @@ type options struct {
 	seed    uint64
 	seedSet bool
 	matchID string
+	matches int
 	run     matchrun.Options
 }
 
@@ -34,8 +39,10 @@ func NewCmd(deps *cli.Deps, runF func(context.Context, *options) error) *cobra.C
 	o := &options{}
 	cmd := &cobra.Command{
 		Use:   "play GAME --agent A --agent B [flags]",
-		Short: "Play one match between agents and print its transcript",
-		Long: `Play one match of GAME with one agent per seat, in seat order.
+		Short: "Play one match (or --matches N) between agents and print its transcript",
+		Long: `Play one match of GAME with one agent per seat, in seat order; with --matches N, N matches
+one after the other with seeds --seed, --seed+1, ..., followed by the game's metrics over them
+when its family prints them (deliberation does, after a single match too).
 
 An agent is builtin:NAME (a built-in Go agent started as a gRPC server on loopback for the
 match, optionally with settings: builtin:fair?open=0.7) or grpc://host:port (a running agent).
@@ -47,7 +54,10 @@ corpus=...) are read here; the record holds their content, so it replays without
 The same seed and deterministic agents give the same --json output, byte for byte.`,
 		Example: `  parley play ultimatum --agent builtin:fair --agent builtin:random --seed 7
   parley play ultimatum --agent builtin:fair --agent grpc://127.0.0.1:50061 --param total=10 --param max_turns=3 --json
-  parley play matrix --agent builtin:equilibrium --agent builtin:random --param file=my-game.yaml --param talk_rounds=2`,
+  parley play matrix --agent builtin:equilibrium --agent builtin:random --param file=my-game.yaml --param talk_rounds=2
+  parley play deliberation --param game=game1 --matches 10 --seed 1 \
+      --agent builtin:cooperative --agent builtin:cooperative --agent builtin:cooperative \
+      --agent builtin:cooperative --agent builtin:cooperative --agent builtin:greedy`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.game = args[0]
@@ -63,6 +73,7 @@ The same seed and deterministic agents give the same --json output, byte for byt
 	fs.StringArrayVarP(&o.params, "param", "p", nil, "game parameter key=value (repeatable); see `parley games`")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the match's randomness (default: a random seed, printed)")
 	fs.StringVar(&o.matchID, "match-id", "", "id of the match (default: GAME-SEED-HASH, derived from the game, parameters, seed and agents)")
+	fs.IntVar(&o.matches, "matches", 1, "matches to play one after the other, with seeds --seed, --seed+1, ...; games with metrics print them over all matches at the end")
 	o.run.Bind(fs)
 	return cmd
 }
@@ -74,6 +85,12 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 	if err := o.run.Validate(); err != nil {
 		return err
+	}
+	switch {
+	case o.matches < 1:
+		return cli.Usagef("--matches must be at least 1, got %d", o.matches)
+	case o.matches > 1 && o.run.RecordPath != "":
+		return cli.Usagef("--record writes one match; with --matches, every record is on NATS (--nats) or printed with --json")
 	}
 	params, err := games.ParseParams(o.game, o.params)
 	if err != nil {
@@ -96,17 +113,59 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if seats, _ := games.Seats(game, params); len(o.agents) != len(seats) {
 		return cli.Usagef("%s needs %d agents, one per seat (%s), given with --agent; got %d", o.game, len(seats), strings.Join(seats, ", "), len(o.agents))
 	}
-	if o.matchID == "" {
-		o.matchID = DefaultMatchID(o.game, o.seed, params, o.agents)
+	var records [][]*eventsv1.MatchEvent
+	for i := range o.matches {
+		seed, id := o.seed+uint64(i), o.matchID
+		switch {
+		case id == "":
+			id = DefaultMatchID(o.game, seed, params, o.agents)
+		case o.matches > 1:
+			id = fmt.Sprintf("%s-%d", id, i+1)
+		}
+		if i > 0 && !o.run.JSON {
+			fmt.Fprintln(deps.Out)
+		}
+		res, err := matchrun.Run(ctx, deps, &o.run, matchrun.Request{
+			MatchID: id,
+			Game:    game,
+			Params:  params,
+			Seed:    seed,
+			Agents:  o.agents,
+		})
+		if err != nil {
+			return err
+		}
+		records = append(records, res.Events)
 	}
-	_, err = matchrun.Run(ctx, deps, &o.run, matchrun.Request{
-		MatchID: o.matchID,
-		Game:    game,
-		Params:  params,
-		Seed:    o.seed,
-		Agents:  o.agents,
-	})
-	return err
+	if o.run.JSON {
+		return nil // the output is the event record alone
+	}
+	return report(deps.Out, o.game, records)
+}
+
+// reporter is a metrics family that prints its metrics over a set of matches for people.
+type reporter interface {
+	metrics.Family
+	Report(w io.Writer, perMatch [][]metrics.Value) error
+}
+
+// report prints the metrics of the matches played, when the game's family can.
+func report(w io.Writer, game string, records [][]*eventsv1.MatchEvent) error {
+	f, ok := metricscatalog.New().Lookup(game)
+	r, can := f.(reporter)
+	if !ok || !can {
+		return nil
+	}
+	var perMatch [][]metrics.Value
+	for _, events := range records {
+		vs, err := r.Match(events)
+		if err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+		perMatch = append(perMatch, vs)
+	}
+	fmt.Fprintln(w)
+	return r.Report(w, perMatch)
 }
 
 // DefaultMatchID derives a match id from what defines the match, so the same invocation gives

@@ -77,7 +77,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 			}
 			return nil
 		}
-		return record.Transcript(deps.Out, events, record.TranscriptOptions{ShowPrivate: o.run.ShowPrivate})
+		return record.Transcript(deps.Out, events, record.TranscriptOptions{ShowPrivate: o.run.ShowPrivate, Games: deps.Games})
 	}
 	lastTurn := int32(1)
 	for _, ev := range events {

@@ -7,6 +7,7 @@ import (
 	"github.com/parley-arena/parley/services/analytics/metrics/bargaining"
 	"github.com/parley-arena/parley/services/analytics/metrics/coalition"
 	"github.com/parley-arena/parley/services/analytics/metrics/dealornodeal"
+	"github.com/parley-arena/parley/services/analytics/metrics/deliberation"
 	"github.com/parley-arena/parley/services/analytics/metrics/matrix"
 	"github.com/parley-arena/parley/services/analytics/metrics/sequential"
 )
@@ -19,6 +20,7 @@ func New() *metrics.Registry {
 		matrix.New(),
 		sequential.New(),
 		dealornodeal.New(),
+		deliberation.New(),
 	)
 	if err != nil {
 		panic(err) // each shipped game has one family; a duplicate is a programming error

@@ -29,6 +29,8 @@ func TestRealRecords(t *testing.T) {
 		{"buysell", []string{"builtin:concede", "builtin:concede?curve=boulware"}, []string{"price_1", "price_2", "first_price", "final_price", "bad_counter_offer", "cost"}},
 		{"trading", []string{"builtin:trader", "builtin:trader"}, []string{"proposals", "default_moves"}},
 		{"coalition", []string{"builtin:coalition", "builtin:coalition", "builtin:coalition?basis=shapley"}, []string{"winning_coalition", "shapley", "shapley_l2", "core_distance", "in_core", "efficiency"}},
+		{"deliberation", []string{"builtin:cooperative", "builtin:cooperative", "builtin:greedy", "builtin:cooperative", "builtin:cooperative", "builtin:adversarial?target=union"},
+			[]string{"final_5way", "final_6way", "any", "wrong", "leak", "failed", "pareto", "gini", "p1_own_1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.game, func(t *testing.T) {

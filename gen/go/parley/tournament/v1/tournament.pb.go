@@ -284,7 +284,8 @@ type TournamentSpec struct {
 	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
 	// Name of the game.
 	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
-	// Parameters of every match, resolved.
+	// Parameters of every match, resolved. For a game whose parameters name files it draws from
+	// per match (a corpus), these are as drawn with seed; each MatchRequest carries its own.
 	Params *v1.GameParams `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
 	// The agents taking part.
 	Entrants []*Entrant `protobuf:"bytes,4,rep,name=entrants,proto3" json:"entrants,omitempty"`

@@ -256,7 +256,7 @@ func (x *Tree) GetScaleDefault() *v1.Rational {
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name of a game tree shipped with Parley (e.g. "escalation", "monopoly", "trigame"). Used
-	// only while `tree` is unset. Default "escalation".
+	// only while `tree` is unset. Default "trigame" (both players move on every path).
 	Game *string `protobuf:"bytes,1,opt,name=game,proto3,oneof" json:"game,omitempty"`
 	// Path of a game file (YAML or JSON, format in referee/games/gamefile). Read by the program
 	// that starts the match (`parley play`), never by the rules, which receive its content in

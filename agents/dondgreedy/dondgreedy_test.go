@@ -1,11 +1,11 @@
-package greedy_test
+package dondgreedy_test
 
 import (
 	"context"
 	"slices"
 	"testing"
 
-	"github.com/parley-arena/parley/agents/greedy"
+	"github.com/parley-arena/parley/agents/dondgreedy"
 	"github.com/parley-arena/parley/referee/games/dealornodeal"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/solution"
 )
@@ -15,7 +15,7 @@ import (
 // worth at least 5 to her, best first, ties in her own counts ascending.
 func TestPlan(t *testing.T) {
 	g := solution.Game{Counts: []int{1, 2, 2}, Values: [2][]int{{2, 3, 1}, nil}}
-	plan := greedy.Plan(g, 0)
+	plan := dondgreedy.Plan(g, 0)
 	want := []solution.Alloc{{1, 2, 2}, {1, 2, 1}, {0, 2, 2}, {1, 2, 0}}
 	if !slices.EqualFunc(plan[:4], want, slices.Equal) {
 		t.Errorf("plan starts %v, want %v", plan[:4], want)
@@ -33,7 +33,7 @@ func TestAct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := greedy.New()
+	a := dondgreedy.New()
 	act, err := a.Act(context.Background(), st.Observe(0))
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,11 @@
-// Package greedy is a simple built-in Deal-or-No-Deal agent: it goes down the allocations
+// Package dondgreedy is a simple built-in Deal-or-No-Deal agent: it goes down the allocations
 // that are envy-free for itself (worth at least half the pool to it), best for itself first
 // (ties in its own enumeration order: its own counts ascending, the first type slowest),
 // proposing each once; once all are proposed it repeats the last. It accepts the opponent's
 // standing proposal when that is worth at least as much to it as its own next proposal. It
 // never models the opponent. Deterministic, and stateless: it reads its earlier proposals from
 // the history.
-package greedy
+package dondgreedy
 
 import (
 	"cmp"
@@ -28,7 +28,7 @@ func New() *Agent { return &Agent{} }
 // Describe says who the agent is.
 func (a *Agent) Describe() *gamev1.AgentInfo {
 	return &gamev1.AgentInfo{
-		Name:        "greedy",
+		Name:        "dondgreedy",
 		Version:     "1",
 		Author:      "parley",
 		Games:       []string{dealornodeal.Name},
@@ -55,7 +55,7 @@ func Plan(g solution.Game, me int) []solution.Alloc {
 func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 	v := obs.GetDealornodeal()
 	if v == nil {
-		return nil, fmt.Errorf("greedy: plays Deal or No Deal only, not %q", obs.GetGame())
+		return nil, fmt.Errorf("dondgreedy: plays Deal or No Deal only, not %q", obs.GetGame())
 	}
 	me := int(obs.GetSeat())
 	g := dealornodeal.ViewGame(v, me)
