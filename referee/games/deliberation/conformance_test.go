@@ -32,7 +32,7 @@ func TestConformance(t *testing.T) {
 // conformanceSeeds is the number of random matches per variant: a match of this game is long
 // to check at every step, so fewer than gametest's default, and fewer still under -race.
 func conformanceSeeds() int {
-	if raceEnabled {
+	if gametest.Race {
 		return 1
 	}
 	return 8

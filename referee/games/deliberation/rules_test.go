@@ -1,6 +1,7 @@
 package deliberation_test
 
 import (
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"slices"
 	"strings"
 	"testing"
@@ -238,7 +239,7 @@ func TestRefusals(t *testing.T) {
 // events announce the same orders.
 func TestTurnOrder(t *testing.T) {
 	seeds := 500
-	if raceEnabled || testing.Short() {
+	if gametest.Race || testing.Short() {
 		seeds = 100
 	}
 	for _, kvs := range [][]string{nil, {"discussion_turns=7"}, {"game=game2", "discussion_turns=30"}, {"game=game1", "parties=3", "discussion_turns=10"}, {"parties=4", "discussion_turns=1"}} {

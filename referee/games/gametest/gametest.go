@@ -23,7 +23,7 @@ import (
 )
 
 const (
-	// Seeds is the number of random matches per variant (a quarter of it with -short).
+	// Seeds is the number of random matches per variant (a quarter of it with -short or -race).
 	Seeds = 32
 	// MaxSteps bounds the actions of one match; a match still running after it fails.
 	MaxSteps = 5000
@@ -109,7 +109,8 @@ func (s Suite) Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) 
 	if s.Seeds > 0 {
 		seeds = s.Seeds
 	}
-	if testing.Short() {
+	if testing.Short() || Race {
+		// The race detector slows every step several times; the invariants are the same.
 		seeds = max(1, seeds/4)
 	}
 	for i, v := range variants {
