@@ -8,6 +8,7 @@ export PATH := $(GOBIN):$(PATH)
 BUF_VERSION                := v1.75.0
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+CONNECT_GO_VERSION         := v1.21.1
 NATS_SERVER_VERSION        := v2.15.2
 
 APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium
@@ -28,11 +29,12 @@ deps:
 		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-## tools: pinned Go tools (buf, protoc plugins, nats-server)
+## tools: pinned Go tools (buf, protoc plugins incl. connect-go's, nats-server)
 tools:
 	go install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
 	go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 	go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	go install connectrpc.com/connect/cmd/protoc-gen-connect-go@$(CONNECT_GO_VERSION)
 	go install github.com/nats-io/nats-server/v2@$(NATS_SERVER_VERSION)
 
 ## generate: regenerate gen/ from proto/

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,8 +152,9 @@ func TestAgentServe(t *testing.T) {
 // TestRefereeServe drives `parley referee` through its gRPC API.
 func TestRefereeServe(t *testing.T) {
 	t.Parallel()
-	ref := startProc(t, "", parleyBin, "referee", "--listen", "127.0.0.1:0")
+	ref := startProc(t, "", parleyBin, "referee", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
 	addr, _, _ := strings.Cut(ref.waitLine("referee listening on "), ",")
+	metricsURL := ref.waitLine("metrics on ")
 	client := refereev1.NewRefereeServiceClient(dialGRPC(t, addr))
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
@@ -211,6 +213,19 @@ func TestRefereeServe(t *testing.T) {
 	}
 	if err := sameEvents(got.GetEvents(), streamed); err != nil {
 		t.Errorf("GetMatch and the stream differ: %v", err)
+	}
+	// --metrics: the match and the work queue's lag.
+	resp, err := http.Get(metricsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`parley_matches_finished_total{cause=`, `parley_moves_total{agent="fair@1",game="ultimatum"}`,
+		`parley_jetstream_consumer_pending_messages{consumer="referees",stream="PARLEY_REQUESTS"} 0`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("referee metrics lack %s", want)
+		}
 	}
 
 	code, took := ref.interrupt(10 * time.Second)

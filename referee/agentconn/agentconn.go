@@ -2,7 +2,9 @@
 // running agent; "builtin:NAME?key=value&..." starts a built-in Go agent as a real gRPC server
 // on a loopback port, so built-in agents are reached exactly like any other. A language model
 // is one of them: "builtin:llm?model=M&base_url=URL&style=json&persona=cunning" (see
-// agents/llm; its API key comes from the environment, never from the address).
+// agents/llm; its API key comes from the environment, never from the address). "human",
+// "human:NAME" and "human:NAME?ticket=ID" seat a person: a human.Seat of the hub in ctx
+// (human.FromContext), served the same way, and played from a browser (see agents/human).
 package agentconn
 
 import (
@@ -20,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/human"
 	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -34,6 +37,9 @@ type Conn struct {
 	// Spec is the address as given.
 	Spec string
 
+	// Human is the seat a person plays, for a human address; nil otherwise.
+	Human *human.Seat
+
 	conn *grpc.ClientConn
 	stop context.CancelFunc // stops a built-in agent's server
 	done chan error         // its Serve result
@@ -42,11 +48,32 @@ type Conn struct {
 // ErrBadAddress is wrapped by errors about an address that cannot be parsed.
 var ErrBadAddress = errors.New("bad agent address")
 
+// badAddressError is an error of another package about an address, made to match
+// ErrBadAddress.
+type badAddressError struct{ error }
+
+func (e badAddressError) Is(target error) bool { return target == ErrBadAddress }
+func (e badAddressError) Unwrap() error        { return e.error }
+
 // Open connects to the agent at spec. A built-in agent's server runs until Close.
 func Open(ctx context.Context, spec string) (*Conn, error) {
 	switch {
 	case strings.HasPrefix(spec, "builtin:"):
 		return openBuiltin(ctx, spec)
+	case human.IsAddress(spec):
+		seat, err := human.FromContext(ctx).Open(spec)
+		if errors.Is(err, human.ErrBadAddress) {
+			return nil, badAddressError{err}
+		} else if err != nil {
+			return nil, err
+		}
+		c, err := serveLocal(ctx, spec, seat, nil)
+		if err != nil {
+			seat.Close()
+			return nil, err
+		}
+		c.Human = seat
+		return c, nil
 	case strings.HasPrefix(spec, "grpc://"):
 		target := strings.TrimPrefix(spec, "grpc://")
 		_, port, err := net.SplitHostPort(target)
@@ -59,7 +86,7 @@ func Open(ctx context.Context, spec string) (*Conn, error) {
 		}
 		return dial(spec, target)
 	default:
-		return nil, fmt.Errorf("%w %q: want builtin:NAME (one of %s) or grpc://host:port", ErrBadAddress, spec, strings.Join(builtin.Names(), ", "))
+		return nil, fmt.Errorf("%w %q: want builtin:NAME (one of %s), grpc://host:port or human[:NAME]", ErrBadAddress, spec, strings.Join(builtin.Names(), ", "))
 	}
 }
 
@@ -73,17 +100,27 @@ func openBuiltin(ctx context.Context, spec string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	var release func() error
+	if c, ok := agent.(io.Closer); ok {
+		// Agents holding resources (the LLM agent's HTTP connections) release them.
+		release = c.Close
+	}
+	return serveLocal(ctx, spec, agent, release)
+}
+
+// serveLocal serves an in-process agent as a gRPC server on a loopback port until Close, then
+// calls release (may be nil).
+func serveLocal(ctx context.Context, spec string, agent sdk.Agent, release func() error) (*Conn, error) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("start builtin agent %s: %w", name, err)
+		return nil, fmt.Errorf("start agent %s: %w", spec, err)
 	}
 	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() {
 		err := sdk.ServeListener(srvCtx, lis, agent, sdk.WithGracePeriod(time.Second))
-		if c, ok := agent.(io.Closer); ok {
-			// Agents holding resources (the LLM agent's HTTP connections) release them.
-			err = errors.Join(err, c.Close())
+		if release != nil {
+			err = errors.Join(err, release())
 		}
 		done <- err
 	}()
@@ -117,8 +154,12 @@ func (c *Conn) Describe(ctx context.Context, timeout time.Duration) (*gamev1.Age
 	return resp.GetAgent(), nil
 }
 
-// Close closes the connection and stops a built-in agent's server.
+// Close closes the connection and stops a built-in agent's server. A human seat is closed
+// first, so that an Act still waiting for the person returns at once.
 func (c *Conn) Close() error {
+	if c.Human != nil {
+		c.Human.Close()
+	}
 	err := c.conn.Close()
 	if c.stop != nil {
 		c.stop()

@@ -72,6 +72,11 @@ type Spec struct {
 	FromTurn int32
 	// TournamentID, when set, is recorded in MatchStarted.
 	TournamentID string
+	// Labels, when set, name the agents, one per seat in seat order: recorded in
+	// MatchStarted.seats[i].label (an empty entry records none).
+	Labels []string
+	// RevealPrivate, recorded in MatchStarted, lets spectators see the match's private parts.
+	RevealPrivate bool
 }
 
 // Result is a finished match.
@@ -88,6 +93,7 @@ type Runner struct {
 	clock      func() time.Time
 	timestamps bool
 	logger     *slog.Logger
+	observer   Observer
 }
 
 // Option configures a Runner.
@@ -103,11 +109,17 @@ func WithTimestamps(on bool) Option { return func(r *Runner) { r.timestamps = on
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(r *Runner) { r.logger = l } }
 
+// WithObserver tells o what every match does (default: nobody).
+func WithObserver(o Observer) Option { return func(r *Runner) { r.observer = o } }
+
 // NewRunner returns a Runner writing events to rec (nil: events are only kept in Result).
 func NewRunner(rec Recorder, opts ...Option) *Runner {
-	r := &Runner{recorder: rec, clock: time.Now, logger: slog.New(slog.DiscardHandler)}
+	r := &Runner{recorder: rec, clock: time.Now, logger: slog.New(slog.DiscardHandler), observer: nopObserver{}}
 	for _, o := range opts {
 		o(r)
+	}
+	if r.observer == nil {
+		r.observer = nopObserver{}
 	}
 	return r
 }
@@ -182,6 +194,10 @@ type run struct {
 	faults   []bool           // faults[seat]: the seat's agent faulted at least once
 	usage    []*agentv1.Usage // usage[seat]: summed over the actions the seat's agent sent
 	logger   *slog.Logger
+	observed ObservedMatch // what the observer is told the match is
+	start    time.Time     // when MatchStarted was recorded
+	begun    bool          // MatchStarted was recorded
+	over     bool          // MatchEnded was recorded
 
 	lastWasDefault bool // a default move was applied on the last turn played
 }
@@ -201,14 +217,25 @@ func (e *errRecord) Unwrap() error { return e.err }
 func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
 	m.seats = m.describe(ctx, seatNames, seatRoles)
 	m.whoPlays = whoPlays(m.seats)
+	m.observed = ObservedMatch{ID: m.spec.ID, Game: info.GetName(), Agents: make([]string, len(m.seats))}
+	for i, s := range m.seats {
+		m.observed.Agents[i] = AgentKey(s)
+	}
+	defer func() {
+		if m.begun && !m.over {
+			// The record failed before its end: the match stops all the same.
+			m.observer.MatchEnded(m.observed, nil, m.clock().Sub(m.start))
+		}
+	}()
 	started := &eventsv1.MatchStarted{
-		Game:         info.GetName(),
-		RulesVersion: info.GetRulesVersion(),
-		Params:       params,
-		Seed:         m.spec.Seed,
-		Seats:        m.seats,
-		Limits:       m.limits,
-		TournamentId: m.spec.TournamentID,
+		Game:          info.GetName(),
+		RulesVersion:  info.GetRulesVersion(),
+		Params:        params,
+		Seed:          m.spec.Seed,
+		Seats:         m.seats,
+		Limits:        m.limits,
+		TournamentId:  m.spec.TournamentID,
+		RevealPrivate: m.spec.RevealPrivate,
 	}
 	if err := m.emit(ctx, 0, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: started}}); err != nil {
 		return nil, err
@@ -248,6 +275,9 @@ func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*ga
 		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: seatNames[i], Agent: &gamev1.AgentInfo{}}
 		if i < len(seatRoles) {
 			seats[i].Role = seatRoles[i]
+		}
+		if i < len(m.spec.Labels) {
+			seats[i].Label = m.spec.Labels[i]
 		}
 		wg.Go(func() {
 			cctx, cancel := context.WithTimeout(ctx, m.limits.GetMoveTimeout().AsDuration())
@@ -521,7 +551,9 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observation) (*agentv1.Action, *games.Rejection, *eventsv1.AgentFault) {
 	cctx, cancel := context.WithTimeout(ctx, obs.GetTimeLimit().AsDuration())
 	defer cancel()
+	asked := time.Now()
 	resp, err := m.spec.Agents[seat].Act(cctx, &agentv1.ActRequest{Observation: obs}, grpc.MaxCallRecvMsgSize(int(m.limits.GetMaxReplyBytes())))
+	latency := time.Since(asked)
 	if err != nil {
 		f := classify(err, m.limits.GetMaxReplyBytes())
 		// An error that comes once the time is up is a timeout, whatever its code: an agent's
@@ -531,8 +563,12 @@ func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observatio
 		}
 		f.Seat = seat
 		m.logger.Info("agent fault", "seat", seat, "turn", obs.GetTurn(), "kind", f.GetKind(), "detail", f.GetDetail())
+		if ctx.Err() == nil {
+			m.observer.AgentCalled(m.observed, seat, latency, f.GetKind())
+		}
 		return nil, nil, f
 	}
+	m.observer.AgentCalled(m.observed, seat, latency, eventsv1.FaultKind_FAULT_KIND_UNSPECIFIED)
 	action := resp.GetAction()
 	if action == nil {
 		action = &agentv1.Action{}
@@ -590,13 +626,31 @@ func (m *run) emit(ctx context.Context, turn int32, ev *eventsv1.MatchEvent) err
 		ev.Time = timestamppb.New(m.clock())
 	}
 	m.events = append(m.events, ev)
-	if m.recorder == nil {
-		return nil
+	if m.recorder != nil {
+		if err := m.recorder.Record(ctx, ev); err != nil {
+			return &errRecord{err: err}
+		}
 	}
-	if err := m.recorder.Record(ctx, ev); err != nil {
-		return &errRecord{err: err}
-	}
+	m.notify(ev)
 	return nil
+}
+
+// notify tells the observer about a recorded event.
+func (m *run) notify(ev *eventsv1.MatchEvent) {
+	switch p := ev.GetPayload().(type) {
+	case *eventsv1.MatchEvent_MatchStarted:
+		m.begun, m.start = true, m.clock()
+		m.observer.MatchStarted(m.observed)
+	case *eventsv1.MatchEvent_ActionTaken:
+		m.observer.ActionTaken(m.observed, p.ActionTaken.GetSeat(), p.ActionTaken.GetDefaultReason() != "")
+	case *eventsv1.MatchEvent_ActionRefused:
+		m.observer.ActionRefused(m.observed, p.ActionRefused.GetSeat())
+	case *eventsv1.MatchEvent_AgentFault:
+		m.observer.AgentFaulted(m.observed, p.AgentFault.GetSeat(), p.AgentFault.GetKind())
+	case *eventsv1.MatchEvent_MatchEnded:
+		m.over = true
+		m.observer.MatchEnded(m.observed, p.MatchEnded.GetOutcome(), m.clock().Sub(m.start))
+	}
 }
 
 func (m *run) turnSafe() (turn int32) {

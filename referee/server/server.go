@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,6 +34,7 @@ type Server struct {
 	validID  func(string) error
 	logger   *slog.Logger
 	store    *store
+	opts     []match.Option // for every match's runner
 
 	ctx    context.Context // parent of every match; cancelled by Close
 	cancel context.CancelFunc
@@ -43,8 +45,8 @@ var _ refereev1.RefereeServiceServer = (*Server)(nil)
 
 // New returns a Server running matches of reg, recording every event to rec (which may be
 // nil) after the server's own store. validID checks match ids given by clients (nil: any
-// non-empty id).
-func New(reg *games.Registry, rec match.Recorder, validID func(string) error, logger *slog.Logger) *Server {
+// non-empty id). opts are added to every match's runner (e.g. match.WithObserver).
+func New(reg *games.Registry, rec match.Recorder, validID func(string) error, logger *slog.Logger, opts ...match.Option) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -57,7 +59,7 @@ func New(reg *games.Registry, rec match.Recorder, validID func(string) error, lo
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{games: reg, recorder: rec, validID: validID, logger: logger, store: newStore(), ctx: ctx, cancel: cancel}
+	return &Server{games: reg, recorder: rec, validID: validID, logger: logger, store: newStore(), opts: opts, ctx: ctx, cancel: cancel}
 }
 
 // Close cancels the matches still running (they end void) and waits for them.
@@ -88,8 +90,12 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	if seats, _ := games.Seats(game, resolved); len(req.GetAgents()) != len(seats) {
+	seats, _ := games.Seats(game, resolved)
+	if len(req.GetAgents()) != len(seats) {
 		return nil, status.Errorf(codes.InvalidArgument, "%s needs %d agents, one per seat (%s); got %d", game.Info().GetName(), len(seats), strings.Join(seats, ", "), len(req.GetAgents()))
+	}
+	if n := len(req.GetLabels()); n > 0 && n != len(seats) {
+		return nil, status.Errorf(codes.InvalidArgument, "labels name the agents of the seats: give %d (one per seat) or none; got %d", len(seats), n)
 	}
 	id := req.GetMatchId()
 	if id == "" {
@@ -109,7 +115,10 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	for i, c := range conns {
 		clients[i] = c.Client
 	}
-	spec := match.Spec{ID: id, Game: game, Params: req.GetParams(), Seed: req.GetSeed(), Agents: clients, Limits: req.GetLimits()}
+	spec := match.Spec{
+		ID: id, Game: game, Params: req.GetParams(), Seed: req.GetSeed(), Agents: clients, Limits: req.GetLimits(),
+		Labels: req.GetLabels(), RevealPrivate: req.GetRevealPrivate(),
+	}
 	rec := match.RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
 		s.store.append(ev)
 		if s.recorder == nil {
@@ -117,7 +126,7 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 		}
 		return s.recorder.Record(ctx, ev)
 	})
-	runner := match.NewRunner(rec, match.WithLogger(s.logger))
+	runner := match.NewRunner(rec, append([]match.Option{match.WithLogger(s.logger)}, s.opts...)...)
 	s.wg.Go(func() {
 		defer agentconn.CloseAll(conns)
 		defer s.store.end(id)
@@ -169,4 +178,68 @@ func (s *Server) StreamMatchEvents(req *refereev1.StreamMatchEventsRequest, stre
 			return status.FromContextError(stream.Context().Err()).Err()
 		}
 	}
+}
+
+// ListMatches lists the matches this referee ran since it started, newest first.
+func (s *Server) ListMatches(_ context.Context, req *refereev1.ListMatchesRequest) (*refereev1.ListMatchesResponse, error) {
+	size, err := PageSize(req.GetPageSize())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	all := s.store.summaries()
+	var keep []*refereev1.MatchSummary
+	for _, m := range all {
+		if Selects(req, m) {
+			keep = append(keep, m)
+		}
+	}
+	page, next, err := Page(keep, req.GetPageToken(), size)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return &refereev1.ListMatchesResponse{Matches: page, NextPageToken: next}, nil
+}
+
+// Page sizes of ListMatches.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 500
+)
+
+// PageSize reads ListMatchesRequest.page_size: 0 means DefaultPageSize, at most MaxPageSize.
+func PageSize(n int32) (int, error) {
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("page_size must be 0 or more, got %d", n)
+	case n == 0:
+		return DefaultPageSize, nil
+	default:
+		return min(int(n), MaxPageSize), nil
+	}
+}
+
+// Selects reports whether a ListMatches request selects m.
+func Selects(req *refereev1.ListMatchesRequest, m *refereev1.MatchSummary) bool {
+	return (req.GetState() == refereev1.MatchState_MATCH_STATE_UNSPECIFIED || req.GetState() == m.GetState()) &&
+		(req.GetGame() == "" || req.GetGame() == m.GetGame()) &&
+		(req.GetTournamentId() == "" || req.GetTournamentId() == m.GetTournamentId())
+}
+
+// Page returns the page of ms (newest first) after the match named by token (a match id; empty:
+// from the start), at most size of them, and the token of the next page.
+func Page(ms []*refereev1.MatchSummary, token string, size int) ([]*refereev1.MatchSummary, string, error) {
+	from := 0
+	if token != "" {
+		i := slices.IndexFunc(ms, func(m *refereev1.MatchSummary) bool { return m.GetMatchId() == token })
+		if i < 0 {
+			return nil, "", fmt.Errorf("page_token %q is not a match of this listing", token)
+		}
+		from = i + 1
+	}
+	to := min(from+size, len(ms))
+	next := ""
+	if to < len(ms) {
+		next = ms[to-1].GetMatchId()
+	}
+	return ms[from:to], next, nil
 }

@@ -248,6 +248,7 @@ func TestBadRequests(t *testing.T) {
 		{"unknown builtin", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:nobody"}}, codes.InvalidArgument},
 		{"bad address", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "localhost"}}, codes.InvalidArgument},
 		{"bad match id", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}, MatchId: "a.b"}, codes.InvalidArgument},
+		{"labels for some seats", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}, Labels: []string{"x"}}, codes.InvalidArgument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -269,5 +270,55 @@ func TestBadRequests(t *testing.T) {
 	}
 	if _, err := f.client.GetMatch(ctx, &refereev1.GetMatchRequest{MatchId: "nope"}); status.Code(err) != codes.NotFound {
 		t.Fatalf("GetMatch of an unknown id: got %v, want NotFound", err)
+	}
+}
+
+func TestListMatchesAndLabels(t *testing.T) {
+	f := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range 3 {
+		req := &refereev1.StartMatchRequest{
+			Game: "ultimatum", Seed: uint64(i), Agents: []string{"builtin:fair", "builtin:random"},
+			MatchId: fmt.Sprintf("listed-%d", i), Labels: []string{"fair-one", ""}, RevealPrivate: i == 2,
+		}
+		if _, err := f.client.StartMatch(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.server.Wait()
+	resp, err := f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{PageSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range resp.GetMatches() {
+		ids = append(ids, m.GetMatchId())
+		if m.GetState() != refereev1.MatchState_MATCH_STATE_ENDED || m.GetOutcome() == nil {
+			t.Errorf("%s: state %s outcome %v, want ended with an outcome", m.GetMatchId(), m.GetState(), m.GetOutcome())
+		}
+		if l := m.GetSeats()[0].GetLabel(); l != "fair-one" {
+			t.Errorf("%s: seat 0 label %q", m.GetMatchId(), l)
+		}
+		if m.GetRevealPrivate() != (m.GetMatchId() == "listed-2") {
+			t.Errorf("%s: reveal_private %v", m.GetMatchId(), m.GetRevealPrivate())
+		}
+	}
+	if fmt.Sprint(ids) != "[listed-2 listed-1]" || resp.GetNextPageToken() == "" {
+		t.Fatalf("first page %v (next %q), want [listed-2 listed-1] and a next page", ids, resp.GetNextPageToken())
+	}
+	resp, err = f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{PageSize: 2, PageToken: resp.GetNextPageToken()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.GetMatches()) != 1 || resp.GetMatches()[0].GetMatchId() != "listed-0" || resp.GetNextPageToken() != "" {
+		t.Fatalf("second page %v", resp)
+	}
+	resp, err = f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{State: refereev1.MatchState_MATCH_STATE_RUNNING})
+	if err != nil || len(resp.GetMatches()) != 0 {
+		t.Fatalf("running matches: %v, %v; want none", resp, err)
+	}
+	if _, err := f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{PageToken: "nope"}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("bad page token: %v", err)
 	}
 }

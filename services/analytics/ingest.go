@@ -193,8 +193,8 @@ func writeRow(ctx context.Context, tx *sql.Tx, reg *metrics.Registry, id string,
 		roles[s.GetSeat()] = s.GetRole()
 	}
 	for _, s := range row.Seats {
-		_, err := tx.ExecContext(ctx, `INSERT INTO seats (match_id, seat, name, role, agent, agent_version, agent_key, payoff, faulted)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.Seat, s.Name, roles[s.Seat], s.Agent, s.AgentVersion, s.AgentKey(), s.Payoff, s.Faulted)
+		_, err := tx.ExecContext(ctx, `INSERT INTO seats (match_id, seat, name, role, agent, agent_version, agent_key, payoff, faulted, label)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.Seat, s.Name, roles[s.Seat], s.Agent, s.AgentVersion, s.AgentKey(), s.Payoff, s.Faulted, s.Label)
 		if err != nil {
 			return fmt.Errorf("analytics: match %s seat %d: %w", id, s.Seat, err)
 		}

@@ -21,8 +21,8 @@ type Filter struct {
 	TournamentID string
 	// Game keeps the matches of one game.
 	Game string
-	// Agent keeps the matches in which some seat's agent has this key ("name@version") or,
-	// when it has no "@", this name (any version).
+	// Agent keeps the matches in which some seat's agent has this key (a label, or
+	// "name@version") or, when it has no "@", this name (any version).
 	Agent string
 	// ExcludeVoid leaves void matches out.
 	ExcludeVoid bool
@@ -42,12 +42,15 @@ func (f Filter) where() (string, []any) {
 		args = append(args, f.Game)
 	}
 	if f.Agent != "" {
-		col := "agent"
-		if strings.Contains(f.Agent, "@") {
-			col = "agent_key"
-		}
-		conds = append(conds, "EXISTS (SELECT 1 FROM seats s WHERE s.match_id = m.match_id AND s."+col+" = ?)")
+		// A key names one agent (a label, or name@version); a bare name also selects every
+		// version of the program.
+		cond := "s.agent_key = ?"
 		args = append(args, f.Agent)
+		if !strings.Contains(f.Agent, "@") {
+			cond = "(s.agent_key = ? OR s.agent = ?)"
+			args = append(args, f.Agent)
+		}
+		conds = append(conds, "EXISTS (SELECT 1 FROM seats s WHERE s.match_id = m.match_id AND "+cond+")")
 	}
 	if f.ExcludeVoid {
 		conds = append(conds, "m.void = 0")
@@ -113,7 +116,7 @@ func (s *Store) rows(ctx context.Context, clause string, args []any) ([]metrics.
 	}
 	sub := "SELECT m.match_id FROM matches m " + clause
 
-	seats, err := tx.QueryContext(ctx, `SELECT match_id, seat, name, agent, agent_version, payoff, faulted FROM seats
+	seats, err := tx.QueryContext(ctx, `SELECT match_id, seat, name, agent, agent_version, payoff, faulted, label FROM seats
 		WHERE match_id IN (`+sub+`) ORDER BY match_id, seat`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("analytics: rows: seats: %w", err)
@@ -121,7 +124,7 @@ func (s *Store) rows(ctx context.Context, clause string, args []any) ([]metrics.
 	for seats.Next() {
 		var id string
 		var sr metrics.SeatResult
-		if err := seats.Scan(&id, &sr.Seat, &sr.Name, &sr.Agent, &sr.AgentVersion, &sr.Payoff, &sr.Faulted); err != nil {
+		if err := seats.Scan(&id, &sr.Seat, &sr.Name, &sr.Agent, &sr.AgentVersion, &sr.Payoff, &sr.Faulted, &sr.Label); err != nil {
 			seats.Close()
 			return nil, fmt.Errorf("analytics: rows: seats: %w", err)
 		}
@@ -300,7 +303,7 @@ func (s *Store) list(ctx context.Context, where string, args []any, limit int) (
 	for i, mi := range out {
 		ids[i], marks[i] = mi.MatchID, "?"
 	}
-	seats, err := tx.QueryContext(ctx, `SELECT match_id, seat, name, agent, agent_version, payoff, faulted FROM seats
+	seats, err := tx.QueryContext(ctx, `SELECT match_id, seat, name, agent, agent_version, payoff, faulted, label FROM seats
 		WHERE match_id IN (`+strings.Join(marks, ",")+`) ORDER BY match_id, seat`, ids...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("analytics: matches: seats: %w", err)
@@ -309,7 +312,7 @@ func (s *Store) list(ctx context.Context, where string, args []any, limit int) (
 	for seats.Next() {
 		var id string
 		var sr metrics.SeatResult
-		if err := seats.Scan(&id, &sr.Seat, &sr.Name, &sr.Agent, &sr.AgentVersion, &sr.Payoff, &sr.Faulted); err != nil {
+		if err := seats.Scan(&id, &sr.Seat, &sr.Name, &sr.Agent, &sr.AgentVersion, &sr.Payoff, &sr.Faulted, &sr.Label); err != nil {
 			return nil, nil, fmt.Errorf("analytics: matches: seats: %w", err)
 		}
 		if i, ok := index[id]; ok {

@@ -182,7 +182,7 @@ func grpcError(err error) error {
 
 func seatProto(s metrics.SeatResult) *analyticsv1.SeatResult {
 	return &analyticsv1.SeatResult{Seat: s.Seat, Name: s.Name, Agent: s.Agent, AgentVersion: s.AgentVersion,
-		AgentKey: s.AgentKey(), Payoff: s.Payoff, Faulted: s.Faulted}
+		AgentKey: s.AgentKey(), Payoff: s.Payoff, Faulted: s.Faulted, Label: s.Label}
 }
 
 func summaryProto(m MatchInfo) *analyticsv1.MatchSummary {

@@ -28,8 +28,9 @@ import (
 )
 
 // SchemaVersion is the version of the database layout this package writes (PRAGMA
-// user_version). A database of another version is refused.
-const SchemaVersion = 1
+// user_version). A database of an older version is brought up to it when opened (version 2
+// added seats.label); one of a newer version is refused.
+const SchemaVersion = 2
 
 // Errors returned, wrapped, by Store.
 var (
@@ -82,9 +83,10 @@ CREATE TABLE IF NOT EXISTS seats (
 	role          TEXT    NOT NULL,
 	agent         TEXT    NOT NULL,
 	agent_version TEXT    NOT NULL,
-	agent_key     TEXT    NOT NULL,        -- name@version, or name without a version
+	agent_key     TEXT    NOT NULL,        -- label, else name@version, else name: the rating key
 	payoff        REAL    NOT NULL,
 	faulted       INTEGER NOT NULL,
+	label         TEXT    NOT NULL DEFAULT '', -- the organiser's name for the agent (SeatInfo.label)
 	PRIMARY KEY (match_id, seat)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS seats_agent_key ON seats (agent_key);
@@ -154,7 +156,7 @@ func (s *Store) init(ctx context.Context) error {
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return fmt.Errorf("analytics: open %s: %w", s.path, err)
 	}
-	if version != 0 && version != SchemaVersion {
+	if version < 0 || version > SchemaVersion {
 		return fmt.Errorf("%w: %s has version %d, this program reads version %d", ErrSchema, s.path, version, SchemaVersion)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -164,6 +166,12 @@ func (s *Store) init(ctx context.Context) error {
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("analytics: create schema in %s: %w", s.path, err)
+	}
+	if version == 1 {
+		// Version 1 had no labels: its seats are keyed by name@version, as they were.
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE seats ADD COLUMN label TEXT NOT NULL DEFAULT ''`); err != nil {
+			return fmt.Errorf("analytics: upgrade %s to version %d: %w", s.path, SchemaVersion, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
 		return fmt.Errorf("analytics: create schema in %s: %w", s.path, err)

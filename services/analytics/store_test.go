@@ -334,3 +334,90 @@ func TestSchemaVersion(t *testing.T) {
 		t.Errorf("a database of another version was opened: %v", err)
 	}
 }
+
+// TestLabelsKeyRatings: seats with an organiser's label are rated under it, so two variants of
+// one program (same name and version) stay apart; seats without one keep name@version.
+func TestLabelsKeyRatings(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	reg := catalog.New()
+	label := func(evs []*eventsv1.MatchEvent, labels ...string) []*eventsv1.MatchEvent {
+		for i, l := range labels {
+			evs[0].GetMatchStarted().GetSeats()[i].Label = l
+		}
+		return evs
+	}
+	var all []*eventsv1.MatchEvent
+	// "concede" as tough (asks 70) beats itself as soft; an unlabelled concede plays too.
+	all = append(all, label(ultimatumRecord("l1", "", "concede", "concede", 30, matchv1.EndCause_END_CAUSE_AGREEMENT), "tough", "soft")...)
+	all = append(all, label(ultimatumRecord("l2", "", "concede", "concede", 30, matchv1.EndCause_END_CAUSE_AGREEMENT), "tough", "soft")...)
+	all = append(all, ultimatumRecord("l3", "", "concede", "fair", 50, matchv1.EndCause_END_CAUSE_AGREEMENT)...)
+	if _, err := s.Ingest(ctx, reg, delivered(all...)); err != nil {
+		t.Fatal(err)
+	}
+	lb, err := s.Leaderboard(ctx, Filter{Game: "ultimatum"}, ratings.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range lb.Entries {
+		keys = append(keys, e.Agent)
+	}
+	if got := strings.Join(keys, " "); got != "tough concede@1 fair@1 soft" && got != "tough fair@1 concede@1 soft" {
+		t.Errorf("leaderboard keys %q, want tough first, soft last, concede@1 and fair@1 apart", got)
+	}
+	row, err := s.Row(ctx, "l1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Seats[0].Label != "tough" || row.Seats[0].AgentKey() != "tough" || row.Seats[0].Agent != "concede" {
+		t.Errorf("seat 0 of l1: %+v", row.Seats[0])
+	}
+	for _, tc := range []struct {
+		agent string
+		want  int
+	}{{"tough", 2}, {"concede@1", 1}, {"concede", 3}, {"soft", 2}} {
+		ms, _, err := s.Matches(ctx, Filter{Agent: tc.agent}, Page{})
+		if err != nil || len(ms) != tc.want {
+			t.Errorf("matches of agent %q: %d (%v), want %d", tc.agent, len(ms), err, tc.want)
+		}
+	}
+}
+
+// TestSchemaUpgrade opens a database of version 1 (no labels) and finds it upgraded.
+func TestSchemaUpgrade(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	s, err := OpenStore(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ingest(ctx, catalog.New(), delivered(ultimatumRecord("old", "", "a", "b", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)...)); err != nil {
+		t.Fatal(err)
+	}
+	// Make it a version 1 file: seats without the label column.
+	for _, q := range []string{
+		"CREATE TABLE seats1 AS SELECT match_id, seat, name, role, agent, agent_version, agent_key, payoff, faulted FROM seats",
+		"DROP TABLE seats",
+		"ALTER TABLE seats1 RENAME TO seats",
+		"PRAGMA user_version = 1",
+	} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	s, err = OpenStore(ctx, path)
+	if err != nil {
+		t.Fatalf("opening a version 1 database: %v", err)
+	}
+	defer s.Close()
+	row, err := s.Row(ctx, "old")
+	if err != nil || row.Seats[0].AgentKey() != "a@1" {
+		t.Fatalf("row of the old match: %+v, %v", row, err)
+	}
+	var version int
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != SchemaVersion {
+		t.Fatalf("version %d (%v), want %d", version, err, SchemaVersion)
+	}
+}

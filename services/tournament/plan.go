@@ -43,6 +43,8 @@ type PlanConfig struct {
 	MaxAssignments int
 	// Limits on agents.
 	Limits *matchv1.Limits
+	// RevealPrivate lets spectators see the private parts of every match.
+	RevealPrivate bool
 }
 
 // Plan lays out a tournament. The seat assignments are every ordered choice of distinct
@@ -97,6 +99,7 @@ func Plan(cfg PlanConfig) (*tournamentv1.TournamentSpec, error) {
 		Limits:              cfg.Limits,
 		SelfPlay:            cfg.SelfPlay,
 		AssignmentsPossible: total,
+		RevealPrivate:       cfg.RevealPrivate,
 	}
 	aw, gw := digits(len(ranks)-1), digits(cfg.GamesPerAssignment-1)
 	for g := range cfg.GamesPerAssignment {

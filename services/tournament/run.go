@@ -173,9 +173,27 @@ func latest(ctx context.Context, js jetstream.JetStream, matchID string) (string
 	return id, nil, nil
 }
 
-// request publishes the request of one scheduled match.
+// Latest follows the retry chain from matchID (a scheduled match's id) to the match that
+// counts now, and returns its id and, when it has ended, its MatchEnded.
+func Latest(ctx context.Context, js jetstream.JetStream, matchID string) (string, *eventsv1.MatchEnded, error) {
+	return latest(ctx, js, matchID)
+}
+
+// EnsureStreams creates the request and tournament streams when they are missing, leaving the
+// workers' consumer as it is.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream) error { return ensureStreams(ctx, js) }
+
+// request publishes the request of one scheduled match, unless its request is still in the
+// work queue (waiting, or taken by a worker that runs it now): a request published again
+// after the duplicate window would be stored twice, and its second taker would close the
+// running match as interrupted.
 func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch,
 	paramsOf func(uint64) (*matchv1.GameParams, error)) error {
+	if _, queued, err := lastMsg(ctx, js, RequestStream, RequestSubject(m.GetMatchId())); err != nil {
+		return err
+	} else if queued {
+		return nil
+	}
 	params := spec.GetParams()
 	if paramsOf != nil {
 		var err error
@@ -184,20 +202,24 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 		}
 	}
 	agents := make([]string, len(m.GetEntrants()))
+	labels := make([]string, len(m.GetEntrants()))
 	for i, e := range m.GetEntrants() {
 		if int(e) >= len(spec.GetEntrants()) || e < 0 {
 			return fmt.Errorf("tournament: match %s names entrant %d of %d", m.GetMatchId(), e, len(spec.GetEntrants()))
 		}
 		agents[i] = spec.GetEntrants()[e].GetAddress()
+		labels[i] = spec.GetEntrants()[e].GetLabel()
 	}
 	return PublishRequest(ctx, js, &tournamentv1.MatchRequest{
-		MatchId:      m.GetMatchId(),
-		TournamentId: spec.GetTournamentId(),
-		Game:         spec.GetGame(),
-		Params:       params,
-		Seed:         m.GetSeed(),
-		Agents:       agents,
-		Limits:       spec.GetLimits(),
+		MatchId:       m.GetMatchId(),
+		TournamentId:  spec.GetTournamentId(),
+		Game:          spec.GetGame(),
+		Params:        params,
+		Seed:          m.GetSeed(),
+		Agents:        agents,
+		Limits:        spec.GetLimits(),
+		Labels:        labels,
+		RevealPrivate: spec.GetRevealPrivate(),
 	})
 }
 
@@ -211,6 +233,16 @@ func ensureStreams(ctx context.Context, js jetstream.JetStream) error {
 	}
 	_, err := EnsureQueue(ctx, js, QueueConfig{})
 	return err
+}
+
+// StoreSpec stores spec, or checks that the one stored under its id is the same tournament
+// (ErrSpecMismatch otherwise, wrapped); Run does it first, this is for callers that need the
+// spec stored before Run starts.
+func StoreSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec) error {
+	if err := ensureStreams(ctx, js); err != nil {
+		return err
+	}
+	return storeSpec(ctx, js, spec, time.Now)
 }
 
 // storeSpec stores spec, or checks that the one stored under its id is the same tournament.

@@ -46,6 +46,8 @@ type WorkerConfig struct {
 	Name string
 	// Timestamps stamps every event with the wall-clock time (see match.WithTimestamps).
 	Timestamps bool
+	// Observer, when set, is told what the matches do (see match.WithObserver).
+	Observer match.Observer
 }
 
 // Worker is a referee worker: it takes match requests from the shared queue, runs each with
@@ -306,15 +308,21 @@ func (w *Worker) run(ctx context.Context, req *tournamentv1.MatchRequest, id str
 		}
 		return w.settler.Record(rctx, ev)
 	})
-	runner := match.NewRunner(rec, match.WithLogger(logger), match.WithTimestamps(w.cfg.Timestamps))
+	opts := []match.Option{match.WithLogger(logger), match.WithTimestamps(w.cfg.Timestamps)}
+	if w.cfg.Observer != nil {
+		opts = append(opts, match.WithObserver(w.cfg.Observer))
+	}
+	runner := match.NewRunner(rec, opts...)
 	res, err := runner.Run(ctx, match.Spec{
-		ID:           id,
-		Game:         game,
-		Params:       req.GetParams(),
-		Seed:         req.GetSeed(),
-		Agents:       clients,
-		Limits:       req.GetLimits(),
-		TournamentID: req.GetTournamentId(),
+		ID:            id,
+		Game:          game,
+		Params:        req.GetParams(),
+		Seed:          req.GetSeed(),
+		Agents:        clients,
+		Limits:        req.GetLimits(),
+		TournamentID:  req.GetTournamentId(),
+		Labels:        req.GetLabels(),
+		RevealPrivate: req.GetRevealPrivate(),
 	})
 	if errors.Is(err, match.ErrBadSpec) {
 		return w.refuse(ctx, req, id, err)
@@ -336,11 +344,14 @@ func (w *Worker) refuse(ctx context.Context, req *tournamentv1.MatchRequest, id 
 	seats := make([]*gamev1.SeatInfo, len(req.GetAgents()))
 	for i, a := range req.GetAgents() {
 		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: fmt.Sprintf("P%d", i+1), Agent: &gamev1.AgentInfo{Name: a}}
+		if i < len(req.GetLabels()) {
+			seats[i].Label = req.GetLabels()[i]
+		}
 	}
 	events := []*eventsv1.MatchEvent{
 		{MatchId: id, Seq: 1, Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{
 			Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), Seats: seats,
-			Limits: req.GetLimits(), TournamentId: req.GetTournamentId(),
+			Limits: req.GetLimits(), TournamentId: req.GetTournamentId(), RevealPrivate: req.GetRevealPrivate(),
 		}}},
 		{MatchId: id, Seq: 2, Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: &matchv1.Outcome{
 			Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: "Void: the referee refused the request: " + why.Error(),

@@ -19,11 +19,17 @@ type SeatResult struct {
 	Payoff float64
 	// Faulted is set when the seat's agent faulted at least once.
 	Faulted bool
+	// Label is the name the organiser gave the agent (SeatInfo.label); empty when none.
+	Label string
 }
 
-// AgentKey names an agent in tables and ratings: "name@version", or the name alone when it
-// gave no version.
+// AgentKey names an agent in tables and ratings: the organiser's label when it has one (so
+// variants of one program stay apart), else "name@version", or the name alone when it gave no
+// version.
 func (s SeatResult) AgentKey() string {
+	if s.Label != "" {
+		return s.Label
+	}
 	if s.AgentVersion == "" {
 		return s.Agent
 	}
@@ -111,7 +117,7 @@ func NewRow(events []*eventsv1.MatchEvent, reg *Registry) (Row, error) {
 		res := SeatResult{
 			Seat: s.GetSeat(), Name: s.GetName(),
 			Agent: s.GetAgent().GetName(), AgentVersion: s.GetAgent().GetVersion(),
-			Faulted: faulted[s.GetSeat()],
+			Faulted: faulted[s.GetSeat()], Label: s.GetLabel(),
 		}
 		if i < len(out.GetPayoffs()) {
 			res.Payoff = out.GetPayoffs()[i]

@@ -20,6 +20,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/services/analytics"
 	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
 )
@@ -30,6 +31,7 @@ type options struct {
 	listen   string
 	storeDir string
 	durable  string
+	metrics  string
 }
 
 // NewCmd returns the analytics command.
@@ -56,6 +58,7 @@ an embedded NATS server (data in --store-dir), which only sees events already in
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:7080", "address to serve the analytics API on")
 	cmd.Flags().StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
 	cmd.Flags().StringVar(&o.durable, "durable", analytics.DefaultDurable, "name of the durable JetStream consumer")
+	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (the consumer's lag); empty: off")
 	return cmd
 }
 
@@ -72,6 +75,13 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--listen %s: %v", o.listen, err)
 	}
 	defer lis.Close()
+	var metricsLis net.Listener
+	if o.metrics != "" {
+		if metricsLis, err = net.Listen("tcp", o.metrics); err != nil {
+			return cli.Usagef("--metrics %s: %v", o.metrics, err)
+		}
+		defer metricsLis.Close()
+	}
 	store, err := analytics.OpenStore(ctx, o.db)
 	if err != nil {
 		return fmt.Errorf("--db: %w", err)
@@ -84,6 +94,18 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	defer b.Close()
 
 	cons := analytics.NewConsumer(b.JetStream(), store, catalog.New(), logger, analytics.ConsumerConfig{Durable: o.durable})
+	if metricsLis != nil {
+		metrics := telemetry.New()
+		metrics.WatchConsumer(b.JetStream(), bus.StreamName, o.durable)
+		metricsCtx, stopMetrics := context.WithCancel(ctx)
+		defer stopMetrics()
+		go func() {
+			if err := metrics.Serve(metricsCtx, metricsLis); err != nil {
+				logger.Error("metrics listener stopped", "err", err)
+			}
+		}()
+		fmt.Fprintf(deps.Out, "metrics on http://%s/metrics\n", metricsLis.Addr())
+	}
 	if _, err := cons.Ensure(ctx); err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +19,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/parley-arena/parley/agents/human"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/gateway/web"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -38,7 +43,14 @@ type Options struct {
 	ShowPrivate   bool
 	Timestamps    bool
 	Verbose       bool
+	// HumanListen is where the page of human seats is served (--agent human).
+	HumanListen string
+
+	moveTimeoutFlag *pflag.Flag // to tell a --move-timeout given from the default
 }
+
+// HumanMoveTimeout is the time a person has for each answer when --move-timeout is not given.
+const HumanMoveTimeout = 5 * time.Minute
 
 // Bind adds the flags to fs.
 func (o *Options) Bind(fs *pflag.FlagSet) {
@@ -51,6 +63,9 @@ func (o *Options) Bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ShowPrivate, "show-private", false, "show private reasoning and notes in the transcript")
 	fs.BoolVar(&o.Timestamps, "timestamps", false, "stamp events with the wall-clock time (records then differ run to run)")
 	fs.BoolVar(&o.Verbose, "verbose", false, "log what the referee does to stderr")
+	fs.StringVar(&o.HumanListen, "human-listen", "127.0.0.1:0", "address of the web page where a person plays a human seat (--agent human)")
+	o.moveTimeoutFlag = fs.Lookup("move-timeout")
+	o.moveTimeoutFlag.Usage += fmt.Sprintf(" (%s with a human seat)", HumanMoveTimeout)
 }
 
 // Validate checks the option values.
@@ -90,6 +105,18 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	}
 	logger := deps.Logger(level)
 
+	// Human seats are seated in a hub of this run's own, served on a local web page.
+	moveTimeout := o.MoveTimeout
+	hasHuman := slices.ContainsFunc(req.Agents, human.IsAddress)
+	var hub *human.Hub
+	if hasHuman {
+		hub = human.NewHub(human.WithLogger(logger))
+		ctx = human.NewContext(ctx, hub)
+		if o.moveTimeoutFlag == nil || !o.moveTimeoutFlag.Changed {
+			moveTimeout = HumanMoveTimeout
+		}
+	}
+
 	// Agents first: a mistyped or unreachable agent is reported before a NATS server is
 	// started or dialled.
 	conns, err := agentconn.OpenAll(ctx, req.Agents)
@@ -99,6 +126,13 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	defer agentconn.CloseAll(conns)
 	if err := preflight(ctx, conns, o.MoveTimeout); err != nil {
 		return nil, err
+	}
+	if hasHuman {
+		stop, err := serveHumans(deps, o.HumanListen, hub, conns, req, moveTimeout)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
 	}
 	clients := make([]agentv1.AgentServiceClient, len(conns))
 	for i, c := range conns {
@@ -141,13 +175,22 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 		Seed:   req.Seed,
 		Agents: clients,
 		Limits: &matchv1.Limits{
-			MoveTimeout:   durationpb.New(o.MoveTimeout),
+			MoveTimeout:   durationpb.New(moveTimeout),
 			MaxRetries:    proto.Int32(int32(o.Retries)),
 			MaxReplyBytes: int32(o.MaxReplyBytes),
 		},
 		Prefix:   req.Prefix,
 		FromTurn: req.FromTurn,
 	})
+	for _, c := range conns {
+		if c.Human != nil {
+			// The seat's page shows the outcome, and its stream ends.
+			if res != nil {
+				c.Human.End(res.Outcome)
+			}
+			c.Human.Close()
+		}
+	}
 	if err != nil {
 		if errors.Is(err, match.ErrBadSpec) {
 			return nil, cli.Usagef("%v", err)
@@ -160,6 +203,49 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 		return res, fmt.Errorf("nats: events of match %s not all stored: %w", req.MatchID, err)
 	}
 	return res, nil
+}
+
+// serveHumans serves the seat page and the seats' API on addr until stop, and tells the
+// person where each human seat is played.
+func serveHumans(deps *cli.Deps, addr string, hub *human.Hub, conns []*agentconn.Conn, req Request, moveTimeout time.Duration) (stop func(), err error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, cli.Usagef("--human-listen: %v", err)
+	}
+	mux := http.NewServeMux()
+	hub.Mount(mux)
+	mux.Handle("/", web.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(lis)
+
+	host, port, _ := net.SplitHostPort(lis.Addr().String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	seats, _ := games.Seats(req.Game, req.Params)
+	for i, c := range conns {
+		if c.Human == nil {
+			continue
+		}
+		name := fmt.Sprintf("seat %d", i)
+		if i < len(seats) {
+			name = seats[i]
+		}
+		fmt.Fprintf(deps.Err, "%s is yours: open http://%s%s (%s per move)\n", name, net.JoinHostPort(host, port), c.Human.Path(), moveTimeout)
+	}
+	return func() {
+		for _, c := range conns {
+			if c.Human != nil {
+				c.Human.Close()
+			}
+		}
+		// Streams end once their seat is closed; give them a moment to send the outcome.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+	}, nil
 }
 
 // preflight asks every agent to describe itself, so an unreachable agent is reported before

@@ -18,6 +18,8 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/server"
 	"github.com/parley-arena/parley/services/tournament"
 )
@@ -29,6 +31,7 @@ type options struct {
 	worker            bool
 	workerConcurrency int
 	ackWait           time.Duration
+	metrics           string
 }
 
 // NewCmd returns the referee command.
@@ -57,6 +60,7 @@ closes the interrupted record as void and runs the match again under a retry id.
 	cmd.Flags().BoolVar(&o.worker, "worker", true, "also run tournament match requests from the shared work queue")
 	cmd.Flags().IntVar(&o.workerConcurrency, "worker-concurrency", tournament.DefaultConcurrency, "most queued matches this referee runs at once")
 	cmd.Flags().DurationVar(&o.ackWait, "ack-wait", tournament.DefaultAckWait, "how long a request may go without a sign of life before another worker gets it (set for every worker)")
+	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (matches, moves, latency, faults, work-queue lag); empty: off")
 	return cmd
 }
 
@@ -72,6 +76,14 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return cli.Usagef("--listen %s: %v", o.listen, err)
 	}
+	var metricsLis net.Listener
+	if o.metrics != "" {
+		if metricsLis, err = net.Listen("tcp", o.metrics); err != nil {
+			lis.Close()
+			return cli.Usagef("--metrics %s: %v", o.metrics, err)
+		}
+		defer metricsLis.Close()
+	}
 	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger)
 	if err != nil {
 		lis.Close()
@@ -81,7 +93,19 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	// Events are published without waiting for acks; at each match's end the referee waits
 	// for them so a stored record is complete before anyone is told the match is over.
 	rec := bus.NewPublisher(b).SettleEachMatch()
-	ref := server.New(deps.Games, rec, bus.ValidMatchID, logger)
+	metrics := telemetry.New()
+	metrics.WatchConsumer(b.JetStream(), tournament.RequestStream, tournament.ConsumerName)
+	ref := server.New(deps.Games, rec, bus.ValidMatchID, logger, match.WithObserver(metrics))
+	if metricsLis != nil {
+		metricsCtx, stopMetrics := context.WithCancel(ctx)
+		defer stopMetrics()
+		go func() {
+			if err := metrics.Serve(metricsCtx, metricsLis); err != nil {
+				logger.Error("metrics listener stopped", "err", err)
+			}
+		}()
+		fmt.Fprintf(deps.Out, "metrics on http://%s/metrics\n", metricsLis.Addr())
+	}
 
 	srv := grpc.NewServer()
 	refereev1.RegisterRefereeServiceServer(srv, ref)
@@ -103,7 +127,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	defer func() { stopWorker(); workers.Wait() }()
 	if o.worker {
 		w := tournament.NewWorker(b, deps.Games, tournament.WorkerConfig{
-			Concurrency: o.workerConcurrency, AckWait: o.ackWait, Name: lis.Addr().String(),
+			Concurrency: o.workerConcurrency, AckWait: o.ackWait, Name: lis.Addr().String(), Observer: metrics,
 		}, logger)
 		workers.Go(func() {
 			if err := w.Run(workCtx); err != nil {

@@ -13,11 +13,13 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/benchcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/gamescmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/gatewaycmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/playcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/refereecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/replaycmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/reportcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/tournamentcmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/upcmd"
 )
 
 // NewCmd returns the root command with every subcommand.
@@ -53,6 +55,7 @@ Every flag can also be set from the environment variable shown in its help.`,
 	cmd.SetErr(deps.Err)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cli.UsageError{Err: err} })
 	cmd.AddCommand(
+		upcmd.NewCmd(deps),
 		gamescmd.NewCmd(deps),
 		playcmd.NewCmd(deps, nil),
 		replaycmd.NewCmd(deps),
@@ -63,6 +66,7 @@ Every flag can also be set from the environment variable shown in its help.`,
 		tournamentcmd.NewCmd(deps),
 		reportcmd.NewCmd(deps),
 		analyticscmd.NewCmd(deps),
+		gatewaycmd.NewCmd(deps),
 	)
 	cli.DocumentEnv(cmd)
 	usageArgs(cmd)

@@ -88,8 +88,8 @@ type MatchFilter struct {
 	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
 	// Keep the matches of this game, e.g. "buysell".
 	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
-	// Keep the matches in which some seat's agent is this one: "name@version" for one version,
-	// or a bare name for every version.
+	// Keep the matches in which some seat's agent is this one: its key (a label, or
+	// "name@version"), or a bare name for every version of the program.
 	Agent string `protobuf:"bytes,3,opt,name=agent,proto3" json:"agent,omitempty"`
 	// Leave void matches out.
 	ExcludeVoid   bool `protobuf:"varint,4,opt,name=exclude_void,json=excludeVoid,proto3" json:"exclude_void,omitempty"`
@@ -422,12 +422,15 @@ type SeatResult struct {
 	Agent string `protobuf:"bytes,3,opt,name=agent,proto3" json:"agent,omitempty"`
 	// Agent's version.
 	AgentVersion string `protobuf:"bytes,4,opt,name=agent_version,json=agentVersion,proto3" json:"agent_version,omitempty"`
-	// The key the agent is rated under: "name@version", or the name when it gave no version.
+	// The key the agent is rated under: its label when the organiser gave one, else
+	// "name@version", or the name when it gave no version.
 	AgentKey string `protobuf:"bytes,5,opt,name=agent_key,json=agentKey,proto3" json:"agent_key,omitempty"`
 	// The seat's payoff (0 in a void match).
 	Payoff float64 `protobuf:"fixed64,6,opt,name=payoff,proto3" json:"payoff,omitempty"`
 	// Whether the seat's agent faulted at least once (timeout, crash, refused moves).
-	Faulted       bool `protobuf:"varint,7,opt,name=faulted,proto3" json:"faulted,omitempty"`
+	Faulted bool `protobuf:"varint,7,opt,name=faulted,proto3" json:"faulted,omitempty"`
+	// The name the organiser gave the agent (MatchStarted.seats[i].label); empty when none.
+	Label         string `protobuf:"bytes,8,opt,name=label,proto3" json:"label,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -509,6 +512,13 @@ func (x *SeatResult) GetFaulted() bool {
 		return x.Faulted
 	}
 	return false
+}
+
+func (x *SeatResult) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
 }
 
 // MetricValue is one named metric of a match. Public.
@@ -899,7 +909,7 @@ func (x *GetLeaderboardResponse) GetMethod() string {
 // LeaderboardEntry is one agent's rating in one game. Public.
 type LeaderboardEntry struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Agent key, "name@version".
+	// Agent key: the organiser's label, else "name@version" (SeatResult.agent_key).
 	Agent string `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
 	// Bradley–Terry rating on the Elo scale: 1500 + 400 log10(strength).
 	Rating float64 `protobuf:"fixed64,2,opt,name=rating,proto3" json:"rating,omitempty"`
@@ -1531,7 +1541,7 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\asummary\x18\t \x01(\tR\asummary\x125\n" +
 	"\x05seats\x18\n" +
 	" \x03(\v2\x1f.parley.analytics.v1.SeatResultR\x05seats\x12\x14\n" +
-	"\x05error\x18\v \x01(\tR\x05error\"\xbe\x01\n" +
+	"\x05error\x18\v \x01(\tR\x05error\"\xd4\x01\n" +
 	"\n" +
 	"SeatResult\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
@@ -1540,7 +1550,8 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\ragent_version\x18\x04 \x01(\tR\fagentVersion\x12\x1b\n" +
 	"\tagent_key\x18\x05 \x01(\tR\bagentKey\x12\x16\n" +
 	"\x06payoff\x18\x06 \x01(\x01R\x06payoff\x12\x18\n" +
-	"\afaulted\x18\a \x01(\bR\afaulted\"Y\n" +
+	"\afaulted\x18\a \x01(\bR\afaulted\x12\x14\n" +
+	"\x05label\x18\b \x01(\tR\x05label\"Y\n" +
 	"\vMetricValue\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x14\n" +

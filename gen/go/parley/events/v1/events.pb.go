@@ -573,7 +573,14 @@ type MatchStarted struct {
 	// The limits the runner applies to agents.
 	Limits *v11.Limits `protobuf:"bytes,6,opt,name=limits,proto3" json:"limits,omitempty"`
 	// Tournament the match belongs to; empty for a match played on its own.
-	TournamentId  string `protobuf:"bytes,7,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	TournamentId string `protobuf:"bytes,7,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Whether spectators may see the private parts of this match's record: private reasoning
+	// and notes, raw model outputs, refused actions, messages addressed to some seats only,
+	// chance draws meant for some seats, and the parameters private to a seat. Set by whoever
+	// started the match (StartMatchRequest.reveal_private, MatchRequest.reveal_private); read by
+	// whatever shows the record to people (the gateway's live view). A player's own view never
+	// includes another seat's private parts, whatever this says. Public.
+	RevealPrivate bool `protobuf:"varint,8,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -655,6 +662,13 @@ func (x *MatchStarted) GetTournamentId() string {
 		return x.TournamentId
 	}
 	return ""
+}
+
+func (x *MatchStarted) GetRevealPrivate() bool {
+	if x != nil {
+		return x.RevealPrivate
+	}
+	return false
 }
 
 // ActionTaken records an action the rules applied: an agent's accepted answer, or the game's
@@ -1036,7 +1050,7 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"acceptedBy\x12\x1f\n" +
 	"\vrejected_by\x18\x05 \x03(\x05R\n" +
 	"rejectedBy\x12\x18\n" +
-	"\asummary\x18\x06 \x01(\tR\asummary\"\x96\x02\n" +
+	"\asummary\x18\x06 \x01(\tR\asummary\"\xbd\x02\n" +
 	"\fMatchStarted\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12#\n" +
 	"\rrules_version\x18\x02 \x01(\tR\frulesVersion\x123\n" +
@@ -1044,7 +1058,8 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\x04seed\x18\x04 \x01(\x04R\x04seed\x12.\n" +
 	"\x05seats\x18\x05 \x03(\v2\x18.parley.game.v1.SeatInfoR\x05seats\x12/\n" +
 	"\x06limits\x18\x06 \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12#\n" +
-	"\rtournament_id\x18\a \x01(\tR\ftournamentId\"\x93\x01\n" +
+	"\rtournament_id\x18\a \x01(\tR\ftournamentId\x12%\n" +
+	"\x0ereveal_private\x18\b \x01(\bR\rrevealPrivate\"\x93\x01\n" +
 	"\vActionTaken\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12/\n" +
 	"\x06action\x18\x02 \x01(\v2\x17.parley.agent.v1.ActionR\x06action\x12\x18\n" +

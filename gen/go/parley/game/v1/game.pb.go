@@ -306,7 +306,12 @@ type SeatInfo struct {
 	// Role of the seat in the game, e.g. "proposer", "seller". Empty when seats are symmetric.
 	Role string `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
 	// The agent sitting in this seat, as it described itself.
-	Agent         *AgentInfo `protobuf:"bytes,4,opt,name=agent,proto3" json:"agent,omitempty"`
+	Agent *AgentInfo `protobuf:"bytes,4,opt,name=agent,proto3" json:"agent,omitempty"`
+	// Name the organiser gave the agent in this seat: a tournament's entrant label, or one of
+	// StartMatchRequest.labels. Empty when none was given. Analytics rates and tabulates the
+	// agent under it when set, so variants of one program (builtin:concede and
+	// builtin:concede?curve=boulware) stay apart. Set by the referee from the request; public.
+	Label         string `protobuf:"bytes,5,opt,name=label,proto3" json:"label,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -367,6 +372,13 @@ func (x *SeatInfo) GetAgent() *AgentInfo {
 		return x.Agent
 	}
 	return nil
+}
+
+func (x *SeatInfo) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
 }
 
 // Move is the game move of one action. Every family uses these few kinds; what each means in a
@@ -1622,12 +1634,13 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
 	"\x06author\x18\x03 \x01(\tR\x06author\x12\x14\n" +
 	"\x05games\x18\x04 \x03(\tR\x05games\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"w\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\x8d\x01\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12/\n" +
-	"\x05agent\x18\x04 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xae\x02\n" +
+	"\x05agent\x18\x04 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\x12\x14\n" +
+	"\x05label\x18\x05 \x01(\tR\x05label\"\xae\x02\n" +
 	"\x04Move\x123\n" +
 	"\apropose\x18\x01 \x01(\v2\x17.parley.game.v1.ProposeH\x00R\apropose\x120\n" +
 	"\x06accept\x18\x02 \x01(\v2\x16.parley.game.v1.AcceptH\x00R\x06accept\x120\n" +

@@ -11,9 +11,11 @@ package refereev1
 
 import (
 	v11 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	v12 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	v1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -85,6 +87,59 @@ func (x ParamKind) Number() protoreflect.EnumNumber {
 // Deprecated: Use ParamKind.Descriptor instead.
 func (ParamKind) EnumDescriptor() ([]byte, []int) {
 	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
+}
+
+// MatchState says whether a match is still running.
+type MatchState int32
+
+const (
+	// Not set: in a request, every state.
+	MatchState_MATCH_STATE_UNSPECIFIED MatchState = 0
+	// Started and not yet ended.
+	MatchState_MATCH_STATE_RUNNING MatchState = 1
+	// Ended: its record closes with MatchEnded.
+	MatchState_MATCH_STATE_ENDED MatchState = 2
+)
+
+// Enum value maps for MatchState.
+var (
+	MatchState_name = map[int32]string{
+		0: "MATCH_STATE_UNSPECIFIED",
+		1: "MATCH_STATE_RUNNING",
+		2: "MATCH_STATE_ENDED",
+	}
+	MatchState_value = map[string]int32{
+		"MATCH_STATE_UNSPECIFIED": 0,
+		"MATCH_STATE_RUNNING":     1,
+		"MATCH_STATE_ENDED":       2,
+	}
+)
+
+func (x MatchState) Enum() *MatchState {
+	p := new(MatchState)
+	*p = x
+	return p
+}
+
+func (x MatchState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MatchState) Descriptor() protoreflect.EnumDescriptor {
+	return file_parley_referee_v1_referee_proto_enumTypes[1].Descriptor()
+}
+
+func (MatchState) Type() protoreflect.EnumType {
+	return &file_parley_referee_v1_referee_proto_enumTypes[1]
+}
+
+func (x MatchState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MatchState.Descriptor instead.
+func (MatchState) EnumDescriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{1}
 }
 
 // ListGamesRequest asks for the game catalogue.
@@ -349,7 +404,15 @@ type StartMatchRequest struct {
 	// Limits on agents; unset fields take the defaults.
 	Limits *v1.Limits `protobuf:"bytes,5,opt,name=limits,proto3" json:"limits,omitempty"`
 	// Id to give the match. When empty the referee makes a unique one.
-	MatchId       string `protobuf:"bytes,6,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	MatchId string `protobuf:"bytes,6,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// Names the organiser gives the agents, one per seat in seat order, recorded in
+	// MatchStarted.seats[i].label (empty entries give none). Empty: no labels. Analytics rates
+	// an agent under its label when it has one.
+	Labels []string `protobuf:"bytes,7,rep,name=labels,proto3" json:"labels,omitempty"`
+	// Let spectators see the match's private parts (MatchStarted.reveal_private). Off by
+	// default: spectators see what every seat may see. Never set it for a match a person plays
+	// from the web page, who could then read the other seats' private parts as a spectator.
+	RevealPrivate bool `protobuf:"varint,8,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -424,6 +487,20 @@ func (x *StartMatchRequest) GetMatchId() string {
 		return x.MatchId
 	}
 	return ""
+}
+
+func (x *StartMatchRequest) GetLabels() []string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *StartMatchRequest) GetRevealPrivate() bool {
+	if x != nil {
+		return x.RevealPrivate
+	}
+	return false
 }
 
 // StartMatchResponse says which match was started.
@@ -675,11 +752,276 @@ func (x *StreamMatchEventsResponse) GetEvent() *v11.MatchEvent {
 	return nil
 }
 
+// ListMatchesRequest selects matches. Unset fields select everything. Set by the caller.
+type ListMatchesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Keep the matches in this state.
+	State MatchState `protobuf:"varint,1,opt,name=state,proto3,enum=parley.referee.v1.MatchState" json:"state,omitempty"`
+	// Keep the matches of this game.
+	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	// Keep the matches of this tournament.
+	TournamentId string `protobuf:"bytes,3,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Most matches to return; 0 means 50, and at most 500 are returned.
+	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// next_page_token of the previous response; empty for the first page.
+	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMatchesRequest) Reset() {
+	*x = ListMatchesRequest{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMatchesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMatchesRequest) ProtoMessage() {}
+
+func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
+func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListMatchesRequest) GetState() MatchState {
+	if x != nil {
+		return x.State
+	}
+	return MatchState_MATCH_STATE_UNSPECIFIED
+}
+
+func (x *ListMatchesRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *ListMatchesRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *ListMatchesRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListMatchesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListMatchesResponse is one page of matches, newest first.
+type ListMatchesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The matches, the most recently started first.
+	Matches []*MatchSummary `protobuf:"bytes,1,rep,name=matches,proto3" json:"matches,omitempty"`
+	// Token of the next page; empty after the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMatchesResponse) Reset() {
+	*x = ListMatchesResponse{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMatchesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMatchesResponse) ProtoMessage() {}
+
+func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
+func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
+	if x != nil {
+		return x.Matches
+	}
+	return nil
+}
+
+func (x *ListMatchesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// MatchSummary is a match in a listing: the public facts of its first and last events.
+// Public: nothing in it is private to a seat.
+type MatchSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the match.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// Name of the game.
+	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	// Tournament the match belongs to; empty for a match played on its own.
+	TournamentId string `protobuf:"bytes,3,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Every seat with the agent sitting in it and its label.
+	Seats []*v12.SeatInfo `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
+	// Running or ended.
+	State MatchState `protobuf:"varint,5,opt,name=state,proto3,enum=parley.referee.v1.MatchState" json:"state,omitempty"`
+	// How it ended; set once it has ended.
+	Outcome *v1.Outcome `protobuf:"bytes,6,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// When the match stream stored its first event.
+	Started *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=started,proto3" json:"started,omitempty"`
+	// When the match stream stored its last event; set once it has ended.
+	Ended *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=ended,proto3" json:"ended,omitempty"`
+	// Whether spectators may see its private parts (MatchStarted.reveal_private).
+	RevealPrivate bool `protobuf:"varint,9,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
+	// Turn of the last event seen: the match's length once it has ended.
+	Turn          int32 `protobuf:"varint,10,opt,name=turn,proto3" json:"turn,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MatchSummary) Reset() {
+	*x = MatchSummary{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchSummary) ProtoMessage() {}
+
+func (x *MatchSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchSummary.ProtoReflect.Descriptor instead.
+func (*MatchSummary) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *MatchSummary) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *MatchSummary) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *MatchSummary) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *MatchSummary) GetSeats() []*v12.SeatInfo {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetState() MatchState {
+	if x != nil {
+		return x.State
+	}
+	return MatchState_MATCH_STATE_UNSPECIFIED
+}
+
+func (x *MatchSummary) GetOutcome() *v1.Outcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetStarted() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Started
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetEnded() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Ended
+	}
+	return nil
+}
+
+func (x *MatchSummary) GetRevealPrivate() bool {
+	if x != nil {
+		return x.RevealPrivate
+	}
+	return false
+}
+
+func (x *MatchSummary) GetTurn() int32 {
+	if x != nil {
+		return x.Turn
+	}
+	return 0
+}
+
 var File_parley_referee_v1_referee_proto protoreflect.FileDescriptor
 
 const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\n" +
-	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1dparley/events/v1/events.proto\x1a\x1bparley/match/v1/match.proto\"\x12\n" +
+	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\x12\n" +
 	"\x10ListGamesRequest\"F\n" +
 	"\x11ListGamesResponse\x121\n" +
 	"\x05games\x18\x01 \x03(\v2\x1b.parley.referee.v1.GameInfoR\x05games\"\xd0\x01\n" +
@@ -695,14 +1037,16 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x120\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1c.parley.referee.v1.ParamKindR\x04kind\x12#\n" +
 	"\rdefault_value\x18\x03 \x01(\tR\fdefaultValue\x12 \n" +
-	"\vdescription\x18\x04 \x01(\tR\vdescription\"\xd4\x01\n" +
+	"\vdescription\x18\x04 \x01(\tR\vdescription\"\x93\x02\n" +
 	"\x11StartMatchRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x123\n" +
 	"\x06params\x18\x02 \x01(\v2\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n" +
 	"\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x16\n" +
 	"\x06agents\x18\x04 \x03(\tR\x06agents\x12/\n" +
 	"\x06limits\x18\x05 \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12\x19\n" +
-	"\bmatch_id\x18\x06 \x01(\tR\amatchId\"/\n" +
+	"\bmatch_id\x18\x06 \x01(\tR\amatchId\x12\x16\n" +
+	"\x06labels\x18\a \x03(\tR\x06labels\x12%\n" +
+	"\x0ereveal_private\x18\b \x01(\bR\rrevealPrivate\"/\n" +
 	"\x12StartMatchResponse\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\",\n" +
 	"\x0fGetMatchRequest\x12\x19\n" +
@@ -714,19 +1058,47 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
 	"\bfrom_seq\x18\x02 \x01(\x04R\afromSeq\"O\n" +
 	"\x19StreamMatchEventsResponse\x122\n" +
-	"\x05event\x18\x01 \x01(\v2\x1c.parley.events.v1.MatchEventR\x05event*}\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.parley.events.v1.MatchEventR\x05event\"\xbe\x01\n" +
+	"\x12ListMatchesRequest\x123\n" +
+	"\x05state\x18\x01 \x01(\x0e2\x1d.parley.referee.v1.MatchStateR\x05state\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x12#\n" +
+	"\rtournament_id\x18\x03 \x01(\tR\ftournamentId\x12\x1b\n" +
+	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\"x\n" +
+	"\x13ListMatchesResponse\x129\n" +
+	"\amatches\x18\x01 \x03(\v2\x1f.parley.referee.v1.MatchSummaryR\amatches\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9e\x03\n" +
+	"\fMatchSummary\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x12#\n" +
+	"\rtournament_id\x18\x03 \x01(\tR\ftournamentId\x12.\n" +
+	"\x05seats\x18\x04 \x03(\v2\x18.parley.game.v1.SeatInfoR\x05seats\x123\n" +
+	"\x05state\x18\x05 \x01(\x0e2\x1d.parley.referee.v1.MatchStateR\x05state\x122\n" +
+	"\aoutcome\x18\x06 \x01(\v2\x18.parley.match.v1.OutcomeR\aoutcome\x124\n" +
+	"\astarted\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\astarted\x120\n" +
+	"\x05ended\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x05ended\x12%\n" +
+	"\x0ereveal_private\x18\t \x01(\bR\rrevealPrivate\x12\x12\n" +
+	"\x04turn\x18\n" +
+	" \x01(\x05R\x04turn*}\n" +
 	"\tParamKind\x12\x1a\n" +
 	"\x16PARAM_KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0ePARAM_KIND_INT\x10\x01\x12\x14\n" +
 	"\x10PARAM_KIND_FLOAT\x10\x02\x12\x15\n" +
 	"\x11PARAM_KIND_STRING\x10\x03\x12\x13\n" +
-	"\x0fPARAM_KIND_BOOL\x10\x042\x8a\x03\n" +
+	"\x0fPARAM_KIND_BOOL\x10\x04*Y\n" +
+	"\n" +
+	"MatchState\x12\x1b\n" +
+	"\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13MATCH_STATE_RUNNING\x10\x01\x12\x15\n" +
+	"\x11MATCH_STATE_ENDED\x10\x022\xe8\x03\n" +
 	"\x0eRefereeService\x12V\n" +
 	"\tListGames\x12#.parley.referee.v1.ListGamesRequest\x1a$.parley.referee.v1.ListGamesResponse\x12Y\n" +
 	"\n" +
 	"StartMatch\x12$.parley.referee.v1.StartMatchRequest\x1a%.parley.referee.v1.StartMatchResponse\x12S\n" +
 	"\bGetMatch\x12\".parley.referee.v1.GetMatchRequest\x1a#.parley.referee.v1.GetMatchResponse\x12p\n" +
-	"\x11StreamMatchEvents\x12+.parley.referee.v1.StreamMatchEventsRequest\x1a,.parley.referee.v1.StreamMatchEventsResponse0\x01B\xce\x01\n" +
+	"\x11StreamMatchEvents\x12+.parley.referee.v1.StreamMatchEventsRequest\x1a,.parley.referee.v1.StreamMatchEventsResponse0\x01\x12\\\n" +
+	"\vListMatches\x12%.parley.referee.v1.ListMatchesRequest\x1a&.parley.referee.v1.ListMatchesResponseB\xce\x01\n" +
 	"\x15com.parley.referee.v1B\fRefereeProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\xa2\x02\x03PRX\xaa\x02\x11Parley.Referee.V1\xca\x02\x11Parley\\Referee\\V1\xe2\x02\x1dParley\\Referee\\V1\\GPBMetadata\xea\x02\x13Parley::Referee::V1b\x06proto3"
 
 var (
@@ -741,45 +1113,61 @@ func file_parley_referee_v1_referee_proto_rawDescGZIP() []byte {
 	return file_parley_referee_v1_referee_proto_rawDescData
 }
 
-var file_parley_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_parley_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_parley_referee_v1_referee_proto_goTypes = []any{
 	(ParamKind)(0),                    // 0: parley.referee.v1.ParamKind
-	(*ListGamesRequest)(nil),          // 1: parley.referee.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),         // 2: parley.referee.v1.ListGamesResponse
-	(*GameInfo)(nil),                  // 3: parley.referee.v1.GameInfo
-	(*ParamInfo)(nil),                 // 4: parley.referee.v1.ParamInfo
-	(*StartMatchRequest)(nil),         // 5: parley.referee.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),        // 6: parley.referee.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),           // 7: parley.referee.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),          // 8: parley.referee.v1.GetMatchResponse
-	(*StreamMatchEventsRequest)(nil),  // 9: parley.referee.v1.StreamMatchEventsRequest
-	(*StreamMatchEventsResponse)(nil), // 10: parley.referee.v1.StreamMatchEventsResponse
-	(*v1.GameParams)(nil),             // 11: parley.match.v1.GameParams
-	(*v1.Limits)(nil),                 // 12: parley.match.v1.Limits
-	(*v11.MatchEvent)(nil),            // 13: parley.events.v1.MatchEvent
+	(MatchState)(0),                   // 1: parley.referee.v1.MatchState
+	(*ListGamesRequest)(nil),          // 2: parley.referee.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),         // 3: parley.referee.v1.ListGamesResponse
+	(*GameInfo)(nil),                  // 4: parley.referee.v1.GameInfo
+	(*ParamInfo)(nil),                 // 5: parley.referee.v1.ParamInfo
+	(*StartMatchRequest)(nil),         // 6: parley.referee.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),        // 7: parley.referee.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),           // 8: parley.referee.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),          // 9: parley.referee.v1.GetMatchResponse
+	(*StreamMatchEventsRequest)(nil),  // 10: parley.referee.v1.StreamMatchEventsRequest
+	(*StreamMatchEventsResponse)(nil), // 11: parley.referee.v1.StreamMatchEventsResponse
+	(*ListMatchesRequest)(nil),        // 12: parley.referee.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),       // 13: parley.referee.v1.ListMatchesResponse
+	(*MatchSummary)(nil),              // 14: parley.referee.v1.MatchSummary
+	(*v1.GameParams)(nil),             // 15: parley.match.v1.GameParams
+	(*v1.Limits)(nil),                 // 16: parley.match.v1.Limits
+	(*v11.MatchEvent)(nil),            // 17: parley.events.v1.MatchEvent
+	(*v12.SeatInfo)(nil),              // 18: parley.game.v1.SeatInfo
+	(*v1.Outcome)(nil),                // 19: parley.match.v1.Outcome
+	(*timestamppb.Timestamp)(nil),     // 20: google.protobuf.Timestamp
 }
 var file_parley_referee_v1_referee_proto_depIdxs = []int32{
-	3,  // 0: parley.referee.v1.ListGamesResponse.games:type_name -> parley.referee.v1.GameInfo
-	4,  // 1: parley.referee.v1.GameInfo.params:type_name -> parley.referee.v1.ParamInfo
+	4,  // 0: parley.referee.v1.ListGamesResponse.games:type_name -> parley.referee.v1.GameInfo
+	5,  // 1: parley.referee.v1.GameInfo.params:type_name -> parley.referee.v1.ParamInfo
 	0,  // 2: parley.referee.v1.ParamInfo.kind:type_name -> parley.referee.v1.ParamKind
-	11, // 3: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
-	12, // 4: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
-	13, // 5: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
-	13, // 6: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
-	1,  // 7: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
-	5,  // 8: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
-	7,  // 9: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
-	9,  // 10: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
-	2,  // 11: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
-	6,  // 12: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
-	8,  // 13: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
-	10, // 14: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
-	11, // [11:15] is the sub-list for method output_type
-	7,  // [7:11] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	15, // 3: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
+	16, // 4: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
+	17, // 5: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
+	17, // 6: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
+	1,  // 7: parley.referee.v1.ListMatchesRequest.state:type_name -> parley.referee.v1.MatchState
+	14, // 8: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
+	18, // 9: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
+	1,  // 10: parley.referee.v1.MatchSummary.state:type_name -> parley.referee.v1.MatchState
+	19, // 11: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
+	20, // 12: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
+	20, // 13: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
+	2,  // 14: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
+	6,  // 15: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
+	8,  // 16: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
+	10, // 17: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
+	12, // 18: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
+	3,  // 19: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
+	7,  // 20: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
+	9,  // 21: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
+	11, // 22: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
+	13, // 23: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
+	19, // [19:24] is the sub-list for method output_type
+	14, // [14:19] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_parley_referee_v1_referee_proto_init() }
@@ -792,8 +1180,8 @@ func file_parley_referee_v1_referee_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_referee_v1_referee_proto_rawDesc), len(file_parley_referee_v1_referee_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   10,
+			NumEnums:      2,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -26,6 +26,7 @@ const (
 	RefereeService_StartMatch_FullMethodName        = "/parley.referee.v1.RefereeService/StartMatch"
 	RefereeService_GetMatch_FullMethodName          = "/parley.referee.v1.RefereeService/GetMatch"
 	RefereeService_StreamMatchEvents_FullMethodName = "/parley.referee.v1.RefereeService/StreamMatchEvents"
+	RefereeService_ListMatches_FullMethodName       = "/parley.referee.v1.RefereeService/ListMatches"
 )
 
 // RefereeServiceClient is the client API for RefereeService service.
@@ -43,6 +44,10 @@ type RefereeServiceClient interface {
 	// StreamMatchEvents sends a match's events from a sequence number on, then each new event as
 	// it happens, and ends after MatchEnded.
 	StreamMatchEvents(ctx context.Context, in *StreamMatchEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamMatchEventsResponse], error)
+	// ListMatches lists matches, running ones and those that ended recently, newest first. A
+	// referee lists the matches it ran itself since it started; the gateway lists every match
+	// recorded in the match stream.
+	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
 }
 
 type refereeServiceClient struct {
@@ -102,6 +107,16 @@ func (c *refereeServiceClient) StreamMatchEvents(ctx context.Context, in *Stream
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type RefereeService_StreamMatchEventsClient = grpc.ServerStreamingClient[StreamMatchEventsResponse]
 
+func (c *refereeServiceClient) ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMatchesResponse)
+	err := c.cc.Invoke(ctx, RefereeService_ListMatches_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RefereeServiceServer is the server API for RefereeService service.
 // All implementations must embed UnimplementedRefereeServiceServer
 // for forward compatibility.
@@ -117,6 +132,10 @@ type RefereeServiceServer interface {
 	// StreamMatchEvents sends a match's events from a sequence number on, then each new event as
 	// it happens, and ends after MatchEnded.
 	StreamMatchEvents(*StreamMatchEventsRequest, grpc.ServerStreamingServer[StreamMatchEventsResponse]) error
+	// ListMatches lists matches, running ones and those that ended recently, newest first. A
+	// referee lists the matches it ran itself since it started; the gateway lists every match
+	// recorded in the match stream.
+	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
 	mustEmbedUnimplementedRefereeServiceServer()
 }
 
@@ -138,6 +157,9 @@ func (UnimplementedRefereeServiceServer) GetMatch(context.Context, *GetMatchRequ
 }
 func (UnimplementedRefereeServiceServer) StreamMatchEvents(*StreamMatchEventsRequest, grpc.ServerStreamingServer[StreamMatchEventsResponse]) error {
 	return status.Error(codes.Unimplemented, "method StreamMatchEvents not implemented")
+}
+func (UnimplementedRefereeServiceServer) ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMatches not implemented")
 }
 func (UnimplementedRefereeServiceServer) mustEmbedUnimplementedRefereeServiceServer() {}
 func (UnimplementedRefereeServiceServer) testEmbeddedByValue()                        {}
@@ -225,6 +247,24 @@ func _RefereeService_StreamMatchEvents_Handler(srv interface{}, stream grpc.Serv
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type RefereeService_StreamMatchEventsServer = grpc.ServerStreamingServer[StreamMatchEventsResponse]
 
+func _RefereeService_ListMatches_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMatchesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RefereeServiceServer).ListMatches(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RefereeService_ListMatches_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RefereeServiceServer).ListMatches(ctx, req.(*ListMatchesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RefereeService_ServiceDesc is the grpc.ServiceDesc for RefereeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -243,6 +283,10 @@ var RefereeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetMatch",
 			Handler:    _RefereeService_GetMatch_Handler,
+		},
+		{
+			MethodName: "ListMatches",
+			Handler:    _RefereeService_ListMatches_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -13,6 +13,7 @@
 package tournamentv1
 
 import (
+	v11 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	v1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -52,7 +53,12 @@ type MatchRequest struct {
 	// Built-in agents are started by the worker that takes the request.
 	Agents []string `protobuf:"bytes,6,rep,name=agents,proto3" json:"agents,omitempty"`
 	// Limits on agents; unset fields take the referee's defaults.
-	Limits        *v1.Limits `protobuf:"bytes,7,opt,name=limits,proto3" json:"limits,omitempty"`
+	Limits *v1.Limits `protobuf:"bytes,7,opt,name=limits,proto3" json:"limits,omitempty"`
+	// Names of the agents, one per seat in seat order (the entrants' labels), recorded in
+	// MatchStarted.seats[i].label. Empty: no labels.
+	Labels []string `protobuf:"bytes,8,rep,name=labels,proto3" json:"labels,omitempty"`
+	// Let spectators see the match's private parts (MatchStarted.reveal_private).
+	RevealPrivate bool `protobuf:"varint,9,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -134,6 +140,20 @@ func (x *MatchRequest) GetLimits() *v1.Limits {
 		return x.Limits
 	}
 	return nil
+}
+
+func (x *MatchRequest) GetLabels() []string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *MatchRequest) GetRevealPrivate() bool {
+	if x != nil {
+		return x.RevealPrivate
+	}
+	return false
 }
 
 // Entrant is one agent taking part in a tournament. Set by the scheduler; public.
@@ -303,7 +323,9 @@ type TournamentSpec struct {
 	// Every match, in the order they are requested.
 	Matches []*ScheduledMatch `protobuf:"bytes,10,rep,name=matches,proto3" json:"matches,omitempty"`
 	// When the scheduler created the tournament.
-	Created       *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created,proto3" json:"created,omitempty"`
+	Created *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created,proto3" json:"created,omitempty"`
+	// Let spectators see the private parts of every match (MatchStarted.reveal_private).
+	RevealPrivate bool `protobuf:"varint,12,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -415,6 +437,1125 @@ func (x *TournamentSpec) GetCreated() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *TournamentSpec) GetRevealPrivate() bool {
+	if x != nil {
+		return x.RevealPrivate
+	}
+	return false
+}
+
+// StartTournamentRequest describes a tournament to play. Set by the caller.
+type StartTournamentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id to give the tournament: one NATS subject token (letters, digits, '_' and '-'), short
+	// enough for its match ids. Empty: GAME-SEED-RANDOM.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Name of the game, as in the referee's catalogue.
+	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	// Parameters of every match; unset fields take the game's defaults. Parameters that name
+	// files (a corpus, a game file) are not read: give the game's data itself.
+	Params *v1.GameParams `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
+	// The agents taking part. A label left empty becomes the address without "builtin:".
+	// Labels must be unique.
+	Entrants []*Entrant `protobuf:"bytes,4,rep,name=entrants,proto3" json:"entrants,omitempty"`
+	// Matches per seat assignment (per ordered pair in a two-player game); 0 means 10.
+	GamesPerAssignment uint32 `protobuf:"varint,5,opt,name=games_per_assignment,json=gamesPerAssignment,proto3" json:"games_per_assignment,omitempty"`
+	// Seed every match seed derives from; 0 picks one at random.
+	Seed uint64 `protobuf:"varint,6,opt,name=seed,proto3" json:"seed,omitempty"`
+	// Whether an agent may hold several seats of one match.
+	SelfPlay bool `protobuf:"varint,7,opt,name=self_play,json=selfPlay,proto3" json:"self_play,omitempty"`
+	// Most seat assignments played, a seeded sample when there are more; 0 means 720.
+	MaxAssignments uint32 `protobuf:"varint,8,opt,name=max_assignments,json=maxAssignments,proto3" json:"max_assignments,omitempty"`
+	// Limits on agents; unset fields take the referee's defaults.
+	Limits *v1.Limits `protobuf:"bytes,9,opt,name=limits,proto3" json:"limits,omitempty"`
+	// Most matches requested and not yet ended at once; 0 means 4.
+	Concurrency uint32 `protobuf:"varint,10,opt,name=concurrency,proto3" json:"concurrency,omitempty"`
+	// Let spectators see the private parts of every match (MatchStarted.reveal_private).
+	RevealPrivate bool `protobuf:"varint,11,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTournamentRequest) Reset() {
+	*x = StartTournamentRequest{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTournamentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTournamentRequest) ProtoMessage() {}
+
+func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTournamentRequest.ProtoReflect.Descriptor instead.
+func (*StartTournamentRequest) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *StartTournamentRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *StartTournamentRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *StartTournamentRequest) GetParams() *v1.GameParams {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+func (x *StartTournamentRequest) GetEntrants() []*Entrant {
+	if x != nil {
+		return x.Entrants
+	}
+	return nil
+}
+
+func (x *StartTournamentRequest) GetGamesPerAssignment() uint32 {
+	if x != nil {
+		return x.GamesPerAssignment
+	}
+	return 0
+}
+
+func (x *StartTournamentRequest) GetSeed() uint64 {
+	if x != nil {
+		return x.Seed
+	}
+	return 0
+}
+
+func (x *StartTournamentRequest) GetSelfPlay() bool {
+	if x != nil {
+		return x.SelfPlay
+	}
+	return false
+}
+
+func (x *StartTournamentRequest) GetMaxAssignments() uint32 {
+	if x != nil {
+		return x.MaxAssignments
+	}
+	return 0
+}
+
+func (x *StartTournamentRequest) GetLimits() *v1.Limits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+func (x *StartTournamentRequest) GetConcurrency() uint32 {
+	if x != nil {
+		return x.Concurrency
+	}
+	return 0
+}
+
+func (x *StartTournamentRequest) GetRevealPrivate() bool {
+	if x != nil {
+		return x.RevealPrivate
+	}
+	return false
+}
+
+// StartTournamentResponse says which tournament was started.
+type StartTournamentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Matches scheduled.
+	Matches       uint32 `protobuf:"varint,2,opt,name=matches,proto3" json:"matches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTournamentResponse) Reset() {
+	*x = StartTournamentResponse{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTournamentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTournamentResponse) ProtoMessage() {}
+
+func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTournamentResponse.ProtoReflect.Descriptor instead.
+func (*StartTournamentResponse) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *StartTournamentResponse) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *StartTournamentResponse) GetMatches() uint32 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+// GetTournamentRequest names a tournament.
+type GetTournamentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTournamentRequest) Reset() {
+	*x = GetTournamentRequest{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTournamentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTournamentRequest) ProtoMessage() {}
+
+func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTournamentRequest.ProtoReflect.Descriptor instead.
+func (*GetTournamentRequest) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetTournamentRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// GetTournamentResponse is a tournament's schedule and standings.
+type GetTournamentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The schedule, as stored.
+	Spec *TournamentSpec `protobuf:"bytes,1,opt,name=spec,proto3" json:"spec,omitempty"`
+	// How it stands now.
+	Standings     *Standings `protobuf:"bytes,2,opt,name=standings,proto3" json:"standings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTournamentResponse) Reset() {
+	*x = GetTournamentResponse{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTournamentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTournamentResponse) ProtoMessage() {}
+
+func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTournamentResponse.ProtoReflect.Descriptor instead.
+func (*GetTournamentResponse) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetTournamentResponse) GetSpec() *TournamentSpec {
+	if x != nil {
+		return x.Spec
+	}
+	return nil
+}
+
+func (x *GetTournamentResponse) GetStandings() *Standings {
+	if x != nil {
+		return x.Standings
+	}
+	return nil
+}
+
+// ListTournamentsRequest asks for one page of tournaments.
+type ListTournamentsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Most tournaments to return; 0 means 50, and at most 500 are returned.
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// next_page_token of the previous response; empty for the first page.
+	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTournamentsRequest) Reset() {
+	*x = ListTournamentsRequest{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTournamentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTournamentsRequest) ProtoMessage() {}
+
+func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTournamentsRequest.ProtoReflect.Descriptor instead.
+func (*ListTournamentsRequest) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListTournamentsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListTournamentsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListTournamentsResponse is one page of tournaments.
+type ListTournamentsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tournaments, the most recently created first.
+	Tournaments []*TournamentSummary `protobuf:"bytes,1,rep,name=tournaments,proto3" json:"tournaments,omitempty"`
+	// Token of the next page; empty after the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTournamentsResponse) Reset() {
+	*x = ListTournamentsResponse{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTournamentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTournamentsResponse) ProtoMessage() {}
+
+func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTournamentsResponse.ProtoReflect.Descriptor instead.
+func (*ListTournamentsResponse) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListTournamentsResponse) GetTournaments() []*TournamentSummary {
+	if x != nil {
+		return x.Tournaments
+	}
+	return nil
+}
+
+func (x *ListTournamentsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// TournamentSummary is a tournament in a listing. Public.
+type TournamentSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Name of the game.
+	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	// The entrants' labels, in entrant order.
+	Labels []string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
+	// Matches scheduled.
+	Matches uint32 `protobuf:"varint,4,opt,name=matches,proto3" json:"matches,omitempty"`
+	// When the scheduler created it.
+	Created       *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TournamentSummary) Reset() {
+	*x = TournamentSummary{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TournamentSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TournamentSummary) ProtoMessage() {}
+
+func (x *TournamentSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TournamentSummary.ProtoReflect.Descriptor instead.
+func (*TournamentSummary) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *TournamentSummary) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *TournamentSummary) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *TournamentSummary) GetLabels() []string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *TournamentSummary) GetMatches() uint32 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+func (x *TournamentSummary) GetCreated() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Created
+	}
+	return nil
+}
+
+// Standings is how a tournament stands: progress, a line per agent, the ordered-pair table of
+// a two-player game, the ratings and every table of the tournament report. Computed from the
+// records of its matches that ended (the last of each retry chain); agents are named by their
+// entrant labels. Public: derived from the public parts of the records.
+type Standings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Name of the game.
+	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	// Matches scheduled.
+	Matches uint32 `protobuf:"varint,3,opt,name=matches,proto3" json:"matches,omitempty"`
+	// Scheduled matches whose counting match has ended.
+	Ended uint32 `protobuf:"varint,4,opt,name=ended,proto3" json:"ended,omitempty"`
+	// Of those, void ones (left out of every rate).
+	Void uint32 `protobuf:"varint,5,opt,name=void,proto3" json:"void,omitempty"`
+	// Whether every scheduled match has ended.
+	Complete bool `protobuf:"varint,6,opt,name=complete,proto3" json:"complete,omitempty"`
+	// Display names of the seats, in seat order.
+	Seats []string `protobuf:"bytes,7,rep,name=seats,proto3" json:"seats,omitempty"`
+	// One line per agent, over its non-void matches against other agents, in label order.
+	Agents []*AgentStanding `protobuf:"bytes,8,rep,name=agents,proto3" json:"agents,omitempty"`
+	// The ordered-pair table of a two-player game (the heat maps); unset for other games.
+	Pairs *PairTable `protobuf:"bytes,9,opt,name=pairs,proto3" json:"pairs,omitempty"`
+	// Bradley–Terry ratings of the agents by label, best first (as AnalyticsService's
+	// leaderboard, over this tournament's non-void matches).
+	Leaderboard []*v11.LeaderboardEntry `protobuf:"bytes,10,rep,name=leaderboard,proto3" json:"leaderboard,omitempty"`
+	// Every table of the tournament report, as text, in reading order.
+	Tables        []*Table `protobuf:"bytes,11,rep,name=tables,proto3" json:"tables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Standings) Reset() {
+	*x = Standings{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Standings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Standings) ProtoMessage() {}
+
+func (x *Standings) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Standings.ProtoReflect.Descriptor instead.
+func (*Standings) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Standings) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *Standings) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *Standings) GetMatches() uint32 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+func (x *Standings) GetEnded() uint32 {
+	if x != nil {
+		return x.Ended
+	}
+	return 0
+}
+
+func (x *Standings) GetVoid() uint32 {
+	if x != nil {
+		return x.Void
+	}
+	return 0
+}
+
+func (x *Standings) GetComplete() bool {
+	if x != nil {
+		return x.Complete
+	}
+	return false
+}
+
+func (x *Standings) GetSeats() []string {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *Standings) GetAgents() []*AgentStanding {
+	if x != nil {
+		return x.Agents
+	}
+	return nil
+}
+
+func (x *Standings) GetPairs() *PairTable {
+	if x != nil {
+		return x.Pairs
+	}
+	return nil
+}
+
+func (x *Standings) GetLeaderboard() []*v11.LeaderboardEntry {
+	if x != nil {
+		return x.Leaderboard
+	}
+	return nil
+}
+
+func (x *Standings) GetTables() []*Table {
+	if x != nil {
+		return x.Tables
+	}
+	return nil
+}
+
+// AgentStanding is one agent's results in a tournament. Rates are unset while there is
+// nothing to average.
+type AgentStanding struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Entrant label.
+	Label string `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	// Non-void matches against other agents (self-play left out).
+	Matches int32 `protobuf:"varint,2,opt,name=matches,proto3" json:"matches,omitempty"`
+	// Void matches it sat in.
+	Void int32 `protobuf:"varint,3,opt,name=void,proto3" json:"void,omitempty"`
+	// Matches with a winner.
+	Decisive int32 `protobuf:"varint,4,opt,name=decisive,proto3" json:"decisive,omitempty"`
+	// Of those, the ones it won.
+	Wins int32 `protobuf:"varint,5,opt,name=wins,proto3" json:"wins,omitempty"`
+	// wins / decisive.
+	WinRate *float64 `protobuf:"fixed64,6,opt,name=win_rate,json=winRate,proto3,oneof" json:"win_rate,omitempty"`
+	// Mean payoff per match.
+	MeanPayoff *float64 `protobuf:"fixed64,7,opt,name=mean_payoff,json=meanPayoff,proto3,oneof" json:"mean_payoff,omitempty"`
+	// Share of its matches that ended in a deal.
+	AgreementRate *float64 `protobuf:"fixed64,8,opt,name=agreement_rate,json=agreementRate,proto3,oneof" json:"agreement_rate,omitempty"`
+	// Its refused actions.
+	Refused int32 `protobuf:"varint,9,opt,name=refused,proto3" json:"refused,omitempty"`
+	// Matches in which its agent faulted.
+	Faulted       int32 `protobuf:"varint,10,opt,name=faulted,proto3" json:"faulted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentStanding) Reset() {
+	*x = AgentStanding{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentStanding) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentStanding) ProtoMessage() {}
+
+func (x *AgentStanding) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentStanding.ProtoReflect.Descriptor instead.
+func (*AgentStanding) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *AgentStanding) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *AgentStanding) GetMatches() int32 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetVoid() int32 {
+	if x != nil {
+		return x.Void
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetDecisive() int32 {
+	if x != nil {
+		return x.Decisive
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetWins() int32 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetWinRate() float64 {
+	if x != nil && x.WinRate != nil {
+		return *x.WinRate
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetMeanPayoff() float64 {
+	if x != nil && x.MeanPayoff != nil {
+		return *x.MeanPayoff
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetAgreementRate() float64 {
+	if x != nil && x.AgreementRate != nil {
+		return *x.AgreementRate
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetRefused() int32 {
+	if x != nil {
+		return x.Refused
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetFaulted() int32 {
+	if x != nil {
+		return x.Faulted
+	}
+	return 0
+}
+
+// PairTable is the ordered-pair table of a two-player game: rows are the agents in seat 1
+// (P2), columns the agents in seat 0 (P1), as in the published heat maps.
+type PairTable struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Seat whose wins win_rate counts.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Display name of that seat.
+	SeatName string `protobuf:"bytes,2,opt,name=seat_name,json=seatName,proto3" json:"seat_name,omitempty"`
+	// Labels of the agents in seat 1, one per row.
+	Rows []string `protobuf:"bytes,3,rep,name=rows,proto3" json:"rows,omitempty"`
+	// Labels of the agents in seat 0, one per column.
+	Cols []string `protobuf:"bytes,4,rep,name=cols,proto3" json:"cols,omitempty"`
+	// cells[r].cells[c] is the pair with rows[r] in seat 1 and cols[c] in seat 0.
+	Cells         []*PairRow `protobuf:"bytes,5,rep,name=cells,proto3" json:"cells,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PairTable) Reset() {
+	*x = PairTable{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PairTable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PairTable) ProtoMessage() {}
+
+func (x *PairTable) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PairTable.ProtoReflect.Descriptor instead.
+func (*PairTable) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *PairTable) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *PairTable) GetSeatName() string {
+	if x != nil {
+		return x.SeatName
+	}
+	return ""
+}
+
+func (x *PairTable) GetRows() []string {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+func (x *PairTable) GetCols() []string {
+	if x != nil {
+		return x.Cols
+	}
+	return nil
+}
+
+func (x *PairTable) GetCells() []*PairRow {
+	if x != nil {
+		return x.Cells
+	}
+	return nil
+}
+
+// PairRow is one row of a PairTable.
+type PairRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One cell per column.
+	Cells         []*PairCell `protobuf:"bytes,1,rep,name=cells,proto3" json:"cells,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PairRow) Reset() {
+	*x = PairRow{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PairRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PairRow) ProtoMessage() {}
+
+func (x *PairRow) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PairRow.ProtoReflect.Descriptor instead.
+func (*PairRow) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PairRow) GetCells() []*PairCell {
+	if x != nil {
+		return x.Cells
+	}
+	return nil
+}
+
+// PairCell is one ordered pair's results. Rates are unset while there is nothing to average.
+type PairCell struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Non-void matches of the pair.
+	Matches int32 `protobuf:"varint,1,opt,name=matches,proto3" json:"matches,omitempty"`
+	// Void matches of the pair.
+	Void int32 `protobuf:"varint,2,opt,name=void,proto3" json:"void,omitempty"`
+	// Non-void matches with a winner.
+	Decisive int32 `protobuf:"varint,3,opt,name=decisive,proto3" json:"decisive,omitempty"`
+	// Of those, the ones PairTable.seat won.
+	Wins int32 `protobuf:"varint,4,opt,name=wins,proto3" json:"wins,omitempty"`
+	// wins / decisive.
+	WinRate *float64 `protobuf:"fixed64,5,opt,name=win_rate,json=winRate,proto3,oneof" json:"win_rate,omitempty"`
+	// Mean payoff of seat 0 over the non-void matches.
+	PayoffSeat0 *float64 `protobuf:"fixed64,6,opt,name=payoff_seat0,json=payoffSeat0,proto3,oneof" json:"payoff_seat0,omitempty"`
+	// Mean payoff of seat 1 over the non-void matches.
+	PayoffSeat1 *float64 `protobuf:"fixed64,7,opt,name=payoff_seat1,json=payoffSeat1,proto3,oneof" json:"payoff_seat1,omitempty"`
+	// Share of the non-void matches that ended in a deal.
+	AgreementRate *float64 `protobuf:"fixed64,8,opt,name=agreement_rate,json=agreementRate,proto3,oneof" json:"agreement_rate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PairCell) Reset() {
+	*x = PairCell{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PairCell) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PairCell) ProtoMessage() {}
+
+func (x *PairCell) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PairCell.ProtoReflect.Descriptor instead.
+func (*PairCell) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PairCell) GetMatches() int32 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+func (x *PairCell) GetVoid() int32 {
+	if x != nil {
+		return x.Void
+	}
+	return 0
+}
+
+func (x *PairCell) GetDecisive() int32 {
+	if x != nil {
+		return x.Decisive
+	}
+	return 0
+}
+
+func (x *PairCell) GetWins() int32 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+func (x *PairCell) GetWinRate() float64 {
+	if x != nil && x.WinRate != nil {
+		return *x.WinRate
+	}
+	return 0
+}
+
+func (x *PairCell) GetPayoffSeat0() float64 {
+	if x != nil && x.PayoffSeat0 != nil {
+		return *x.PayoffSeat0
+	}
+	return 0
+}
+
+func (x *PairCell) GetPayoffSeat1() float64 {
+	if x != nil && x.PayoffSeat1 != nil {
+		return *x.PayoffSeat1
+	}
+	return 0
+}
+
+func (x *PairCell) GetAgreementRate() float64 {
+	if x != nil && x.AgreementRate != nil {
+		return *x.AgreementRate
+	}
+	return 0
+}
+
+// Table is one table of the tournament report, as text.
+type Table struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the table shows.
+	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	// How to read it.
+	Note string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
+	// Column names.
+	Header []string `protobuf:"bytes,3,rep,name=header,proto3" json:"header,omitempty"`
+	// The rows.
+	Rows          []*TableRow `protobuf:"bytes,4,rep,name=rows,proto3" json:"rows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Table) Reset() {
+	*x = Table{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Table) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Table) ProtoMessage() {}
+
+func (x *Table) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Table.ProtoReflect.Descriptor instead.
+func (*Table) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Table) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Table) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+func (x *Table) GetHeader() []string {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+func (x *Table) GetRows() []*TableRow {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+// TableRow is one row of a Table.
+type TableRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One cell per column, as text.
+	Cells         []string `protobuf:"bytes,1,rep,name=cells,proto3" json:"cells,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableRow) Reset() {
+	*x = TableRow{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableRow) ProtoMessage() {}
+
+func (x *TableRow) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableRow.ProtoReflect.Descriptor instead.
+func (*TableRow) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *TableRow) GetCells() []string {
+	if x != nil {
+		return x.Cells
+	}
+	return nil
+}
+
 // MatchRetried says that a match's referee stopped before the match ended (it crashed, lost
 // the broker, or was shut down): the match was closed as void and is run again under
 // retry_match_id. Written by the referee worker on parley.retry.<match_id> in the stream
@@ -436,7 +1577,7 @@ type MatchRetried struct {
 
 func (x *MatchRetried) Reset() {
 	*x = MatchRetried{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +1589,7 @@ func (x *MatchRetried) String() string {
 func (*MatchRetried) ProtoMessage() {}
 
 func (x *MatchRetried) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +1602,7 @@ func (x *MatchRetried) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchRetried.ProtoReflect.Descriptor instead.
 func (*MatchRetried) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MatchRetried) GetMatchId() string {
@@ -496,7 +1637,7 @@ var File_parley_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
-	"%parley/tournament/v1/tournament.proto\x12\x14parley.tournament.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/match/v1/match.proto\"\xf4\x01\n" +
+	"%parley/tournament/v1/tournament.proto\x12\x14parley.tournament.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#parley/analytics/v1/analytics.proto\x1a\x1bparley/match/v1/match.proto\"\xb3\x02\n" +
 	"\fMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\rtournament_id\x18\x02 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -504,7 +1645,9 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06params\x18\x04 \x01(\v2\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n" +
 	"\x04seed\x18\x05 \x01(\x04R\x04seed\x12\x16\n" +
 	"\x06agents\x18\x06 \x03(\tR\x06agents\x12/\n" +
-	"\x06limits\x18\a \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\"9\n" +
+	"\x06limits\x18\a \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12\x16\n" +
+	"\x06labels\x18\b \x03(\tR\x06labels\x12%\n" +
+	"\x0ereveal_private\x18\t \x01(\bR\rrevealPrivate\"9\n" +
 	"\aEntrant\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\"\x9a\x01\n" +
@@ -516,7 +1659,7 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"assignment\x18\x04 \x01(\rR\n" +
 	"assignment\x12\x1d\n" +
 	"\n" +
-	"game_index\x18\x05 \x01(\rR\tgameIndex\"\xf6\x03\n" +
+	"game_index\x18\x05 \x01(\rR\tgameIndex\"\x9d\x04\n" +
 	"\x0eTournamentSpec\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x123\n" +
@@ -529,12 +1672,108 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x14assignments_possible\x18\t \x01(\x04R\x13assignmentsPossible\x12>\n" +
 	"\amatches\x18\n" +
 	" \x03(\v2$.parley.tournament.v1.ScheduledMatchR\amatches\x124\n" +
-	"\acreated\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\acreated\"\x8c\x01\n" +
+	"\acreated\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x12%\n" +
+	"\x0ereveal_private\x18\f \x01(\bR\rrevealPrivate\"\xc7\x03\n" +
+	"\x16StartTournamentRequest\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x123\n" +
+	"\x06params\x18\x03 \x01(\v2\x1b.parley.match.v1.GameParamsR\x06params\x129\n" +
+	"\bentrants\x18\x04 \x03(\v2\x1d.parley.tournament.v1.EntrantR\bentrants\x120\n" +
+	"\x14games_per_assignment\x18\x05 \x01(\rR\x12gamesPerAssignment\x12\x12\n" +
+	"\x04seed\x18\x06 \x01(\x04R\x04seed\x12\x1b\n" +
+	"\tself_play\x18\a \x01(\bR\bselfPlay\x12'\n" +
+	"\x0fmax_assignments\x18\b \x01(\rR\x0emaxAssignments\x12/\n" +
+	"\x06limits\x18\t \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12 \n" +
+	"\vconcurrency\x18\n" +
+	" \x01(\rR\vconcurrency\x12%\n" +
+	"\x0ereveal_private\x18\v \x01(\bR\rrevealPrivate\"X\n" +
+	"\x17StartTournamentResponse\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x18\n" +
+	"\amatches\x18\x02 \x01(\rR\amatches\";\n" +
+	"\x14GetTournamentRequest\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\"\x90\x01\n" +
+	"\x15GetTournamentResponse\x128\n" +
+	"\x04spec\x18\x01 \x01(\v2$.parley.tournament.v1.TournamentSpecR\x04spec\x12=\n" +
+	"\tstandings\x18\x02 \x01(\v2\x1f.parley.tournament.v1.StandingsR\tstandings\"T\n" +
+	"\x16ListTournamentsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"\x8c\x01\n" +
+	"\x17ListTournamentsResponse\x12I\n" +
+	"\vtournaments\x18\x01 \x03(\v2'.parley.tournament.v1.TournamentSummaryR\vtournaments\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb4\x01\n" +
+	"\x11TournamentSummary\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x12\x16\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\x12\x18\n" +
+	"\amatches\x18\x04 \x01(\rR\amatches\x124\n" +
+	"\acreated\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\acreated\"\xac\x03\n" +
+	"\tStandings\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x12\x18\n" +
+	"\amatches\x18\x03 \x01(\rR\amatches\x12\x14\n" +
+	"\x05ended\x18\x04 \x01(\rR\x05ended\x12\x12\n" +
+	"\x04void\x18\x05 \x01(\rR\x04void\x12\x1a\n" +
+	"\bcomplete\x18\x06 \x01(\bR\bcomplete\x12\x14\n" +
+	"\x05seats\x18\a \x03(\tR\x05seats\x12;\n" +
+	"\x06agents\x18\b \x03(\v2#.parley.tournament.v1.AgentStandingR\x06agents\x125\n" +
+	"\x05pairs\x18\t \x01(\v2\x1f.parley.tournament.v1.PairTableR\x05pairs\x12G\n" +
+	"\vleaderboard\x18\n" +
+	" \x03(\v2%.parley.analytics.v1.LeaderboardEntryR\vleaderboard\x123\n" +
+	"\x06tables\x18\v \x03(\v2\x1b.parley.tournament.v1.TableR\x06tables\"\xd9\x02\n" +
+	"\rAgentStanding\x12\x14\n" +
+	"\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n" +
+	"\amatches\x18\x02 \x01(\x05R\amatches\x12\x12\n" +
+	"\x04void\x18\x03 \x01(\x05R\x04void\x12\x1a\n" +
+	"\bdecisive\x18\x04 \x01(\x05R\bdecisive\x12\x12\n" +
+	"\x04wins\x18\x05 \x01(\x05R\x04wins\x12\x1e\n" +
+	"\bwin_rate\x18\x06 \x01(\x01H\x00R\awinRate\x88\x01\x01\x12$\n" +
+	"\vmean_payoff\x18\a \x01(\x01H\x01R\n" +
+	"meanPayoff\x88\x01\x01\x12*\n" +
+	"\x0eagreement_rate\x18\b \x01(\x01H\x02R\ragreementRate\x88\x01\x01\x12\x18\n" +
+	"\arefused\x18\t \x01(\x05R\arefused\x12\x18\n" +
+	"\afaulted\x18\n" +
+	" \x01(\x05R\afaultedB\v\n" +
+	"\t_win_rateB\x0e\n" +
+	"\f_mean_payoffB\x11\n" +
+	"\x0f_agreement_rate\"\x99\x01\n" +
+	"\tPairTable\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tseat_name\x18\x02 \x01(\tR\bseatName\x12\x12\n" +
+	"\x04rows\x18\x03 \x03(\tR\x04rows\x12\x12\n" +
+	"\x04cols\x18\x04 \x03(\tR\x04cols\x123\n" +
+	"\x05cells\x18\x05 \x03(\v2\x1d.parley.tournament.v1.PairRowR\x05cells\"?\n" +
+	"\aPairRow\x124\n" +
+	"\x05cells\x18\x01 \x03(\v2\x1e.parley.tournament.v1.PairCellR\x05cells\"\xc6\x02\n" +
+	"\bPairCell\x12\x18\n" +
+	"\amatches\x18\x01 \x01(\x05R\amatches\x12\x12\n" +
+	"\x04void\x18\x02 \x01(\x05R\x04void\x12\x1a\n" +
+	"\bdecisive\x18\x03 \x01(\x05R\bdecisive\x12\x12\n" +
+	"\x04wins\x18\x04 \x01(\x05R\x04wins\x12\x1e\n" +
+	"\bwin_rate\x18\x05 \x01(\x01H\x00R\awinRate\x88\x01\x01\x12&\n" +
+	"\fpayoff_seat0\x18\x06 \x01(\x01H\x01R\vpayoffSeat0\x88\x01\x01\x12&\n" +
+	"\fpayoff_seat1\x18\a \x01(\x01H\x02R\vpayoffSeat1\x88\x01\x01\x12*\n" +
+	"\x0eagreement_rate\x18\b \x01(\x01H\x03R\ragreementRate\x88\x01\x01B\v\n" +
+	"\t_win_rateB\x0f\n" +
+	"\r_payoff_seat0B\x0f\n" +
+	"\r_payoff_seat1B\x11\n" +
+	"\x0f_agreement_rate\"}\n" +
+	"\x05Table\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\x12\x16\n" +
+	"\x06header\x18\x03 \x03(\tR\x06header\x122\n" +
+	"\x04rows\x18\x04 \x03(\v2\x1e.parley.tournament.v1.TableRowR\x04rows\" \n" +
+	"\bTableRow\x12\x14\n" +
+	"\x05cells\x18\x01 \x03(\tR\x05cells\"\x8c\x01\n" +
 	"\fMatchRetried\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x0eretry_match_id\x18\x02 \x01(\tR\fretryMatchId\x12#\n" +
 	"\rtournament_id\x18\x03 \x01(\tR\ftournamentId\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reasonB\xe6\x01\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason2\xdd\x02\n" +
+	"\x11TournamentService\x12n\n" +
+	"\x0fStartTournament\x12,.parley.tournament.v1.StartTournamentRequest\x1a-.parley.tournament.v1.StartTournamentResponse\x12h\n" +
+	"\rGetTournament\x12*.parley.tournament.v1.GetTournamentRequest\x1a+.parley.tournament.v1.GetTournamentResponse\x12n\n" +
+	"\x0fListTournaments\x12,.parley.tournament.v1.ListTournamentsRequest\x1a-.parley.tournament.v1.ListTournamentsResponseB\xe6\x01\n" +
 	"\x18com.parley.tournament.v1B\x0fTournamentProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/tournament/v1;tournamentv1\xa2\x02\x03PTX\xaa\x02\x14Parley.Tournament.V1\xca\x02\x14Parley\\Tournament\\V1\xe2\x02 Parley\\Tournament\\V1\\GPBMetadata\xea\x02\x16Parley::Tournament::V1b\x06proto3"
 
 var (
@@ -549,30 +1788,65 @@ func file_parley_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 	return file_parley_tournament_v1_tournament_proto_rawDescData
 }
 
-var file_parley_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_parley_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_parley_tournament_v1_tournament_proto_goTypes = []any{
-	(*MatchRequest)(nil),          // 0: parley.tournament.v1.MatchRequest
-	(*Entrant)(nil),               // 1: parley.tournament.v1.Entrant
-	(*ScheduledMatch)(nil),        // 2: parley.tournament.v1.ScheduledMatch
-	(*TournamentSpec)(nil),        // 3: parley.tournament.v1.TournamentSpec
-	(*MatchRetried)(nil),          // 4: parley.tournament.v1.MatchRetried
-	(*v1.GameParams)(nil),         // 5: parley.match.v1.GameParams
-	(*v1.Limits)(nil),             // 6: parley.match.v1.Limits
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*MatchRequest)(nil),            // 0: parley.tournament.v1.MatchRequest
+	(*Entrant)(nil),                 // 1: parley.tournament.v1.Entrant
+	(*ScheduledMatch)(nil),          // 2: parley.tournament.v1.ScheduledMatch
+	(*TournamentSpec)(nil),          // 3: parley.tournament.v1.TournamentSpec
+	(*StartTournamentRequest)(nil),  // 4: parley.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil), // 5: parley.tournament.v1.StartTournamentResponse
+	(*GetTournamentRequest)(nil),    // 6: parley.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),   // 7: parley.tournament.v1.GetTournamentResponse
+	(*ListTournamentsRequest)(nil),  // 8: parley.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil), // 9: parley.tournament.v1.ListTournamentsResponse
+	(*TournamentSummary)(nil),       // 10: parley.tournament.v1.TournamentSummary
+	(*Standings)(nil),               // 11: parley.tournament.v1.Standings
+	(*AgentStanding)(nil),           // 12: parley.tournament.v1.AgentStanding
+	(*PairTable)(nil),               // 13: parley.tournament.v1.PairTable
+	(*PairRow)(nil),                 // 14: parley.tournament.v1.PairRow
+	(*PairCell)(nil),                // 15: parley.tournament.v1.PairCell
+	(*Table)(nil),                   // 16: parley.tournament.v1.Table
+	(*TableRow)(nil),                // 17: parley.tournament.v1.TableRow
+	(*MatchRetried)(nil),            // 18: parley.tournament.v1.MatchRetried
+	(*v1.GameParams)(nil),           // 19: parley.match.v1.GameParams
+	(*v1.Limits)(nil),               // 20: parley.match.v1.Limits
+	(*timestamppb.Timestamp)(nil),   // 21: google.protobuf.Timestamp
+	(*v11.LeaderboardEntry)(nil),    // 22: parley.analytics.v1.LeaderboardEntry
 }
 var file_parley_tournament_v1_tournament_proto_depIdxs = []int32{
-	5, // 0: parley.tournament.v1.MatchRequest.params:type_name -> parley.match.v1.GameParams
-	6, // 1: parley.tournament.v1.MatchRequest.limits:type_name -> parley.match.v1.Limits
-	5, // 2: parley.tournament.v1.TournamentSpec.params:type_name -> parley.match.v1.GameParams
-	1, // 3: parley.tournament.v1.TournamentSpec.entrants:type_name -> parley.tournament.v1.Entrant
-	6, // 4: parley.tournament.v1.TournamentSpec.limits:type_name -> parley.match.v1.Limits
-	2, // 5: parley.tournament.v1.TournamentSpec.matches:type_name -> parley.tournament.v1.ScheduledMatch
-	7, // 6: parley.tournament.v1.TournamentSpec.created:type_name -> google.protobuf.Timestamp
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	19, // 0: parley.tournament.v1.MatchRequest.params:type_name -> parley.match.v1.GameParams
+	20, // 1: parley.tournament.v1.MatchRequest.limits:type_name -> parley.match.v1.Limits
+	19, // 2: parley.tournament.v1.TournamentSpec.params:type_name -> parley.match.v1.GameParams
+	1,  // 3: parley.tournament.v1.TournamentSpec.entrants:type_name -> parley.tournament.v1.Entrant
+	20, // 4: parley.tournament.v1.TournamentSpec.limits:type_name -> parley.match.v1.Limits
+	2,  // 5: parley.tournament.v1.TournamentSpec.matches:type_name -> parley.tournament.v1.ScheduledMatch
+	21, // 6: parley.tournament.v1.TournamentSpec.created:type_name -> google.protobuf.Timestamp
+	19, // 7: parley.tournament.v1.StartTournamentRequest.params:type_name -> parley.match.v1.GameParams
+	1,  // 8: parley.tournament.v1.StartTournamentRequest.entrants:type_name -> parley.tournament.v1.Entrant
+	20, // 9: parley.tournament.v1.StartTournamentRequest.limits:type_name -> parley.match.v1.Limits
+	3,  // 10: parley.tournament.v1.GetTournamentResponse.spec:type_name -> parley.tournament.v1.TournamentSpec
+	11, // 11: parley.tournament.v1.GetTournamentResponse.standings:type_name -> parley.tournament.v1.Standings
+	10, // 12: parley.tournament.v1.ListTournamentsResponse.tournaments:type_name -> parley.tournament.v1.TournamentSummary
+	21, // 13: parley.tournament.v1.TournamentSummary.created:type_name -> google.protobuf.Timestamp
+	12, // 14: parley.tournament.v1.Standings.agents:type_name -> parley.tournament.v1.AgentStanding
+	13, // 15: parley.tournament.v1.Standings.pairs:type_name -> parley.tournament.v1.PairTable
+	22, // 16: parley.tournament.v1.Standings.leaderboard:type_name -> parley.analytics.v1.LeaderboardEntry
+	16, // 17: parley.tournament.v1.Standings.tables:type_name -> parley.tournament.v1.Table
+	14, // 18: parley.tournament.v1.PairTable.cells:type_name -> parley.tournament.v1.PairRow
+	15, // 19: parley.tournament.v1.PairRow.cells:type_name -> parley.tournament.v1.PairCell
+	17, // 20: parley.tournament.v1.Table.rows:type_name -> parley.tournament.v1.TableRow
+	4,  // 21: parley.tournament.v1.TournamentService.StartTournament:input_type -> parley.tournament.v1.StartTournamentRequest
+	6,  // 22: parley.tournament.v1.TournamentService.GetTournament:input_type -> parley.tournament.v1.GetTournamentRequest
+	8,  // 23: parley.tournament.v1.TournamentService.ListTournaments:input_type -> parley.tournament.v1.ListTournamentsRequest
+	5,  // 24: parley.tournament.v1.TournamentService.StartTournament:output_type -> parley.tournament.v1.StartTournamentResponse
+	7,  // 25: parley.tournament.v1.TournamentService.GetTournament:output_type -> parley.tournament.v1.GetTournamentResponse
+	9,  // 26: parley.tournament.v1.TournamentService.ListTournaments:output_type -> parley.tournament.v1.ListTournamentsResponse
+	24, // [24:27] is the sub-list for method output_type
+	21, // [21:24] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_parley_tournament_v1_tournament_proto_init() }
@@ -580,15 +1854,17 @@ func file_parley_tournament_v1_tournament_proto_init() {
 	if File_parley_tournament_v1_tournament_proto != nil {
 		return
 	}
+	file_parley_tournament_v1_tournament_proto_msgTypes[12].OneofWrappers = []any{}
+	file_parley_tournament_v1_tournament_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_tournament_v1_tournament_proto_rawDesc), len(file_parley_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   19,
 			NumExtensions: 0,
-			NumServices:   0,
+			NumServices:   1,
 		},
 		GoTypes:           file_parley_tournament_v1_tournament_proto_goTypes,
 		DependencyIndexes: file_parley_tournament_v1_tournament_proto_depIdxs,

@@ -15,7 +15,7 @@ from parley.events.v1 import events_pb2 as parley_dot_events_dot_v1_dot_events__
 from parley.match.v1 import match_pb2 as parley_dot_match_dot_v1_dot_match__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#parley/analytics/v1/analytics.proto\x12\x13parley.analytics.v1\x1a\x1dparley/events/v1/events.proto\x1a\x1bparley/match/v1/match.proto\"\x7f\n\x0bMatchFilter\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x14\n\x05\x61gent\x18\x03 \x01(\tR\x05\x61gent\x12!\n\x0c\x65xclude_void\x18\x04 \x01(\x08R\x0b\x65xcludeVoid\"\x8a\x01\n\x12ListMatchesRequest\x12\x38\n\x06\x66ilter\x18\x01 \x01(\x0b\x32 .parley.analytics.v1.MatchFilterR\x06\x66ilter\x12\x1b\n\tpage_size\x18\x02 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x03 \x01(\tR\tpageToken\"z\n\x13ListMatchesResponse\x12;\n\x07matches\x18\x01 \x03(\x0b\x32!.parley.analytics.v1.MatchSummaryR\x07matches\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xda\x02\n\x0cMatchSummary\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12#\n\rtournament_id\x18\x02 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x03 \x01(\tR\x04game\x12/\n\x05\x63\x61use\x18\x04 \x01(\x0e\x32\x19.parley.match.v1.EndCauseR\x05\x63\x61use\x12\x1c\n\tagreement\x18\x05 \x01(\x08R\tagreement\x12\x12\n\x04void\x18\x06 \x01(\x08R\x04void\x12\x14\n\x05turns\x18\x07 \x01(\x05R\x05turns\x12\x16\n\x06\x65vents\x18\x08 \x01(\x05R\x06\x65vents\x12\x18\n\x07summary\x18\t \x01(\tR\x07summary\x12\x35\n\x05seats\x18\n \x03(\x0b\x32\x1f.parley.analytics.v1.SeatResultR\x05seats\x12\x14\n\x05\x65rror\x18\x0b \x01(\tR\x05\x65rror\"\xbe\x01\n\nSeatResult\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n\x05\x61gent\x18\x03 \x01(\tR\x05\x61gent\x12#\n\ragent_version\x18\x04 \x01(\tR\x0c\x61gentVersion\x12\x1b\n\tagent_key\x18\x05 \x01(\tR\x08\x61gentKey\x12\x16\n\x06payoff\x18\x06 \x01(\x01R\x06payoff\x12\x18\n\x07\x66\x61ulted\x18\x07 \x01(\x08R\x07\x66\x61ulted\"Y\n\x0bMetricValue\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x17\n\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x14\n\x05value\x18\x03 \x01(\x01R\x05valueB\x07\n\x05_seat\"\xed\x01\n\x08MatchRow\x12;\n\x07summary\x18\x01 \x01(\x0b\x32!.parley.analytics.v1.MatchSummaryR\x07summary\x12#\n\rrules_version\x18\x02 \x01(\tR\x0crulesVersion\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x38\n\x06values\x18\x04 \x03(\x0b\x32 .parley.analytics.v1.MetricValueR\x06values\x12\x31\n\x05usage\x18\x05 \x03(\x0b\x32\x1b.parley.events.v1.SeatUsageR\x05usage\",\n\x0fGetMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\"G\n\x10GetMatchResponse\x12\x33\n\x05match\x18\x01 \x01(\x0b\x32\x1d.parley.analytics.v1.MatchRowR\x05match\"\x92\x01\n\x15GetLeaderboardRequest\x12\x38\n\x06\x66ilter\x18\x01 \x01(\x0b\x32 .parley.analytics.v1.MatchFilterR\x06\x66ilter\x12+\n\x11\x62ootstrap_samples\x18\x02 \x01(\x05R\x10\x62ootstrapSamples\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\"\xc2\x01\n\x16GetLeaderboardResponse\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x18\n\x07matches\x18\x02 \x01(\x05R\x07matches\x12!\n\x0cvoid_matches\x18\x03 \x01(\x05R\x0bvoidMatches\x12?\n\x07\x65ntries\x18\x04 \x03(\x0b\x32%.parley.analytics.v1.LeaderboardEntryR\x07\x65ntries\x12\x16\n\x06method\x18\x05 \x01(\tR\x06method\"\x91\x02\n\x10LeaderboardEntry\x12\x14\n\x05\x61gent\x18\x01 \x01(\tR\x05\x61gent\x12\x16\n\x06rating\x18\x02 \x01(\x01R\x06rating\x12\x1d\n\nrating_low\x18\x03 \x01(\x01R\tratingLow\x12\x1f\n\x0brating_high\x18\x04 \x01(\x01R\nratingHigh\x12\x18\n\x07matches\x18\x05 \x01(\x05R\x07matches\x12\x12\n\x04wins\x18\x06 \x01(\x05R\x04wins\x12\x16\n\x06losses\x18\x07 \x01(\x05R\x06losses\x12\x12\n\x04ties\x18\x08 \x01(\x05R\x04ties\x12\x14\n\x05score\x18\t \x01(\x01R\x05score\x12\x1f\n\x0bmean_payoff\x18\n \x01(\x01R\nmeanPayoff\"K\n\x0fGetUsageRequest\x12\x38\n\x06\x66ilter\x18\x01 \x01(\x0b\x32 .parley.analytics.v1.MatchFilterR\x06\x66ilter\"K\n\x10GetUsageResponse\x12\x37\n\x06models\x18\x01 \x03(\x0b\x32\x1f.parley.analytics.v1.ModelUsageR\x06models\"\xa8\x03\n\nModelUsage\x12\x14\n\x05model\x18\x01 \x01(\tR\x05model\x12\x18\n\x07matches\x18\x02 \x01(\x05R\x07matches\x12\x14\n\x05seats\x18\x03 \x01(\x05R\x05seats\x12#\n\rprompt_tokens\x18\x04 \x01(\x03R\x0cpromptTokens\x12+\n\x11\x63ompletion_tokens\x18\x05 \x01(\x03R\x10\x63ompletionTokens\x12\x18\n\x07retries\x18\x06 \x01(\x03R\x07retries\x12\'\n\x0f\x66ormat_failures\x18\x07 \x01(\x03R\x0e\x66ormatFailures\x12\x14\n\x05\x63\x61lls\x18\x08 \x01(\x03R\x05\x63\x61lls\x12\x1d\n\ncache_hits\x18\t \x01(\x03R\tcacheHits\x12\x1c\n\tfallbacks\x18\n \x01(\x05R\tfallbacks\x12.\n\x13\x66ormat_failure_rate\x18\x0b \x01(\x01R\x11\x66ormatFailureRate\x12\x1d\n\nretry_rate\x18\x0c \x01(\x01R\tretryRate\x12\x1d\n\nlatency_ms\x18\r \x01(\x01R\tlatencyMs\"\x88\x01\n\x11\x45xportRowsRequest\x12\x38\n\x06\x66ilter\x18\x01 \x01(\x0b\x32 .parley.analytics.v1.MatchFilterR\x06\x66ilter\x12\x39\n\x06\x66ormat\x18\x02 \x01(\x0e\x32!.parley.analytics.v1.ExportFormatR\x06\x66ormat\"K\n\x12\x45xportRowsResponse\x12\x12\n\x04\x64\x61ta\x18\x01 \x01(\x0cR\x04\x64\x61ta\x12!\n\x0c\x63ontent_type\x18\x02 \x01(\tR\x0b\x63ontentType\"\x12\n\x10GetStatusRequest\"\xa3\x01\n\x11GetStatusResponse\x12\x16\n\x06\x65vents\x18\x01 \x01(\x03R\x06\x65vents\x12!\n\x0cmatches_seen\x18\x02 \x01(\x03R\x0bmatchesSeen\x12\x18\n\x07matches\x18\x03 \x01(\x03R\x07matches\x12!\n\x0cvoid_matches\x18\x04 \x01(\x03R\x0bvoidMatches\x12\x16\n\x06\x65rrors\x18\x05 \x01(\x03R\x06\x65rrors*]\n\x0c\x45xportFormat\x12\x1d\n\x19\x45XPORT_FORMAT_UNSPECIFIED\x10\x00\x12\x15\n\x11\x45XPORT_FORMAT_CSV\x10\x01\x12\x17\n\x13\x45XPORT_FORMAT_JSONL\x10\x02\x32\xce\x04\n\x10\x41nalyticsService\x12`\n\x0bListMatches\x12\'.parley.analytics.v1.ListMatchesRequest\x1a(.parley.analytics.v1.ListMatchesResponse\x12W\n\x08GetMatch\x12$.parley.analytics.v1.GetMatchRequest\x1a%.parley.analytics.v1.GetMatchResponse\x12i\n\x0eGetLeaderboard\x12*.parley.analytics.v1.GetLeaderboardRequest\x1a+.parley.analytics.v1.GetLeaderboardResponse\x12W\n\x08GetUsage\x12$.parley.analytics.v1.GetUsageRequest\x1a%.parley.analytics.v1.GetUsageResponse\x12_\n\nExportRows\x12&.parley.analytics.v1.ExportRowsRequest\x1a\'.parley.analytics.v1.ExportRowsResponse0\x01\x12Z\n\tGetStatus\x12%.parley.analytics.v1.GetStatusRequest\x1a&.parley.analytics.v1.GetStatusResponseB\xde\x01\n\x17\x63om.parley.analytics.v1B\x0e\x41nalyticsProtoP\x01ZEgithub.com/parley-arena/parley/gen/go/parley/analytics/v1;analyticsv1\xa2\x02\x03PAX\xaa\x02\x13Parley.Analytics.V1\xca\x02\x13Parley\\Analytics\\V1\xe2\x02\x1fParley\\Analytics\\V1\\GPBMetadata\xea\x02\x15Parley::Analytics::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#parley/analytics/v1/analytics.proto\x12\x13parley.analytics.v1\x1a\x1dparley/events/v1/events.proto\x1a\x1bparley/match/v1/match.proto\"\x7f\n\x0bMatchFilter\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x14\n\x05\x61gent\x18\x03 \x01(\tR\x05\x61gent\x12!\n\x0c\x65xclude_void\x18\x04 \x01(\x08R\x0b\x65xcludeVoid\"\x8a\x01\n\x12ListMatchesRequest\x12\x38\n\x06\x66ilter\x18\x01 \x01(\x0b\x32 .parley.analytics.v1.MatchFilterR\x06\x66ilter\x12\x1b\n\tpage_size\x18\x02 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x03 \x01(\tR\tpageToken\"z\n\x13ListMatchesResponse\x12;\n\x07matches\x18\x01 \x03(\x0b\x32!.parley.analytics.v1.MatchSummaryR\x07matches\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xda\x02\n\x0cMatchSummary\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12#\n\rtournament_id\x18\x02 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x03 \x01(\tR\x04game\x12/\n\x05\x63\x61use\x18\x04 \x01(\x0e\x32\x19.parley.match.v1.EndCauseR\x05\x63\x61use\x12\x1c\n\tagreement\x18\x05 \x01(\x08R\tagreement\x12\x12\n\x04void\x18\x06 \x01(\x08R\x04void\x12\x14\n\x05turns\x18\x07 \x01(\x05R\x05turns\x12\x16\n\x06\x65vents\x18\x08 \x01(\x05R\x06\x65vents\x12\x18\n\x07summary\x18\t \x01(\tR\x07summary\x12\x35\n\x05seats\x18\n \x03(\x0b\x32\x1f.parley.analytics.v1.SeatResultR\x05seats\x12\x14\n\x05\x65rror\x18\x0b \x01(\tR\x05\x65rror\"\xd4\x01\n\nSeatResult\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n\x05\x61gent\x18\x03 \x01(\tR\x05\x61gent\x12#\n\ragent_version\x18\x04 \x01(\tR\x0c\x61gentVersion\x12\x1b\n\tagent_key\x18\x05 \x01(\tR\x08\x61gentKey\x12\x16\n\x06payoff\x18\x06 \x01(\x01R\x06payoff\x12\x18\n\x07\x66\x61ulted\x18\x07 \x01(\x08R\x07\x66\x61ulted\x12\x14\n\x05label\x18\x08 \x01(\tR\x05label\"Y\n\x0bMetricValue\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x17\n\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x14\n\x05value\x18\x03 \x01(\x01R\x05valueB\x07\n\x05_seat\"\xed\x01\n\x08MatchRow\x12;\n\x07summary\x18\x01 \x01(\x0b\x32!.parley.analytics.v1.MatchSummaryR\x07summary\x12#\n\rrules_version\x18\x02 \x01(\tR\x0crulesVersion\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x38\n\x06values\x18\x04 \x03(\x0b\x32 .parley.analytics.v1.MetricValueR\x06values\x12\x31\n\x05usage\x18\x05 \x03(\x0b\x32\x1b.parley.events.v1.SeatUsageR\x05usage\",\n\x0fGetMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\"G\n\x10GetMatchResponse\x12\x33\n\x05match\x18\x01 \x01(\x0b\x32\x1d.parley.analytics.v1.MatchRowR\x05match\"\x92\x01\n\x15GetLeaderboardRequest\x12\x38\n\x06\x66ilter\x18\x01 \x01(\x0b\x32 .parley.analytics.v1.MatchFilterR\x06\x66ilter\x12+\n\x11\x62ootstrap_samples\x18\x02 \x01(\x05R\x10\x62ootstrapSamples\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\"\xc2\x01\n\x16GetLeaderboardResponse\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x18\n\x07matches\x18\x02 \x01(\x05R\x07matches\x12!\n\x0cvoid_matches\x18\x03 \x01(\x05R\x0bvoidMatches\x12?\n\x07\x65ntries\x18\x04 \x03(\x0b\x32%.parley.analytics.v1.LeaderboardEntryR\x07\x65ntries\x12\x16\n\x06method\x18\x05 \x01(\tR\x06method\"\x91\x02\n\x10LeaderboardEntry\x12\x14\n\x05\x61gent\x18\x01 \x01(\tR\x05\x61gent\x12\x16\n\x06rating\x18\x02 \x01(\x01R\x06rating\x12\x1d\n\nrating_low\x18\x03 \x01(\x01R\tratingLow\x12\x1f\n\x0brating_high\x18\x04 \x01(\x01R\nratingHigh\x12\x18\n\x07matches\x18\x05 \x01(\x05R\x07matches\x12\x12\n\x04wins\x18\x06 \x01(\x05R\x04wins\x12\x16\n\x06losses\x18\x07 \x01(\x05R\x06losses\x12\x12\n\x04ties\x18\x08 \x01(\x05R\x04ties\x12\x14\n\x05score\x18\t \x01(\x01R\x05score\x12\x1f\n\x0bmean_payoff\x18\n \x01(\x01R\nmeanPayoff\"K\n\x0fGetUsageRequest\x12\x38\n\x06\x66ilter\x18\x01 \x01(\x0b\x32 .parley.analytics.v1.MatchFilterR\x06\x66ilter\"K\n\x10GetUsageResponse\x12\x37\n\x06models\x18\x01 \x03(\x0b\x32\x1f.parley.analytics.v1.ModelUsageR\x06models\"\xa8\x03\n\nModelUsage\x12\x14\n\x05model\x18\x01 \x01(\tR\x05model\x12\x18\n\x07matches\x18\x02 \x01(\x05R\x07matches\x12\x14\n\x05seats\x18\x03 \x01(\x05R\x05seats\x12#\n\rprompt_tokens\x18\x04 \x01(\x03R\x0cpromptTokens\x12+\n\x11\x63ompletion_tokens\x18\x05 \x01(\x03R\x10\x63ompletionTokens\x12\x18\n\x07retries\x18\x06 \x01(\x03R\x07retries\x12\'\n\x0f\x66ormat_failures\x18\x07 \x01(\x03R\x0e\x66ormatFailures\x12\x14\n\x05\x63\x61lls\x18\x08 \x01(\x03R\x05\x63\x61lls\x12\x1d\n\ncache_hits\x18\t \x01(\x03R\tcacheHits\x12\x1c\n\tfallbacks\x18\n \x01(\x05R\tfallbacks\x12.\n\x13\x66ormat_failure_rate\x18\x0b \x01(\x01R\x11\x66ormatFailureRate\x12\x1d\n\nretry_rate\x18\x0c \x01(\x01R\tretryRate\x12\x1d\n\nlatency_ms\x18\r \x01(\x01R\tlatencyMs\"\x88\x01\n\x11\x45xportRowsRequest\x12\x38\n\x06\x66ilter\x18\x01 \x01(\x0b\x32 .parley.analytics.v1.MatchFilterR\x06\x66ilter\x12\x39\n\x06\x66ormat\x18\x02 \x01(\x0e\x32!.parley.analytics.v1.ExportFormatR\x06\x66ormat\"K\n\x12\x45xportRowsResponse\x12\x12\n\x04\x64\x61ta\x18\x01 \x01(\x0cR\x04\x64\x61ta\x12!\n\x0c\x63ontent_type\x18\x02 \x01(\tR\x0b\x63ontentType\"\x12\n\x10GetStatusRequest\"\xa3\x01\n\x11GetStatusResponse\x12\x16\n\x06\x65vents\x18\x01 \x01(\x03R\x06\x65vents\x12!\n\x0cmatches_seen\x18\x02 \x01(\x03R\x0bmatchesSeen\x12\x18\n\x07matches\x18\x03 \x01(\x03R\x07matches\x12!\n\x0cvoid_matches\x18\x04 \x01(\x03R\x0bvoidMatches\x12\x16\n\x06\x65rrors\x18\x05 \x01(\x03R\x06\x65rrors*]\n\x0c\x45xportFormat\x12\x1d\n\x19\x45XPORT_FORMAT_UNSPECIFIED\x10\x00\x12\x15\n\x11\x45XPORT_FORMAT_CSV\x10\x01\x12\x17\n\x13\x45XPORT_FORMAT_JSONL\x10\x02\x32\xce\x04\n\x10\x41nalyticsService\x12`\n\x0bListMatches\x12\'.parley.analytics.v1.ListMatchesRequest\x1a(.parley.analytics.v1.ListMatchesResponse\x12W\n\x08GetMatch\x12$.parley.analytics.v1.GetMatchRequest\x1a%.parley.analytics.v1.GetMatchResponse\x12i\n\x0eGetLeaderboard\x12*.parley.analytics.v1.GetLeaderboardRequest\x1a+.parley.analytics.v1.GetLeaderboardResponse\x12W\n\x08GetUsage\x12$.parley.analytics.v1.GetUsageRequest\x1a%.parley.analytics.v1.GetUsageResponse\x12_\n\nExportRows\x12&.parley.analytics.v1.ExportRowsRequest\x1a\'.parley.analytics.v1.ExportRowsResponse0\x01\x12Z\n\tGetStatus\x12%.parley.analytics.v1.GetStatusRequest\x1a&.parley.analytics.v1.GetStatusResponseB\xde\x01\n\x17\x63om.parley.analytics.v1B\x0e\x41nalyticsProtoP\x01ZEgithub.com/parley-arena/parley/gen/go/parley/analytics/v1;analyticsv1\xa2\x02\x03PAX\xaa\x02\x13Parley.Analytics.V1\xca\x02\x13Parley\\Analytics\\V1\xe2\x02\x1fParley\\Analytics\\V1\\GPBMetadata\xea\x02\x15Parley::Analytics::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.analytics.v1.analytics_pb2', globals())
@@ -23,8 +23,8 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\027com.parley.analytics.v1B\016AnalyticsProtoP\001ZEgithub.com/parley-arena/parley/gen/go/parley/analytics/v1;analyticsv1\242\002\003PAX\252\002\023Parley.Analytics.V1\312\002\023Parley\\Analytics\\V1\342\002\037Parley\\Analytics\\V1\\GPBMetadata\352\002\025Parley::Analytics::V1'
-  _EXPORTFORMAT._serialized_start=3111
-  _EXPORTFORMAT._serialized_end=3204
+  _EXPORTFORMAT._serialized_start=3133
+  _EXPORTFORMAT._serialized_end=3226
   _MATCHFILTER._serialized_start=120
   _MATCHFILTER._serialized_end=247
   _LISTMATCHESREQUEST._serialized_start=250
@@ -34,35 +34,35 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _MATCHSUMMARY._serialized_start=515
   _MATCHSUMMARY._serialized_end=861
   _SEATRESULT._serialized_start=864
-  _SEATRESULT._serialized_end=1054
-  _METRICVALUE._serialized_start=1056
-  _METRICVALUE._serialized_end=1145
-  _MATCHROW._serialized_start=1148
-  _MATCHROW._serialized_end=1385
-  _GETMATCHREQUEST._serialized_start=1387
-  _GETMATCHREQUEST._serialized_end=1431
-  _GETMATCHRESPONSE._serialized_start=1433
-  _GETMATCHRESPONSE._serialized_end=1504
-  _GETLEADERBOARDREQUEST._serialized_start=1507
-  _GETLEADERBOARDREQUEST._serialized_end=1653
-  _GETLEADERBOARDRESPONSE._serialized_start=1656
-  _GETLEADERBOARDRESPONSE._serialized_end=1850
-  _LEADERBOARDENTRY._serialized_start=1853
-  _LEADERBOARDENTRY._serialized_end=2126
-  _GETUSAGEREQUEST._serialized_start=2128
-  _GETUSAGEREQUEST._serialized_end=2203
-  _GETUSAGERESPONSE._serialized_start=2205
-  _GETUSAGERESPONSE._serialized_end=2280
-  _MODELUSAGE._serialized_start=2283
-  _MODELUSAGE._serialized_end=2707
-  _EXPORTROWSREQUEST._serialized_start=2710
-  _EXPORTROWSREQUEST._serialized_end=2846
-  _EXPORTROWSRESPONSE._serialized_start=2848
-  _EXPORTROWSRESPONSE._serialized_end=2923
-  _GETSTATUSREQUEST._serialized_start=2925
-  _GETSTATUSREQUEST._serialized_end=2943
-  _GETSTATUSRESPONSE._serialized_start=2946
-  _GETSTATUSRESPONSE._serialized_end=3109
-  _ANALYTICSSERVICE._serialized_start=3207
-  _ANALYTICSSERVICE._serialized_end=3797
+  _SEATRESULT._serialized_end=1076
+  _METRICVALUE._serialized_start=1078
+  _METRICVALUE._serialized_end=1167
+  _MATCHROW._serialized_start=1170
+  _MATCHROW._serialized_end=1407
+  _GETMATCHREQUEST._serialized_start=1409
+  _GETMATCHREQUEST._serialized_end=1453
+  _GETMATCHRESPONSE._serialized_start=1455
+  _GETMATCHRESPONSE._serialized_end=1526
+  _GETLEADERBOARDREQUEST._serialized_start=1529
+  _GETLEADERBOARDREQUEST._serialized_end=1675
+  _GETLEADERBOARDRESPONSE._serialized_start=1678
+  _GETLEADERBOARDRESPONSE._serialized_end=1872
+  _LEADERBOARDENTRY._serialized_start=1875
+  _LEADERBOARDENTRY._serialized_end=2148
+  _GETUSAGEREQUEST._serialized_start=2150
+  _GETUSAGEREQUEST._serialized_end=2225
+  _GETUSAGERESPONSE._serialized_start=2227
+  _GETUSAGERESPONSE._serialized_end=2302
+  _MODELUSAGE._serialized_start=2305
+  _MODELUSAGE._serialized_end=2729
+  _EXPORTROWSREQUEST._serialized_start=2732
+  _EXPORTROWSREQUEST._serialized_end=2868
+  _EXPORTROWSRESPONSE._serialized_start=2870
+  _EXPORTROWSRESPONSE._serialized_end=2945
+  _GETSTATUSREQUEST._serialized_start=2947
+  _GETSTATUSREQUEST._serialized_end=2965
+  _GETSTATUSRESPONSE._serialized_start=2968
+  _GETSTATUSRESPONSE._serialized_end=3131
+  _ANALYTICSSERVICE._serialized_start=3229
+  _ANALYTICSSERVICE._serialized_end=3819
 # @@protoc_insertion_point(module_scope)

@@ -35,6 +35,11 @@ class RefereeServiceStub(object):
                 request_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.StreamMatchEventsRequest.SerializeToString,
                 response_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.StreamMatchEventsResponse.FromString,
                 )
+        self.ListMatches = channel.unary_unary(
+                '/parley.referee.v1.RefereeService/ListMatches',
+                request_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesResponse.FromString,
+                )
 
 
 class RefereeServiceServicer(object):
@@ -70,6 +75,15 @@ class RefereeServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMatches(self, request, context):
+        """ListMatches lists matches, running ones and those that ended recently, newest first. A
+        referee lists the matches it ran itself since it started; the gateway lists every match
+        recorded in the match stream.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -92,6 +106,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.StreamMatchEvents,
                     request_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.StreamMatchEventsRequest.FromString,
                     response_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.StreamMatchEventsResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesRequest.FromString,
+                    response_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -169,5 +188,22 @@ class RefereeService(object):
         return grpc.experimental.unary_stream(request, target, '/parley.referee.v1.RefereeService/StreamMatchEvents',
             parley_dot_referee_dot_v1_dot_referee__pb2.StreamMatchEventsRequest.SerializeToString,
             parley_dot_referee_dot_v1_dot_referee__pb2.StreamMatchEventsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.referee.v1.RefereeService/ListMatches',
+            parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesRequest.SerializeToString,
+            parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -2,3 +2,147 @@
 """Client and server classes corresponding to protobuf-defined services."""
 import grpc
 
+from parley.tournament.v1 import tournament_pb2 as parley_dot_tournament_dot_v1_dot_tournament__pb2
+
+
+class TournamentServiceStub(object):
+    """TournamentService starts tournaments and reports how they stand. It is served by the gateway
+    (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
+    from the referee workers of the work queue, at most `concurrency` at a time.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.StartTournament = channel.unary_unary(
+                '/parley.tournament.v1.TournamentService/StartTournament',
+                request_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.StartTournamentRequest.SerializeToString,
+                response_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.StartTournamentResponse.FromString,
+                )
+        self.GetTournament = channel.unary_unary(
+                '/parley.tournament.v1.TournamentService/GetTournament',
+                request_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.GetTournamentResponse.FromString,
+                )
+        self.ListTournaments = channel.unary_unary(
+                '/parley.tournament.v1.TournamentService/ListTournaments',
+                request_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsResponse.FromString,
+                )
+
+
+class TournamentServiceServicer(object):
+    """TournamentService starts tournaments and reports how they stand. It is served by the gateway
+    (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
+    from the referee workers of the work queue, at most `concurrency` at a time.
+    """
+
+    def StartTournament(self, request, context):
+        """StartTournament plans a tournament, stores its schedule and starts requesting its matches;
+        it returns at once. INVALID_ARGUMENT for an unknown game, bad parameters or agents that
+        cannot fill the seats; ALREADY_EXISTS when the id is taken by a different tournament (the
+        same request again resumes the tournament).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTournament(self, request, context):
+        """GetTournament returns a tournament's schedule and its standings so far. NOT_FOUND for an
+        unknown id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """ListTournaments lists the stored tournaments, the most recently created first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_TournamentServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'StartTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartTournament,
+                    request_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.StartTournamentRequest.FromString,
+                    response_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.StartTournamentResponse.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.GetTournamentRequest.FromString,
+                    response_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.GetTournamentResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'parley.tournament.v1.TournamentService', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+
+
+ # This class is part of an EXPERIMENTAL API.
+class TournamentService(object):
+    """TournamentService starts tournaments and reports how they stand. It is served by the gateway
+    (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
+    from the referee workers of the work queue, at most `concurrency` at a time.
+    """
+
+    @staticmethod
+    def StartTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.tournament.v1.TournamentService/StartTournament',
+            parley_dot_tournament_dot_v1_dot_tournament__pb2.StartTournamentRequest.SerializeToString,
+            parley_dot_tournament_dot_v1_dot_tournament__pb2.StartTournamentResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.tournament.v1.TournamentService/GetTournament',
+            parley_dot_tournament_dot_v1_dot_tournament__pb2.GetTournamentRequest.SerializeToString,
+            parley_dot_tournament_dot_v1_dot_tournament__pb2.GetTournamentResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.tournament.v1.TournamentService/ListTournaments',
+            parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsRequest.SerializeToString,
+            parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

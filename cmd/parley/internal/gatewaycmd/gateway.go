@@ -1,0 +1,158 @@
+// Package gatewaycmd is `parley gateway`: the HTTP/JSON gateway (RPCs, live streams, the web
+// page) in front of a referee and an analytics service sharing one NATS server.
+package gatewaycmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/gateway"
+	"github.com/parley-arena/parley/gateway/web"
+	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/telemetry"
+	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+)
+
+type options struct {
+	listen     string
+	nats       string
+	storeDir   string
+	referee    string
+	analytics  string
+	maxBody    int64
+	maxStreams int
+	allowLLM   bool
+}
+
+// NewCmd returns the gateway command.
+func NewCmd(deps *cli.Deps) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "gateway [--listen ADDR] [--nats URL] [--referee ADDR] [--analytics ADDR]",
+		Short: "Serve the HTTP/JSON API, live streams and the web page",
+		Long: `Serve the gateway: the referee's, tournaments' and analytics' APIs over HTTP/JSON (the Connect
+protocol: POST /<package>.<Service>/<Method> with a JSON body; gRPC and gRPC-Web on the same
+paths), live streams of matches and tournament standings as server-sent events, read from NATS
+JetStream (every match of every referee, redacted for spectators), record and CSV/JSON-lines
+exports, /metrics, and the web page. See gateway/README.md for the routes.
+
+ListGames and StartMatch go to the referee at --referee, the analytics queries to --analytics;
+tournaments started here request their matches from the referee workers' work queue on the
+same NATS server, and a restarted gateway resumes them.`,
+		Example: `  parley gateway --nats nats://127.0.0.1:4222 --referee 127.0.0.1:7070 --analytics 127.0.0.1:7080
+  curl -s -X POST localhost:8080/parley.referee.v1.RefereeService/ListGames -H 'Content-Type: application/json' -d '{}'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), deps, o) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address to serve HTTP on")
+	fs.StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server (data in --store-dir)")
+	fs.StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
+	fs.StringVar(&o.referee, "referee", "127.0.0.1:7070", "address of the referee's gRPC API (parley referee)")
+	fs.StringVar(&o.analytics, "analytics", "127.0.0.1:7080", "address of the analytics gRPC API (parley analytics); empty: none")
+	fs.Int64Var(&o.maxBody, "max-body", gateway.DefaultMaxBodyBytes, "largest request body, in bytes")
+	fs.IntVar(&o.maxStreams, "max-streams", gateway.DefaultMaxStreamsPerClient, "most live streams open at once from one client address")
+	fs.BoolVar(&o.allowLLM, "allow-llm", false, "let HTTP clients start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
+	return cmd
+}
+
+func run(ctx context.Context, deps *cli.Deps, o *options) error {
+	switch {
+	case o.nats != "" && o.storeDir != "":
+		return cli.Usagef("--store-dir applies only to the embedded NATS server, not with --nats")
+	case o.referee == "":
+		return cli.Usagef("--referee is required: the gateway starts matches through a referee")
+	case o.maxBody < 1024:
+		return cli.Usagef("--max-body must be at least 1024, got %d", o.maxBody)
+	case o.maxStreams < 1:
+		return cli.Usagef("--max-streams must be at least 1, got %d", o.maxStreams)
+	}
+	logger := slog.New(slog.NewJSONHandler(deps.Err, nil))
+	lis, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return cli.Usagef("--listen %s: %v", o.listen, err)
+	}
+	defer lis.Close()
+	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger)
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	defer b.Close()
+	refConn, err := grpc.NewClient(o.referee, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return cli.Usagef("--referee %s: %v", o.referee, err)
+	}
+	defer refConn.Close()
+	var an analyticsv1.AnalyticsServiceClient
+	if o.analytics != "" {
+		conn, err := grpc.NewClient(o.analytics, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return cli.Usagef("--analytics %s: %v", o.analytics, err)
+		}
+		defer conn.Close()
+		an = analyticsv1.NewAnalyticsServiceClient(conn)
+	}
+	metrics := telemetry.New()
+	metrics.WatchConsumer(b.JetStream(), bus.StreamName, "analytics")
+	gw, err := gateway.New(ctx, gateway.Config{
+		Bus: b, Referee: gateway.NewRefereeClient(refConn), Analytics: an, Games: deps.Games,
+		Families: metricscatalog.New(), Metrics: metrics, Logger: logger, Web: web.Handler(),
+		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, ResumeTournaments: true, AllowLLMAgents: o.allowLLM,
+	})
+	if err != nil {
+		return err
+	}
+	defer gw.Close()
+	fmt.Fprintf(deps.Out, "gateway listening on http://%s, referee %s, analytics %s\n", lis.Addr(), o.referee, orNone(o.analytics))
+	return Serve(ctx, lis, gw)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// Serve serves h on lis (HTTP/1.1, and HTTP/2 without TLS for gRPC clients) until ctx ends,
+// then shuts down: requests still running, live streams included, are cancelled.
+func Serve(ctx context.Context, lis net.Listener, h http.Handler) error {
+	base, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
+	srv := &http.Server{
+		Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return base },
+	}
+	srv.Protocols = new(http.Protocols)
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(lis) }()
+	select {
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+	}
+	cancelRequests()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close() // live streams that did not end in time
+	}
+	<-done
+	return nil
+}

@@ -1,0 +1,268 @@
+// Package upcmd is `parley up`: everything in one process, with no flags needed. An embedded
+// NATS server keeps its JetStream data in the data directory; a referee serves its gRPC API and
+// takes tournament matches from the work queue; the analytics service feeds its SQLite file in
+// the data directory; the gateway serves the API, the live streams, /metrics and the web page;
+// the built-in agents are there by name (builtin:NAME) and people take seats from the page.
+// Stopped and started again on the same data directory, every match and rating is still there.
+package upcmd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	"github.com/parley-arena/parley/agents/human"
+	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/cmd/parley/internal/gatewaycmd"
+	"github.com/parley-arena/parley/gateway"
+	"github.com/parley-arena/parley/gateway/web"
+	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/server"
+	"github.com/parley-arena/parley/services/analytics"
+	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/tournament"
+)
+
+// Files and folders in the data directory.
+const (
+	natsDir       = "nats"         // JetStream store of the embedded NATS server
+	analyticsFile = "analytics.db" // the analytics service's SQLite file
+)
+
+type options struct {
+	dataDir         string
+	listen          string
+	refereeListen   string
+	analyticsListen string
+	natsListen      string
+	workers         int
+	logLevel        string
+	allowLLM        bool
+}
+
+// NewCmd returns the up command.
+func NewCmd(deps *cli.Deps) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "up [--data-dir DIR] [--listen ADDR]",
+		Short: "Run everything in one process and print the web page's URL",
+		Long: `Run Parley in one process: an embedded NATS server with JetStream (data in DATA/nats), the
+referee (gRPC API on --referee-listen, and --workers tournament workers on the JetStream work
+queue), the analytics service (DATA/analytics.db; gRPC API on --analytics-listen), and the
+gateway on --listen: the HTTP/JSON API, live streams, /metrics and the web page, whose URL is
+printed. The built-in agents play by name (builtin:NAME; see 'parley agent --help'), and people
+take seats from the page.
+
+The data directory is --data-dir, by default "parley" in the user's configuration directory
+(os.UserConfigDir: $XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support on
+macOS, %AppData% on Windows), or ./parley-data when there is none. Stop with Ctrl-C: matches
+still running end void; start again on the same directory and every match, tournament and
+rating is still there (unfinished tournaments carry on).`,
+		Example: `  parley up
+  parley up --data-dir ./arena --listen 0.0.0.0:8080`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), deps, o) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.dataDir, "data-dir", "", "where matches and ratings are kept (default: DIR/parley with DIR the user's configuration directory, else ./parley-data)")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address of the web page and HTTP API")
+	fs.StringVar(&o.refereeListen, "referee-listen", "127.0.0.1:7070", "address of the referee's gRPC API")
+	fs.StringVar(&o.analyticsListen, "analytics-listen", "127.0.0.1:7080", "address of the analytics gRPC API")
+	fs.StringVar(&o.natsListen, "nats-listen", "", "also let other processes reach the embedded NATS server at this address (e.g. 127.0.0.1:4222 for more 'parley referee' workers)")
+	fs.IntVar(&o.workers, "workers", tournament.DefaultConcurrency, "tournament matches this process runs at once")
+	fs.StringVar(&o.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	fs.BoolVar(&o.allowLLM, "allow-llm", false, "let HTTP clients start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
+	return cmd
+}
+
+// DefaultDataDir is where `parley up` keeps its data without --data-dir.
+func DefaultDataDir() string {
+	if dir, err := os.UserConfigDir(); err == nil && dir != "" {
+		return filepath.Join(dir, "parley")
+	}
+	return "parley-data"
+}
+
+func run(ctx context.Context, deps *cli.Deps, o *options) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return cli.Usagef("--log-level %q: want debug, info, warn or error", o.logLevel)
+	}
+	if o.workers < 1 {
+		return cli.Usagef("--workers must be at least 1, got %d", o.workers)
+	}
+	if o.dataDir == "" {
+		o.dataDir = DefaultDataDir()
+	}
+	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
+		return cli.Usagef("--data-dir %s: %v", o.dataDir, err)
+	}
+	logger := deps.Logger(level)
+
+	// Listeners first: a port in use is the commonest failure, and it should say which flag.
+	httpLis, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return cli.Usagef("--listen %s: %v", o.listen, err)
+	}
+	defer httpLis.Close()
+	refLis, err := net.Listen("tcp", o.refereeListen)
+	if err != nil {
+		return cli.Usagef("--referee-listen %s: %v", o.refereeListen, err)
+	}
+	defer refLis.Close()
+	anLis, err := net.Listen("tcp", o.analyticsListen)
+	if err != nil {
+		return cli.Usagef("--analytics-listen %s: %v", o.analyticsListen, err)
+	}
+	defer anLis.Close()
+
+	b, err := bus.Open(ctx, bus.Config{StoreDir: filepath.Join(o.dataDir, natsDir), ListenAddr: o.natsListen}, logger)
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	defer b.Close()
+	store, err := analytics.OpenStore(ctx, filepath.Join(o.dataDir, analyticsFile))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	metrics := telemetry.New()
+	metrics.WatchConsumer(b.JetStream(), bus.StreamName, analytics.DefaultDurable)
+	metrics.WatchConsumer(b.JetStream(), tournament.RequestStream, tournament.ConsumerName)
+
+	// People's seats: the hub's HTTP API is mounted on the gateway, and human agent addresses
+	// opened in this process are seated in it.
+	hub := human.Default()
+
+	// The referee: its gRPC API, and tournament workers.
+	ref := server.New(deps.Games, bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, logger, match.WithObserver(metrics), match.WithTimestamps(true))
+	refSrv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		return h(human.NewContext(ctx, hub), req)
+	}))
+	refereev1.RegisterRefereeServiceServer(refSrv, ref)
+	anSrv := grpc.NewServer()
+	analyticsv1.RegisterAnalyticsServiceServer(anSrv, analytics.NewServer(store))
+	for _, s := range []struct {
+		srv  *grpc.Server
+		name string
+	}{{refSrv, refereev1.RefereeService_ServiceDesc.ServiceName}, {anSrv, analyticsv1.AnalyticsService_ServiceDesc.ServiceName}} {
+		hs := health.NewServer()
+		hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+		hs.SetServingStatus(s.name, healthpb.HealthCheckResponse_SERVING)
+		healthpb.RegisterHealthServer(s.srv, hs)
+		reflection.Register(s.srv)
+	}
+
+	var wg sync.WaitGroup
+	background, stopBackground := context.WithCancel(human.NewContext(context.WithoutCancel(ctx), hub))
+	worker := tournament.NewWorker(b, deps.Games, tournament.WorkerConfig{
+		Concurrency: o.workers, Name: "up", Observer: metrics, Timestamps: true,
+	}, logger)
+	wg.Go(func() {
+		if err := worker.Run(background); err != nil {
+			logger.Error("referee worker stopped", "err", err)
+		}
+	})
+	cons := analytics.NewConsumer(b.JetStream(), store, metricscatalog.New(), logger, analytics.ConsumerConfig{})
+	if _, err := cons.Ensure(ctx); err != nil {
+		stopBackground()
+		wg.Wait()
+		return fmt.Errorf("analytics: %w", err)
+	}
+	consumed := make(chan error, 1)
+	wg.Go(func() { consumed <- cons.Run(background) })
+	wg.Go(func() { _ = refSrv.Serve(refLis) })
+	wg.Go(func() { _ = anSrv.Serve(anLis) })
+	stopAll := func() {
+		stopBackground()
+		refSrv.GracefulStop()
+		anSrv.GracefulStop()
+		ref.Close() // matches still running end void and are recorded
+		wg.Wait()
+	}
+
+	anConn, err := grpc.NewClient(anLis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		stopAll()
+		return err
+	}
+	defer anConn.Close()
+	gw, err := gateway.New(ctx, gateway.Config{
+		Bus: b, Referee: seatedReferee{ref: ref, hub: hub}, Analytics: analyticsv1.NewAnalyticsServiceClient(anConn),
+		Games: deps.Games, Families: metricscatalog.New(), Metrics: metrics, Logger: logger,
+		Web: web.Handler(), Seats: hub, Mount: hub.Mount,
+		ResumeTournaments: true, AllowLLMAgents: o.allowLLM,
+	})
+	if err != nil {
+		stopAll()
+		return err
+	}
+
+	url := "http://" + httpLis.Addr().String() + "/"
+	if tcp, ok := httpLis.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		url = fmt.Sprintf("http://127.0.0.1:%d/", tcp.Port)
+	}
+	fmt.Fprintf(deps.Out, "Parley is up: %s\n", url)
+	fmt.Fprintf(deps.Out, "data in %s (NATS JetStream in %s, analytics in %s)\n", o.dataDir, natsDir, analyticsFile)
+	fmt.Fprintf(deps.Out, "referee gRPC on %s, analytics gRPC on %s, metrics on %smetrics", refLis.Addr(), anLis.Addr(), url)
+	if b.URL() != "" {
+		fmt.Fprintf(deps.Out, ", NATS on %s", b.URL())
+	}
+	fmt.Fprintln(deps.Out)
+	fmt.Fprintln(deps.Out, "stop with Ctrl-C")
+
+	served := make(chan error, 1)
+	go func() { served <- gatewaycmd.Serve(ctx, httpLis, gw) }()
+	var runErr error
+	select {
+	case err := <-served:
+		runErr = err
+	case err := <-consumed:
+		if err != nil {
+			runErr = fmt.Errorf("analytics consumer: %w", err)
+		}
+	}
+	// ctx ended (or something failed): the HTTP server stops first (Serve returns once ctx
+	// ends), then the tournaments this process requests, the workers and the referee's
+	// matches (ended void and recorded), the analytics consumer, and last the broker.
+	if runErr != nil {
+		logger.Error("stopping", "err", runErr)
+	}
+	gw.Close()
+	stopAll()
+	if ctx.Err() != nil && runErr == nil {
+		fmt.Fprintln(deps.Out, "Parley stopped; start it again with the same --data-dir to carry on")
+	}
+	return runErr
+}
+
+// seatedReferee starts matches on the in-process referee with the human seats' hub in ctx, so
+// that "human" agent addresses are seated where the gateway serves them.
+type seatedReferee struct {
+	ref *server.Server
+	hub *human.Hub
+}
+
+func (r seatedReferee) ListGames(ctx context.Context, req *refereev1.ListGamesRequest) (*refereev1.ListGamesResponse, error) {
+	return r.ref.ListGames(ctx, req)
+}
+
+func (r seatedReferee) StartMatch(ctx context.Context, req *refereev1.StartMatchRequest) (*refereev1.StartMatchResponse, error) {
+	return r.ref.StartMatch(human.NewContext(ctx, r.hub), req)
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+)
+
+// apiCall posts a Connect-protocol JSON call to a gateway and decodes the answer into out,
+// failing the test unless it is 200.
+func apiCall(t *testing.T, base, procedure, body string, out proto.Message) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+procedure, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", procedure, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s %s: status %d: %s", procedure, body, resp.StatusCode, data)
+	}
+	if err := protojson.Unmarshal(data, out); err != nil {
+		t.Fatalf("%s: %v\n%s", procedure, err, data)
+	}
+}
+
+// pollUntil calls cond until it holds, within waitTimeout.
+func pollUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestUpRestart runs `parley up`, plays a match and a small tournament through the HTTP API,
+// stops it with SIGINT, starts it again on the same data directory, and finds the match, the
+// tournament and the leaderboard still there.
+func TestUpRestart(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0"}
+
+	up := startProc(t, "", parleyBin, args...)
+	url := up.waitLine("Parley is up: ")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("URL %q", url)
+	}
+	started := &refereev1.StartMatchResponse{}
+	apiCall(t, url, "/parley.referee.v1.RefereeService/StartMatch",
+		`{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["fair","rnd"],"seed":"3","matchId":"kept"}`, started)
+	tstart := &tournamentv1.StartTournamentResponse{}
+	apiCall(t, url, "/parley.tournament.v1.TournamentService/StartTournament",
+		`{"tournamentId":"kept-cup","game":"ultimatum","entrants":[{"address":"builtin:fair"},{"address":"builtin:random"}],"gamesPerAssignment":1}`, tstart)
+	var before *analyticsv1.GetLeaderboardResponse
+	pollUntil(t, "the match and the tournament in the leaderboard", func() bool {
+		before = &analyticsv1.GetLeaderboardResponse{}
+		apiCall(t, url, "/parley.analytics.v1.AnalyticsService/GetLeaderboard", `{"filter":{"game":"ultimatum"}}`, before)
+		return before.GetMatches() == 3
+	})
+	record := &refereev1.GetMatchResponse{}
+	apiCall(t, url, "/parley.referee.v1.RefereeService/GetMatch", `{"matchId":"kept"}`, record)
+	resp, err := http.Get(url + "metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(metrics), `parley_matches_finished_total{`) {
+		t.Errorf("/metrics has no finished matches:\n%s", metrics)
+	}
+	if code, took := up.interrupt(20 * time.Second); code != 0 {
+		t.Fatalf("parley up exited %d after SIGINT (%s)\n%s", code, took, up.output())
+	}
+
+	again := startProc(t, "", parleyBin, args...)
+	url = again.waitLine("Parley is up: ")
+	after := &refereev1.GetMatchResponse{}
+	apiCall(t, url, "/parley.referee.v1.RefereeService/GetMatch", `{"matchId":"kept"}`, after)
+	if !after.GetEnded() || !proto.Equal(after, record) {
+		t.Errorf("the match after the restart:\n got  %v\n want %v", after, record)
+	}
+	list := &refereev1.ListMatchesResponse{}
+	apiCall(t, url, "/parley.referee.v1.RefereeService/ListMatches", `{}`, list)
+	if len(list.GetMatches()) != 3 {
+		t.Errorf("%d matches listed after the restart, want 3: %v", len(list.GetMatches()), list)
+	}
+	lb := &analyticsv1.GetLeaderboardResponse{}
+	apiCall(t, url, "/parley.analytics.v1.AnalyticsService/GetLeaderboard", `{"filter":{"game":"ultimatum"}}`, lb)
+	if !proto.Equal(lb, before) {
+		t.Errorf("leaderboard after the restart:\n got  %v\n want %v", lb, before)
+	}
+	tour := &tournamentv1.GetTournamentResponse{}
+	apiCall(t, url, "/parley.tournament.v1.TournamentService/GetTournament", `{"tournamentId":"kept-cup"}`, tour)
+	if !tour.GetStandings().GetComplete() || tour.GetStandings().GetEnded() != 2 {
+		t.Errorf("tournament after the restart: %v", tour.GetStandings())
+	}
+	if code, _ := again.interrupt(20 * time.Second); code != 0 {
+		t.Fatalf("second parley up exited %d\n%s", code, again.output())
+	}
+	if out := again.output(); !strings.Contains(out, "Parley stopped") {
+		t.Errorf("no goodbye line:\n%s", out)
+	}
+}
+
+// TestGatewayWithoutReferee: `parley gateway` answers a JSON error with 503 when its referee
+// cannot be reached, and serves what it can read from NATS.
+func TestGatewayWithoutReferee(t *testing.T) {
+	gw := startProc(t, "", parleyBin, "gateway", "--listen", "127.0.0.1:0", "--referee", "127.0.0.1:1", "--analytics", "")
+	addr := gw.waitLine("gateway listening on ")
+	base := strings.Fields(addr)[0]
+	base = strings.TrimSuffix(base, ",")
+	req, _ := http.NewRequest(http.MethodPost, base+"/parley.referee.v1.RefereeService/ListGames", strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"code":"unavailable"`) {
+		t.Errorf("ListGames without a referee: %d %s", resp.StatusCode, body)
+	}
+	list := &refereev1.ListMatchesResponse{}
+	apiCall(t, base+"/", "/parley.referee.v1.RefereeService/ListMatches", `{}`, list)
+	if code, _ := gw.interrupt(20 * time.Second); code != 0 {
+		t.Fatalf("parley gateway exited %d\n%s", code, gw.output())
+	}
+}

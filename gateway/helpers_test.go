@@ -1,0 +1,443 @@
+package gateway_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/gateway"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/server"
+	"github.com/parley-arena/parley/services/analytics"
+	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/tournament"
+)
+
+// waitLimit bounds every wait of these tests.
+const waitLimit = 30 * time.Second
+
+// fixture is a real gateway on loopback in front of an in-process referee recording to an
+// embedded NATS server, a tournament worker, and the analytics service (consumer, SQLite file,
+// gRPC API on loopback).
+type fixture struct {
+	url     string
+	bus     *bus.Bus
+	ref     *server.Server
+	metrics *telemetry.Metrics
+	seats   *fakeSeats
+}
+
+// fakeSeats authorises token "seat-K-MATCH" for seat K of MATCH.
+type fakeSeats struct{}
+
+func (fakeSeats) AuthorizeSeat(_ context.Context, matchID string, seat int32, token string) bool {
+	return token == fmt.Sprintf("seat-%d-%s", seat, matchID)
+}
+
+func start(t *testing.T, mutate ...func(*gateway.Config)) *fixture {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	b, err := bus.Open(ctx, bus.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	reg := catalog.New()
+	metrics := telemetry.New()
+	metrics.WatchConsumer(b.JetStream(), bus.StreamName, analytics.DefaultDurable)
+	ref := server.New(reg, bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, nil, match.WithObserver(metrics))
+	t.Cleanup(ref.Close)
+
+	store, err := analytics.OpenStore(ctx, t.TempDir()+"/analytics.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	cons := analytics.NewConsumer(b.JetStream(), store, metricscatalog.New(), nil, analytics.ConsumerConfig{IdleWait: 200 * time.Millisecond})
+	if _, err := cons.Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait)
+	wg.Go(func() { _ = cons.Run(ctx) })
+	worker := tournament.NewWorker(b, reg, tournament.WorkerConfig{Concurrency: 2, Observer: metrics}, nil)
+	wg.Go(func() { _ = worker.Run(ctx) })
+	anSrv := grpc.NewServer()
+	analyticsv1.RegisterAnalyticsServiceServer(anSrv, analytics.NewServer(store))
+	anLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go anSrv.Serve(anLis)
+	t.Cleanup(anSrv.Stop)
+	anConn, err := grpc.NewClient(anLis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { anConn.Close() })
+
+	f := &fixture{bus: b, ref: ref, metrics: metrics, seats: &fakeSeats{}}
+	cfg := gateway.Config{
+		Bus: b, Referee: ref, Analytics: analyticsv1.NewAnalyticsServiceClient(anConn), Games: reg,
+		Families: metricscatalog.New(), Metrics: metrics, Seats: f.seats,
+		KeepAlive: 200 * time.Millisecond, StartGrace: 2 * time.Second,
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	gw, err := gateway.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	srv := httptest.NewUnstartedServer(gw)
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
+	srv.Start()
+	t.Cleanup(srv.Close)
+	t.Cleanup(cancel) // runs first: ends the streams still open
+	f.url = srv.URL
+	return f
+}
+
+// call makes a Connect-protocol JSON call: POST url/procedure with body. It returns the status
+// and the body.
+func (f *fixture) call(t *testing.T, procedure, body string) (int, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url+procedure, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, data
+}
+
+// mustCall makes a call that must succeed and decodes its answer into out.
+func (f *fixture) mustCall(t *testing.T, procedure, body string, out proto.Message) {
+	t.Helper()
+	status, data := f.call(t, procedure, body)
+	if status != http.StatusOK {
+		t.Fatalf("%s %s: status %d: %s", procedure, body, status, data)
+	}
+	if err := protojson.Unmarshal(data, out); err != nil {
+		t.Fatalf("%s: answer is not a %T: %v\n%s", procedure, out, err, data)
+	}
+}
+
+// get does a GET and returns the status, content type and body.
+func (f *fixture) get(t *testing.T, path string, header ...string) (int, string, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), data
+}
+
+// wantError checks a JSON error answer.
+func wantError(t *testing.T, what string, status int, data []byte, wantStatus int, wantCode string) {
+	t.Helper()
+	if status != wantStatus {
+		t.Errorf("%s: status %d, want %d: %s", what, status, wantStatus, data)
+	}
+	var e gateway.WireError
+	if err := json.Unmarshal(data, &e); err != nil {
+		t.Errorf("%s: error body is not JSON: %v: %q", what, err, data)
+		return
+	}
+	if e.Code != wantCode || e.Message == "" {
+		t.Errorf("%s: error %+v, want code %q and a message", what, e, wantCode)
+	}
+}
+
+// startMatch starts a match through the API and returns its id.
+func (f *fixture) startMatch(t *testing.T, body string) string {
+	t.Helper()
+	resp := &refereev1.StartMatchResponse{}
+	f.mustCall(t, "/parley.referee.v1.RefereeService/StartMatch", body, resp)
+	return resp.GetMatchId()
+}
+
+// fullRecord is the organiser's record of a match the in-process referee ran, to its end.
+func (f *fixture) fullRecord(t *testing.T, id string) []*eventsv1.MatchEvent {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		resp, err := f.ref.GetMatch(context.Background(), &refereev1.GetMatchRequest{MatchId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.GetEnded() {
+			return resp.GetEvents()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("match %s did not end within %s", id, waitLimit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sseEvent is one server-sent event.
+type sseEvent struct {
+	id, event, data string
+}
+
+// stream is an open server-sent event stream.
+type stream struct {
+	resp   *http.Response
+	cancel context.CancelFunc
+	events chan sseEvent
+	done   chan error
+}
+
+// openStream opens a GET stream; it returns the response for a status other than 200.
+func (f *fixture) openStream(t *testing.T, path string, header ...string) (*stream, int, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+		return nil, resp.StatusCode, data
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("%s: content type %q", path, ct)
+	}
+	s := &stream{resp: resp, cancel: cancel, events: make(chan sseEvent, 1024), done: make(chan error, 1)}
+	t.Cleanup(s.close)
+	go func() { s.done <- parseSSE(resp.Body, s.events) }()
+	return s, http.StatusOK, nil
+}
+
+func (s *stream) close() {
+	s.cancel()
+	s.resp.Body.Close()
+}
+
+// parseSSE reads events (comments and retry lines skipped) into out until the body ends.
+func parseSSE(r io.Reader, out chan<- sseEvent) error {
+	defer close(out)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var ev sseEvent
+	var data []string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.event != "" || len(data) > 0 {
+				ev.data = strings.Join(data, "\n")
+				out <- ev
+			}
+			ev, data = sseEvent{}, nil
+		case strings.HasPrefix(line, ":"), strings.HasPrefix(line, "retry:"):
+		case strings.HasPrefix(line, "id: "):
+			ev.id = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "event: "):
+			ev.event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			data = append(data, strings.TrimPrefix(line, "data: "))
+		default:
+			return fmt.Errorf("not a server-sent event line: %q", line)
+		}
+	}
+	return sc.Err()
+}
+
+// matchEvents reads a match stream to its end event and returns the match events.
+func (s *stream) matchEvents(t *testing.T) []*eventsv1.MatchEvent {
+	t.Helper()
+	var out []*eventsv1.MatchEvent
+	for ev := range s.events {
+		switch ev.event {
+		case "match_event":
+			me := &eventsv1.MatchEvent{}
+			if err := protojson.Unmarshal([]byte(ev.data), me); err != nil {
+				t.Fatalf("match_event data is not a MatchEvent: %v\n%s", err, ev.data)
+			}
+			if ev.id != fmt.Sprint(me.GetSeq()) {
+				t.Errorf("event id %q, seq %d", ev.id, me.GetSeq())
+			}
+			out = append(out, me)
+		case "end":
+			return out
+		default:
+			t.Fatalf("unexpected event %q: %s", ev.event, ev.data)
+		}
+	}
+	t.Fatalf("stream ended without an end event (%v) after %d events", <-s.done, len(out))
+	return nil
+}
+
+// sameEvents fails unless got and want are equal event by event.
+func sameEvents(t *testing.T, what string, got, want []*eventsv1.MatchEvent) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if !proto.Equal(got[i], want[i]) {
+			t.Fatalf("%s: event %d:\n got  %v\n want %v", what, i+1, got[i], want[i])
+		}
+	}
+}
+
+// serveAgent serves a as a gRPC agent on loopback and returns its address.
+func serveAgent(t *testing.T, a sdk.Agent) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = sdk.ServeListener(ctx, lis, a, sdk.WithGracePeriod(100*time.Millisecond)); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "grpc://" + lis.Addr().String()
+}
+
+// slowAgent plays random legal moves after delay.
+func slowAgent(delay time.Duration, seed uint64) sdk.Agent {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(seed, 1))
+	return sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return patientMove(obs, rng), nil
+	})
+}
+
+// patientMove proposes while it may and accepts otherwise, so a match runs its turns.
+func patientMove(obs *agentv1.Observation, rng *rand.Rand) *agentv1.Action {
+	for _, k := range obs.GetLegalMoves() {
+		if k == gamev1.MoveKind_MOVE_KIND_PROPOSE {
+			for range 100 {
+				if a := games.RandomAction(obs, rng); a.GetMove().GetPropose() != nil {
+					return a
+				}
+			}
+		}
+	}
+	return games.RandomAction(obs, rng)
+}
+
+// secretAgent plays random legal moves, fills its private fields with SECRET-<seat> and its
+// messages to some seats only with TALK.
+func secretAgent(seat int, seed uint64) sdk.Agent {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(seed, 2))
+	n := 0
+	return sdk.AgentFunc(func(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		a := games.RandomAction(obs, rng)
+		a.PrivateReasoning = fmt.Sprintf("SECRET-%d reasoning %d", seat, n)
+		a.PrivateNotes = fmt.Sprintf("SECRET-%d notes %d", seat, n)
+		a.Usage = &agentv1.Usage{Model: "m", PromptTokens: 1, RawOutputs: []string{fmt.Sprintf("SECRET-%d raw %d", seat, n)}}
+		for _, m := range a.GetMessages() {
+			if len(m.GetTo()) > 0 {
+				m.Text = fmt.Sprintf("TALK from %d to %v, %d", seat, m.GetTo(), n)
+			}
+		}
+		return a, nil
+	})
+}
+
+// decodeLines parses JSON-lines events.
+func decodeLines(t *testing.T, data []byte) []*eventsv1.MatchEvent {
+	t.Helper()
+	var out []*eventsv1.MatchEvent
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		ev := &eventsv1.MatchEvent{}
+		if err := protojson.Unmarshal(line, ev); err != nil {
+			t.Fatalf("record line is not a MatchEvent: %v\n%s", err, line)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// waitFor polls cond until it holds or waitLimit passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,110 @@
+package telemetry_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/match"
+)
+
+func scrape(t *testing.T, m *telemetry.Metrics) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	return string(body)
+}
+
+func TestObserverAndHTTP(t *testing.T) {
+	m := telemetry.New()
+	o := match.ObservedMatch{ID: "m", Game: "ultimatum", Agents: []string{"fair@1", "tough"}}
+	m.MatchStarted(o)
+	m.AgentCalled(o, 0, 20*time.Millisecond, eventsv1.FaultKind_FAULT_KIND_UNSPECIFIED)
+	m.ActionTaken(o, 0, false)
+	m.ActionRefused(o, 1)
+	m.AgentCalled(o, 1, time.Second, eventsv1.FaultKind_FAULT_KIND_TIMEOUT)
+	m.AgentFaulted(o, 1, eventsv1.FaultKind_FAULT_KIND_TIMEOUT)
+	m.ActionTaken(o, 1, true)
+	m.MatchEnded(o, &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_AGENT_FAULT}, 2*time.Second)
+	o2 := match.ObservedMatch{ID: "m2", Game: "ultimatum"}
+	m.MatchStarted(o2)
+	m.MatchEnded(o2, nil, 0) // its record failed
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /x/{id}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	h := m.HTTP(mux)
+	for _, path := range []string{"/x/1", "/x/2", "/nothing"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	}
+	done := m.StreamOpened("GET /x/{id}")
+	done()
+	done() // twice is once
+
+	text := scrape(t, m)
+	for _, want := range []string{
+		`parley_matches_started_total{game="ultimatum"} 2`,
+		`parley_matches_running{game="ultimatum"} 0`,
+		`parley_matches_finished_total{cause="agent_fault",game="ultimatum"} 1`,
+		`parley_matches_finished_total{cause="record_failed",game="ultimatum"} 1`,
+		`parley_match_duration_seconds_count{game="ultimatum"} 1`,
+		`parley_moves_total{agent="fair@1",game="ultimatum"} 1`,
+		`parley_moves_total{agent="tough",game="ultimatum"} 1`,
+		`parley_default_moves_total{agent="tough",game="ultimatum"} 1`,
+		`parley_move_latency_seconds_count{agent="tough"} 1`,
+		`parley_invalid_actions_total{agent="tough",game="ultimatum"} 1`,
+		`parley_agent_faults_total{agent="tough",game="ultimatum",kind="timeout"} 1`,
+		`parley_http_requests_total{code="418",method="GET",route="GET /x/{id}"} 2`,
+		`parley_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`parley_http_streams_open{route="GET /x/{id}"} 0`,
+		`process_cpu_seconds_total`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+func TestConsumerLag(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	b, err := bus.Open(ctx, bus.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	js := b.JetStream()
+	if _, err := js.CreateOrUpdateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{Durable: "slow", AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+		t.Fatal(err)
+	}
+	pub := bus.NewPublisher(b)
+	for seq := uint64(1); seq <= 3; seq++ {
+		ev := &eventsv1.MatchEvent{MatchId: "lag", Seq: seq, Payload: &eventsv1.MatchEvent_PhaseStarted{PhaseStarted: &eventsv1.PhaseStarted{Phase: "p"}}}
+		if err := pub.Record(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pub.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := telemetry.New()
+	m.WatchConsumer(js, bus.StreamName, "slow")
+	m.WatchConsumer(js, bus.StreamName, "missing") // left out until it exists
+	text := scrape(t, m)
+	if !strings.Contains(text, `parley_jetstream_consumer_pending_messages{consumer="slow",stream="PARLEY_MATCHES"} 3`) {
+		t.Errorf("lag of the consumer missing:\n%s", text)
+	}
+	if strings.Contains(text, `consumer="missing"`) {
+		t.Error("a consumer that does not exist is reported")
+	}
+}
