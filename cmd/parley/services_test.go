@@ -214,17 +214,27 @@ func TestRefereeServe(t *testing.T) {
 	if err := sameEvents(got.GetEvents(), streamed); err != nil {
 		t.Errorf("GetMatch and the stream differ: %v", err)
 	}
-	// --metrics: the match and the work queue's lag.
-	resp, err := http.Get(metricsURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, want := range []string{`parley_matches_finished_total{cause=`, `parley_moves_total{agent="fair@1",game="ultimatum"}`,
-		`parley_jetstream_consumer_pending_messages{consumer="referees",stream="PARLEY_REQUESTS"} 0`} {
-		if !strings.Contains(string(metrics), want) {
-			t.Errorf("referee metrics lack %s", want)
+	// --metrics: the match (counted just after its last event is recorded) and the work
+	// queue's lag.
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(metricsURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		metrics, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var missing []string
+		for _, want := range []string{`parley_matches_finished_total{cause=`, `parley_moves_total{agent="fair@1",game="ultimatum"}`,
+			`parley_jetstream_consumer_pending_messages{consumer="referees",stream="PARLEY_REQUESTS"} 0`} {
+			if !strings.Contains(string(metrics), want) {
+				missing = append(missing, want)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("referee metrics lack %q", missing)
 		}
 	}
 

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -245,16 +246,27 @@ func clientURL(addr net.Addr) string {
 }
 
 // ensureStream creates the match stream, or updates it to the settings below
-// when it already exists.
+// when it already exists with others. A stream already as they say is left
+// alone: an update that changes nothing still rewrites the stream's settings,
+// and races (inside nats-server) with consumers created at the same moment by
+// other processes sharing the server.
 func (b *Bus) ensureStream(ctx context.Context) error {
-	_, err := b.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	cfg := jetstream.StreamConfig{
 		Name:        StreamName,
 		Description: "Parley match events, one subject per match and event kind",
 		Subjects:    []string{subjectPrefix + ">"},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  DuplicateWindow,
-	})
+	}
+	if st, err := b.js.Stream(ctx, StreamName); err == nil {
+		have := st.CachedInfo().Config
+		if have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) &&
+			have.Storage == cfg.Storage && have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates {
+			return nil
+		}
+	}
+	_, err := b.js.CreateOrUpdateStream(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("bus: stream %s: %w", StreamName, err)
 	}

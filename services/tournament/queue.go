@@ -49,6 +49,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -108,25 +109,8 @@ func EnsureQueue(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) (
 	if cfg.AckWait <= 0 {
 		cfg.AckWait = DefaultAckWait
 	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        RequestStream,
-		Description: "Parley match requests: a work queue shared by every referee worker",
-		Subjects:    []string{requestPrefix + ">"},
-		Storage:     jetstream.FileStorage,
-		Retention:   jetstream.WorkQueuePolicy,
-		Duplicates:  bus.DuplicateWindow,
-	}); err != nil {
-		return nil, fmt.Errorf("tournament: stream %s: %w", RequestStream, err)
-	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        TournamentStream,
-		Description: "Parley tournament schedules and reruns of interrupted matches",
-		Subjects:    []string{tournamentPrefix + ">", retryPrefix + ">"},
-		Storage:     jetstream.FileStorage,
-		Retention:   jetstream.LimitsPolicy,
-		Duplicates:  bus.DuplicateWindow,
-	}); err != nil {
-		return nil, fmt.Errorf("tournament: stream %s: %w", TournamentStream, err)
+	if err := ensureStreams(ctx, js); err != nil {
+		return nil, err
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, RequestStream, jetstream.ConsumerConfig{
 		Durable:       ConsumerName,
@@ -141,6 +125,43 @@ func EnsureQueue(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) (
 		return nil, fmt.Errorf("tournament: consumer %s: %w", ConsumerName, err)
 	}
 	return cons, nil
+}
+
+// streamConfigs are the settings of the request and tournament streams.
+func streamConfigs() []jetstream.StreamConfig {
+	return []jetstream.StreamConfig{{
+		Name:        RequestStream,
+		Description: "Parley match requests: a work queue shared by every referee worker",
+		Subjects:    []string{requestPrefix + ">"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.WorkQueuePolicy,
+		Duplicates:  bus.DuplicateWindow,
+	}, {
+		Name:        TournamentStream,
+		Description: "Parley tournament schedules and reruns of interrupted matches",
+		Subjects:    []string{tournamentPrefix + ">", retryPrefix + ">"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Duplicates:  bus.DuplicateWindow,
+	}}
+}
+
+// ensureStream creates a stream, or updates it when its settings differ from cfg's. A stream
+// already as cfg says is left alone: every worker and scheduler calls this at start, and an
+// update that changes nothing still rewrites the stream's configuration (and races, inside
+// nats-server, with consumers being created on the stream at the same moment).
+func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
+	if st, err := js.Stream(ctx, cfg.Name); err == nil {
+		have := st.CachedInfo().Config
+		if have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) && have.Storage == cfg.Storage &&
+			have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates {
+			return nil
+		}
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("tournament: stream %s: %w", cfg.Name, err)
+	}
+	return nil
 }
 
 // PublishRequest puts a match request into the work queue. Publishing one twice within the

@@ -226,13 +226,12 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 // ensureStreams creates the request and tournament streams (not the workers' consumer, whose
 // settings are theirs).
 func ensureStreams(ctx context.Context, js jetstream.JetStream) error {
-	if _, err := js.Stream(ctx, RequestStream); err == nil {
-		if _, err := js.Stream(ctx, TournamentStream); err == nil {
-			return nil
+	for _, cfg := range streamConfigs() {
+		if err := ensureStream(ctx, js, cfg); err != nil {
+			return err
 		}
 	}
-	_, err := EnsureQueue(ctx, js, QueueConfig{})
-	return err
+	return nil
 }
 
 // StoreSpec stores spec, or checks that the one stored under its id is the same tournament
