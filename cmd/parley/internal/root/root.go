@@ -14,6 +14,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/gamescmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/gatewaycmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/healthcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/playcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/refereecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/replaycmd"
@@ -67,6 +68,7 @@ Every flag can also be set from the environment variable shown in its help.`,
 		reportcmd.NewCmd(deps),
 		analyticscmd.NewCmd(deps),
 		gatewaycmd.NewCmd(deps),
+		healthcmd.NewCmd(deps),
 	)
 	cli.DocumentEnv(cmd)
 	usageArgs(cmd)
