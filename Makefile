@@ -14,15 +14,24 @@ NATS_SERVER_VERSION        := v2.15.2
 APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium
 FUZZTIME ?= 8s
 
-.PHONY: test deps tools generate proto-check vet gotest fuzz python-test demo build
+.PHONY: test deps apt-packages tools generate proto-check vet gotest fuzz python-test ts-test demo build
 
 ## test: everything CI checks, from a fresh machine
-test: deps tools proto-check vet gotest fuzz python-test
+test: deps tools proto-check vet ts-test gotest fuzz python-test
 
 ## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf, chromium for
-## the report's browser test)
-deps:
+## the report's browser test, node when there is none), then the TypeScript SDK's npm packages,
+## exactly as its lockfile pins them (protoc-gen-es among them)
+deps: apt-packages agents/typescript/node_modules/.package-lock.json
+
+agents/typescript/node_modules/.package-lock.json: agents/typescript/package-lock.json | apt-packages
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 11) ? 0 : 1)' || \
+		{ echo "the TypeScript SDK needs node 20.11 or newer, found $$(node --version)"; exit 1; }
+	npm ci --prefix agents/typescript --no-audit --no-fund
+
+apt-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	command -v node >/dev/null || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages: $$missing"; \
 		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
@@ -38,17 +47,17 @@ tools:
 	go install github.com/nats-io/nats-server/v2@$(NATS_SERVER_VERSION)
 
 ## generate: regenerate gen/ from proto/
-generate:
+generate: agents/typescript/node_modules/.package-lock.json
 	buf generate
 
 ## proto-check: lint, breaking-change check, and generated code in step with proto/
-proto-check:
+proto-check: agents/typescript/node_modules/.package-lock.json
 	buf lint
 	scripts/buf-breaking.sh
 	buf generate
-	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
+	@if [ -n "$$(git status --porcelain -- gen agents/typescript/src/gen)" ]; then \
 		echo "gen/ is out of date with proto/: run 'make generate' and commit the result"; \
-		git status --porcelain -- gen; exit 1; fi
+		git status --porcelain -- gen agents/typescript/src/gen; exit 1; fi
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
@@ -75,6 +84,10 @@ fuzz:
 
 python-test:
 	/usr/bin/python3 -m unittest discover -s agents/python/tests
+
+## ts-test: type-check and build the TypeScript SDK and example bot, then run their node tests
+ts-test:
+	cd agents/typescript && npm run --silent build && npm test --silent
 
 ## demo: one ultimatum match between two built-in agents, embedded NATS
 demo:

@@ -19,16 +19,22 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"golang.org/x/time/rate"
 
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	"github.com/parley-arena/parley/gen/go/parley/analytics/v1/analyticsv1connect"
+	"github.com/parley-arena/parley/gen/go/parley/botlink/v1/botlinkv1connect"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
+	"github.com/parley-arena/parley/gen/go/parley/registry/v1/registryv1connect"
 	"github.com/parley-arena/parley/gen/go/parley/tournament/v1/tournamentv1connect"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/services/analytics/metrics"
+	"github.com/parley-arena/parley/services/botlink"
+	"github.com/parley-arena/parley/services/registry"
 	"github.com/parley-arena/parley/services/tournament"
 )
 
@@ -101,6 +107,14 @@ type Config struct {
 	// machine (base_url with api_key_env would send any variable's value to any server). Serve
 	// a language model with `parley agent llm` and name it grpc://host:port instead.
 	AllowLLMAgents bool
+	// AllowBotDial lets matches and tournaments started here use registered bots whose endpoint
+	// is a grpc:// address a team gave (the referee must allow it too). Off by default: such an
+	// address may point into the organiser's own network.
+	AllowBotDial bool
+	// TokenRate and TokenBurst bound each team token's requests to RegistryService and
+	// BotLinkService (0: DefaultTokenRate a second, DefaultTokenBurst at once).
+	TokenRate  float64
+	TokenBurst int
 }
 
 // Gateway serves HTTP. Make one with New; Close it.
@@ -115,6 +129,9 @@ type Gateway struct {
 	ctx    context.Context // parent of background work; cancelled by Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	registry *registry.Store
+	auth     *teamAuth
 
 	runMu   sync.Mutex
 	running map[string]bool // tournaments this gateway requests matches for
@@ -150,6 +167,12 @@ func New(ctx context.Context, cfg Config) (*Gateway, error) {
 	if cfg.TournamentConcurrency <= 0 {
 		cfg.TournamentConcurrency = tournament.DefaultConcurrency
 	}
+	if cfg.TokenRate <= 0 {
+		cfg.TokenRate = DefaultTokenRate
+	}
+	if cfg.TokenBurst <= 0 {
+		cfg.TokenBurst = DefaultTokenBurst
+	}
 	bg, cancel := context.WithCancel(context.Background())
 	g := &Gateway{
 		cfg: cfg, log: cfg.Logger, streams: newStreamLimiter(cfg.MaxStreamsPerClient),
@@ -160,6 +183,13 @@ func New(ctx context.Context, cfg Config) (*Gateway, error) {
 		cancel()
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
+	reg, err := registry.Open(ctx, js)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g.registry = reg
+	g.auth = &teamAuth{store: reg, limit: rate.Limit(cfg.TokenRate), burst: cfg.TokenBurst, limiters: map[string]*rate.Limiter{}}
 	g.tracker = newTracker(js, cfg.Families)
 	g.index = newMatchIndex(js, g.log, g.tracker.ended)
 	if err := g.index.start(ctx, bg, &g.wg); err != nil {
@@ -196,6 +226,8 @@ func (g *Gateway) routes() http.Handler {
 	mux.Handle(refereev1connect.NewRefereeServiceHandler(&refereeService{g: g}, opts...))
 	mux.Handle(tournamentv1connect.NewTournamentServiceHandler(&tournamentService{g: g}, opts...))
 	mux.Handle(analyticsv1connect.NewAnalyticsServiceHandler(&analyticsService{g: g}, opts...))
+	mux.Handle(registryv1connect.NewRegistryServiceHandler(&registryService{g: g}, opts...))
+	mux.Handle(botlinkv1connect.NewBotLinkServiceHandler(&botLinkService{g: g}, opts...))
 
 	mux.HandleFunc("GET /api/v1/matches/{id}/events", g.matchEvents)
 	mux.HandleFunc("GET /api/v1/matches/{id}/record", g.matchRecord)
@@ -311,7 +343,19 @@ func placeholder() http.Handler {
 
 // checkAgents refuses agent addresses that HTTP clients may not use (see
 // Config.AllowLLMAgents).
-func (g *Gateway) checkAgents(addrs ...string) error {
+func (g *Gateway) checkAgents(ctx context.Context, addrs ...string) error {
+	for _, a := range addrs {
+		if !strings.HasPrefix(a, agentconn.BotPrefix) {
+			continue
+		}
+		// A registered bot is checked here (registered, not retired, allowed) so that a
+		// refusal is the caller's error, not a match's fault.
+		c, err := agentconn.Open(g.withBots(ctx), a)
+		if err != nil {
+			return connect.NewError(connect.CodeInvalidArgument, err)
+		}
+		c.Close()
+	}
 	if g.cfg.AllowLLMAgents {
 		return nil
 	}
@@ -323,4 +367,12 @@ func (g *Gateway) checkAgents(addrs ...string) error {
 		}
 	}
 	return nil
+}
+
+// withBots returns ctx in which "bot:TEAM/NAME" addresses open through this gateway's
+// registry and NATS connection, as the organiser allows (Config.AllowBotDial).
+func (g *Gateway) withBots(ctx context.Context) context.Context {
+	return agentconn.WithBots(ctx, agentconn.Bots{
+		Directory: botlink.Directory{Store: g.registry, NC: g.cfg.Bus.Conn()}, AllowDial: g.cfg.AllowBotDial,
+	})
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/parley-arena/parley/referee/server"
 	"github.com/parley-arena/parley/services/analytics"
 	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/botlink"
 	"github.com/parley-arena/parley/services/tournament"
 )
 
@@ -88,7 +89,12 @@ func start(t *testing.T, mutate ...func(*gateway.Config)) *fixture {
 	t.Cleanup(wg.Wait)
 	wg.Go(func() { _ = cons.Run(ctx) })
 	worker := tournament.NewWorker(b, reg, tournament.WorkerConfig{Concurrency: 2, Observer: metrics}, nil)
-	wg.Go(func() { _ = worker.Run(ctx) })
+	// The worker opens registered bots (bot:TEAM/NAME) as `parley up` does.
+	workCtx, err := botlink.WithBots(ctx, b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Go(func() { _ = worker.Run(workCtx) })
 	anSrv := grpc.NewServer()
 	analyticsv1.RegisterAnalyticsServiceServer(anSrv, analytics.NewServer(store))
 	anLis, err := net.Listen("tcp", "127.0.0.1:0")

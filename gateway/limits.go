@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"connectrpc.com/connect"
+
+	"github.com/parley-arena/parley/gen/go/parley/botlink/v1/botlinkv1connect"
 )
 
 // streamLimiter bounds the streams open at once per client address.
@@ -70,7 +72,9 @@ func limitBody(max int64, next http.Handler) http.Handler {
 			writeErrorStatus(w, http.StatusRequestEntityTooLarge, connect.CodeResourceExhausted, msg)
 			return
 		}
-		if r.Body != nil {
+		// A bot's link lives for hours and carries many messages, each bounded by connect's
+		// read limit; only the stream as a whole goes unbounded.
+		if r.Body != nil && r.URL.Path != botlinkv1connect.BotLinkServiceConnectProcedure {
 			r.Body = http.MaxBytesReader(w, r.Body, max)
 		}
 		next.ServeHTTP(w, r)
@@ -98,6 +102,12 @@ func (i streamInterceptor) WrapStreamingClient(next connect.StreamingClientFunc)
 
 func (i streamInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		if conn.Spec().Procedure == botlinkv1connect.BotLinkServiceConnectProcedure {
+			// Bot links carry a team token and its rate limit instead: many teams' bots may
+			// share one address (a campus NAT).
+			defer i.g.streamOpened(conn.Spec().Procedure)()
+			return next(ctx, conn)
+		}
 		release, ok := i.g.streams.acquire(clientAddr(conn.Peer().Addr))
 		if !ok {
 			return connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("%s", i.g.streams.tooMany()))

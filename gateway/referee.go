@@ -33,10 +33,11 @@ func (s *refereeService) ListGames(ctx context.Context, req *connect.Request[ref
 
 // StartMatch asks the referee to start a match.
 func (s *refereeService) StartMatch(ctx context.Context, req *connect.Request[refereev1.StartMatchRequest]) (*connect.Response[refereev1.StartMatchResponse], error) {
-	if err := s.g.checkAgents(req.Msg.GetAgents()...); err != nil {
+	if err := s.g.checkAgents(ctx, req.Msg.GetAgents()...); err != nil {
 		return nil, err
 	}
-	resp, err := s.g.cfg.Referee.StartMatch(ctx, req.Msg)
+	// An in-process referee opens registered bots through this gateway's registry.
+	resp, err := s.g.cfg.Referee.StartMatch(s.g.withBots(ctx), req.Msg)
 	if err != nil {
 		return nil, fromGRPC(err)
 	}

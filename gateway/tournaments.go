@@ -65,11 +65,11 @@ func (s *tournamentService) StartTournament(ctx context.Context, req *connect.Re
 	}
 	seats, _ := games.Seats(game, params)
 	for _, e := range m.GetEntrants() {
-		if err := g.checkAgents(e.GetAddress()); err != nil {
+		if err := g.checkAgents(ctx, e.GetAddress()); err != nil {
 			return nil, err
 		}
 	}
-	entrants, err := checkEntrants(ctx, m.GetEntrants())
+	entrants, err := checkEntrants(g.withBots(ctx), m.GetEntrants())
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,15 @@ func checkEntrants(ctx context.Context, in []*tournamentv1.Entrant) ([]*tourname
 	var out []*tournamentv1.Entrant
 	seen := map[string]bool{}
 	for _, e := range in {
+		c, err := agentconn.Open(ctx, e.GetAddress())
+		if err != nil {
+			return nil, invalid("%v", err)
+		}
+		c.Close()
 		label := e.GetLabel()
+		if label == "" {
+			label = c.Label // a registered bot's team/name@version
+		}
 		if label == "" {
 			label = strings.TrimPrefix(e.GetAddress(), "builtin:")
 		}
@@ -145,11 +153,6 @@ func checkEntrants(ctx context.Context, in []*tournamentv1.Entrant) ([]*tourname
 			return nil, invalid("two agents are labelled %q; give them different labels", label)
 		}
 		seen[label] = true
-		c, err := agentconn.Open(ctx, e.GetAddress())
-		if err != nil {
-			return nil, invalid("%v", err)
-		}
-		c.Close()
 		out = append(out, &tournamentv1.Entrant{Label: label, Address: e.GetAddress()})
 	}
 	return out, nil

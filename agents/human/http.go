@@ -35,23 +35,25 @@ import (
 // that is not one Action, 409 when nothing waits for an action or it answers another turn,
 // 413 for a body over MaxActionBytes, 429 for too many streams of one seat.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.served.Store(true)
 	h.handler.ServeHTTP(w, r)
 }
 
-func (h *Hub) newMux() *http.ServeMux {
-	mux := http.NewServeMux()
-	h.Mount(mux)
-	return mux
+// Mount adds the hub's routes (see ServeHTTP) to mux, e.g. the gateway's, and lets Open seat
+// people from then on.
+func (h *Hub) Mount(mux *http.ServeMux) {
+	h.routes(mux)
+	h.served.Store(true)
 }
 
-// Mount adds the hub's routes (see ServeHTTP) to mux, e.g. the gateway's.
-func (h *Hub) Mount(mux *http.ServeMux) {
+func (h *Hub) routes(mux *http.ServeMux) *http.ServeMux {
 	mux.HandleFunc("POST /api/v1/seats", h.reserve)
 	mux.HandleFunc("GET /api/v1/seats/{token}", h.get)
 	mux.HandleFunc("POST /api/v1/seats/{token}/action", h.action)
 	mux.HandleFunc("/api/v1/seats/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such seat endpoint: "+r.Method+" "+r.URL.Path)
 	})
+	return mux
 }
 
 type errorBody struct {

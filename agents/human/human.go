@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -37,6 +38,9 @@ var (
 	ErrClosed = errors.New("human: seat closed")
 	// ErrFull is returned when the hub already holds as many seats as it may.
 	ErrFull = errors.New("human: too many seats open")
+	// ErrNotServed is returned by Open when nothing serves the hub's seats over HTTP (Mount
+	// was never called), so no person could ever reach the seat.
+	ErrNotServed = errors.New("human: no web page serves human seats in this process: play with `parley up` (the form's human seats) or `parley play --agent human`")
 	// ErrNoTicket is wrapped when an address names a ticket the hub does not hold (unknown,
 	// expired, or already used by another match).
 	ErrNoTicket = errors.New("human: no such ticket")
@@ -72,6 +76,7 @@ type Hub struct {
 	tickets map[string]*Seat // reserved seats not yet used, by ticket id
 
 	handler http.Handler
+	served  atomic.Bool // set once the hub's routes are served
 }
 
 // Option configures a Hub.
@@ -115,7 +120,7 @@ func NewHub(opts ...Option) *Hub {
 	for _, o := range opts {
 		o(h)
 	}
-	h.handler = h.newMux()
+	h.handler = h.routes(http.NewServeMux())
 	return h
 }
 
@@ -181,11 +186,15 @@ func ParseAddress(spec string) (name, ticket string, err error) {
 }
 
 // Open returns the seat an agent address names: a fresh seat for "human" and "human:NAME",
-// the reserved one for "human:NAME?ticket=ID" (a ticket is used once).
+// the reserved one for "human:NAME?ticket=ID" (a ticket is used once). It fails with
+// ErrNotServed until the hub's routes are served (Mount or ServeHTTP).
 func (h *Hub) Open(spec string) (*Seat, error) {
 	name, ticket, err := ParseAddress(spec)
 	if err != nil {
 		return nil, err
+	}
+	if !h.served.Load() {
+		return nil, ErrNotServed
 	}
 	if ticket == "" {
 		return h.NewSeat(name)
@@ -379,7 +388,6 @@ func (s *Seat) Describe() *gamev1.AgentInfo {
 	}
 	return &gamev1.AgentInfo{
 		Name:        name,
-		Version:     "1",
 		Description: "A person playing in a web browser.",
 	}
 }

@@ -406,3 +406,38 @@ func TestParseAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestAuthorizeSeat(t *testing.T) {
+	hub := human.NewHub()
+	s, _ := hub.NewSeat("")
+	ctx := context.Background()
+	if hub.AuthorizeSeat(ctx, "m1", 0, s.Token()) {
+		t.Errorf("a seat that has seen no observation is authorized")
+	}
+	obs := observation(1, 1)
+	obs.Seat = 1
+	ch := act(ctx, s, obs)
+	awaitState(t, s, human.StateActing)
+	tests := []struct {
+		match string
+		seat  int32
+		token string
+		want  bool
+	}{
+		{"m1", 1, s.Token(), true},
+		{"m1", 0, s.Token(), false},
+		{"m2", 1, s.Token(), false},
+		{"m1", 1, "guess", false},
+		{"m1", 1, "", false},
+	}
+	for _, tc := range tests {
+		if got := hub.AuthorizeSeat(ctx, tc.match, tc.seat, tc.token); got != tc.want {
+			t.Errorf("AuthorizeSeat(%q, %d, %q) = %v, want %v", tc.match, tc.seat, tc.token, got, tc.want)
+		}
+	}
+	s.Close()
+	<-ch
+	if !hub.AuthorizeSeat(ctx, "m1", 1, s.Token()) {
+		t.Errorf("a closed seat's player can no longer read the match they played")
+	}
+}

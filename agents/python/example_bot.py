@@ -27,6 +27,7 @@ from parley_agent import (
     Agent,
     action,
     accept,
+    add_mode_arguments,
     choose,
     clamp,
     find_bound,
@@ -36,8 +37,8 @@ from parley_agent import (
     propose_amount,
     propose_ultimatum,
     reject,
+    run,
     say,
-    serve,
     standing_proposal_turn,
 )
 
@@ -192,15 +193,15 @@ class SteadyConceder(Agent):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Example Parley ultimatum bot (a steady conceder), served over gRPC.")
-    parser.add_argument("--listen", default="127.0.0.1:50061", help="host:port to listen on; port 0 picks a free one (default %(default)s)")
+    parser = argparse.ArgumentParser(description="Example Parley ultimatum bot (a steady conceder), served over gRPC or dialling out to a gateway.")
+    add_mode_arguments(parser)  # --listen ADDR, or --dial-out URL --token T --bot NAME
     parser.add_argument("--grace", type=float, default=5.0, help="seconds calls in flight get to finish on SIGINT/SIGTERM (default %(default)s)")
     parser.add_argument("--log-level", default="WARNING", help="logging level for stderr (default %(default)s)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        serve(SteadyConceder(), args.listen, grace=args.grace)
-    except RuntimeError as err:  # e.g. the port is taken
+        run(SteadyConceder(), args, grace=args.grace)
+    except (RuntimeError, ValueError, argparse.ArgumentTypeError) as err:  # a port taken, a refused bot, a bad URL
         print("example_bot: %s" % err, file=sys.stderr)
         return 1
     return 0

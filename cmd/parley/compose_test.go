@@ -107,7 +107,7 @@ func flagValue(args []string, name string) string {
 
 func TestComposeFile(t *testing.T) {
 	p := loadCompose(t)
-	for _, want := range []string{"nats", "referee", "analytics", "gateway", "bot-go", "bot-python"} {
+	for _, want := range []string{"nats", "referee", "analytics", "gateway", "bot-go", "bot-python", "bot-typescript"} {
 		if _, ok := p.Services[want]; !ok {
 			t.Errorf("docker-compose.yml has no %s service", want)
 		}
@@ -229,7 +229,7 @@ func checkScript(t *testing.T, service string, entrypoint, args []string) {
 	case "python3":
 		interp = "/usr/bin/python3" // Debian's, which has grpc, as the image's python3
 	case "node":
-		interp = "node"
+		interp, _ = buildTypeScript(t) // the script is compiled, as in the image
 	default:
 		t.Errorf("service %s: unexpected interpreter %q", service, entrypoint[0])
 		return

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 )
 
 func setup(b *testing.B) *Setup {
@@ -36,5 +38,74 @@ func TestPlayMatch(t *testing.T) {
 	}
 	if err := s.RoundTrip(context.Background(), 1); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// loadLatency is the bots' time per move in the load benchmark.
+const loadLatency = 20 * time.Millisecond
+
+// BenchmarkRefereeLoad puts b.N match requests into the work queue at once and has one
+// referee worker play them, concurrency at a time, against bots taking loadLatency per move.
+// Use a fixed count so every concurrency is exercised, e.g.
+//
+//	go test -run '^$' -bench RefereeLoad -benchtime 1024x -count 3 ./internal/bench
+//
+// ns/op is wall time per match; x-ideal is the throughput over concurrency / (moves per match
+// x loadLatency), the most the bots allow; it falls below 1 where the referee stops keeping up.
+func BenchmarkRefereeLoad(b *testing.B) {
+	l, err := NewLoad(context.Background(), loadLatency)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(l.Close)
+	for _, c := range []int{8, 64, 256, 1024} {
+		b.Run(fmt.Sprintf("concurrency=%d", c), func(b *testing.B) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			b.ResetTimer()
+			r, err := l.Run(ctx, c, b.N, loadLatency)
+			b.StopTimer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r.Ended != r.Requested || r.Left != 0 {
+				b.Fatalf("%d of %d requests ended, %d left in the queue", r.Ended, r.Requested, r.Left)
+			}
+			b.ReportMetric(r.MatchesPerSecond(), "matches/s")
+			b.ReportMetric(float64(r.CPUPerMatch().Microseconds())/1000, "cpu-ms/match")
+			b.ReportMetric(float64(r.Moves)/float64(r.Ended), "moves/match")
+			b.ReportMetric(r.Efficiency(c), "x-ideal")
+			b.ReportMetric(float64(r.MatchTime.Microseconds())/1000, "ms/match-running")
+			b.ReportMetric(float64(r.MaxQueued), "max-queued")
+			b.ReportMetric(float64(r.Faults), "faults")
+			b.ReportMetric(float64(r.Requested-r.Ended), "dropped")
+		})
+	}
+}
+
+// TestLoadNoneDropped overloads a referee worker: ten times more requests than it runs at
+// once wait in the work queue, and every one of them ends exactly once, none void or faulted.
+func TestLoadNoneDropped(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l, err := NewLoad(ctx, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	const concurrency, n = 4, 40
+	r, err := l.Run(ctx, concurrency, n, 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v; %.0f matches/s, %.2f of ideal, %s CPU per match", r, r.MatchesPerSecond(), r.Efficiency(concurrency), r.CPUPerMatch())
+	if r.Ended != n || r.Void != 0 || r.Faults != 0 || r.Left != 0 {
+		t.Errorf("%d of %d ended (%d void, %d faults), %d left in the queue", r.Ended, n, r.Void, r.Faults, r.Left)
+	}
+	if r.MaxQueued < n-2*concurrency {
+		t.Errorf("at most %d requests waited in the queue; the worker was not overloaded", r.MaxQueued)
+	}
+	if r.Moves < 2*n || r.Ideal <= 0 {
+		t.Errorf("%d moves in %d matches", r.Moves, n)
 	}
 }

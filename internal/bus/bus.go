@@ -75,7 +75,17 @@ type Config struct {
 	// picks a free port. Empty means no TCP listener at all: only this process
 	// can reach the server. Only for the embedded server.
 	ListenAddr string
+
+	// Replicas is how many servers of a NATS cluster keep a copy of each Parley stream: with
+	// 3, the streams (and the consumers on them) live through the loss of any one server. 0
+	// leaves a stream that exists as it is and creates a missing one on a single server. The
+	// streams other packages create follow the match stream's (see StreamReplicas). More
+	// than 1 needs a cluster at URL.
+	Replicas int
 }
+
+// maxReplicas is JetStream's limit on stream replicas.
+const maxReplicas = 5
 
 // Bus is a connection to NATS with JetStream, plus the embedded server when
 // there is one. Its methods are safe for concurrent use.
@@ -84,6 +94,8 @@ type Bus struct {
 	js  jetstream.JetStream
 	url string
 	log *slog.Logger
+
+	replicas int // Config.Replicas
 
 	srv    *server.Server // nil when connected to an external server
 	tmpDir string         // store directory to remove on Close, if any
@@ -107,10 +119,16 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Bus, err err
 	if cfg.URL != "" && (cfg.StoreDir != "" || cfg.ListenAddr != "") {
 		return nil, fmt.Errorf("%w: StoreDir and ListenAddr apply only to the embedded server, not with URL %q", ErrInvalidConfig, cfg.URL)
 	}
+	switch {
+	case cfg.Replicas < 0 || cfg.Replicas > maxReplicas:
+		return nil, fmt.Errorf("%w: Replicas must be 0 to %d, got %d", ErrInvalidConfig, maxReplicas, cfg.Replicas)
+	case cfg.Replicas > 1 && cfg.URL == "":
+		return nil, fmt.Errorf("%w: %d replicas need a NATS cluster; the embedded server is a single server", ErrInvalidConfig, cfg.Replicas)
+	}
 	ctx, cancel := withDefaultTimeout(ctx, defaultStartTimeout)
 	defer cancel()
 
-	b := &Bus{log: logger, url: cfg.URL, closed: make(chan struct{})}
+	b := &Bus{log: logger, url: cfg.URL, replicas: cfg.Replicas, closed: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			_ = b.Close()
@@ -258,19 +276,38 @@ func (b *Bus) ensureStream(ctx context.Context) error {
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  DuplicateWindow,
+		Replicas:    b.replicas,
 	}
 	if st, err := b.js.Stream(ctx, StreamName); err == nil {
 		have := st.CachedInfo().Config
+		if cfg.Replicas == 0 {
+			cfg.Replicas = have.Replicas
+		}
 		if have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) &&
-			have.Storage == cfg.Storage && have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates {
+			have.Storage == cfg.Storage && have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates &&
+			have.Replicas == cfg.Replicas {
 			return nil
 		}
 	}
+	cfg.Replicas = max(cfg.Replicas, 1)
 	_, err := b.js.CreateOrUpdateStream(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("bus: stream %s: %w", StreamName, err)
 	}
 	return nil
+}
+
+// StreamReplicas returns how many servers keep a copy of the match stream (1 when it does not
+// exist), for packages that create streams of their own next to it: they keep as many.
+func StreamReplicas(ctx context.Context, js jetstream.JetStream) (int, error) {
+	st, err := js.Stream(ctx, StreamName)
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return 1, nil
+	case err != nil:
+		return 0, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+	}
+	return max(st.CachedInfo().Config.Replicas, 1), nil
 }
 
 // Conn returns the NATS connection, for services that subscribe or publish

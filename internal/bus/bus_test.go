@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 )
 
@@ -110,6 +111,9 @@ func TestOpenInvalidConfig(t *testing.T) {
 		{"listen with URL", Config{URL: "nats://127.0.0.1:4222", ListenAddr: ":4222"}},
 		{"listen without port", Config{ListenAddr: "127.0.0.1"}},
 		{"listen bad port", Config{ListenAddr: "127.0.0.1:http"}},
+		{"replicas on the embedded server", Config{Replicas: 3}},
+		{"too many replicas", Config{URL: "nats://127.0.0.1:4222", Replicas: 7}},
+		{"negative replicas", Config{URL: "nats://127.0.0.1:4222", Replicas: -1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -286,6 +290,47 @@ func TestMatchSettler(t *testing.T) {
 		if ev.GetMatchEnded() != nil && err == nil {
 			t.Fatal("Record(MatchEnded) with the server gone returned nil")
 		}
+	}
+}
+
+// Matches sharing a Publisher each learn of their own failed events only: the match whose
+// event the stream refused gets the error at its end, and its ending is never stored (so its
+// record stays open for a rerun to close as void), while the other match ends normally.
+func TestMatchSettlerOwnFailures(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	st, err := b.js.Stream(ctx, StreamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := st.CachedInfo().Config
+	cfg.MaxMsgSize = 512
+	if _, err := b.js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	rec := NewPublisher(b).SettleEachMatch()
+	bad, good := syntheticMatch("m-refused", 5), syntheticMatch("m-fine", 5)
+	bad[1].GetActionTaken().Action = &agentv1.Action{PrivateReasoning: strings.Repeat("too long ", 100)}
+	for i := range 4 {
+		for _, ev := range []*eventsv1.MatchEvent{bad[i], good[i]} {
+			if err := rec.Record(ctx, ev); err != nil {
+				t.Fatalf("Record %s/%d: %v", ev.GetMatchId(), ev.GetSeq(), err)
+			}
+		}
+	}
+	if err := rec.Record(ctx, good[4]); err != nil {
+		t.Errorf("the good match's end: %v", err)
+	}
+	if err := rec.Record(ctx, bad[4]); err == nil || !strings.Contains(err.Error(), "m-refused/2") {
+		t.Errorf("the refused match's end: %v, want the failure of m-refused/2", err)
+	}
+	if got, err := ReadMatch(ctx, b.JetStream(), "m-fine"); err != nil || sameEvents(got, good) != nil {
+		t.Errorf("the good match reads back as %d events (%v)", len(got), err)
+	}
+	got, err := ReadMatch(ctx, b.JetStream(), "m-refused")
+	if err != nil || len(got) != 3 || got[len(got)-1].GetMatchEnded() != nil {
+		t.Errorf("the refused match reads back as %d events (%v), want 3 and no ending", len(got), err)
 	}
 }
 

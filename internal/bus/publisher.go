@@ -52,6 +52,14 @@ type Publisher struct {
 	mu       sync.Mutex
 	failure  error // first failure not yet reported by Flush
 	failures int   // how many failures since the last report
+	// unsettled holds, per match, the acks of its events not yet waited for by FlushMatch.
+	unsettled map[string][]pending
+}
+
+// pending is one event sent and the future of its ack.
+type pending struct {
+	id  string // message id
+	ack jetstream.PubAckFuture
 }
 
 // NewPublisher returns a Publisher sending through b's connection. It has its
@@ -105,7 +113,7 @@ func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 		Header:  make(nats.Header, 2),
 	}
 	for {
-		_, err := p.js.PublishMsgAsync(msg,
+		ack, err := p.js.PublishMsgAsync(msg,
 			jetstream.WithMsgID(id),
 			jetstream.WithExpectStream(StreamName),
 			// No silent re-send on "no responders": a late re-send would be
@@ -114,6 +122,12 @@ func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 			jetstream.WithStallWait(stallPoll),
 		)
 		if err == nil {
+			p.mu.Lock()
+			if p.unsettled == nil {
+				p.unsettled = make(map[string][]pending)
+			}
+			p.unsettled[matchID] = append(p.unsettled[matchID], pending{id: id, ack: ack})
+			p.mu.Unlock()
 			return nil
 		}
 		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
@@ -142,13 +156,18 @@ func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 // again is safe.
 //
 // A Publisher shared by several matches reports a failure to whichever Flush
-// runs next; a match that must know about its own events should have its own
-// Publisher or read them back.
+// runs next; a match that must know about its own events uses FlushMatch.
 //
 // Flush returns early with an error when ctx ends (wrapping ctx's error) or
 // the connection is closed (wrapping ErrClosed).
 func (p *Publisher) Flush(ctx context.Context) error {
 	done := p.js.PublishAsyncComplete()
+	defer func() {
+		// Every ack has come back (or the wait was given up): nothing is left to settle.
+		p.mu.Lock()
+		p.unsettled = nil
+		p.mu.Unlock()
+	}()
 	select {
 	case <-done: // checked first: when all is acked, ctx or Close do not matter
 		return p.takeFailure()
@@ -170,6 +189,42 @@ func (p *Publisher) Flush(ctx context.Context) error {
 		return fmt.Errorf("bus: flush: %d events awaiting acks: %w",
 			p.js.PublishAsyncPending(), ErrClosed)
 	}
+}
+
+// FlushMatch waits until JetStream has acknowledged every event of matchID recorded since
+// the last FlushMatch of that match, and returns the first of them that failed (with its
+// message id and a count of the others). Unlike Flush it neither waits for other matches'
+// events nor reports their failures, so each of many matches sharing the Publisher learns
+// about its own events only. It returns early with an error when ctx ends or the connection
+// is closed; the events not yet waited for are then forgotten.
+func (p *Publisher) FlushMatch(ctx context.Context, matchID string) error {
+	p.mu.Lock()
+	events := p.unsettled[matchID]
+	delete(p.unsettled, matchID)
+	p.mu.Unlock()
+	var first error
+	failed := 0
+	for _, e := range events {
+		var err error
+		select {
+		case <-e.ack.Ok():
+		case err = <-e.ack.Err():
+		case <-ctx.Done():
+			return fmt.Errorf("bus: flush %s: %w", matchID, context.Cause(ctx))
+		case <-p.closed:
+			return fmt.Errorf("bus: flush %s: %w", matchID, ErrClosed)
+		}
+		if err != nil {
+			failed++
+			if first == nil {
+				first = fmt.Errorf("bus: publish %s: %w", e.id, err)
+			}
+		}
+	}
+	if failed > 1 {
+		return fmt.Errorf("%w (and %d more of the match failed)", first, failed-1)
+	}
+	return first
 }
 
 // fail is the JetStream async error handler: it keeps the first failure.
@@ -195,9 +250,12 @@ func (p *Publisher) takeFailure() error {
 }
 
 // MatchSettler records match events through a Publisher and settles each match at its end:
-// on a MatchEnded event it calls Flush, so by the time Record returns for that event the
-// whole record of the match is stored (or the failure is returned), before anyone is told the
-// match is over. Its Record has the signature of the referee's match.Recorder.
+// before a MatchEnded event it waits for every earlier event of the match (FlushMatch) and
+// sends the ending only when all of them are stored, then waits for the ending too. So a
+// stored match_ended always closes a whole record, and by the time Record returns for it
+// the record is stored (or the failure is returned), before anyone is told the match is
+// over. A failure leaves the record open, for whoever runs the match again to close as
+// void. Its Record has the signature of the referee's match.Recorder.
 type MatchSettler struct {
 	p *Publisher
 }
@@ -205,14 +263,17 @@ type MatchSettler struct {
 // SettleEachMatch returns a MatchSettler recording through p.
 func (p *Publisher) SettleEachMatch() MatchSettler { return MatchSettler{p: p} }
 
-// Record records ev as Publisher.Record does and, when ev is a MatchEnded event, waits with
-// Flush for every event recorded so far and returns its error.
+// Record records ev as Publisher.Record does; a MatchEnded event only once the match's
+// earlier events are stored, and then it waits for the ending to be stored too.
 func (s MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
+	if ev.GetMatchEnded() == nil {
+		return s.p.Record(ctx, ev)
+	}
+	if err := s.p.FlushMatch(ctx, ev.GetMatchId()); err != nil {
+		return fmt.Errorf("%w; the match's ending was not recorded", err)
+	}
 	if err := s.p.Record(ctx, ev); err != nil {
 		return err
 	}
-	if ev.GetMatchEnded() != nil {
-		return s.p.Flush(ctx)
-	}
-	return nil
+	return s.p.FlushMatch(ctx, ev.GetMatchId())
 }

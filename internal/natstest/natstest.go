@@ -42,9 +42,13 @@ type Server struct {
 // loopback port and waits until it accepts clients. It is killed at cleanup.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := binary(t)
-	dir := t.TempDir()
-	port := FreePort(t)
+	return start(t, binary(t), t.TempDir(), FreePort(t))
+}
+
+// start runs bin as a JetStream server with its files in dir, clients on port, and extra
+// arguments, and waits until it accepts clients.
+func start(t testing.TB, bin, dir string, port int, extra ...string) *Server {
+	t.Helper()
 	s := &Server{
 		URL:    fmt.Sprintf("nats://127.0.0.1:%d", port),
 		exited: make(chan struct{}),
@@ -54,7 +58,8 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.cmd = exec.Command(bin, "-js", "-sd", filepath.Join(dir, "store"), "-p", strconv.Itoa(port), "-a", "127.0.0.1")
+	args := append([]string{"-js", "-sd", filepath.Join(dir, "store"), "-p", strconv.Itoa(port), "-a", "127.0.0.1"}, extra...)
+	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
 		logFile.Close()
@@ -85,6 +90,77 @@ func Start(t testing.TB) *Server {
 		case <-tick.C:
 		}
 	}
+}
+
+// Cluster is n nats-server processes on loopback, routed to each other, with clustered
+// JetStream.
+type Cluster struct {
+	// Servers in start order.
+	Servers []*Server
+}
+
+// URL lists every server, comma-separated, as NATS clients (and --nats) take it.
+func (c *Cluster) URL() string {
+	urls := make([]string, len(c.Servers))
+	for i, s := range c.Servers {
+		urls[i] = s.URL
+	}
+	return strings.Join(urls, ",")
+}
+
+// StartCluster starts n (at least 3, for a JetStream quorum that survives a lost server)
+// clustered nats-server processes and waits until JetStream answers through each of them.
+// They are killed at cleanup.
+func StartCluster(t testing.TB, n int) *Cluster {
+	t.Helper()
+	if n < 3 {
+		t.Fatalf("natstest: a JetStream cluster needs at least 3 servers, not %d", n)
+	}
+	bin := binary(t)
+	ports, routePorts := make([]int, n), make([]int, n)
+	routes := make([]string, n)
+	for i := range n {
+		ports[i], routePorts[i] = FreePort(t), FreePort(t)
+		routes[i] = fmt.Sprintf("nats://127.0.0.1:%d", routePorts[i])
+	}
+	c := &Cluster{}
+	for i := range n {
+		c.Servers = append(c.Servers, start(t, bin, t.TempDir(), ports[i],
+			"-n", fmt.Sprintf("parley-test-%d", i),
+			"--cluster_name", "parley-test",
+			"--cluster", routes[i],
+			"--routes", strings.Join(routes, ",")))
+	}
+	// JetStream answers once the servers have met and elected a meta leader.
+	deadline := time.Now().Add(startTimeout)
+	for _, s := range c.Servers {
+		for {
+			err := jetStreamReady(s.URL)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("clustered JetStream not ready at %s after %s: %v\n%s", s.URL, startTimeout, err, s.output())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return c
+}
+
+// jetStreamReady asks the server at url for the account's JetStream information.
+func jetStreamReady(url string) error {
+	nc, err := nats.Connect(url, nats.Timeout(time.Second), nats.NoReconnect())
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := nc.JetStream(nats.MaxWait(2 * time.Second))
+	if err != nil {
+		return err
+	}
+	_, err = js.AccountInfo()
+	return err
 }
 
 // Kill stops the process and waits for it; calling it again is harmless.

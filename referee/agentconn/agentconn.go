@@ -5,6 +5,9 @@
 // agents/llm; its API key comes from the environment, never from the address). "human",
 // "human:NAME" and "human:NAME?ticket=ID" seat a person: a human.Seat of the hub in ctx
 // (human.FromContext), served the same way, and played from a browser (see agents/human).
+// "bot:TEAM/NAME[@VERSION]" is a bot a team registered (see WithBots): a dial-out bot is
+// reached through the gateway holding its link, one with a grpc:// endpoint is dialled only
+// where the organiser allows it.
 package agentconn
 
 import (
@@ -36,6 +39,10 @@ type Conn struct {
 	Target string
 	// Spec is the address as given.
 	Spec string
+
+	// Label, for a registered bot, is how tables name it: "team/name@version". Empty for
+	// other agents.
+	Label string
 
 	// Human is the seat a person plays, for a human address; nil otherwise.
 	Human *human.Seat
@@ -74,20 +81,27 @@ func Open(ctx context.Context, spec string) (*Conn, error) {
 		}
 		c.Human = seat
 		return c, nil
+	case strings.HasPrefix(spec, BotPrefix):
+		return openBot(ctx, spec)
 	case strings.HasPrefix(spec, "grpc://"):
-		target := strings.TrimPrefix(spec, "grpc://")
-		_, port, err := net.SplitHostPort(target)
-		if err == nil {
-			// SplitHostPort takes anything after the last colon as the port ("1/agent" too).
-			_, err = strconv.ParseUint(port, 10, 16)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w %q: want grpc://host:port", ErrBadAddress, spec)
-		}
-		return dial(spec, target)
+		return dialTarget(spec)
 	default:
-		return nil, fmt.Errorf("%w %q: want builtin:NAME (one of %s), grpc://host:port or human[:NAME]", ErrBadAddress, spec, strings.Join(builtin.Names(), ", "))
+		return nil, fmt.Errorf("%w %q: want builtin:NAME (one of %s), grpc://host:port, bot:TEAM/NAME or human[:NAME]", ErrBadAddress, spec, strings.Join(builtin.Names(), ", "))
 	}
+}
+
+// dialTarget checks a grpc://host:port address and returns a client of it.
+func dialTarget(spec string) (*Conn, error) {
+	target := strings.TrimPrefix(spec, "grpc://")
+	_, port, err := net.SplitHostPort(target)
+	if err == nil {
+		// SplitHostPort takes anything after the last colon as the port ("1/agent" too).
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: want grpc://host:port", ErrBadAddress, spec)
+	}
+	return dial(spec, target)
 }
 
 func openBuiltin(ctx context.Context, spec string) (*Conn, error) {
@@ -154,11 +168,18 @@ func (c *Conn) Describe(ctx context.Context, timeout time.Duration) (*gamev1.Age
 	return resp.GetAgent(), nil
 }
 
+// ClientConn is the gRPC connection to the agent, for services other than the agent protocol
+// on the same server (health checks).
+func (c *Conn) ClientConn() grpc.ClientConnInterface { return c.conn }
+
 // Close closes the connection and stops a built-in agent's server. A human seat is closed
 // first, so that an Act still waiting for the person returns at once.
 func (c *Conn) Close() error {
 	if c.Human != nil {
 		c.Human.Close()
+	}
+	if c.conn == nil {
+		return nil // a dial-out bot's link belongs to the gateway
 	}
 	err := c.conn.Close()
 	if c.stop != nil {

@@ -3,6 +3,7 @@ package agentconn_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -21,6 +22,10 @@ import (
 func TestOpenHuman(t *testing.T) {
 	hub := human.NewHub()
 	ctx := human.NewContext(context.Background(), hub)
+	if _, err := agentconn.Open(ctx, "human"); !errors.Is(err, human.ErrNotServed) {
+		t.Errorf("Open(human) with no page serving the seats = %v, want ErrNotServed", err)
+	}
+	hub.Mount(http.NewServeMux())
 	c, err := agentconn.Open(ctx, "human:alice")
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -73,6 +78,7 @@ func TestOpenHuman(t *testing.T) {
 
 func TestOpenHumanTicket(t *testing.T) {
 	hub := human.NewHub()
+	hub.Mount(http.NewServeMux())
 	ctx := human.NewContext(context.Background(), hub)
 	seat, addr, err := hub.Reserve("bob")
 	if err != nil {

@@ -117,7 +117,7 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	}
 	spec := match.Spec{
 		ID: id, Game: game, Params: req.GetParams(), Seed: req.GetSeed(), Agents: clients, Limits: req.GetLimits(),
-		Labels: req.GetLabels(), RevealPrivate: req.GetRevealPrivate(),
+		Labels: agentconn.Labels(conns, req.GetLabels()), RevealPrivate: req.GetRevealPrivate(),
 	}
 	rec := match.RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
 		s.store.append(ev)

@@ -175,8 +175,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 // when IdleWait passed or ctx ended.
 func (c *Consumer) fetch(ctx context.Context, cons jetstream.Consumer) ([]jetstream.Msg, error) {
 	msgs, err := c.noWait(cons, c.cfg.Batch)
-	if err != nil || len(msgs) > 0 {
-		return msgs, err
+	if err != nil {
+		// A server of the cluster lost, a consumer leader being elected: it may pass.
+		return nil, c.transient(ctx, err)
+	}
+	if len(msgs) > 0 {
+		return msgs, nil
 	}
 	wait, cancel := context.WithTimeout(ctx, c.cfg.IdleWait)
 	defer cancel()

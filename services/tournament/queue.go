@@ -127,8 +127,9 @@ func EnsureQueue(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) (
 	return cons, nil
 }
 
-// streamConfigs are the settings of the request and tournament streams.
-func streamConfigs() []jetstream.StreamConfig {
+// streamConfigs are the settings of the request and tournament streams, kept on replicas
+// servers of a cluster.
+func streamConfigs(replicas int) []jetstream.StreamConfig {
 	return []jetstream.StreamConfig{{
 		Name:        RequestStream,
 		Description: "Parley match requests: a work queue shared by every referee worker",
@@ -136,6 +137,7 @@ func streamConfigs() []jetstream.StreamConfig {
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.WorkQueuePolicy,
 		Duplicates:  bus.DuplicateWindow,
+		Replicas:    replicas,
 	}, {
 		Name:        TournamentStream,
 		Description: "Parley tournament schedules and reruns of interrupted matches",
@@ -143,6 +145,7 @@ func streamConfigs() []jetstream.StreamConfig {
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  bus.DuplicateWindow,
+		Replicas:    replicas,
 	}}
 }
 
@@ -154,7 +157,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Str
 	if st, err := js.Stream(ctx, cfg.Name); err == nil {
 		have := st.CachedInfo().Config
 		if have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) && have.Storage == cfg.Storage &&
-			have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates {
+			have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates && have.Replicas == cfg.Replicas {
 			return nil
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -69,19 +71,19 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 	if err := storeSpec(ctx, js, spec, cfg.Now); err != nil {
 		return err
 	}
-	// Follow endings from now on, before any request is made, so none is missed.
-	cons, err := js.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{bus.Subject("*", &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}})},
-		DeliverPolicy:  jetstream.DeliverNewPolicy,
-	})
+	// Follow endings from now on, before any request is made, so none is missed. The stream
+	// of endings is the fast path; every pollEvery without one, the matches waited for are
+	// looked up one by one, which also covers a follower that stalls while the cluster fails
+	// over (its server gone, its consumer with it).
+	follow, err := followEndings(ctx, js)
 	if err != nil {
-		return fmt.Errorf("tournament: follow match endings: %w", err)
+		return err
 	}
-	it, err := cons.Messages()
-	if err != nil {
-		return fmt.Errorf("tournament: follow match endings: %w", err)
-	}
-	defer it.Stop()
+	defer func() {
+		if follow != nil {
+			follow.Stop()
+		}
+	}()
 
 	total := len(spec.GetMatches())
 	waiting := map[string]*tournamentv1.ScheduledMatch{} // current match id -> scheduled match
@@ -92,57 +94,171 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 			cfg.Progress(Progress{Done: done, Total: total, Match: m, RecordedAs: id, Outcome: out})
 		}
 	}
+	// ended settles the MatchEnded of a match waited for (and ignores any other).
+	ended := func(id string, end *eventsv1.MatchEnded) error {
+		m, ok := waiting[id]
+		if !ok {
+			return nil
+		}
+		delete(waiting, id)
+		out := end.GetOutcome()
+		if out.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+			// An interrupted match names its rerun before its void ending is stored.
+			var retry *tournamentv1.MatchRetried
+			var ok bool
+			if err := retrying(ctx, func() (err error) {
+				retry, ok, err = LookupRetry(ctx, js, id)
+				return err
+			}); err != nil {
+				return err
+			}
+			if ok {
+				waiting[retry.GetRetryMatchId()] = m
+				return nil
+			}
+		}
+		finish(m, id, out)
+		return nil
+	}
 	next := 0
 	for done < total {
 		// Request matches until Concurrency are outstanding.
 		for next < total && len(waiting) < cfg.Concurrency {
 			m := spec.GetMatches()[next]
 			next++
-			id, ended, err := latest(ctx, js, m.GetMatchId())
-			if err != nil {
+			var id string
+			var end *eventsv1.MatchEnded
+			if err := retrying(ctx, func() (err error) {
+				id, end, err = latest(ctx, js, m.GetMatchId())
+				return err
+			}); err != nil {
 				return err
 			}
-			if ended != nil {
-				finish(m, id, ended.GetOutcome())
+			if end != nil {
+				finish(m, id, end.GetOutcome())
 				continue
 			}
 			waiting[id] = m
-			if err := request(ctx, js, spec, m, cfg.Params); err != nil {
+			if err := retrying(ctx, func() error { return request(ctx, js, spec, m, cfg.Params) }); err != nil {
 				return err
 			}
 		}
 		if done == total {
 			break
 		}
-		msg, err := it.Next(jetstream.NextContext(ctx))
+		if follow == nil {
+			follow, _ = followEndings(ctx, js) // on failure, poll and try again next time
+		}
+		var msg jetstream.Msg
+		err := context.DeadlineExceeded
+		nctx, cancel := context.WithTimeout(ctx, pollEvery)
+		if follow != nil {
+			msg, err = follow.Next(jetstream.NextContext(nctx))
+		} else {
+			<-nctx.Done()
+		}
+		cancel()
+		if ctx.Err() != nil {
+			return fmt.Errorf("tournament %s: %d of %d matches ended: %w", spec.GetTournamentId(), done, total, context.Cause(ctx))
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("tournament %s: %d of %d matches ended: %w", spec.GetTournamentId(), done, total, context.Cause(ctx))
+			if follow != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+				// The follower broke: another starts next time; meanwhile look up what it
+				// may have missed.
+				follow.Stop()
+				follow = nil
 			}
-			return fmt.Errorf("tournament: follow match endings: %w", err)
+			if err := retrying(ctx, func() error { return pollEndings(ctx, js, waiting, ended) }); err != nil {
+				return err
+			}
+			continue
 		}
 		ev := new(eventsv1.MatchEvent)
 		if err := proto.Unmarshal(msg.Data(), ev); err != nil {
 			continue // not ours to judge; the record's readers will report it
 		}
-		m, ok := waiting[ev.GetMatchId()]
+		if err := ended(ev.GetMatchId(), ev.GetMatchEnded()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retrying calls f until it succeeds, fails in a way that waiting will not mend, or ctx
+// ends, waiting retryDelay after each transient failure.
+func retrying(ctx context.Context, f func() error) error {
+	for {
+		err := f()
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(retryDelay):
+		}
+	}
+}
+
+// transient reports whether err is one a NATS cluster gives for a while when it loses a
+// server: requests that time out or find nobody to answer while a new leader is elected, a
+// connection moving to another server.
+func transient(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && api.Code == 503 {
+		return true // JetStream temporarily unavailable
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrConnectionReconnecting)
+}
+
+// pollEvery is how long Run waits for an ending on the stream before it looks up the matches
+// it waits for.
+const pollEvery = 3 * time.Second
+
+// followEndings returns an iterator over the match_ended events stored from now on.
+func followEndings(ctx context.Context, js jetstream.JetStream) (jetstream.MessagesContext, error) {
+	cons, err := js.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{endedSubject("*")},
+		DeliverPolicy:  jetstream.DeliverNewPolicy,
+		// By default it retries for ever, deaf to Next's context, when its consumer is lost
+		// with a server; Run polls instead and starts another.
+		MaxResetAttempts: 1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tournament: follow match endings: %w", err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return nil, fmt.Errorf("tournament: follow match endings: %w", err)
+	}
+	return it, nil
+}
+
+// pollEndings looks up the ending of every match in waiting and passes those found to ended.
+func pollEndings(ctx context.Context, js jetstream.JetStream, waiting map[string]*tournamentv1.ScheduledMatch,
+	ended func(string, *eventsv1.MatchEnded) error) error {
+	ids := make([]string, 0, len(waiting))
+	for id := range waiting {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		msg, ok, err := lastMsg(ctx, js, bus.StreamName, endedSubject(id))
+		if err != nil {
+			return err
+		}
 		if !ok {
 			continue
 		}
-		delete(waiting, ev.GetMatchId())
-		out := ev.GetMatchEnded().GetOutcome()
-		if out.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
-			// An interrupted match names its rerun before its void ending is stored.
-			retry, ok, err := LookupRetry(ctx, js, ev.GetMatchId())
-			if err != nil {
-				return err
-			}
-			if ok {
-				waiting[retry.GetRetryMatchId()] = m
-				continue
-			}
+		ev := new(eventsv1.MatchEvent)
+		if err := proto.Unmarshal(msg.Data, ev); err != nil {
+			return fmt.Errorf("tournament: match_ended of %s: %w", id, err)
 		}
-		finish(m, ev.GetMatchId(), out)
+		if err := ended(id, ev.GetMatchEnded()); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -224,9 +340,15 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 }
 
 // ensureStreams creates the request and tournament streams (not the workers' consumer, whose
-// settings are theirs).
+// settings are theirs), with as many replicas as the match stream: on a cluster that keeps
+// the match records through the loss of a server, the queue and the retry records survive it
+// too.
 func ensureStreams(ctx context.Context, js jetstream.JetStream) error {
-	for _, cfg := range streamConfigs() {
+	replicas, err := bus.StreamReplicas(ctx, js)
+	if err != nil {
+		return err
+	}
+	for _, cfg := range streamConfigs(replicas) {
 		if err := ensureStream(ctx, js, cfg); err != nil {
 			return err
 		}

@@ -61,7 +61,8 @@ type Worker struct {
 	cfg     WorkerConfig
 	logger  *slog.Logger
 
-	ran atomic.Int64
+	ran     atomic.Int64
+	running sync.Map // request ids this worker is playing now
 }
 
 // NewWorker returns a worker running the games of reg, recording through b. A nil logger
@@ -149,6 +150,14 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	logger := w.logger.With("request", req.GetMatchId())
+	if _, dup := w.running.LoadOrStore(req.GetMatchId(), true); dup {
+		// Our own keep-alives were lost for a while (the cluster failing over) and the request
+		// came back to us. The delivery being played keeps it alive and acknowledges it; this
+		// one is left alone, never played a second time.
+		logger.Warn("request redelivered while this worker still plays it; keeping the match running")
+		return
+	}
+	defer w.running.Delete(req.GetMatchId())
 	stop := w.keepAlive(msg, logger)
 	err := w.process(ctx, req, logger)
 	stop()

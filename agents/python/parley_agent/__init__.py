@@ -52,6 +52,7 @@ from .moves import (  # noqa: E402
     standing_proposal_turn,
 )
 from .server import Agent, AgentServicer, serve, start  # noqa: E402
+from .dialout import DialRefused, Link, add_mode_arguments, dial_out, run  # noqa: E402
 
 __all__ = [
     "GEN_PYTHON",
@@ -63,6 +64,11 @@ __all__ = [
     "AgentServicer",
     "serve",
     "start",
+    "DialRefused",
+    "Link",
+    "add_mode_arguments",
+    "dial_out",
+    "run",
     "ACCEPT",
     "CHOOSE",
     "PASS",

@@ -18,7 +18,7 @@ import (
 
 type options struct {
 	name     string
-	listen   string
+	mode     sdk.Mode
 	settings []string
 }
 
@@ -30,18 +30,19 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 		names = append(names, fmt.Sprintf("  %-8s %s\n           settings: %s", e.Name, e.Summary, e.Settings))
 	}
 	cmd := &cobra.Command{
-		Use:   "agent NAME --listen ADDR [--set key=value]...",
-		Short: "Serve a built-in agent over gRPC",
-		Long:  "Serve a built-in agent as a gRPC AgentService (with health checking and reflection)\nuntil interrupted. Built-in agents:\n\n" + strings.Join(names, "\n"),
+		Use:   "agent NAME (--listen ADDR | --dial-out URL --token T --bot NAME) [--set key=value]...",
+		Short: "Serve a built-in agent over gRPC, or dial out to a gateway",
+		Long:  "Serve a built-in agent as a gRPC AgentService (with health checking and reflection)\nuntil interrupted, or, with --dial-out, connect it to a gateway as a team's registered bot\n(no open port needed). Built-in agents:\n\n" + strings.Join(names, "\n"),
 		Example: `  parley agent fair --listen 127.0.0.1:50051
-  parley agent random --listen :50052 --set seed=7`,
+  parley agent random --listen :50052 --set seed=7
+  PARLEY_TOKEN=pt_... parley agent fair --dial-out http://127.0.0.1:8080 --bot fair`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.name = args[0]
 			return run(cmd.Context(), deps, o)
 		},
 	}
-	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:50051", "address to serve on (host:port; port 0 picks a free one)")
+	o.mode.Bind(cmd.Flags(), "127.0.0.1:50051")
 	cmd.Flags().StringArrayVar(&o.settings, "set", nil, "agent setting key=value (repeatable)")
 	cmd.AddCommand(newLLMCmd(deps))
 	return cmd
@@ -60,9 +61,17 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	lis, err := net.Listen("tcp", o.listen)
+	if d := o.mode.DialOut; d.URL != "" {
+		if d.Token == "" || d.Bot == "" {
+			return cli.Usagef("--dial-out needs --token (or $PARLEY_TOKEN) and --bot")
+		}
+		d.Reconnect = true
+		d.OnWelcome = func(address string) { fmt.Fprintf(deps.Out, "agent %s connected as %s\n", o.name, address) }
+		return sdk.Dial(ctx, d, agent, sdk.WithLogger(deps.Logger(0)))
+	}
+	lis, err := net.Listen("tcp", o.mode.Listen)
 	if err != nil {
-		return cli.Usagef("--listen %s: %v", o.listen, err)
+		return cli.Usagef("--listen %s: %v", o.mode.Listen, err)
 	}
 	fmt.Fprintf(deps.Out, "agent %s listening on %s\n", o.name, lis.Addr())
 	return sdk.ServeListener(ctx, lis, agent, sdk.WithLogger(deps.Logger(0)))

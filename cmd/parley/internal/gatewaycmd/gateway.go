@@ -33,6 +33,9 @@ type options struct {
 	maxBody    int64
 	maxStreams int
 	allowLLM   bool
+	allowDial  bool
+	tokenRate  float64
+	tokenBurst int
 }
 
 // NewCmd returns the gateway command.
@@ -64,6 +67,9 @@ same NATS server, and a restarted gateway resumes them.`,
 	fs.Int64Var(&o.maxBody, "max-body", gateway.DefaultMaxBodyBytes, "largest request body, in bytes")
 	fs.IntVar(&o.maxStreams, "max-streams", gateway.DefaultMaxStreamsPerClient, "most live streams open at once from one client address")
 	fs.BoolVar(&o.allowLLM, "allow-llm", false, "let HTTP clients start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
+	fs.BoolVar(&o.allowDial, "allow-bot-dial", false, "accept registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave in matches and tournaments (the referee needs the same flag)")
+	fs.Float64Var(&o.tokenRate, "token-rate", gateway.DefaultTokenRate, "requests a second each team token may make to the bot registry and bot links")
+	fs.IntVar(&o.tokenBurst, "token-burst", gateway.DefaultTokenBurst, "requests a team token may make at once above --token-rate")
 	return cmd
 }
 
@@ -75,6 +81,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--referee is required: the gateway starts matches through a referee")
 	case o.maxBody < 1024:
 		return cli.Usagef("--max-body must be at least 1024, got %d", o.maxBody)
+	case o.tokenRate <= 0 || o.tokenBurst < 1:
+		return cli.Usagef("--token-rate must be positive and --token-burst at least 1")
 	case o.maxStreams < 1:
 		return cli.Usagef("--max-streams must be at least 1, got %d", o.maxStreams)
 	}
@@ -109,6 +117,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		Bus: b, Referee: gateway.NewRefereeClient(refConn), Analytics: an, Games: deps.Games,
 		Families: metricscatalog.New(), Metrics: metrics, Logger: logger, Web: web.Handler(),
 		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, ResumeTournaments: true, AllowLLMAgents: o.allowLLM,
+		AllowBotDial: o.allowDial, TokenRate: o.tokenRate, TokenBurst: o.tokenBurst,
 	})
 	if err != nil {
 		return err

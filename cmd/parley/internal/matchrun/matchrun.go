@@ -30,6 +30,7 @@ import (
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/record"
+	"github.com/parley-arena/parley/services/botlink"
 )
 
 // Options are the flags shared by play and replay.
@@ -45,6 +46,8 @@ type Options struct {
 	Verbose       bool
 	// HumanListen is where the page of human seats is served (--agent human).
 	HumanListen string
+	// AllowBotDial lets registered bots (bot:TEAM/NAME) with a grpc:// endpoint be dialled.
+	AllowBotDial bool
 
 	moveTimeoutFlag *pflag.Flag // to tell a --move-timeout given from the default
 }
@@ -64,6 +67,7 @@ func (o *Options) Bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Timestamps, "timestamps", false, "stamp events with the wall-clock time (records then differ run to run)")
 	fs.BoolVar(&o.Verbose, "verbose", false, "log what the referee does to stderr")
 	fs.StringVar(&o.HumanListen, "human-listen", "127.0.0.1:0", "address of the web page where a person plays a human seat (--agent human)")
+	fs.BoolVar(&o.AllowBotDial, "allow-bot-dial", false, "let registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave be dialled (such an address may point into your own network)")
 	o.moveTimeoutFlag = fs.Lookup("move-timeout")
 	o.moveTimeoutFlag.Usage += fmt.Sprintf(" (%s with a human seat)", HumanMoveTimeout)
 }
@@ -108,12 +112,33 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	// Human seats are seated in a hub of this run's own, served on a local web page.
 	moveTimeout := o.MoveTimeout
 	hasHuman := slices.ContainsFunc(req.Agents, human.IsAddress)
-	var hub *human.Hub
+	var humanBase string
 	if hasHuman {
-		hub = human.NewHub(human.WithLogger(logger))
+		hub := human.NewHub(human.WithLogger(logger))
 		ctx = human.NewContext(ctx, hub)
 		if o.moveTimeoutFlag == nil || !o.moveTimeoutFlag.Changed {
 			moveTimeout = HumanMoveTimeout
+		}
+		base, stop, err := serveHumans(o.HumanListen, hub)
+		if err != nil {
+			return nil, err
+		}
+		// Deferred before the agents are closed, so it runs after: the seats are closed first,
+		// and their pages are told the match is over.
+		defer stop()
+		humanBase = base
+	}
+
+	// Registered bots are found in the registry on NATS, so NATS comes first when one plays.
+	var b *bus.Bus
+	if slices.ContainsFunc(req.Agents, func(a string) bool { return strings.HasPrefix(a, agentconn.BotPrefix) }) {
+		var err error
+		if b, err = bus.Open(ctx, bus.Config{URL: o.NATS}, logger); err != nil {
+			return nil, fmt.Errorf("nats: %w", err)
+		}
+		defer b.Close()
+		if ctx, err = botlink.WithBots(ctx, b, o.AllowBotDial); err != nil {
+			return nil, fmt.Errorf("nats: %w", err)
 		}
 	}
 
@@ -128,22 +153,19 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 		return nil, err
 	}
 	if hasHuman {
-		stop, err := serveHumans(deps, o.HumanListen, hub, conns, req, moveTimeout)
-		if err != nil {
-			return nil, err
-		}
-		defer stop()
+		announceHumans(deps, humanBase, conns, req, moveTimeout)
 	}
 	clients := make([]agentv1.AgentServiceClient, len(conns))
 	for i, c := range conns {
 		clients[i] = c.Client
 	}
 
-	b, err := bus.Open(ctx, bus.Config{URL: o.NATS}, logger)
-	if err != nil {
-		return nil, fmt.Errorf("nats: %w", err)
+	if b == nil {
+		if b, err = bus.Open(ctx, bus.Config{URL: o.NATS}, logger); err != nil {
+			return nil, fmt.Errorf("nats: %w", err)
+		}
+		defer b.Close()
 	}
-	defer b.Close()
 	if exists, err := bus.MatchExists(ctx, b, req.MatchID); err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	} else if exists {
@@ -181,6 +203,7 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 		},
 		Prefix:   req.Prefix,
 		FromTurn: req.FromTurn,
+		Labels:   agentconn.Labels(conns, nil),
 	})
 	for _, c := range conns {
 		if c.Human != nil {
@@ -205,12 +228,12 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	return res, nil
 }
 
-// serveHumans serves the seat page and the seats' API on addr until stop, and tells the
-// person where each human seat is played.
-func serveHumans(deps *cli.Deps, addr string, hub *human.Hub, conns []*agentconn.Conn, req Request, moveTimeout time.Duration) (stop func(), err error) {
+// serveHumans serves the seat page and the seats' API on addr until stop, and returns the
+// page's base URL.
+func serveHumans(addr string, hub *human.Hub) (base string, stop func(), err error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, cli.Usagef("--human-listen: %v", err)
+		return "", nil, cli.Usagef("--human-listen: %v", err)
 	}
 	mux := http.NewServeMux()
 	hub.Mount(mux)
@@ -222,6 +245,18 @@ func serveHumans(deps *cli.Deps, addr string, hub *human.Hub, conns []*agentconn
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
 		host = "127.0.0.1"
 	}
+	return "http://" + net.JoinHostPort(host, port), func() {
+		// Streams end once their seat is closed; give them a moment to send the outcome.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+	}, nil
+}
+
+// announceHumans tells the person where each human seat is played.
+func announceHumans(deps *cli.Deps, base string, conns []*agentconn.Conn, req Request, moveTimeout time.Duration) {
 	seats, _ := games.Seats(req.Game, req.Params)
 	for i, c := range conns {
 		if c.Human == nil {
@@ -231,21 +266,8 @@ func serveHumans(deps *cli.Deps, addr string, hub *human.Hub, conns []*agentconn
 		if i < len(seats) {
 			name = seats[i]
 		}
-		fmt.Fprintf(deps.Err, "%s is yours: open http://%s%s (%s per move)\n", name, net.JoinHostPort(host, port), c.Human.Path(), moveTimeout)
+		fmt.Fprintf(deps.Err, "%s is yours: open %s%s (%s per move)\n", name, base, c.Human.Path(), moveTimeout)
 	}
-	return func() {
-		for _, c := range conns {
-			if c.Human != nil {
-				c.Human.Close()
-			}
-		}
-		// Streams end once their seat is closed; give them a moment to send the outcome.
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		if srv.Shutdown(ctx) != nil {
-			srv.Close()
-		}
-	}, nil
 }
 
 // preflight asks every agent to describe itself, so an unreachable agent is reported before

@@ -45,7 +45,9 @@ one after the other with seeds --seed, --seed+1, ..., followed by the game's met
 when its family prints them (deliberation does, after a single match too).
 
 An agent is builtin:NAME (a built-in Go agent started as a gRPC server on loopback for the
-match, optionally with settings: builtin:fair?open=0.7) or grpc://host:port (a running agent).
+match, optionally with settings: builtin:fair?open=0.7), grpc://host:port (a running agent) or
+human[:NAME] (you, in a web browser: the seat's page is served on --human-listen and its URL
+printed to stderr; each move then has 5 minutes unless --move-timeout says otherwise).
 Events go to NATS JetStream: an embedded server by default, or --nats URL.
 
 Parameters that name files (a game file with --param file=..., a corpus with --param
@@ -54,6 +56,7 @@ corpus=...) are read here; the record holds their content, so it replays without
 The same seed and deterministic agents give the same --json output, byte for byte.`,
 		Example: `  parley play ultimatum --agent builtin:fair --agent builtin:random --seed 7
   parley play ultimatum --agent builtin:fair --agent grpc://127.0.0.1:50061 --param total=10 --param max_turns=3 --json
+  parley play ultimatum --agent builtin:fair --agent human     # you play P2 in your browser
   parley play matrix --agent builtin:equilibrium --agent builtin:random --param file=my-game.yaml --param talk_rounds=2
   parley play deliberation --param game=game1 --matches 10 --seed 1 \
       --agent builtin:cooperative --agent builtin:cooperative --agent builtin:cooperative \
@@ -69,7 +72,7 @@ The same seed and deterministic agents give the same --json output, byte for byt
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&o.agents, "agent", nil, "agent for the next seat: builtin:NAME[?key=value&...] or grpc://host:port (repeat once per seat)")
+	fs.StringArrayVar(&o.agents, "agent", nil, "agent for the next seat: builtin:NAME[?key=value&...], grpc://host:port or human[:NAME] (repeat once per seat)")
 	fs.StringArrayVarP(&o.params, "param", "p", nil, "game parameter key=value (repeatable); see `parley games`")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the match's randomness (default: a random seed, printed)")
 	fs.StringVar(&o.matchID, "match-id", "", "id of the match (default: GAME-SEED-HASH, derived from the game, parameters, seed and agents)")

@@ -19,8 +19,10 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/server"
+	"github.com/parley-arena/parley/services/botlink"
 	"github.com/parley-arena/parley/services/tournament"
 )
 
@@ -32,6 +34,8 @@ type options struct {
 	workerConcurrency int
 	ackWait           time.Duration
 	metrics           string
+	replicas          int
+	allowBotDial      bool
 }
 
 // NewCmd returns the referee command.
@@ -60,7 +64,9 @@ closes the interrupted record as void and runs the match again under a retry id.
 	cmd.Flags().BoolVar(&o.worker, "worker", true, "also run tournament match requests from the shared work queue")
 	cmd.Flags().IntVar(&o.workerConcurrency, "worker-concurrency", tournament.DefaultConcurrency, "most queued matches this referee runs at once")
 	cmd.Flags().DurationVar(&o.ackWait, "ack-wait", tournament.DefaultAckWait, "how long a request may go without a sign of life before another worker gets it (set for every worker)")
+	cmd.Flags().IntVar(&o.replicas, "nats-replicas", 0, "servers of a NATS cluster that keep a copy of each Parley stream (3 survives the loss of one); 0 leaves existing streams as they are")
 	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (matches, moves, latency, faults, work-queue lag); empty: off")
+	cmd.Flags().BoolVar(&o.allowBotDial, "allow-bot-dial", false, "dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave; off, such bots cannot play (the address may point into your own network)")
 	return cmd
 }
 
@@ -84,7 +90,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		defer metricsLis.Close()
 	}
-	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger)
+	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir, Replicas: o.replicas}, logger)
 	if err != nil {
 		lis.Close()
 		return fmt.Errorf("nats: %w", err)
@@ -107,7 +113,14 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		fmt.Fprintf(deps.Out, "metrics on http://%s/metrics\n", metricsLis.Addr())
 	}
 
-	srv := grpc.NewServer()
+	// Registered bots (bot:TEAM/NAME) open through the registry on the same NATS server.
+	bots, err := botlink.Bots(ctx, b, o.allowBotDial)
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	srv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		return h(agentconn.WithBots(ctx, bots), req)
+	}))
 	refereev1.RegisterRefereeServiceServer(srv, ref)
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
@@ -122,7 +135,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	fmt.Fprintf(deps.Out, "referee listening on %s, events to %s\n", lis.Addr(), events)
 	// The worker stops first on shutdown: its running matches end void and their requests
 	// go back to the queue for another referee.
-	workCtx, stopWorker := context.WithCancel(ctx)
+	workCtx, stopWorker := context.WithCancel(agentconn.WithBots(ctx, bots))
 	var workers sync.WaitGroup
 	defer func() { stopWorker(); workers.Wait() }()
 	if o.worker {

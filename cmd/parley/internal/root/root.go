@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parley-arena/parley/cmd/parley/internal/admincmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/agentcheckcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/agentcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/analyticscmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/analyzecmd"
@@ -61,6 +63,7 @@ Every flag can also be set from the environment variable shown in its help.`,
 		playcmd.NewCmd(deps, nil),
 		replaycmd.NewCmd(deps),
 		agentcmd.NewCmd(deps),
+		agentcheckcmd.NewCmd(deps),
 		refereecmd.NewCmd(deps),
 		benchcmd.NewCmd(deps),
 		analyzecmd.NewCmd(deps),
@@ -69,6 +72,7 @@ Every flag can also be set from the environment variable shown in its help.`,
 		analyticscmd.NewCmd(deps),
 		gatewaycmd.NewCmd(deps),
 		healthcmd.NewCmd(deps),
+		admincmd.NewCmd(deps),
 	)
 	cli.DocumentEnv(cmd)
 	usageArgs(cmd)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
 	"github.com/parley-arena/parley/services/analytics/report"
 	"github.com/parley-arena/parley/services/analytics/tables"
+	"github.com/parley-arena/parley/services/botlink"
 	"github.com/parley-arena/parley/services/tournament"
 )
 
@@ -42,6 +44,7 @@ type options struct {
 	seedSet        bool
 	id             string
 	nats           string
+	allowBotDial   bool
 	storeDir       string
 	workers        int
 	selfPlay       bool
@@ -97,6 +100,7 @@ stay on the NATS server: 'parley report --tournament ID' writes figures and file
 	fs.IntVar(&o.concurrency, "concurrency", tournament.DefaultConcurrency, "most matches requested and not yet ended at once")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed the match seeds derive from (default: random, printed)")
 	fs.StringVar(&o.id, "id", "", "tournament id (default: GAME-SEED-RANDOM); an id already stored resumes that tournament")
+	fs.BoolVar(&o.allowBotDial, "allow-bot-dial", false, "let the local workers dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave (it may point into your own network)")
 	fs.StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server for this run")
 	fs.StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data, so 'parley report' can read it later (default: a temporary directory)")
 	fs.IntVar(&o.workers, "workers", -1, "referee workers to run in this process (default: --concurrency; 0: rely on 'parley referee' workers on --nats)")
@@ -163,7 +167,21 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("%v", err)
 	}
 	seats, _ := games.Seats(game, resolved)
-	entrants, err := parseAgents(ctx, o.agents)
+	logger := deps.Logger(slogLevel(o.verbose))
+	// Registered bots are found in the registry on NATS, so NATS comes first when one plays;
+	// the local workers open them the same way.
+	agentCtx := ctx
+	var b *bus.Bus
+	if slices.ContainsFunc(o.agents, func(a string) bool { return strings.Contains(a, agentconn.BotPrefix) }) {
+		if b, err = bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger); err != nil {
+			return fmt.Errorf("nats: %w", err)
+		}
+		defer b.Close()
+		if agentCtx, err = botlink.WithBots(ctx, b, o.allowBotDial); err != nil {
+			return fmt.Errorf("nats: %w", err)
+		}
+	}
+	entrants, err := parseAgents(agentCtx, o.agents)
 	if err != nil {
 		return err
 	}
@@ -185,12 +203,12 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("%v", err)
 	}
 
-	logger := deps.Logger(slogLevel(o.verbose))
-	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger)
-	if err != nil {
-		return fmt.Errorf("nats: %w", err)
+	if b == nil {
+		if b, err = bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger); err != nil {
+			return fmt.Errorf("nats: %w", err)
+		}
+		defer b.Close()
 	}
-	defer b.Close()
 
 	where := "an embedded NATS server"
 	if b.URL() != "" {
@@ -200,7 +218,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		spec.GetTournamentId(), o.game, len(entrants), len(spec.GetMatches())/o.gamesPerPair, spec.GetAssignmentsPossible(),
 		len(spec.GetMatches()), o.seed, where)
 
-	workCtx, stopWorkers := context.WithCancel(ctx)
+	workCtx, stopWorkers := context.WithCancel(agentCtx)
 	var workers sync.WaitGroup
 	defer func() { stopWorkers(); workers.Wait() }()
 	if o.workers > 0 {
@@ -297,6 +315,14 @@ func parseAgents(ctx context.Context, args []string) ([]*tournamentv1.Entrant, e
 		if i := strings.Index(a, "="); i > 0 && !strings.Contains(a[:i], ":") {
 			label, addr = a[:i], a[i+1:]
 		}
+		c, err := agentconn.Open(ctx, addr)
+		if err != nil {
+			return nil, cli.Usagef("%v", err)
+		}
+		c.Close()
+		if label == "" {
+			label = c.Label // a registered bot's team/name@version
+		}
 		if label == "" {
 			label = strings.TrimPrefix(addr, "builtin:")
 		}
@@ -304,11 +330,6 @@ func parseAgents(ctx context.Context, args []string) ([]*tournamentv1.Entrant, e
 			return nil, cli.Usagef("two agents are named %q; label them: --agent NAME=%s", label, addr)
 		}
 		seen[label] = true
-		c, err := agentconn.Open(ctx, addr)
-		if err != nil {
-			return nil, cli.Usagef("%v", err)
-		}
-		c.Close()
 		out = append(out, &tournamentv1.Entrant{Label: label, Address: addr})
 	}
 	return out, nil

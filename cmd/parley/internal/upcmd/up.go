@@ -31,10 +31,12 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/server"
 	"github.com/parley-arena/parley/services/analytics"
 	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/botlink"
 	"github.com/parley-arena/parley/services/tournament"
 )
 
@@ -53,6 +55,7 @@ type options struct {
 	workers         int
 	logLevel        string
 	allowLLM        bool
+	allowBotDial    bool
 }
 
 // NewCmd returns the up command.
@@ -83,12 +86,20 @@ rating is still there (unfinished tournaments carry on).`,
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address of the web page and HTTP API")
 	fs.StringVar(&o.refereeListen, "referee-listen", "127.0.0.1:7070", "address of the referee's gRPC API")
 	fs.StringVar(&o.analyticsListen, "analytics-listen", "127.0.0.1:7080", "address of the analytics gRPC API")
-	fs.StringVar(&o.natsListen, "nats-listen", "", "also let other processes reach the embedded NATS server at this address (e.g. 127.0.0.1:4222 for more 'parley referee' workers)")
+	fs.StringVar(&o.natsListen, "nats-listen", DefaultNATSListen, "address where other processes reach the embedded NATS server (loopback, a free port by default; its URL is printed and kept in DATA/nats.url, which 'parley admin' reads); more 'parley referee' workers use --nats URL")
 	fs.IntVar(&o.workers, "workers", tournament.DefaultConcurrency, "tournament matches this process runs at once")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	fs.BoolVar(&o.allowLLM, "allow-llm", false, "let HTTP clients start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
+	fs.BoolVar(&o.allowBotDial, "allow-bot-dial", false, "dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave; off, such bots cannot play (the address may point into your own network)")
 	return cmd
 }
+
+// DefaultNATSListen is where `parley up` lets other processes (`parley admin`, more
+// referees) reach its embedded NATS server: a free loopback port, written to NATSURLFile.
+const DefaultNATSListen = "127.0.0.1:0"
+
+// NATSURLFile, in the data directory, holds the URL of a running `parley up`'s NATS server.
+const NATSURLFile = "nats.url"
 
 // DefaultDataDir is where `parley up` keeps its data without --data-dir.
 func DefaultDataDir() string {
@@ -136,6 +147,14 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return fmt.Errorf("nats: %w", err)
 	}
 	defer b.Close()
+	// Written before anything is announced, so whoever reads the URL line may run admin.
+	if b.URL() != "" {
+		urlFile := filepath.Join(o.dataDir, NATSURLFile)
+		if err := os.WriteFile(urlFile, []byte(b.URL()+"\n"), 0o600); err != nil {
+			logger.Warn("cannot write the NATS URL for parley admin", "file", urlFile, "err", err)
+		}
+		defer os.Remove(urlFile)
+	}
 	store, err := analytics.OpenStore(ctx, filepath.Join(o.dataDir, analyticsFile))
 	if err != nil {
 		return err
@@ -150,10 +169,16 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	// opened in this process are seated in it.
 	hub := human.Default()
 
+	// Registered bots (bot:TEAM/NAME) open through the registry on the embedded server.
+	bots, err := botlink.Bots(ctx, b, o.allowBotDial)
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+
 	// The referee: its gRPC API, and tournament workers.
 	ref := server.New(deps.Games, bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, logger, match.WithObserver(metrics), match.WithTimestamps(true))
 	refSrv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		return h(human.NewContext(ctx, hub), req)
+		return h(agentconn.WithBots(human.NewContext(ctx, hub), bots), req)
 	}))
 	refereev1.RegisterRefereeServiceServer(refSrv, ref)
 	anSrv := grpc.NewServer()
@@ -170,7 +195,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 
 	var wg sync.WaitGroup
-	background, stopBackground := context.WithCancel(human.NewContext(context.WithoutCancel(ctx), hub))
+	background, stopBackground := context.WithCancel(agentconn.WithBots(human.NewContext(context.WithoutCancel(ctx), hub), bots))
 	worker := tournament.NewWorker(b, deps.Games, tournament.WorkerConfig{
 		Concurrency: o.workers, Name: "up", Observer: metrics, Timestamps: true,
 	}, logger)
@@ -207,7 +232,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		Bus: b, Referee: seatedReferee{ref: ref, hub: hub}, Analytics: analyticsv1.NewAnalyticsServiceClient(anConn),
 		Games: deps.Games, Families: metricscatalog.New(), Metrics: metrics, Logger: logger,
 		Web: web.Handler(), Seats: hub, Mount: hub.Mount,
-		ResumeTournaments: true, AllowLLMAgents: o.allowLLM,
+		ResumeTournaments: true, AllowLLMAgents: o.allowLLM, AllowBotDial: o.allowBotDial,
 	})
 	if err != nil {
 		stopAll()

@@ -76,10 +76,9 @@ export function agentName(seat) {
 
 /** amounts writes a resource map: "40 Dollars", "1 book, 2 hat". */
 export function amounts(m) {
-  const parts = Object.entries(m || {})
-    .filter(([, v]) => num(v) !== 0)
-    .map(([r, v]) => `${fmtNum(v)} ${r}`);
-  return parts.join(', ');
+  return Object.entries(m || {})
+    .map(([r, v]) => `${fmtNum(v)} ${r}`)
+    .join(', ');
 }
 
 /** formatAllocation writes an Allocation: "P1 gives 40 Dollars; P2 receives 1 book". */
@@ -181,7 +180,9 @@ export function fmtClock(ms) {
 export function fmtTime(ts) {
   if (!ts) return '';
   const d = new Date(ts);
-  return Number.isNaN(d.getTime()) ? ts : d.toLocaleTimeString();
+  if (Number.isNaN(d.getTime())) return ts;
+  const time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+  return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
 }
 
 /**
@@ -198,6 +199,8 @@ export function renderValue(v, depth = 0) {
   }
   if (typeof v === 'object') {
     const entries = Object.entries(v);
+    // A Rational {num, den} is a number.
+    if ('den' in v && entries.every(([k]) => k === 'num' || k === 'den')) return fmtNum(num(v.num) / (num(v.den) || 1));
     if (entries.length === 0) return el('span', { class: 'muted' }, '–');
     return el(
       'dl',

@@ -33,6 +33,7 @@ import {
   seatNames,
   viewOf,
 } from './format.js';
+import { renderEvent } from './transcript.js';
 import { optionPoints, renderView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
@@ -45,7 +46,9 @@ const state = {
   formKey: '', // turn/attempt of the observation the controls were built for
   sending: false,
   matchStream: null, // closes the gateway's seat view of the match, when there is one
+  matchLive: false, // whether the gateway serves the match's live transcript
   outcome: null,
+  live: [], // the match's events as the gateway shows them to this seat, when it does
 };
 
 // ---- the controls ------------------------------------------------------------------------
@@ -60,7 +63,7 @@ function amountEditor(form, names, me, prefix) {
   const refresh = () => {
     const check = checkAmounts(form, values);
     check.sums.forEach((s, i) => {
-      sumCells[i].textContent = `${s.sum} / ${s.total.total}`;
+      sumCells[i].textContent = s.ok ? `${s.sum} ✓` : `${s.sum}`;
       sumCells[i].parentElement.dataset.ok = s.ok ? 'yes' : 'no';
     });
     preview.textContent = check.ok ? formatAllocation(buildProposal(form, values).allocation, names) : '';
@@ -94,7 +97,7 @@ function amountEditor(form, names, me, prefix) {
   const totals = form.totals.map((t) => {
     const cell = el('td', { class: 'sum', colspan: '2' });
     sumCells.push(cell);
-    return el('tr', { class: 'total' }, el('th', { colspan: '3' }, `Total ${t.side} ${t.resource} must be`), cell);
+    return el('tr', { class: 'total' }, el('th', { colspan: '3' }, `${t.resource} ${t.side === 'gives' ? 'given' : 'received'} in all (must be ${t.total})`), cell);
   });
   const node = el(
     'div',
@@ -179,7 +182,9 @@ function standingOffer(obs, names) {
   if (!view) return '';
   if (family === 'ultimatum' && view.standingOffer !== undefined) {
     const cur = (view.params && view.params.currency) || '';
-    return `${nameOf(names, view.standingProposer)} offers ${nameOf(names, 1)} ${fmtNum(view.standingOffer)} ${cur}`;
+    const total = view.params && view.params.total !== undefined ? num(view.params.total) : null;
+    const x = num(view.standingOffer);
+    return `${nameOf(names, view.standingProposer)}'s offer: ${nameOf(names, 1)} gets ${x} ${cur}` + (total !== null ? `, ${nameOf(names, 0)} keeps ${total - x}` : '');
   }
   if (family === 'coalition' && view.pending) return `the proposal: ${formatAllocation(view.pending, names)}`;
   if (family === 'buysell' && view.standingPrice !== undefined) return `the standing price ${fmtNum(view.standingPrice)}`;
@@ -236,8 +241,12 @@ function buildControls(obs) {
         'fieldset',
         { class: 'choose' },
         el('legend', {}, 'Choose'),
-        (obs.choices || []).map((c) =>
-          el('button', { type: 'button', class: 'choice', dataset: { kind: MOVE.CHOOSE, option: c.id } }, el('strong', {}, c.label || c.id), c.description ? el('span', { class: 'small' }, c.description) : null),
+        el(
+          'div',
+          { class: 'choices' },
+          (obs.choices || []).map((c) =>
+            el('button', { type: 'button', class: 'choice', dataset: { kind: MOVE.CHOOSE, option: c.id } }, el('strong', {}, c.label || c.id), c.description ? el('span', { class: 'small' }, c.description) : null),
+          ),
         ),
       ),
     );
@@ -256,6 +265,9 @@ function buildControls(obs) {
   const error = el('p', { class: 'error', id: 'act-error', role: 'alert' });
   parts.push(error);
   fill(form, parts);
+  form.oninput = () => {
+    error.textContent = '';
+  };
 
   form.onclick = async (e) => {
     const btn = e.target.closest('button[data-kind]');
@@ -362,6 +374,18 @@ function renderHistory(obs) {
       ),
     );
   });
+  // Since the last observation: what the gateway's seat view of the match shows (this seat's
+  // own move, the others' answers, the end), while the seat waits or once the match is over.
+  if (!(state.snap && state.snap.state === 'acting')) {
+    const t = num(obs.turn);
+    const ctx = { names, issues };
+    for (const ev of state.live) {
+      const et = num(ev.turn);
+      const kept = et > t || (et === t && (ev.actionTaken || ev.actionRefused || ev.agentFault || ev.proposalResolved || ev.matchEnded));
+      const li = kept ? renderEvent(ev, ctx) : null;
+      if (li) items.push(li);
+    }
+  }
   fill($('history'), items.length ? items : el('li', { class: 'muted' }, 'Nothing yet.'));
   const list = $('history');
   list.scrollTop = list.scrollHeight;
@@ -369,7 +393,11 @@ function renderHistory(obs) {
 
 function renderObservation(obs) {
   document.title = `Parley · ${obs.game} · ${nameOf(seatNames(obs.seats), obs.seat)}`;
-  fill($('seat-title'), `${obs.game} · you are ${nameOf(seatNames(obs.seats), obs.seat)}`, obs.matchId ? [' · ', el('a', { href: `/#/match/${encodeURIComponent(obs.matchId)}`, target: '_blank', rel: 'noopener' }, obs.matchId)] : null);
+  fill(
+    $('seat-title'),
+    `${obs.game} · you are ${nameOf(seatNames(obs.seats), obs.seat)}`,
+    obs.matchId && state.matchLive ? [' · ', el('a', { href: `/#/match/${encodeURIComponent(obs.matchId)}`, target: '_blank', rel: 'noopener' }, obs.matchId)] : null,
+  );
   renderSeats(obs);
   fill($('view'), renderView(obs));
   const b = $('briefing');
@@ -391,6 +419,7 @@ function renderOutcome(outcome, obs) {
   const me = obs ? num(obs.seat) : -1;
   const pay = outcome.payoffs || [];
   box.hidden = false;
+  box.dataset.cause = outcome.cause || '';
   fill(
     box,
     el('h2', {}, `The match is over: ${causeText(outcome.cause)}`),
@@ -413,6 +442,11 @@ function followMatch(obs) {
   const url = `/api/v1/matches/${encodeURIComponent(obs.matchId)}/events?seat=${num(obs.seat)}&token=${encodeURIComponent(token)}`;
   state.matchStream = follow(url, {
     match_event: (ev) => {
+      if (!ev.matchStarted) {
+        state.live.push(ev);
+        const cur = state.snap && state.snap.observation;
+        if (cur) renderHistory(cur);
+      }
       if (ev.matchEnded) {
         state.outcome = ev.matchEnded.outcome || {};
         renderOutcome(state.outcome, state.snap && state.snap.observation);
@@ -420,6 +454,11 @@ function followMatch(obs) {
       }
     },
   }, (s) => {
+    if (s === 'open' && !state.matchLive) {
+      // The gateway serves the match: link its live transcript.
+      state.matchLive = true;
+      renderObservation(obs);
+    }
     if (s === 'failed' || s === 'reconnecting') {
       // No gateway here (parley play), or the stream failed: the seat's stream suffices.
       if (state.matchStream) state.matchStream();
@@ -451,7 +490,10 @@ function setStatus(kind, text) {
     if (kind === 'acting') {
       msg = `Your turn${obs && obs.phase ? ` (${obs.phase})` : ''}: turn ${num(obs && obs.turn)}${obs && obs.maxTurns ? ` of ${num(obs.maxTurns)}` : ''}${num(obs && obs.attempt) > 1 ? `, attempt ${num(obs.attempt)}` : ''}.`;
     } else if (kind === 'ended') {
-      msg = 'The match is over.';
+      const o = state.outcome;
+      const me = obs ? num(obs.seat) : -1;
+      const mine = o && o.payoffs && me >= 0 && o.payoffs[me] !== undefined ? ` You get ${fmtNum(o.payoffs[me])}.` : '';
+      msg = o ? `The match is over: ${causeText(o.cause).toLowerCase()}.${mine}` : 'The match is over.';
     } else {
       msg = obs ? 'Waiting for the other players…' : 'Waiting for the match to reach you…';
     }
@@ -475,7 +517,7 @@ function onSnapshot(snap) {
   } else {
     rej.hidden = true;
   }
-  showNotice(snap.note || '');
+  showNotice(snap.state === 'ended' ? '' : snap.note || '');
   if (acting) {
     const key = `${num(obs.turn)}/${num(obs.attempt)}`;
     if (key !== state.formKey) {

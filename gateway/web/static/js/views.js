@@ -84,14 +84,42 @@ function renderDeliberation(v) {
   return [renderValue(Object.fromEntries(Object.entries(facts).filter(([, x]) => x !== undefined))), el('h3', {}, 'Your score sheet'), sheet];
 }
 
+function renderCoalition(v) {
+  const players = v.players || [];
+  const name = (i) => players[num(i)] || `seat ${num(i)}`;
+  const unit = v.unit || '';
+  const facts = {};
+  if (num(v.round) > 0) facts.phase = `private negotiation, round ${num(v.round)} of ${num(v.rounds)}`;
+  else facts.phase = `binding proposals: ${num(v.proposalsMade)} of at most ${num(v.maxProposals)} made`;
+  if (v.active !== undefined) facts['active player'] = name(v.active);
+  if (v.proposer !== undefined) facts['drawn to propose'] = name(v.proposer);
+  if (v.pending) facts['proposal being voted on'] = (v.pending.shares || []).map((s) => `${name(s.seat)} ${fmtNum((s.receives || {})[unit] || 0)} ${unit}`).join(', ');
+  const values = el(
+    'table',
+    { class: 'grid small' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'Coalition'), el('th', { class: 'num' }, 'Value'))),
+    el('tbody', {}, (v.values || []).map((c) => el('tr', {}, el('td', {}, (c.members || []).map(name).join('+')), el('td', { class: 'num' }, `${fmtNum(c.value)} ${unit}`)))),
+  );
+  return [renderValue(facts), el('h3', {}, 'What each coalition can share'), values];
+}
+
 const hidden = new Set(['scenario', 'briefing', 'statements']);
+
+// Fields of a view that hold a seat index, shown by the seat's name.
+const seatFields = /^(standingProposer|proposer|active|speaker|seat|opener|mover|toMove)$/;
 
 /** renderView renders the view of an observation. */
 export function renderView(obs) {
   const [family, view] = viewOf(obs);
+  const names = (obs.seats || []).map((s) => s.name);
   if (!view) return el('span', { class: 'muted' }, 'This game gives no private view.');
   if (family === 'matrix') return el('div', {}, renderMatrix(view));
   if (family === 'deliberation') return el('div', {}, renderDeliberation(view));
-  const rest = Object.fromEntries(Object.entries(view).filter(([k]) => !hidden.has(k)));
+  if (family === 'coalition') return el('div', {}, renderCoalition(view));
+  const rest = Object.fromEntries(
+    Object.entries(view)
+      .filter(([k]) => !hidden.has(k))
+      .map(([k, x]) => [k, seatFields.test(k) && typeof x === 'number' && names[x] ? names[x] : x]),
+  );
   return el('div', {}, el('p', { class: 'muted small' }, humanize(family)), renderValue(rest));
 }

@@ -1,0 +1,115 @@
+// Unit tests of the web page's JavaScript (gateway/web/static/js), run in the browser by
+// TestWebPage: the body of an async function that returns the list of failures.
+const c = await import('/static/js/controls.js');
+const f = await import('/static/js/format.js');
+const v = await import('/static/js/views.js');
+const app = await import('/static/js/app.js');
+const fails = [];
+const eq = (name, got, want) => {
+  const g = JSON.stringify(got);
+  const w = JSON.stringify(want);
+  if (g !== w) fails.push(`${name}: got ${g}, want ${w}`);
+};
+
+// Protojson leaves zero values out: seat 0, min 0.
+const ult = { legalMoves: ['MOVE_KIND_REJECT', 'MOVE_KIND_PROPOSE'], proposalBounds: [{ side: 'SHARE_SIDE_GIVES', resource: 'Dollars', max: '100' }] };
+const uf = c.proposalForms(ult);
+eq('ultimatum: one form from the bounds', uf.length, 1);
+eq('ultimatum: bound with defaults', uf[0].bounds, [{ seat: 0, side: 'gives', resource: 'Dollars', min: 0, max: 100 }]);
+eq('ultimatum: starts at the minimum', c.initialAmounts(uf[0]), [0]);
+eq('ultimatum: allocation', c.buildAllocation(uf[0], [40]), { shares: [{ seat: 0, gives: { Dollars: '40' } }] });
+eq('ultimatum: over the maximum', c.checkAmounts(uf[0], [101]).problems, ['Dollars: 101 is outside 0–100']);
+eq('ultimatum: not whole', c.checkAmounts(uf[0], [1.5]).ok, false);
+eq('ultimatum: empty field', c.checkAmounts(uf[0], [NaN]).ok, false);
+eq('legal kinds in page order', c.legalKinds(ult), ['MOVE_KIND_PROPOSE', 'MOVE_KIND_REJECT']);
+
+// A form with a total: the amounts must add up exactly.
+const coal = {
+  proposalForms: [
+    { label: 'coalition A', bounds: [{ side: 'SHARE_SIDE_RECEIVES', resource: 'g' }], totals: [{ side: 'SHARE_SIDE_RECEIVES', resource: 'g' }] },
+    {
+      label: 'coalition A+B',
+      bounds: [{ side: 'SHARE_SIDE_RECEIVES', resource: 'g', max: '750' }, { seat: 1, side: 'SHARE_SIDE_RECEIVES', resource: 'g', max: '750' }],
+      totals: [{ side: 'SHARE_SIDE_RECEIVES', resource: 'g', total: '750' }],
+    },
+  ],
+  proposalBounds: [{ side: 'SHARE_SIDE_RECEIVES', resource: 'g', max: '1000' }],
+};
+const cf = c.proposalForms(coal);
+eq('forms win over bounds', cf.map((x) => x.label), ['coalition A', 'coalition A+B']);
+eq('even split of the total', c.initialAmounts(cf[1]), [375, 375]);
+eq('uneven total splits within bounds', c.initialAmounts({ bounds: [{ seat: 0, side: 'receives', resource: 'g', min: 0, max: 2 }, { seat: 1, side: 'receives', resource: 'g', min: 0, max: 10 }], totals: [{ side: 'receives', resource: 'g', total: 7 }], issues: [] }), [2, 5]);
+eq('total met', c.checkAmounts(cf[1], [700, 50]).ok, true);
+eq('total missed', c.checkAmounts(cf[1], [700, 49]).problems, ['g receives must add up to 750 (now 749)']);
+eq('sums', c.checkAmounts(cf[1], [700, 49]).sums.map((s) => s.sum), [749]);
+eq('allocation of two seats', c.buildProposal(cf[1], [500, 250]), { allocation: { shares: [{ seat: 0, receives: { g: '500' } }, { seat: 1, receives: { g: '250' } }] } });
+eq('message term forms', c.termForms({ messageTermForms: coal.proposalForms }).length, 2);
+eq('no term forms', c.termForms({}), []);
+
+// Trading: both sides give; bounds of one seat share one SeatShare.
+const trade = c.proposalForms({ proposalBounds: [{ side: 'SHARE_SIDE_GIVES', resource: 'X', max: '25' }, { side: 'SHARE_SIDE_GIVES', resource: 'Y', max: '5' }, { seat: 1, side: 'SHARE_SIDE_GIVES', resource: 'Y', max: '25' }] })[0];
+eq('trade allocation', c.buildAllocation(trade, [3, 0, 4]), { shares: [{ seat: 0, gives: { X: '3', Y: '0' } }, { seat: 1, gives: { Y: '4' } }] });
+
+// Deals (deliberation): one option per issue.
+const del = { proposalForms: [{ label: 'final deal', issues: [{ id: 'A', label: 'Site', options: [{ id: 'A1', label: 'water' }, { id: 'A2', label: 'land' }] }, { id: 'B', options: [{ id: 'B1' }] }] }] };
+const df = c.proposalForms(del)[0];
+eq('deal incomplete', c.dealComplete(df, { A: 'A2' }), false);
+eq('deal complete', c.dealComplete(df, { A: 'A2', B: 'B1' }), true);
+eq('deal', c.buildProposal(df, { A: 'A2', B: 'B1' }), { deal: { choices: [{ issue: 'A', option: 'A2' }, { issue: 'B', option: 'B1' }] } });
+eq('deal text', f.formatDeal({ choices: [{ issue: 'A', option: 'A2' }, { issue: 'B', option: 'B1' }] }, df.issues), 'A2 (land), B1');
+eq('points per option', [...v.optionPoints({ issues: df.issues, points: [{ points: [3, 7] }, { points: [5] }] })], [['A1', 3], ['A2', 7], ['B1', 5]]);
+
+// Messages.
+eq('required slots', c.messageSlots({ requiredMessages: [{ to: [1] }, {}] }), [{ to: [1], required: true }, { to: [], required: true }]);
+eq('optional public message', c.messageSlots({}), [{ to: [], required: false }]);
+eq('missing required message', c.checkMessages([{ to: [2], text: ' ', required: true }, { to: [], text: '', required: false }], () => 'C'), ['write the message to C']);
+eq(
+  'action with messages and a note',
+  c.buildAction({ kind: 'MOVE_KIND_SAY' }, [{ to: [1], text: 'hi', required: true }, { to: [], text: '', required: false }], ' plan '),
+  { move: { say: {} }, messages: [{ text: 'hi', to: [1] }], privateNotes: ' plan ' },
+);
+eq('accept', c.buildAction({ kind: 'MOVE_KIND_ACCEPT' }), { move: { accept: {} } });
+eq('choose', c.buildAction({ kind: 'MOVE_KIND_CHOOSE', option: 'defect' }), { move: { choose: { option: 'defect' } } });
+eq('propose with an offer in a message', c.buildAction({ kind: 'MOVE_KIND_PROPOSE', proposal: { deal: { choices: [] } } }, [{ to: [], text: '', proposal: { allocation: { shares: [] } }, required: false }]), {
+  move: { propose: { proposal: { deal: { choices: [] } } } },
+  messages: [{ text: '', proposal: { allocation: { shares: [] } } }],
+});
+
+// Time: the deadline, corrected for the difference between the clocks.
+eq('time left', c.remainingMs('2026-01-01T00:00:10Z', '2026-01-01T00:00:00Z', 1000, 3000), 8000);
+eq('no deadline', c.remainingMs(undefined, undefined, 0, 0), Infinity);
+eq('clock', f.fmtClock(61000), '1:01');
+eq('clock never negative', f.fmtClock(-5), '0:00');
+
+// Readable terms.
+eq('allocation text', f.formatAllocation({ shares: [{ gives: { Dollars: '40' } }, { seat: 1, receives: { g: '0' } }] }, ['P1', 'P2']), 'P1 gives 40 Dollars; P2 receives 0 g');
+eq('move text', f.describeMove({ propose: { proposal: { allocation: { shares: [{ gives: { Dollars: '40' } }] } } } }, ['P1', 'P2']), 'proposes: P1 gives 40 Dollars');
+eq('recipients', f.recipients([1, 2], ['A', 'B', 'C']), 'B and C (private)');
+eq('public', f.recipients([], ['A']), 'everyone');
+eq('humanize', f.humanize('standingOffer'), 'standing offer');
+eq('numbers', [f.fmtNum('12'), f.fmtNum(2.5), f.fmtNum(undefined)], ['12', '2.50', '0']);
+eq('rates', [f.fmtRate(0.5), f.fmtRate(undefined)], ['50%', '–']);
+eq('seat names', f.seatNames([{ name: 'P1' }, { seat: 1, name: 'P2' }]), ['P1', 'P2']);
+eq('agent names', [f.agentName({ agent: { name: 'fair', version: '1' } }), f.agentName({ label: 'tough', agent: { name: 'fair' } })], ['fair 1', 'tough']);
+eq('cause', f.causeText('END_CAUSE_AGREEMENT'), 'Agreement');
+eq('fraction', [v.frac({ num: '3', den: '1' }), v.frac({ num: '1', den: '2' }), v.frac(undefined)], ['3', '0.50', '0']);
+
+// Text from agents is always text, never markup.
+const node = f.el('div', {}, '<img src=x onerror=alert(1)>');
+eq('text stays text', [node.children.length, node.textContent], [0, '<img src=x onerror=alert(1)>']);
+
+// Heat map colours: rates diverge around one half.
+eq('heat: a half is white', app.heatColor(0.5, 0, 1, true), 'rgb(255, 255, 255)');
+eq('heat: missing is grey', app.heatColor(undefined, 0, 1, true), '#f4f5f7');
+
+// Standings arrive from two places in any order; an older table never replaces a newer one.
+eq('standings: first', app.newerStandings({ ended: 1 }, undefined), true);
+eq('standings: later', app.newerStandings({ ended: 4, complete: true }, { ended: 3 }), true);
+eq('standings: older', app.newerStandings({ ended: 3 }, { ended: 4, complete: true }), false);
+eq('standings: same', app.newerStandings({ ended: 2 }, { ended: '2' }), true);
+// Registered bots offered by the forms: active ones, of the game when one is given.
+const bots = [{ address: 'bot:a/x', games: ['ultimatum'] }, { address: 'bot:a/y', games: ['coalition'] }, { address: 'bot:b/z', games: ['ultimatum'], retired: true }];
+eq('bots of a game', app.registeredBots(bots, 'ultimatum').map((b) => b.address), ['bot:a/x']);
+eq('bots of any game', app.registeredBots(bots).map((b) => b.address), ['bot:a/x', 'bot:a/y']);
+eq('no registry', app.registeredBots(undefined, 'ultimatum'), []);
+return fails;

@@ -1,0 +1,770 @@
+package main
+
+// Browser tests of the web page and the human seat, in Debian's headless chromium driven by
+// chromedp, against a real `parley up` (gateway, referee, analytics, embedded NATS). Each view
+// is saved as a PNG under $TMPDIR/parley-screenshots, whose paths the test logs.
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+)
+
+// webUnits is the page's JavaScript unit tests: an async function body returning failures.
+//
+//go:embed testdata/web_units.js
+var webUnits string
+
+// browserTimeout bounds waiting for the page to show something.
+const browserTimeout = 30 * time.Second
+
+// browser is one headless chromium with one tab, which the tests take in turn (a tab in the
+// background gets no frames, so screenshots of it would wait forever).
+type browser struct {
+	t     *testing.T
+	ctx   context.Context // the browser's tab, run once
+	shots string          // screenshot directory
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	bin := ""
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		t.Fatal("chromium is not installed: run `make deps` (it installs Debian's chromium)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 1000),
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(acancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting chromium (%s): %v", bin, err)
+	}
+	shots := filepath.Join(os.TempDir(), "parley-screenshots")
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &browser{t: t, ctx: ctx, shots: shots}
+}
+
+// tab is the browser's tab, for one test.
+type tab struct {
+	t   *testing.T
+	b   *browser
+	ctx context.Context
+}
+
+func (b *browser) tab(t *testing.T) *tab {
+	return &tab{t: t, b: b, ctx: b.ctx}
+}
+
+func (tb *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, browserTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		tb.fail("%s: %v", what, err)
+	}
+}
+
+// eval evaluates a JavaScript expression (awaiting a promise) into out.
+func eval[T any](tb *tab, expr string) T {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, browserTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		tb.fail("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript condition until it is true. It survives navigations: the
+// condition is evaluated again in the new page.
+func (tb *tab) waitFor(what, cond string) {
+	tb.t.Helper()
+	deadline := time.Now().Add(browserTimeout)
+	var last error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+cond+")"))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	tb.fail("waiting for %s (%s): %v", what, cond, last)
+}
+
+// fail saves a screenshot of what the page shows, then fails the test.
+func (tb *tab) fail(format string, args ...any) {
+	tb.t.Helper()
+	path := tb.screenshot("failed-" + regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(tb.t.Name(), "-"))
+	text, _ := chromedp.Run(tb.ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 3000) : ''`))
+	tb.t.Fatalf(format+"\nscreenshot: %s\npage text:\n%s", append(args, path, text)...)
+}
+
+// screenshot saves the whole page as NAME.png in the screenshot directory.
+func (tb *tab) screenshot(name string) string {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, browserTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		tb.t.Logf("screenshot %s: %v", name, err)
+		return ""
+	}
+	path := filepath.Join(tb.b.shots, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.t.Logf("screenshot: %s", path)
+	return path
+}
+
+// jsString quotes s for JavaScript.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// setValue sets a form control's value and tells the page, as typing or picking would.
+func (tb *tab) setValue(sel, value string) {
+	tb.t.Helper()
+	ok := eval[bool](tb, fmt.Sprintf(`(() => { const e = document.querySelector(%s); if (!e) return false;
+		e.value = %s; e.dispatchEvent(new Event('input', {bubbles: true})); e.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`, jsString(sel), jsString(value)))
+	if !ok {
+		tb.fail("no element %s to set to %q", sel, value)
+	}
+}
+
+func (tb *tab) click(sel string) {
+	tb.t.Helper()
+	tb.do("click "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+}
+
+// recordOf reads a match's record from the gateway, as a spectator.
+func recordOf(t *testing.T, base, matchID string) []*eventsv1.MatchEvent {
+	t.Helper()
+	resp := &refereev1.GetMatchResponse{}
+	apiCall(t, base, "/parley.referee.v1.RefereeService/GetMatch", fmt.Sprintf(`{"matchId":%q}`, matchID), resp)
+	return resp.GetEvents()
+}
+
+// TestWebPage plays through the web page of `parley up` in chromium: the page's JavaScript
+// units, a match started from the form and watched to its end, a tournament's live standings
+// and the leaderboard, a full ultimatum match played as the human seat against a built-in
+// agent, and a coalition turn with its required private messages.
+func TestWebPage(t *testing.T) {
+	dir := t.TempDir()
+	up := startProc(t, "", parleyBin, "up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0")
+	base := strings.TrimSuffix(up.waitLine("Parley is up: "), "/")
+	b := newBrowser(t)
+
+	t.Run("javascript units", func(t *testing.T) {
+		tb := b.tab(t)
+		tb.do("open the page", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#nav")))
+		fails := eval[[]string](tb, "(async () => {\n"+webUnits+"\n})()")
+		for _, f := range fails {
+			t.Error(f)
+		}
+	})
+
+	t.Run("match from the form, watched to its end", func(t *testing.T) {
+		tb := b.tab(t)
+		tb.do("open the form", chromedp.Navigate(base+"/#/new"), chromedp.WaitVisible(chromedp.CSS("#start-match")))
+		tb.setValue("#game", "ultimatum")
+		tb.setValue("[data-agent=seat-0]", "builtin:fair")
+		tb.setValue("[data-agent=seat-1]", "builtin:random")
+		tb.setValue("input[name=seed]", "11")
+		tb.setValue("input[data-param=max_turns]", "6")
+		tb.screenshot("new-match-form")
+		tb.click("#start-match")
+		tb.waitFor("the match view", `location.hash.startsWith('#/match/')`)
+		tb.waitFor("the outcome", `!document.querySelector('#match-outcome').hidden && document.querySelectorAll('#payoffs tbody tr').length === 2`)
+		lines := eval[int](tb, `document.querySelectorAll('#transcript li').length`)
+		head := eval[string](tb, `document.querySelector('#match-head').innerText`)
+		tb.screenshot("match")
+		id := strings.TrimPrefix(eval[string](tb, `decodeURIComponent(location.hash)`), "#/match/")
+		evs := recordOf(t, base, id)
+		if lines != len(evs) {
+			t.Errorf("the transcript shows %d lines, the record has %d events", lines, len(evs))
+		}
+		if !strings.Contains(head, "fair") || !strings.Contains(head, "random") {
+			t.Errorf("match header %q does not name the agents", head)
+		}
+		started := evs[0].GetMatchStarted()
+		if started.GetSeed() != 0 && started.GetSeed() != 11 || started.GetParams().GetUltimatum().GetMaxTurns() != 6 {
+			t.Errorf("the form's seed and max_turns did not reach the match: %v", started)
+		}
+
+		// The list shows it among the finished matches.
+		tb.do("open the list", chromedp.Navigate(base+"/#/"), chromedp.WaitVisible(chromedp.CSS("#finished-matches")))
+		tb.waitFor("the match in the list", fmt.Sprintf(`document.querySelector('#finished-matches').innerText.includes(%s)`, jsString(id)))
+		tb.screenshot("matches")
+	})
+
+	t.Run("a spectator sees each move as it is made", func(t *testing.T) {
+		// P2 is a seat the test plays through the seat's API, so the match waits for it while
+		// the page watches: what the page shows after that came over the live stream.
+		tb := b.tab(t)
+		tb.do("open the form", chromedp.Navigate(base+"/#/new"), chromedp.WaitVisible(chromedp.CSS("#start-match")))
+		tb.setValue("#game", "ultimatum")
+		tb.setValue("[data-agent=seat-0]", "builtin:fair")
+		tb.setValue("[data-agent=seat-1]", "human")
+		tb.setValue("input[data-param=max_turns]", "4")
+		tb.click("#start-match")
+		tb.waitFor("the seat page", `location.pathname.startsWith('/seat/') && document.querySelector('#seat-title a')`)
+		token := strings.TrimPrefix(eval[string](tb, `location.pathname`), "/seat/")
+		id := eval[string](tb, `document.querySelector('#seat-title a').textContent`)
+
+		tb.do("open the list", chromedp.Navigate(base+"/#/"), chromedp.WaitVisible(chromedp.CSS("#live-matches")))
+		tb.waitFor("the match among the live ones", fmt.Sprintf(`document.querySelector('#live-matches').innerText.includes(%s)`, jsString(id)))
+		tb.screenshot("matches-live")
+		tb.click(fmt.Sprintf(`#live-matches a[href="#/match/%s"]`, id))
+		tb.waitFor("P1's opening offer", `document.querySelector('#transcript').innerText.includes('P1 proposes') && document.querySelector('#match-state').textContent === 'live'`)
+		if eval[bool](tb, `!document.querySelector('#match-outcome').hidden`) {
+			t.Fatal("the outcome is shown before P2 has moved")
+		}
+		tb.screenshot("match-live")
+
+		awaitSeat(t, base, token, "acting", 2)
+		seatAction(t, base, token, 2, 1, `{"move":{"accept":{}},"messages":[{"text":"Sixty-forty it is."}]}`)
+		tb.waitFor("P2's accept, live", `document.querySelector('#transcript').innerText.includes('Sixty-forty it is.') && document.querySelector('#match-state').textContent === 'finished' && !document.querySelector('#match-outcome').hidden`)
+		if out := eval[string](tb, `document.querySelector('#match-outcome').innerText`); !strings.Contains(out, "Agreement") {
+			t.Errorf("outcome %q, want an agreement", out)
+		}
+		if n := eval[int](tb, `document.querySelectorAll('#transcript li').length`); n != len(recordOf(t, base, id)) {
+			t.Errorf("the transcript shows %d lines, the record has %d events", n, len(recordOf(t, base, id)))
+		}
+		tb.screenshot("match-finished-live")
+	})
+
+	t.Run("tournament and leaderboard", func(t *testing.T) {
+		// One entrant is an agent served here that holds its first move of each match until
+		// the test lets it go, so the page is seen updating while the tournament runs.
+		gate := serveGatedFair(t)
+		tb := b.tab(t)
+		tb.do("open the form", chromedp.Navigate(base+"/#/new/tournament"), chromedp.WaitVisible(chromedp.CSS("#start-tournament")))
+		tb.setValue("[data-agent=entrant-0]", "other")
+		tb.setValue("input[name=entrant-0-address]", gate.address)
+		tb.setValue("input[name=entrant-0-label]", "gated")
+		tb.setValue("[data-agent=entrant-1]", "builtin:fair")
+		tb.setValue("input[name=games]", "2")
+		tb.setValue("input[name=concurrency]", "1")
+		// Generous: the held first move must not time out while the page is looked at.
+		tb.setValue("input[name=move-timeout]", "120")
+		tb.setValue("input[name=seed]", "5")
+		tb.screenshot("new-tournament-form")
+		tb.click("#start-tournament")
+		tb.waitFor("the tournament view", `location.hash.startsWith('#/tournament/')`)
+		for ended := 1; ended <= 4; ended++ {
+			gate.release(t)
+			tb.waitFor(fmt.Sprintf("%d matches ended, live", ended), fmt.Sprintf(`document.querySelector('#progress').textContent.startsWith('%d of 4 matches ended')`, ended))
+			if ended == 2 {
+				tb.waitFor("the leaderboard so far", `document.querySelector('#tournament-state').textContent === 'live' && document.querySelectorAll('#leaderboard tbody tr').length === 2 && document.querySelectorAll('[data-heat] tbody tr').length === 6`)
+				tb.screenshot("tournament-live")
+			}
+		}
+		tb.waitFor("the complete standings", `document.querySelector('#tournament-state').textContent === 'complete'`)
+		tb.waitFor("the heat maps", `document.querySelectorAll('[data-heat] tbody tr').length === 6 && document.querySelectorAll('#leaderboard tbody tr').length === 2`)
+		tb.waitFor("the four matches, ended", `document.querySelectorAll('#tournament-matches tr').length === 4 && !document.querySelector('#tournament-matches .tag.live')`)
+		// Every move was the agents' own, within the 120 s the form set.
+		tid := strings.TrimPrefix(eval[string](tb, `decodeURIComponent(location.hash)`), "#/tournament/")
+		ms := &refereev1.ListMatchesResponse{}
+		apiCall(t, base, "/parley.referee.v1.RefereeService/ListMatches", fmt.Sprintf(`{"tournamentId":%q}`, tid), ms)
+		for _, m := range ms.GetMatches() {
+			if o := m.GetOutcome(); len(o.GetFaultedSeats()) != 0 || o.GetCause() == matchv1.EndCause_END_CAUSE_AGENT_FAULT {
+				t.Errorf("match %s ended by %v with faulted seats %v, want no fault", m.GetMatchId(), o.GetCause(), o.GetFaultedSeats())
+			}
+		}
+		if len(ms.GetMatches()) != 4 {
+			t.Errorf("the tournament lists %d matches, want 4", len(ms.GetMatches()))
+		}
+		if first := recordOf(t, base, ms.GetMatches()[0].GetMatchId())[0].GetMatchStarted(); first.GetLimits().GetMoveTimeout().AsDuration() != 120*time.Second {
+			t.Errorf("move timeout %v, want the form's 120 s", first.GetLimits().GetMoveTimeout().AsDuration())
+		}
+		progress := eval[string](tb, `document.querySelector('#progress').textContent`)
+		if !strings.HasPrefix(progress, "4 of 4 matches ended") {
+			t.Errorf("progress %q, want 4 of 4 matches ended", progress)
+		}
+		if cells := eval[string](tb, `[...document.querySelectorAll('[data-heat=payoff-seat0] td.cell')].map(c => c.textContent).join(' ')`); strings.Count(cells, "–") != 2 {
+			t.Errorf("payoff heat map cells %q, want two off the diagonal filled", cells)
+		}
+		tb.screenshot("tournament")
+
+		tb.do("open the leaderboard", chromedp.Navigate(base+"/#/leaderboard?game=ultimatum"), chromedp.WaitVisible(chromedp.CSS("#lb-game")))
+		tb.waitFor("rated agents", `document.querySelectorAll('#leaderboard tbody tr').length >= 2 && document.querySelector('#leaderboard').innerText.includes('gated')`)
+		tb.screenshot("leaderboard")
+	})
+
+	t.Run("human plays a full ultimatum match", func(t *testing.T) {
+		tb := b.tab(t)
+		tb.do("open the form", chromedp.Navigate(base+"/#/new"), chromedp.WaitVisible(chromedp.CSS("#start-match")))
+		tb.setValue("#game", "ultimatum")
+		tb.setValue("[data-agent=seat-0]", "human")
+		tb.setValue("[data-agent=seat-1]", "builtin:fair")
+		tb.setValue("input[name=person]", "ada")
+		if v := eval[string](tb, `document.querySelector('input[name="move-timeout"]').value`); v != "120" {
+			t.Errorf("seconds per move with a human seat = %s, want 120", v)
+		}
+		tb.click("#start-match")
+		tb.waitFor("the seat page", `location.pathname.startsWith('/seat/')`)
+
+		// Turn 1: a low offer with a message.
+		tb.waitFor("my turn", `document.querySelector('#status').dataset.state === 'acting' && document.querySelector('[data-editor=propose] input[data-bound="0"]')`)
+		tb.waitFor("the countdown", `/[0-9]+:[0-9]{2} left/.test(document.querySelector('#clock').textContent)`)
+		if brief := eval[string](tb, `document.querySelector('#briefing').textContent`); !strings.Contains(brief, "You are P1") {
+			t.Errorf("briefing %q", brief)
+		}
+		// An illegal action sent to the seat's API (nothing to accept on turn 1) is refused by
+		// the referee, and the page shows why and asks again.
+		token := strings.TrimPrefix(eval[string](tb, `location.pathname`), "/seat/")
+		resp, err := http.Post(base+"/api/v1/seats/"+token+"/action?turn=1&attempt=1", "application/json", strings.NewReader(`{"move":{"accept":{}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST an action = %d, want 202", resp.StatusCode)
+		}
+		tb.waitFor("the refusal", `!document.querySelector('#rejection').hidden && document.querySelector('#status-text').textContent.includes('attempt 2')`)
+		tb.setValue("[data-editor=propose] input[data-bound='0']", "20")
+		tb.setValue("textarea[data-message='0']", "Twenty for you, take it or leave it.")
+		tb.screenshot("seat-ultimatum-turn1")
+		tb.click("button[data-kind=MOVE_KIND_PROPOSE]")
+
+		// Turn 3: fair counter-offered; accept it.
+		tb.waitFor("my second turn", `document.querySelector('#status').dataset.state === 'acting' && document.querySelector('button[data-kind=MOVE_KIND_ACCEPT]')`)
+		history := eval[string](tb, `document.querySelector('#history').innerText`)
+		if !strings.Contains(history, "Twenty for you") || !strings.Contains(history, "P2 proposes") {
+			t.Errorf("history after turn 2 lacks my message or P2's proposal:\n%s", history)
+		}
+		tb.screenshot("seat-ultimatum-turn3")
+		tb.click("button[data-kind=MOVE_KIND_ACCEPT]")
+		tb.waitFor("the outcome", `document.querySelector('#status').dataset.state === 'ended' && !document.querySelector('#outcome').hidden`)
+		outcome := eval[string](tb, `document.querySelector('#outcome').innerText`)
+		tb.screenshot("seat-ultimatum-end")
+		if !strings.Contains(outcome, "Agreement") {
+			t.Errorf("outcome box %q, want an agreement", outcome)
+		}
+		// After the last observation, the gateway's view of the match for this seat tells the
+		// rest: the person's own accept.
+		tb.waitFor("the last move in the history", `document.querySelector('#history').innerText.includes('accepts')`)
+
+		matchID := eval[string](tb, `document.querySelector('#seat-title a') ? document.querySelector('#seat-title a').textContent : ''`)
+		if matchID == "" {
+			tb.fail("the seat page does not link its match")
+		}
+		evs := recordOf(t, base, matchID)
+		var moves []string
+		var taken []*eventsv1.ActionTaken
+		refused := 0
+		for _, ev := range evs {
+			if ev.GetActionRefused() != nil {
+				refused++
+			}
+			if a := ev.GetActionTaken(); a != nil {
+				taken = append(taken, a)
+				if a.GetDefaultReason() != "" {
+					t.Errorf("turn %d: a default move (%s); the person's action should have been taken", ev.GetTurn(), a.GetDefaultReason())
+				}
+				moves = append(moves, fmt.Sprintf("%d:%s", a.GetSeat(), moveKind(a.GetAction().GetMove())))
+			}
+		}
+		if got := strings.Join(moves, " "); got != "0:propose 1:propose 0:accept" {
+			t.Fatalf("moves %q, want P1 propose, P2 propose, P1 accept", got)
+		}
+		// The accept posted on turn 1 is in the record as refused, then the person's offer.
+		if refused != 1 || taken[0].GetAttempt() != 2 {
+			t.Errorf("%d refusals, first action on attempt %d; want the illegal accept refused once", refused, taken[0].GetAttempt())
+		}
+		first := taken[0].GetAction()
+		if g := first.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetGives()["Dollars"]; g != 20 || len(first.GetMessages()) != 1 || first.GetMessages()[0].GetText() != "Twenty for you, take it or leave it." {
+			t.Errorf("turn 1 = %v, want 20 Dollars and the message", first)
+		}
+		if name := evs[0].GetMatchStarted().GetSeats()[0].GetAgent().GetName(); name != "human:ada" {
+			t.Errorf("seat 0 is played by %q, want human:ada", name)
+		}
+		ended := evs[len(evs)-1].GetMatchEnded().GetOutcome()
+		if p := ended.GetPayoffs(); len(p) != 2 || p[0]+p[1] != 100 || !strings.Contains(outcome, fmt.Sprint(p[0])) {
+			t.Errorf("payoffs %v (page: %q)", p, outcome)
+		}
+	})
+
+	t.Run("human in a coalition writes the required private messages", func(t *testing.T) {
+		tb := b.tab(t)
+		tb.do("open the form", chromedp.Navigate(base+"/#/new"), chromedp.WaitVisible(chromedp.CSS("#start-match")))
+		tb.setValue("#game", "coalition")
+		tb.setValue("[data-agent=seat-0]", "human")
+		tb.setValue("[data-agent=seat-1]", "builtin:coalition")
+		tb.setValue("[data-agent=seat-2]", "builtin:coalition")
+		tb.click("#start-match")
+		tb.waitFor("the seat page", `location.pathname.startsWith('/seat/')`)
+		tb.waitFor("my turn", `document.querySelector('#status').dataset.state === 'acting' && document.querySelectorAll('textarea[data-message]').length === 2`)
+		labels := eval[string](tb, `[...document.querySelectorAll('.act .message .label')].map(e => e.textContent).join('|')`)
+		if labels != "Message to B (private)|Message to C (private)" {
+			t.Errorf("message boxes %q, want one to B and one to C", labels)
+		}
+		// Sending with a box left empty is refused on the page.
+		tb.setValue("textarea[data-message='0']", "B, let us split A+B's 750 evenly.")
+		tb.click("button[data-kind=MOVE_KIND_SAY]")
+		if e := eval[string](tb, `document.querySelector('#act-error').textContent`); !strings.Contains(e, "write the message to C") {
+			t.Errorf("error with a message missing = %q", e)
+		}
+		// An offer attached to the first message, with the total checked on the page.
+		tb.click("input[data-attach='0']")
+		tb.setValue("select[data-forms='terms-0']", "1") // coalition A+B
+		tb.setValue("[data-editor='terms-0'] input[data-bound='0']", "400")
+		if p := eval[string](tb, `document.querySelector('[data-editor="terms-0"] .problems').textContent`); !strings.Contains(p, "must add up to 750") {
+			t.Errorf("problems with 400 + 375 = %q, want the total of 750 named", p)
+		}
+		tb.setValue("[data-editor='terms-0'] input[data-bound='1']", "350")
+		tb.setValue("textarea[data-message='1']", "C, I will hear your offer.")
+		tb.screenshot("seat-coalition-turn1")
+		tb.click("button[data-kind=MOVE_KIND_SAY]")
+
+		// Round 2: B writes to A, who must reply to B alone.
+		tb.waitFor("my reply turn", `document.querySelector('#status').dataset.state === 'acting' && document.querySelectorAll('textarea[data-message]').length === 1 && document.querySelector('#history').innerText.includes('B wrote privately')`)
+		tb.screenshot("seat-coalition-turn4")
+		history := eval[string](tb, `document.querySelector('#history').innerText`)
+		if !strings.Contains(history, "evenly") || !strings.Contains(history, "offer: A receives 400 g; B receives 350 g") {
+			t.Errorf("history lacks my message with its offer:\n%s", history)
+		}
+		matchID := eval[string](tb, `document.querySelector('#seat-title a').textContent`)
+		evs := recordOf(t, base, matchID)
+		var mine *eventsv1.ActionTaken
+		for _, ev := range evs {
+			if a := ev.GetActionTaken(); a != nil && a.GetSeat() == 0 {
+				mine = a
+				break
+			}
+		}
+		if mine == nil {
+			t.Fatal("A's first action is not in the record")
+		}
+		// A spectator's record drops private messages; the move is there.
+		if mine.GetAction().GetMove().GetSay() == nil || mine.GetDefaultReason() != "" || len(mine.GetAction().GetMessages()) != 0 {
+			t.Errorf("A's first action = %v, want its own say move without its private messages", mine)
+		}
+
+		// The match view shows a spectator that A spoke, never what.
+		tb.do("open the match as a spectator", chromedp.Navigate(base+"/#/match/"+matchID), chromedp.WaitVisible(chromedp.CSS("#transcript")))
+		tb.waitFor("B's and C's replies in the transcript", `document.querySelectorAll('#transcript li.ev-action').length >= 3`)
+		text := eval[string](tb, `document.querySelector('#transcript').innerText`)
+		if !strings.Contains(text, "speaks in private") || strings.Contains(text, "evenly") || strings.Contains(text, "hear your offer") || eval[int](tb, `document.querySelectorAll('#transcript .msg, #transcript .reasoning').length`) != 0 {
+			t.Errorf("a spectator's transcript should hide every private message:\n%s", text)
+		}
+		tb.screenshot("match-coalition-spectator")
+	})
+
+	t.Run("private talk shown where the match reveals it", func(t *testing.T) {
+		tb := b.tab(t)
+		tb.do("open the form", chromedp.Navigate(base+"/#/new"), chromedp.WaitVisible(chromedp.CSS("#start-match")))
+		tb.setValue("#game", "coalition")
+		for i := range 3 {
+			tb.setValue(fmt.Sprintf("[data-agent=seat-%d]", i), "builtin:coalition")
+		}
+		tb.click("input[name=reveal]")
+		tb.click("#start-match")
+		tb.waitFor("the outcome", `location.hash.startsWith('#/match/') && !document.querySelector('#match-outcome').hidden`)
+		id := strings.TrimPrefix(eval[string](tb, `decodeURIComponent(location.hash)`), "#/match/")
+		private := eval[int](tb, `document.querySelectorAll('#transcript .msg.private').length`)
+		reasoning := eval[int](tb, `document.querySelectorAll('#transcript .reasoning').length`)
+		var want, wantReasoning int
+		for _, ev := range recordOf(t, base, id) {
+			if ev.GetActionTaken().GetAction().GetPrivateReasoning() != "" {
+				wantReasoning++
+			}
+			for _, m := range ev.GetActionTaken().GetAction().GetMessages() {
+				if len(m.GetTo()) > 0 {
+					want++
+				}
+			}
+		}
+		if want == 0 || private != want {
+			t.Errorf("the page shows %d private messages, the revealed record has %d (want some)", private, want)
+		}
+		if wantReasoning == 0 || reasoning != wantReasoning {
+			t.Errorf("the page shows %d private reasonings, the revealed record has %d (want some)", reasoning, wantReasoning)
+		}
+		if tag := eval[string](tb, `document.querySelector('#match-head').innerText`); !strings.Contains(tag, "private parts shown") {
+			t.Errorf("the header does not say private parts are shown: %q", tag)
+		}
+		tb.screenshot("match-revealed")
+	})
+}
+
+// TestPlayHuman plays `parley play --agent human` through the seat's HTTP API: the command
+// prints the seat's URL, serves the page and the API on it, and takes the person's action.
+func TestPlayHuman(t *testing.T) {
+	p := startProc(t, "", parleyBin, "play", "ultimatum", "--agent", "builtin:fair", "--agent", "human", "--seed", "1", "--param", "max_turns=4")
+	re := regexp.MustCompile(`P2 is yours: open (http://127\.0\.0\.1:[0-9]+)(/seat/[A-Za-z0-9_-]+) \(5m0s per move\)`)
+	var m []string
+	pollUntil(t, "the seat's URL on stderr", func() bool {
+		m = re.FindStringSubmatch(p.stderr.String())
+		return m != nil
+	})
+	base, page := m[1], m[2]
+	api := base + "/api/v1/seats/" + strings.TrimPrefix(page, "/seat/")
+
+	get := func(url string) (int, string) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(base + page); code != 200 || !strings.Contains(body, "/static/js/seat.js") {
+		t.Errorf("GET %s = %d, want the seat page", page, code)
+	}
+	if code, _ := get(base + "/api/v1/seats/wrong"); code != 404 {
+		t.Errorf("GET a wrong token = %d, want 404", code)
+	}
+	var snap struct {
+		State       string          `json:"state"`
+		Observation json.RawMessage `json:"observation"`
+	}
+	pollUntil(t, "P2's turn", func() bool {
+		_, body := get(api)
+		if err := json.Unmarshal([]byte(body), &snap); err != nil {
+			t.Fatalf("snapshot %s: %v", body, err)
+		}
+		return snap.State == "acting"
+	})
+	if !strings.Contains(string(snap.Observation), `"standingOffer"`) {
+		t.Errorf("P2's observation has no standing offer: %s", snap.Observation)
+	}
+	resp, err := http.Post(api+"/action?turn=2&attempt=1", "application/json", strings.NewReader(`{"move":{"accept":{}},"messages":[{"text":"deal"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST action = %d, want 202", resp.StatusCode)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(waitTimeout):
+		t.Fatalf("parley play did not end after the accept\n%s", p.output())
+	}
+	out := p.output()
+	for _, want := range []string{"Seats: P1 = fair 1, P2 = human\n", "Turn 2  P2 accepts", `P2 to all: "deal"`, "Outcome: P2 accepted"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// seatSnapshot is what GET /api/v1/seats/{token} answers, in part.
+type seatSnapshot struct {
+	State       string `json:"state"`
+	Observation struct {
+		Turn    int `json:"turn"`
+		Attempt int `json:"attempt"`
+	} `json:"observation"`
+}
+
+// awaitSeat polls a human seat's API until it is in state (on turn, unless 0), and returns
+// its snapshot.
+func awaitSeat(t *testing.T, base, token, state string, turn int) seatSnapshot {
+	t.Helper()
+	var snap seatSnapshot
+	pollUntil(t, fmt.Sprintf("the seat %s on turn %d", state, turn), func() bool {
+		resp, err := http.Get(base + "/api/v1/seats/" + token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		snap = seatSnapshot{}
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &snap) != nil {
+			t.Fatalf("GET seat = %d %s", resp.StatusCode, b)
+		}
+		return snap.State == state && (turn == 0 || snap.Observation.Turn == turn)
+	})
+	return snap
+}
+
+// seatAction posts a person's action (protojson) to a human seat, which must take it.
+func seatAction(t *testing.T, base, token string, turn, attempt int, action string) {
+	t.Helper()
+	resp, err := http.Post(fmt.Sprintf("%s/api/v1/seats/%s/action?turn=%d&attempt=%d", base, token, turn, attempt), "application/json", strings.NewReader(action))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST action %s = %d %s, want 202", action, resp.StatusCode, b)
+	}
+}
+
+// gatedFair is the built-in fair agent served on loopback, holding its first move of each
+// match until release is called.
+type gatedFair struct {
+	address string
+	inner   sdk.Agent
+	mu      sync.Mutex
+	seen    map[string]bool
+	waiting chan string
+	next    chan struct{}
+}
+
+func serveGatedFair(t *testing.T) *gatedFair {
+	t.Helper()
+	var inner sdk.Agent
+	for _, e := range builtin.Catalog() {
+		if e.Name == "fair" {
+			// Tougher than the plain fair agent it meets, so that one of them wins.
+			a, err := e.New(url.Values{"open": {"0.8"}, "target": {"0.7"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner = a
+		}
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gatedFair{address: "grpc://" + lis.Addr().String(), inner: inner, seen: map[string]bool{}, waiting: make(chan string), next: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sdk.ServeListener(ctx, lis, g, sdk.WithInfo(&gamev1.AgentInfo{Name: "gated", Version: "1", Description: "a tough fair, one match at a time when the test says"}))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return g
+}
+
+func (g *gatedFair) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	g.mu.Lock()
+	first := !g.seen[obs.GetMatchId()]
+	g.seen[obs.GetMatchId()] = true
+	g.mu.Unlock()
+	if first {
+		select {
+		case g.waiting <- obs.GetMatchId():
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		select {
+		case <-g.next:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.inner.Act(ctx, obs)
+}
+
+// release waits for a match to reach the agent's first move, then lets that move be made.
+func (g *gatedFair) release(t *testing.T) {
+	t.Helper()
+	select {
+	case <-g.waiting:
+	case <-time.After(waitTimeout):
+		t.Fatal("no match reached the gated agent")
+	}
+	g.next <- struct{}{}
+}
+
+// TestPlayHumanBuysell plays a whole buy-sell match as the person in P1 (the seller) through
+// the seat's API, against the built-in concede buyer: two asks, then the buyer's offer taken.
+func TestPlayHumanBuysell(t *testing.T) {
+	p := startProc(t, "", parleyBin, "play", "buysell", "--agent", "human:bo", "--agent", "builtin:concede", "--seed", "1")
+	re := regexp.MustCompile(`P1 is yours: open (http://127\.0\.0\.1:[0-9]+)/seat/([A-Za-z0-9_-]+) `)
+	var m []string
+	pollUntil(t, "the seat's URL on stderr", func() bool {
+		m = re.FindStringSubmatch(p.stderr.String())
+		return m != nil
+	})
+	base, token := m[1], m[2]
+	ask := func(price int, message string) string {
+		return fmt.Sprintf(`{"move":{"propose":{"proposal":{"allocation":{"shares":[{"gives":{"X":"1"}},{"seat":1,"gives":{"ZUP":"%d"}}]}}}},"messages":[{"text":%q}]}`, price, message)
+	}
+
+	awaitSeat(t, base, token, "acting", 1)
+	seatAction(t, base, token, 1, 1, ask(70, "70 and it is yours."))
+	awaitSeat(t, base, token, "acting", 3)
+	seatAction(t, base, token, 3, 1, ask(50, "Fifty, then."))
+	awaitSeat(t, base, token, "acting", 5)
+	seatAction(t, base, token, 5, 1, `{"move":{"accept":{}}}`)
+	select {
+	case <-p.exited:
+	case <-time.After(waitTimeout):
+		t.Fatalf("parley play did not end after the accept\n%s", p.output())
+	}
+	out := p.output()
+	for _, want := range []string{
+		"Seats: P1 = human:bo, P2 = concede 1",
+		"Turn 1  P1 proposes: P1 gives 1 X; P2 gives 70 ZUP",
+		`P1 to all: "70 and it is yours."`,
+		"Turn 3  P1 proposes: P1 gives 1 X; P2 gives 50 ZUP",
+		"Turn 5  P1 accepts",
+		"Outcome: P1 accepted P2's offer: P1 sells 1 X to P2 for 40 ZUP.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// moveKind names the kind of a move: "propose", "accept", ...
+func moveKind(m *gamev1.Move) string {
+	r := m.ProtoReflect()
+	if fd := r.WhichOneof(r.Descriptor().Oneofs().ByName("kind")); fd != nil {
+		return string(fd.Name())
+	}
+	return "none"
+}

@@ -1,0 +1,278 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/services/tournament"
+)
+
+// Load measures one referee worker under load: match requests are put into the JetStream
+// work queue faster than it can play them, against bots that take a fixed time per move, and
+// it plays them Concurrency at a time. What it sustains is the concurrency up to which the
+// matches finish as fast as the bots allow; past it they queue in JetStream.
+type Load struct {
+	bus    *bus.Bus
+	agents []string
+	run    atomic.Int64
+	stop   []func()
+}
+
+// NewLoad starts an embedded NATS server and two bots, the built-in agents of Agents, each
+// taking latency per move, served over gRPC on loopback.
+func NewLoad(ctx context.Context, latency time.Duration) (*Load, error) {
+	b, err := bus.Open(ctx, bus.Config{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	l := &Load{bus: b}
+	for _, spec := range []string{"fair", "fair?open=0.7&target=0.55"} {
+		addr, stop, err := serveSlow(spec, latency)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		l.agents = append(l.agents, addr)
+		l.stop = append(l.stop, stop)
+	}
+	return l, nil
+}
+
+// Close stops the bots and NATS.
+func (l *Load) Close() {
+	for _, stop := range l.stop {
+		stop()
+	}
+	l.bus.Close()
+}
+
+// serveSlow serves builtin:spec (NAME?key=value&...) with latency added to each move.
+func serveSlow(spec string, latency time.Duration) (string, func(), error) {
+	name, query, _ := strings.Cut(spec, "?")
+	settings, err := url.ParseQuery(query)
+	if err != nil {
+		return "", nil, err
+	}
+	inner, err := builtin.New(name, settings)
+	if err != nil {
+		return "", nil, err
+	}
+	agent := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		t := time.NewTimer(latency)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return inner.Act(ctx, obs)
+	})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = sdk.ServeListener(ctx, lis, agent, sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
+	}()
+	return "grpc://" + lis.Addr().String(), func() { cancel(); <-done }, nil
+}
+
+// LoadResult is what one load run measured.
+type LoadResult struct {
+	// Requested matches, and Ended: matches whose ending was recorded (once each).
+	Requested, Ended int
+	// Void endings among them; Faults: agent faults (a late answer counts).
+	Void, Faults int
+	// Moves applied in all.
+	Moves int
+	// Wall time from the first request to the last ending.
+	Wall time.Duration
+	// CPU time of this process (referee, NATS server and bots) over the run.
+	CPU time.Duration
+	// MatchTime is the mean time a match took once started; Ideal is what the bots' latency
+	// alone makes it (moves per match times the latency).
+	MatchTime, Ideal time.Duration
+	// MaxQueued is the most requests waiting in the work queue, not yet given to the worker.
+	MaxQueued uint64
+	// Left is the requests still in the work queue after the run (unacknowledged): 0.
+	Left uint64
+}
+
+// MatchesPerSecond is the throughput.
+func (r LoadResult) MatchesPerSecond() float64 { return float64(r.Ended) / r.Wall.Seconds() }
+
+// CPUPerMatch is the process's CPU time per match.
+func (r LoadResult) CPUPerMatch() time.Duration { return r.CPU / time.Duration(max(r.Ended, 1)) }
+
+// Efficiency is the throughput over what concurrency matches at a time would give if each
+// took only the bots' time: 1 means the referee adds nothing.
+func (r LoadResult) Efficiency(concurrency int) float64 {
+	if r.Ideal <= 0 {
+		return 0
+	}
+	return r.MatchesPerSecond() / (float64(concurrency) / r.Ideal.Seconds())
+}
+
+// counter is a match.Observer counting what the worker did.
+type counter struct {
+	mu                         sync.Mutex
+	ended, void, moves, faults int
+	elapsed                    time.Duration
+	done                       chan struct{}
+	want                       int
+}
+
+func (c *counter) MatchStarted(match.ObservedMatch) {}
+func (c *counter) MatchEnded(_ match.ObservedMatch, out *matchv1.Outcome, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended++
+	c.elapsed += d
+	if out.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+		c.void++
+	}
+	if c.ended == c.want {
+		close(c.done)
+	}
+}
+func (c *counter) AgentCalled(match.ObservedMatch, int32, time.Duration, eventsv1.FaultKind) {}
+func (c *counter) ActionTaken(match.ObservedMatch, int32, bool) {
+	c.mu.Lock()
+	c.moves++
+	c.mu.Unlock()
+}
+func (c *counter) ActionRefused(match.ObservedMatch, int32) {}
+func (c *counter) AgentFaulted(match.ObservedMatch, int32, eventsv1.FaultKind) {
+	c.mu.Lock()
+	c.faults++
+	c.mu.Unlock()
+}
+
+// Run puts n ultimatum match requests into the work queue at once and lets one worker,
+// running concurrency matches at a time, play them all. It then checks the record: each
+// requested match ended exactly once, and the queue is empty.
+func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duration) (LoadResult, error) {
+	js := l.bus.JetStream()
+	prefix := fmt.Sprintf("load%d-%x", l.run.Add(1), time.Now().UnixNano())
+	c := &counter{want: n, done: make(chan struct{})}
+	w := tournament.NewWorker(l.bus, catalog.New(), tournament.WorkerConfig{Concurrency: concurrency, Observer: c}, nil)
+	if _, err := tournament.EnsureQueue(ctx, js, tournament.QueueConfig{}); err != nil {
+		return LoadResult{}, err
+	}
+	cons, err := js.Consumer(ctx, tournament.RequestStream, tournament.ConsumerName)
+	if err != nil {
+		return LoadResult{}, err
+	}
+	cpu0 := cpuTime()
+	start := time.Now()
+	for i := range n {
+		if err := tournament.PublishRequest(ctx, js, &tournamentv1.MatchRequest{
+			MatchId: fmt.Sprintf("%s-%d", prefix, i), Game: "ultimatum", Seed: uint64(i + 1), Agents: l.agents,
+		}); err != nil {
+			return LoadResult{}, err
+		}
+	}
+	wctx, stopWorker := context.WithCancel(ctx)
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- w.Run(wctx) }()
+	defer func() { stopWorker(); <-workerDone }()
+
+	res := LoadResult{Requested: n}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	sample := func() {
+		if info, err := cons.Info(ctx); err == nil {
+			res.MaxQueued = max(res.MaxQueued, info.NumPending)
+		}
+	}
+	sample()
+wait:
+	for {
+		select {
+		case <-c.done:
+			break wait
+		case <-tick.C:
+			sample()
+		case <-ctx.Done():
+			return res, fmt.Errorf("bench: %d of %d matches ended: %w", c.ended, n, ctx.Err())
+		}
+	}
+	res.Wall = time.Since(start)
+	res.CPU = cpuTime() - cpu0
+	c.mu.Lock()
+	res.Ended, res.Void, res.Moves, res.Faults = c.ended, c.void, c.moves, c.faults
+	res.MatchTime = c.elapsed / time.Duration(c.ended)
+	c.mu.Unlock()
+	res.Ideal = time.Duration(float64(latency) * float64(res.Moves) / float64(res.Ended))
+
+	// The record: one match_ended per requested match. Requests are acknowledged just after
+	// their match is stored, so the queue empties a moment later.
+	st, err := js.Stream(ctx, bus.StreamName)
+	if err != nil {
+		return res, err
+	}
+	endEvent := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(bus.Subject("*", endEvent)))
+	if err != nil {
+		return res, err
+	}
+	ended := 0
+	for i := range n {
+		subject := bus.Subject(fmt.Sprintf("%s-%d", prefix, i), endEvent)
+		if count := info.State.Subjects[subject]; count > 0 {
+			if count != 1 {
+				return res, fmt.Errorf("bench: %s stored %d times", subject, count)
+			}
+			ended++
+		}
+	}
+	if ended != n {
+		return res, fmt.Errorf("bench: %d of %d requested matches have an ending in the stream", ended, n)
+	}
+	rs, err := js.Stream(ctx, tournament.RequestStream)
+	if err != nil {
+		return res, err
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		info, err := rs.Info(ctx)
+		if err != nil {
+			return res, err
+		}
+		if res.Left = info.State.Msgs; res.Left == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return res, nil
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,319 @@
+// Package botlink carries a referee's calls to a bot that dials out. The bot holds a stream
+// open to a gateway (BotLinkService.Connect); the gateway subscribes, for as long as the
+// stream lasts, to the bot's NATS subject. A referee reaches the bot with a Client, an
+// AgentServiceClient that sends each call as a NATS request on that subject and reads the
+// reply, so referees and gateways can be separate processes sharing one NATS server. With no
+// session open the request fails at once (no responders): the referee records the bot as
+// unavailable instead of waiting out the deadline.
+package botlink
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
+	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/services/registry"
+)
+
+// codeHeader carries, in a reply the gateway makes itself, the gRPC code of the failure
+// (the bot disconnected, the session closed): the CallResult's error then says why.
+const codeHeader = "Parley-Code"
+
+// queueGroup spreads calls over a bot's sessions when it holds several (replicas).
+const queueGroup = "parley-botlink"
+
+// callSubject is where a bot's calls go; pingSubject answers while a session is open.
+func callSubject(team, name string) string { return "parley.botlink." + team + "." + name + ".call" }
+func pingSubject(team, name string) string { return "parley.botlink." + team + "." + name + ".ping" }
+
+// Client reaches a dial-out bot through whichever gateway holds its session. It implements
+// agentv1.AgentServiceClient; grpc.MaxCallRecvMsgSize is honoured, other call options ignored.
+type Client struct {
+	nc         *nats.Conn
+	team, name string
+}
+
+var _ agentv1.AgentServiceClient = (*Client)(nil)
+
+// NewClient returns a client of the dial-out bot team/name.
+func NewClient(nc *nats.Conn, team, name string) *Client {
+	return &Client{nc: nc, team: team, name: name}
+}
+
+// Act asks the bot for an action.
+func (c *Client) Act(ctx context.Context, req *agentv1.ActRequest, opts ...grpc.CallOption) (*agentv1.ActResponse, error) {
+	res, err := c.call(ctx, &botlinkv1.Call{Kind: &botlinkv1.Call_Act{Act: req}}, opts)
+	if err != nil {
+		return nil, err
+	}
+	if res.GetAct() == nil {
+		return nil, status.Errorf(codes.Internal, "bot %s/%s answered an act call with something else", c.team, c.name)
+	}
+	return res.GetAct(), nil
+}
+
+// Describe asks the bot who it is.
+func (c *Client) Describe(ctx context.Context, req *agentv1.DescribeRequest, opts ...grpc.CallOption) (*agentv1.DescribeResponse, error) {
+	res, err := c.call(ctx, &botlinkv1.Call{Kind: &botlinkv1.Call_Describe{Describe: req}}, opts)
+	if err != nil {
+		return nil, err
+	}
+	if res.GetDescribe() == nil {
+		return nil, status.Errorf(codes.Internal, "bot %s/%s answered a describe call with something else", c.team, c.name)
+	}
+	return res.GetDescribe(), nil
+}
+
+func (c *Client) call(ctx context.Context, call *botlinkv1.Call, opts []grpc.CallOption) (*botlinkv1.CallResult, error) {
+	call.CallId = newID()
+	if d, ok := ctx.Deadline(); ok {
+		call.Deadline = timestamppb.New(d)
+	}
+	data, err := proto.Marshal(call)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	msg, err := c.nc.RequestWithContext(ctx, callSubject(c.team, c.name), data)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return nil, status.Errorf(codes.Unavailable, "dial-out bot %s/%s is not connected to any gateway", c.team, c.name)
+	case ctx.Err() != nil:
+		return nil, status.FromContextError(ctx.Err()).Err()
+	case err != nil:
+		return nil, status.Errorf(codes.Unavailable, "dial-out bot %s/%s: %v", c.team, c.name, err)
+	}
+	for _, o := range opts {
+		if m, ok := o.(grpc.MaxRecvMsgSizeCallOption); ok && m.MaxRecvMsgSize > 0 && len(msg.Data) > m.MaxRecvMsgSize {
+			// The same words grpc-go uses, so the referee records an oversized reply.
+			return nil, status.Errorf(codes.ResourceExhausted, "grpc: received message larger than max (%d vs. %d)", len(msg.Data), m.MaxRecvMsgSize)
+		}
+	}
+	res := new(botlinkv1.CallResult)
+	if err := proto.Unmarshal(msg.Data, res); err != nil {
+		return nil, status.Errorf(codes.Internal, "bot %s/%s: unmarshal reply: %v", c.team, c.name, err)
+	}
+	if e, ok := res.GetKind().(*botlinkv1.CallResult_Error); ok {
+		code := codes.Unknown
+		if n, err := strconv.Atoi(msg.Header.Get(codeHeader)); err == nil {
+			code = codes.Code(n)
+		}
+		return nil, status.Errorf(code, "bot %s/%s: %s", c.team, c.name, e.Error)
+	}
+	return res, nil
+}
+
+func newID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Connected reports whether some gateway holds a session of team/name now.
+func Connected(ctx context.Context, nc *nats.Conn, team, name string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	_, err := nc.RequestWithContext(ctx, pingSubject(team, name), nil)
+	return err == nil
+}
+
+// Session is the gateway's end of one bot's stream: it takes the bot's calls from NATS,
+// passes them to send, and replies with the results Deliver is given.
+type Session struct {
+	nc         *nats.Conn
+	team, name string
+	send       func(*botlinkv1.Call) error
+	grace      time.Duration
+
+	mu      sync.Mutex
+	pending map[string]chan *botlinkv1.CallResult
+	subs    []*nats.Subscription
+	closed  chan struct{}
+	reason  string
+	wg      sync.WaitGroup
+}
+
+// NewSession returns a session for bot team/name; send passes a call to the bot and must be
+// safe for concurrent use. Start subscribes.
+func NewSession(nc *nats.Conn, team, name string, send func(*botlinkv1.Call) error) *Session {
+	return &Session{
+		nc: nc, team: team, name: name, send: send, grace: time.Second,
+		pending: map[string]chan *botlinkv1.CallResult{}, closed: make(chan struct{}),
+	}
+}
+
+// Start subscribes to the bot's subjects; calls arrive from then on.
+func (s *Session) Start() error {
+	call, err := s.nc.QueueSubscribe(callSubject(s.team, s.name), queueGroup, func(m *nats.Msg) {
+		s.mu.Lock()
+		select {
+		case <-s.closed:
+			s.mu.Unlock()
+			s.fail(m, codes.Unavailable, "the bot's session closed: "+s.reason)
+			return
+		default:
+		}
+		s.wg.Add(1) // under mu, so never after Close began waiting
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			s.handle(m)
+		}()
+	})
+	if err != nil {
+		return fmt.Errorf("botlink: subscribe: %w", err)
+	}
+	ping, err := s.nc.Subscribe(pingSubject(s.team, s.name), func(m *nats.Msg) { _ = m.Respond(nil) })
+	if err != nil {
+		_ = call.Unsubscribe()
+		return fmt.Errorf("botlink: subscribe: %w", err)
+	}
+	s.mu.Lock()
+	s.subs = []*nats.Subscription{call, ping}
+	s.mu.Unlock()
+	// Subscriptions are live once the server has them: a referee asking right after the
+	// bot's Welcome must find a responder.
+	return s.nc.Flush()
+}
+
+// Deliver hands over the bot's answer to a call; an answer to an unknown or expired call is
+// dropped and reported false.
+func (s *Session) Deliver(res *botlinkv1.CallResult) bool {
+	s.mu.Lock()
+	ch, ok := s.pending[res.GetCallId()]
+	delete(s.pending, res.GetCallId())
+	s.mu.Unlock()
+	if ok {
+		ch <- res // buffered
+	}
+	return ok
+}
+
+// Close unsubscribes; calls still waiting fail as unavailable with reason. It waits for
+// the calls being handled to be answered.
+func (s *Session) Close(reason string) {
+	s.mu.Lock()
+	select {
+	case <-s.closed:
+		s.mu.Unlock()
+		return
+	default:
+	}
+	s.reason = reason
+	close(s.closed)
+	subs := s.subs
+	s.subs = nil
+	s.mu.Unlock()
+	for _, sub := range subs {
+		_ = sub.Unsubscribe()
+	}
+	s.wg.Wait()
+}
+
+func (s *Session) handle(m *nats.Msg) {
+	call := new(botlinkv1.Call)
+	if err := proto.Unmarshal(m.Data, call); err != nil || call.GetCallId() == "" {
+		s.fail(m, codes.Internal, "malformed call")
+		return
+	}
+	ch := make(chan *botlinkv1.CallResult, 1)
+	s.mu.Lock()
+	s.pending[call.GetCallId()] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, call.GetCallId())
+		s.mu.Unlock()
+	}()
+	if err := s.send(call); err != nil {
+		s.fail(m, codes.Unavailable, "the bot's session failed: "+err.Error())
+		return
+	}
+	// The referee stops waiting at the deadline; a little longer here lets a reply that
+	// crosses it still be matched and dropped quietly.
+	wait := 5 * time.Minute
+	if d := call.GetDeadline(); d != nil {
+		wait = time.Until(d.AsTime()) + s.grace
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case res := <-ch:
+		data, err := proto.Marshal(res)
+		if err != nil {
+			s.fail(m, codes.Internal, err.Error())
+			return
+		}
+		_ = m.Respond(data)
+	case <-s.closed:
+		s.fail(m, codes.Unavailable, "the bot disconnected before answering: "+s.reason)
+	case <-timer.C:
+		// The referee has given up already; nothing to say.
+	}
+}
+
+func (s *Session) fail(m *nats.Msg, code codes.Code, why string) {
+	data, _ := proto.Marshal(&botlinkv1.CallResult{Kind: &botlinkv1.CallResult_Error{Error: why}})
+	reply := nats.NewMsg(m.Reply)
+	reply.Data = data
+	reply.Header.Set(codeHeader, strconv.Itoa(int(code)))
+	_ = m.RespondMsg(reply)
+}
+
+// Directory finds registered bots and reaches dial-out ones; it is what agentconn needs to
+// open "bot:team/name" addresses (see agentconn.WithBots).
+type Directory struct {
+	Store *registry.Store
+	NC    *nats.Conn
+}
+
+// Bot returns the registered bot team/name.
+func (d Directory) Bot(ctx context.Context, team, name string) (*registryv1.Bot, error) {
+	if err := registry.ValidName("team", team); err != nil {
+		return nil, err
+	}
+	if err := registry.ValidName("bot", name); err != nil {
+		return nil, err
+	}
+	return d.Store.Bot(ctx, team, name)
+}
+
+// Link returns a client of the dial-out bot team/name.
+func (d Directory) Link(team, name string) agentv1.AgentServiceClient {
+	return NewClient(d.NC, team, name)
+}
+
+// Bots returns how agentconn opens "bot:" addresses from the registry on b, dialling teams'
+// grpc:// endpoints only when allowDial is set.
+func Bots(ctx context.Context, b *bus.Bus, allowDial bool) (agentconn.Bots, error) {
+	store, err := registry.Open(ctx, b.JetStream())
+	if err != nil {
+		return agentconn.Bots{}, err
+	}
+	return agentconn.Bots{Directory: Directory{Store: store, NC: b.Conn()}, AllowDial: allowDial}, nil
+}
+
+// WithBots returns ctx with Bots(ctx, b, allowDial).
+func WithBots(ctx context.Context, b *bus.Bus, allowDial bool) (context.Context, error) {
+	bots, err := Bots(ctx, b, allowDial)
+	if err != nil {
+		return nil, err
+	}
+	return agentconn.WithBots(ctx, bots), nil
+}

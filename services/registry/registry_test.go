@@ -1,0 +1,123 @@
+package registry_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/services/registry"
+)
+
+func open(t *testing.T) (*registry.Store, *bus.Bus) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	b, err := bus.Open(ctx, bus.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	s, err := registry.Open(ctx, b.JetStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, b
+}
+
+func TestTeamsKeepOnlyTokenHashes(t *testing.T) {
+	s, b := open(t)
+	ctx := context.Background()
+	if teams, err := s.Teams(ctx); err != nil || len(teams) != 0 {
+		t.Fatalf("empty registry: %v %v", teams, err)
+	}
+	red, err := s.AddTeam(ctx, "red")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blue, err := s.AddTeam(ctx, "blue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if red == blue || len(red) < 40 {
+		t.Fatalf("tokens %q %q", red, blue)
+	}
+	if _, err := s.AddTeam(ctx, "red"); !errors.Is(err, registry.ErrExists) {
+		t.Errorf("second red: %v", err)
+	}
+	if _, err := s.AddTeam(ctx, "Red Team"); !errors.Is(err, registry.ErrInvalid) {
+		t.Errorf("bad name: %v", err)
+	}
+	// What is stored says nothing of the token itself.
+	kv, err := b.JetStream().KeyValue(ctx, registry.TeamsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := kv.Get(ctx, "red")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(e.Value()), red) || strings.Contains(string(e.Value()), strings.TrimPrefix(red, "pt_")) {
+		t.Fatalf("the token is stored: %s", e.Value())
+	}
+	for token, want := range map[string]string{red: "red", blue: "blue"} {
+		if got, err := s.Authenticate(ctx, token); err != nil || got != want {
+			t.Errorf("authenticate %s: %q %v", want, got, err)
+		}
+	}
+	for _, bad := range []string{"", red + "x", red[:len(red)-1], "pt_", strings.ToUpper(red)} {
+		if _, err := s.Authenticate(ctx, bad); !errors.Is(err, registry.ErrBadToken) {
+			t.Errorf("authenticate %q: %v", bad, err)
+		}
+	}
+	if err := s.RevokeTeam(ctx, "red"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, red); !errors.Is(err, registry.ErrBadToken) {
+		t.Errorf("revoked token: %v", err)
+	}
+	if err := s.RevokeTeam(ctx, "red"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("revoke twice: %v", err)
+	}
+}
+
+func TestBotsRegisterUpdateRetire(t *testing.T) {
+	s, _ := open(t)
+	ctx := context.Background()
+	b, err := s.Register(ctx, "red", &registryv1.RegisterBotRequest{Name: "alpha", Version: "1", Games: []string{"ultimatum"}, Endpoint: "dialout"})
+	if err != nil || b.GetAddress() != "bot:red/alpha" || registry.Label(b) != "red/alpha@1" {
+		t.Fatalf("register: %v %v", b, err)
+	}
+	if _, err := s.Register(ctx, "red", &registryv1.RegisterBotRequest{Name: "alpha", Version: "2", Games: []string{"ultimatum"}, Endpoint: "dialout"}); !errors.Is(err, registry.ErrExists) {
+		t.Errorf("register twice: %v", err)
+	}
+	if _, err := s.Update(ctx, "red", "alpha", func(b *registryv1.Bot) error { b.Retired = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// A retired name may be registered again.
+	if _, err := s.Register(ctx, "red", &registryv1.RegisterBotRequest{Name: "alpha", Version: "3", Games: []string{"ultimatum"}, Endpoint: "grpc://10.0.0.1:50051"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Register(ctx, "blue", &registryv1.RegisterBotRequest{Name: "alpha", Version: "1", Games: []string{"ultimatum"}, Endpoint: "dialout"}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Bots(ctx, "", false)
+	if err != nil || len(all) != 2 || all[0].GetTeam() != "blue" || all[1].GetVersion() != "3" {
+		t.Fatalf("bots: %v %v", all, err)
+	}
+	reds, err := s.Bots(ctx, "red", true)
+	if err != nil || len(reds) != 1 {
+		t.Fatalf("red's bots: %v %v", reds, err)
+	}
+	for _, ep := range []string{"grpc://", "grpc://host", "http://x:1", "grpc://:80", "dial-out", "grpc://h:99999"} {
+		if err := registry.CheckEndpoint(ep); !errors.Is(err, registry.ErrInvalid) {
+			t.Errorf("endpoint %q accepted", ep)
+		}
+	}
+	if _, err := s.Update(ctx, "red", "nobody", func(*registryv1.Bot) error { return nil }); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("update a missing bot: %v", err)
+	}
+}
