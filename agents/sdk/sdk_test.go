@@ -449,3 +449,45 @@ func TestNewServer(t *testing.T) {
 		}
 	}
 }
+
+// Delay holds each answer for its duration, and lets go when the call's context ends first;
+// Background serves over real gRPC until stopped.
+func TestBackgroundAndDelay(t *testing.T) {
+	calls := 0
+	inner := sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+		calls++
+		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}, nil
+	})
+	const d = 50 * time.Millisecond
+	addr, stop, err := sdk.Background("127.0.0.1:0", sdk.Delay(inner, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := agentv1.NewAgentServiceClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	start := time.Now()
+	if _, err := client.Act(ctx, &agentv1.ActRequest{Observation: &agentv1.Observation{}}); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < d {
+		t.Errorf("a delayed answer came after %v, before its %v", took, d)
+	}
+	short, cancelShort := context.WithTimeout(context.Background(), d/5)
+	defer cancelShort()
+	if _, err := client.Act(short, &agentv1.ActRequest{Observation: &agentv1.Observation{}}); status.Code(err) != codes.DeadlineExceeded {
+		t.Errorf("a call whose deadline ends first: %v, want DeadlineExceeded", err)
+	}
+	stop()
+	if calls != 1 {
+		t.Errorf("the inner agent answered %d calls, want 1 (the second gave up waiting)", calls)
+	}
+	if _, err := client.Act(ctx, &agentv1.ActRequest{Observation: &agentv1.Observation{}}); err == nil {
+		t.Error("a call after stop succeeded")
+	}
+}

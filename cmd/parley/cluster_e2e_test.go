@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
-	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -32,26 +30,13 @@ func serveSlow(t *testing.T, name string, delay time.Duration) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return inner.Act(ctx, obs)
-	})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, stop, err := sdk.Background("127.0.0.1:0", sdk.Delay(inner, delay),
+		sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = sdk.ServeListener(ctx, lis, agent, sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return "grpc://" + lis.Addr().String()
+	t.Cleanup(stop)
+	return "grpc://" + addr
 }
 
 // subjectCounts counts the messages of the match stream on each subject matching filter.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -117,34 +116,9 @@ func readFile(t *testing.T, path string) string {
 // checkInBrowser opens an HTML report in headless chromium: the heat map and the other
 // figures must have loaded (naturalWidth > 0) and the tables be there. It saves a screenshot.
 func checkInBrowser(t *testing.T, page string) {
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		t.Fatal("chromium is not installed: run `make deps` (it installs Debian's chromium)")
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 1600),
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
+	actx, bin := headlessChromium(t, ctx, 1280, 1600)
 	bctx, bcancel := chromedp.NewContext(actx)
 	defer bcancel()
 

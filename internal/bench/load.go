@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
-	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -76,27 +74,12 @@ func serveSlow(spec string, latency time.Duration) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	agent := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-		t := time.NewTimer(latency)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return inner.Act(ctx, obs)
-	})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, stop, err := sdk.Background("127.0.0.1:0", sdk.Delay(inner, latency),
+		sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
 	if err != nil {
 		return "", nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = sdk.ServeListener(ctx, lis, agent, sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
-	}()
-	return "grpc://" + lis.Addr().String(), func() { cancel(); <-done }, nil
+	return "grpc://" + addr, stop, nil
 }
 
 // LoadResult is what one load run measured.

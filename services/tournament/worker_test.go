@@ -2,7 +2,6 @@ package tournament
 
 import (
 	"context"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +32,7 @@ func startAgent(t *testing.T, delay time.Duration, gate <-chan struct{}) string 
 	if err != nil {
 		t.Fatal(err)
 	}
+	slow := sdk.Delay(fair, delay)
 	agent := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 		if gate != nil {
 			select {
@@ -41,25 +41,15 @@ func startAgent(t *testing.T, delay time.Duration, gate <-chan struct{}) string 
 				return nil, ctx.Err()
 			}
 		}
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return fair.Act(ctx, obs)
+		return slow.Act(ctx, obs)
 	})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, stop, err := sdk.Background("127.0.0.1:0", agent,
+		sdk.WithInfo(&gamev1.AgentInfo{Name: "slowfair", Version: "1"}), sdk.WithGracePeriod(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = sdk.ServeListener(ctx, lis, agent, sdk.WithInfo(&gamev1.AgentInfo{Name: "slowfair", Version: "1"}), sdk.WithGracePeriod(time.Second))
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return "grpc://" + lis.Addr().String()
+	t.Cleanup(stop)
+	return "grpc://" + addr
 }
 
 func openBus(t *testing.T, url string) *bus.Bus {

@@ -23,18 +23,12 @@ import (
 // serve serves agent over gRPC on a loopback port until the test ends and returns its address.
 func serve(t *testing.T, agent sdk.Agent, info *gamev1.AgentInfo) string {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, stop, err := sdk.Background("127.0.0.1:0", agent, sdk.WithInfo(info), sdk.WithGracePeriod(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = sdk.ServeListener(ctx, lis, agent, sdk.WithInfo(info), sdk.WithGracePeriod(100*time.Millisecond))
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return "grpc://" + lis.Addr().String()
+	t.Cleanup(stop)
+	return "grpc://" + addr
 }
 
 // check runs `parley agent-check` in process and returns its output and exit status.

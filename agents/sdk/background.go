@@ -1,0 +1,42 @@
+package sdk
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+)
+
+// Background serves a on addr (host:port; port 0 picks a free one) in a goroutine. It returns
+// the address it listens on and stop, which stops the server gracefully and waits for it.
+// Tests and benchmarks that host bots in their own process use it.
+func Background(addr string, a Agent, opts ...Option) (bound string, stop func(), err error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("sdk: listen on %s: %w", addr, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = ServeListener(ctx, lis, a, opts...)
+	}()
+	return lis.Addr().String(), func() { cancel(); <-done }, nil
+}
+
+// Delay returns an agent that waits d before letting a answer each call (giving up when the
+// call's context ends first): a bot with a fixed thinking time, for load tests.
+func Delay(a Agent, d time.Duration) Agent {
+	return AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return a.Act(ctx, obs)
+	})
+}
