@@ -16,13 +16,15 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/record"
+	"github.com/parley-arena/parley/services/tournament"
 )
 
 // follow reads match id's record from its first event, through an ordered JetStream consumer,
 // and calls send with each event whose seq is at least from, redacted for viewer, in seq order
 // and once each; it follows new events as they are stored and returns nil after match_ended.
 // While nothing comes it calls idle every KeepAlive (only once the first event came). A match
-// with no event yet is waited for StartGrace, then answered NOT_FOUND.
+// with no event yet is waited for StartGrace, then answered NOT_FOUND unless its request is
+// still in the work queue.
 func (g *Gateway) follow(ctx context.Context, id string, viewer record.Viewer, from uint64,
 	send func(*eventsv1.MatchEvent) error, idle func() error) error {
 	if err := bus.ValidMatchID(id); err != nil {
@@ -52,7 +54,14 @@ func (g *Gateway) follow(ctx context.Context, id string, viewer record.Viewer, f
 		if !seen {
 			wait = min(wait, g.cfg.StartGrace-time.Since(waiting))
 			if wait <= 0 {
-				return connect.NewError(connect.CodeNotFound, fmt.Errorf("no match %q", id))
+				// A match requested through the work queue waits there for a free worker as
+				// long as it takes.
+				queued, err := tournament.Requested(ctx, g.cfg.Bus.JetStream(), id)
+				if err != nil || !queued {
+					return connect.NewError(connect.CodeNotFound, fmt.Errorf("no match %q", id))
+				}
+				waiting = time.Now()
+				continue
 			}
 		}
 		nctx, cancel := context.WithTimeout(ctx, wait)

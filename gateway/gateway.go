@@ -48,11 +48,11 @@ const (
 	readTimeout = 30 * time.Second
 )
 
-// Referee is what the gateway asks of the referee: the game catalogue and starting matches.
-// *server.Server implements it in process; NewRefereeClient adapts a gRPC client.
+// Referee is what the gateway asks of the referee: the game catalogue. (Matches go to the
+// referee workers through the work queue.) *server.Server implements it in process;
+// NewRefereeClient adapts a gRPC client.
 type Referee interface {
 	ListGames(context.Context, *refereev1.ListGamesRequest) (*refereev1.ListGamesResponse, error)
-	StartMatch(context.Context, *refereev1.StartMatchRequest) (*refereev1.StartMatchResponse, error)
 }
 
 // SeatAuthorizer decides whether a token lets its bearer see a match as the player of a seat
@@ -66,7 +66,7 @@ type Config struct {
 	// Bus is the NATS connection: match records, the tournament streams and the work queue.
 	// Required.
 	Bus *bus.Bus
-	// Referee lists games and starts matches. Required.
+	// Referee lists games. Required.
 	Referee Referee
 	// Analytics answers the analytics service's queries. Nil: those RPCs and the exports
 	// answer unavailable.
@@ -81,7 +81,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Web serves the web page on / and every path no route claims. Nil: a placeholder.
 	Web http.Handler
-	// Seats checks seat tokens for seat views. Nil: every seat view is refused.
+	// Seats checks seat tokens for seat views. Nil: every seat view is refused. When it is also
+	// a SeatChecker (human.Hub), matches may have human seats, seated by a worker of this
+	// process; otherwise StartMatch refuses human agent addresses.
 	Seats SeatAuthorizer
 	// Mount, when set, adds routes (the human seat's) to the gateway's mux, behind the same
 	// limits, logs and metrics.

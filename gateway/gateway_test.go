@@ -19,6 +19,7 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -145,8 +146,8 @@ func TestLateJoiner(t *testing.T) {
 		t.Fatalf("early viewer: %s", data)
 	}
 	waitFor(t, "three events", func() bool {
-		resp, err := f.ref.GetMatch(context.Background(), &refereev1.GetMatchRequest{MatchId: id})
-		return err == nil && len(resp.GetEvents()) >= 3
+		events, err := bus.ReadMatch(context.Background(), f.bus.JetStream(), id)
+		return err == nil && len(events) >= 3
 	})
 	late, _, data := f.openStream(t, "/api/v1/matches/"+id+"/events")
 	if late == nil {
@@ -161,8 +162,8 @@ func TestLateJoiner(t *testing.T) {
 		return
 	}
 	full := f.fullRecord(t, id)
-	if resp, _ := f.ref.GetMatch(context.Background(), &refereev1.GetMatchRequest{MatchId: id}); len(resp.GetEvents()) < 8 {
-		t.Fatalf("the match was too short to join late: %d events", len(resp.GetEvents()))
+	if len(full) < 8 {
+		t.Fatalf("the match was too short to join late: %d events", len(full))
 	}
 	want := record.RedactAll(full, record.Spectator)
 	sameEvents(t, "early viewer", earlyEvents, want)
@@ -306,6 +307,9 @@ func TestBadRequests(t *testing.T) {
 		{"unknown game", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"chess","agents":["builtin:fair","builtin:fair"]}`, 400, "invalid_argument"},
 		{"wrong number of agents", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair"]}`, 400, "invalid_argument"},
 		{"bad agent", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:nobody"]}`, 400, "invalid_argument"},
+		{"labels for some seats", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"labels":["a"]}`, 400, "invalid_argument"},
+		{"bad match id to start", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"a.b"}`, 400, "invalid_argument"},
+		{"a human seat no page here serves", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","human:ada"]}`, 400, "invalid_argument"},
 		{"bad match id", "/parley.referee.v1.RefereeService/GetMatch", `{"matchId":"a.b"}`, 400, "invalid_argument"},
 		{"unknown match", "/parley.referee.v1.RefereeService/GetMatch", `{"matchId":"nope"}`, 404, "not_found"},
 		{"bad page token", "/parley.referee.v1.RefereeService/ListMatches", `{"pageToken":"nope"}`, 400, "invalid_argument"},
@@ -345,6 +349,10 @@ func TestBadRequests(t *testing.T) {
 		{"standings of an unknown tournament", "/api/v1/tournaments/nope/standings", 404, "not_found"},
 		{"unknown API route", "/api/v1/nope", 404, "not_found"},
 	}
+	// A match id already requested is refused, whether its match runs yet or not.
+	f.startMatch(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
+	status, data := f.call(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
+	wantError(t, "a match id taken", status, data, http.StatusConflict, "already_exists")
 	for _, tc := range get {
 		t.Run(tc.name, func(t *testing.T) {
 			status, ctype, data := f.get(t, tc.path)
@@ -367,7 +375,7 @@ func TestBadRequests(t *testing.T) {
 		<-s.events // the stream is open: its first event came
 		open = append(open, s)
 	}
-	_, status, data := f.openStream(t, "/api/v1/matches/"+id+"/events")
+	_, status, data = f.openStream(t, "/api/v1/matches/"+id+"/events")
 	wantError(t, "third stream", status, data, http.StatusTooManyRequests, "resource_exhausted")
 	status, data = f.callStream(t, "/parley.referee.v1.RefereeService/StreamMatchEvents", fmt.Sprintf(`{"matchId":%q}`, id))
 	if status != http.StatusOK || !strings.Contains(string(data), "resource_exhausted") {

@@ -218,17 +218,17 @@ func (f *fixture) startMatch(t *testing.T, body string) string {
 	return resp.GetMatchId()
 }
 
-// fullRecord is the organiser's record of a match the in-process referee ran, to its end.
+// fullRecord is the organiser's record of a match, read from the match stream once it ended.
 func (f *fixture) fullRecord(t *testing.T, id string) []*eventsv1.MatchEvent {
 	t.Helper()
 	deadline := time.Now().Add(waitLimit)
 	for {
-		resp, err := f.ref.GetMatch(context.Background(), &refereev1.GetMatchRequest{MatchId: id})
+		events, err := bus.ReadMatch(context.Background(), f.bus.JetStream(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.GetEnded() {
-			return resp.GetEvents()
+		if n := len(events); n > 0 && events[n-1].GetMatchEnded() != nil {
+			return events
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("match %s did not end within %s", id, waitLimit)

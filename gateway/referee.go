@@ -2,19 +2,29 @@ package gateway
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"connectrpc.com/connect"
 	"google.golang.org/grpc"
 
+	"github.com/parley-arena/parley/agents/human"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/record"
+	"github.com/parley-arena/parley/referee/server"
+	"github.com/parley-arena/parley/services/tournament"
 )
 
-// refereeService implements parley.referee.v1.RefereeService for the web: ListGames and
-// StartMatch go to the referee; GetMatch, StreamMatchEvents and ListMatches are answered from
-// the match stream, every record redacted for spectators.
+// refereeService implements parley.referee.v1.RefereeService for the web: ListGames goes to
+// the referee; StartMatch puts the match into the referee work queue; GetMatch,
+// StreamMatchEvents and ListMatches are answered from the match stream, every record redacted
+// for spectators.
 type refereeService struct {
 	refereev1connect.UnimplementedRefereeServiceHandler
 	g *Gateway
@@ -31,18 +41,100 @@ func (s *refereeService) ListGames(ctx context.Context, req *connect.Request[ref
 	return connect.NewResponse(resp), nil
 }
 
-// StartMatch asks the referee to start a match.
+// StartMatch checks the request as the referee would, names the match and puts it into the
+// work queue that tournament matches go through, so that any referee worker plays it and a
+// match whose referee dies is closed void and played again. It answers at once; the match
+// starts when a worker takes it.
 func (s *refereeService) StartMatch(ctx context.Context, req *connect.Request[refereev1.StartMatchRequest]) (*connect.Response[refereev1.StartMatchResponse], error) {
-	if err := s.g.checkAgents(ctx, req.Msg.GetAgents()...); err != nil {
+	g, m := s.g, req.Msg
+	if err := g.checkAgents(ctx, m.GetAgents()...); err != nil {
 		return nil, err
 	}
-	// An in-process referee opens registered bots through this gateway's registry.
-	resp, err := s.g.cfg.Referee.StartMatch(s.g.withBots(ctx), req.Msg)
+	game, err := g.cfg.Games.Lookup(m.GetGame())
 	if err != nil {
-		return nil, fromGRPC(err)
+		return nil, invalid("%v", err)
 	}
-	s.g.log.Info("match started", "match_id", resp.GetMatchId(), "game", req.Msg.GetGame(), "client", req.Peer().Addr)
-	return connect.NewResponse(resp), nil
+	params, err := game.Resolve(m.GetParams())
+	if err != nil {
+		return nil, invalid("%v", err)
+	}
+	seats, _ := games.Seats(game, params)
+	if len(m.GetAgents()) != len(seats) {
+		return nil, invalid("%s needs %d agents, one per seat (%s); got %d", game.Info().GetName(), len(seats), strings.Join(seats, ", "), len(m.GetAgents()))
+	}
+	if n := len(m.GetLabels()); n > 0 && n != len(seats) {
+		return nil, invalid("labels name the agents of the seats: give %d (one per seat) or none; got %d", len(seats), n)
+	}
+	id := m.GetMatchId()
+	if id == "" {
+		id = server.NewMatchID(game.Info().GetName())
+	} else if err := bus.ValidMatchID(id); err != nil {
+		return nil, invalid("%v", err)
+	}
+	labels, err := g.checkSeats(ctx, m.GetAgents(), m.GetLabels())
+	if err != nil {
+		return nil, err
+	}
+	js := g.cfg.Bus.JetStream()
+	switch taken, err := tournament.Requested(ctx, js, id); {
+	case err != nil:
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	case taken:
+		return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("match %q already exists", id))
+	}
+	if err := tournament.PublishRequest(ctx, js, &tournamentv1.MatchRequest{
+		MatchId: id, Game: m.GetGame(), Params: m.GetParams(), Seed: m.GetSeed(), Agents: m.GetAgents(),
+		Limits: m.GetLimits(), Labels: labels, RevealPrivate: m.GetRevealPrivate(),
+	}); err != nil {
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	}
+	g.log.Info("match requested", "match_id", id, "game", m.GetGame(), "client", req.Peer().Addr)
+	return connect.NewResponse(&refereev1.StartMatchResponse{MatchId: id}), nil
+}
+
+// SeatChecker is a SeatAuthorizer that also seats people (human.Hub): StartMatch asks it
+// whether a human agent address can be seated, without using up its ticket.
+type SeatChecker interface {
+	Check(spec string) error
+}
+
+// checkSeats checks that every agent address of a match opens, as the worker taking the
+// match will open it, and returns the labels to record: each given one, or a registered bot's
+// own. Human seats are checked with Config.Seats, the hub of this process, where `parley up`'s
+// worker seats them.
+func (g *Gateway) checkSeats(ctx context.Context, addrs, given []string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(g.withBots(ctx), agentCheckTimeout)
+	defer cancel()
+	labels := make([]string, len(addrs))
+	labelled := false
+	for i, a := range addrs {
+		if i < len(given) {
+			labels[i] = given[i]
+		}
+		if human.IsAddress(a) {
+			hub, ok := g.cfg.Seats.(SeatChecker)
+			if !ok {
+				return nil, invalid("agent %s: %v", a, human.ErrNotServed)
+			}
+			if err := hub.Check(a); err != nil {
+				return nil, invalid("%v", err)
+			}
+		} else {
+			c, err := agentconn.Open(ctx, a)
+			if err != nil {
+				return nil, invalid("%v", err)
+			}
+			c.Close()
+			if labels[i] == "" {
+				labels[i] = c.Label
+			}
+		}
+		labelled = labelled || labels[i] != ""
+	}
+	if !labelled {
+		return nil, nil
+	}
+	return labels, nil
 }
 
 // GetMatch returns a match's record so far, as a spectator sees it.
@@ -84,8 +176,4 @@ type grpcReferee struct {
 
 func (r grpcReferee) ListGames(ctx context.Context, req *refereev1.ListGamesRequest) (*refereev1.ListGamesResponse, error) {
 	return r.c.ListGames(ctx, req)
-}
-
-func (r grpcReferee) StartMatch(ctx context.Context, req *refereev1.StartMatchRequest) (*refereev1.StartMatchResponse, error) {
-	return r.c.StartMatch(ctx, req)
 }

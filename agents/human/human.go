@@ -203,7 +203,7 @@ func (h *Hub) Open(spec string) (*Seat, error) {
 	defer h.mu.Unlock()
 	s, ok := h.tickets[ticket]
 	if !ok {
-		return nil, fmt.Errorf("%w %q: reserve a seat with POST /api/v1/seats and use the address it returns, once", ErrNoTicket, ticket)
+		return nil, noTicket(ticket)
 	}
 	delete(h.tickets, ticket)
 	s.mu.Lock()
@@ -212,10 +212,43 @@ func (h *Hub) Open(spec string) (*Seat, error) {
 	return s, nil
 }
 
+// Check returns the error Open would return for spec, without opening a seat or using its
+// ticket: whoever queues a match for another part of the process to play checks its human
+// addresses first.
+func (h *Hub) Check(spec string) error {
+	name, ticket, err := ParseAddress(spec)
+	switch {
+	case err != nil:
+		return err
+	case !h.served.Load():
+		return ErrNotServed
+	case ticket == "":
+		return checkName(name)
+	}
+	h.mu.Lock()
+	_, ok := h.tickets[ticket]
+	h.mu.Unlock()
+	if !ok {
+		return noTicket(ticket)
+	}
+	return nil
+}
+
+func noTicket(ticket string) error {
+	return fmt.Errorf("%w %q: reserve a seat with POST /api/v1/seats and use the address it returns, once", ErrNoTicket, ticket)
+}
+
+func checkName(name string) error {
+	if name != "" && !nameRE.MatchString(name) {
+		return fmt.Errorf("%w: name %q: 1 to 32 letters, digits, '.', '_' or '-'", ErrBadAddress, name)
+	}
+	return nil
+}
+
 // NewSeat opens a fresh seat for a person called name (may be empty).
 func (h *Hub) NewSeat(name string) (*Seat, error) {
-	if name != "" && !nameRE.MatchString(name) {
-		return nil, fmt.Errorf("%w: name %q: 1 to 32 letters, digits, '.', '_' or '-'", ErrBadAddress, name)
+	if err := checkName(name); err != nil {
+		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -226,8 +259,8 @@ func (h *Hub) NewSeat(name string) (*Seat, error) {
 // that seats it ("human:NAME?ticket=ID"); the seat is dropped if no match opens that address
 // within the hub's ticket lifetime.
 func (h *Hub) Reserve(name string) (*Seat, string, error) {
-	if name != "" && !nameRE.MatchString(name) {
-		return nil, "", fmt.Errorf("%w: name %q: 1 to 32 letters, digits, '.', '_' or '-'", ErrBadAddress, name)
+	if err := checkName(name); err != nil {
+		return nil, "", err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -340,12 +340,25 @@ func TestReserve(t *testing.T) {
 	if strings.Contains(res.Agent, res.Token) {
 		t.Errorf("the agent address %q carries the seat's token", res.Agent)
 	}
+	// Check leaves the ticket for Open; once Open used it, Check fails as Open does.
+	if err := hub.Check(res.Agent); err != nil {
+		t.Errorf("Check(%q) = %v", res.Agent, err)
+	}
 	s, err := hub.Open(res.Agent)
 	if err != nil || s.Token() != res.Token {
 		t.Fatalf("Open(%q) = %v, %v", res.Agent, s, err)
 	}
 	if _, err := hub.Open(res.Agent); !errors.Is(err, human.ErrNoTicket) {
 		t.Errorf("second Open = %v, want ErrNoTicket", err)
+	}
+	if err := hub.Check(res.Agent); !errors.Is(err, human.ErrNoTicket) {
+		t.Errorf("Check of a used ticket = %v, want ErrNoTicket", err)
+	}
+	if err := hub.Check("human:no spaces"); !errors.Is(err, human.ErrBadAddress) {
+		t.Errorf("Check of a bad name = %v, want ErrBadAddress", err)
+	}
+	if err := human.NewHub().Check("human:ada"); !errors.Is(err, human.ErrNotServed) {
+		t.Errorf("Check on a hub nothing serves = %v, want ErrNotServed", err)
 	}
 	for _, body := range []string{`{"name":"no spaces"}`, `{"nick":"x"}`, `{"name":"a"}{"name":"b"}`} {
 		if code, b := post(t, srv.URL+"/api/v1/seats", "application/json", body); code != 400 {

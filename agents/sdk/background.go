@@ -40,3 +40,16 @@ func Delay(a Agent, d time.Duration) Agent {
 		return a.Act(ctx, obs)
 	})
 }
+
+// Gated returns an agent whose answers wait until gate is closed (or the call's context ends):
+// tests use it to hold a match at a move of their choosing.
+func Gated(a Agent, gate <-chan struct{}) Agent {
+	return AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return a.Act(ctx, obs)
+	})
+}

@@ -491,3 +491,21 @@ func TestBackgroundAndDelay(t *testing.T) {
 		t.Error("a call after stop succeeded")
 	}
 }
+
+// Gated answers only once its gate is closed, and gives up with the call's context.
+func TestGated(t *testing.T) {
+	pass := sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+		return &agentv1.Action{}, nil
+	})
+	gate := make(chan struct{})
+	a := sdk.Gated(pass, gate)
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := a.Act(short, &agentv1.Observation{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("before the gate opens: %v, want the deadline", err)
+	}
+	close(gate)
+	if _, err := a.Act(context.Background(), &agentv1.Observation{}); err != nil {
+		t.Errorf("after the gate opens: %v", err)
+	}
+}

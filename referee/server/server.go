@@ -99,7 +99,7 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	}
 	id := req.GetMatchId()
 	if id == "" {
-		id = newMatchID(game.Info().GetName())
+		id = NewMatchID(game.Info().GetName())
 	} else if err := s.validID(id); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
@@ -137,7 +137,8 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	return &refereev1.StartMatchResponse{MatchId: id}, nil
 }
 
-func newMatchID(game string) string {
+// NewMatchID returns a fresh match id for a match of game: "GAME-" and 16 random hex digits.
+func NewMatchID(game string) string {
 	var b [8]byte
 	rand.Read(b[:])
 	return fmt.Sprintf("%s-%s", game, hex.EncodeToString(b[:]))

@@ -1,7 +1,8 @@
 // Package tournament runs tournaments over NATS JetStream: a schedule of matches (every seat
 // assignment of the agents, N games each, seeds derived from one seed) published as requests
 // into a work queue that any number of referee workers share, and the bookkeeping that makes
-// every requested match count exactly once.
+// every requested match count exactly once. The gateway puts the single matches started
+// through it into the same queue (a MatchRequest with no tournament_id).
 //
 // # Streams and subjects
 //
@@ -182,6 +183,18 @@ func PublishRequest(ctx context.Context, js jetstream.JetStream, req *tournament
 		return fmt.Errorf("tournament: request %s: %w", req.GetMatchId(), err)
 	}
 	return nil
+}
+
+// Requested reports whether match id matchID is taken: a request for it waits in the work
+// queue or is being played (a request leaves the queue once its match is recorded), or a
+// match was recorded under it.
+func Requested(ctx context.Context, js jetstream.JetStream, matchID string) (bool, error) {
+	_, queued, err := lastMsg(ctx, js, RequestStream, RequestSubject(matchID))
+	if err != nil || queued {
+		return queued, err
+	}
+	state, err := stateOf(ctx, js, matchID)
+	return state != stateNone, err
 }
 
 // storeRetry stores a MatchRetried record and waits for the server to confirm it.

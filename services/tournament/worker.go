@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/human"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -93,6 +94,9 @@ func (w *Worker) Ran() int64 { return w.ran.Load() }
 // errStopping marks a match cut short because the worker is stopping.
 var errStopping = errors.New("tournament: worker stopping")
 
+// errNotHere marks a request another worker must play (one with human seats).
+var errNotHere = errors.New("tournament: the request needs another worker")
+
 // Run takes requests until ctx ends, then lets the matches still running end void, gives
 // their requests back to the queue and returns nil. It returns an error only when the queue
 // cannot be set up.
@@ -173,6 +177,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	case errors.Is(err, errStopping) || ctx.Err() != nil:
 		logger.Info("request given back: worker stopping")
 		_ = msg.Nak()
+	case errors.Is(err, errNotHere):
+		logger.Info("request given back for another worker", "err", err)
+		_ = msg.NakWithDelay(retryDelay)
 	default:
 		logger.Error("request failed; it will be offered again", "err", err)
 		_ = msg.NakWithDelay(retryDelay)
@@ -287,6 +294,11 @@ func (w *Worker) run(ctx context.Context, req *tournamentv1.MatchRequest, id str
 		return w.refuse(ctx, req, id, err)
 	}
 	conns, err := agentconn.OpenAll(ctx, req.GetAgents())
+	if errors.Is(err, human.ErrNotServed) {
+		// A human seat lives in the process serving its page (`parley up`): leave the request
+		// to that process's worker.
+		return fmt.Errorf("%w: %w", errNotHere, err)
+	}
 	if err != nil {
 		return w.refuse(ctx, req, id, err)
 	}

@@ -2,6 +2,7 @@ package tournament
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -11,8 +12,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/human"
 	"github.com/parley-arena/parley/agents/sdk"
-	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -32,17 +33,10 @@ func startAgent(t *testing.T, delay time.Duration, gate <-chan struct{}) string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow := sdk.Delay(fair, delay)
-	agent := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-		if gate != nil {
-			select {
-			case <-gate:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		return slow.Act(ctx, obs)
-	})
+	agent := sdk.Delay(fair, delay)
+	if gate != nil {
+		agent = sdk.Gated(agent, gate)
+	}
 	addr, stop, err := sdk.Background("127.0.0.1:0", agent,
 		sdk.WithInfo(&gamev1.AgentInfo{Name: "slowfair", Version: "1"}), sdk.WithGracePeriod(time.Second))
 	if err != nil {
@@ -302,5 +296,48 @@ func TestRedelivery(t *testing.T) {
 				t.Errorf("a request already done: %v, ran %d", err, wB.Ran())
 			}
 		})
+	}
+}
+
+// A request with a human seat is given back, never recorded, by a worker whose process serves
+// no human seats, and played by the worker of the process that does (`parley up`'s).
+func TestHumanSeatWaitsForItsProcess(t *testing.T) {
+	srv := natstest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	js := openBus(t, srv.URL).JetStream()
+	if _, err := EnsureQueue(ctx, js, QueueConfig{AckWait: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	req := &tournamentv1.MatchRequest{
+		MatchId: "with-a-person", Game: "ultimatum", Agents: []string{"human:ada", "builtin:fair"},
+		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(20 * time.Millisecond)},
+	}
+	if err := PublishRequest(ctx, js, req); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere, stopElsewhere := startWorker(t, openBus(t, srv.URL), WorkerConfig{Name: "elsewhere", AckWait: time.Second})
+	time.Sleep(time.Second)
+	stopElsewhere()
+	if st, err := stateOf(ctx, js, req.GetMatchId()); err != nil || st != stateNone || elsewhere.Ran() != 0 {
+		t.Fatalf("a worker with no human seats recorded the request (state %v, %v, ran %d)", st, err, elsewhere.Ran())
+	}
+	if queued, err := Requested(ctx, js, req.GetMatchId()); err != nil || !queued {
+		t.Fatalf("the request left the queue (%v)", err)
+	}
+
+	hub := human.NewHub()
+	hub.Mount(http.NewServeMux()) // the page that serves its seats
+	w := NewWorker(openBus(t, srv.URL), catalog.New(), WorkerConfig{Name: "up", AckWait: time.Second}, nil)
+	wctx, stop := context.WithCancel(human.NewContext(ctx, hub))
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	defer func() { stop(); <-done }()
+	for w.Ran() == 0 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	events := checkWhole(t, ctx, js, req.GetMatchId(), "")
+	if end := events[len(events)-1].GetMatchEnded().GetOutcome(); end.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+		t.Errorf("the match with a person ended void: %q", end.GetSummary())
 	}
 }

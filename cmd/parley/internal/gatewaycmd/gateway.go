@@ -50,9 +50,10 @@ paths), live streams of matches and tournament standings as server-sent events, 
 JetStream (every match of every referee, redacted for spectators), record and CSV/JSON-lines
 exports, /metrics, and the web page. See gateway/README.md for the routes.
 
-ListGames and StartMatch go to the referee at --referee, the analytics queries to --analytics;
-tournaments started here request their matches from the referee workers' work queue on the
-same NATS server, and a restarted gateway resumes them.`,
+ListGames goes to the referee at --referee, the analytics queries to --analytics. Matches
+started here (StartMatch) and tournaments' matches are requests in the referee workers' work
+queue on the same NATS server: any 'parley referee' with --worker plays them, and a request
+waits there while no worker runs; a restarted gateway resumes its tournaments.`,
 		Example: `  parley gateway --nats nats://127.0.0.1:4222 --referee 127.0.0.1:7070 --analytics 127.0.0.1:7080
   curl -s -X POST localhost:8080/parley.referee.v1.RefereeService/ListGames -H 'Content-Type: application/json' -d '{}'`,
 		Args: cobra.NoArgs,
@@ -78,7 +79,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	case o.nats != "" && o.storeDir != "":
 		return cli.Usagef("--store-dir applies only to the embedded NATS server, not with --nats")
 	case o.referee == "":
-		return cli.Usagef("--referee is required: the gateway starts matches through a referee")
+		return cli.Usagef("--referee is required: the gateway lists the games of a referee")
 	case o.maxBody < 1024:
 		return cli.Usagef("--max-body must be at least 1024, got %d", o.maxBody)
 	case o.tokenRate <= 0 || o.tokenBurst < 1:

@@ -48,11 +48,12 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 Every event of every match is published to NATS JetStream: an embedded server (data in
 --store-dir) unless --nats names an external one.
 
-With --worker (the default) the referee is also a tournament worker: it takes match requests
-from the shared JetStream work queue (PARLEY_REQUESTS, durable consumer "referees"), up to
---worker-concurrency at a time, so several referee processes on one NATS server share a
-tournament's matches. A request whose referee dies mid-match is taken by another one, which
-closes the interrupted record as void and runs the match again under a retry id.`,
+With --worker (the default) the referee is also a worker: it takes match requests from the
+shared JetStream work queue (PARLEY_REQUESTS, durable consumer "referees"), up to
+--worker-concurrency at a time, so several referee processes on one NATS server share the
+matches of tournaments and those started through the gateway. A request whose referee dies
+mid-match is taken by another one, which closes the interrupted record as void and runs the
+match again under a retry id. StartMatch on this gRPC API runs its match here, directly.`,
 		Example: `  parley referee --listen 127.0.0.1:7070
   parley referee --listen :7070 --nats nats://nats.internal:4222 --worker-concurrency 8`,
 		Args: cobra.NoArgs,
@@ -61,7 +62,7 @@ closes the interrupted record as void and runs the match again under a retry id.
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:7070", "address to serve the referee API on")
 	cmd.Flags().StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server")
 	cmd.Flags().StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
-	cmd.Flags().BoolVar(&o.worker, "worker", true, "also run tournament match requests from the shared work queue")
+	cmd.Flags().BoolVar(&o.worker, "worker", true, "also play match requests (tournaments', the gateway's) from the shared work queue")
 	cmd.Flags().IntVar(&o.workerConcurrency, "worker-concurrency", tournament.DefaultConcurrency, "most queued matches this referee runs at once")
 	cmd.Flags().DurationVar(&o.ackWait, "ack-wait", tournament.DefaultAckWait, "how long a request may go without a sign of life before another worker gets it (set for every worker)")
 	cmd.Flags().IntVar(&o.replicas, "nats-replicas", 0, "servers of a NATS cluster that keep a copy of each Parley stream (3 survives the loss of one); 0 leaves existing streams as they are")

@@ -65,9 +65,9 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 		Use:   "up [--data-dir DIR] [--listen ADDR]",
 		Short: "Run everything in one process and print the web page's URL",
 		Long: `Run Parley in one process: an embedded NATS server with JetStream (data in DATA/nats), the
-referee (gRPC API on --referee-listen, and --workers tournament workers on the JetStream work
-queue), the analytics service (DATA/analytics.db; gRPC API on --analytics-listen), and the
-gateway on --listen: the HTTP/JSON API, live streams, /metrics and the web page, whose URL is
+referee (gRPC API on --referee-listen, and --workers workers on the JetStream work queue, which
+play the matches and tournaments started on the page), the analytics service
+(DATA/analytics.db; gRPC API on --analytics-listen), and the gateway on --listen: the HTTP/JSON API, live streams, /metrics and the web page, whose URL is
 printed. The built-in agents play by name (builtin:NAME; see 'parley agent --help'), and people
 take seats from the page.
 
@@ -87,7 +87,7 @@ rating is still there (unfinished tournaments carry on).`,
 	fs.StringVar(&o.refereeListen, "referee-listen", "127.0.0.1:7070", "address of the referee's gRPC API")
 	fs.StringVar(&o.analyticsListen, "analytics-listen", "127.0.0.1:7080", "address of the analytics gRPC API")
 	fs.StringVar(&o.natsListen, "nats-listen", DefaultNATSListen, "address where other processes reach the embedded NATS server (loopback, a free port by default; its URL is printed and kept in DATA/nats.url, which 'parley admin' reads); more 'parley referee' workers use --nats URL")
-	fs.IntVar(&o.workers, "workers", tournament.DefaultConcurrency, "tournament matches this process runs at once")
+	fs.IntVar(&o.workers, "workers", tournament.DefaultConcurrency, "queued matches (the page's single matches and tournament matches) this process runs at once")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	fs.BoolVar(&o.allowLLM, "allow-llm", false, "let HTTP clients start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
 	fs.BoolVar(&o.allowBotDial, "allow-bot-dial", false, "dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave; off, such bots cannot play (the address may point into your own network)")
@@ -175,7 +175,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return fmt.Errorf("nats: %w", err)
 	}
 
-	// The referee: its gRPC API, and tournament workers.
+	// The referee: its gRPC API, and the workers that play the queued matches (the gateway's
+	// single matches and tournaments).
 	ref := server.New(deps.Games, bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, logger, match.WithObserver(metrics), match.WithTimestamps(true))
 	refSrv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		return h(agentconn.WithBots(human.NewContext(ctx, hub), bots), req)
@@ -229,7 +230,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 	defer anConn.Close()
 	gw, err := gateway.New(ctx, gateway.Config{
-		Bus: b, Referee: seatedReferee{ref: ref, hub: hub}, Analytics: analyticsv1.NewAnalyticsServiceClient(anConn),
+		Bus: b, Referee: ref, Analytics: analyticsv1.NewAnalyticsServiceClient(anConn),
 		Games: deps.Games, Families: metricscatalog.New(), Metrics: metrics, Logger: logger,
 		Web: web.Handler(), Seats: hub, Mount: hub.Mount,
 		ResumeTournaments: true, AllowLLMAgents: o.allowLLM, AllowBotDial: o.allowBotDial,
@@ -275,19 +276,4 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		fmt.Fprintln(deps.Out, "Parley stopped; start it again with the same --data-dir to carry on")
 	}
 	return runErr
-}
-
-// seatedReferee starts matches on the in-process referee with the human seats' hub in ctx, so
-// that "human" agent addresses are seated where the gateway serves them.
-type seatedReferee struct {
-	ref *server.Server
-	hub *human.Hub
-}
-
-func (r seatedReferee) ListGames(ctx context.Context, req *refereev1.ListGamesRequest) (*refereev1.ListGamesResponse, error) {
-	return r.ref.ListGames(ctx, req)
-}
-
-func (r seatedReferee) StartMatch(ctx context.Context, req *refereev1.StartMatchRequest) (*refereev1.StartMatchResponse, error) {
-	return r.ref.StartMatch(human.NewContext(ctx, r.hub), req)
 }
