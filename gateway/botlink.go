@@ -87,19 +87,45 @@ func (s *botLinkService) Connect(ctx context.Context, stream *connect.BidiStream
 		session.Close(reason)
 		s.g.log.Info("bot disconnected", "team", team, "bot", name, "reason", reason)
 	}()
+	// A revoked team's links end too, not only its future requests.
+	revoked, err := s.g.registry.Revoked(ctx, team)
+	if err != nil {
+		return connect.NewError(connect.CodeUnavailable, err)
+	}
+	received := make(chan error, 1)
+	go func() { received <- s.receive(ctx, stream, session, team, name) }()
+	select {
+	case err := <-received:
+		if err != nil {
+			reason = err.Error()
+			if connect.CodeOf(err) == connect.CodeInvalidArgument {
+				return err
+			}
+		}
+		return nil
+	case <-revoked:
+		// Returning ends the request; the Receive in the goroutine then fails and it ends.
+		reason = "the team was revoked"
+		return connect.NewError(connect.CodePermissionDenied, fmt.Errorf("team %s was revoked", team))
+	}
+}
+
+// receive hands the bot's call results to its session until the stream ends. It returns nil
+// when the bot closed its stream, an error saying why otherwise.
+func (s *botLinkService) receive(ctx context.Context, stream *connect.BidiStream[botlinkv1.ConnectRequest, botlinkv1.ConnectResponse], session *botlink.Session, team, name string) error {
 	for {
 		msg, err := stream.Receive()
 		if err != nil {
-			if ctx.Err() != nil {
-				reason = "the gateway stopped"
-			} else if !errors.Is(err, io.EOF) {
-				reason = "the stream broke: " + err.Error()
+			switch {
+			case ctx.Err() != nil:
+				return errors.New("the gateway stopped")
+			case errors.Is(err, io.EOF):
+				return nil
 			}
-			return nil
+			return fmt.Errorf("the stream broke: %w", err)
 		}
 		res := msg.GetResult()
 		if res == nil {
-			reason = "the bot sent something other than a call result"
 			return connect.NewError(connect.CodeInvalidArgument, errors.New("after Hello, send only CallResult messages"))
 		}
 		if !session.Deliver(res) {

@@ -444,3 +444,43 @@ func TestDialOutBotDisconnectsMidMatch(t *testing.T) {
 		t.Errorf("outcome %v: seat 0 must be the faulted seat", end)
 	}
 }
+
+// Revoking a team ends the links its bots hold open, not only its later requests.
+func TestRevokedTeamLinksEnd(t *testing.T) {
+	f := start(t)
+	tok := f.addTeam(t, "gone")
+	f.register(t, tok, "fair", "1", "dialout")
+	fair, err := builtin.New("fair", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	welcomed := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- sdk.Dial(ctx, sdk.DialOut{URL: f.url, Token: tok, Bot: "fair", OnWelcome: func(a string) { welcomed <- a }}, fair)
+	}()
+	select {
+	case <-welcomed:
+	case err := <-done:
+		t.Fatalf("dial: %v", err)
+	case <-time.After(waitLimit):
+		t.Fatal("the bot was not welcomed")
+	}
+	s, err := registry.Open(context.Background(), f.bus.JetStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeTeam(context.Background(), "gone"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, sdk.ErrRefused) || connect.CodeOf(err) != connect.CodePermissionDenied || !strings.Contains(err.Error(), "revoked") {
+			t.Errorf("the link ended with %v, want a refusal saying the team was revoked", err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the revoked team's link is still open")
+	}
+}

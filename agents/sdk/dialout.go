@@ -184,7 +184,7 @@ func linkError(_ *botlinkv1.ConnectResponse, err error) error {
 	switch connect.CodeOf(err) {
 	case connect.CodeUnauthenticated, connect.CodePermissionDenied, connect.CodeNotFound,
 		connect.CodeFailedPrecondition, connect.CodeInvalidArgument:
-		return fmt.Errorf("%w: %v", ErrRefused, err)
+		return fmt.Errorf("%w: %w", ErrRefused, err)
 	}
 	return fmt.Errorf("sdk: bot link: %w", err)
 }

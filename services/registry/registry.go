@@ -168,6 +168,47 @@ func (s *Store) RevokeTeam(ctx context.Context, name string) error {
 	return nil
 }
 
+// Revoked returns a channel closed when the team is revoked (at once if it is gone already),
+// so that links a team opened before it was revoked end too. The watch ends with ctx.
+func (s *Store) Revoked(ctx context.Context, team string) (<-chan struct{}, error) {
+	w, err := s.teams.Watch(ctx, team)
+	if err != nil {
+		return nil, fmt.Errorf("registry: watch team %q: %w", team, err)
+	}
+	gone := make(chan struct{})
+	go func() {
+		defer w.Stop() //nolint:errcheck // nothing to do about a failed stop
+		// The watch first delivers the current entry (nil when there is none: the initial
+		// values are done), then every change.
+		seen := false
+		for {
+			var e jetstream.KeyValueEntry
+			select {
+			case <-ctx.Done():
+				return
+			case got, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				e = got
+			}
+			if e == nil {
+				if !seen {
+					close(gone)
+					return
+				}
+				continue
+			}
+			seen = true
+			if op := e.Operation(); op == jetstream.KeyValueDelete || op == jetstream.KeyValuePurge {
+				close(gone)
+				return
+			}
+		}
+	}()
+	return gone, nil
+}
+
 // Authenticate returns the team whose token this is, or an error wrapping ErrBadToken. Every
 // stored hash is compared, in constant time, so the time taken says nothing about which
 // hashes share a prefix with the token's.
