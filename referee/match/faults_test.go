@@ -564,3 +564,36 @@ func TestRulesPanic(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesPanicBeforeStart: rules that panic while a match is set up (describing the game,
+// resolving its parameters, dealing the first state) make Run return an ErrBadSpec error that
+// names the failure; nothing panics and nothing is recorded.
+func TestRulesPanicBeforeStart(t *testing.T) {
+	healthy := serveAgent(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+		return pick("5"), nil
+	}))
+	for _, method := range []string{"info", "resolve", "newstate"} {
+		t.Run(method, func(t *testing.T) {
+			var recorded atomic.Int32
+			runner := match.NewRunner(match.RecorderFunc(func(context.Context, *eventsv1.MatchEvent) error {
+				recorded.Add(1)
+				return nil
+			}))
+			var err error
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("Run panicked: %v", p)
+					}
+				}()
+				_, err = runner.Run(context.Background(), match.Spec{ID: "panicky", Game: pickGame{rounds: 2, panicIn: method}, Agents: []agentv1.AgentServiceClient{healthy, healthy}})
+			}()
+			if !errors.Is(err, match.ErrBadSpec) || !strings.Contains(err.Error(), "pick: "+method+" failed") {
+				t.Errorf("Run = %v, want ErrBadSpec naming the panic", err)
+			}
+			if n := recorded.Load(); n != 0 {
+				t.Errorf("%d events recorded for a match that never started", n)
+			}
+		})
+	}
+}

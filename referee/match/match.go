@@ -129,24 +129,15 @@ var ErrBadSpec = errors.New("match: bad spec")
 
 // Run plays the match to its end. Agent failures of every kind are part of the record, not
 // errors; the error return is for a spec that cannot start and for infrastructure failures
-// (the Recorder). A panic in the rules voids the match rather than crashing the process.
+// (the Recorder). A panic in the rules voids the match (or, before it starts, is an ErrBadSpec
+// error) rather than crashing the process.
 func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if spec.Game == nil {
 		return nil, fmt.Errorf("%w: no game", ErrBadSpec)
 	}
-	info := spec.Game.Info()
-	params, err := spec.Game.Resolve(spec.Params)
+	info, params, seatNames, seatRoles, state, err := setUp(spec)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
-	}
-	seatNames, seatRoles := games.Seats(spec.Game, params)
-	if len(spec.Agents) != len(seatNames) {
-		return nil, fmt.Errorf("%w: %s needs %d agents (one per seat: %s), got %d", ErrBadSpec,
-			info.GetName(), len(seatNames), strings.Join(seatNames, ", "), len(spec.Agents))
-	}
-	state, err := spec.Game.NewState(params, spec.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
+		return nil, err
 	}
 	m := &run{
 		Runner: r,
@@ -159,6 +150,32 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
 	}
 	return m.play(ctx, info, params, seatNames, seatRoles)
+}
+
+// setUp resolves the parameters, checks the agents against the seats and deals the first
+// state. A panic in the rules here is an error about the spec, like any other refusal to start,
+// and nothing is recorded.
+func setUp(spec Spec) (info *refereev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string, state games.State, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: the rules panicked while setting up the match: %v", ErrBadSpec, p)
+		}
+	}()
+	info = spec.Game.Info()
+	params, err = spec.Game.Resolve(spec.Params)
+	if err != nil {
+		return nil, nil, nil, nil, nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
+	}
+	seatNames, seatRoles = games.Seats(spec.Game, params)
+	if len(spec.Agents) != len(seatNames) {
+		return nil, nil, nil, nil, nil, fmt.Errorf("%w: %s needs %d agents (one per seat: %s), got %d", ErrBadSpec,
+			info.GetName(), len(seatNames), strings.Join(seatNames, ", "), len(spec.Agents))
+	}
+	state, err = spec.Game.NewState(params, spec.Seed)
+	if err != nil {
+		return nil, nil, nil, nil, nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
+	}
+	return info, params, seatNames, seatRoles, state, nil
 }
 
 func resolveLimits(l *matchv1.Limits) *matchv1.Limits {

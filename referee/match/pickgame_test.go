@@ -20,18 +20,27 @@ import (
 type pickGame struct {
 	rounds     int32
 	sequential bool
-	panicIn    string // "apply", "observe", "tomove", "clone", "default" or "outcome"
+	panicIn    string // "info", "resolve", "newstate", "apply", "observe", "tomove", "clone", "default" or "outcome"
 }
 
 func (g pickGame) Info() *refereev1.GameInfo {
+	if g.panicIn == "info" {
+		panic("pick: info failed")
+	}
 	return &refereev1.GameInfo{Name: "pick", RulesVersion: "test", Seats: []string{"A", "B"}}
 }
 
 func (g pickGame) Resolve(*matchv1.GameParams) (*matchv1.GameParams, error) {
+	if g.panicIn == "resolve" {
+		panic("pick: resolve failed")
+	}
 	return &matchv1.GameParams{}, nil
 }
 
 func (g pickGame) NewState(*matchv1.GameParams, uint64) (games.State, error) {
+	if g.panicIn == "newstate" {
+		panic("pick: newstate failed")
+	}
 	return &pickState{g: g, round: 1}, nil
 }
 
