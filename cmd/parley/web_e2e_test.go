@@ -358,6 +358,9 @@ func TestWebPage(t *testing.T) {
 		if !strings.Contains(history, "Twenty for you") || !strings.Contains(history, "P2 proposes") {
 			t.Errorf("history after turn 2 lacks my message or P2's proposal:\n%s", history)
 		}
+		if got := eval[string](tb, `document.querySelector("[data-editor=propose] input[data-bound='0']").value`); got != "20" {
+			t.Errorf("the split editor starts at %q on turn 3, want my last offer, 20", got)
+		}
 		tb.screenshot("seat-ultimatum-turn3")
 		tb.click("button[data-kind=MOVE_KIND_ACCEPT]")
 		tb.waitFor("the outcome", `document.querySelector('#status').dataset.state === 'ended' && !document.querySelector('#outcome').hidden`)

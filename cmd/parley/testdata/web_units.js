@@ -23,6 +23,14 @@ eq('ultimatum: not whole', c.checkAmounts(uf[0], [1.5]).ok, false);
 eq('ultimatum: empty field', c.checkAmounts(uf[0], [NaN]).ok, false);
 eq('legal kinds in page order', c.legalKinds(ult), ['MOVE_KIND_PROPOSE', 'MOVE_KIND_REJECT']);
 
+// The editor starts from the seat's own latest proposal that fits the form.
+const propose = (seat, shares) => ({ seat, move: { propose: { proposal: { allocation: { shares } } } } });
+const ultHistory = [propose(undefined, [{ gives: { Dollars: '20' } }]), propose(1, [{ gives: { Dollars: '58' } }]), { fromReferee: true }];
+eq('ultimatum: last own offer', c.lastAmounts(uf[0], ultHistory, 0), [20]);
+eq('ultimatum: P2 picks up its own offer, not P1\'s', c.lastAmounts(uf[0], ultHistory, 1), [58]);
+eq('ultimatum: a seat that has proposed nothing', c.lastAmounts(uf[0], ultHistory.slice(1), 0), null);
+eq('ultimatum: nothing yet', c.lastAmounts(uf[0], [], 0), null);
+
 // A form with a total: the amounts must add up exactly.
 const coal = {
   proposalForms: [
@@ -43,6 +51,11 @@ eq('total met', c.checkAmounts(cf[1], [700, 50]).ok, true);
 eq('total missed', c.checkAmounts(cf[1], [700, 49]).problems, ['g receives must add up to 750 (now 749)']);
 eq('sums', c.checkAmounts(cf[1], [700, 49]).sums.map((s) => s.sum), [749]);
 eq('allocation of two seats', c.buildProposal(cf[1], [500, 250]), { allocation: { shares: [{ seat: 0, receives: { g: '500' } }, { seat: 1, receives: { g: '250' } }] } });
+eq('coalition: the latest own offer that fits this form', c.lastAmounts(cf[1], [
+  propose(0, [{ receives: { g: '500' } }, { seat: 1, receives: { g: '250' } }]),
+  propose(0, [{ receives: { g: '400' } }, { seat: 2, receives: { g: '350' } }]),
+], 0), [500, 250]);
+eq('coalition: an offer missing the total is not used', c.lastAmounts(cf[1], [propose(0, [{ receives: { g: '500' } }, { seat: 1, receives: { g: '200' } }])], 0), null);
 eq('message term forms', c.termForms({ messageTermForms: coal.proposalForms }).length, 2);
 eq('no term forms', c.termForms({}), []);
 

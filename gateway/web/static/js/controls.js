@@ -87,6 +87,26 @@ export function initialAmounts(form) {
 }
 
 /**
+ * lastAmounts returns the amounts of the seat's own latest proposal that fits the form (a
+ * share for every bound, each amount legal, every total met), or null: a person picks up
+ * where they left off instead of starting from the minimum each turn.
+ */
+export function lastAmounts(form, history, me) {
+  for (const h of [...(history || [])].reverse()) {
+    if (h.fromReferee || num(h.seat) !== me) continue;
+    const alloc = h.move && h.move.propose && h.move.propose.proposal && h.move.propose.proposal.allocation;
+    if (!alloc) continue;
+    const values = form.bounds.map((b) => {
+      const share = (alloc.shares || []).find((sh) => num(sh.seat) === b.seat);
+      const amounts = share && share[b.side];
+      return amounts && b.resource in amounts ? num(amounts[b.resource]) : NaN;
+    });
+    if (checkAmounts(form, values).ok) return values;
+  }
+  return null;
+}
+
+/**
  * checkAmounts checks amounts against a form: each a whole number within its bound, and each
  * total met exactly. Returns {ok, problems: [text], sums: [{total, sum, ok}]}.
  */

@@ -11,6 +11,7 @@ import {
   checkMessages,
   dealComplete,
   initialAmounts,
+  lastAmounts,
   legalKinds,
   messageSlots,
   MOVE,
@@ -54,8 +55,8 @@ const state = {
 // ---- the controls ------------------------------------------------------------------------
 
 /** amountEditor edits the amounts of one allocation form; returns {node, read()}. */
-function amountEditor(form, names, me, prefix) {
-  const values = initialAmounts(form);
+function amountEditor(form, names, me, prefix, history) {
+  const values = lastAmounts(form, history, me) || initialAmounts(form);
   const inputs = [];
   const sumCells = [];
   const preview = el('p', { class: 'preview' });
@@ -158,7 +159,7 @@ function formChooser(forms, obs, names, prefix) {
   let editor = null;
   const show = (i) => {
     const f = forms[i];
-    editor = f.issues.length ? dealEditor(f, obs, prefix) : amountEditor(f, names, num(obs.seat), prefix);
+    editor = f.issues.length ? dealEditor(f, obs, prefix) : amountEditor(f, names, num(obs.seat), prefix, obs.history);
     fill(holder, editor.node);
   };
   let select = null;
