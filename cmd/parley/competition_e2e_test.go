@@ -99,8 +99,14 @@ func TestCompetition(t *testing.T) {
 		t.Fatalf("a revoked token: status %d, want 401", code)
 	}
 
-	if code, _ := bot.interrupt(10 * time.Second); code != 0 {
-		t.Errorf("the dial-out agent exited %d\n%s", code, bot.output())
+	// Revoking the team also ends the link its bot holds: the agent stops, saying why.
+	select {
+	case <-bot.exited:
+		if code := bot.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(bot.output(), "revoked") {
+			t.Errorf("the dial-out agent of a revoked team exited %d without saying it was revoked\n%s", code, bot.output())
+		}
+	case <-time.After(waitTimeout):
+		t.Errorf("the dial-out agent of a revoked team is still connected\n%s", bot.output())
 	}
 	if code, _ := up.interrupt(20 * time.Second); code != 0 {
 		t.Errorf("up exited %d\n%s", code, up.output())
