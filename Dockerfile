@@ -1,5 +1,6 @@
 # The one Parley image: the parley binary (every role: up, referee, analytics, gateway, agent,
-# tournament, admin, health) plus what the example bots in Python and TypeScript need to run.
+# tournament, admin, health, agent-check), the Go example bot, and what the example bots in
+# Python and TypeScript need to run.
 # docker-compose.yml runs every service from it. Build: docker build -t parley .
 
 # --- the Go binary: static, so the runtime image needs no Go toolchain.
@@ -8,7 +9,8 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/parley ./cmd/parley
+RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/parley ./cmd/parley \
+	&& CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/parley-example-go ./agents/sdk/example
 
 # --- the TypeScript SDK and example bot, compiled; runtime packages only.
 FROM node:20-bookworm-slim AS ts-build
@@ -27,7 +29,7 @@ RUN apt-get update \
 	&& mkdir -p /data \
 	&& chown parley:parley /data
 COPY --from=ts-build /usr/local/bin/node /usr/local/bin/node
-COPY --from=go-build /out/parley /usr/local/bin/parley
+COPY --from=go-build /out/parley /out/parley-example-go /usr/local/bin/
 WORKDIR /opt/parley
 COPY gen/python gen/python
 COPY agents/python agents/python

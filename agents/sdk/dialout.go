@@ -196,6 +196,9 @@ type Mode struct {
 	Listen string
 	// DialOut, when set, is the gateway URL to dial instead of serving.
 	DialOut DialOut
+	// OnListen, when set, is told the address served on once it accepts calls (with port 0,
+	// the port actually bound).
+	OnListen func(addr string)
 }
 
 // FlagSet is what Bind needs of a flag set; the standard library's *flag.FlagSet and
@@ -226,5 +229,13 @@ func Run(ctx context.Context, m Mode, a Agent, opts ...Option) error {
 	if m.Listen == "" {
 		return errors.New("sdk: give an address to serve on (--listen) or a gateway to dial (--dial-out)")
 	}
-	return Serve(ctx, m.Listen, a, opts...)
+	if m.OnListen == nil {
+		return Serve(ctx, m.Listen, a, opts...)
+	}
+	lis, err := net.Listen("tcp", m.Listen)
+	if err != nil {
+		return fmt.Errorf("sdk: listen on %s: %w", m.Listen, err)
+	}
+	m.OnListen(lis.Addr().String())
+	return ServeListener(ctx, lis, a, opts...)
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// `parley agent-check` passes the example bots: a built-in Go agent served by `parley agent`,
-// the Python example bot and the TypeScript example bot.
+// `parley agent-check` passes the example bots in Go, Python and TypeScript, and a built-in Go
+// agent served by `parley agent` (which claims every game).
 func TestAgentCheckExamples(t *testing.T) {
 	t.Parallel()
 	repo := repoRoot(t)
@@ -16,7 +16,11 @@ func TestAgentCheckExamples(t *testing.T) {
 		name  string
 		start func(t *testing.T) (addr string, p *proc)
 	}{
-		{"go", func(t *testing.T) (string, *proc) {
+		{"go example", func(t *testing.T) (string, *proc) {
+			p := startProc(t, "", buildGoExample(t), "--listen", "127.0.0.1:0")
+			return strings.TrimSpace(p.waitLine("listening on ")), p
+		}},
+		{"go built-in", func(t *testing.T) (string, *proc) {
 			p := startProc(t, "", parleyBin, "agent", "random", "--listen", "127.0.0.1:0")
 			return strings.TrimSpace(p.waitLine("agent random listening on ")), p
 		}},

@@ -219,26 +219,33 @@ func TestComposeFile(t *testing.T) {
 // the repository, and every flag given to it appears in its --help.
 func checkScript(t *testing.T, service string, entrypoint, args []string) {
 	t.Helper()
-	if len(entrypoint) != 2 || !strings.HasPrefix(entrypoint[1], imageRoot) {
-		t.Errorf("service %s: entrypoint %q is not INTERPRETER %sPATH", service, entrypoint, imageRoot)
-		return
-	}
-	script := filepath.Join(repoRoot(t), strings.TrimPrefix(entrypoint[1], imageRoot))
-	var interp string
-	switch entrypoint[0] {
-	case "python3":
+	var interp, script string
+	switch {
+	case len(entrypoint) == 1 && entrypoint[0] == "parley-example-go":
+		script = buildGoExample(t)
+		if df, err := os.ReadFile(filepath.Join(repoRoot(t), "Dockerfile")); err != nil || !strings.Contains(string(df), "-o /out/parley-example-go ./agents/sdk/example") {
+			t.Errorf("service %s: the Dockerfile does not build parley-example-go from agents/sdk/example (%v)", service, err)
+		}
+	case len(entrypoint) == 2 && strings.HasPrefix(entrypoint[1], imageRoot) && entrypoint[0] == "python3":
 		interp = "/usr/bin/python3" // Debian's, which has grpc, as the image's python3
-	case "node":
+	case len(entrypoint) == 2 && strings.HasPrefix(entrypoint[1], imageRoot) && entrypoint[0] == "node":
 		interp, _ = buildTypeScript(t) // the script is compiled, as in the image
 	default:
-		t.Errorf("service %s: unexpected interpreter %q", service, entrypoint[0])
+		t.Errorf("service %s: entrypoint %q is neither parley-example-go nor INTERPRETER %sPATH", service, entrypoint, imageRoot)
 		return
+	}
+	if script == "" {
+		script = filepath.Join(repoRoot(t), strings.TrimPrefix(entrypoint[1], imageRoot))
 	}
 	if _, err := os.Stat(script); err != nil {
 		t.Errorf("service %s: %v", service, err)
 		return
 	}
-	help, err := exec.Command(interp, script, "--help").CombinedOutput()
+	cmd := exec.Command(script, "--help")
+	if interp != "" {
+		cmd = exec.Command(interp, script, "--help")
+	}
+	help, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("service %s: %s %s --help: %v\n%s", service, interp, script, err, help)
 		return
@@ -246,7 +253,7 @@ func checkScript(t *testing.T, service string, entrypoint, args []string) {
 	for _, a := range args {
 		if name, ok := strings.CutPrefix(a, "--"); ok {
 			name, _, _ = strings.Cut(name, "=")
-			if !strings.Contains(string(help), "--"+name) {
+			if !strings.Contains(string(help), "-"+name) { // Go's flag package shows one dash
 				t.Errorf("service %s: %s has no flag --%s", service, filepath.Base(script), name)
 			}
 		}
