@@ -15,6 +15,7 @@ import (
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
 )
 
@@ -42,7 +43,8 @@ PASS or FAIL line per check:
 
 The exit status is 1 when any check fails.`,
 		Example: `  parley agent-check grpc://127.0.0.1:50061
-  parley agent-check grpc://127.0.0.1:50061 --game ultimatum --matches 5 --deadline 2s`,
+  parley agent-check grpc://127.0.0.1:50061 --game ultimatum --matches 5 --deadline 2s
+  parley agent-check grpc://127.0.0.1:50061 --game ultimatum --param total=10 --param max_turns=3`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg.Addr = args[0]
@@ -54,6 +56,7 @@ The exit status is 1 when any check fails.`,
 	fs.IntVar(&cfg.Matches, "matches", 3, "matches per seat per game for the legal-replies check")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the matches")
 	fs.DurationVar(&cfg.Deadline, "deadline", match.DefaultMoveTimeout, "time the bot has for each answer (the referee's move timeout)")
+	fs.StringArrayVarP(&cfg.Params, "param", "p", nil, "game parameter key=value for the one --game (repeatable; see parley games; default: the game's defaults)")
 	fs.StringVar(&cfg.Opponent, "opponent", "", "agent in the other seats (default: each built-in agent that plays the game, in turn, and builtin:random, seeded)")
 	return cmd
 }
@@ -64,6 +67,13 @@ func run(ctx context.Context, deps *cli.Deps, cfg Config) error {
 		return cli.Usagef("--matches must be at least 1, got %d", cfg.Matches)
 	case cfg.Deadline <= 0:
 		return cli.Usagef("--deadline must be positive, got %s", cfg.Deadline)
+	case len(cfg.Params) > 0 && len(cfg.Games) != 1:
+		return cli.Usagef("--param sets the parameters of one game: give exactly one --game with it")
+	}
+	if len(cfg.Params) > 0 {
+		if _, err := games.ParseParams(cfg.Games[0], cfg.Params); err != nil {
+			return cli.Usagef("--param: %v", err)
+		}
 	}
 	for _, g := range cfg.Games {
 		if _, err := deps.Games.Lookup(g); err != nil {

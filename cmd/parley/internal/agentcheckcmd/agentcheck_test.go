@@ -7,6 +7,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,6 +88,30 @@ func TestGoBotPasses(t *testing.T) {
 	}
 	if !regexp.MustCompile(`p50 [0-9.]+ms, p90 [0-9.]+ms, p99 [0-9.]+ms`).MatchString(out) {
 		t.Errorf("no latency percentiles in the report")
+	}
+}
+
+// --param sets the game the bot is checked on: every observation carries those parameters.
+func TestParams(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[[2]int64]int{} // (total, max_turns) -> observations
+	inner := randomBot(3)
+	bot := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		p := obs.GetUltimatum().GetParams()
+		mu.Lock()
+		seen[[2]int64{p.GetTotal(), int64(p.GetMaxTurns())}]++
+		mu.Unlock()
+		return inner.Act(ctx, obs)
+	})
+	addr := serve(t, bot, &gamev1.AgentInfo{Name: "params", Games: []string{"ultimatum"}})
+	out, code := check(t, addr, "--game", "ultimatum", "--param", "total=10", "--param", "max_turns=3", "--matches", "1", "--deadline", "5s")
+	if code != 0 {
+		t.Fatalf("exit status %d, want 0:\n%s", code, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[[2]int64{10, 3}] == 0 {
+		t.Errorf("observations by (total, max_turns): %v, want all (10, 3)", seen)
 	}
 }
 
@@ -248,6 +273,9 @@ func TestUsage(t *testing.T) {
 		{"grpc://127.0.0.1:1", "--game", "chess"},
 		{"grpc://127.0.0.1:1", "--matches", "0"},
 		{"grpc://127.0.0.1:1", "--deadline", "0s"},
+		{"grpc://127.0.0.1:1", "--param", "total=10"},
+		{"grpc://127.0.0.1:1", "--game", "ultimatum", "--game", "buysell", "--param", "total=10"},
+		{"grpc://127.0.0.1:1", "--game", "ultimatum", "--param", "no_such=1"},
 		{"nonsense"},
 	} {
 		out, code := check(t, args...)

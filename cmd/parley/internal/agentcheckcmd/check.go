@@ -41,6 +41,9 @@ type Config struct {
 	// Opponent is the agent in the other seats; "builtin:random" is seeded per match. Empty:
 	// the built-in agents that play the game, in turn from match to match.
 	Opponent string
+	// Params are game parameters (key=value, as `parley play --param`) for the one game of
+	// Games; empty: the game's defaults.
+	Params []string
 }
 
 // Check is the result of one check.
@@ -197,16 +200,18 @@ type played struct {
 // opponent in the other seats, exactly as a referee would, keeping the record in memory.
 func (c *checker) play(ctx context.Context, game games.Game, seat int32, seed uint64, m mode, opponent string) (*played, error) {
 	name := game.Info().GetName()
-	var params *matchv1.GameParams
+	params, err := games.ParseParams(name, c.cfg.Params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: parameters: %w", name, err)
+	}
 	if l, ok := game.(games.Loader); ok {
-		var err error
-		if params, err = l.Load(nil, seed, os.ReadFile); err != nil {
-			return nil, fmt.Errorf("%s: default parameters: %w", name, err)
+		if params, err = l.Load(params, seed, os.ReadFile); err != nil {
+			return nil, fmt.Errorf("%s: parameters: %w", name, err)
 		}
 	}
 	resolved, err := game.Resolve(params)
 	if err != nil {
-		return nil, fmt.Errorf("%s: default parameters: %w", name, err)
+		return nil, fmt.Errorf("%s: parameters: %w", name, err)
 	}
 	seats, _ := games.Seats(game, resolved)
 	p := &probe{bot: c.bot.Client, mode: m}
