@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
@@ -483,4 +484,72 @@ func TestRevokedTeamLinksEnd(t *testing.T) {
 	case <-time.After(waitLimit):
 		t.Fatal("the revoked team's link is still open")
 	}
+}
+
+// GET /api/v1/bots lists the active bots of current teams for anyone (the web page's forms),
+// with whether a dial-out bot is connected, and never where a bot is served.
+func TestPublicBotList(t *testing.T) {
+	f := start(t)
+	acme, other := f.addTeam(t, "acme"), f.addTeam(t, "other")
+	f.register(t, acme, "linked", "1", "dialout")
+	f.register(t, acme, "idle", "2", "dialout")
+	f.register(t, other, "served", "3", "grpc://10.1.2.3:5000")
+	f.register(t, acme, "old", "1", "dialout")
+	if _, err := f.registryClient().RetireBot(context.Background(), withToken(&registryv1.RetireBotRequest{Name: "old"}, acme)); err != nil {
+		t.Fatal(err)
+	}
+	fair, err := builtin.New("fair", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.dialBot(t, acme, "linked", fair)
+
+	list := func() map[string]*registryv1.Bot {
+		t.Helper()
+		status, _, data := f.get(t, "/api/v1/bots")
+		if status != http.StatusOK {
+			t.Fatalf("GET /api/v1/bots: %d %s", status, data)
+		}
+		if strings.Contains(string(data), "10.1.2.3") {
+			t.Errorf("the public list shows where a bot is served: %s", data)
+		}
+		var resp registryv1.ListBotsResponse
+		if err := protojson.Unmarshal(data, &resp); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*registryv1.Bot{}
+		for _, b := range resp.GetBots() {
+			out[b.GetAddress()] = b
+		}
+		return out
+	}
+	got := list()
+	if len(got) != 3 || got["bot:acme/linked"] == nil || got["bot:acme/idle"] == nil || got["bot:other/served"] == nil {
+		t.Fatalf("listed %v, want acme/linked, acme/idle and other/served (not the retired acme/old)", keys(got))
+	}
+	if !got["bot:acme/linked"].GetConnected() || got["bot:acme/idle"].GetConnected() {
+		t.Errorf("connected: linked %v, idle %v; want true, false", got["bot:acme/linked"].GetConnected(), got["bot:acme/idle"].GetConnected())
+	}
+	if v := got["bot:other/served"].GetVersion(); v != "3" {
+		t.Errorf("version %q, want 3", v)
+	}
+
+	s, err := registry.Open(context.Background(), f.bus.JetStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeTeam(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); got["bot:other/served"] != nil || len(got) != 2 {
+		t.Errorf("after revoking team other: %v", keys(got))
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -235,6 +235,7 @@ func (g *Gateway) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/matches/{id}/record", g.matchRecord)
 	mux.HandleFunc("GET /api/v1/tournaments/{id}/standings", g.standingsEvents)
 	mux.HandleFunc("GET /api/v1/exports/{file}", g.export)
+	mux.HandleFunc("GET /api/v1/bots", g.publicBots)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, connect.CodeNotFound, fmt.Sprintf("no route %s %s; see gateway/README.md", r.Method, r.URL.Path))
 	})

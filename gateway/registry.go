@@ -11,6 +11,7 @@ import (
 
 	"connectrpc.com/connect"
 	"golang.org/x/time/rate"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/services/botlink"
@@ -179,16 +180,59 @@ func (s *registryService) ListBots(ctx context.Context, req *connect.Request[reg
 	if err != nil {
 		return nil, registryError(err)
 	}
+	s.g.markConnected(ctx, bots)
+	return connect.NewResponse(&registryv1.ListBotsResponse{Bots: bots}), nil
+}
+
+// markConnected fills in Connected of the active dial-out bots, asking over NATS whether a
+// gateway holds each one's link (a second at most).
+func (g *Gateway) markConnected(ctx context.Context, bots []*registryv1.Bot) {
 	var wg sync.WaitGroup
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	for _, b := range bots {
 		if b.GetEndpoint() == registry.EndpointDialOut && !b.GetRetired() {
-			wg.Go(func() { b.Connected = botlink.Connected(pctx, s.g.cfg.Bus.Conn(), b.GetTeam(), b.GetName()) })
+			wg.Go(func() { b.Connected = botlink.Connected(pctx, g.cfg.Bus.Conn(), b.GetTeam(), b.GetName()) })
 		}
 	}
 	wg.Wait()
-	return connect.NewResponse(&registryv1.ListBotsResponse{Bots: bots}), nil
+}
+
+// publicBots is GET /api/v1/bots: the active bots of the teams there are, as anyone may see
+// them to enter them in a match (the web page's forms). Where a bot is served is the
+// organiser's business: endpoints are left out.
+func (g *Gateway) publicBots(w http.ResponseWriter, r *http.Request) {
+	teams, err := g.registry.Teams(r.Context())
+	if err != nil {
+		writeErr(w, connect.NewError(connect.CodeUnavailable, err))
+		return
+	}
+	current := map[string]bool{}
+	for _, t := range teams {
+		current[t.Name] = true
+	}
+	all, err := g.registry.Bots(r.Context(), "", false)
+	if err != nil {
+		writeErr(w, connect.NewError(connect.CodeUnavailable, err))
+		return
+	}
+	var bots []*registryv1.Bot
+	for _, b := range all {
+		if current[b.GetTeam()] {
+			bots = append(bots, b)
+		}
+	}
+	g.markConnected(r.Context(), bots)
+	for _, b := range bots {
+		b.Endpoint = ""
+	}
+	data, err := protojson.Marshal(&registryv1.ListBotsResponse{Bots: bots})
+	if err != nil {
+		writeErr(w, connect.NewError(connect.CodeInternal, err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(data)
 }
 
 // checkGames refuses games the referee does not know.

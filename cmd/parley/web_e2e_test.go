@@ -222,6 +222,33 @@ func TestWebPage(t *testing.T) {
 		tb.screenshot("matches")
 	})
 
+	t.Run("a registered bot from the form", func(t *testing.T) {
+		// A team's dial-out bot appears in the form's list of registered bots and plays.
+		add := runParley(t, nil, "admin", "team", "add", "webteam", "--data-dir", dir)
+		token := strings.TrimSpace(add.stdout)
+		if add.code != 0 {
+			t.Fatalf("admin team add: %s", add)
+		}
+		if code, data := teamCall(t, base, token, "/parley.registry.v1.RegistryService/RegisterBot",
+			`{"name":"fair","version":"7","games":["ultimatum"],"endpoint":"dialout"}`); code != http.StatusOK {
+			t.Fatalf("register: %d %s", code, data)
+		}
+		bot := startProc(t, "", parleyBin, "agent", "fair", "--dial-out", base, "--token", token, "--bot", "fair")
+		bot.waitLine("agent fair connected as ")
+
+		tb := b.tab(t)
+		tb.do("open the form afresh", chromedp.Navigate("about:blank"), chromedp.Navigate(base+"/#/new"), chromedp.WaitVisible(chromedp.CSS("#start-match")))
+		tb.setValue("#game", "ultimatum")
+		tb.waitFor("the registered bot among the choices", `[...document.querySelectorAll('[data-agent=seat-0] option')].some((o) => o.value === 'bot:webteam/fair')`)
+		tb.setValue("[data-agent=seat-0]", "bot:webteam/fair")
+		tb.setValue("[data-agent=seat-1]", "builtin:random")
+		tb.click("#start-match")
+		tb.waitFor("the outcome", `!document.querySelector('#match-outcome').hidden`)
+		if head := eval[string](tb, `document.querySelector('#match-head').innerText`); !strings.Contains(head, "webteam/fair@7") {
+			t.Errorf("match header %q does not name the registered bot by team/name@version", head)
+		}
+	})
+
 	t.Run("a spectator sees each move as it is made", func(t *testing.T) {
 		// P2 is a seat the test plays through the seat's API, so the match waits for it while
 		// the page watches: what the page shows after that came over the live stream.

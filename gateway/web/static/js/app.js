@@ -455,9 +455,9 @@ let catalogue = null;
 
 async function loadCatalogue() {
   if (!catalogue) {
-    // The bot registry answers only where the gateway runs one and lets the page list it;
-    // elsewhere a registered bot is picked by typing its address.
-    const [g, a, r] = await Promise.all([referee('ListGames', {}), getJSON('/web/agents'), rpc('parley.registry.v1.RegistryService', 'ListBots', {}).catch(() => ({}))]);
+    // The gateway's public list of registered bots (no endpoints); without one, a registered
+    // bot is picked by typing its address.
+    const [g, a, r] = await Promise.all([referee('ListGames', {}), getJSON('/web/agents'), getJSON('/api/v1/bots').catch(() => ({}))]);
     catalogue = { games: g.games || [], agents: a.agents || [], bots: r.bots || [] };
   }
   return catalogue;
