@@ -125,4 +125,9 @@ const bots = [{ address: 'bot:a/x', games: ['ultimatum'] }, { address: 'bot:a/y'
 eq('bots of a game', app.registeredBots(bots, 'ultimatum').map((b) => b.address), ['bot:a/x']);
 eq('bots of any game', app.registeredBots(bots).map((b) => b.address), ['bot:a/x', 'bot:a/y']);
 eq('no registry', app.registeredBots(undefined, 'ultimatum'), []);
+
+// Heat maps: a win rate over only tied matches says so; a pair never played shows a dash.
+const pairs = { rows: ['x', 'y'], cols: ['x', 'y'], cells: [{ cells: [{}, { matches: 2 }] }, { cells: [{ matches: 3, winRate: 0.5 }, {}] }] };
+const heat = app.heatmap(pairs, 'Win rate', (c) => c.winRate, { rate: true, id: 't', rowSeat: 'P2', colSeat: 'P1' });
+eq('heat map cells', [...heat.querySelectorAll('td')].map((td) => td.textContent), ['–', 'ties', '50%', '–']);
 return fails;

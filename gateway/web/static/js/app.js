@@ -212,7 +212,8 @@ export function heatInk(v, lo, hi, diverging) {
   return strength > 0.6 ? '#fff' : '';
 }
 
-function heatmap(pairs, title, pick, opts) {
+/** heatmap is a table of one value per (row agent, column agent) cell of a pair table. */
+export function heatmap(pairs, title, pick, opts) {
   const rows = pairs.rows || [];
   const cols = pairs.cols || [];
   const cells = pairs.cells || [];
@@ -242,7 +243,11 @@ function heatmap(pairs, title, pick, opts) {
             cols.map((_, c) => {
               const cell = (cells[r] && cells[r].cells && cells[r].cells[c]) || {};
               const v = pick(cell);
-              const td = el('td', { class: 'cell', title: `${fmtNum(cell.matches)} matches` }, v === undefined || v === null ? '–' : opts.rate ? fmtRate(v) : fmtNum(v));
+              const missing = v === undefined || v === null;
+              // A rate over no decisive match: the matches were played, all tied.
+              const tied = missing && opts.rate && Number(cell.matches || 0) > 0;
+              const title = `${fmtNum(cell.matches)} matches${tied ? ', none decisive' : ''}`;
+              const td = el('td', { class: 'cell', title }, tied ? 'ties' : missing ? '–' : opts.rate ? fmtRate(v) : fmtNum(v));
               const n = v === undefined || v === null ? undefined : Number(v);
               td.style.backgroundColor = heatColor(n, lo, hi, opts.rate);
               td.style.color = heatInk(n, lo, hi, opts.rate);
