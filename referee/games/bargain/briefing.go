@@ -12,7 +12,7 @@ import (
 // restates them with TurnLines.
 
 // Line writes one line of a briefing, as fmt.Sprintf would format it.
-type Line func(format string, args ...any)
+type Line = games.BriefingLine
 
 // TurnLines writes where the turns stand for seat: whose turn it is, "turn k of n", how many
 // turns seat has left and on how many of them it may still propose, and, when the game limits

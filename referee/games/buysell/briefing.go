@@ -12,18 +12,9 @@ import (
 // Briefing is the plain-language account of the rules and of seat's situation. It states seat's
 // own private value and never the other's. A pure function of the state.
 func (r *rules) Briefing(m *match, seat games.Seat) string {
-	var b strings.Builder
-	line := func(format string, args ...any) {
-		fmt.Fprintf(&b, format, args...)
-		b.WriteByte('\n')
-	}
-	b.WriteString(r.text[seat])
-	line("Your situation")
-	r.situation(m, seat, line)
-	line("")
-	line("What you may do now")
-	r.options(m, seat, line)
-	return b.String()
+	return games.Brief(r.text[seat], "Your situation",
+		func(line games.BriefingLine) { r.situation(m, seat, line) },
+		func(line games.BriefingLine) { r.options(m, seat, line) })
 }
 
 // names returns "P1, the seller" style names of seat and of its opponent.

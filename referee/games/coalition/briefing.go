@@ -15,19 +15,12 @@ import (
 // and the exact form of every legal move. It is a pure function of the state and shows only
 // what seat may see.
 func (st *state) briefing(seat games.Seat) string {
-	var b strings.Builder
-	line := func(format string, args ...any) {
-		fmt.Fprintf(&b, format, args...)
-		b.WriteByte('\n')
-	}
-	b.WriteString(st.r.text[seat])
-	line("Where the game stands")
-	st.situation(seat, line)
-	st.conversations(seat, line)
-	line("")
-	line("What you may do now")
-	st.options(seat, line)
-	return b.String()
+	return games.Brief(st.r.text[seat], "Where the game stands",
+		func(line games.BriefingLine) {
+			st.situation(seat, line)
+			st.conversations(seat, line)
+		},
+		func(line games.BriefingLine) { st.options(seat, line) })
 }
 
 // rulesText is the part of the briefing that depends only on the parameters and the seat,

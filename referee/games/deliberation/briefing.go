@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // briefing is the plain-language account of the rules and of seat's situation, complete enough
@@ -14,18 +15,9 @@ import (
 // the exact form of every legal move. It is a pure function of the state and holds nothing
 // private to another seat.
 func (m *match) briefing(seat int) string {
-	var b strings.Builder
-	line := func(format string, args ...any) {
-		fmt.Fprintf(&b, format, args...)
-		b.WriteByte('\n')
-	}
-	b.WriteString(m.f.rules[seat])
-	line("Where the match stands")
-	m.situation(seat, line)
-	line("")
-	line("What you may do now")
-	m.options(seat, line)
-	return b.String()
+	return games.Brief(m.f.rules[seat], "Where the match stands",
+		func(line games.BriefingLine) { m.situation(seat, line) },
+		func(line games.BriefingLine) { m.options(seat, line) })
 }
 
 // rulesText is the part of the briefing that depends only on the parameters and the seat.

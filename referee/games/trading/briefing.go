@@ -12,18 +12,9 @@ import (
 // Briefing is the plain-language account of the rules and of seat's situation. It states
 // seat's own holdings and goal and never the opponent's. A pure function of the state.
 func (r *rules) Briefing(m *match, seat games.Seat) string {
-	var b strings.Builder
-	line := func(format string, args ...any) {
-		fmt.Fprintf(&b, format, args...)
-		b.WriteByte('\n')
-	}
-	b.WriteString(r.text[seat])
-	line("Your situation")
-	r.situation(m, seat, line)
-	line("")
-	line("What you may do now")
-	r.options(m, seat, line)
-	return b.String()
+	return games.Brief(r.text[seat], "Your situation",
+		func(line games.BriefingLine) { r.situation(m, seat, line) },
+		func(line games.BriefingLine) { r.options(m, seat, line) })
 }
 
 // rulesText is the part of the briefing that depends only on the parameters and the seat,

@@ -14,18 +14,9 @@ import (
 // models lose track of their holdings, the turn and the proposals left, so each is restated.
 // The text is a pure function of the state: same state, same bytes.
 func (r *rules) Briefing(m *match, seat games.Seat) string {
-	var b strings.Builder
-	line := func(format string, args ...any) {
-		fmt.Fprintf(&b, format, args...)
-		b.WriteByte('\n')
-	}
-	b.WriteString(r.text[seat])
-	line("Your situation")
-	r.situation(m, seat, line)
-	line("")
-	line("What you may do now")
-	r.options(m, seat, line)
-	return b.String()
+	return games.Brief(r.text[seat], "Your situation",
+		func(line games.BriefingLine) { r.situation(m, seat, line) },
+		func(line games.BriefingLine) { r.options(m, seat, line) })
 }
 
 // rulesText is the part of the briefing that depends only on the parameters and the seat. It

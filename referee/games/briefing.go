@@ -1,0 +1,27 @@
+package games
+
+import (
+	"fmt"
+	"strings"
+)
+
+// BriefingLine writes one line of a briefing, formatted as fmt.Sprintf would.
+type BriefingLine func(format string, args ...any)
+
+// Brief lays out a briefing as every game's reads: the seat's fixed text (the rules, written
+// once per match), a section headed situationHeading that situation writes, then "What you may
+// do now", which options writes.
+func Brief(fixed, situationHeading string, situation, options func(line BriefingLine)) string {
+	var b strings.Builder
+	line := func(format string, args ...any) {
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	b.WriteString(fixed)
+	line("%s", situationHeading)
+	situation(line)
+	line("")
+	line("What you may do now")
+	options(line)
+	return b.String()
+}
