@@ -77,6 +77,20 @@ func Started(events []*eventsv1.MatchEvent) (*eventsv1.MatchStarted, error) {
 	return events[0].GetMatchStarted(), nil
 }
 
+// Finished returns the MatchStarted and MatchEnded of a finished match's record, or an error
+// when the record does not begin and end with them: what every family's Match needs first.
+func Finished(events []*eventsv1.MatchEvent) (*eventsv1.MatchStarted, *eventsv1.MatchEnded, error) {
+	started, err := Started(events)
+	if err != nil {
+		return nil, nil, err
+	}
+	ended, err := Ended(events)
+	if err != nil {
+		return nil, nil, err
+	}
+	return started, ended, nil
+}
+
 // Ended returns the MatchEnded of a record, or an error when the match has not ended.
 func Ended(events []*eventsv1.MatchEvent) (*eventsv1.MatchEnded, error) {
 	if len(events) == 0 || events[len(events)-1].GetMatchEnded() == nil {

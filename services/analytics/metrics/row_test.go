@@ -78,3 +78,18 @@ func TestNewRow(t *testing.T) {
 		t.Error("two families for one game were accepted")
 	}
 }
+
+// Finished takes a whole record and refuses one that lacks its start or its end.
+func TestFinished(t *testing.T) {
+	evs := record(matchv1.EndCause_END_CAUSE_AGREEMENT)
+	started, ended, err := metrics.Finished(evs)
+	if err != nil || started != evs[0].GetMatchStarted() || ended != evs[len(evs)-1].GetMatchEnded() {
+		t.Fatalf("Finished(whole record) = %v, %v, %v", started, ended, err)
+	}
+	if _, _, err := metrics.Finished(evs[:len(evs)-1]); err == nil {
+		t.Error("a record without its end passed")
+	}
+	if _, _, err := metrics.Finished(evs[1:]); err == nil {
+		t.Error("a record without its start passed")
+	}
+}

@@ -101,11 +101,7 @@ type proposal struct {
 
 // Match computes the family's values of one finished match.
 func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
-	started, err := metrics.Started(events)
-	if err != nil {
-		return nil, err
-	}
-	ended, err := metrics.Ended(events)
+	started, ended, err := metrics.Finished(events)
 	if err != nil {
 		return nil, err
 	}

@@ -89,11 +89,7 @@ func (*Family) Games() []string { return []string{coalitiongame.Name} }
 
 // Match computes the family's values of one finished match.
 func (f *Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
-	started, err := metrics.Started(events)
-	if err != nil {
-		return nil, err
-	}
-	ended, err := metrics.Ended(events)
+	started, ended, err := metrics.Finished(events)
 	if err != nil {
 		return nil, err
 	}

@@ -69,11 +69,7 @@ func (Family) Games() []string { return []string{dealornodeal.Name} }
 
 // Match computes one match's values.
 func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
-	started, err := metrics.Started(events)
-	if err != nil {
-		return nil, err
-	}
-	ended, err := metrics.Ended(events)
+	started, ended, err := metrics.Finished(events)
 	if err != nil {
 		return nil, err
 	}

@@ -116,11 +116,7 @@ func (f *Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 
 // MatchContext computes a finished match's metrics; ctx bounds the judge's calls.
 func (f *Family) MatchContext(ctx context.Context, events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
-	started, err := metrics.Started(events)
-	if err != nil {
-		return nil, err
-	}
-	ended, err := metrics.Ended(events)
+	started, ended, err := metrics.Finished(events)
 	if err != nil {
 		return nil, err
 	}

@@ -46,11 +46,8 @@ func (Family) Games() []string { return []string{matrix.Name} }
 
 // Match computes one match's metrics.
 func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
-	started, err := metrics.Started(events)
+	started, _, err := metrics.Finished(events)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := metrics.Ended(events); err != nil {
 		return nil, err
 	}
 	s, err := matrix.NewSetup(started.GetParams())

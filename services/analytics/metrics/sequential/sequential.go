@@ -42,11 +42,8 @@ func (Family) Games() []string { return []string{sequential.Name} }
 
 // Match computes one match's metrics.
 func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
-	started, err := metrics.Started(events)
+	started, _, err := metrics.Finished(events)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := metrics.Ended(events); err != nil {
 		return nil, err
 	}
 	s, err := sequential.NewSetup(started.GetParams())
