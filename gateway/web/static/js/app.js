@@ -456,6 +456,24 @@ async function viewLeaderboard(query) {
 
 // ---- forms --------------------------------------------------------------------------------
 
+/**
+ * onSubmit runs act when form is submitted, with its button disabled meanwhile; an error is
+ * shown under the form and the button given back (on success act has moved the page on).
+ */
+function onSubmit(form, submit, error, act) {
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    submit.disabled = true;
+    try {
+      await act();
+    } catch (err) {
+      error.textContent = err.message;
+      submit.disabled = false;
+    }
+  });
+}
+
 let catalogue = null;
 
 async function loadCatalogue() {
@@ -613,59 +631,51 @@ async function viewNewMatch(query) {
     error,
     submit,
   );
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    error.textContent = '';
-    submit.disabled = true;
-    try {
-      const game = gameSel.value;
-      const agents = pickers.map((p) => p.value());
-      if (agents.some((a) => !a)) throw new Error('every seat needs an agent');
-      const typed = await typedParams(game, params.read());
-      // Reserve a seat for each human: the match gets the seat's address, this page its token.
-      const seats = [];
-      for (let i = 0; i < agents.length; i++) {
-        if (agents[i] !== 'human') continue;
-        let r;
-        try {
-          r = await postJSON('/api/v1/seats', personName.value.trim() ? { name: personName.value.trim() } : {});
-        } catch (err) {
-          if (err.status === 404) throw new Error('this gateway does not host human seats: run `parley up` to play from the page');
-          throw err;
-        }
-        agents[i] = r.agent;
-        seats.push({ seat: i, url: r.url });
+  onSubmit(form, submit, error, async () => {
+    const game = gameSel.value;
+    const agents = pickers.map((p) => p.value());
+    if (agents.some((a) => !a)) throw new Error('every seat needs an agent');
+    const typed = await typedParams(game, params.read());
+    // Reserve a seat for each human: the match gets the seat's address, this page its token.
+    const seats = [];
+    for (let i = 0; i < agents.length; i++) {
+      if (agents[i] !== 'human') continue;
+      let r;
+      try {
+        r = await postJSON('/api/v1/seats', personName.value.trim() ? { name: personName.value.trim() } : {});
+      } catch (err) {
+        if (err.status === 404) throw new Error('this gateway does not host human seats: run `parley up` to play from the page');
+        throw err;
       }
-      const req = { game, agents, labels: labels.map((l) => l.value.trim()), limits: { moveTimeout: `${Number(timeout.value) || 10}s` } };
-      if (!req.labels.some((l) => l)) delete req.labels;
-      if (typed) req.params = typed;
-      if (seed.value.trim()) req.seed = seed.value.trim();
-      if (reveal.checked) req.revealPrivate = true;
-      const r = await referee('StartMatch', req);
-      if (seats.length === 1) {
-        location.href = seats[0].url;
-        return;
-      }
-      if (seats.length > 1) {
-        const g = cat.games.find((x) => x.name === game);
-        fill(
-          app,
-          el('h1', {}, 'Match started'),
-          el(
-            'section',
-            { class: 'card links' },
-            el('p', {}, 'Each human seat has its own page; open each where its player sits:'),
-            seats.map((s) => el('p', {}, el('a', { href: s.url, target: '_blank', rel: 'noopener' }, `Play ${g.seats[s.seat]}`))),
-            el('p', {}, matchLink(r.matchId)),
-          ),
-        );
-        return;
-      }
-      location.hash = `#/match/${encodeURIComponent(r.matchId)}`;
-    } catch (err) {
-      error.textContent = err.message;
-      submit.disabled = false;
+      agents[i] = r.agent;
+      seats.push({ seat: i, url: r.url });
     }
+    const req = { game, agents, labels: labels.map((l) => l.value.trim()), limits: { moveTimeout: `${Number(timeout.value) || 10}s` } };
+    if (!req.labels.some((l) => l)) delete req.labels;
+    if (typed) req.params = typed;
+    if (seed.value.trim()) req.seed = seed.value.trim();
+    if (reveal.checked) req.revealPrivate = true;
+    const r = await referee('StartMatch', req);
+    if (seats.length === 1) {
+      location.href = seats[0].url;
+      return;
+    }
+    if (seats.length > 1) {
+      const g = cat.games.find((x) => x.name === game);
+      fill(
+        app,
+        el('h1', {}, 'Match started'),
+        el(
+          'section',
+          { class: 'card links' },
+          el('p', {}, 'Each human seat has its own page; open each where its player sits:'),
+          seats.map((s) => el('p', {}, el('a', { href: s.url, target: '_blank', rel: 'noopener' }, `Play ${g.seats[s.seat]}`))),
+          el('p', {}, matchLink(r.matchId)),
+        ),
+      );
+      return;
+    }
+    location.hash = `#/match/${encodeURIComponent(r.matchId)}`;
   });
   fill(app, el('h1', {}, 'Start a match'), tabs('match'), form);
   renderGame();
@@ -746,30 +756,22 @@ async function viewNewTournament() {
     error,
     submit,
   );
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    error.textContent = '';
-    submit.disabled = true;
-    try {
-      const game = gameSel.value;
-      const typed = await typedParams(game, params.read());
-      const req = {
-        game,
-        entrants: entrants.map((x) => ({ address: x.picker.value(), label: x.label.value.trim() })),
-        gamesPerAssignment: Number(games.value) || 1,
-        concurrency: Number(concurrency.value) || 4,
-        limits: { moveTimeout: `${Number(timeout.value) || 10}s` },
-      };
-      if (typed) req.params = typed;
-      if (seed.value.trim()) req.seed = seed.value.trim();
-      if (selfPlay.checked) req.selfPlay = true;
-      if (reveal.checked) req.revealPrivate = true;
-      const r = await tournaments('StartTournament', req);
-      location.hash = `#/tournament/${encodeURIComponent(r.tournamentId)}`;
-    } catch (err) {
-      error.textContent = err.message;
-      submit.disabled = false;
-    }
+  onSubmit(form, submit, error, async () => {
+    const game = gameSel.value;
+    const typed = await typedParams(game, params.read());
+    const req = {
+      game,
+      entrants: entrants.map((x) => ({ address: x.picker.value(), label: x.label.value.trim() })),
+      gamesPerAssignment: Number(games.value) || 1,
+      concurrency: Number(concurrency.value) || 4,
+      limits: { moveTimeout: `${Number(timeout.value) || 10}s` },
+    };
+    if (typed) req.params = typed;
+    if (seed.value.trim()) req.seed = seed.value.trim();
+    if (selfPlay.checked) req.selfPlay = true;
+    if (reveal.checked) req.revealPrivate = true;
+    const r = await tournaments('StartTournament', req);
+    location.hash = `#/tournament/${encodeURIComponent(r.tournamentId)}`;
   });
   fill(app, el('h1', {}, 'Start a tournament'), tabs('tournament'), form);
   renderGame();
