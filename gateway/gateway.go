@@ -344,21 +344,22 @@ func placeholder() http.Handler {
 	})
 }
 
-// checkAgents refuses agent addresses that HTTP clients may not use (see
-// Config.AllowLLMAgents).
-func (g *Gateway) checkAgents(ctx context.Context, addrs ...string) error {
-	for _, a := range addrs {
-		if !strings.HasPrefix(a, agentconn.BotPrefix) {
-			continue
-		}
-		// A registered bot is checked here (registered, not retired, allowed) so that a
-		// refusal is the caller's error, not a match's fault.
-		c, err := agentconn.Open(g.withBots(ctx), a)
-		if err != nil {
-			return connect.NewError(connect.CodeInvalidArgument, err)
-		}
-		c.Close()
+// probeAgent opens an agent address as the worker taking the match will (a registered bot:
+// registered, not retired, allowed; a built-in agent's settings parse) and closes it again, so
+// that a refusal is the caller's error, not a match's fault. It returns a registered bot's
+// team/name@version label ("" for other agents).
+func probeAgent(ctx context.Context, addr string) (string, error) {
+	c, err := agentconn.Open(ctx, addr)
+	if err != nil {
+		return "", invalid("%v", err)
 	}
+	c.Close()
+	return c.Label, nil
+}
+
+// checkAgents refuses agent addresses that HTTP clients may not use (see
+// Config.AllowLLMAgents). Whether an address opens at all is probeAgent's to say.
+func (g *Gateway) checkAgents(addrs ...string) error {
 	if g.cfg.AllowLLMAgents {
 		return nil
 	}

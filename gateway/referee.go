@@ -14,7 +14,6 @@ import (
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/record"
 	"github.com/parley-arena/parley/referee/server"
@@ -47,7 +46,7 @@ func (s *refereeService) ListGames(ctx context.Context, req *connect.Request[ref
 // starts when a worker takes it.
 func (s *refereeService) StartMatch(ctx context.Context, req *connect.Request[refereev1.StartMatchRequest]) (*connect.Response[refereev1.StartMatchResponse], error) {
 	g, m := s.g, req.Msg
-	if err := g.checkAgents(ctx, m.GetAgents()...); err != nil {
+	if err := g.checkAgents(m.GetAgents()...); err != nil {
 		return nil, err
 	}
 	game, err := g.cfg.Games.Lookup(m.GetGame())
@@ -120,13 +119,12 @@ func (g *Gateway) checkSeats(ctx context.Context, addrs, given []string) ([]stri
 				return nil, invalid("%v", err)
 			}
 		} else {
-			c, err := agentconn.Open(ctx, a)
+			label, err := probeAgent(ctx, a)
 			if err != nil {
-				return nil, invalid("%v", err)
+				return nil, err
 			}
-			c.Close()
 			if labels[i] == "" {
-				labels[i] = c.Label
+				labels[i] = label
 			}
 		}
 		labelled = labelled || labels[i] != ""

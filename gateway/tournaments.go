@@ -17,7 +17,6 @@ import (
 
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/gen/go/parley/tournament/v1/tournamentv1connect"
-	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/record"
 	"github.com/parley-arena/parley/services/tournament"
@@ -65,7 +64,7 @@ func (s *tournamentService) StartTournament(ctx context.Context, req *connect.Re
 	}
 	seats, _ := games.Seats(game, params)
 	for _, e := range m.GetEntrants() {
-		if err := g.checkAgents(ctx, e.GetAddress()); err != nil {
+		if err := g.checkAgents(e.GetAddress()); err != nil {
 			return nil, err
 		}
 	}
@@ -137,14 +136,13 @@ func checkEntrants(ctx context.Context, in []*tournamentv1.Entrant) ([]*tourname
 	var out []*tournamentv1.Entrant
 	seen := map[string]bool{}
 	for _, e := range in {
-		c, err := agentconn.Open(ctx, e.GetAddress())
+		registered, err := probeAgent(ctx, e.GetAddress())
 		if err != nil {
-			return nil, invalid("%v", err)
+			return nil, err
 		}
-		c.Close()
 		label := e.GetLabel()
 		if label == "" {
-			label = c.Label // a registered bot's team/name@version
+			label = registered // a registered bot's team/name@version
 		}
 		if label == "" {
 			label = strings.TrimPrefix(e.GetAddress(), "builtin:")
