@@ -30,8 +30,9 @@ import (
 
 // Bucket names.
 const (
-	TeamsBucket = "PARLEY_TEAMS"
-	BotsBucket  = "PARLEY_BOTS"
+	TeamsBucket  = "PARLEY_TEAMS"
+	TokensBucket = "PARLEY_TOKENS" // token hash -> team, so a request finds its team in one read
+	BotsBucket   = "PARLEY_BOTS"
 )
 
 // EndpointDialOut is the endpoint of a bot that connects to a gateway itself.
@@ -72,8 +73,9 @@ type Team struct {
 
 // Store reads and writes teams and bots. It is safe for concurrent use.
 type Store struct {
-	teams jetstream.KeyValue
-	bots  jetstream.KeyValue
+	teams  jetstream.KeyValue
+	tokens jetstream.KeyValue
+	bots   jetstream.KeyValue
 	now   func() time.Time
 }
 
@@ -83,11 +85,15 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registry: teams bucket: %w", err)
 	}
+	tokens, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: TokensBucket, Description: "Parley team token hashes, by hash", History: 1})
+	if err != nil {
+		return nil, fmt.Errorf("registry: tokens bucket: %w", err)
+	}
 	bots, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: BotsBucket, Description: "Parley registered bots", History: 1})
 	if err != nil {
 		return nil, fmt.Errorf("registry: bots bucket: %w", err)
 	}
-	return &Store{teams: teams, bots: bots, now: time.Now}, nil
+	return &Store{teams: teams, tokens: tokens, bots: bots, now: time.Now}, nil
 }
 
 // NewToken returns a fresh random team token.
@@ -113,7 +119,8 @@ func (s *Store) AddTeam(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := jsonTeam(Team{Name: name, TokenHash: hashToken(token), Created: s.now().UTC()})
+	hash := hashToken(token)
+	data, err := jsonTeam(Team{Name: name, TokenHash: hash, Created: s.now().UTC()})
 	if err != nil {
 		return "", err
 	}
@@ -121,6 +128,10 @@ func (s *Store) AddTeam(ctx context.Context, name string) (string, error) {
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			return "", fmt.Errorf("%w: team %q", ErrExists, name)
 		}
+		return "", fmt.Errorf("registry: add team: %w", err)
+	}
+	if _, err := s.tokens.Put(ctx, hash, []byte(name)); err != nil {
+		_ = s.teams.Purge(ctx, name) // a team without its token entry could never sign in
 		return "", fmt.Errorf("registry: add team: %w", err)
 	}
 	return token, nil
@@ -159,10 +170,15 @@ func (s *Store) team(ctx context.Context, name string) (Team, error) {
 // RevokeTeam removes a team: its token stops working at once. Its bots stay listed but can no
 // longer be changed or connect.
 func (s *Store) RevokeTeam(ctx context.Context, name string) error {
-	if _, err := s.team(ctx, name); err != nil {
+	t, err := s.team(ctx, name)
+	if err != nil {
 		return err
 	}
+	// The team entry goes first: Authenticate needs both, so the token stops working here.
 	if err := s.teams.Purge(ctx, name); err != nil {
+		return fmt.Errorf("registry: revoke team: %w", err)
+	}
+	if err := s.tokens.Purge(ctx, t.TokenHash); err != nil {
 		return fmt.Errorf("registry: revoke team: %w", err)
 	}
 	return nil
@@ -209,28 +225,30 @@ func (s *Store) Revoked(ctx context.Context, team string) (<-chan struct{}, erro
 	return gone, nil
 }
 
-// Authenticate returns the team whose token this is, or an error wrapping ErrBadToken. Every
-// stored hash is compared, in constant time, so the time taken says nothing about which
-// hashes share a prefix with the token's.
+// Authenticate returns the team whose token this is, or an error wrapping ErrBadToken. The
+// token's hash finds the team in one read; the team's stored hash is then compared in constant
+// time, so a token whose team was revoked, or a stale index entry, never passes.
 func (s *Store) Authenticate(ctx context.Context, token string) (string, error) {
 	if !strings.HasPrefix(token, tokenPrefix) {
 		return "", ErrBadToken
 	}
-	want := []byte(hashToken(token))
-	teams, err := s.Teams(ctx)
-	if err != nil {
+	hash := hashToken(token)
+	e, err := s.tokens.Get(ctx, hash)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return "", ErrBadToken
+	} else if err != nil {
+		return "", fmt.Errorf("registry: token: %w", err)
+	}
+	t, err := s.team(ctx, string(e.Value()))
+	if errors.Is(err, ErrNotFound) {
+		return "", ErrBadToken
+	} else if err != nil {
 		return "", err
 	}
-	found := ""
-	for _, t := range teams {
-		if subtle.ConstantTimeCompare(want, []byte(t.TokenHash)) == 1 {
-			found = t.Name
-		}
-	}
-	if found == "" {
+	if subtle.ConstantTimeCompare([]byte(hash), []byte(t.TokenHash)) != 1 {
 		return "", ErrBadToken
 	}
-	return found, nil
+	return t.Name, nil
 }
 
 func botKey(team, name string) string { return team + "." + name }

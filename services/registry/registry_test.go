@@ -2,6 +2,8 @@ package registry_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
@@ -81,6 +83,27 @@ func TestTeamsKeepOnlyTokenHashes(t *testing.T) {
 	}
 	if err := s.RevokeTeam(ctx, "red"); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("revoke twice: %v", err)
+	}
+
+	// The index from token hash to team holds no token, forgets a revoked team, and cannot
+	// vouch for a token on its own: the team's own stored hash must match too.
+	tokens, err := b.JetStream().KeyValue(ctx, registry.TokensBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashOf := func(token string) string { sum := sha256.Sum256([]byte(token)); return hex.EncodeToString(sum[:]) }
+	if _, err := tokens.Get(ctx, hashOf(red)); err == nil {
+		t.Error("the revoked team's token is still indexed")
+	}
+	if e, err := tokens.Get(ctx, hashOf(blue)); err != nil || string(e.Value()) != "blue" || strings.Contains(string(e.Value()), blue) {
+		t.Errorf("blue's index entry: %v", err)
+	}
+	forged := "pt_" + strings.Repeat("A", 43)
+	if _, err := tokens.Put(ctx, hashOf(forged), []byte("blue")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Authenticate(ctx, forged); !errors.Is(err, registry.ErrBadToken) {
+		t.Errorf("a token indexed to blue but not blue's: %q %v", got, err)
 	}
 }
 
