@@ -76,7 +76,7 @@ type Store struct {
 	teams  jetstream.KeyValue
 	tokens jetstream.KeyValue
 	bots   jetstream.KeyValue
-	now   func() time.Time
+	now    func() time.Time
 }
 
 // Open creates the buckets when they do not exist and returns a Store on them.
