@@ -15,6 +15,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/record"
 	"github.com/parley-arena/parley/services/tournament"
 )
@@ -30,8 +31,8 @@ func (g *Gateway) follow(ctx context.Context, id string, viewer record.Viewer, f
 	if err := bus.ValidMatchID(id); err != nil {
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}
-	cons, err := g.cfg.Bus.JetStream().OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
-		FilterSubjects:    []string{bus.MatchFilter(id)},
+	cons, err := g.cfg.Bus.JetStream().OrderedConsumer(ctx, natsname.MatchStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects:    []string{natsname.MatchFilter(id)},
 		DeliverPolicy:     jetstream.DeliverAllPolicy,
 		InactiveThreshold: 30 * time.Second,
 	})

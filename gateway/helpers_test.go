@@ -29,6 +29,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/games"
@@ -72,7 +73,7 @@ func start(t *testing.T, mutate ...func(*gateway.Config)) *fixture {
 	t.Cleanup(func() { b.Close() })
 	reg := catalog.New()
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), bus.StreamName, analytics.DefaultDurable)
+	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, natsname.AnalyticsConsumer)
 	ref := server.New(reg, bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, nil, match.WithObserver(metrics))
 	t.Cleanup(ref.Close)
 

@@ -15,6 +15,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/server"
 )
 
@@ -54,7 +55,7 @@ var (
 // start reads what the stream holds now (bounded by ctx), then follows it in the background
 // until bg ends.
 func (x *matchIndex) start(ctx, bg context.Context, wg *sync.WaitGroup) error {
-	cons, err := x.js.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
+	cons, err := x.js.OrderedConsumer(ctx, natsname.MatchStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects:    []string{startedSubjects, endedSubjects},
 		DeliverPolicy:     jetstream.DeliverAllPolicy,
 		InactiveThreshold: 30 * time.Second,

@@ -23,6 +23,7 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/server"
 	"github.com/parley-arena/parley/services/tournament"
@@ -114,7 +115,7 @@ func TestStartMatchSurvivesItsReferee(t *testing.T) {
 			}
 			// The request was acknowledged once the rerun was recorded: nothing is left to run.
 			waitFor(t, "an empty work queue", func() bool {
-				rs, err := js.Stream(ctx, tournament.RequestStream)
+				rs, err := js.Stream(ctx, natsname.RequestStream)
 				if err != nil {
 					return false
 				}
@@ -270,11 +271,11 @@ func recordedOnce(t *testing.T, ctx context.Context, js jetstream.JetStream, id 
 			t.Fatalf("match %s: event %d has seq %d", id, i, ev.GetSeq())
 		}
 	}
-	s, err := js.Stream(ctx, bus.StreamName)
+	s, err := js.Stream(ctx, natsname.MatchStream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(bus.MatchFilter(id)))
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(natsname.MatchFilter(id)))
 	if err != nil {
 		t.Fatal(err)
 	}

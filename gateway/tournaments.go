@@ -17,6 +17,7 @@ import (
 
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/gen/go/parley/tournament/v1/tournamentv1connect"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/record"
 	"github.com/parley-arena/parley/services/tournament"
@@ -31,13 +32,6 @@ const (
 	// agentCheckTimeout bounds checking that the entrants' addresses open.
 	agentCheckTimeout = 10 * time.Second
 )
-
-// requestSubject is where the gateway keeps the StartTournamentRequest of each tournament it
-// started (in PARLEY_TOURNAMENTS), so that a restarted gateway resumes them.
-func requestSubject(id string) string { return "parley.tournament." + id + ".request" }
-
-const requestsFilter = "parley.tournament.*.request"
-const specsFilter = "parley.tournament.*.spec"
 
 // tournamentService implements parley.tournament.v1.TournamentService.
 type tournamentService struct {
@@ -116,8 +110,8 @@ func (s *tournamentService) StartTournament(ctx context.Context, req *connect.Re
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err)
 	}
-	if _, err := js.Publish(ctx, requestSubject(id), data, jetstream.WithMsgID("request/"+id),
-		jetstream.WithExpectStream(tournament.TournamentStream)); err != nil {
+	if _, err := js.Publish(ctx, natsname.TournamentRequestSubject(id), data, jetstream.WithMsgID("request/"+id),
+		jetstream.WithExpectStream(natsname.TournamentStream)); err != nil {
 		return nil, connect.NewError(connect.CodeUnavailable, err)
 	}
 	g.runTournament(spec, int(m.GetConcurrency()))
@@ -193,7 +187,7 @@ func (g *Gateway) runTournament(spec *tournamentv1.TournamentSpec, concurrency i
 func (g *Gateway) resumeTournaments(ctx context.Context) error {
 	js := g.cfg.Bus.JetStream()
 	var reqs []*tournamentv1.StartTournamentRequest
-	err := readAll(ctx, js, tournament.TournamentStream, requestsFilter, func(data []byte) {
+	err := readAll(ctx, js, natsname.TournamentStream, natsname.AllTournamentRequests, func(data []byte) {
 		r := new(tournamentv1.StartTournamentRequest)
 		if proto.Unmarshal(data, r) == nil {
 			reqs = append(reqs, r)
@@ -284,7 +278,7 @@ func (s *tournamentService) ListTournaments(ctx context.Context, req *connect.Re
 		size = 500
 	}
 	var all []*tournamentv1.TournamentSummary
-	err := readAll(ctx, s.g.cfg.Bus.JetStream(), tournament.TournamentStream, specsFilter, func(data []byte) {
+	err := readAll(ctx, s.g.cfg.Bus.JetStream(), natsname.TournamentStream, natsname.AllTournamentSpecs, func(data []byte) {
 		spec := new(tournamentv1.TournamentSpec)
 		if proto.Unmarshal(data, spec) != nil {
 			return

@@ -19,6 +19,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/services/tournament"
@@ -164,7 +165,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 	if _, err := tournament.EnsureQueue(ctx, js, tournament.QueueConfig{}); err != nil {
 		return LoadResult{}, err
 	}
-	cons, err := js.Consumer(ctx, tournament.RequestStream, tournament.ConsumerName)
+	cons, err := js.Consumer(ctx, natsname.RequestStream, natsname.RefereeConsumer)
 	if err != nil {
 		return LoadResult{}, err
 	}
@@ -212,7 +213,7 @@ wait:
 
 	// The record: one match_ended per requested match. Requests are acknowledged just after
 	// their match is stored, so the queue empties a moment later.
-	st, err := js.Stream(ctx, bus.StreamName)
+	st, err := js.Stream(ctx, natsname.MatchStream)
 	if err != nil {
 		return res, err
 	}
@@ -234,7 +235,7 @@ wait:
 	if ended != n {
 		return res, fmt.Errorf("bench: %d of %d requested matches have an ending in the stream", ended, n)
 	}
-	rs, err := js.Stream(ctx, tournament.RequestStream)
+	rs, err := js.Stream(ctx, natsname.RequestStream)
 	if err != nil {
 		return res, err
 	}

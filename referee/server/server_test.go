@@ -19,6 +19,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/catalog"
 )
 
@@ -138,9 +139,9 @@ func TestMatchStreamedRecordedAndStored(t *testing.T) {
 // analytics will, and fails if any sequence number is missing, repeated or out of order.
 func consumeDurable(ctx context.Context, t *testing.T, b *bus.Bus, id string, want int) []*eventsv1.MatchEvent {
 	t.Helper()
-	cons, err := b.JetStream().CreateOrUpdateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{
+	cons, err := b.JetStream().CreateOrUpdateConsumer(ctx, natsname.MatchStream, jetstream.ConsumerConfig{
 		Durable:       "test-" + id,
-		FilterSubject: bus.MatchFilter(id),
+		FilterSubject: natsname.MatchFilter(id),
 		AckPolicy:     jetstream.AckExplicitPolicy,
 	})
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/services/registry"
 )
@@ -38,10 +39,6 @@ const codeHeader = "Parley-Code"
 
 // queueGroup spreads calls over a bot's sessions when it holds several (replicas).
 const queueGroup = "parley-botlink"
-
-// callSubject is where a bot's calls go; pingSubject answers while a session is open.
-func callSubject(team, name string) string { return "parley.botlink." + team + "." + name + ".call" }
-func pingSubject(team, name string) string { return "parley.botlink." + team + "." + name + ".ping" }
 
 // Client reaches a dial-out bot through whichever gateway holds its session. It implements
 // agentv1.AgentServiceClient; grpc.MaxCallRecvMsgSize is honoured, other call options ignored.
@@ -90,7 +87,7 @@ func (c *Client) call(ctx context.Context, call *botlinkv1.Call, opts []grpc.Cal
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	msg, err := c.nc.RequestWithContext(ctx, callSubject(c.team, c.name), data)
+	msg, err := c.nc.RequestWithContext(ctx, natsname.BotCallSubject(c.team, c.name), data)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, status.Errorf(codes.Unavailable, "dial-out bot %s/%s is not connected to any gateway", c.team, c.name)
@@ -129,7 +126,7 @@ func newID() string {
 func Connected(ctx context.Context, nc *nats.Conn, team, name string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	_, err := nc.RequestWithContext(ctx, pingSubject(team, name), nil)
+	_, err := nc.RequestWithContext(ctx, natsname.BotPingSubject(team, name), nil)
 	return err == nil
 }
 
@@ -160,7 +157,7 @@ func NewSession(nc *nats.Conn, team, name string, send func(*botlinkv1.Call) err
 
 // Start subscribes to the bot's subjects; calls arrive from then on.
 func (s *Session) Start() error {
-	call, err := s.nc.QueueSubscribe(callSubject(s.team, s.name), queueGroup, func(m *nats.Msg) {
+	call, err := s.nc.QueueSubscribe(natsname.BotCallSubject(s.team, s.name), queueGroup, func(m *nats.Msg) {
 		s.mu.Lock()
 		select {
 		case <-s.closed:
@@ -179,7 +176,7 @@ func (s *Session) Start() error {
 	if err != nil {
 		return fmt.Errorf("botlink: subscribe: %w", err)
 	}
-	ping, err := s.nc.Subscribe(pingSubject(s.team, s.name), func(m *nats.Msg) { _ = m.Respond(nil) })
+	ping, err := s.nc.Subscribe(natsname.BotPingSubject(s.team, s.name), func(m *nats.Msg) { _ = m.Respond(nil) })
 	if err != nil {
 		_ = call.Unsubscribe()
 		return fmt.Errorf("botlink: subscribe: %w", err)

@@ -59,23 +59,13 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 const (
-	// RequestStream is the work-queue stream of match requests.
-	RequestStream = "PARLEY_REQUESTS"
-	// TournamentStream holds tournament specs and retry records.
-	TournamentStream = "PARLEY_TOURNAMENTS"
-	// ConsumerName is the durable pull consumer every referee worker shares.
-	ConsumerName = "referees"
-
 	// DefaultAckWait is how long a request may go without a sign of life from its worker
 	// before JetStream gives it to another one. Workers signal every third of it.
 	DefaultAckWait = 30 * time.Second
-
-	requestPrefix    = "parley.request."
-	tournamentPrefix = "parley.tournament."
-	retryPrefix      = "parley.retry."
 )
 
 // Errors returned, wrapped, by this package.
@@ -87,15 +77,6 @@ var (
 	// ErrSpecMismatch reports a tournament id already used by a different tournament.
 	ErrSpecMismatch = errors.New("tournament: id already used by a different tournament")
 )
-
-// RequestSubject is the subject a match's request travels on.
-func RequestSubject(matchID string) string { return requestPrefix + matchID }
-
-// SpecSubject is the subject of a tournament's spec.
-func SpecSubject(tournamentID string) string { return tournamentPrefix + tournamentID + ".spec" }
-
-// RetrySubject is the subject of the MatchRetried record of an interrupted match.
-func RetrySubject(matchID string) string { return retryPrefix + matchID }
 
 // QueueConfig tunes the shared consumer.
 type QueueConfig struct {
@@ -113,17 +94,17 @@ func EnsureQueue(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) (
 	if err := ensureStreams(ctx, js); err != nil {
 		return nil, err
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, RequestStream, jetstream.ConsumerConfig{
-		Durable:       ConsumerName,
+	cons, err := js.CreateOrUpdateConsumer(ctx, natsname.RequestStream, jetstream.ConsumerConfig{
+		Durable:       natsname.RefereeConsumer,
 		Description:   "referee workers: each request goes to one of them at a time",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       cfg.AckWait,
 		MaxDeliver:    -1,
 		MaxAckPending: 100_000,
-		FilterSubject: requestPrefix + ">",
+		FilterSubject: natsname.AllRequests,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("tournament: consumer %s: %w", ConsumerName, err)
+		return nil, fmt.Errorf("tournament: consumer %s: %w", natsname.RefereeConsumer, err)
 	}
 	return cons, nil
 }
@@ -132,17 +113,17 @@ func EnsureQueue(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) (
 // servers of a cluster.
 func streamConfigs(replicas int) []jetstream.StreamConfig {
 	return []jetstream.StreamConfig{{
-		Name:        RequestStream,
+		Name:        natsname.RequestStream,
 		Description: "Parley match requests: a work queue shared by every referee worker",
-		Subjects:    []string{requestPrefix + ">"},
+		Subjects:    []string{natsname.AllRequests},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.WorkQueuePolicy,
 		Duplicates:  bus.DuplicateWindow,
 		Replicas:    replicas,
 	}, {
-		Name:        TournamentStream,
+		Name:        natsname.TournamentStream,
 		Description: "Parley tournament schedules and reruns of interrupted matches",
-		Subjects:    []string{tournamentPrefix + ">", retryPrefix + ">"},
+		Subjects:    []string{natsname.AllTournaments, natsname.AllRetries},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  bus.DuplicateWindow,
@@ -178,8 +159,8 @@ func PublishRequest(ctx context.Context, js jetstream.JetStream, req *tournament
 	if err != nil {
 		return fmt.Errorf("tournament: request %s: %w", req.GetMatchId(), err)
 	}
-	if _, err := js.Publish(ctx, RequestSubject(req.GetMatchId()), data,
-		jetstream.WithMsgID(req.GetMatchId()), jetstream.WithExpectStream(RequestStream)); err != nil {
+	if _, err := js.Publish(ctx, natsname.RequestSubject(req.GetMatchId()), data,
+		jetstream.WithMsgID(req.GetMatchId()), jetstream.WithExpectStream(natsname.RequestStream)); err != nil {
 		return fmt.Errorf("tournament: request %s: %w", req.GetMatchId(), err)
 	}
 	return nil
@@ -189,7 +170,7 @@ func PublishRequest(ctx context.Context, js jetstream.JetStream, req *tournament
 // queue or is being played (a request leaves the queue once its match is recorded), or a
 // match was recorded under it.
 func Requested(ctx context.Context, js jetstream.JetStream, matchID string) (bool, error) {
-	_, queued, err := lastMsg(ctx, js, RequestStream, RequestSubject(matchID))
+	_, queued, err := lastMsg(ctx, js, natsname.RequestStream, natsname.RequestSubject(matchID))
 	if err != nil || queued {
 		return queued, err
 	}
@@ -203,8 +184,8 @@ func storeRetry(ctx context.Context, js jetstream.JetStream, r *tournamentv1.Mat
 	if err != nil {
 		return err
 	}
-	if _, err := js.Publish(ctx, RetrySubject(r.GetMatchId()), data,
-		jetstream.WithMsgID("retry/"+r.GetMatchId()), jetstream.WithExpectStream(TournamentStream)); err != nil {
+	if _, err := js.Publish(ctx, natsname.RetrySubject(r.GetMatchId()), data,
+		jetstream.WithMsgID("retry/"+r.GetMatchId()), jetstream.WithExpectStream(natsname.TournamentStream)); err != nil {
 		return fmt.Errorf("tournament: retry record of %s: %w", r.GetMatchId(), err)
 	}
 	return nil
@@ -212,7 +193,7 @@ func storeRetry(ctx context.Context, js jetstream.JetStream, r *tournamentv1.Mat
 
 // LookupRetry returns the MatchRetried record of matchID, if one was stored.
 func LookupRetry(ctx context.Context, js jetstream.JetStream, matchID string) (*tournamentv1.MatchRetried, bool, error) {
-	msg, ok, err := lastMsg(ctx, js, TournamentStream, RetrySubject(matchID))
+	msg, ok, err := lastMsg(ctx, js, natsname.TournamentStream, natsname.RetrySubject(matchID))
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -251,14 +232,14 @@ const (
 
 // stateOf looks up the start and end of a match's record.
 func stateOf(ctx context.Context, js jetstream.JetStream, matchID string) (matchState, error) {
-	_, ended, err := lastMsg(ctx, js, bus.StreamName, endedSubject(matchID))
+	_, ended, err := lastMsg(ctx, js, natsname.MatchStream, endedSubject(matchID))
 	if err != nil {
 		return 0, err
 	}
 	if ended {
 		return stateEnded, nil
 	}
-	_, started, err := lastMsg(ctx, js, bus.StreamName, startedSubject(matchID))
+	_, started, err := lastMsg(ctx, js, natsname.MatchStream, startedSubject(matchID))
 	if err != nil {
 		return 0, err
 	}

@@ -16,6 +16,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 )
 
@@ -219,7 +220,7 @@ const pollEvery = 3 * time.Second
 
 // followEndings returns an iterator over the match_ended events stored from now on.
 func followEndings(ctx context.Context, js jetstream.JetStream) (jetstream.MessagesContext, error) {
-	cons, err := js.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
+	cons, err := js.OrderedConsumer(ctx, natsname.MatchStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{endedSubject("*")},
 		DeliverPolicy:  jetstream.DeliverNewPolicy,
 		// By default it retries for ever, deaf to Next's context, when its consumer is lost
@@ -245,7 +246,7 @@ func pollEndings(ctx context.Context, js jetstream.JetStream, waiting map[string
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		msg, ok, err := lastMsg(ctx, js, bus.StreamName, endedSubject(id))
+		msg, ok, err := lastMsg(ctx, js, natsname.MatchStream, endedSubject(id))
 		if err != nil {
 			return err
 		}
@@ -276,7 +277,7 @@ func latest(ctx context.Context, js jetstream.JetStream, matchID string) (string
 			id = retry.GetRetryMatchId()
 			continue
 		}
-		msg, ended, err := lastMsg(ctx, js, bus.StreamName, endedSubject(id))
+		msg, ended, err := lastMsg(ctx, js, natsname.MatchStream, endedSubject(id))
 		if err != nil || !ended {
 			return id, nil, err
 		}
@@ -305,7 +306,7 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream) error { return e
 // running match as interrupted.
 func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch,
 	paramsOf func(uint64) (*matchv1.GameParams, error)) error {
-	if _, queued, err := lastMsg(ctx, js, RequestStream, RequestSubject(m.GetMatchId())); err != nil {
+	if _, queued, err := lastMsg(ctx, js, natsname.RequestStream, natsname.RequestSubject(m.GetMatchId())); err != nil {
 		return err
 	} else if queued {
 		return nil
@@ -388,8 +389,8 @@ func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.T
 	if err != nil {
 		return fmt.Errorf("tournament: spec: %w", err)
 	}
-	if _, err := js.Publish(ctx, SpecSubject(spec.GetTournamentId()), data,
-		jetstream.WithMsgID("spec/"+spec.GetTournamentId()), jetstream.WithExpectStream(TournamentStream)); err != nil {
+	if _, err := js.Publish(ctx, natsname.TournamentSpecSubject(spec.GetTournamentId()), data,
+		jetstream.WithMsgID("spec/"+spec.GetTournamentId()), jetstream.WithExpectStream(natsname.TournamentStream)); err != nil {
 		return fmt.Errorf("tournament: store spec of %s: %w", spec.GetTournamentId(), err)
 	}
 	return nil
@@ -401,7 +402,7 @@ func LoadSpec(ctx context.Context, js jetstream.JetStream, tournamentID string) 
 	if err := bus.ValidMatchID(tournamentID); err != nil {
 		return nil, fmt.Errorf("%w %q", ErrInvalidID, tournamentID)
 	}
-	msg, ok, err := lastMsg(ctx, js, TournamentStream, SpecSubject(tournamentID))
+	msg, ok, err := lastMsg(ctx, js, natsname.TournamentStream, natsname.TournamentSpecSubject(tournamentID))
 	if errors.Is(err, jetstream.ErrStreamNotFound) || err == nil && !ok {
 		return nil, fmt.Errorf("%w: no tournament %q", ErrNotFound, tournamentID)
 	}

@@ -19,6 +19,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
@@ -105,7 +106,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.logger.Info("referee worker ready", "concurrency", w.cfg.Concurrency, "consumer", ConsumerName)
+	w.logger.Info("referee worker ready", "concurrency", w.cfg.Concurrency, "consumer", natsname.RefereeConsumer)
 	slots := make(chan struct{}, w.cfg.Concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()

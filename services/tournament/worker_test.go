@@ -19,6 +19,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/referee/catalog"
 )
@@ -97,11 +98,11 @@ func plan(t *testing.T, id string, games int, agents ...string) *tournamentv1.To
 // subjectCounts returns how many messages the match stream holds per subject of a match.
 func subjectCounts(t *testing.T, ctx context.Context, js jetstream.JetStream, matchID string) map[string]uint64 {
 	t.Helper()
-	s, err := js.Stream(ctx, bus.StreamName)
+	s, err := js.Stream(ctx, natsname.MatchStream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(bus.MatchFilter(matchID)))
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(natsname.MatchFilter(matchID)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestTwoReferees(t *testing.T) {
 		t.Errorf("workers ran %d and %d matches, want both some and 12 in all", a, b)
 	}
 	// Every request was acknowledged: the work queue is empty.
-	rs, err := js.Stream(ctx, RequestStream)
+	rs, err := js.Stream(ctx, natsname.RequestStream)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/parley-arena/parley/gateway/web"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
 	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
 )
@@ -113,7 +114,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		an = analyticsv1.NewAnalyticsServiceClient(conn)
 	}
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), bus.StreamName, "analytics")
+	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, "analytics")
 	gw, err := gateway.New(ctx, gateway.Config{
 		Bus: b, Referee: gateway.NewRefereeClient(refConn), Analytics: an, Games: deps.Games,
 		Families: metricscatalog.New(), Metrics: metrics, Logger: logger, Web: web.Handler(),

@@ -18,6 +18,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/match"
@@ -101,7 +102,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	// for them so a stored record is complete before anyone is told the match is over.
 	rec := bus.NewPublisher(b).SettleEachMatch()
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), tournament.RequestStream, tournament.ConsumerName)
+	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
 	ref := server.New(deps.Games, rec, bus.ValidMatchID, logger, match.WithObserver(metrics))
 	if metricsLis != nil {
 		metricsCtx, stopMetrics := context.WithCancel(ctx)

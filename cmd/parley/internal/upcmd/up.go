@@ -30,6 +30,7 @@ import (
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/match"
@@ -162,8 +163,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	defer store.Close()
 
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), bus.StreamName, analytics.DefaultDurable)
-	metrics.WatchConsumer(b.JetStream(), tournament.RequestStream, tournament.ConsumerName)
+	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, natsname.AnalyticsConsumer)
+	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
 
 	// People's seats: the hub's HTTP API is mounted on the gateway, and human agent addresses
 	// opened in this process are seated in it.
