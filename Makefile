@@ -50,8 +50,9 @@ tools:
 generate: agents/typescript/node_modules/.package-lock.json
 	buf generate
 
-## proto-check: lint, breaking-change check, and generated code in step with proto/
+## proto-check: format, lint, breaking-change check, and generated code in step with proto/
 proto-check: agents/typescript/node_modules/.package-lock.json
+	@buf format -d --exit-code proto || { echo "proto/ is not formatted: run 'buf format -w proto'"; exit 1; }
 	buf lint
 	scripts/buf-breaking.sh
 	buf generate

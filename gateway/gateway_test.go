@@ -434,7 +434,7 @@ func TestTournamentStandings(t *testing.T) {
 	if s == nil {
 		t.Fatalf("standings: %d %s", status, data)
 	}
-	var last *tournamentv1.Standings
+	var last *analyticsv1.Standings
 	var seen []uint32
 	for ev := range s.events {
 		if ev.event == "end" {
@@ -443,7 +443,7 @@ func TestTournamentStandings(t *testing.T) {
 		if ev.event != "standings" {
 			t.Fatalf("event %q: %s", ev.event, ev.data)
 		}
-		last = &tournamentv1.Standings{}
+		last = &analyticsv1.Standings{}
 		if err := protojson.Unmarshal([]byte(ev.data), last); err != nil {
 			t.Fatal(err)
 		}

@@ -142,7 +142,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	m := &run{
 		Runner: r,
 		spec:   spec,
-		limits: resolveLimits(spec.Limits),
+		limits: ResolveLimits(spec.Limits),
 		state:  state,
 		notes:  make([][]string, len(spec.Agents)),
 		faults: make([]bool, len(spec.Agents)),
@@ -178,7 +178,8 @@ func setUp(spec Spec) (info *refereev1.GameInfo, params *matchv1.GameParams, sea
 	return info, params, seatNames, seatRoles, state, nil
 }
 
-func resolveLimits(l *matchv1.Limits) *matchv1.Limits {
+// ResolveLimits returns l with every unset field set to its default.
+func ResolveLimits(l *matchv1.Limits) *matchv1.Limits {
 	out := &matchv1.Limits{
 		MoveTimeout:   durationpb.New(DefaultMoveTimeout),
 		MaxRetries:    proto.Int32(DefaultMaxRetries),

@@ -16,11 +16,15 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/queue"
 )
 
 type fixture struct {
@@ -39,7 +43,21 @@ func start(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	ref := New(catalog.New(), bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, nil)
+	agents := &agentconn.Resolver{Builtins: builtin.Agents{}}
+	ref, err := New(ctx, Config{Matches: &launch.Preparer{Games: catalog.New(), Agents: agents}, Bus: b, StartGrace: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The referee's worker, as `parley referee` runs it: one match at a time, so they are
+	// played in the order they were asked for.
+	w := queue.NewWorker(b, queue.WorkerConfig{
+		Matches: &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true},
+		Player:  &launch.Player{Agents: agents},
+	}, nil)
+	wctx, stopWorker := context.WithCancel(context.Background())
+	worked := make(chan error, 1)
+	go func() { worked <- w.Run(wctx) }()
+	t.Cleanup(func() { stopWorker(); <-worked })
 	srv := grpc.NewServer()
 	refereev1.RegisterRefereeServiceServer(srv, ref)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -57,6 +75,36 @@ func start(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return &fixture{client: refereev1.NewRefereeServiceClient(conn), bus: b, server: ref}
+}
+
+// waitEnded waits until every match of ids has ended, and is listed as ended.
+func (f *fixture) waitEnded(ctx context.Context, t *testing.T, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		streamAll(ctx, t, f.client, id, 0)
+	}
+	for {
+		resp, err := f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{State: refereev1.MatchState_MATCH_STATE_ENDED, PageSize: MaxPageSize})
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, m := range resp.GetMatches() {
+			listed[m.GetMatchId()] = true
+		}
+		all := true
+		for _, id := range ids {
+			all = all && listed[id]
+		}
+		if all {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("matches %v not all listed as ended", ids)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func streamAll(ctx context.Context, t *testing.T, c refereev1.RefereeServiceClient, id string, from uint64) []*eventsv1.MatchEvent {
@@ -213,7 +261,7 @@ func TestConcurrentMatches(t *testing.T) {
 		}
 		ids = append(ids, resp.GetMatchId())
 	}
-	f.server.Wait()
+	f.waitEnded(ctx, t, ids...)
 	for _, id := range ids {
 		got, err := f.client.GetMatch(ctx, &refereev1.GetMatchRequest{MatchId: id})
 		if err != nil {
@@ -287,7 +335,7 @@ func TestListMatchesAndLabels(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.server.Wait()
+	f.waitEnded(ctx, t, "listed-0", "listed-1", "listed-2")
 	resp, err := f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{PageSize: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -273,8 +273,8 @@ func (s *Session) fail(m *nats.Msg, code codes.Code, why string) {
 	_ = m.RespondMsg(reply)
 }
 
-// Directory finds registered bots and reaches dial-out ones; it is what agentconn needs to
-// open "bot:team/name" addresses (see agentconn.WithBots).
+// Directory finds registered bots and reaches dial-out ones; it is what a referee's agent
+// resolver needs to open "bot:team/name" addresses.
 type Directory struct {
 	Store *registry.Store
 	NC    *nats.Conn
@@ -296,21 +296,14 @@ func (d Directory) Link(team, name string) agentv1.AgentServiceClient {
 	return NewClient(d.NC, team, name)
 }
 
-// Bots returns how agentconn opens "bot:" addresses from the registry on b, dialling teams'
-// grpc:// endpoints only when allowDial is set.
-func Bots(ctx context.Context, b *bus.Bus, allowDial bool) (agentconn.Bots, error) {
+// OpenDirectory opens the bot registry on b as the directory a referee's agent resolver
+// finds registered bots in (agentconn.Resolver.Bots).
+func OpenDirectory(ctx context.Context, b *bus.Bus) (Directory, error) {
 	store, err := registry.Open(ctx, b.JetStream())
 	if err != nil {
-		return agentconn.Bots{}, err
+		return Directory{}, err
 	}
-	return agentconn.Bots{Directory: Directory{Store: store, NC: b.Conn()}, AllowDial: allowDial}, nil
+	return Directory{Store: store, NC: b.Conn()}, nil
 }
 
-// WithBots returns ctx with Bots(ctx, b, allowDial).
-func WithBots(ctx context.Context, b *bus.Bus, allowDial bool) (context.Context, error) {
-	bots, err := Bots(ctx, b, allowDial)
-	if err != nil {
-		return nil, err
-	}
-	return agentconn.WithBots(ctx, bots), nil
-}
+var _ agentconn.BotDirectory = Directory{}

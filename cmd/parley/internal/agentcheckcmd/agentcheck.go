@@ -48,6 +48,7 @@ The exit status is 1 when any check fails.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg.Addr = args[0]
+			cfg.Agents = deps.Resolver()
 			return run(cmd.Context(), deps, cfg)
 		},
 	}

@@ -28,6 +28,8 @@ import (
 
 // Config is what to check and how.
 type Config struct {
+	// Agents opens the bot and its opponents. Required.
+	Agents *agentconn.Resolver
 	// Addr is the bot's address (grpc://host:port, or any agent address the referee takes).
 	Addr string
 	// Games to check; empty: every game the bot claims (every game when it claims none).
@@ -78,7 +80,7 @@ func Run(ctx context.Context, reg *games.Registry, cfg Config) ([]Check, error) 
 			return nil, err
 		}
 	}
-	bot, err := agentconn.Open(ctx, cfg.Addr)
+	bot, err := cfg.Agents.Open(ctx, cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func (c *checker) play(ctx context.Context, game games.Game, seat int32, seed ui
 		if addr == "builtin:random" {
 			addr = fmt.Sprintf("builtin:random?seed=%d", seed+uint64(i))
 		}
-		opp, err := agentconn.Open(ctx, addr)
+		opp, err := c.cfg.Agents.Open(ctx, addr)
 		if err != nil {
 			return nil, fmt.Errorf("opponent: %w", err)
 		}

@@ -984,7 +984,7 @@ var File_parley_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n" +
+	"\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n" +
 	"\n" +
 	"ActRequest\x12>\n" +
 	"\vobservation\x18\x01 \x01(\v2\x1c.parley.agent.v1.ObservationR\vobservation\"R\n" +

@@ -373,7 +373,11 @@ type Outcome struct {
 	// Seats whose agents faulted at least once (timeout, crash, garbage, retries exhausted).
 	FaultedSeats []int32 `protobuf:"varint,4,rep,packed,name=faulted_seats,json=faultedSeats,proto3" json:"faulted_seats,omitempty"`
 	// Plain-language account of the ending, e.g. "P2 accepted P1's offer of 40 Dollars".
-	Summary       string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	Summary string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Set on a void outcome when the match was interrupted (its referee stopped) and is played
+	// again from the start under this id: the rerun counts in its place. Set by the referee
+	// worker; public.
+	RerunMatchId  string `protobuf:"bytes,6,opt,name=rerun_match_id,json=rerunMatchId,proto3" json:"rerun_match_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -443,11 +447,18 @@ func (x *Outcome) GetSummary() string {
 	return ""
 }
 
+func (x *Outcome) GetRerunMatchId() string {
+	if x != nil {
+		return x.RerunMatchId
+	}
+	return ""
+}
+
 var File_parley_match_v1_match_proto protoreflect.FileDescriptor
 
 const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\xae\x04\n" +
+	"\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\xae\x04\n" +
 	"\n" +
 	"GameParams\x12A\n" +
 	"\tultimatum\x18\x01 \x01(\v2!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatum\x12;\n" +
@@ -466,13 +477,14 @@ const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\vmax_retries\x18\x02 \x01(\x05H\x00R\n" +
 	"maxRetries\x88\x01\x01\x12&\n" +
 	"\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytesB\x0e\n" +
-	"\f_max_retries\"\xb1\x01\n" +
+	"\f_max_retries\"\xd7\x01\n" +
 	"\aOutcome\x12/\n" +
 	"\x05cause\x18\x01 \x01(\x0e2\x19.parley.match.v1.EndCauseR\x05cause\x12\x18\n" +
 	"\apayoffs\x18\x02 \x03(\x01R\apayoffs\x12\x1c\n" +
 	"\tagreement\x18\x03 \x01(\bR\tagreement\x12#\n" +
 	"\rfaulted_seats\x18\x04 \x03(\x05R\ffaultedSeats\x12\x18\n" +
-	"\asummary\x18\x05 \x01(\tR\asummary*\xb8\x01\n" +
+	"\asummary\x18\x05 \x01(\tR\asummary\x12$\n" +
+	"\x0ererun_match_id\x18\x06 \x01(\tR\frerunMatchId*\xb8\x01\n" +
 	"\bEndCause\x12\x19\n" +
 	"\x15END_CAUSE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13END_CAUSE_AGREEMENT\x10\x01\x12\x16\n" +

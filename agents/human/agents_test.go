@@ -1,4 +1,4 @@
-package agentconn_test
+package human_test
 
 import (
 	"context"
@@ -17,22 +17,26 @@ import (
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
-// A human address seats a person in the hub carried by ctx; the referee reaches the seat over
-// gRPC like any agent, and the person's action comes back as Act's answer.
+
+// A human address seats a person in the hub the resolver was given; the referee reaches the
+// seat over gRPC like any agent, and the person's action comes back as Act's answer.
 func TestOpenHuman(t *testing.T) {
 	hub := human.NewHub()
-	ctx := human.NewContext(context.Background(), hub)
-	if _, err := agentconn.Open(ctx, "human"); !errors.Is(err, human.ErrNotServed) {
+	r := &agentconn.Resolver{Humans: hub.Agents()}
+	ctx := context.Background()
+	_, err := r.Open(ctx, "human")
+	if !errors.Is(err, human.ErrNotServed) || !errors.Is(err, agentconn.ErrNotServed) {
 		t.Errorf("Open(human) with no page serving the seats = %v, want ErrNotServed", err)
 	}
 	hub.Mount(http.NewServeMux())
-	c, err := agentconn.Open(ctx, "human:alice")
+	c, err := r.Open(ctx, "human:alice")
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	if c.Human == nil || hub.Len() != 1 {
+	seat, _ := c.Seat.(*human.Seat)
+	if seat == nil || hub.Len() != 1 {
 		c.Close()
-		t.Fatalf("Human = %v, hub holds %d seats; want the seat in the hub", c.Human, hub.Len())
+		t.Fatalf("Seat = %v, hub holds %d seats; want the seat in the hub", c.Seat, hub.Len())
 	}
 	info, err := c.Describe(ctx, testTimeout)
 	if err != nil || info.GetName() != "human:alice" {
@@ -45,9 +49,9 @@ func TestOpenHuman(t *testing.T) {
 	go func() {
 		// The person answers once the observation is shown.
 		for {
-			snap, changed := c.Human.Snapshot()
+			snap, changed := seat.Snapshot()
 			if snap.State == human.StateActing {
-				c.Human.Submit(&agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}}}, 0, 0)
+				seat.Submit(&agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}}}, 0, 0)
 				return
 			}
 			<-changed
@@ -71,7 +75,7 @@ func TestOpenHuman(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if snap, _ := c.Human.Snapshot(); snap.State != human.StateEnded {
+	if snap, _ := seat.Snapshot(); snap.State != human.StateEnded {
 		t.Errorf("after Close the seat is %q, want ended", snap.State)
 	}
 }
@@ -79,24 +83,28 @@ func TestOpenHuman(t *testing.T) {
 func TestOpenHumanTicket(t *testing.T) {
 	hub := human.NewHub()
 	hub.Mount(http.NewServeMux())
-	ctx := human.NewContext(context.Background(), hub)
+	r := &agentconn.Resolver{Humans: hub.Agents()}
+	ctx := context.Background()
 	seat, addr, err := hub.Reserve("bob")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := agentconn.Open(ctx, addr)
+	if err := r.Check(ctx, addr); err != nil {
+		t.Fatalf("Check(%q): %v", addr, err)
+	}
+	c, err := r.Open(ctx, addr)
 	if err != nil {
-		t.Fatalf("Open(%q): %v", addr, err)
+		t.Fatalf("Open(%q) after Check: %v", addr, err)
 	}
 	defer c.Close()
-	if c.Human != seat {
+	if c.Seat != seat {
 		t.Errorf("Open(%q) gave another seat than the one reserved", addr)
 	}
-	if _, err := agentconn.Open(ctx, addr); !errors.Is(err, human.ErrNoTicket) {
+	if _, err := r.Open(ctx, addr); !errors.Is(err, human.ErrNoTicket) {
 		t.Errorf("second Open(%q) = %v, want ErrNoTicket (a ticket is used once)", addr, err)
 	}
 	for _, bad := range []string{"human:no spaces", "human:x?seat=1", "human:" + string(make([]byte, 40))} {
-		if _, err := agentconn.Open(ctx, bad); !errors.Is(err, agentconn.ErrBadAddress) {
+		if _, err := r.Open(ctx, bad); !errors.Is(err, agentconn.ErrBadAddress) {
 			t.Errorf("Open(%q) = %v, want ErrBadAddress", bad, err)
 		}
 	}

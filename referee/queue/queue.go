@@ -1,18 +1,15 @@
-// Package tournament runs tournaments over NATS JetStream: a schedule of matches (every seat
-// assignment of the agents, N games each, seeds derived from one seed) published as requests
-// into a work queue that any number of referee workers share, and the bookkeeping that makes
-// every requested match count exactly once. The gateway puts the single matches started
-// through it into the same queue (a MatchRequest with no tournament_id).
+// Package queue is the referee's work queue over NATS JetStream: match requests that any
+// number of referee workers share, and the bookkeeping that makes every requested match count
+// exactly once. The referee's StartMatch puts single matches into it; tournaments put theirs.
 //
 // # Streams and subjects
 //
-//   - PARLEY_REQUESTS (work-queue retention) holds one tournamentv1.MatchRequest per match on
+//   - PARLEY_REQUESTS (work-queue retention) holds one MatchRequest per match on
 //     parley.request.<match_id>, with Nats-Msg-Id <match_id> so a request published twice is
 //     stored once. Every referee worker pulls from the one durable consumer "referees", so a
 //     request is given to one worker at a time and leaves the stream when acknowledged.
-//   - PARLEY_TOURNAMENTS (limits retention) holds each tournament's TournamentSpec on
-//     parley.tournament.<tournament_id>.spec and the MatchRetried records on
-//     parley.retry.<match_id>.
+//   - PARLEY_TOURNAMENTS (limits retention) holds the MatchRetried records on
+//     parley.retry.<match_id> (and the tournaments' schedules, see services/tournament).
 //   - Match events go to PARLEY_MATCHES as for every match (package bus).
 //
 // # Exactly-once effect
@@ -34,8 +31,8 @@
 // MatchRetried before that MatchEnded, and gives the request back (Nak), so the same rule
 // applies. A match id therefore never holds two records, a void interrupted match stays in the
 // record (listed, left out of rates), and the match that counts is the last of its retry chain.
-// Whoever waits for a tournament sees each void match_ended and looks up its MatchRetried to
-// know whether to wait for a rerun (see Run).
+// Whoever waits for a match sees each void match_ended and looks up its MatchRetried to know
+// whether to wait for a rerun (see Latest).
 //
 // A referee cut off from the broker for longer than AckWait while its match goes on is
 // treated as dead: if it comes back, its later events land after the void ending, and every
@@ -43,21 +40,22 @@
 //
 // A request that can never run (unknown game, bad parameters, an agent address that does not
 // parse) is recorded as a match that starts and ends void at once, with the reason, and
-// acknowledged, so the tournament waiting for it finishes.
-package tournament
+// acknowledged, so whoever waits for it finishes.
+package queue
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
-	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 )
@@ -68,30 +66,20 @@ const (
 	DefaultAckWait = 30 * time.Second
 )
 
-// Errors returned, wrapped, by this package.
-var (
-	// ErrInvalidID reports a tournament or match id that cannot be a subject token.
-	ErrInvalidID = errors.New("tournament: invalid id")
-	// ErrNotFound reports a tournament with no stored spec.
-	ErrNotFound = errors.New("tournament: not found")
-	// ErrSpecMismatch reports a tournament id already used by a different tournament.
-	ErrSpecMismatch = errors.New("tournament: id already used by a different tournament")
-)
-
-// QueueConfig tunes the shared consumer.
-type QueueConfig struct {
+// Config tunes the shared consumer.
+type Config struct {
 	// AckWait: see DefaultAckWait (zero means that). Whoever calls EnsureQueue last sets it
 	// for every worker.
 	AckWait time.Duration
 }
 
-// EnsureQueue creates, or updates to the settings here, the request and tournament streams
-// and the shared consumer. Every worker and scheduler calls it; it is idempotent.
-func EnsureQueue(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) (jetstream.Consumer, error) {
+// EnsureConsumer creates, or updates to the settings here, the request and tournament streams
+// and the shared consumer. Every worker calls it; it is idempotent.
+func EnsureConsumer(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.Consumer, error) {
 	if cfg.AckWait <= 0 {
 		cfg.AckWait = DefaultAckWait
 	}
-	if err := ensureStreams(ctx, js); err != nil {
+	if err := EnsureStreams(ctx, js); err != nil {
 		return nil, err
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, natsname.RequestStream, jetstream.ConsumerConfig{
@@ -104,7 +92,7 @@ func EnsureQueue(ctx context.Context, js jetstream.JetStream, cfg QueueConfig) (
 		FilterSubject: natsname.AllRequests,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("tournament: consumer %s: %w", natsname.RefereeConsumer, err)
+		return nil, fmt.Errorf("queue: consumer %s: %w", natsname.RefereeConsumer, err)
 	}
 	return cons, nil
 }
@@ -144,33 +132,33 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Str
 		}
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-		return fmt.Errorf("tournament: stream %s: %w", cfg.Name, err)
+		return fmt.Errorf("queue: stream %s: %w", cfg.Name, err)
 	}
 	return nil
 }
 
-// PublishRequest puts a match request into the work queue. Publishing one twice within the
+// Enqueue puts a match request into the work queue. Publishing one twice within the
 // duplicate window stores it once.
-func PublishRequest(ctx context.Context, js jetstream.JetStream, req *tournamentv1.MatchRequest) error {
+func Enqueue(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequest) error {
 	if err := bus.ValidMatchID(req.GetMatchId()); err != nil {
-		return fmt.Errorf("tournament: request: %w", err)
+		return fmt.Errorf("queue: request: %w", err)
 	}
 	data, err := proto.Marshal(req)
 	if err != nil {
-		return fmt.Errorf("tournament: request %s: %w", req.GetMatchId(), err)
+		return fmt.Errorf("queue: request %s: %w", req.GetMatchId(), err)
 	}
 	if _, err := js.Publish(ctx, natsname.RequestSubject(req.GetMatchId()), data,
 		jetstream.WithMsgID(req.GetMatchId()), jetstream.WithExpectStream(natsname.RequestStream)); err != nil {
-		return fmt.Errorf("tournament: request %s: %w", req.GetMatchId(), err)
+		return fmt.Errorf("queue: request %s: %w", req.GetMatchId(), err)
 	}
 	return nil
 }
 
-// Requested reports whether match id matchID is taken: a request for it waits in the work
+// Taken reports whether match id matchID is taken: a request for it waits in the work
 // queue or is being played (a request leaves the queue once its match is recorded), or a
 // match was recorded under it.
-func Requested(ctx context.Context, js jetstream.JetStream, matchID string) (bool, error) {
-	_, queued, err := lastMsg(ctx, js, natsname.RequestStream, natsname.RequestSubject(matchID))
+func Taken(ctx context.Context, js jetstream.JetStream, matchID string) (bool, error) {
+	queued, err := Queued(ctx, js, matchID)
 	if err != nil || queued {
 		return queued, err
 	}
@@ -178,47 +166,37 @@ func Requested(ctx context.Context, js jetstream.JetStream, matchID string) (boo
 	return state != stateNone, err
 }
 
+// Queued reports whether a request for matchID is in the work queue: waiting, or taken by a
+// worker that plays it now.
+func Queued(ctx context.Context, js jetstream.JetStream, matchID string) (bool, error) {
+	_, queued, err := bus.LastMsg(ctx, js, natsname.RequestStream, natsname.RequestSubject(matchID))
+	return queued, err
+}
+
 // storeRetry stores a MatchRetried record and waits for the server to confirm it.
-func storeRetry(ctx context.Context, js jetstream.JetStream, r *tournamentv1.MatchRetried) error {
+func storeRetry(ctx context.Context, js jetstream.JetStream, r *queuev1.MatchRetried) error {
 	data, err := proto.Marshal(r)
 	if err != nil {
 		return err
 	}
 	if _, err := js.Publish(ctx, natsname.RetrySubject(r.GetMatchId()), data,
 		jetstream.WithMsgID("retry/"+r.GetMatchId()), jetstream.WithExpectStream(natsname.TournamentStream)); err != nil {
-		return fmt.Errorf("tournament: retry record of %s: %w", r.GetMatchId(), err)
+		return fmt.Errorf("queue: retry record of %s: %w", r.GetMatchId(), err)
 	}
 	return nil
 }
 
 // LookupRetry returns the MatchRetried record of matchID, if one was stored.
-func LookupRetry(ctx context.Context, js jetstream.JetStream, matchID string) (*tournamentv1.MatchRetried, bool, error) {
-	msg, ok, err := lastMsg(ctx, js, natsname.TournamentStream, natsname.RetrySubject(matchID))
+func LookupRetry(ctx context.Context, js jetstream.JetStream, matchID string) (*queuev1.MatchRetried, bool, error) {
+	msg, ok, err := bus.LastMsg(ctx, js, natsname.TournamentStream, natsname.RetrySubject(matchID))
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	r := new(tournamentv1.MatchRetried)
+	r := new(queuev1.MatchRetried)
 	if err := proto.Unmarshal(msg.Data, r); err != nil {
-		return nil, false, fmt.Errorf("tournament: retry record of %s: %w", matchID, err)
+		return nil, false, fmt.Errorf("queue: retry record of %s: %w", matchID, err)
 	}
 	return r, true, nil
-}
-
-// lastMsg returns the last message stored on subject in stream, if any.
-func lastMsg(ctx context.Context, js jetstream.JetStream, stream, subject string) (*jetstream.RawStreamMsg, bool, error) {
-	s, err := js.Stream(ctx, stream)
-	if err != nil {
-		return nil, false, fmt.Errorf("tournament: stream %s: %w", stream, err)
-	}
-	msg, err := s.GetLastMsgForSubject(ctx, subject)
-	switch {
-	case err == nil:
-		return msg, true, nil
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return nil, false, nil
-	default:
-		return nil, false, fmt.Errorf("tournament: read %s: %w", subject, err)
-	}
 }
 
 // matchState is how far a match id's record got.
@@ -232,14 +210,14 @@ const (
 
 // stateOf looks up the start and end of a match's record.
 func stateOf(ctx context.Context, js jetstream.JetStream, matchID string) (matchState, error) {
-	_, ended, err := lastMsg(ctx, js, natsname.MatchStream, endedSubject(matchID))
+	_, ended, err := bus.LastMsg(ctx, js, natsname.MatchStream, endedSubject(matchID))
 	if err != nil {
 		return 0, err
 	}
 	if ended {
 		return stateEnded, nil
 	}
-	_, started, err := lastMsg(ctx, js, natsname.MatchStream, startedSubject(matchID))
+	_, started, err := bus.LastMsg(ctx, js, natsname.MatchStream, startedSubject(matchID))
 	if err != nil {
 		return 0, err
 	}
@@ -257,3 +235,66 @@ func startedSubject(matchID string) string {
 func endedSubject(matchID string) string {
 	return bus.Subject(matchID, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}})
 }
+
+// EnsureStreams creates the request and tournament streams when they are missing (not the
+// workers' consumer, whose settings are theirs), with as many replicas as the match stream: on
+// a cluster that keeps the match records through the loss of a server, the queue and the
+// retry records survive it too.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream) error {
+	replicas, err := bus.StreamReplicas(ctx, js)
+	if err != nil {
+		return err
+	}
+	for _, cfg := range streamConfigs(replicas) {
+		if err := ensureStream(ctx, js, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Ended returns the MatchEnded of matchID, when it is stored.
+func Ended(ctx context.Context, js jetstream.JetStream, matchID string) (*eventsv1.MatchEnded, bool, error) {
+	msg, ended, err := bus.LastMsg(ctx, js, natsname.MatchStream, endedSubject(matchID))
+	if err != nil || !ended {
+		return nil, false, err
+	}
+	ev := new(eventsv1.MatchEvent)
+	if err := proto.Unmarshal(msg.Data, ev); err != nil {
+		return nil, false, fmt.Errorf("queue: match_ended of %s: %w", matchID, err)
+	}
+	return ev.GetMatchEnded(), true, nil
+}
+
+// Latest follows the retry chain from matchID (a requested match's id) to the match that
+// counts now, and returns its id and, when it has ended, its MatchEnded.
+func Latest(ctx context.Context, js jetstream.JetStream, matchID string) (string, *eventsv1.MatchEnded, error) {
+	id := matchID
+	for range MaxReruns + 1 {
+		retry, ok, err := LookupRetry(ctx, js, id)
+		if err != nil {
+			return "", nil, err
+		}
+		if ok {
+			id = retry.GetRetryMatchId()
+			continue
+		}
+		end, _, err := Ended(ctx, js, id)
+		if err != nil || end.GetOutcome().GetCause() != matchv1.EndCause_END_CAUSE_VOID {
+			return id, end, err
+		}
+		// An interrupted match names its rerun before its void ending is stored: look again.
+		if retry, ok, err := LookupRetry(ctx, js, id); err != nil || ok {
+			if err != nil {
+				return "", nil, err
+			}
+			id = retry.GetRetryMatchId()
+			continue
+		}
+		return id, end, nil
+	}
+	return id, nil, nil
+}
+
+// EndedFilter selects the match_ended events of every match.
+var EndedFilter = endedSubject("*")

@@ -1,10 +1,11 @@
-package gateway
+package server
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,7 +17,6 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
-	"github.com/parley-arena/parley/referee/server"
 )
 
 // maxEndedListed bounds the ended matches the index keeps for listings; older ones are
@@ -27,9 +27,8 @@ const maxEndedListed = 10_000
 // an ordered consumer of parley.match.*.match_started and parley.match.*.match_ended from the
 // stream's start, so it lists every match of every referee and worker, across restarts.
 type matchIndex struct {
-	js      jetstream.JetStream
-	log     *slog.Logger
-	onEnded func(matchID string)
+	js  jetstream.JetStream
+	log *slog.Logger
 
 	mu    sync.Mutex
 	byID  map[string]*indexEntry
@@ -41,8 +40,8 @@ type indexEntry struct {
 	sum *refereev1.MatchSummary
 }
 
-func newMatchIndex(js jetstream.JetStream, log *slog.Logger, onEnded func(string)) *matchIndex {
-	return &matchIndex{js: js, log: log, onEnded: onEnded, byID: map[string]*indexEntry{}}
+func newMatchIndex(js jetstream.JetStream, log *slog.Logger) *matchIndex {
+	return &matchIndex{js: js, log: log, byID: map[string]*indexEntry{}}
 }
 
 func subjectOf(payload *eventsv1.MatchEvent) string { return bus.Subject("*", payload) }
@@ -98,9 +97,7 @@ func (x *matchIndex) start(ctx, bg context.Context, wg *sync.WaitGroup) error {
 				}
 				continue
 			}
-			if _, ended := x.add(msg); ended != "" && x.onEnded != nil {
-				x.onEnded(ended)
-			}
+			x.add(msg)
 		}
 	})
 	return nil
@@ -126,7 +123,7 @@ func (x *matchIndex) add(msg jetstream.Msg) (md *jetstream.MsgMetadata, ended st
 		if _, seen := x.byID[id]; seen {
 			return md, "" // a re-sent start
 		}
-		sum := server.Summary(ev)
+		sum := Summary(ev)
 		sum.MatchId = id
 		sum.Started = timestamppb.New(md.Timestamp)
 		// The listing is public: no parameters or seed in it anyway, only who plays.
@@ -168,19 +165,19 @@ func (x *matchIndex) dropOldEnded() {
 
 // list answers a ListMatches request, newest first.
 func (x *matchIndex) list(req *refereev1.ListMatchesRequest) (*refereev1.ListMatchesResponse, error) {
-	size, err := server.PageSize(req.GetPageSize())
+	size, err := PageSize(req.GetPageSize())
 	if err != nil {
 		return nil, err
 	}
 	x.mu.Lock()
 	var all []*refereev1.MatchSummary
 	for i := len(x.order) - 1; i >= 0; i-- {
-		if s := x.order[i].sum; server.Selects(req, s) {
+		if s := x.order[i].sum; Selects(req, s) {
 			all = append(all, proto.CloneOf(s))
 		}
 	}
 	x.mu.Unlock()
-	page, next, err := server.Page(all, req.GetPageToken(), size)
+	page, next, err := Page(all, req.GetPageToken(), size)
 	if err != nil {
 		return nil, err
 	}
@@ -196,4 +193,62 @@ func (x *matchIndex) summary(id string) (*refereev1.MatchSummary, bool) {
 		return nil, false
 	}
 	return proto.CloneOf(e.sum), true
+}
+
+// Summary is the listing of a match from its first event: who plays, running.
+func Summary(first *eventsv1.MatchEvent) *refereev1.MatchSummary {
+	st := first.GetMatchStarted()
+	return &refereev1.MatchSummary{
+		MatchId:       first.GetMatchId(),
+		Game:          st.GetGame(),
+		TournamentId:  st.GetTournamentId(),
+		Seats:         st.GetSeats(),
+		State:         refereev1.MatchState_MATCH_STATE_RUNNING,
+		Started:       first.GetTime(),
+		RevealPrivate: st.GetRevealPrivate(),
+	}
+}
+
+// Page sizes of ListMatches.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 500
+)
+
+// PageSize reads ListMatchesRequest.page_size: 0 means DefaultPageSize, at most MaxPageSize.
+func PageSize(n int32) (int, error) {
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("page_size must be 0 or more, got %d", n)
+	case n == 0:
+		return DefaultPageSize, nil
+	default:
+		return min(int(n), MaxPageSize), nil
+	}
+}
+
+// Selects reports whether a ListMatches request selects m.
+func Selects(req *refereev1.ListMatchesRequest, m *refereev1.MatchSummary) bool {
+	return (req.GetState() == refereev1.MatchState_MATCH_STATE_UNSPECIFIED || req.GetState() == m.GetState()) &&
+		(req.GetGame() == "" || req.GetGame() == m.GetGame()) &&
+		(req.GetTournamentId() == "" || req.GetTournamentId() == m.GetTournamentId())
+}
+
+// Page returns the page of ms (newest first) after the match named by token (a match id; empty:
+// from the start), at most size of them, and the token of the next page.
+func Page(ms []*refereev1.MatchSummary, token string, size int) ([]*refereev1.MatchSummary, string, error) {
+	from := 0
+	if token != "" {
+		i := slices.IndexFunc(ms, func(m *refereev1.MatchSummary) bool { return m.GetMatchId() == token })
+		if i < 0 {
+			return nil, "", fmt.Errorf("page_token %q is not a match of this listing", token)
+		}
+		from = i + 1
+	}
+	to := min(from+size, len(ms))
+	next := ""
+	if to < len(ms) {
+		next = ms[to-1].GetMatchId()
+	}
+	return ms[from:to], next, nil
 }

@@ -1,12 +1,15 @@
-package tournament
+package queue
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -17,11 +20,12 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/launch"
 )
 
 const testTimeout = 45 * time.Second
@@ -59,10 +63,22 @@ func openBus(t *testing.T, url string) *bus.Bus {
 	return b
 }
 
+// withAgents completes cfg with a preparer and a player opening built-in agents, grpc://
+// addresses and, when hub is set, its human seats.
+func withAgents(cfg WorkerConfig, hub *human.Hub) WorkerConfig {
+	r := &agentconn.Resolver{Builtins: builtin.Agents{}}
+	if hub != nil {
+		r.Humans = hub.Agents()
+	}
+	cfg.Matches = &launch.Preparer{Games: catalog.New(), Agents: r, NoProbe: true}
+	cfg.Player = &launch.Player{Agents: r}
+	return cfg
+}
+
 // startWorker runs a worker until the returned stop function is called (or the test ends).
 func startWorker(t *testing.T, b *bus.Bus, cfg WorkerConfig) (*Worker, func()) {
 	t.Helper()
-	w := NewWorker(b, catalog.New(), cfg, nil)
+	w := NewWorker(b, withAgents(cfg, nil), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
@@ -79,20 +95,66 @@ func startWorker(t *testing.T, b *bus.Bus, cfg WorkerConfig) (*Worker, func()) {
 	return w, stop
 }
 
-func plan(t *testing.T, id string, games int, agents ...string) *tournamentv1.TournamentSpec {
-	t.Helper()
-	var es []*tournamentv1.Entrant
+// requests returns the requests of an ultimatum tournament: games matches for every ordered
+// pair of distinct agents.
+func requests(id string, games int, agents ...string) []*queuev1.MatchRequest {
+	var out []*queuev1.MatchRequest
 	for i, a := range agents {
-		es = append(es, &tournamentv1.Entrant{Label: string(rune('a' + i)), Address: a})
+		for j, b := range agents {
+			for g := range games {
+				if i == j {
+					continue
+				}
+				out = append(out, &queuev1.MatchRequest{
+					MatchId: fmt.Sprintf("%s-a%d%d-g%d", id, i, j, g), TournamentId: id, Game: "ultimatum",
+					Seed: uint64(42 + g), Agents: []string{a, b}, Labels: []string{string(rune('a' + i)), string(rune('a' + j))},
+					Limits: &matchv1.Limits{MoveTimeout: durationpb.New(30 * time.Second)},
+				})
+			}
+		}
 	}
-	spec, err := Plan(PlanConfig{
-		ID: id, Game: "ultimatum", Seats: 2, Entrants: es, GamesPerAssignment: games, Seed: 42,
-		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(30 * time.Second)},
-	})
-	if err != nil {
+	return out
+}
+
+// played is a requested match that has ended.
+type played struct {
+	recordedAs string
+	outcome    *matchv1.Outcome
+}
+
+// enqueueAndWait puts reqs into the queue and polls until every one has ended, following
+// reruns.
+func enqueueAndWait(t *testing.T, ctx context.Context, js jetstream.JetStream, reqs []*queuev1.MatchRequest) map[string]played {
+	t.Helper()
+	if err := EnsureStreams(ctx, js); err != nil {
 		t.Fatal(err)
 	}
-	return spec
+	for _, r := range reqs {
+		if err := Enqueue(ctx, js, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := map[string]played{}
+	for len(out) < len(reqs) {
+		for _, r := range reqs {
+			if _, done := out[r.GetMatchId()]; done {
+				continue
+			}
+			id, end, err := Latest(ctx, js, r.GetMatchId())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if end != nil {
+				out[r.GetMatchId()] = played{recordedAs: id, outcome: end.GetOutcome()}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d of %d matches ended", len(out), len(reqs))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return out
 }
 
 // subjectCounts returns how many messages the match stream holds per subject of a match.
@@ -149,28 +211,21 @@ func TestTwoReferees(t *testing.T) {
 	wA, _ := startWorker(t, openBus(t, srv.URL), WorkerConfig{Concurrency: 2, Name: "A"})
 	wB, _ := startWorker(t, openBus(t, srv.URL), WorkerConfig{Concurrency: 2, Name: "B"})
 
-	sched := openBus(t, srv.URL)
-	spec := plan(t, "two-refs", 2, slow, "builtin:fair", "builtin:random?seed=3")
-	var progress []Progress
-	if err := Run(ctx, sched, spec, RunConfig{Concurrency: 4, Progress: func(p Progress) { progress = append(progress, p) }}); err != nil {
-		t.Fatal(err)
+	js := openBus(t, srv.URL).JetStream()
+	ended := enqueueAndWait(t, ctx, js, requests("two-refs", 2, slow, "builtin:fair", "builtin:random?seed=3"))
+	if len(ended) != 12 {
+		t.Fatalf("%d matches ended, want 12", len(ended))
 	}
-	if len(progress) != 12 || progress[11].Done != 12 || progress[11].Total != 12 {
-		t.Fatalf("%d progress reports, want 12", len(progress))
-	}
-	js := sched.JetStream()
-	seen := map[string]bool{}
-	for _, p := range progress {
-		if p.RecordedAs != p.Match.GetMatchId() || seen[p.RecordedAs] {
-			t.Errorf("match %s recorded as %s (seen before: %v)", p.Match.GetMatchId(), p.RecordedAs, seen[p.RecordedAs])
+	for id, p := range ended {
+		if p.recordedAs != id {
+			t.Errorf("match %s recorded as %s", id, p.recordedAs)
 		}
-		seen[p.RecordedAs] = true
-		if p.Outcome.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
-			t.Errorf("match %s void: %s", p.RecordedAs, p.Outcome.GetSummary())
+		if p.outcome.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+			t.Errorf("match %s void: %s", id, p.outcome.GetSummary())
 		}
-		checkWhole(t, ctx, js, p.RecordedAs, "two-refs")
-		if _, retried, err := LookupRetry(ctx, js, p.RecordedAs); err != nil || retried {
-			t.Errorf("match %s has a retry record (%v)", p.RecordedAs, err)
+		checkWhole(t, ctx, js, id, "two-refs")
+		if _, retried, err := LookupRetry(ctx, js, id); err != nil || retried {
+			t.Errorf("match %s has a retry record (%v)", id, err)
 		}
 	}
 	for wA.Ran()+wB.Ran() < 12 && ctx.Err() == nil {
@@ -188,10 +243,6 @@ func TestTwoReferees(t *testing.T) {
 	}
 	if info, err := rs.Info(ctx); err != nil || info.State.Msgs != 0 {
 		t.Errorf("request stream holds %v messages after the tournament (%v)", info.State.Msgs, err)
-	}
-	records, err := LoadRecords(ctx, js, spec)
-	if err != nil || len(records) != 12 {
-		t.Fatalf("LoadRecords: %d records, %v", len(records), err)
 	}
 }
 
@@ -230,22 +281,14 @@ func TestRedelivery(t *testing.T) {
 			gate := make(chan struct{})
 			blocked := startAgent(t, 0, gate)
 			id := "redeliver-" + map[bool]string{true: "crash", false: "stop"}[tc.crash]
-			spec := plan(t, id, 1, blocked, "builtin:fair")
-			spec.Matches = spec.Matches[:1] // blocked as P1, fair as P2
-			matchID := spec.Matches[0].GetMatchId()
+			reqs := requests(id, 1, blocked, "builtin:fair")[:1] // blocked as P1, fair as P2
+			matchID := reqs[0].GetMatchId()
 
 			busA := openBus(t, srv.URL)
 			_, stopA := startWorker(t, busA, WorkerConfig{Name: "A", AckWait: time.Second})
-			sched := openBus(t, srv.URL)
-			js := sched.JetStream()
-			result := make(chan []Progress, 1)
-			go func() {
-				var ps []Progress
-				if err := Run(ctx, sched, spec, RunConfig{Progress: func(p Progress) { ps = append(ps, p) }}); err != nil {
-					t.Error(err)
-				}
-				result <- ps
-			}()
+			js := openBus(t, srv.URL).JetStream()
+			result := make(chan map[string]played, 1)
+			go func() { result <- enqueueAndWait(t, ctx, js, reqs) }()
 			waitStarted(t, ctx, js, matchID)
 			if tc.crash {
 				busA.Conn().Close() // the process is gone as far as NATS can tell
@@ -254,15 +297,15 @@ func TestRedelivery(t *testing.T) {
 			close(gate)
 			wB, _ := startWorker(t, openBus(t, srv.URL), WorkerConfig{Name: "B", AckWait: time.Second})
 
-			var ps []Progress
+			var ps map[string]played
 			select {
 			case ps = <-result:
 			case <-ctx.Done():
-				t.Fatal("the tournament did not finish")
+				t.Fatal("the match did not end")
 			}
 			retryID := RetryID(matchID, 1)
-			if len(ps) != 1 || ps[0].RecordedAs != retryID {
-				t.Fatalf("progress %+v, want the match recorded as %s", ps, retryID)
+			if ps[matchID].recordedAs != retryID {
+				t.Fatalf("the match was recorded as %s, want %s", ps[matchID].recordedAs, retryID)
 			}
 			// The worker counts a match once its record is stored, just after the tournament
 			// may have seen it end.
@@ -287,12 +330,8 @@ func TestRedelivery(t *testing.T) {
 			if c := rerun[len(rerun)-1].GetMatchEnded().GetOutcome().GetCause(); c == matchv1.EndCause_END_CAUSE_VOID {
 				t.Errorf("rerun void: %v", rerun[len(rerun)-1])
 			}
-			records, err := LoadRecords(ctx, js, spec)
-			if err != nil || len(records) != 2 || !records[0].Interrupted || records[1].MatchID != retryID || records[1].Interrupted {
-				t.Errorf("records %+v (%v), want the interrupted match then its rerun", records, err)
-			}
 			// A request for a match that already ended is acknowledged without running it.
-			req := &tournamentv1.MatchRequest{MatchId: matchID, TournamentId: id, Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}}
+			req := &queuev1.MatchRequest{MatchId: matchID, TournamentId: id, Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}}
 			if err := wB.process(ctx, req, wB.logger); err != nil || wB.Ran() != 1 {
 				t.Errorf("a request already done: %v, ran %d", err, wB.Ran())
 			}
@@ -307,14 +346,14 @@ func TestHumanSeatWaitsForItsProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	js := openBus(t, srv.URL).JetStream()
-	if _, err := EnsureQueue(ctx, js, QueueConfig{AckWait: time.Second}); err != nil {
+	if _, err := EnsureConsumer(ctx, js, Config{AckWait: time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	req := &tournamentv1.MatchRequest{
+	req := &queuev1.MatchRequest{
 		MatchId: "with-a-person", Game: "ultimatum", Agents: []string{"human:ada", "builtin:fair"},
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(20 * time.Millisecond)},
 	}
-	if err := PublishRequest(ctx, js, req); err != nil {
+	if err := Enqueue(ctx, js, req); err != nil {
 		t.Fatal(err)
 	}
 	elsewhere, stopElsewhere := startWorker(t, openBus(t, srv.URL), WorkerConfig{Name: "elsewhere", AckWait: time.Second})
@@ -323,14 +362,14 @@ func TestHumanSeatWaitsForItsProcess(t *testing.T) {
 	if st, err := stateOf(ctx, js, req.GetMatchId()); err != nil || st != stateNone || elsewhere.Ran() != 0 {
 		t.Fatalf("a worker with no human seats recorded the request (state %v, %v, ran %d)", st, err, elsewhere.Ran())
 	}
-	if queued, err := Requested(ctx, js, req.GetMatchId()); err != nil || !queued {
+	if queued, err := Taken(ctx, js, req.GetMatchId()); err != nil || !queued {
 		t.Fatalf("the request left the queue (%v)", err)
 	}
 
 	hub := human.NewHub()
 	hub.Mount(http.NewServeMux()) // the page that serves its seats
-	w := NewWorker(openBus(t, srv.URL), catalog.New(), WorkerConfig{Name: "up", AckWait: time.Second}, nil)
-	wctx, stop := context.WithCancel(human.NewContext(ctx, hub))
+	w := NewWorker(openBus(t, srv.URL), withAgents(WorkerConfig{Name: "up", AckWait: time.Second}, hub), nil)
+	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
 	defer func() { stop(); <-done }()

@@ -1,4 +1,4 @@
-package tournament
+package queue
 
 import (
 	"context"
@@ -9,19 +9,18 @@ import (
 	"sync/atomic"
 	"time"
 
+	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/parley-arena/parley/agents/human"
-	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 )
 
@@ -40,6 +39,10 @@ const (
 
 // WorkerConfig configures a Worker.
 type WorkerConfig struct {
+	// Matches prepares each request (NoProbe: its agents were checked when it was asked for)
+	// and Player plays it. Required.
+	Matches *launch.Preparer
+	Player  *launch.Player
 	// Concurrency is how many matches the worker runs at once (default 1).
 	Concurrency int
 	// AckWait: see QueueConfig.
@@ -48,8 +51,6 @@ type WorkerConfig struct {
 	Name string
 	// Timestamps stamps every event with the wall-clock time (see match.WithTimestamps).
 	Timestamps bool
-	// Observer, when set, is told what the matches do (see match.WithObserver).
-	Observer match.Observer
 }
 
 // Worker is a referee worker: it takes match requests from the shared queue, runs each with
@@ -58,7 +59,6 @@ type WorkerConfig struct {
 type Worker struct {
 	b       *bus.Bus
 	js      jetstream.JetStream
-	games   *games.Registry
 	settler bus.MatchSettler
 	cfg     WorkerConfig
 	logger  *slog.Logger
@@ -67,9 +67,9 @@ type Worker struct {
 	running sync.Map // request ids this worker is playing now
 }
 
-// NewWorker returns a worker running the games of reg, recording through b. A nil logger
-// discards logs.
-func NewWorker(b *bus.Bus, reg *games.Registry, cfg WorkerConfig, logger *slog.Logger) *Worker {
+// NewWorker returns a worker playing the requests of the queue on b and recording through b.
+// A nil logger discards logs.
+func NewWorker(b *bus.Bus, cfg WorkerConfig, logger *slog.Logger) *Worker {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -83,7 +83,7 @@ func NewWorker(b *bus.Bus, reg *games.Registry, cfg WorkerConfig, logger *slog.L
 		logger = logger.With("worker", cfg.Name)
 	}
 	return &Worker{
-		b: b, js: b.JetStream(), games: reg, cfg: cfg, logger: logger,
+		b: b, js: b.JetStream(), cfg: cfg, logger: logger,
 		settler: bus.NewPublisher(b).SettleEachMatch(),
 	}
 }
@@ -93,16 +93,16 @@ func NewWorker(b *bus.Bus, reg *games.Registry, cfg WorkerConfig, logger *slog.L
 func (w *Worker) Ran() int64 { return w.ran.Load() }
 
 // errStopping marks a match cut short because the worker is stopping.
-var errStopping = errors.New("tournament: worker stopping")
+var errStopping = errors.New("queue: worker stopping")
 
 // errNotHere marks a request another worker must play (one with human seats).
-var errNotHere = errors.New("tournament: the request needs another worker")
+var errNotHere = errors.New("queue: the request needs another worker")
 
 // Run takes requests until ctx ends, then lets the matches still running end void, gives
 // their requests back to the queue and returns nil. It returns an error only when the queue
 // cannot be set up.
 func (w *Worker) Run(ctx context.Context) error {
-	cons, err := EnsureQueue(ctx, w.js, QueueConfig{AckWait: w.cfg.AckWait})
+	cons, err := EnsureConsumer(ctx, w.js, Config{AckWait: w.cfg.AckWait})
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // handle runs one request and settles its message.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
-	req := new(tournamentv1.MatchRequest)
+	req := new(queuev1.MatchRequest)
 	if err := proto.Unmarshal(msg.Data(), req); err != nil || bus.ValidMatchID(req.GetMatchId()) != nil {
 		w.logger.Error("dropping an unreadable request", "subject", msg.Subject(), "err", err)
 		_ = msg.TermWithReason("unreadable request")
@@ -211,7 +211,7 @@ func (w *Worker) keepAlive(msg jetstream.Msg, logger *slog.Logger) func() {
 }
 
 // process applies the package's exactly-once rule to req and runs its match when needed.
-func (w *Worker) process(ctx context.Context, req *tournamentv1.MatchRequest, logger *slog.Logger) error {
+func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger *slog.Logger) error {
 	id := req.GetMatchId()
 	for rerun := 0; ; rerun++ {
 		if rerun > MaxReruns {
@@ -229,7 +229,7 @@ func (w *Worker) process(ctx context.Context, req *tournamentv1.MatchRequest, lo
 		if retried {
 			// A worker recorded the rerun but may have died before closing this record.
 			if state == stateOpen {
-				if err := w.closeVoid(ctx, id, "interrupted before its end; rerun as "+retry.GetRetryMatchId()); err != nil {
+				if err := w.closeVoid(ctx, id, "interrupted before its end; rerun as "+retry.GetRetryMatchId(), retry.GetRetryMatchId()); err != nil {
 					return err
 				}
 			}
@@ -246,12 +246,12 @@ func (w *Worker) process(ctx context.Context, req *tournamentv1.MatchRequest, lo
 		// Started, never ended: its referee died mid-match.
 		next := RetryID(req.GetMatchId(), rerun+1)
 		reason := "its referee stopped before the match ended"
-		if err := storeRetry(ctx, w.js, &tournamentv1.MatchRetried{
+		if err := storeRetry(ctx, w.js, &queuev1.MatchRetried{
 			MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(), Reason: reason,
 		}); err != nil {
 			return err
 		}
-		if err := w.closeVoid(ctx, id, "interrupted before its end ("+reason+"); rerun as "+next); err != nil {
+		if err := w.closeVoid(ctx, id, "interrupted before its end ("+reason+"); rerun as "+next, next); err != nil {
 			return err
 		}
 		logger.Warn("closed an interrupted match as void; running it again", "interrupted", id, "rerun", next)
@@ -262,8 +262,8 @@ func (w *Worker) process(ctx context.Context, req *tournamentv1.MatchRequest, lo
 // RetryID is the id of the k-th rerun of a requested match.
 func RetryID(matchID string, k int) string { return fmt.Sprintf("%s-r%d", matchID, k) }
 
-// closeVoid ends an open record with a void MatchEnded continuing its seq.
-func (w *Worker) closeVoid(ctx context.Context, id, why string) error {
+// closeVoid ends an open record with a void MatchEnded continuing its seq, naming its rerun.
+func (w *Worker) closeVoid(ctx context.Context, id, why, rerun string) error {
 	events, err := bus.ReadMatch(ctx, w.js, id)
 	if err != nil {
 		return err
@@ -280,33 +280,29 @@ func (w *Worker) closeVoid(ctx context.Context, id, why string) error {
 		Seq:     last.GetSeq() + 1,
 		Turn:    last.GetTurn(),
 		Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: &matchv1.Outcome{
-			Cause:   matchv1.EndCause_END_CAUSE_VOID,
-			Summary: "Void: " + why,
+			Cause:        matchv1.EndCause_END_CAUSE_VOID,
+			Summary:      "Void: " + why,
+			RerunMatchId: rerun,
 		}}},
 	}
 	return w.settler.Record(ctx, end)
 }
 
 // run runs the match of req under id (id differs from req's for a rerun).
-func (w *Worker) run(ctx context.Context, req *tournamentv1.MatchRequest, id string, rerun int, logger *slog.Logger) error {
+func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, rerun int, logger *slog.Logger) error {
 	logger = logger.With("recorded_as", id)
-	game, err := w.games.Lookup(req.GetGame())
-	if err != nil {
-		return w.refuse(ctx, req, id, err)
-	}
-	conns, err := agentconn.OpenAll(ctx, req.GetAgents())
-	if errors.Is(err, human.ErrNotServed) {
+	m, err := w.cfg.Matches.Prepare(ctx, launch.Request{
+		Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), SeedGiven: true, Agents: req.GetAgents(),
+		Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: id, TournamentID: req.GetTournamentId(),
+		RevealPrivate: req.GetRevealPrivate(),
+	})
+	switch {
+	case errors.Is(err, agentconn.ErrNotServed):
 		// A human seat lives in the process serving its page (`parley up`): leave the request
 		// to that process's worker.
 		return fmt.Errorf("%w: %w", errNotHere, err)
-	}
-	if err != nil {
+	case err != nil:
 		return w.refuse(ctx, req, id, err)
-	}
-	defer agentconn.CloseAll(conns)
-	clients := make([]agentv1.AgentServiceClient, len(conns))
-	for i, c := range conns {
-		clients[i] = c.Client
 	}
 	// When the worker stops mid-match the runner ends the match void; the rerun is recorded
 	// first, so that whoever sees the void ending can follow it.
@@ -319,37 +315,27 @@ func (w *Worker) run(ctx context.Context, req *tournamentv1.MatchRequest, id str
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), settleTimeout)
 			defer cancel()
 			reason := "its referee was shut down before the match ended"
-			if err := storeRetry(sctx, w.js, &tournamentv1.MatchRetried{
+			if err := storeRetry(sctx, w.js, &queuev1.MatchRetried{
 				MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(), Reason: reason,
 			}); err != nil {
 				return err
 			}
 			ev = proto.CloneOf(ev)
 			ev.GetMatchEnded().GetOutcome().Summary += "; rerun as " + next
+			ev.GetMatchEnded().GetOutcome().RerunMatchId = next
 			return w.settler.Record(sctx, ev)
 		}
 		return w.settler.Record(rctx, ev)
 	})
-	opts := []match.Option{match.WithLogger(logger), match.WithTimestamps(w.cfg.Timestamps)}
-	if w.cfg.Observer != nil {
-		opts = append(opts, match.WithObserver(w.cfg.Observer))
-	}
-	runner := match.NewRunner(rec, opts...)
-	res, err := runner.Run(ctx, match.Spec{
-		ID:            id,
-		Game:          game,
-		Params:        req.GetParams(),
-		Seed:          req.GetSeed(),
-		Agents:        clients,
-		Limits:        req.GetLimits(),
-		TournamentID:  req.GetTournamentId(),
-		Labels:        req.GetLabels(),
-		RevealPrivate: req.GetRevealPrivate(),
-	})
-	if errors.Is(err, match.ErrBadSpec) {
+	res, err := w.cfg.Player.Play(ctx, m, rec, launch.PlayOptions{Options: []match.Option{
+		match.WithLogger(logger), match.WithTimestamps(w.cfg.Timestamps),
+	}})
+	switch {
+	case errors.Is(err, agentconn.ErrNotServed):
+		return fmt.Errorf("%w: %w", errNotHere, err)
+	case errors.Is(err, match.ErrBadSpec), errors.Is(err, agentconn.ErrBadAddress), errors.Is(err, agentconn.ErrDialRefused):
 		return w.refuse(ctx, req, id, err)
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	w.ran.Add(1)
@@ -361,7 +347,7 @@ func (w *Worker) run(ctx context.Context, req *tournamentv1.MatchRequest, id str
 }
 
 // refuse records a request that cannot run as a match that starts and ends void at once.
-func (w *Worker) refuse(ctx context.Context, req *tournamentv1.MatchRequest, id string, why error) error {
+func (w *Worker) refuse(ctx context.Context, req *queuev1.MatchRequest, id string, why error) error {
 	w.logger.Error("refusing a request", "match_id", id, "err", why)
 	seats := make([]*gamev1.SeatInfo, len(req.GetAgents()))
 	for i, a := range req.GetAgents() {

@@ -1,0 +1,120 @@
+package stack
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/queue"
+	"github.com/parley-arena/parley/referee/server"
+	"github.com/parley-arena/parley/services/tournament"
+)
+
+// RefereeConfig is what the referee role needs.
+type RefereeConfig struct {
+	Bus    *bus.Bus
+	Games  *games.Registry
+	Agents *agentconn.Resolver
+	// Standings answers GetTournament's standings (the analytics service); nil: none.
+	Standings tournament.Standings
+	// Workers is how many queued matches this process plays at once; 0: no worker.
+	Workers int
+	// AckWait: see queue.WorkerConfig.
+	AckWait time.Duration
+	// Tournaments serves TournamentService and requests the matches of the tournaments it
+	// started (resuming them at start). One process per NATS server should.
+	Tournaments bool
+	// Name names the worker in logs.
+	Name string
+	// Options are given to every match's runner (observer, timestamps).
+	Options []match.Option
+	Logger  *slog.Logger
+}
+
+// Referee is the running referee role.
+type Referee struct {
+	// Referee and Tournaments are the services, for callers in the same process.
+	Referee     *server.Server
+	Tournaments *tournament.Service
+
+	srv     *grpc.Server
+	health  *health.Server
+	stopW   context.CancelFunc
+	workers sync.WaitGroup
+	served  chan error
+}
+
+// StartReferee starts the referee role, serving gRPC on lis. ctx bounds the start-up only.
+func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Referee, error) {
+	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents}
+	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	r := &Referee{Referee: ref, srv: grpc.NewServer(), served: make(chan error, 1)}
+	refereev1.RegisterRefereeServiceServer(r.srv, ref)
+	names := []string{refereev1.RefereeService_ServiceDesc.ServiceName}
+	if cfg.Tournaments {
+		if r.Tournaments, err = tournament.NewService(ctx, tournament.ServiceConfig{
+			Bus: cfg.Bus, Matches: prep, Standings: cfg.Standings, Logger: cfg.Logger,
+		}); err != nil {
+			ref.Close()
+			return nil, err
+		}
+		tournamentv1.RegisterTournamentServiceServer(r.srv, r.Tournaments)
+		names = append(names, tournamentv1.TournamentService_ServiceDesc.ServiceName)
+	}
+	r.health = ServeHealth(r.srv, names...)
+
+	workCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r.stopW = stop
+	if cfg.Workers > 0 {
+		w := queue.NewWorker(cfg.Bus, queue.WorkerConfig{
+			Matches:     &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, NoProbe: true},
+			Player:      &launch.Player{Agents: cfg.Agents, Options: cfg.Options},
+			Concurrency: cfg.Workers, AckWait: cfg.AckWait, Name: cfg.Name,
+		}, cfg.Logger)
+		r.workers.Go(func() {
+			if err := w.Run(workCtx); err != nil && cfg.Logger != nil {
+				cfg.Logger.Error("referee worker stopped", "err", err)
+			}
+		})
+	}
+	go func() { r.served <- r.srv.Serve(lis) }()
+	return r, nil
+}
+
+// Served is closed, with the server's error, when the gRPC server stops by itself.
+func (r *Referee) Served() <-chan error { return r.served }
+
+// Stop stops the workers first (their running matches end void and go back to the queue for
+// another referee), then the tournaments' requesting, then the gRPC server (gracefully, for
+// five seconds at most).
+func (r *Referee) Stop() {
+	r.stopW()
+	r.workers.Wait()
+	if r.Tournaments != nil {
+		r.Tournaments.Close()
+	}
+	r.health.Shutdown()
+	stopped := make(chan struct{})
+	go func() { r.srv.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		r.srv.Stop()
+	}
+	r.Referee.Close()
+}
