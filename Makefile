@@ -65,6 +65,7 @@ vet:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
 	scripts/check-pure-rules.sh
+	scripts/check-layers.sh
 
 gotest:
 	go test -race -count=1 ./...

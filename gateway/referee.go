@@ -111,3 +111,21 @@ func (g *Gateway) follow(ctx context.Context, id string, viewer record.Viewer, f
 		}
 	}
 }
+
+// ListAgents lists the referee's built-in agents.
+func (s *refereeService) ListAgents(ctx context.Context, req *connect.Request[refereev1.ListAgentsRequest]) (*connect.Response[refereev1.ListAgentsResponse], error) {
+	resp, err := s.g.cfg.Referee.ListAgents(ctx, req.Msg)
+	if err != nil {
+		return nil, fromGRPC(err)
+	}
+	return connect.NewResponse(resp), nil
+}
+
+// ParseParams reads parameters given as text, as the referee does for `parley play`.
+func (s *refereeService) ParseParams(ctx context.Context, req *connect.Request[refereev1.ParseParamsRequest]) (*connect.Response[refereev1.ParseParamsResponse], error) {
+	resp, err := s.g.cfg.Referee.ParseParams(ctx, req.Msg)
+	if err != nil {
+		return nil, fromGRPC(err)
+	}
+	return connect.NewResponse(resp), nil
+}

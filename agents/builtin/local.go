@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/referee/agentconn"
@@ -19,7 +20,19 @@ import (
 // of the catalogue on a loopback gRPC port, for as long as its connection is open.
 type Agents struct{}
 
-var _ agentconn.LocalAgents = Agents{}
+var (
+	_ agentconn.LocalAgents = Agents{}
+	_ agentconn.Lister      = Agents{}
+)
+
+// List lists the catalogue.
+func (Agents) List() []*refereev1.BuiltinAgent {
+	var out []*refereev1.BuiltinAgent
+	for _, e := range Catalog() {
+		out = append(out, &refereev1.BuiltinAgent{Name: e.Name, Summary: e.Summary, Settings: e.Settings})
+	}
+	return out
+}
 
 // Open starts the built-in agent addr names.
 func (Agents) Open(_ context.Context, addr string) (*agentconn.Local, error) {

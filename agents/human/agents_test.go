@@ -17,7 +17,6 @@ import (
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
-
 // A human address seats a person in the hub the resolver was given; the referee reaches the
 // seat over gRPC like any agent, and the person's action comes back as Act's answer.
 func TestOpenHuman(t *testing.T) {

@@ -36,6 +36,8 @@ type RefereeConfig struct {
 	// Tournaments serves TournamentService and requests the matches of the tournaments it
 	// started (resuming them at start). One process per NATS server should.
 	Tournaments bool
+	// StartGrace: see server.Config (0: its default).
+	StartGrace time.Duration
 	// Name names the worker in logs.
 	Name string
 	// Options are given to every match's runner (observer, timestamps).
@@ -59,7 +61,7 @@ type Referee struct {
 // StartReferee starts the referee role, serving gRPC on lis. ctx bounds the start-up only.
 func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Referee, error) {
 	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents}
-	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger})
+	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger, StartGrace: cfg.StartGrace})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -67,12 +68,16 @@ type Config struct {
 	Families *metrics.Registry
 	// Workers is how many queued matches this process plays at once (0: none).
 	Workers int
+	// StartGrace: see server.Config (0: its default).
+	StartGrace time.Duration
+	// Consumer tunes the analytics consumer (zero: its defaults).
+	Consumer analytics.ConsumerConfig
 	// AllowBotDial lets registered bots with grpc:// endpoints be dialled.
 	AllowBotDial bool
 	// Metrics counts what the referee and gateway do (nil: nothing is counted).
 	Metrics *telemetry.Metrics
 	// Gateway holds the gateway's settings; its Referee, Tournaments, Analytics, Teams,
-	// BotLinks, Seats and Mount are filled in here.
+	// BotLinks and Mount are filled in here, and Seats unless set.
 	Gateway gateway.Config
 	// Logger (nil: discard).
 	Logger *slog.Logger
@@ -135,12 +140,12 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	}
 	if s.Referee, err = StartReferee(ctx, RefereeConfig{
 		Bus: cfg.Bus, Games: cfg.Games, Agents: agents, Standings: an, Workers: cfg.Workers, Tournaments: true,
-		Name: "up", Logger: logger, Options: opts,
+		StartGrace: cfg.StartGrace, Name: "up", Logger: logger, Options: opts,
 	}, refLis); err != nil {
 		return nil, err
 	}
 
-	cons := analytics.NewConsumer(cfg.Bus.JetStream(), cfg.Analytics, cfg.Families, logger, analytics.ConsumerConfig{})
+	cons := analytics.NewConsumer(cfg.Bus.JetStream(), cfg.Analytics, cfg.Families, logger, cfg.Consumer)
 	if _, err := cons.Ensure(ctx); err != nil {
 		return nil, fmt.Errorf("analytics: %w", err)
 	}
@@ -158,7 +163,10 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	gc.Referee = refereev1.NewRefereeServiceClient(refConn)
 	gc.Tournaments = tournamentv1.NewTournamentServiceClient(refConn)
 	gc.Analytics, gc.Teams, gc.BotLinks = an, s.Teams, links
-	gc.Seats, gc.Mount = s.Hub, s.Hub.Mount
+	gc.Mount = s.Hub.Mount
+	if gc.Seats == nil {
+		gc.Seats = s.Hub
+	}
 	if gc.Logger == nil {
 		gc.Logger = logger
 	}

@@ -28,6 +28,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 )
 
@@ -75,6 +76,12 @@ type LocalAgents interface {
 	// Check returns the error Open would return for addr without serving anything or using
 	// anything up (a reserved seat's ticket). Errors about the address wrap ErrBadAddress.
 	Check(addr string) error
+}
+
+// Lister is implemented by LocalAgents that can list the agents they serve (the built-in
+// ones), for people choosing one.
+type Lister interface {
+	List() []*refereev1.BuiltinAgent
 }
 
 // BotDirectory finds registered bots and reaches those that dial out (the bot registry on

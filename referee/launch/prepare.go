@@ -34,9 +34,34 @@ import (
 // DefaultProbeTimeout bounds asking one agent who it is while a match is prepared.
 const DefaultProbeTimeout = 10 * time.Second
 
-// ErrInvalid is wrapped by every error of Prepare about the request: the caller's to fix.
-// Other errors (none today) would be the server's.
-var ErrInvalid = errors.New("invalid match request")
+// Errors of Prepare.
+var (
+	// ErrInvalid is wrapped by every error of Prepare about the request: the caller's to fix.
+	ErrInvalid = errors.New("invalid match request")
+	// ErrUnreachable is wrapped, with ErrInvalid, when an agent did not answer who it is: the
+	// address may be right and its agent down.
+	ErrUnreachable = errors.New("agent unreachable")
+)
+
+// unreachableError marks err as ErrUnreachable without changing its message.
+type unreachableError struct{ error }
+
+func (e unreachableError) Is(target error) bool { return target == ErrUnreachable }
+func (e unreachableError) Unwrap() error        { return e.error }
+
+// SeatsError is the error (wrapping ErrInvalid) for a request whose agents do not fill the
+// game's seats one for one.
+type SeatsError struct {
+	Game  string
+	Seats []string
+	Got   int
+}
+
+func (e *SeatsError) Error() string {
+	return fmt.Sprintf("%s: %s needs %d agents, one per seat (%s); got %d", ErrInvalid, e.Game, len(e.Seats), strings.Join(e.Seats, ", "), e.Got)
+}
+
+func (e *SeatsError) Unwrap() error { return ErrInvalid }
 
 // Request is a match as asked for.
 type Request struct {
@@ -122,7 +147,7 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	m.Seats, _ = games.Seats(game, m.Params)
 	name := game.Info().GetName()
 	if len(req.Agents) != len(m.Seats) {
-		return nil, invalid("%s needs %d agents, one per seat (%s); got %d", name, len(m.Seats), strings.Join(m.Seats, ", "), len(req.Agents))
+		return nil, &SeatsError{Game: name, Seats: m.Seats, Got: len(req.Agents)}
 	}
 	if n := len(req.Labels); n > 0 && n != len(m.Seats) {
 		return nil, invalid("labels name the agents of the seats: give %d (one per seat) or none; got %d", len(m.Seats), n)
@@ -206,14 +231,20 @@ func (p *Preparer) CheckAgents(ctx context.Context, game string, addrs []string)
 		}
 	}
 	var msgs []string
+	unreachable := false
 	for _, err := range errs {
 		if err != nil {
 			msgs = append(msgs, err.Error())
+			unreachable = unreachable || errors.Is(err, ErrUnreachable)
 		}
 	}
 	if len(msgs) > 0 {
 		// One line however many agents failed.
-		return nil, invalid("%s", strings.Join(msgs, "; "))
+		err := invalid("%s", strings.Join(msgs, "; "))
+		if unreachable {
+			err = unreachableError{err}
+		}
+		return nil, err
 	}
 	return labels, nil
 }
@@ -227,7 +258,7 @@ func (p *Preparer) probe(ctx context.Context, game, addr string, timeout time.Du
 	defer c.Close()
 	info, err := c.Describe(ctx, timeout)
 	if err != nil {
-		return "", err
+		return "", unreachableError{err}
 	}
 	if claims := info.GetGames(); len(claims) > 0 && !slices.Contains(claims, game) {
 		return "", fmt.Errorf("agent %s plays %s, not %s", addr, strings.Join(claims, ", "), game)

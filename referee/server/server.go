@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,6 +21,8 @@ import (
 
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/queue"
 )
@@ -172,4 +175,30 @@ func (s *Server) ListMatches(_ context.Context, req *refereev1.ListMatchesReques
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	return resp, nil
+}
+
+// ListAgents lists the built-in agents the referee serves.
+func (s *Server) ListAgents(context.Context, *refereev1.ListAgentsRequest) (*refereev1.ListAgentsResponse, error) {
+	resp := &refereev1.ListAgentsResponse{}
+	if l, ok := s.cfg.Matches.Agents.Builtins.(agentconn.Lister); ok {
+		resp.Agents = l.List()
+	}
+	return resp, nil
+}
+
+// ParseParams reads parameters given as text, as `parley play --param` does.
+func (s *Server) ParseParams(_ context.Context, req *refereev1.ParseParamsRequest) (*refereev1.ParseParamsResponse, error) {
+	if _, err := s.cfg.Matches.Games.Lookup(req.GetGame()); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	kvs := make([]string, 0, len(req.GetParams()))
+	for k, v := range req.GetParams() {
+		kvs = append(kvs, k+"="+v)
+	}
+	slices.Sort(kvs)
+	gp, err := games.ParseParams(req.GetGame(), kvs)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return &refereev1.ParseParamsResponse{Params: gp}, nil
 }

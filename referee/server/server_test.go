@@ -23,6 +23,7 @@ import (
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/queue"
 )
@@ -298,6 +299,9 @@ func TestBadRequests(t *testing.T) {
 		{"bad address", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "localhost"}}, codes.InvalidArgument},
 		{"bad match id", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}, MatchId: "a.b"}, codes.InvalidArgument},
 		{"labels for some seats", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}, Labels: []string{"x"}}, codes.InvalidArgument},
+		{"a human seat no page here serves", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "human:ada"}}, codes.InvalidArgument},
+		{"an agent for another game", &refereev1.StartMatchRequest{Game: "buysell", Agents: []string{"builtin:fair", "builtin:concede"}}, codes.InvalidArgument},
+		{"nothing listens at the address", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "grpc://127.0.0.1:1"}}, codes.InvalidArgument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -369,5 +373,48 @@ func TestListMatchesAndLabels(t *testing.T) {
 	}
 	if _, err := f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{PageToken: "nope"}); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("bad page token: %v", err)
+	}
+}
+
+// The forms of the web page list the built-in agents and have their parameters read as
+// `parley play --param` reads them: both through the referee.
+func TestListAgentsAndParseParams(t *testing.T) {
+	f := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	agents, err := f.client.ListAgents(ctx, &refereev1.ListAgentsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, a := range agents.GetAgents() {
+		names[a.GetName()] = a.GetSummary() != ""
+	}
+	for _, want := range []string{"fair", "random", "coalition"} {
+		if !names[want] {
+			t.Errorf("built-in agent %q missing or without a summary in %v", want, agents.GetAgents())
+		}
+	}
+	resp, err := f.client.ParseParams(ctx, &refereev1.ParseParamsRequest{Game: "coalition", Params: map[string]string{
+		"values": "AB:700,ABC:1000", "rounds": "2", "players": "A,B,C",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := games.ParseParams("coalition", []string{"players=A,B,C", "rounds=2", "values=AB:700,ABC:1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(resp.GetParams(), want) {
+		t.Errorf("ParseParams = %v, want what --param gives: %v", resp.GetParams(), want)
+	}
+	for _, bad := range []*refereev1.ParseParamsRequest{
+		{Game: "coalition", Params: map[string]string{"rounds": "many"}},
+		{Game: "ultimatum", Params: map[string]string{"nope": "1"}},
+		{Game: "chess"},
+	} {
+		if _, err := f.client.ParseParams(ctx, bad); status.Code(err) != codes.InvalidArgument || status.Convert(err).Message() == "" {
+			t.Errorf("ParseParams(%v) = %v, want INVALID_ARGUMENT with a reason", bad, err)
+		}
 	}
 }

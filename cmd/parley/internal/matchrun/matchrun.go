@@ -143,7 +143,13 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*
 	}
 	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile, ProbeTimeout: min(o.MoveTimeout, 10*time.Second)}
 	m, err := prep.Prepare(ctx, req)
-	if err != nil {
+	var seats *launch.SeatsError
+	switch {
+	case errors.As(err, &seats):
+		return nil, cli.Usagef("%s needs %d agents, one per seat (%s), given with --agent; got %d", seats.Game, len(seats.Seats), strings.Join(seats.Seats, ", "), seats.Got)
+	case errors.Is(err, launch.ErrUnreachable):
+		return nil, err // the address may be right and its agent down
+	case err != nil:
 		return nil, cli.Usagef("%v", err)
 	}
 	if req.MatchID == "" {

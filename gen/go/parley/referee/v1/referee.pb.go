@@ -142,6 +142,254 @@ func (MatchState) EnumDescriptor() ([]byte, []int) {
 	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{1}
 }
 
+// ListAgentsRequest asks for the built-in agents.
+type ListAgentsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAgentsRequest) Reset() {
+	*x = ListAgentsRequest{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAgentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAgentsRequest) ProtoMessage() {}
+
+func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAgentsRequest.ProtoReflect.Descriptor instead.
+func (*ListAgentsRequest) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
+}
+
+// ListAgentsResponse lists the built-in agents. Public.
+type ListAgentsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agents, by name.
+	Agents        []*BuiltinAgent `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAgentsResponse) Reset() {
+	*x = ListAgentsResponse{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAgentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAgentsResponse) ProtoMessage() {}
+
+func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAgentsResponse.ProtoReflect.Descriptor instead.
+func (*ListAgentsResponse) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ListAgentsResponse) GetAgents() []*BuiltinAgent {
+	if x != nil {
+		return x.Agents
+	}
+	return nil
+}
+
+// BuiltinAgent is a built-in agent a referee serves as "builtin:NAME?key=value&...". Public.
+type BuiltinAgent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name used in builtin:NAME.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// One line saying what it plays and how.
+	Summary string `protobuf:"bytes,2,opt,name=summary,proto3" json:"summary,omitempty"`
+	// The settings it accepts, with their defaults, as text.
+	Settings      string `protobuf:"bytes,3,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BuiltinAgent) Reset() {
+	*x = BuiltinAgent{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BuiltinAgent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BuiltinAgent) ProtoMessage() {}
+
+func (x *BuiltinAgent) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BuiltinAgent.ProtoReflect.Descriptor instead.
+func (*BuiltinAgent) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *BuiltinAgent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *BuiltinAgent) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *BuiltinAgent) GetSettings() string {
+	if x != nil {
+		return x.Settings
+	}
+	return ""
+}
+
+// ParseParamsRequest is a game's parameters as text. Set by the caller.
+type ParseParamsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the game.
+	Game string `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Parameter name -> value, as `parley play --param NAME=VALUE` takes them.
+	Params        map[string]string `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParseParamsRequest) Reset() {
+	*x = ParseParamsRequest{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParseParamsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParseParamsRequest) ProtoMessage() {}
+
+func (x *ParseParamsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParseParamsRequest.ProtoReflect.Descriptor instead.
+func (*ParseParamsRequest) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ParseParamsRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *ParseParamsRequest) GetParams() map[string]string {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+// ParseParamsResponse is the parameters read. Public.
+type ParseParamsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The parameters, with unset ones left unset (not resolved to their defaults).
+	Params        *v1.GameParams `protobuf:"bytes,1,opt,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParseParamsResponse) Reset() {
+	*x = ParseParamsResponse{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParseParamsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParseParamsResponse) ProtoMessage() {}
+
+func (x *ParseParamsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParseParamsResponse.ProtoReflect.Descriptor instead.
+func (*ParseParamsResponse) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ParseParamsResponse) GetParams() *v1.GameParams {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
 // ListGamesRequest asks for the game catalogue.
 type ListGamesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -151,7 +399,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -163,7 +411,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -176,7 +424,7 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{5}
 }
 
 // ListGamesResponse is the game catalogue.
@@ -190,7 +438,7 @@ type ListGamesResponse struct {
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -202,7 +450,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -215,7 +463,7 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{1}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListGamesResponse) GetGames() []*GameInfo {
@@ -247,7 +495,7 @@ type GameInfo struct {
 
 func (x *GameInfo) Reset() {
 	*x = GameInfo{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -259,7 +507,7 @@ func (x *GameInfo) String() string {
 func (*GameInfo) ProtoMessage() {}
 
 func (x *GameInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -272,7 +520,7 @@ func (x *GameInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameInfo.ProtoReflect.Descriptor instead.
 func (*GameInfo) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{2}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GameInfo) GetName() string {
@@ -334,7 +582,7 @@ type ParamInfo struct {
 
 func (x *ParamInfo) Reset() {
 	*x = ParamInfo{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -346,7 +594,7 @@ func (x *ParamInfo) String() string {
 func (*ParamInfo) ProtoMessage() {}
 
 func (x *ParamInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -359,7 +607,7 @@ func (x *ParamInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ParamInfo.ProtoReflect.Descriptor instead.
 func (*ParamInfo) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{3}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ParamInfo) GetName() string {
@@ -419,7 +667,7 @@ type StartMatchRequest struct {
 
 func (x *StartMatchRequest) Reset() {
 	*x = StartMatchRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -431,7 +679,7 @@ func (x *StartMatchRequest) String() string {
 func (*StartMatchRequest) ProtoMessage() {}
 
 func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -444,7 +692,7 @@ func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchRequest.ProtoReflect.Descriptor instead.
 func (*StartMatchRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{4}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StartMatchRequest) GetGame() string {
@@ -514,7 +762,7 @@ type StartMatchResponse struct {
 
 func (x *StartMatchResponse) Reset() {
 	*x = StartMatchResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +774,7 @@ func (x *StartMatchResponse) String() string {
 func (*StartMatchResponse) ProtoMessage() {}
 
 func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +787,7 @@ func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchResponse.ProtoReflect.Descriptor instead.
 func (*StartMatchResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{5}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StartMatchResponse) GetMatchId() string {
@@ -560,7 +808,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -572,7 +820,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -585,7 +833,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{6}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -609,7 +857,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -621,7 +869,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -634,7 +882,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{7}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetMatchResponse) GetEvents() []*v11.MatchEvent {
@@ -664,7 +912,7 @@ type StreamMatchEventsRequest struct {
 
 func (x *StreamMatchEventsRequest) Reset() {
 	*x = StreamMatchEventsRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -676,7 +924,7 @@ func (x *StreamMatchEventsRequest) String() string {
 func (*StreamMatchEventsRequest) ProtoMessage() {}
 
 func (x *StreamMatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -689,7 +937,7 @@ func (x *StreamMatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamMatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{8}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StreamMatchEventsRequest) GetMatchId() string {
@@ -717,7 +965,7 @@ type StreamMatchEventsResponse struct {
 
 func (x *StreamMatchEventsResponse) Reset() {
 	*x = StreamMatchEventsResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +977,7 @@ func (x *StreamMatchEventsResponse) String() string {
 func (*StreamMatchEventsResponse) ProtoMessage() {}
 
 func (x *StreamMatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +990,7 @@ func (x *StreamMatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamMatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{9}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *StreamMatchEventsResponse) GetEvent() *v11.MatchEvent {
@@ -771,7 +1019,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -783,7 +1031,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -796,7 +1044,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{10}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListMatchesRequest) GetState() MatchState {
@@ -847,7 +1095,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -859,7 +1107,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -872,7 +1120,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{11}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
@@ -919,7 +1167,7 @@ type MatchSummary struct {
 
 func (x *MatchSummary) Reset() {
 	*x = MatchSummary{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +1179,7 @@ func (x *MatchSummary) String() string {
 func (*MatchSummary) ProtoMessage() {}
 
 func (x *MatchSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +1192,7 @@ func (x *MatchSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSummary.ProtoReflect.Descriptor instead.
 func (*MatchSummary) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{12}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *MatchSummary) GetMatchId() string {
@@ -1021,7 +1269,22 @@ var File_parley_referee_v1_referee_proto protoreflect.FileDescriptor
 
 const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\n" +
-	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\x12\n" +
+	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\x13\n" +
+	"\x11ListAgentsRequest\"M\n" +
+	"\x12ListAgentsResponse\x127\n" +
+	"\x06agents\x18\x01 \x03(\v2\x1f.parley.referee.v1.BuiltinAgentR\x06agents\"X\n" +
+	"\fBuiltinAgent\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\asummary\x18\x02 \x01(\tR\asummary\x12\x1a\n" +
+	"\bsettings\x18\x03 \x01(\tR\bsettings\"\xae\x01\n" +
+	"\x12ParseParamsRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12I\n" +
+	"\x06params\x18\x02 \x03(\v21.parley.referee.v1.ParseParamsRequest.ParamsEntryR\x06params\x1a9\n" +
+	"\vParamsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"J\n" +
+	"\x13ParseParamsResponse\x123\n" +
+	"\x06params\x18\x01 \x01(\v2\x1b.parley.match.v1.GameParamsR\x06params\"\x12\n" +
 	"\x10ListGamesRequest\"F\n" +
 	"\x11ListGamesResponse\x121\n" +
 	"\x05games\x18\x01 \x03(\v2\x1b.parley.referee.v1.GameInfoR\x05games\"\xd0\x01\n" +
@@ -1091,14 +1354,17 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"MatchState\x12\x1b\n" +
 	"\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13MATCH_STATE_RUNNING\x10\x01\x12\x15\n" +
-	"\x11MATCH_STATE_ENDED\x10\x022\xe8\x03\n" +
+	"\x11MATCH_STATE_ENDED\x10\x022\xa1\x05\n" +
 	"\x0eRefereeService\x12V\n" +
 	"\tListGames\x12#.parley.referee.v1.ListGamesRequest\x1a$.parley.referee.v1.ListGamesResponse\x12Y\n" +
 	"\n" +
 	"StartMatch\x12$.parley.referee.v1.StartMatchRequest\x1a%.parley.referee.v1.StartMatchResponse\x12S\n" +
 	"\bGetMatch\x12\".parley.referee.v1.GetMatchRequest\x1a#.parley.referee.v1.GetMatchResponse\x12p\n" +
 	"\x11StreamMatchEvents\x12+.parley.referee.v1.StreamMatchEventsRequest\x1a,.parley.referee.v1.StreamMatchEventsResponse0\x01\x12\\\n" +
-	"\vListMatches\x12%.parley.referee.v1.ListMatchesRequest\x1a&.parley.referee.v1.ListMatchesResponseB\xce\x01\n" +
+	"\vListMatches\x12%.parley.referee.v1.ListMatchesRequest\x1a&.parley.referee.v1.ListMatchesResponse\x12Y\n" +
+	"\n" +
+	"ListAgents\x12$.parley.referee.v1.ListAgentsRequest\x1a%.parley.referee.v1.ListAgentsResponse\x12\\\n" +
+	"\vParseParams\x12%.parley.referee.v1.ParseParamsRequest\x1a&.parley.referee.v1.ParseParamsResponseB\xce\x01\n" +
 	"\x15com.parley.referee.v1B\fRefereeProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\xa2\x02\x03PRX\xaa\x02\x11Parley.Referee.V1\xca\x02\x11Parley\\Referee\\V1\xe2\x02\x1dParley\\Referee\\V1\\GPBMetadata\xea\x02\x13Parley::Referee::V1b\x06proto3"
 
 var (
@@ -1114,60 +1380,73 @@ func file_parley_referee_v1_referee_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_parley_referee_v1_referee_proto_goTypes = []any{
 	(ParamKind)(0),                    // 0: parley.referee.v1.ParamKind
 	(MatchState)(0),                   // 1: parley.referee.v1.MatchState
-	(*ListGamesRequest)(nil),          // 2: parley.referee.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),         // 3: parley.referee.v1.ListGamesResponse
-	(*GameInfo)(nil),                  // 4: parley.referee.v1.GameInfo
-	(*ParamInfo)(nil),                 // 5: parley.referee.v1.ParamInfo
-	(*StartMatchRequest)(nil),         // 6: parley.referee.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),        // 7: parley.referee.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),           // 8: parley.referee.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),          // 9: parley.referee.v1.GetMatchResponse
-	(*StreamMatchEventsRequest)(nil),  // 10: parley.referee.v1.StreamMatchEventsRequest
-	(*StreamMatchEventsResponse)(nil), // 11: parley.referee.v1.StreamMatchEventsResponse
-	(*ListMatchesRequest)(nil),        // 12: parley.referee.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),       // 13: parley.referee.v1.ListMatchesResponse
-	(*MatchSummary)(nil),              // 14: parley.referee.v1.MatchSummary
-	(*v1.GameParams)(nil),             // 15: parley.match.v1.GameParams
-	(*v1.Limits)(nil),                 // 16: parley.match.v1.Limits
-	(*v11.MatchEvent)(nil),            // 17: parley.events.v1.MatchEvent
-	(*v12.SeatInfo)(nil),              // 18: parley.game.v1.SeatInfo
-	(*v1.Outcome)(nil),                // 19: parley.match.v1.Outcome
-	(*timestamppb.Timestamp)(nil),     // 20: google.protobuf.Timestamp
+	(*ListAgentsRequest)(nil),         // 2: parley.referee.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),        // 3: parley.referee.v1.ListAgentsResponse
+	(*BuiltinAgent)(nil),              // 4: parley.referee.v1.BuiltinAgent
+	(*ParseParamsRequest)(nil),        // 5: parley.referee.v1.ParseParamsRequest
+	(*ParseParamsResponse)(nil),       // 6: parley.referee.v1.ParseParamsResponse
+	(*ListGamesRequest)(nil),          // 7: parley.referee.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),         // 8: parley.referee.v1.ListGamesResponse
+	(*GameInfo)(nil),                  // 9: parley.referee.v1.GameInfo
+	(*ParamInfo)(nil),                 // 10: parley.referee.v1.ParamInfo
+	(*StartMatchRequest)(nil),         // 11: parley.referee.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),        // 12: parley.referee.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),           // 13: parley.referee.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),          // 14: parley.referee.v1.GetMatchResponse
+	(*StreamMatchEventsRequest)(nil),  // 15: parley.referee.v1.StreamMatchEventsRequest
+	(*StreamMatchEventsResponse)(nil), // 16: parley.referee.v1.StreamMatchEventsResponse
+	(*ListMatchesRequest)(nil),        // 17: parley.referee.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),       // 18: parley.referee.v1.ListMatchesResponse
+	(*MatchSummary)(nil),              // 19: parley.referee.v1.MatchSummary
+	nil,                               // 20: parley.referee.v1.ParseParamsRequest.ParamsEntry
+	(*v1.GameParams)(nil),             // 21: parley.match.v1.GameParams
+	(*v1.Limits)(nil),                 // 22: parley.match.v1.Limits
+	(*v11.MatchEvent)(nil),            // 23: parley.events.v1.MatchEvent
+	(*v12.SeatInfo)(nil),              // 24: parley.game.v1.SeatInfo
+	(*v1.Outcome)(nil),                // 25: parley.match.v1.Outcome
+	(*timestamppb.Timestamp)(nil),     // 26: google.protobuf.Timestamp
 }
 var file_parley_referee_v1_referee_proto_depIdxs = []int32{
-	4,  // 0: parley.referee.v1.ListGamesResponse.games:type_name -> parley.referee.v1.GameInfo
-	5,  // 1: parley.referee.v1.GameInfo.params:type_name -> parley.referee.v1.ParamInfo
-	0,  // 2: parley.referee.v1.ParamInfo.kind:type_name -> parley.referee.v1.ParamKind
-	15, // 3: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
-	16, // 4: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
-	17, // 5: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
-	17, // 6: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
-	1,  // 7: parley.referee.v1.ListMatchesRequest.state:type_name -> parley.referee.v1.MatchState
-	14, // 8: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
-	18, // 9: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
-	1,  // 10: parley.referee.v1.MatchSummary.state:type_name -> parley.referee.v1.MatchState
-	19, // 11: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
-	20, // 12: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
-	20, // 13: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
-	2,  // 14: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
-	6,  // 15: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
-	8,  // 16: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
-	10, // 17: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
-	12, // 18: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
-	3,  // 19: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
-	7,  // 20: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
-	9,  // 21: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
-	11, // 22: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
-	13, // 23: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
-	19, // [19:24] is the sub-list for method output_type
-	14, // [14:19] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	4,  // 0: parley.referee.v1.ListAgentsResponse.agents:type_name -> parley.referee.v1.BuiltinAgent
+	20, // 1: parley.referee.v1.ParseParamsRequest.params:type_name -> parley.referee.v1.ParseParamsRequest.ParamsEntry
+	21, // 2: parley.referee.v1.ParseParamsResponse.params:type_name -> parley.match.v1.GameParams
+	9,  // 3: parley.referee.v1.ListGamesResponse.games:type_name -> parley.referee.v1.GameInfo
+	10, // 4: parley.referee.v1.GameInfo.params:type_name -> parley.referee.v1.ParamInfo
+	0,  // 5: parley.referee.v1.ParamInfo.kind:type_name -> parley.referee.v1.ParamKind
+	21, // 6: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
+	22, // 7: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
+	23, // 8: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
+	23, // 9: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
+	1,  // 10: parley.referee.v1.ListMatchesRequest.state:type_name -> parley.referee.v1.MatchState
+	19, // 11: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
+	24, // 12: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
+	1,  // 13: parley.referee.v1.MatchSummary.state:type_name -> parley.referee.v1.MatchState
+	25, // 14: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
+	26, // 15: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
+	26, // 16: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
+	7,  // 17: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
+	11, // 18: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
+	13, // 19: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
+	15, // 20: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
+	17, // 21: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
+	2,  // 22: parley.referee.v1.RefereeService.ListAgents:input_type -> parley.referee.v1.ListAgentsRequest
+	5,  // 23: parley.referee.v1.RefereeService.ParseParams:input_type -> parley.referee.v1.ParseParamsRequest
+	8,  // 24: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
+	12, // 25: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
+	14, // 26: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
+	16, // 27: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
+	18, // 28: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
+	3,  // 29: parley.referee.v1.RefereeService.ListAgents:output_type -> parley.referee.v1.ListAgentsResponse
+	6,  // 30: parley.referee.v1.RefereeService.ParseParams:output_type -> parley.referee.v1.ParseParamsResponse
+	24, // [24:31] is the sub-list for method output_type
+	17, // [17:24] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_parley_referee_v1_referee_proto_init() }
@@ -1181,7 +1460,7 @@ func file_parley_referee_v1_referee_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_referee_v1_referee_proto_rawDesc), len(file_parley_referee_v1_referee_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   13,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
