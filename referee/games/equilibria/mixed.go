@@ -220,7 +220,7 @@ func ExtremeEquilibria(m *Matrix) (*Extreme, error) {
 		return out
 	}
 	xs := norm(vp, func(v int) int { return v }) // x_i -> i, slack of column j -> rows+j
-	ys := norm(vq, func(v int) int { // y_j -> rows+j, slack of row i -> i
+	ys := norm(vq, func(v int) int {             // y_j -> rows+j, slack of row i -> i
 		if v < cols {
 			return rows + v
 		}
