@@ -1,5 +1,5 @@
-// Package gamefile reads two-player games given as data — payoff matrices and game trees —
-// from YAML or JSON files, checks them, and turns them into the contract's typed tables
+// Package gamefile reads games given as data — payoff matrices and game trees of two or more
+// players — from YAML or JSON files, checks them, and turns them into the contract's typed tables
 // (parley.games.matrix.v1.Table, parley.games.sequential.v1.Tree) and into the exact models of
 // package equilibria. It also holds the games Parley ships (the testbed of
 // specs/matrix-and-sequential.md, golden balls, rock-paper-scissors and the perturbed
@@ -20,14 +20,26 @@
 //	  - [[3, 3], [0, 5]]
 //	  - [[5, 0], [1, 1]]
 //
+// A matrix game of any number of players lists each player's actions and one cell per profile,
+// in row-major order (the first player's action changing slowest, the last player's fastest),
+// each with one payoff per player; beyond two players the players must be named:
+//
+//	players: [Ann, Ben, Cat]
+//	actions: [[in, out], [in, out], [in, out]]
+//	cells:                       # (in,in,in), (in,in,out), (in,out,in), ... (out,out,out)
+//	  - [1, 1, 1]
+//	  - ...
+//
+// Written this way with two players it is the same game as with rows, cols and payoffs.
+//
 // A game tree:
 //
 //	kind: tree
 //	title: Monopoly
 //	root:                        # a decision node: who moves, and the moves
-//	  player: Alice              # a name from players, or 0 / 1
+//	  player: Alice              # a name from players, or a seat number 0, 1, ...
 //	  moves:
-//	    - {id: a1, label: stay out, leaf: [0, 2]}   # a move to a leaf: [Alice's, Bob's payoff]
+//	    - {id: a1, label: stay out, leaf: [0, 2]}   # a move to a leaf: one payoff per player
 //	    - id: a2
 //	      label: enter
 //	      node:                  # a move to another decision node
@@ -49,8 +61,12 @@
 //
 //	scale: {name: jackpot, default: 100}   # golden balls: payoffs are shares of the jackpot
 //
-// Limits: 1 to equilibria.MaxActions actions per player, up to equilibria.MaxNodes tree
-// nodes, titles and labels of at most 64 characters.
+// A tree of more than two players names them (players: [Ann, Ben, Cat]) and gives every leaf
+// one payoff per player.
+//
+// Limits: 2 to equilibria.MaxPlayers players, 1 to equilibria.MaxActions actions per player,
+// at most equilibria.MaxProfiles profiles, up to equilibria.MaxNodes tree nodes, titles and
+// labels of at most 64 characters.
 package gamefile
 
 import (

@@ -260,8 +260,8 @@ func TestReadmeExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := strings.Split(string(b), "```yaml\n")[1:]
-	if len(blocks) != 2 {
-		t.Fatalf("%d YAML examples in README.md, want 2", len(blocks))
+	if len(blocks) != 3 {
+		t.Fatalf("%d YAML examples in README.md, want 3", len(blocks))
 	}
 	for i, blk := range blocks {
 		text, _, _ := strings.Cut(blk, "```")
