@@ -9,7 +9,6 @@ package datagame
 import (
 	"fmt"
 	"math/big"
-	"strings"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -134,7 +133,7 @@ func (s Settings) Observation(game string, seat games.Seat, turn, maxTurns int32
 		for i, name := range s.Players {
 			seats = append(seats, fmt.Sprintf("%d (%s)", i, name))
 		}
-		obs.Briefing = fmt.Sprintf("Seat %d does not play in this game; the seats are %s.", seat, JoinList(seats, " and "))
+		obs.Briefing = fmt.Sprintf("Seat %d does not play in this game; the seats are %s.", seat, bargain.AndList(seats))
 		return obs, false
 	}
 	for i, name := range s.Players {
@@ -164,17 +163,6 @@ func CloneMessages(msgs []*gamev1.Message) []*gamev1.Message {
 		out[i] = proto.CloneOf(m)
 	}
 	return out
-}
-
-// JoinList writes words as "a, b and c" (last is " and " or " or ").
-func JoinList(words []string, last string) string {
-	switch len(words) {
-	case 0:
-		return "nothing"
-	case 1:
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + last + words[len(words)-1]
 }
 
 // Others returns the seats other than seat, in seat order.

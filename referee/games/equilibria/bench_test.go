@@ -37,32 +37,11 @@ func BenchmarkExtremeEquilibria(b *testing.B) {
 
 // fullTree is a complete tree of the given depth and branching, players moving in turn, with
 // payoffs from 0..span-1.
-func fullTree(b testing.TB, rng *rand.Rand, players, depth, branching, span int) *equilibria.Tree {
-	nodes := []equilibria.Node{{}}
-	var grow func(i, d int)
-	grow = func(i, d int) {
-		if d == depth {
-			var p equilibria.Payoffs
-			for range players {
-				p = append(p, r(int64(rng.IntN(span)), 1))
-			}
-			nodes[i] = equilibria.Node{Payoffs: p}
-			return
-		}
-		nodes[i].Player = d % players
-		for range branching {
-			nodes = append(nodes, equilibria.Node{})
-			ch := len(nodes) - 1
-			nodes[i].Children = append(nodes[i].Children, ch)
-			grow(ch, d+1)
-		}
-	}
-	grow(0, 0)
-	t, err := equilibria.NewTree(players, nodes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return t
+func fullTree(rng *rand.Rand, players, depth, branching, span int) *equilibria.Tree {
+	return growTree(rng, players, span,
+		func(d int) bool { return d == depth },
+		func(d int) int { return d % players },
+		func(int) int { return branching })
 }
 
 // BenchmarkTree solves complete binary trees by players and depth (up to 2^11 leaves, 4095
@@ -73,7 +52,7 @@ func BenchmarkTree(b *testing.B) {
 	for _, players := range []int{2, 3, 5} {
 		for _, depth := range []int{4, 8, 11} {
 			for _, span := range []int{3, 1000} {
-				tr := fullTree(b, rand.New(rand.NewPCG(uint64(depth), uint64(players))), players, depth, 2, span)
+				tr := fullTree(rand.New(rand.NewPCG(uint64(depth), uint64(players))), players, depth, 2, span)
 				b.Run(fmt.Sprintf("players=%d/depth=%d/span=%d/spe", players, depth, span), func(b *testing.B) {
 					for b.Loop() {
 						equilibria.BackwardInduction(tr)

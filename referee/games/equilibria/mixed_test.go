@@ -369,29 +369,25 @@ func checkExtreme(t *testing.T, a, b [][]*big.Rat, gridDen int) *equilibria.Extr
 		if !isNash(a, b, x, y) {
 			t.Fatalf("subset %+v: the midpoint (%v, %v) is not an equilibrium", s, x, y)
 		}
-		for i := range e.RowStrategies {
-			if slices.Contains(s.Rows, i) {
-				continue
+		// No other strategy of either side is an equilibrium against all of the other side's.
+		fits := func(own [][]*big.Rat, in, other []int, pair func(mine, theirs int) bool) int {
+			for k := range own {
+				ok := !slices.Contains(in, k)
+				for _, o := range other {
+					ok = ok && pair(k, o)
+				}
+				if ok {
+					return k
+				}
 			}
-			extends := true
-			for _, j := range s.Cols {
-				extends = extends && isNash(a, b, e.RowStrategies[i], e.ColStrategies[j])
-			}
-			if extends {
-				t.Fatalf("subset %+v is not maximal: row strategy %d fits", s, i)
-			}
+			return -1
 		}
-		for j := range e.ColStrategies {
-			if slices.Contains(s.Cols, j) {
-				continue
-			}
-			extends := true
-			for _, i := range s.Rows {
-				extends = extends && isNash(a, b, e.RowStrategies[i], e.ColStrategies[j])
-			}
-			if extends {
-				t.Fatalf("subset %+v is not maximal: column strategy %d fits", s, j)
-			}
+		nash := func(i, j int) bool { return isNash(a, b, e.RowStrategies[i], e.ColStrategies[j]) }
+		if k := fits(e.RowStrategies, s.Rows, s.Cols, nash); k >= 0 {
+			t.Fatalf("subset %+v is not maximal: row strategy %d fits", s, k)
+		}
+		if k := fits(e.ColStrategies, s.Cols, s.Rows, func(j, i int) bool { return nash(i, j) }); k >= 0 {
+			t.Fatalf("subset %+v is not maximal: column strategy %d fits", s, k)
 		}
 	}
 	if gridDen == 0 {

@@ -94,22 +94,22 @@ func TestHandWorkedTrees(t *testing.T) {
 	}
 }
 
-// randomTree draws a small tree of 2 or 3 players with ties likely.
-func randomTree(rng *rand.Rand) *equilibria.Tree {
-	players := 2 + rng.IntN(2)
+// growTree builds a tree of players: a node at depth d is a leaf when leafAt(d) says so, else
+// a decision node of who(d) with branches(d) children; leaves pay from 0..span-1.
+func growTree(rng *rand.Rand, players, span int, leafAt func(d int) bool, who, branches func(d int) int) *equilibria.Tree {
 	nodes := []equilibria.Node{{}}
 	var grow func(i, depth int)
 	grow = func(i, depth int) {
-		if depth >= 3 || (depth > 0 && rng.IntN(3) == 0) {
+		if leafAt(depth) {
 			var p equilibria.Payoffs
 			for range players {
-				p = append(p, r(int64(rng.IntN(4)), 1))
+				p = append(p, r(int64(rng.IntN(span)), 1))
 			}
 			nodes[i] = equilibria.Node{Payoffs: p}
 			return
 		}
-		nodes[i].Player = rng.IntN(players)
-		for range 2 + rng.IntN(2) {
+		nodes[i].Player = who(depth)
+		for range branches(depth) {
 			nodes = append(nodes, equilibria.Node{})
 			ch := len(nodes) - 1
 			nodes[i].Children = append(nodes[i].Children, ch)
@@ -122,6 +122,15 @@ func randomTree(rng *rand.Rand) *equilibria.Tree {
 		panic(err)
 	}
 	return t
+}
+
+// randomTree draws a small tree of 2 or 3 players with ties likely.
+func randomTree(rng *rand.Rand) *equilibria.Tree {
+	players := 2 + rng.IntN(2)
+	return growTree(rng, players, 4,
+		func(d int) bool { return d >= 3 || (d > 0 && rng.IntN(3) == 0) },
+		func(int) int { return rng.IntN(players) },
+		func(int) int { return 2 + rng.IntN(2) })
 }
 
 // TestTreesBruteForce: on random trees of 2 or 3 players, with every strategy profile (a

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/equilibria"
 	"github.com/parley-arena/parley/referee/games/pretalk"
@@ -27,9 +28,9 @@ func (s *setup) rulesText(seat games.Seat) string {
 	case len(s.Players) == 2:
 		fmt.Fprintf(&b, "You are %s (the %s) in a two-player game against %s.", me, s.roles[seat], otherNames[0])
 	case titled:
-		fmt.Fprintf(&b, "You are %s in a game of %s players, %s, with %s.", me, datagame.Number(len(s.Players)), s.shown.GetTitle(), datagame.JoinList(otherNames, " and "))
+		fmt.Fprintf(&b, "You are %s in a game of %s players, %s, with %s.", me, datagame.Number(len(s.Players)), s.shown.GetTitle(), bargain.AndList(otherNames))
 	default:
-		fmt.Fprintf(&b, "You are %s in a game of %s players with %s.", me, datagame.Number(len(s.Players)), datagame.JoinList(otherNames, " and "))
+		fmt.Fprintf(&b, "You are %s in a game of %s players with %s.", me, datagame.Number(len(s.Players)), bargain.AndList(otherNames))
 	}
 	if s.rounds == 1 {
 		b.WriteString(" The game is played for one round.")
@@ -63,7 +64,7 @@ func (s *setup) rulesText(seat games.Seat) string {
 	if len(s.Players) == 2 {
 		fmt.Fprintf(&b, "- Choice: you and %s choose at the same time, with a choose move naming one of your options. Neither of you sees the other's choice until both have chosen.\n", otherNames[0])
 	} else {
-		fmt.Fprintf(&b, "- Choice: you, %s choose at the same time, with a choose move naming one of your options. None of you sees another's choice until all have chosen.\n", datagame.JoinList(otherNames, " and "))
+		fmt.Fprintf(&b, "- Choice: you, %s choose at the same time, with a choose move naming one of your options. None of you sees another's choice until all have chosen.\n", bargain.AndList(otherNames))
 	}
 	if s.rounds > 1 {
 		switch {
@@ -106,7 +107,7 @@ func (s *setup) cellSentence(seat games.Seat, pr equilibria.Profile) string {
 		choices = append(choices, fmt.Sprintf("%s chooses %s", s.Players[o], s.actions(o)[pr[o]].GetId()))
 		gets = append(gets, fmt.Sprintf("%s gets %s", s.Players[o], equilibria.RatText(pay[o])))
 	}
-	return fmt.Sprintf("If %s, %s.", datagame.JoinList(choices, " and "), datagame.JoinList(gets, " and "))
+	return fmt.Sprintf("If %s, %s.", bargain.AndList(choices), bargain.AndList(gets))
 }
 
 // optionText describes seat's option i by what it pays against each profile of the others'
@@ -122,7 +123,7 @@ func (st *state) optionText(seat games.Seat, i int) string {
 			choices = append(choices, fmt.Sprintf("%s chooses %s", s.Players[o], s.actions(o)[pr[o]].GetId()))
 			gets = append(gets, fmt.Sprintf("%s gets %s", s.Players[o], equilibria.RatText(pay[o])))
 		}
-		parts = append(parts, fmt.Sprintf("if %s: %s", datagame.JoinList(choices, " and "), strings.Join(gets, ", ")))
+		parts = append(parts, fmt.Sprintf("if %s: %s", bargain.AndList(choices), strings.Join(gets, ", ")))
 	})
 	return strings.Join(parts, "; ")
 }
@@ -148,7 +149,7 @@ func (st *state) briefing(seat games.Seat) string {
 			for _, o := range st.ToMove() {
 				waiting = append(waiting, s.Players[o])
 			}
-			fmt.Fprintf(&b, "- You chose %s; waiting for %s to choose.\n", s.label(seat, st.chosen[seat]), datagame.JoinList(waiting, " and "))
+			fmt.Fprintf(&b, "- You chose %s; waiting for %s to choose.\n", s.label(seat, st.chosen[seat]), bargain.AndList(waiting))
 		}
 	case phaseOver:
 		b.WriteString("- The game is over.\n")

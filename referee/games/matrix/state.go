@@ -12,6 +12,7 @@ import (
 	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/equilibria"
 	"github.com/parley-arena/parley/referee/games/gamefile"
@@ -177,7 +178,7 @@ func (st *state) profileText(pr equilibria.Profile, pay equilibria.Payoffs) stri
 		chose = append(chose, fmt.Sprintf("%s chose %s", name, st.s.label(games.Seat(seat), pr[seat])))
 		gets = append(gets, fmt.Sprintf("%s gets %s", name, equilibria.RatText(pay[seat])))
 	}
-	return fmt.Sprintf("%s: %s.", datagame.JoinList(chose, " and "), strings.Join(gets, ", "))
+	return fmt.Sprintf("%s: %s.", bargain.AndList(chose), strings.Join(gets, ", "))
 }
 
 // reveal ends the round once all have chosen.
@@ -214,7 +215,7 @@ func (st *state) waitingText() string {
 		for _, s := range st.ToMove() {
 			names = append(names, st.s.Players[s])
 		}
-		return fmt.Sprintf("waiting for %s to choose", datagame.JoinList(names, " and "))
+		return fmt.Sprintf("waiting for %s to choose", bargain.AndList(names))
 	}
 	return "the game is over"
 }
@@ -224,7 +225,7 @@ func (st *state) optionList(seat games.Seat) string {
 	for _, a := range st.s.actions(seat) {
 		ids = append(ids, a.GetId())
 	}
-	return datagame.JoinList(ids, " or ")
+	return bargain.OrList(ids)
 }
 
 // Default is pass with "(no message)" on a talk turn, the seat's first action when choosing;
@@ -274,7 +275,7 @@ func (st *state) outcomeText(tot []*big.Rat) string {
 	for seat, name := range st.s.Players {
 		has = append(has, fmt.Sprintf("%s has %s", name, equilibria.RatText(tot[seat])))
 	}
-	return fmt.Sprintf("After %d rounds %s.", st.s.rounds, datagame.JoinList(has, " and "))
+	return fmt.Sprintf("After %d rounds %s.", st.s.rounds, bargain.AndList(has))
 }
 
 // Clone returns an independent copy.

@@ -11,6 +11,7 @@ import (
 	sequentialv1 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/gamefile"
 	"github.com/parley-arena/parley/referee/games/pretalk"
@@ -270,9 +271,9 @@ func (st *state) briefing(seat games.Seat) string {
 	case len(s.Players) == 2:
 		fmt.Fprintf(&b, "You are %s in a two-player game, %s, against %s, played in turns. Both of you know the whole game and see every move.\n", me, s.shown.GetTitle(), others[0])
 	case !titled:
-		fmt.Fprintf(&b, "You are %s in a game of %s players with %s, played in turns. All of you know the whole game and see every move.\n", me, datagame.Number(len(s.Players)), datagame.JoinList(others, " and "))
+		fmt.Fprintf(&b, "You are %s in a game of %s players with %s, played in turns. All of you know the whole game and see every move.\n", me, datagame.Number(len(s.Players)), bargain.AndList(others))
 	default:
-		fmt.Fprintf(&b, "You are %s in a game of %s players, %s, with %s, played in turns. All of you know the whole game and see every move.\n", me, datagame.Number(len(s.Players)), s.shown.GetTitle(), datagame.JoinList(others, " and "))
+		fmt.Fprintf(&b, "You are %s in a game of %s players, %s, with %s, played in turns. All of you know the whole game and see every move.\n", me, datagame.Number(len(s.Players)), s.shown.GetTitle(), bargain.AndList(others))
 	}
 	b.WriteString("\nThe game\n")
 	b.WriteString(s.text)

@@ -65,17 +65,24 @@ func TestRepeatedPD(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := metrics.WholeMatch
-	for _, c := range []struct {
-		name string
-		seat int32
-		want float64
-	}{
+	expect(t, vals, []want{
 		{"rounds", w, 3}, {"equilibrium", w, 1.0 / 3}, {"po_equilibrium", w, 1.0 / 3}, {"pareto_optimal", w, 2.0 / 3},
 		{"profile:defect,defect", w, 1.0 / 3}, {"profile:defect,cooperate", w, 0},
 		{"action:cooperate", 0, 2.0 / 3}, {"action:defect", 1, 2.0 / 3},
-	} {
-		if got := get(t, vals, c.name, c.seat); got != c.want {
-			t.Errorf("%s (seat %d) = %v, want %v", c.name, c.seat, got, c.want)
+	})
+}
+
+type want struct {
+	name  string
+	seat  int32
+	value float64
+}
+
+func expect(t *testing.T, vals []metrics.Value, wants []want) {
+	t.Helper()
+	for _, c := range wants {
+		if got := get(t, vals, c.name, c.seat); got != c.value {
+			t.Errorf("%s (seat %d) = %v, want %v", c.name, c.seat, got, c.value)
 		}
 	}
 }
@@ -103,17 +110,9 @@ func TestVolunteersThreePlayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := metrics.WholeMatch
-	for _, c := range []struct {
-		name string
-		seat int32
-		want float64
-	}{
+	expect(t, vals, []want{
 		{"rounds", w, 2}, {"equilibrium", w, 0.5}, {"po_equilibrium", w, 0.5}, {"pareto_optimal", w, 0.5},
 		{"profile:volunteer,wait,wait", w, 0.5}, {"profile:wait,wait,wait", w, 0.5}, {"profile:wait,volunteer,wait", w, 0},
 		{"action:volunteer", 0, 0.5}, {"action:wait", 1, 1}, {"action:wait", 2, 1},
-	} {
-		if got := get(t, vals, c.name, c.seat); got != c.want {
-			t.Errorf("%s (seat %d) = %v, want %v", c.name, c.seat, got, c.want)
-		}
-	}
+	})
 }
