@@ -64,7 +64,7 @@ func TestEquilibriaFile(t *testing.T) {
 	for _, line := range []string{
 		"pd.yaml: matrix game, 2 x 2; rows Alice, columns Bob",
 		"  (d, d) paying (10, 10): not Pareto-optimal, dominated by (c, c)",
-		"Compare: the same pure-equilibrium set: {(d, d)}.",
+		"Compare (actions matched by position, as their names differ: Alice c = cooperate, d = defect; Bob c = cooperate, d = defect): the same pure-equilibrium set under this matching: pd.yaml has {(d, d)}, prisoners_dilemma has {(defect, defect)}.",
 	} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out.String())

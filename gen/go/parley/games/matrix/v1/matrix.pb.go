@@ -4,11 +4,11 @@
 // 	protoc        (unknown)
 // source: parley/games/matrix/v1/matrix.proto
 
-// Package parley.games.matrix.v1 holds the matrix game: a two-player game given as data (a
-// payoff table with any number of actions per player), played after optional public talk by
-// both players choosing at the same time, once or for several rounds. Both players know every
-// payoff, so nothing in a view is private except a player's own choice of the current round,
-// which the other sees only once both have chosen. It also holds Rational, the exact number
+// Package parley.games.matrix.v1 holds the matrix game: a game of two or more players given as
+// data (a payoff table with any number of actions per player), played after optional public
+// talk by all players choosing at the same time, once or for several rounds. Every player
+// knows every payoff, so nothing in a view is private except a player's own choice of the
+// current round, which the others see only once all have chosen. It also holds Rational, the exact number
 // every game given as data uses for payoffs.
 
 package matrixv1
@@ -144,7 +144,7 @@ func (x *Action) GetLabel() string {
 // Cell is the outcome of one profile of a matrix game. Public.
 type Cell struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Payoff of each seat (two entries, row player first), before Params.scale.
+	// Payoff of each seat (one entry per player, seat 0 first), before Params.scale.
 	Payoffs       []*Rational `protobuf:"bytes,1,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -187,19 +187,70 @@ func (x *Cell) GetPayoffs() []*Rational {
 	return nil
 }
 
-// Table is a two-player matrix game: the row player (seat 0) picks a row, the column player
-// (seat 1) a column, at the same time. Written by the author of the game file; public.
+// PlayerActions are one player's actions in a game of more than two players. Public.
+type PlayerActions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The player's actions, in order.
+	Actions       []*Action `protobuf:"bytes,1,rep,name=actions,proto3" json:"actions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerActions) Reset() {
+	*x = PlayerActions{}
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerActions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerActions) ProtoMessage() {}
+
+func (x *PlayerActions) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerActions.ProtoReflect.Descriptor instead.
+func (*PlayerActions) Descriptor() ([]byte, []int) {
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *PlayerActions) GetActions() []*Action {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+// Table is a matrix game: every player picks one of its actions at the same time. With two
+// players the row player (seat 0) picks a row and the column player (seat 1) a column (rows,
+// cols); with more, player_actions lists every seat's actions. Written by the author of the
+// game file; public.
 type Table struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Display title, e.g. "Prisoner's dilemma". Players never see it when labels are neutral.
 	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	// Player names, row player first (two entries). Empty: Alice and Bob.
+	// Player names in seat order, row player first: two entries, or one per entry of
+	// player_actions. Empty: Alice and Bob (two players only).
 	Players []string `protobuf:"bytes,2,rep,name=players,proto3" json:"players,omitempty"`
-	// The row player's actions, in order.
+	// The row player's actions, in order (two-player games; empty otherwise).
 	Rows []*Action `protobuf:"bytes,3,rep,name=rows,proto3" json:"rows,omitempty"`
-	// The column player's actions, in order.
+	// The column player's actions, in order (two-player games; empty otherwise).
 	Cols []*Action `protobuf:"bytes,4,rep,name=cols,proto3" json:"cols,omitempty"`
-	// Payoffs, row-major: cells[i * len(cols) + j] is row i against column j.
+	// Payoffs, one cell per profile in row-major order: the first player's action changes
+	// slowest, the last player's fastest. With two players cells[i * len(cols) + j] is row i
+	// against column j.
 	Cells []*Cell `protobuf:"bytes,5,rep,name=cells,proto3" json:"cells,omitempty"`
 	// One paragraph for people (analyses, listings): where the game comes from, what it shows,
 	// possibly its equilibria. Never shown to players.
@@ -208,14 +259,17 @@ type Table struct {
 	// stake (golden balls: "jackpot"); empty when the game declares none.
 	ScaleName string `protobuf:"bytes,7,opt,name=scale_name,json=scaleName,proto3" json:"scale_name,omitempty"`
 	// Default of Params.scale for this game; unset: 1.
-	ScaleDefault  *Rational `protobuf:"bytes,8,opt,name=scale_default,json=scaleDefault,proto3" json:"scale_default,omitempty"`
+	ScaleDefault *Rational `protobuf:"bytes,8,opt,name=scale_default,json=scaleDefault,proto3" json:"scale_default,omitempty"`
+	// Every seat's actions, seat 0 first, in games of three or more players (rows and cols are
+	// then empty); empty in two-player games.
+	PlayerActions []*PlayerActions `protobuf:"bytes,9,rep,name=player_actions,json=playerActions,proto3" json:"player_actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Table) Reset() {
 	*x = Table{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[3]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -227,7 +281,7 @@ func (x *Table) String() string {
 func (*Table) ProtoMessage() {}
 
 func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[3]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -240,7 +294,7 @@ func (x *Table) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Table.ProtoReflect.Descriptor instead.
 func (*Table) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{3}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Table) GetTitle() string {
@@ -299,6 +353,13 @@ func (x *Table) GetScaleDefault() *Rational {
 	return nil
 }
 
+func (x *Table) GetPlayerActions() []*PlayerActions {
+	if x != nil {
+		return x.PlayerActions
+	}
+	return nil
+}
+
 // Params are the matrix game's parameters. Unset fields take the defaults noted; the match
 // record carries every field resolved, the table included, so a record is self-contained.
 type Params struct {
@@ -317,17 +378,18 @@ type Params struct {
 	// Multiplies every payoff of the table (e.g. golden balls' jackpot), a rational written
 	// "13600", "27.5" or "55/2". Default: the table's scale_default, else 1.
 	Scale *string `protobuf:"bytes,4,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
-	// Rounds of public talk before each choice: one message from the opener, then one reply.
-	// Either player may end the talk early. Default 0.
+	// Rounds of public talk before each choice: one message from the opener, then one reply
+	// from each other player. Any player may end the talk early. Default 0.
 	TalkRounds *int32 `protobuf:"varint,5,opt,name=talk_rounds,json=talkRounds,proto3,oneof" json:"talk_rounds,omitempty"`
-	// Seat that opens every talk round: 0 (row player, default) or 1.
+	// Seat that opens every talk round: 0 (row player, default) to the last seat. The others
+	// reply in seat order after it.
 	TalkOpener *int32 `protobuf:"varint,6,opt,name=talk_opener,json=talkOpener,proto3,oneof" json:"talk_opener,omitempty"`
 	// Show neutral labels (choice_1, choice_2, ...) instead of the table's, and never name the
 	// game, as the published prompts do. Default false.
 	NeutralLabels *bool `protobuf:"varint,7,opt,name=neutral_labels,json=neutralLabels,proto3,oneof" json:"neutral_labels,omitempty"`
 	// Times the stage game is played (repeated play); payoffs add up over rounds. Default 1.
 	Rounds *int32 `protobuf:"varint,8,opt,name=rounds,proto3,oneof" json:"rounds,omitempty"`
-	// In repeated play, whether each player sees the other's earlier choices and payoffs.
+	// In repeated play, whether each player sees the others' earlier choices and payoffs.
 	// Default true. Without it a player sees only its own choices and payoffs.
 	ShowHistory   *bool `protobuf:"varint,9,opt,name=show_history,json=showHistory,proto3,oneof" json:"show_history,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -336,7 +398,7 @@ type Params struct {
 
 func (x *Params) Reset() {
 	*x = Params{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[4]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -348,7 +410,7 @@ func (x *Params) String() string {
 func (*Params) ProtoMessage() {}
 
 func (x *Params) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[4]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -361,7 +423,7 @@ func (x *Params) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Params.ProtoReflect.Descriptor instead.
 func (*Params) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{4}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Params) GetGame() string {
@@ -436,18 +498,25 @@ type RoundResult struct {
 	OwnChoice int32 `protobuf:"varint,2,opt,name=own_choice,json=ownChoice,proto3" json:"own_choice,omitempty"`
 	// This seat's payoff in the round, scaled.
 	OwnPayoff *Rational `protobuf:"bytes,3,opt,name=own_payoff,json=ownPayoff,proto3" json:"own_payoff,omitempty"`
-	// Index of the action the other seat chose; unset when this seat may not see it
-	// (show_history=false).
+	// Index of the action the other seat chose in a two-player game; unset when this seat may
+	// not see it (show_history=false) and in games of more players (see choices).
 	OtherChoice *int32 `protobuf:"varint,4,opt,name=other_choice,json=otherChoice,proto3,oneof" json:"other_choice,omitempty"`
-	// The other seat's payoff in the round, scaled; unset when this seat may not see it.
-	OtherPayoff   *Rational `protobuf:"bytes,5,opt,name=other_payoff,json=otherPayoff,proto3" json:"other_payoff,omitempty"`
+	// The other seat's payoff in the round, scaled, in a two-player game; unset when this seat
+	// may not see it and in games of more players (see payoffs).
+	OtherPayoff *Rational `protobuf:"bytes,5,opt,name=other_payoff,json=otherPayoff,proto3" json:"other_payoff,omitempty"`
+	// Every seat's action index, seat 0 first, in games of three or more players; empty when
+	// this seat may not see the others' choices (show_history=false) and in two-player games.
+	Choices []int32 `protobuf:"varint,6,rep,packed,name=choices,proto3" json:"choices,omitempty"`
+	// Every seat's payoff in the round, scaled, seat 0 first, under the same conditions as
+	// choices.
+	Payoffs       []*Rational `protobuf:"bytes,7,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RoundResult) Reset() {
 	*x = RoundResult{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[5]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -459,7 +528,7 @@ func (x *RoundResult) String() string {
 func (*RoundResult) ProtoMessage() {}
 
 func (x *RoundResult) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[5]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -472,7 +541,7 @@ func (x *RoundResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RoundResult.ProtoReflect.Descriptor instead.
 func (*RoundResult) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{5}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RoundResult) GetRound() int32 {
@@ -510,6 +579,20 @@ func (x *RoundResult) GetOtherPayoff() *Rational {
 	return nil
 }
 
+func (x *RoundResult) GetChoices() []int32 {
+	if x != nil {
+		return x.Choices
+	}
+	return nil
+}
+
+func (x *RoundResult) GetPayoffs() []*Rational {
+	if x != nil {
+		return x.Payoffs
+	}
+	return nil
+}
+
 // View is one seat's view of a matrix game. Everything in it is public except `own_choice`,
 // which is this seat's alone until the round's choices are revealed.
 type View struct {
@@ -540,7 +623,7 @@ type View struct {
 
 func (x *View) Reset() {
 	*x = View{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[6]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +635,7 @@ func (x *View) String() string {
 func (*View) ProtoMessage() {}
 
 func (x *View) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[6]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,7 +648,7 @@ func (x *View) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use View.ProtoReflect.Descriptor instead.
 func (*View) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{6}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *View) GetTable() *Table {
@@ -643,7 +726,9 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\"B\n" +
 	"\x04Cell\x12:\n" +
-	"\apayoffs\x18\x01 \x03(\v2 .parley.games.matrix.v1.RationalR\apayoffs\"\xdb\x02\n" +
+	"\apayoffs\x18\x01 \x03(\v2 .parley.games.matrix.v1.RationalR\apayoffs\"I\n" +
+	"\rPlayerActions\x128\n" +
+	"\aactions\x18\x01 \x03(\v2\x1e.parley.games.matrix.v1.ActionR\aactions\"\xa9\x03\n" +
 	"\x05Table\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\aplayers\x18\x02 \x03(\tR\aplayers\x122\n" +
@@ -653,7 +738,8 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\vdescription\x18\x06 \x01(\tR\vdescription\x12\x1d\n" +
 	"\n" +
 	"scale_name\x18\a \x01(\tR\tscaleName\x12E\n" +
-	"\rscale_default\x18\b \x01(\v2 .parley.games.matrix.v1.RationalR\fscaleDefault\"\xb2\x03\n" +
+	"\rscale_default\x18\b \x01(\v2 .parley.games.matrix.v1.RationalR\fscaleDefault\x12L\n" +
+	"\x0eplayer_actions\x18\t \x03(\v2%.parley.games.matrix.v1.PlayerActionsR\rplayerActions\"\xb2\x03\n" +
 	"\x06Params\x12\x17\n" +
 	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n" +
 	"\x04file\x18\x02 \x01(\tH\x01R\x04file\x88\x01\x01\x123\n" +
@@ -673,7 +759,7 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\f_talk_openerB\x11\n" +
 	"\x0f_neutral_labelsB\t\n" +
 	"\a_roundsB\x0f\n" +
-	"\r_show_history\"\x81\x02\n" +
+	"\r_show_history\"\xd7\x02\n" +
 	"\vRoundResult\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x05R\x05round\x12\x1d\n" +
 	"\n" +
@@ -681,7 +767,9 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\n" +
 	"own_payoff\x18\x03 \x01(\v2 .parley.games.matrix.v1.RationalR\townPayoff\x12&\n" +
 	"\fother_choice\x18\x04 \x01(\x05H\x00R\votherChoice\x88\x01\x01\x12C\n" +
-	"\fother_payoff\x18\x05 \x01(\v2 .parley.games.matrix.v1.RationalR\votherPayoffB\x0f\n" +
+	"\fother_payoff\x18\x05 \x01(\v2 .parley.games.matrix.v1.RationalR\votherPayoff\x12\x18\n" +
+	"\achoices\x18\x06 \x03(\x05R\achoices\x12:\n" +
+	"\apayoffs\x18\a \x03(\v2 .parley.games.matrix.v1.RationalR\apayoffsB\x0f\n" +
 	"\r_other_choice\"\xf4\x02\n" +
 	"\x04View\x123\n" +
 	"\x05table\x18\x01 \x01(\v2\x1d.parley.games.matrix.v1.TableR\x05table\x12\x1f\n" +
@@ -712,33 +800,37 @@ func file_parley_games_matrix_v1_matrix_proto_rawDescGZIP() []byte {
 	return file_parley_games_matrix_v1_matrix_proto_rawDescData
 }
 
-var file_parley_games_matrix_v1_matrix_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_parley_games_matrix_v1_matrix_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_parley_games_matrix_v1_matrix_proto_goTypes = []any{
-	(*Rational)(nil),    // 0: parley.games.matrix.v1.Rational
-	(*Action)(nil),      // 1: parley.games.matrix.v1.Action
-	(*Cell)(nil),        // 2: parley.games.matrix.v1.Cell
-	(*Table)(nil),       // 3: parley.games.matrix.v1.Table
-	(*Params)(nil),      // 4: parley.games.matrix.v1.Params
-	(*RoundResult)(nil), // 5: parley.games.matrix.v1.RoundResult
-	(*View)(nil),        // 6: parley.games.matrix.v1.View
+	(*Rational)(nil),      // 0: parley.games.matrix.v1.Rational
+	(*Action)(nil),        // 1: parley.games.matrix.v1.Action
+	(*Cell)(nil),          // 2: parley.games.matrix.v1.Cell
+	(*PlayerActions)(nil), // 3: parley.games.matrix.v1.PlayerActions
+	(*Table)(nil),         // 4: parley.games.matrix.v1.Table
+	(*Params)(nil),        // 5: parley.games.matrix.v1.Params
+	(*RoundResult)(nil),   // 6: parley.games.matrix.v1.RoundResult
+	(*View)(nil),          // 7: parley.games.matrix.v1.View
 }
 var file_parley_games_matrix_v1_matrix_proto_depIdxs = []int32{
 	0,  // 0: parley.games.matrix.v1.Cell.payoffs:type_name -> parley.games.matrix.v1.Rational
-	1,  // 1: parley.games.matrix.v1.Table.rows:type_name -> parley.games.matrix.v1.Action
-	1,  // 2: parley.games.matrix.v1.Table.cols:type_name -> parley.games.matrix.v1.Action
-	2,  // 3: parley.games.matrix.v1.Table.cells:type_name -> parley.games.matrix.v1.Cell
-	0,  // 4: parley.games.matrix.v1.Table.scale_default:type_name -> parley.games.matrix.v1.Rational
-	3,  // 5: parley.games.matrix.v1.Params.table:type_name -> parley.games.matrix.v1.Table
-	0,  // 6: parley.games.matrix.v1.RoundResult.own_payoff:type_name -> parley.games.matrix.v1.Rational
-	0,  // 7: parley.games.matrix.v1.RoundResult.other_payoff:type_name -> parley.games.matrix.v1.Rational
-	3,  // 8: parley.games.matrix.v1.View.table:type_name -> parley.games.matrix.v1.Table
-	5,  // 9: parley.games.matrix.v1.View.results:type_name -> parley.games.matrix.v1.RoundResult
-	0,  // 10: parley.games.matrix.v1.View.total:type_name -> parley.games.matrix.v1.Rational
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	1,  // 1: parley.games.matrix.v1.PlayerActions.actions:type_name -> parley.games.matrix.v1.Action
+	1,  // 2: parley.games.matrix.v1.Table.rows:type_name -> parley.games.matrix.v1.Action
+	1,  // 3: parley.games.matrix.v1.Table.cols:type_name -> parley.games.matrix.v1.Action
+	2,  // 4: parley.games.matrix.v1.Table.cells:type_name -> parley.games.matrix.v1.Cell
+	0,  // 5: parley.games.matrix.v1.Table.scale_default:type_name -> parley.games.matrix.v1.Rational
+	3,  // 6: parley.games.matrix.v1.Table.player_actions:type_name -> parley.games.matrix.v1.PlayerActions
+	4,  // 7: parley.games.matrix.v1.Params.table:type_name -> parley.games.matrix.v1.Table
+	0,  // 8: parley.games.matrix.v1.RoundResult.own_payoff:type_name -> parley.games.matrix.v1.Rational
+	0,  // 9: parley.games.matrix.v1.RoundResult.other_payoff:type_name -> parley.games.matrix.v1.Rational
+	0,  // 10: parley.games.matrix.v1.RoundResult.payoffs:type_name -> parley.games.matrix.v1.Rational
+	4,  // 11: parley.games.matrix.v1.View.table:type_name -> parley.games.matrix.v1.Table
+	6,  // 12: parley.games.matrix.v1.View.results:type_name -> parley.games.matrix.v1.RoundResult
+	0,  // 13: parley.games.matrix.v1.View.total:type_name -> parley.games.matrix.v1.Rational
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_parley_games_matrix_v1_matrix_proto_init() }
@@ -746,16 +838,16 @@ func file_parley_games_matrix_v1_matrix_proto_init() {
 	if File_parley_games_matrix_v1_matrix_proto != nil {
 		return
 	}
-	file_parley_games_matrix_v1_matrix_proto_msgTypes[4].OneofWrappers = []any{}
 	file_parley_games_matrix_v1_matrix_proto_msgTypes[5].OneofWrappers = []any{}
 	file_parley_games_matrix_v1_matrix_proto_msgTypes[6].OneofWrappers = []any{}
+	file_parley_games_matrix_v1_matrix_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_games_matrix_v1_matrix_proto_rawDesc), len(file_parley_games_matrix_v1_matrix_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -4,10 +4,10 @@
 // 	protoc        (unknown)
 // source: parley/games/sequential/v1/sequential.proto
 
-// Package parley.games.sequential.v1 holds the sequential game: a two-player game tree given
-// as data (decision nodes of either player, leaves with payoffs), played move by move with
-// optional public talk before every move. Both players know the whole tree and see every move,
-// so nothing in a view is private.
+// Package parley.games.sequential.v1 holds the sequential game: a game tree of two or more
+// players given as data (decision nodes of any player, leaves with payoffs), played move by
+// move with optional public talk before every move. Every player knows the whole tree and sees
+// every move, so nothing in a view is private.
 
 package sequentialv1
 
@@ -96,12 +96,12 @@ func (x *Branch) GetChild() int32 {
 // Node is a decision node or a leaf of a game tree. Public.
 type Node struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Seat to move at a decision node (0 or 1); ignored at a leaf.
+	// Seat to move at a decision node (0 to the number of players - 1); ignored at a leaf.
 	Player int32 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
 	// Moves of a decision node, in order. Empty: the node is a leaf.
 	Branches []*Branch `protobuf:"bytes,2,rep,name=branches,proto3" json:"branches,omitempty"`
-	// Payoff of each seat at a leaf (two entries, seat 0 first), before Params.scale; empty at
-	// a decision node.
+	// Payoff of each seat at a leaf (one entry per player, seat 0 first), before Params.scale;
+	// empty at a decision node.
 	Payoffs       []*v1.Rational `protobuf:"bytes,3,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -158,13 +158,13 @@ func (x *Node) GetPayoffs() []*v1.Rational {
 	return nil
 }
 
-// Tree is a two-player game tree with perfect information. Written by the author of the game
-// file; public.
+// Tree is a game tree with perfect information of two or more players. Written by the author
+// of the game file; public.
 type Tree struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Display title, e.g. "Escalation". Players never see it when labels are neutral.
 	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	// Player names, seat 0 first (two entries). Empty: Alice and Bob.
+	// Player names, seat 0 first, one per player. Empty: two players, Alice and Bob.
 	Players []string `protobuf:"bytes,2,rep,name=players,proto3" json:"players,omitempty"`
 	// Every node; nodes[0] is the root, and every other node is the child of exactly one branch.
 	Nodes []*Node `protobuf:"bytes,3,rep,name=nodes,proto3" json:"nodes,omitempty"`
@@ -268,10 +268,11 @@ type Params struct {
 	// Multiplies every payoff, a rational written "10", "2.5" or "5/2". Default: the tree's
 	// scale_default, else 1.
 	Scale *string `protobuf:"bytes,4,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
-	// Rounds of public talk before every move: one message from the opener, then one reply.
-	// Either player may end the talk early. Default 0.
+	// Rounds of public talk before every move: one message from the opener, then one reply
+	// from each other player. Any player may end the talk early. Default 0.
 	TalkRounds *int32 `protobuf:"varint,5,opt,name=talk_rounds,json=talkRounds,proto3,oneof" json:"talk_rounds,omitempty"`
-	// Seat that opens every talk round: 0 (default) or 1.
+	// Seat that opens every talk round: 0 (default) to the last seat; the others reply in seat
+	// order after it.
 	TalkOpener *int32 `protobuf:"varint,6,opt,name=talk_opener,json=talkOpener,proto3,oneof" json:"talk_opener,omitempty"`
 	// Show neutral labels (choice_1, choice_2, ... at every node) instead of the tree's, and
 	// never name the game. Default false.

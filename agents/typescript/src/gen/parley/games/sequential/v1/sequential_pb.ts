@@ -2,10 +2,10 @@
 // @generated from file parley/games/sequential/v1/sequential.proto (package parley.games.sequential.v1, syntax proto3)
 /* eslint-disable */
 
-// Package parley.games.sequential.v1 holds the sequential game: a two-player game tree given
-// as data (decision nodes of either player, leaves with payoffs), played move by move with
-// optional public talk before every move. Both players know the whole tree and see every move,
-// so nothing in a view is private.
+// Package parley.games.sequential.v1 holds the sequential game: a game tree of two or more
+// players given as data (decision nodes of any player, leaves with payoffs), played move by
+// move with optional public talk before every move. Every player knows the whole tree and sees
+// every move, so nothing in a view is private.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
@@ -63,7 +63,7 @@ export const BranchSchema: GenMessage<Branch> = /*@__PURE__*/
  */
 export type Node = Message<"parley.games.sequential.v1.Node"> & {
   /**
-   * Seat to move at a decision node (0 or 1); ignored at a leaf.
+   * Seat to move at a decision node (0 to the number of players - 1); ignored at a leaf.
    *
    * @generated from field: int32 player = 1;
    */
@@ -77,8 +77,8 @@ export type Node = Message<"parley.games.sequential.v1.Node"> & {
   branches: Branch[];
 
   /**
-   * Payoff of each seat at a leaf (two entries, seat 0 first), before Params.scale; empty at
-   * a decision node.
+   * Payoff of each seat at a leaf (one entry per player, seat 0 first), before Params.scale;
+   * empty at a decision node.
    *
    * @generated from field: repeated parley.games.matrix.v1.Rational payoffs = 3;
    */
@@ -93,8 +93,8 @@ export const NodeSchema: GenMessage<Node> = /*@__PURE__*/
   messageDesc(file_parley_games_sequential_v1_sequential, 1);
 
 /**
- * Tree is a two-player game tree with perfect information. Written by the author of the game
- * file; public.
+ * Tree is a game tree with perfect information of two or more players. Written by the author
+ * of the game file; public.
  *
  * @generated from message parley.games.sequential.v1.Tree
  */
@@ -107,7 +107,7 @@ export type Tree = Message<"parley.games.sequential.v1.Tree"> & {
   title: string;
 
   /**
-   * Player names, seat 0 first (two entries). Empty: Alice and Bob.
+   * Player names, seat 0 first, one per player. Empty: two players, Alice and Bob.
    *
    * @generated from field: repeated string players = 2;
    */
@@ -191,15 +191,16 @@ export type Params = Message<"parley.games.sequential.v1.Params"> & {
   scale?: string | undefined;
 
   /**
-   * Rounds of public talk before every move: one message from the opener, then one reply.
-   * Either player may end the talk early. Default 0.
+   * Rounds of public talk before every move: one message from the opener, then one reply
+   * from each other player. Any player may end the talk early. Default 0.
    *
    * @generated from field: optional int32 talk_rounds = 5;
    */
   talkRounds?: number | undefined;
 
   /**
-   * Seat that opens every talk round: 0 (default) or 1.
+   * Seat that opens every talk round: 0 (default) to the last seat; the others reply in seat
+   * order after it.
    *
    * @generated from field: optional int32 talk_opener = 6;
    */
