@@ -174,6 +174,7 @@ func (g *Gateway) routes() http.Handler {
 	mux.Handle(analyticsv1connect.NewAnalyticsServiceHandler(&analyticsService{g: g}, opts...))
 	mux.Handle(registryv1connect.NewRegistryServiceHandler(&registryService{g: g}, opts...))
 	mux.Handle(botlinkv1connect.NewBotLinkServiceHandler(&botLinkService{g: g}, opts...))
+	botlink.NewRelay(g.cfg.Bus.Conn(), g.registry).Mount(mux, opts...) // a team calls its own dial-out bot (agent-check)
 
 	mux.HandleFunc("GET /api/v1/matches/{id}/events", g.matchEvents)
 	mux.HandleFunc("GET /api/v1/matches/{id}/record", g.matchRecord)

@@ -1,0 +1,278 @@
+package botlink
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/nats-io/nats.go"
+	"golang.org/x/time/rate"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	"github.com/parley-arena/parley/gen/go/parley/agent/v1/agentv1connect"
+	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
+	"github.com/parley-arena/parley/services/registry"
+)
+
+// BotHeader names, in a call to the relay, the caller's own dial-out bot: "NAME" or
+// "TEAM/NAME" (TEAM must be the token's).
+const BotHeader = "Parley-Bot"
+
+// Defaults of the relay's per-team bounds.
+const (
+	// DefaultRelayRate is the relayed calls a team may make per second; calls over it wait
+	// their turn (within their deadline and at most relayMaxWait).
+	DefaultRelayRate = 100
+	// DefaultRelayBurst is the relayed calls a team may make at once before the rate applies.
+	DefaultRelayBurst = 100
+	// DefaultRelayInFlight is the relayed calls of one team under way at once; more are refused.
+	DefaultRelayInFlight = 16
+)
+
+// relayMaxWait bounds the wait for the rate: a call that would wait longer is refused.
+const relayMaxWait = time.Second
+
+// healthCheckProcedure is the standard health check's path.
+const healthCheckProcedure = "/grpc.health.v1.Health/Check"
+
+// Teams is what the relay asks of the registry (registry.Store implements it).
+type Teams interface {
+	// Authenticate returns the team a token belongs to, or registry.ErrBadToken.
+	Authenticate(ctx context.Context, token string) (string, error)
+	// Bot returns the registered bot team/name, or an error wrapping registry.ErrNotFound.
+	Bot(ctx context.Context, team, name string) (*registryv1.Bot, error)
+}
+
+// Relay lets a team call its own dial-out bot through the gateway the bot is connected to, as
+// a referee would: it serves parley.agent.v1.AgentService (Act and Describe, forwarded over
+// the bot's link exactly like a referee's calls) and grpc.health.v1.Health (SERVING while the
+// bot's link is connected), for a caller with the team's token ("authorization: Bearer
+// TOKEN") naming the bot in the BotHeader. This is how `parley agent-check` checks a dial-out
+// bot. A team reaches only its own bots: the team comes from the token, never from the
+// request. Each team's calls are bounded by a rate and a number under way at once.
+type Relay struct {
+	nc       *nats.Conn
+	teams    Teams
+	rate     rate.Limit
+	burst    int
+	inFlight int
+
+	mu    sync.Mutex
+	limit map[string]*teamLimit
+}
+
+// teamLimit is one team's share of the relay.
+type teamLimit struct {
+	rate     *rate.Limiter
+	inFlight chan struct{}
+}
+
+// RelayOption changes a Relay's bounds.
+type RelayOption func(*Relay)
+
+// WithRelayLimits sets the per-team rate (calls a second), burst and calls under way at once;
+// values of 0 or less keep the defaults.
+func WithRelayLimits(perSecond float64, burst, inFlight int) RelayOption {
+	return func(r *Relay) {
+		if perSecond > 0 {
+			r.rate = rate.Limit(perSecond)
+		}
+		if burst > 0 {
+			r.burst = burst
+		}
+		if inFlight > 0 {
+			r.inFlight = inFlight
+		}
+	}
+}
+
+// NewRelay returns a relay reaching bots over nc and checking tokens with teams.
+func NewRelay(nc *nats.Conn, teams Teams, opts ...RelayOption) *Relay {
+	r := &Relay{nc: nc, teams: teams, rate: DefaultRelayRate, burst: DefaultRelayBurst, inFlight: DefaultRelayInFlight, limit: map[string]*teamLimit{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Mount adds the relay's routes to mux: AgentService and the health check.
+func (r *Relay) Mount(mux *http.ServeMux, opts ...connect.HandlerOption) {
+	mux.Handle(agentv1connect.NewAgentServiceHandler(relayedAgent{r}, opts...))
+	mux.Handle(healthCheckProcedure, connect.NewUnaryHandler(healthCheckProcedure, r.healthCheck, opts...))
+}
+
+// caller returns the team of the request's token and the bot it names.
+func (r *Relay) caller(ctx context.Context, h http.Header) (team, name string, err error) {
+	scheme, token, ok := strings.Cut(h.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return "", "", connect.NewError(connect.CodeUnauthenticated, errors.New("a relayed call needs the team token: header \"Authorization: Bearer TOKEN\""))
+	}
+	team, err = r.teams.Authenticate(ctx, strings.TrimSpace(token))
+	if errors.Is(err, registry.ErrBadToken) {
+		return "", "", connect.NewError(connect.CodeUnauthenticated, errors.New("the team token is not valid (revoked, or mistyped)"))
+	} else if err != nil {
+		return "", "", connect.NewError(connect.CodeUnavailable, err)
+	}
+	given := h.Get(BotHeader)
+	name = strings.TrimPrefix(given, registry.AddressPrefix)
+	if owner, rest, ok := strings.Cut(name, "/"); ok {
+		if owner != team {
+			return "", "", connect.NewError(connect.CodePermissionDenied, fmt.Errorf("bot %q belongs to team %q; the token of team %q reaches only its own bots", given, owner, team))
+		}
+		name = rest
+	}
+	if err := registry.ValidName("bot", name); err != nil {
+		return "", "", connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("header %s: %w", BotHeader, err))
+	}
+	return team, name, nil
+}
+
+// admit applies team's bounds to one call and returns the function that ends it.
+func (r *Relay) admit(ctx context.Context, team string) (func(), error) {
+	r.mu.Lock()
+	l, ok := r.limit[team]
+	if !ok {
+		l = &teamLimit{rate: rate.NewLimiter(r.rate, r.burst), inFlight: make(chan struct{}, r.inFlight)}
+		r.limit[team] = l
+	}
+	r.mu.Unlock()
+	select {
+	case l.inFlight <- struct{}{}:
+	default:
+		return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("team %s: %d relayed calls are under way already; wait for their answers", team, r.inFlight))
+	}
+	wctx, cancel := context.WithTimeout(ctx, relayMaxWait)
+	defer cancel()
+	if err := l.rate.Wait(wctx); err != nil {
+		<-l.inFlight
+		return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("team %s: more than %g relayed calls a second (burst %d); slow down", team, float64(r.rate), r.burst))
+	}
+	return func() { <-l.inFlight }, nil
+}
+
+// client returns a client of the caller's bot, and the function that ends the call.
+func (r *Relay) client(ctx context.Context, h http.Header) (*Client, func(), error) {
+	team, name, err := r.caller(ctx, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	done, err := r.admit(ctx, team)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewClient(r.nc, team, name), done, nil
+}
+
+// relayedAgent is the relay's AgentService.
+type relayedAgent struct{ r *Relay }
+
+func (a relayedAgent) Act(ctx context.Context, req *connect.Request[agentv1.ActRequest]) (*connect.Response[agentv1.ActResponse], error) {
+	c, done, err := a.r.client(ctx, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	resp, err := c.Act(ctx, req.Msg)
+	if err != nil {
+		return nil, asConnect(err)
+	}
+	return connect.NewResponse(resp), nil
+}
+
+func (a relayedAgent) Describe(ctx context.Context, req *connect.Request[agentv1.DescribeRequest]) (*connect.Response[agentv1.DescribeResponse], error) {
+	c, done, err := a.r.client(ctx, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	resp, err := c.Describe(ctx, req.Msg)
+	if err != nil {
+		return nil, asConnect(err)
+	}
+	return connect.NewResponse(resp), nil
+}
+
+// healthCheck answers for the caller's bot, whatever service is asked about: SERVING while
+// some gateway holds its link, NOT_SERVING otherwise.
+func (r *Relay) healthCheck(ctx context.Context, req *connect.Request[healthpb.HealthCheckRequest]) (*connect.Response[healthpb.HealthCheckResponse], error) {
+	team, name, err := r.caller(ctx, req.Header())
+	if err != nil {
+		return nil, err
+	}
+	done, err := r.admit(ctx, team)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	bot, err := r.teams.Bot(ctx, team, name)
+	switch {
+	case errors.Is(err, registry.ErrNotFound):
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("team %s has no bot %q; register it first", team, name))
+	case err != nil:
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	case bot.GetRetired():
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("bot %s/%s is retired", team, name))
+	case bot.GetEndpoint() != registry.EndpointDialOut:
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("bot %s/%s does not dial out (its endpoint is %s): check it at that address", team, name, bot.GetEndpoint()))
+	}
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if Connected(ctx, r.nc, team, name) {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	return connect.NewResponse(&healthpb.HealthCheckResponse{Status: st}), nil
+}
+
+// asConnect turns a Client's gRPC status error into the same code and message for connect.
+func asConnect(err error) error {
+	s := status.Convert(err)
+	return connect.NewError(connect.Code(s.Code()), errors.New(s.Message()))
+}
+
+// DialRelay returns a gRPC connection to the relay of the gateway at gatewayURL (http:// for
+// gRPC over HTTP/2 without TLS, https:// with it) whose every call carries token and names
+// bot ("NAME" or "TEAM/NAME"): AgentService and Health clients on it reach that dial-out bot.
+func DialRelay(gatewayURL, token, bot string) (*grpc.ClientConn, error) {
+	u, err := url.Parse(gatewayURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" {
+		return nil, fmt.Errorf("botlink: gateway URL %q: want http://host:port or https://host[:port]", gatewayURL)
+	}
+	creds := insecure.NewCredentials()
+	target := u.Host
+	if u.Scheme == "https" {
+		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
+		if u.Port() == "" {
+			target = net.JoinHostPort(u.Hostname(), "443")
+		}
+	} else if u.Port() == "" {
+		target = net.JoinHostPort(u.Hostname(), "80")
+	}
+	md := metadata.Pairs("authorization", "Bearer "+token, strings.ToLower(BotHeader), bot)
+	withMD := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		return invoke(metadata.NewOutgoingContext(ctx, metadata.Join(md, outgoing(ctx))), method, req, reply, cc, opts...)
+	}
+	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds), grpc.WithUnaryInterceptor(withMD))
+	if err != nil {
+		return nil, fmt.Errorf("botlink: relay at %s: %w", gatewayURL, err)
+	}
+	return conn, nil
+}
+
+// outgoing is the metadata already in ctx, if any.
+func outgoing(ctx context.Context) metadata.MD {
+	md, _ := metadata.FromOutgoingContext(ctx)
+	return md
+}
