@@ -150,4 +150,21 @@ func TestMinimalBots(t *testing.T) {
 			}
 		})
 	}
+
+	// Hello.version, when a bot sends it (these send "1"), must be the registered version.
+	t.Run("another version", func(t *testing.T) {
+		body := `{"name":"later","version":"2","games":["ultimatum"],"endpoint":"dialout"}`
+		if code, data := teamCall(t, url, token, "/parley.registry.v1.RegistryService/RegisterBot", body); code != http.StatusOK {
+			t.Fatalf("register: %d %s", code, data)
+		}
+		p := bots[0].start(t, "--dial-out", url, "--token", token, "--bot", "later")
+		select {
+		case <-p.exited:
+		case <-time.After(waitTimeout):
+			t.Fatalf("a bot of another version is still connected\n%s", p.output())
+		}
+		if !strings.Contains(p.output(), "FAILED_PRECONDITION") || !strings.Contains(p.output(), "registered at version 2, not 1") {
+			t.Errorf("the gateway did not refuse a bot of another version, saying why\n%s", p.output())
+		}
+	})
 }
