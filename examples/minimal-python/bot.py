@@ -10,6 +10,7 @@ parley.botlink.v1.BotLinkService/Connect.
 Generate the stubs first (Debian: protobuf-compiler, protobuf-compiler-grpc), from the
 repository's root, then run with /usr/bin/python3 (python3-grpcio, python3-protobuf):
 
+    mkdir -p examples/minimal-python/gen
     protoc -I proto --python_out=examples/minimal-python/gen --grpc_python_out=examples/minimal-python/gen \\
         --plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin $(find proto/parley -name '*.proto')
     protoc -I proto/grpc/health/v1 --python_out=examples/minimal-python/gen \\
