@@ -145,7 +145,7 @@ func (c *checker) health(ctx context.Context) {
 	var problems []string
 	hc := c.bot.Health
 	if hc == nil {
-		problems = append(problems, "the bot serves no grpc.health.v1.Health service (every Parley SDK registers one)")
+		problems = append(problems, "the bot serves no grpc.health.v1.Health service (every Parley SDK registers one; without an SDK see docs/writing-an-agent.md)")
 	}
 	for _, svc := range []string{"", agentv1.AgentService_ServiceDesc.ServiceName} {
 		if hc == nil {
@@ -158,7 +158,7 @@ func (c *checker) health(ctx context.Context) {
 		case status.Code(err) == codes.Unimplemented && c.bot.Link != "":
 			problems = append(problems, fmt.Sprintf("the gateway at %s does not answer for dial-out bots (grpc.health.v1.Health): it is older than this checker", c.bot.Link))
 		case status.Code(err) == codes.Unimplemented:
-			problems = append(problems, "the bot serves no grpc.health.v1.Health service (every Parley SDK registers one)")
+			problems = append(problems, "the bot serves no grpc.health.v1.Health service (every Parley SDK registers one; without an SDK see docs/writing-an-agent.md)")
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("health check of %q: %v", svc, err))
 		case resp.GetStatus() != healthpb.HealthCheckResponse_SERVING && c.bot.Link != "":
