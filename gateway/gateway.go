@@ -95,8 +95,8 @@ type Config struct {
 	Web http.Handler
 	// Seats checks seat tokens for seat views. Nil: every seat view is refused.
 	Seats SeatAuthorizer
-	// Mount, when set, adds routes (the human seat's) to the gateway's mux, behind the same
-	// limits, logs and metrics.
+	// Mount, when set, adds routes (the human seat's, the relay to a team's own dial-out bot)
+	// to the gateway's mux, behind the same limits, logs and metrics.
 	Mount func(mux *http.ServeMux)
 	// MaxBodyBytes bounds request bodies (0: DefaultMaxBodyBytes).
 	MaxBodyBytes int64
@@ -174,7 +174,6 @@ func (g *Gateway) routes() http.Handler {
 	mux.Handle(analyticsv1connect.NewAnalyticsServiceHandler(&analyticsService{g: g}, opts...))
 	mux.Handle(registryv1connect.NewRegistryServiceHandler(&registryService{g: g}, opts...))
 	mux.Handle(botlinkv1connect.NewBotLinkServiceHandler(&botLinkService{g: g}, opts...))
-	botlink.NewRelay(g.cfg.Bus.Conn(), g.registry).Mount(mux, opts...) // a team calls its own dial-out bot (agent-check)
 
 	mux.HandleFunc("GET /api/v1/matches/{id}/events", g.matchEvents)
 	mux.HandleFunc("GET /api/v1/matches/{id}/record", g.matchRecord)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -158,7 +159,8 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	gc.Referee = refereev1.NewRefereeServiceClient(refConn)
 	gc.Tournaments = tournamentv1.NewTournamentServiceClient(refConn)
 	gc.Analytics, gc.Teams, gc.BotLinks = an, s.Teams, links
-	gc.Seats, gc.Mount = s.Hub, s.Hub.Mount
+	relay := links.Relay() // a team calls its own dial-out bot (agent-check)
+	gc.Seats, gc.Mount = s.Hub, func(mux *http.ServeMux) { s.Hub.Mount(mux); relay.Mount(mux) }
 	if gc.Logger == nil {
 		gc.Logger = logger
 	}

@@ -49,11 +49,12 @@ const relayMaxWait = time.Second
 // healthCheckProcedure is the standard health check's path.
 const healthCheckProcedure = "/grpc.health.v1.Health/Check"
 
-// Teams is what the relay asks of the registry (registry.Store implements it).
+// Teams is what the relay asks of the registry (registry.Service implements it). Errors are
+// gRPC statuses.
 type Teams interface {
-	// Authenticate returns the team a token belongs to, or registry.ErrBadToken.
+	// Authenticate returns the team a token belongs to.
 	Authenticate(ctx context.Context, token string) (string, error)
-	// Bot returns the registered bot team/name, or an error wrapping registry.ErrNotFound.
+	// Bot returns the registered bot team/name.
 	Bot(ctx context.Context, team, name string) (*registryv1.Bot, error)
 }
 
@@ -63,13 +64,17 @@ type Teams interface {
 // bot's link is connected), for a caller with the team's token ("authorization: Bearer
 // TOKEN") naming the bot in the BotHeader. This is how `parley agent-check` checks a dial-out
 // bot. A team reaches only its own bots: the team comes from the token, never from the
-// request. Each team's calls are bounded by a rate and a number under way at once.
+// request. Each team's calls are bounded by a rate and a number under way at once, apart from
+// its other requests' rate, so that checking a bot does not use up what registering it needs.
 type Relay struct {
-	nc       *nats.Conn
-	teams    Teams
-	rate     rate.Limit
-	burst    int
-	inFlight int
+	// Teams checks tokens and finds bots. Required.
+	Teams Teams
+	// NC is the NATS connection the bots' links are reached through. Required.
+	NC *nats.Conn
+	// Rate is the relayed calls a team may make per second, Burst how many at once before the
+	// rate applies, InFlight how many may be under way at once (0: the defaults).
+	Rate          float64
+	Burst, InFlight int
 
 	mu    sync.Mutex
 	limit map[string]*teamLimit
@@ -81,38 +86,13 @@ type teamLimit struct {
 	inFlight chan struct{}
 }
 
-// RelayOption changes a Relay's bounds.
-type RelayOption func(*Relay)
-
-// WithRelayLimits sets the per-team rate (calls a second), burst and calls under way at once;
-// values of 0 or less keep the defaults.
-func WithRelayLimits(perSecond float64, burst, inFlight int) RelayOption {
-	return func(r *Relay) {
-		if perSecond > 0 {
-			r.rate = rate.Limit(perSecond)
-		}
-		if burst > 0 {
-			r.burst = burst
-		}
-		if inFlight > 0 {
-			r.inFlight = inFlight
-		}
-	}
-}
-
-// NewRelay returns a relay reaching bots over nc and checking tokens with teams.
-func NewRelay(nc *nats.Conn, teams Teams, opts ...RelayOption) *Relay {
-	r := &Relay{nc: nc, teams: teams, rate: DefaultRelayRate, burst: DefaultRelayBurst, inFlight: DefaultRelayInFlight, limit: map[string]*teamLimit{}}
-	for _, o := range opts {
-		o(r)
-	}
-	return r
-}
+// Relay returns the relay to the bots whose links l serves.
+func (l *Links) Relay() *Relay { return &Relay{Teams: l.Registry, NC: l.NC} }
 
 // Mount adds the relay's routes to mux: AgentService and the health check.
-func (r *Relay) Mount(mux *http.ServeMux, opts ...connect.HandlerOption) {
-	mux.Handle(agentv1connect.NewAgentServiceHandler(relayedAgent{r}, opts...))
-	mux.Handle(healthCheckProcedure, connect.NewUnaryHandler(healthCheckProcedure, r.healthCheck, opts...))
+func (r *Relay) Mount(mux *http.ServeMux) {
+	mux.Handle(agentv1connect.NewAgentServiceHandler(relayedAgent{r}))
+	mux.Handle(healthCheckProcedure, connect.NewUnaryHandler(healthCheckProcedure, r.healthCheck))
 }
 
 // caller returns the team of the request's token and the bot it names.
@@ -121,47 +101,56 @@ func (r *Relay) caller(ctx context.Context, h http.Header) (team, name string, e
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return "", "", connect.NewError(connect.CodeUnauthenticated, errors.New("a relayed call needs the team token: header \"Authorization: Bearer TOKEN\""))
 	}
-	team, err = r.teams.Authenticate(ctx, strings.TrimSpace(token))
-	if errors.Is(err, registry.ErrBadToken) {
-		return "", "", connect.NewError(connect.CodeUnauthenticated, errors.New("the team token is not valid (revoked, or mistyped)"))
-	} else if err != nil {
-		return "", "", connect.NewError(connect.CodeUnavailable, err)
+	if team, err = r.Teams.Authenticate(ctx, strings.TrimSpace(token)); err != nil {
+		return "", "", asConnect(err)
 	}
-	given := h.Get(BotHeader)
-	name = strings.TrimPrefix(given, registry.AddressPrefix)
-	if owner, rest, ok := strings.Cut(name, "/"); ok {
-		if owner != team {
-			return "", "", connect.NewError(connect.CodePermissionDenied, fmt.Errorf("bot %q belongs to team %q; the token of team %q reaches only its own bots", given, owner, team))
-		}
-		name = rest
-	}
-	if err := registry.ValidName("bot", name); err != nil {
-		return "", "", connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("header %s: %w", BotHeader, err))
+	if name, err = registry.OwnBot(team, h.Get(BotHeader)); err != nil {
+		s := status.Convert(err)
+		return "", "", connect.NewError(connect.Code(s.Code()), fmt.Errorf("header %s: %s", BotHeader, s.Message()))
 	}
 	return team, name, nil
 }
 
 // admit applies team's bounds to one call and returns the function that ends it.
 func (r *Relay) admit(ctx context.Context, team string) (func(), error) {
+	perSecond, burst, inFlight := r.bounds()
 	r.mu.Lock()
+	if r.limit == nil {
+		r.limit = map[string]*teamLimit{}
+	}
 	l, ok := r.limit[team]
 	if !ok {
-		l = &teamLimit{rate: rate.NewLimiter(r.rate, r.burst), inFlight: make(chan struct{}, r.inFlight)}
+		l = &teamLimit{rate: rate.NewLimiter(rate.Limit(perSecond), burst), inFlight: make(chan struct{}, inFlight)}
 		r.limit[team] = l
 	}
 	r.mu.Unlock()
 	select {
 	case l.inFlight <- struct{}{}:
 	default:
-		return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("team %s: %d relayed calls are under way already; wait for their answers", team, r.inFlight))
+		return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("team %s: %d relayed calls are under way already; wait for their answers", team, inFlight))
 	}
 	wctx, cancel := context.WithTimeout(ctx, relayMaxWait)
 	defer cancel()
 	if err := l.rate.Wait(wctx); err != nil {
 		<-l.inFlight
-		return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("team %s: more than %g relayed calls a second (burst %d); slow down", team, float64(r.rate), r.burst))
+		return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("team %s: more than %g relayed calls a second (burst %d); slow down", team, perSecond, burst))
 	}
 	return func() { <-l.inFlight }, nil
+}
+
+// bounds are the relay's per-team bounds, defaults filled in.
+func (r *Relay) bounds() (perSecond float64, burst, inFlight int) {
+	perSecond, burst, inFlight = r.Rate, r.Burst, r.InFlight
+	if perSecond <= 0 {
+		perSecond = DefaultRelayRate
+	}
+	if burst <= 0 {
+		burst = DefaultRelayBurst
+	}
+	if inFlight <= 0 {
+		inFlight = DefaultRelayInFlight
+	}
+	return perSecond, burst, inFlight
 }
 
 // client returns a client of the caller's bot, and the function that ends the call.
@@ -174,7 +163,7 @@ func (r *Relay) client(ctx context.Context, h http.Header) (*Client, func(), err
 	if err != nil {
 		return nil, nil, err
 	}
-	return NewClient(r.nc, team, name), done, nil
+	return NewClient(r.NC, team, name), done, nil
 }
 
 // relayedAgent is the relay's AgentService.
@@ -218,19 +207,17 @@ func (r *Relay) healthCheck(ctx context.Context, req *connect.Request[healthpb.H
 		return nil, err
 	}
 	defer done()
-	bot, err := r.teams.Bot(ctx, team, name)
+	bot, err := r.Teams.Bot(ctx, team, name)
 	switch {
-	case errors.Is(err, registry.ErrNotFound):
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("team %s has no bot %q; register it first", team, name))
 	case err != nil:
-		return nil, connect.NewError(connect.CodeUnavailable, err)
+		return nil, asConnect(err)
 	case bot.GetRetired():
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("bot %s/%s is retired", team, name))
 	case bot.GetEndpoint() != registry.EndpointDialOut:
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("bot %s/%s does not dial out (its endpoint is %s): check it at that address", team, name, bot.GetEndpoint()))
 	}
 	st := healthpb.HealthCheckResponse_NOT_SERVING
-	if Connected(ctx, r.nc, team, name) {
+	if Connected(ctx, r.NC, team, name) {
 		st = healthpb.HealthCheckResponse_SERVING
 	}
 	return connect.NewResponse(&healthpb.HealthCheckResponse{Status: st}), nil

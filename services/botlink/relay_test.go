@@ -30,7 +30,8 @@ type relayFixture struct {
 	url   string
 }
 
-func newRelay(t *testing.T, opts ...botlink.RelayOption) *relayFixture {
+// newRelay serves a relay; limits, when given, changes its bounds.
+func newRelay(t *testing.T, limits ...func(*botlink.Relay)) *relayFixture {
 	t.Helper()
 	b := openBus(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -39,8 +40,12 @@ func newRelay(t *testing.T, opts ...botlink.RelayOption) *relayFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	relay := &botlink.Relay{Teams: &registry.Service{Store: store}, NC: b.Conn()}
+	for _, l := range limits {
+		l(relay)
+	}
 	mux := http.NewServeMux()
-	botlink.NewRelay(b.Conn(), store, opts...).Mount(mux)
+	relay.Mount(mux)
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.Protocols = new(http.Protocols)
 	srv.Config.Protocols.SetUnencryptedHTTP2(true)
@@ -198,7 +203,7 @@ func TestRelayRefuses(t *testing.T) {
 	}
 
 	_, health = f.dial(t, acme, "ghost")
-	if _, err := health.Check(ctx, &healthpb.HealthCheckRequest{}); code(err) != codes.NotFound || !strings.Contains(err.Error(), "no bot") {
+	if _, err := health.Check(ctx, &healthpb.HealthCheckRequest{}); code(err) != codes.NotFound || !strings.Contains(err.Error(), "not registered") {
 		t.Errorf("health of an unregistered bot: %v", err)
 	}
 	_, health = f.dial(t, acme, "served")
@@ -210,7 +215,7 @@ func TestRelayRefuses(t *testing.T) {
 // A team's calls are bounded: more under way at once than allowed are refused at once, and so
 // is a call that would have to wait past its deadline for the rate.
 func TestRelayLimits(t *testing.T) {
-	f := newRelay(t, botlink.WithRelayLimits(1, 2, 1))
+	f := newRelay(t, func(r *botlink.Relay) { r.Rate, r.Burst, r.InFlight = 1, 2, 1 })
 	token := f.team(t, "acme", "slow", registry.EndpointDialOut)
 	asked, release := make(chan struct{}, 1), make(chan struct{})
 	f.connect(t, "acme", "slow", func(c *botlinkv1.Call) *botlinkv1.CallResult {

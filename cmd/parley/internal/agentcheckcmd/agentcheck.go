@@ -105,13 +105,14 @@ func run(ctx context.Context, deps *cli.Deps, opts options) error {
 			return cli.Usagef("--game %s: %v; see `parley games`", g, err)
 		}
 	}
-	bot, err := openBot(ctx, opts)
+	agents := deps.Resolver()
+	bot, err := openBot(ctx, agents, opts)
 	if err != nil {
 		return err
 	}
 	defer bot.Close()
 	cfg := opts.Config
-	cfg.Open, cfg.Opponents = openOpponent, builtinOpponents
+	cfg.Open, cfg.Opponents = opener(agents), builtinOpponents
 
 	through := ""
 	if opts.Gateway != "" {
@@ -135,13 +136,13 @@ func run(ctx context.Context, deps *cli.Deps, opts options) error {
 
 // openBot connects to the bot under check: a dial-out bot through the gateway's relay, any
 // other address as a referee opens it.
-func openBot(ctx context.Context, opts options) (*agenttest.Conn, error) {
+func openBot(ctx context.Context, agents *agentconn.Resolver, opts options) (*agenttest.Conn, error) {
 	if !strings.HasPrefix(opts.Addr, registry.AddressPrefix) {
 		if opts.Gateway != "" {
 			return nil, cli.Usagef("--gateway is for a bot that dials out (bot:TEAM/NAME); check %s directly", opts.Addr)
 		}
-		c, err := agentconn.Open(ctx, opts.Addr)
-		if errors.Is(err, agentconn.ErrBadAddress) {
+		c, err := agents.Open(ctx, opts.Addr)
+		if errors.Is(err, agentconn.ErrBadAddress) || errors.Is(err, agentconn.ErrNotServed) {
 			return nil, cli.Usagef("%v", err)
 		} else if err != nil {
 			return nil, err
@@ -164,17 +165,19 @@ func openBot(ctx context.Context, opts options) (*agenttest.Conn, error) {
 	return &agenttest.Conn{Client: agentv1.NewAgentServiceClient(conn), Health: healthpb.NewHealthClient(conn), Link: opts.Gateway, Close: conn.Close}, nil
 }
 
-// openOpponent opens an opponent's address as a referee would; builtin:random is seeded with
-// seed.
-func openOpponent(ctx context.Context, addr string, seed uint64) (*agenttest.Conn, error) {
-	if addr == "builtin:random" {
-		addr = fmt.Sprintf("builtin:random?seed=%d", seed)
+// opener opens opponents' addresses with agents, as a referee would; builtin:random is seeded
+// with the seed it is given.
+func opener(agents *agentconn.Resolver) func(ctx context.Context, addr string, seed uint64) (*agenttest.Conn, error) {
+	return func(ctx context.Context, addr string, seed uint64) (*agenttest.Conn, error) {
+		if addr == "builtin:random" {
+			addr = fmt.Sprintf("builtin:random?seed=%d", seed)
+		}
+		c, err := agents.Open(ctx, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &agenttest.Conn{Client: c.Client, Close: c.Close}, nil
 	}
-	c, err := agentconn.Open(ctx, addr)
-	if err != nil {
-		return nil, err
-	}
-	return &agenttest.Conn{Client: c.Client, Close: c.Close}, nil
 }
 
 // builtinOpponents are every built-in agent that says it plays game, then builtin:random

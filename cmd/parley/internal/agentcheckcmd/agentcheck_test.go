@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
@@ -31,7 +32,7 @@ func serve(t *testing.T, agent sdk.Agent, info *gamev1.AgentInfo) string {
 func check(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	deps := &cli.Deps{Out: &out, Err: &errOut, Games: catalog.New(), Getenv: func(string) string { return "" }}
+	deps := &cli.Deps{Out: &out, Err: &errOut, Games: catalog.New(), Getenv: func(string) string { return "" }, Builtins: builtin.Agents{}}
 	cmd := NewCmd(deps)
 	cmd.SetArgs(args)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true // as the root command does
