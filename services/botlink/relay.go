@@ -73,7 +73,7 @@ type Relay struct {
 	NC *nats.Conn
 	// Rate is the relayed calls a team may make per second, Burst how many at once before the
 	// rate applies, InFlight how many may be under way at once (0: the defaults).
-	Rate          float64
+	Rate            float64
 	Burst, InFlight int
 
 	mu    sync.Mutex
