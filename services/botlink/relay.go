@@ -170,25 +170,21 @@ func (r *Relay) client(ctx context.Context, h http.Header) (*Client, func(), err
 type relayedAgent struct{ r *Relay }
 
 func (a relayedAgent) Act(ctx context.Context, req *connect.Request[agentv1.ActRequest]) (*connect.Response[agentv1.ActResponse], error) {
-	c, done, err := a.r.client(ctx, req.Header())
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	resp, err := c.Act(ctx, req.Msg)
-	if err != nil {
-		return nil, asConnect(err)
-	}
-	return connect.NewResponse(resp), nil
+	return relay(ctx, a.r, req, (*Client).Act)
 }
 
 func (a relayedAgent) Describe(ctx context.Context, req *connect.Request[agentv1.DescribeRequest]) (*connect.Response[agentv1.DescribeResponse], error) {
-	c, done, err := a.r.client(ctx, req.Header())
+	return relay(ctx, a.r, req, (*Client).Describe)
+}
+
+// relay makes one call of the caller's bot over its link.
+func relay[Req, Resp any](ctx context.Context, r *Relay, req *connect.Request[Req], call func(*Client, context.Context, *Req, ...grpc.CallOption) (*Resp, error)) (*connect.Response[Resp], error) {
+	c, done, err := r.client(ctx, req.Header())
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	resp, err := c.Describe(ctx, req.Msg)
+	resp, err := call(c, ctx, req.Msg)
 	if err != nil {
 		return nil, asConnect(err)
 	}
