@@ -95,8 +95,8 @@ type Config struct {
 	Web http.Handler
 	// Seats checks seat tokens for seat views. Nil: every seat view is refused.
 	Seats SeatAuthorizer
-	// Mount, when set, adds routes (the human seat's) to the gateway's mux, behind the same
-	// limits, logs and metrics.
+	// Mount, when set, adds routes (the human seat's, the relay to a team's own dial-out bot)
+	// to the gateway's mux, behind the same limits, logs and metrics.
 	Mount func(mux *http.ServeMux)
 	// MaxBodyBytes bounds request bodies (0: DefaultMaxBodyBytes).
 	MaxBodyBytes int64

@@ -245,10 +245,16 @@ type proc struct {
 // cleanup unless it has exited.
 func startProc(t *testing.T, dir, name string, args ...string) *proc {
 	t.Helper()
+	return startProcEnv(t, dir, nil, name, args...)
+}
+
+// startProcEnv is startProc with extra environment variables ("KEY=value").
+func startProcEnv(t *testing.T, dir string, env []string, name string, args ...string) *proc {
+	t.Helper()
 	p := &proc{t: t, name: filepath.Base(name), exited: make(chan struct{}), changed: make(chan struct{}, 1)}
 	p.cmd = exec.Command(name, args...)
 	p.cmd.Dir = dir
-	p.cmd.Env = childEnv()
+	p.cmd.Env = childEnv(env...)
 	p.cmd.Stderr = &p.stderr
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -163,7 +164,8 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	gc.Referee = refereev1.NewRefereeServiceClient(refConn)
 	gc.Tournaments = tournamentv1.NewTournamentServiceClient(refConn)
 	gc.Analytics, gc.Teams, gc.BotLinks = an, s.Teams, links
-	gc.Mount = s.Hub.Mount
+	relay := links.Relay() // a team calls its own dial-out bot (agent-check)
+	gc.Mount = func(mux *http.ServeMux) { s.Hub.Mount(mux); relay.Mount(mux) }
 	if gc.Seats == nil {
 		gc.Seats = s.Hub
 	}

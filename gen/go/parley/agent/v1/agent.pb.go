@@ -5,7 +5,8 @@
 // source: parley/agent/v1/agent.proto
 
 // Package parley.agent.v1 is what every agent serves and what the referee sends it. It is kept
-// small so that any language with gRPC can implement an agent.
+// small so that any language with gRPC can implement an agent: docs/writing-an-agent.md walks
+// through one written from these files alone.
 
 package agentv1
 
@@ -305,7 +306,8 @@ type Observation struct {
 	Attempt int32 `protobuf:"varint,10,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	// Kinds of move that are legal now.
 	LegalMoves []v1.MoveKind `protobuf:"varint,11,rep,packed,name=legal_moves,json=legalMoves,proto3,enum=parley.game.v1.MoveKind" json:"legal_moves,omitempty"`
-	// For a proposal: every amount the mover may fill in, with its legal range.
+	// For a proposal: every amount a proposal carries, with its legal range (see Bound: an
+	// amount the rules fix, min = max, is sent like the others). Set by the referee for this seat.
 	ProposalBounds []*v1.Bound `protobuf:"bytes,12,rep,name=proposal_bounds,json=proposalBounds,proto3" json:"proposal_bounds,omitempty"`
 	// For a choose move: the options.
 	Choices []*v1.Option `protobuf:"bytes,13,rep,name=choices,proto3" json:"choices,omitempty"`

@@ -1403,8 +1403,8 @@ type ProposalForm struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Short label for people, e.g. "coalition A+B". The referee does not read it back.
 	Label string `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
-	// Every amount a proposal of this form fills in, with its legal range. Amounts not listed
-	// must be absent or 0.
+	// Every amount a proposal of this form carries, with its legal range, amounts fixed by the
+	// rules (min = max) included: see Bound. Amounts not listed must be absent or 0.
 	Bounds []*Bound `protobuf:"bytes,2,rep,name=bounds,proto3" json:"bounds,omitempty"`
 	// Totals the amounts must add up to exactly. Each total covers every bound of this form
 	// with its side and resource.
@@ -1542,7 +1542,11 @@ func (x *AmountTotal) GetTotal() int64 {
 }
 
 // Bound is the legal range of one amount in an Allocation proposal. The bounds in an
-// observation list every amount the mover may fill in; amounts not listed must be absent or 0.
+// observation list every amount a proposal carries; amounts not listed must be absent or 0.
+// An absent amount is 0, never "whatever the rules need": the referee fills nothing in. So
+// every listed amount whose range leaves out 0 must be sent, including one the rules fix
+// (min = max, e.g. the seller's 1 item in buysell), so that a proposal, as recorded and as
+// the other seats see it, states all of its terms. Set by the referee; public.
 type Bound struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Seat whose share the amount belongs to.

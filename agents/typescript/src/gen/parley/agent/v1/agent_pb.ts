@@ -3,7 +3,8 @@
 /* eslint-disable */
 
 // Package parley.agent.v1 is what every agent serves and what the referee sends it. It is kept
-// small so that any language with gRPC can implement an agent.
+// small so that any language with gRPC can implement an agent: docs/writing-an-agent.md walks
+// through one written from these files alone.
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
@@ -206,7 +207,8 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
   legalMoves: MoveKind[];
 
   /**
-   * For a proposal: every amount the mover may fill in, with its legal range.
+   * For a proposal: every amount a proposal carries, with its legal range (see Bound: an
+   * amount the rules fix, min = max, is sent like the others). Set by the referee for this seat.
    *
    * @generated from field: repeated parley.game.v1.Bound proposal_bounds = 12;
    */
@@ -608,7 +610,11 @@ export const FallbackCauseSchema: GenEnum<FallbackCause> = /*@__PURE__*/
 
 /**
  * AgentService is implemented by every agent: built-in bots, language-model agents, and bots
- * written by teams in any language.
+ * written by teams in any language. An agent that serves on an address (grpc://host:port, gRPC
+ * without TLS) serves, on the same server, the standard health service grpc.health.v1.Health
+ * (proto/grpc/health/v1/health.proto), whose Check answers SERVING for the service "" and for
+ * "parley.agent.v1.AgentService". An agent that dials out serves these two calls over its link
+ * instead (parley.botlink.v1) and needs no health service: its link is its health.
  *
  * @generated from service parley.agent.v1.AgentService
  */

@@ -627,8 +627,8 @@ export type ProposalForm = Message$1<"parley.game.v1.ProposalForm"> & {
   label: string;
 
   /**
-   * Every amount a proposal of this form fills in, with its legal range. Amounts not listed
-   * must be absent or 0.
+   * Every amount a proposal of this form carries, with its legal range, amounts fixed by the
+   * rules (min = max) included: see Bound. Amounts not listed must be absent or 0.
    *
    * @generated from field: repeated parley.game.v1.Bound bounds = 2;
    */
@@ -698,7 +698,11 @@ export const AmountTotalSchema: GenMessage<AmountTotal> = /*@__PURE__*/
 
 /**
  * Bound is the legal range of one amount in an Allocation proposal. The bounds in an
- * observation list every amount the mover may fill in; amounts not listed must be absent or 0.
+ * observation list every amount a proposal carries; amounts not listed must be absent or 0.
+ * An absent amount is 0, never "whatever the rules need": the referee fills nothing in. So
+ * every listed amount whose range leaves out 0 must be sent, including one the rules fix
+ * (min = max, e.g. the seller's 1 item in buysell), so that a proposal, as recorded and as
+ * the other seats see it, states all of its terms. Set by the referee; public.
  *
  * @generated from message parley.game.v1.Bound
  */

@@ -1,4 +1,4 @@
-package agentcheckcmd
+package agenttest
 
 import (
 	"context"

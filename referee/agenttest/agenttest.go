@@ -1,9 +1,17 @@
-package agentcheckcmd
+// Package agenttest is the conformance suite for agents, as gametest is for games: it plays
+// real matches, run by the referee's own match runner and rules, with the agent under check in
+// every seat against other agents, and looks at what the agent did with each request. `parley
+// agent-check` is a thin command over it.
+//
+// The package opens no agent itself: the caller passes the agent under check, already
+// connected, and a function that opens opponents by address, so it works the same for an
+// agent served on an address and for a dial-out bot reached through a gateway.
+package agenttest
 
 import (
 	"context"
 	"fmt"
-	"io"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -14,23 +22,38 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/parley-arena/parley/agents/builtin"
-	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/services/tournament"
 )
+
+// Conn is an open connection to an agent: the one under check, or an opponent.
+type Conn struct {
+	// Client calls the agent.
+	Client agentv1.AgentServiceClient
+	// Health is the standard health service of the agent's server (nil: the health check
+	// fails, saying the agent serves none). Unused for opponents.
+	Health healthpb.HealthClient
+	// Link, when set, says the agent is a dial-out bot reached through the gateway at this URL:
+	// its health is then the gateway's word on whether the bot's link is connected.
+	Link string
+	// Close releases the connection; nil when there is nothing to release.
+	Close func() error
+}
+
+// close closes c if it has anything to close.
+func (c *Conn) close() {
+	if c.Close != nil {
+		_ = c.Close()
+	}
+}
 
 // Config is what to check and how.
 type Config struct {
-	// Agents opens the bot and its opponents. Required.
-	Agents *agentconn.Resolver
-	// Addr is the bot's address (grpc://host:port, or any agent address the referee takes).
+	// Addr names the agent under check in the report (its address as the user gave it).
 	Addr string
 	// Games to check; empty: every game the bot claims (every game when it claims none).
 	Games []string
@@ -40,9 +63,15 @@ type Config struct {
 	Seed uint64
 	// Deadline is the time the bot has for each answer, as a referee's move timeout.
 	Deadline time.Duration
-	// Opponent is the agent in the other seats; "builtin:random" is seeded per match. Empty:
-	// the built-in agents that play the game, in turn from match to match.
+	// Opponent is the agent in the other seats. Empty: Opponents(game), in turn from match to
+	// match.
 	Opponent string
+	// Opponents lists the agents that play game, the last of them one that plays any game.
+	// Required when Opponent is empty.
+	Opponents func(game string) []string
+	// Open opens an opponent's address. seed is the match's seed plus the seat's index, for
+	// agents that draw randomly. Required.
+	Open func(ctx context.Context, addr string, seed uint64) (*Conn, error)
 	// Params are game parameters (key=value, as `parley play --param`) for the one game of
 	// Games; empty: the game's defaults.
 	Params []string
@@ -54,37 +83,43 @@ type Check struct {
 	Passed bool
 	// Detail is one line saying what was checked and found.
 	Detail string
-	// Problems are examples of what went wrong.
+	// Problems are examples of what went wrong, the first MaxProblems of them worth printing.
 	Problems []string
 }
 
-// maxProblems bounds the examples printed per check.
-const maxProblems = 5
+// MaxProblems bounds the examples worth printing per check.
+const MaxProblems = 5
 
 // checker runs the checks against one bot.
 type checker struct {
 	cfg   Config
 	games *games.Registry
-	bot   *agentconn.Conn
+	bot   *Conn
 
 	latencies []time.Duration // of every request sent to the bot
 	late      []string        // requests answered after the deadline
 	checks    []Check
 }
 
-// Run checks the bot at cfg.Addr and returns one Check per check, in order. The error is for
-// a check that could not be set up (a bad address or game): the report is then incomplete.
-func Run(ctx context.Context, reg *games.Registry, cfg Config) ([]Check, error) {
+// Run checks bot and returns one Check per check, in order. The error is for a check that
+// could not be set up (a game or its parameters, an opponent): the report is then incomplete.
+// Run does not close bot.
+func Run(ctx context.Context, reg *games.Registry, bot *Conn, cfg Config) ([]Check, error) {
+	switch {
+	case cfg.Open == nil:
+		return nil, fmt.Errorf("agenttest: no Open for opponents")
+	case cfg.Opponent == "" && cfg.Opponents == nil:
+		return nil, fmt.Errorf("agenttest: no opponent and no Opponents")
+	case cfg.Matches < 1:
+		return nil, fmt.Errorf("agenttest: matches must be at least 1, got %d", cfg.Matches)
+	case cfg.Deadline <= 0:
+		return nil, fmt.Errorf("agenttest: the deadline must be positive, got %s", cfg.Deadline)
+	}
 	for _, g := range cfg.Games {
 		if _, err := reg.Lookup(g); err != nil {
 			return nil, err
 		}
 	}
-	bot, err := cfg.Agents.Open(ctx, cfg.Addr)
-	if err != nil {
-		return nil, err
-	}
-	defer bot.Close()
 	c := &checker{cfg: cfg, games: reg, bot: bot}
 	c.health(ctx)
 	info, ok := c.describe(ctx)
@@ -104,40 +139,61 @@ func Run(ctx context.Context, reg *games.Registry, cfg Config) ([]Check, error) 
 
 func (c *checker) add(ch Check) { c.checks = append(c.checks, ch) }
 
+// health asks the standard health service for the server and for AgentService. A dial-out
+// bot serves none itself: the gateway answers for it, SERVING while its link is connected.
 func (c *checker) health(ctx context.Context) {
-	hc := healthpb.NewHealthClient(c.bot.ClientConn())
 	var problems []string
+	hc := c.bot.Health
+	if hc == nil {
+		problems = append(problems, "the bot serves no grpc.health.v1.Health service (every Parley SDK registers one; without an SDK see docs/writing-an-agent.md)")
+	}
 	for _, svc := range []string{"", agentv1.AgentService_ServiceDesc.ServiceName} {
+		if hc == nil {
+			break
+		}
 		cctx, cancel := context.WithTimeout(ctx, c.cfg.Deadline)
 		resp, err := hc.Check(cctx, &healthpb.HealthCheckRequest{Service: svc})
 		cancel()
 		switch {
+		case status.Code(err) == codes.Unimplemented && c.bot.Link != "":
+			problems = append(problems, fmt.Sprintf("the gateway at %s does not answer for dial-out bots (grpc.health.v1.Health): it is older than this checker", c.bot.Link))
 		case status.Code(err) == codes.Unimplemented:
-			problems = append(problems, "the bot serves no grpc.health.v1.Health service (every Parley SDK registers one)")
+			problems = append(problems, "the bot serves no grpc.health.v1.Health service (every Parley SDK registers one; without an SDK see docs/writing-an-agent.md)")
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("health check of %q: %v", svc, err))
+		case resp.GetStatus() != healthpb.HealthCheckResponse_SERVING && c.bot.Link != "":
+			problems = append(problems, fmt.Sprintf("the bot has no link open to the gateway at %s (%s): start it dialling out to that gateway", c.bot.Link, resp.GetStatus()))
 		case resp.GetStatus() != healthpb.HealthCheckResponse_SERVING:
 			problems = append(problems, fmt.Sprintf("health check of %q: %s, want SERVING", svc, resp.GetStatus()))
 		}
-		if status.Code(err) == codes.Unimplemented {
-			break
+		if status.Code(err) == codes.Unimplemented || c.bot.Link != "" {
+			break // a dial-out bot's link is one answer for both
 		}
 	}
 	ch := Check{Name: "health", Passed: len(problems) == 0, Problems: problems}
-	if ch.Passed {
+	switch {
+	case ch.Passed && c.bot.Link != "":
+		ch.Detail = fmt.Sprintf("the bot's link to the gateway at %s is connected (a dial-out bot's health is its link)", c.bot.Link)
+	case ch.Passed:
 		ch.Detail = fmt.Sprintf("SERVING for the server and for %s", agentv1.AgentService_ServiceDesc.ServiceName)
-	} else {
+	case c.bot.Link != "":
+		ch.Detail = "the gateway does not see the bot connected"
+	default:
 		ch.Detail = "the standard gRPC health check failed"
 	}
 	c.add(ch)
 }
 
+// describe asks the bot who it is and checks the answer against the games this referee knows.
 func (c *checker) describe(ctx context.Context) (*gamev1.AgentInfo, bool) {
-	info, err := c.bot.Describe(ctx, c.cfg.Deadline)
+	cctx, cancel := context.WithTimeout(ctx, c.cfg.Deadline)
+	resp, err := c.bot.Client.Describe(cctx, &agentv1.DescribeRequest{})
+	cancel()
 	if err != nil {
-		c.add(Check{Name: "describe", Detail: err.Error()})
+		c.add(Check{Name: "describe", Detail: fmt.Sprintf("agent %s is unreachable or not a Parley agent: %v", c.cfg.Addr, err)})
 		return nil, false
 	}
+	info := resp.GetAgent()
 	ch := Check{Name: "describe", Passed: true}
 	if info.GetName() == "" {
 		ch.Problems = append(ch.Problems, "the reply has no name: every seat of a match is shown who plays it")
@@ -223,15 +279,11 @@ func (c *checker) play(ctx context.Context, game games.Game, seat int32, seed ui
 			clients[i] = p
 			continue
 		}
-		addr := opponent
-		if addr == "builtin:random" {
-			addr = fmt.Sprintf("builtin:random?seed=%d", seed+uint64(i))
-		}
-		opp, err := c.cfg.Agents.Open(ctx, addr)
+		opp, err := c.cfg.Open(ctx, opponent, seed+uint64(i))
 		if err != nil {
 			return nil, fmt.Errorf("opponent: %w", err)
 		}
-		defer opp.Close()
+		defer opp.close()
 		clients[i] = opp.Client
 	}
 	res, err := match.NewRunner(nil).Run(ctx, match.Spec{
@@ -258,26 +310,18 @@ func (c *checker) play(ctx context.Context, game games.Game, seat int32, seed ui
 	return pl, nil
 }
 
-// opponents are the agents the bot meets in game: --opponent, or every built-in agent that
-// says it plays the game, then builtin:random (which plays any).
+// opponents are the agents the bot meets in game: Config.Opponent, or Config.Opponents.
 func (c *checker) opponents(game string) []string {
 	if c.cfg.Opponent != "" {
 		return []string{c.cfg.Opponent}
 	}
-	var out []string
-	for _, e := range builtin.Catalog() {
-		a, err := e.New(nil)
-		if err != nil {
-			continue // needs settings (a language model's address)
-		}
-		if d, ok := a.(sdk.Describer); ok && slices.Contains(d.Describe().GetGames(), game) {
-			out = append(out, "builtin:"+e.Name)
-		}
-		if cl, ok := a.(io.Closer); ok {
-			cl.Close()
-		}
-	}
-	return append(out, "builtin:random")
+	return c.cfg.Opponents(game)
+}
+
+// matchSeed is the seed of the k-th match of a check run seeded with seed: distinct for every
+// k, and the same on every run.
+func matchSeed(seed uint64, k int) uint64 {
+	return rand.New(rand.NewPCG(seed, uint64(k))).Uint64() >> 1 // also a positive int64
 }
 
 // seatsOf is the number of seats of game with its default parameters.
@@ -299,6 +343,9 @@ func (c *checker) game(ctx context.Context, game games.Game) error {
 	}
 
 	opponents := c.opponents(name)
+	if len(opponents) == 0 {
+		return fmt.Errorf("agenttest: no opponent for %s", name)
+	}
 	opponent := func(k int) string { return opponents[k%len(opponents)] }
 
 	// Legal replies: every observation of Matches matches per seat.
@@ -307,7 +354,7 @@ func (c *checker) game(ctx context.Context, game games.Game) error {
 	k := 0
 	for seat := range int32(n) {
 		for range c.cfg.Matches {
-			pl, err := c.play(ctx, game, seat, tournament.MatchSeed(c.cfg.Seed, k), forward, opponent(k))
+			pl, err := c.play(ctx, game, seat, matchSeed(c.cfg.Seed, k), forward, opponent(k))
 			k++
 			if err != nil {
 				return err
@@ -329,13 +376,13 @@ func (c *checker) game(ctx context.Context, game games.Game) error {
 	c.add(ch)
 
 	// A refused action: the bot must answer the rejection with a legal action.
-	c.add(c.rejection(ctx, game, n, tournament.MatchSeed(c.cfg.Seed, k)))
+	c.add(c.rejection(ctx, game, n, matchSeed(c.cfg.Seed, k)))
 	k++
 
 	// Unknown fields in every request.
 	problems, observations = nil, 0
 	for seat := range int32(n) {
-		pl, err := c.play(ctx, game, seat, tournament.MatchSeed(c.cfg.Seed, k), unknownFields, opponent(k))
+		pl, err := c.play(ctx, game, seat, matchSeed(c.cfg.Seed, k), unknownFields, opponent(k))
 		k++
 		if err != nil {
 			return err
