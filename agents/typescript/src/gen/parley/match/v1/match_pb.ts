@@ -14,10 +14,10 @@ import type { Params as Params$1 } from "../../games/buysell/v1/buysell_pb.js";
 import { file_parley_games_buysell_v1_buysell } from "../../games/buysell/v1/buysell_pb.js";
 import type { Params as Params$3 } from "../../games/coalition/v1/coalition_pb.js";
 import { file_parley_games_coalition_v1_coalition } from "../../games/coalition/v1/coalition_pb.js";
-import type { Params as Params$4 } from "../../games/deliberation/v1/deliberation_pb.js";
-import { file_parley_games_deliberation_v1_deliberation } from "../../games/deliberation/v1/deliberation_pb.js";
 import type { Params as Params$6 } from "../../games/dealornodeal/v1/dealornodeal_pb.js";
 import { file_parley_games_dealornodeal_v1_dealornodeal } from "../../games/dealornodeal/v1/dealornodeal_pb.js";
+import type { Params as Params$4 } from "../../games/deliberation/v1/deliberation_pb.js";
+import { file_parley_games_deliberation_v1_deliberation } from "../../games/deliberation/v1/deliberation_pb.js";
 import type { Params as Params$5 } from "../../games/matrix/v1/matrix_pb.js";
 import { file_parley_games_matrix_v1_matrix } from "../../games/matrix/v1/matrix_pb.js";
 import type { Params as Params$7 } from "../../games/sequential/v1/sequential_pb.js";
@@ -32,7 +32,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/match/v1/match.proto.
  */
 export const file_parley_match_v1_match: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvbWF0Y2gvdjEvbWF0Y2gucHJvdG8SD3BhcmxleS5tYXRjaC52MSLWAwoKR2FtZVBhcmFtcxI2Cgl1bHRpbWF0dW0YASABKAsyIS5wYXJsZXkuZ2FtZXMudWx0aW1hdHVtLnYxLlBhcmFtc0gAEjIKB2J1eXNlbGwYAiABKAsyHy5wYXJsZXkuZ2FtZXMuYnV5c2VsbC52MS5QYXJhbXNIABIyCgd0cmFkaW5nGAMgASgLMh8ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuUGFyYW1zSAASNgoJY29hbGl0aW9uGAQgASgLMiEucGFybGV5LmdhbWVzLmNvYWxpdGlvbi52MS5QYXJhbXNIABI8CgxkZWxpYmVyYXRpb24YCCABKAsyJC5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlBhcmFtc0gAEjAKBm1hdHJpeBgFIAEoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGFyYW1zSAASPAoMZGVhbG9ybm9kZWFsGAYgASgLMiQucGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MS5QYXJhbXNIABI4CgpzZXF1ZW50aWFsGAcgASgLMiIucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuUGFyYW1zSABCCAoGZmFtaWx5InwKBkxpbWl0cxIvCgxtb3ZlX3RpbWVvdXQYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGAoLbWF4X3JldHJpZXMYAiABKAVIAIgBARIXCg9tYXhfcmVwbHlfYnl0ZXMYAyABKAVCDgoMX21heF9yZXRyaWVzIn8KB091dGNvbWUSKAoFY2F1c2UYASABKA4yGS5wYXJsZXkubWF0Y2gudjEuRW5kQ2F1c2USDwoHcGF5b2ZmcxgCIAMoARIRCglhZ3JlZW1lbnQYAyABKAgSFQoNZmF1bHRlZF9zZWF0cxgEIAMoBRIPCgdzdW1tYXJ5GAUgASgJKrgBCghFbmRDYXVzZRIZChVFTkRfQ0FVU0VfVU5TUEVDSUZJRUQQABIXChNFTkRfQ0FVU0VfQUdSRUVNRU5UEAESFgoSRU5EX0NBVVNFX1JFSkVDVEVEEAISGAoURU5EX0NBVVNFX1RVUk5fTElNSVQQAxIZChVFTkRfQ0FVU0VfQUdFTlRfRkFVTFQQBBISCg5FTkRfQ0FVU0VfVk9JRBAFEhcKE0VORF9DQVVTRV9DT01QTEVURUQQBkLAAQoTY29tLnBhcmxleS5tYXRjaC52MUIKTWF0Y2hQcm90b1ABWj1naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9tYXRjaC92MTttYXRjaHYxogIDUE1YqgIPUGFybGV5Lk1hdGNoLlYxygIQUGFybGV5XE1hdGNoX1xWMeICHFBhcmxleVxNYXRjaF9cVjFcR1BCTWV0YWRhdGHqAhFQYXJsZXk6Ok1hdGNoOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_deliberation_v1_deliberation, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
+  fileDesc("ChtwYXJsZXkvbWF0Y2gvdjEvbWF0Y2gucHJvdG8SD3BhcmxleS5tYXRjaC52MSLWAwoKR2FtZVBhcmFtcxI2Cgl1bHRpbWF0dW0YASABKAsyIS5wYXJsZXkuZ2FtZXMudWx0aW1hdHVtLnYxLlBhcmFtc0gAEjIKB2J1eXNlbGwYAiABKAsyHy5wYXJsZXkuZ2FtZXMuYnV5c2VsbC52MS5QYXJhbXNIABIyCgd0cmFkaW5nGAMgASgLMh8ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuUGFyYW1zSAASNgoJY29hbGl0aW9uGAQgASgLMiEucGFybGV5LmdhbWVzLmNvYWxpdGlvbi52MS5QYXJhbXNIABI8CgxkZWxpYmVyYXRpb24YCCABKAsyJC5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlBhcmFtc0gAEjAKBm1hdHJpeBgFIAEoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGFyYW1zSAASPAoMZGVhbG9ybm9kZWFsGAYgASgLMiQucGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MS5QYXJhbXNIABI4CgpzZXF1ZW50aWFsGAcgASgLMiIucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuUGFyYW1zSABCCAoGZmFtaWx5IpIBCgZMaW1pdHMSLwoMbW92ZV90aW1lb3V0GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhgKC21heF9yZXRyaWVzGAIgASgFSACIAQESFwoPbWF4X3JlcGx5X2J5dGVzGAMgASgFEhQKDHRva2VuX2J1ZGdldBgEIAEoA0IOCgxfbWF4X3JldHJpZXMifwoHT3V0Y29tZRIoCgVjYXVzZRgBIAEoDjIZLnBhcmxleS5tYXRjaC52MS5FbmRDYXVzZRIPCgdwYXlvZmZzGAIgAygBEhEKCWFncmVlbWVudBgDIAEoCBIVCg1mYXVsdGVkX3NlYXRzGAQgAygFEg8KB3N1bW1hcnkYBSABKAkquAEKCEVuZENhdXNlEhkKFUVORF9DQVVTRV9VTlNQRUNJRklFRBAAEhcKE0VORF9DQVVTRV9BR1JFRU1FTlQQARIWChJFTkRfQ0FVU0VfUkVKRUNURUQQAhIYChRFTkRfQ0FVU0VfVFVSTl9MSU1JVBADEhkKFUVORF9DQVVTRV9BR0VOVF9GQVVMVBAEEhIKDkVORF9DQVVTRV9WT0lEEAUSFwoTRU5EX0NBVVNFX0NPTVBMRVRFRBAGQsABChNjb20ucGFybGV5Lm1hdGNoLnYxQgpNYXRjaFByb3RvUAFaPWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L21hdGNoL3YxO21hdGNodjGiAgNQTViqAg9QYXJsZXkuTWF0Y2guVjHKAhBQYXJsZXlcTWF0Y2hfXFYx4gIcUGFybGV5XE1hdGNoX1xWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6TWF0Y2g6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
 
 /**
  * GameParams are the parameters of one match, typed per game family. The branch must match the
@@ -147,6 +147,16 @@ export type Limits = Message<"parley.match.v1.Limits"> & {
    * @generated from field: int32 max_reply_bytes = 3;
    */
   maxReplyBytes: number;
+
+  /**
+   * Tokens the language-model seats of the match may spend together (prompt, completion and
+   * cached tokens, as their actions report them). 0: no budget. The runner tells each seat
+   * what is left (Observation.tokens_left); a seat that has none left plays its fallback with
+   * FALLBACK_CAUSE_BUDGET, which the record keeps. Public.
+   *
+   * @generated from field: int64 token_budget = 4;
+   */
+  tokenBudget: bigint;
 };
 
 /**
