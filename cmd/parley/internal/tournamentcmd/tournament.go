@@ -24,6 +24,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/tokenbudget"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
@@ -52,6 +53,8 @@ type options struct {
 	moveTimeout    time.Duration
 	retries        int
 	maxReplyBytes  int
+	tokenBudget    int64
+	totalBudget    int64
 	reportDir      string
 	quiet          bool
 	verbose        bool
@@ -109,6 +112,8 @@ stay on the NATS server: 'parley report --tournament ID' writes figures and file
 	fs.DurationVar(&o.moveTimeout, "move-timeout", match.DefaultMoveTimeout, "time an agent has for each answer")
 	fs.IntVar(&o.retries, "retries", match.DefaultMaxRetries, "refused actions an agent may replace per move before its default move is applied")
 	fs.IntVar(&o.maxReplyBytes, "max-reply-bytes", match.DefaultMaxReplyBytes, "largest agent reply accepted, in bytes")
+	fs.Int64Var(&o.tokenBudget, "token-budget", 0, "tokens the language-model seats of one match may spend together (0: no budget)")
+	fs.Int64Var(&o.totalBudget, "tournament-token-budget", 0, "tokens the whole tournament may spend, split evenly over its matches before any is played (0: no budget)")
 	fs.StringVar(&o.reportDir, "report", "", "also write the full report (HTML, Markdown, CSV, JSON lines, figures) into this directory")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no line per finished match on stderr")
 	fs.BoolVar(&o.verbose, "verbose", false, "log what the referee workers do to stderr")
@@ -200,6 +205,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		},
 	})
 	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	if spec.GetLimits().TokenBudget, err = tokenbudget.PerMatch(o.tokenBudget, o.totalBudget, len(spec.GetMatches())); err != nil {
 		return cli.Usagef("%v", err)
 	}
 
