@@ -193,7 +193,7 @@ func TestLLMEndpointFailsFast(t *testing.T) {
 	keyed := llmtest.New(t, llmtest.Autoplay{}.Responder(), llmtest.WithAPIKey(llmKey))
 	for _, tc := range []struct {
 		name, agent, want string
-		env             []string
+		env               []string
 	}{
 		{"unreachable", "builtin:llm?model=m&base_url=http://127.0.0.1:1/v1", "cannot be reached", nil},
 		{"no key", llmAgentSpec(keyed), "OPENAI_API_KEY", []string{"OPENAI_API_KEY="}},
