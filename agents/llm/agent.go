@@ -100,6 +100,9 @@ type Config struct {
 	Seed *int
 	// Persona: "" or "none", a persona name (see Prompts.Personas), or a file's path.
 	Persona string
+	// Target names the party a targeted persona works against (PromptData.Target), e.g. the
+	// party a targeted adversary tries to isolate; "" for none.
+	Target string
 	// Style is the output style: "tagged" (default) or "json".
 	Style string
 	// Reasoning: comma-separated reasoning steps and presets (see Prompts.Steps); "" means
@@ -370,6 +373,7 @@ func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Act
 	log := a.logger.With("match_id", obs.GetMatchId(), "game", obs.GetGame(), "seat", obs.GetSeat(), "turn", obs.GetTurn())
 
 	data := promptData(t, a.style, a.styleName)
+	data.Target = a.cfg.Target
 	msgs, err := a.firstMessages(&data)
 	if err != nil {
 		log.Error("llm: prompt templates failed", "err", err)

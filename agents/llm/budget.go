@@ -147,3 +147,23 @@ func (mv *moveState) fallbackCause() agentv1.FallbackCause {
 	}
 	return agentv1.FallbackCause_FALLBACK_CAUSE_AGENT
 }
+
+// PromptTokens estimates the tokens of the prompt the agent would send for obs (about four
+// characters a token), for plans made before any call.
+func (a *Agent) PromptTokens(obs *agentv1.Observation) (int64, error) {
+	t := newTurn(obs)
+	data := promptData(t, a.style, a.styleName)
+	data.Target = a.cfg.Target
+	msgs, err := a.firstMessages(&data)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content)
+	}
+	return int64(n+3) / 4, nil
+}
+
+// Prices is the agent's price table.
+func (a *Agent) Prices() Prices { return a.prices }

@@ -13,13 +13,13 @@ import (
 const SettingsHelp = "model=NAME base_url=URL (both required); api_key_env=VAR (variable holding the API key, default " + DefaultAPIKeyEnv +
 	"); temperature=T max_tokens=N seed=N; persona=NAME|FILE style=tagged|json reasoning=STEPS prompt_dir=DIR; " +
 	"cache=DIR (default: the user's cache dir) no_cache=true cache_scope=match|global; concurrency=N attempts=N request_timeout=DURATION " +
-	"structured=auto|json_schema|json_object|off; budget_tokens=N budget_usd=D prices=FILE (price table, YAML); preflight=false (skip the endpoint check)"
+	"structured=auto|json_schema|json_object|off; budget_tokens=N budget_usd=D prices=FILE (price table, YAML); preflight=false (skip the endpoint check); target=PARTY (who a targeted persona works against)"
 
 // settingKeys are the settings ConfigFromSettings reads.
 var settingKeys = []string{
 	"model", "base_url", "api_key_env", "temperature", "max_tokens", "seed", "persona", "style", "reasoning",
 	"prompt_dir", "cache", "no_cache", "cache_scope", "concurrency", "attempts", "request_timeout", "structured",
-	"budget_tokens", "budget_usd", "prices", "preflight",
+	"budget_tokens", "budget_usd", "prices", "preflight", "target",
 }
 
 // SettingKeys lists the settings ConfigFromSettings reads.
@@ -45,6 +45,7 @@ func ConfigFromSettings(s url.Values, getenv func(string) string) (Config, error
 	}
 	c.APIKey, c.APIKeyEnv = getenv(keyEnv), keyEnv
 	c.Persona, c.Style, c.Reasoning, c.PromptDir = s.Get("persona"), s.Get("style"), s.Get("reasoning"), s.Get("prompt_dir")
+	c.Target = s.Get("target")
 	c.Structured, c.CacheScope = s.Get("structured"), s.Get("cache_scope")
 	var err error
 	if v := s.Get("temperature"); v != "" {
