@@ -54,7 +54,6 @@ func (p *Plan) Execute(ctx context.Context, ex Executor, done func()) (studies.R
 	return res, nil
 }
 
-
 // WriteHeader prints what is reproduced with which models.
 func (p *Plan) WriteHeader(w io.Writer) {
 	fmt.Fprintf(w, "%s: %s\n", p.Study.Name, p.Study.Title)
