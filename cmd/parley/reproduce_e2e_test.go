@@ -5,6 +5,7 @@ package main
 // paper's numbers and ours side by side.
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -42,6 +43,9 @@ func TestReproduceEveryStudy(t *testing.T) {
 				t.Fatal("the model was never called")
 			}
 			out := r.stdout
+			if dump := getenvTest("PARLEY_REPRODUCE_DUMP"); dump != "" {
+				os.WriteFile(filepath.Join(dump, name+".txt"), []byte(out), 0o644)
+			}
 			filled := 0
 			for _, tb := range s.Tables {
 				i := strings.Index(out, tb.ID+": ")
@@ -108,3 +112,5 @@ func TestReproduceDryRunAndNoModel(t *testing.T) {
 		t.Errorf("an unknown model slot: want a one-line usage error:\n%s", bad)
 	}
 }
+
+func getenvTest(k string) string { return os.Getenv(k) }
