@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -51,11 +50,10 @@ type Referee struct {
 	Referee     *server.Server
 	Tournaments *tournament.Service
 
-	srv     *grpc.Server
-	health  *health.Server
-	stopW   context.CancelFunc
-	workers sync.WaitGroup
-	served  chan error
+	srv    *grpc.Server
+	health *health.Server
+	stopW  func()
+	served chan error
 }
 
 // StartReferee starts the referee role, serving gRPC on lis. ctx bounds the start-up only.
@@ -80,18 +78,11 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	}
 	r.health = ServeHealth(r.srv, names...)
 
-	workCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r.stopW = stop
+	r.stopW = func() {}
 	if cfg.Workers > 0 {
-		w := queue.NewWorker(cfg.Bus, queue.WorkerConfig{
-			Matches:     &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, NoProbe: true},
-			Player:      &launch.Player{Agents: cfg.Agents, Options: cfg.Options},
-			Concurrency: cfg.Workers, AckWait: cfg.AckWait, Name: cfg.Name,
-		}, cfg.Logger)
-		r.workers.Go(func() {
-			if err := w.Run(workCtx); err != nil && cfg.Logger != nil {
-				cfg.Logger.Error("referee worker stopped", "err", err)
-			}
+		r.stopW = RunWorkers(context.WithoutCancel(ctx), WorkersConfig{
+			Bus: cfg.Bus, Games: cfg.Games, Agents: cfg.Agents, Concurrency: cfg.Workers, AckWait: cfg.AckWait,
+			Name: cfg.Name, Options: cfg.Options, Logger: cfg.Logger,
 		})
 	}
 	go func() { r.served <- r.srv.Serve(lis) }()
@@ -106,7 +97,6 @@ func (r *Referee) Served() <-chan error { return r.served }
 // five seconds at most).
 func (r *Referee) Stop() {
 	r.stopW()
-	r.workers.Wait()
 	if r.Tournaments != nil {
 		r.Tournaments.Close()
 	}
@@ -119,4 +109,38 @@ func (r *Referee) Stop() {
 		r.srv.Stop()
 	}
 	r.Referee.Close()
+}
+
+// WorkersConfig is what RunWorkers needs.
+type WorkersConfig struct {
+	Bus    *bus.Bus
+	Games  *games.Registry
+	Agents *agentconn.Resolver
+	// Concurrency is how many matches they play at once.
+	Concurrency int
+	// AckWait: see queue.WorkerConfig.
+	AckWait time.Duration
+	Name    string
+	Options []match.Option
+	Logger  *slog.Logger
+}
+
+// RunWorkers plays queued matches in this process, as `parley tournament` and `parley
+// reproduce` do without a referee of their own, until the returned function is called (which
+// waits for them: their matches still running end void and go back to the queue).
+func RunWorkers(ctx context.Context, cfg WorkersConfig) (stop func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	w := queue.NewWorker(cfg.Bus, queue.WorkerConfig{
+		Matches:     &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, NoProbe: true},
+		Player:      &launch.Player{Agents: cfg.Agents, Options: cfg.Options},
+		Concurrency: cfg.Concurrency, AckWait: cfg.AckWait, Name: cfg.Name,
+	}, cfg.Logger)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := w.Run(wctx); err != nil && cfg.Logger != nil {
+			cfg.Logger.Error("referee worker", "err", err)
+		}
+	}()
+	return func() { cancel(); <-done }
 }

@@ -149,6 +149,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		usage:  make([]*agentv1.Usage, len(spec.Agents)),
 		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
 	}
+	m.budget.limit = m.limits.GetTokenBudget()
 	return m.play(ctx, info, params, seatNames, seatRoles)
 }
 
@@ -194,6 +195,7 @@ func ResolveLimits(l *matchv1.Limits) *matchv1.Limits {
 	if l.GetMaxReplyBytes() > 0 {
 		out.MaxReplyBytes = l.GetMaxReplyBytes()
 	}
+	out.TokenBudget = max(0, l.GetTokenBudget())
 	return out
 }
 
@@ -211,6 +213,7 @@ type run struct {
 	whoPlays []string
 	faults   []bool           // faults[seat]: the seat's agent faulted at least once
 	usage    []*agentv1.Usage // usage[seat]: summed over the actions the seat's agent sent
+	budget   tokenBudget      // the match's shared token budget
 	logger   *slog.Logger
 	observed ObservedMatch // what the observer is told the match is
 	start    time.Time     // when MatchStarted was recorded
@@ -443,7 +446,11 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 	for _, d := range decisions {
 		if d.action.GetUsage().GetFallbackCause() == agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER {
 			// The result would measure the model provider, not the agent.
-			return &errVoid{reason: fmt.Sprintf("%s's model provider kept failing, so its agent played a fallback move", m.seats[d.seat].GetName())}
+			reason := fmt.Sprintf("%s's model provider kept failing, so its agent played a fallback move", m.seats[d.seat].GetName())
+			if detail := d.action.GetUsage().GetFallbackDetail(); detail != "" {
+				reason += " (" + detail + ")"
+			}
+			return &errVoid{reason: reason}
 		}
 	}
 	return nil
@@ -560,6 +567,7 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	obs.MaxReplyBytes = m.limits.GetMaxReplyBytes()
 	obs.LastRejection = lastRejection
 	obs.Notes = m.notes[seat] // only this seat's own notes
+	obs.TokensLeft = m.budget.left()
 	obs.Briefing += m.whoPlays[seat]
 	return obs
 }
@@ -703,6 +711,8 @@ func (m *run) addUsage(seat games.Seat, u *agentv1.Usage) {
 	if u.GetFallback() {
 		t.Fallback = true
 	}
+	addUsageExtras(t, u)
+	m.budget.spend(u)
 	if u.GetLatency() != nil {
 		t.Latency = durationpb.New(t.GetLatency().AsDuration() + u.GetLatency().AsDuration())
 	}

@@ -112,6 +112,8 @@ func (s *Server) GetUsage(ctx context.Context, req *analyticsv1.GetUsageRequest)
 			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Retries: u.Retries,
 			FormatFailures: u.FormatFailures, Calls: u.Calls, CacheHits: u.CacheHits, Fallbacks: int32(u.Fallbacks),
 			FormatFailureRate: u.FormatFailureRate, RetryRate: u.RetryRate, LatencyMs: u.LatencyMS,
+			FallbackActions: u.FallbackActions, BudgetFallbacks: u.BudgetFallbacks, CachedTokens: u.CachedTokens,
+			CostMicrodollars: u.CostMicrodollars,
 		})
 	}
 	return resp, nil

@@ -37,11 +37,13 @@ type Options struct {
 	MoveTimeout   time.Duration
 	Retries       int
 	MaxReplyBytes int
-	JSON          bool
-	RecordPath    string
-	ShowPrivate   bool
-	Timestamps    bool
-	Verbose       bool
+	// TokenBudget is the match's shared token budget (matchv1.Limits.token_budget); 0: none.
+	TokenBudget int64
+	JSON        bool
+	RecordPath  string
+	ShowPrivate bool
+	Timestamps  bool
+	Verbose     bool
 	// HumanListen is where the page of human seats is served (--agent human).
 	HumanListen string
 	// AllowBotDial lets registered bots (bot:TEAM/NAME) with a grpc:// endpoint be dialled.
@@ -59,6 +61,7 @@ func (o *Options) Bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.MoveTimeout, "move-timeout", match.DefaultMoveTimeout, "time an agent has for each answer")
 	fs.IntVar(&o.Retries, "retries", match.DefaultMaxRetries, "refused actions an agent may replace per move before its default move is applied")
 	fs.IntVar(&o.MaxReplyBytes, "max-reply-bytes", match.DefaultMaxReplyBytes, "largest agent reply accepted, in bytes")
+	fs.Int64Var(&o.TokenBudget, "token-budget", 0, "tokens the match's language-model seats may spend together (0: no budget); once spent, each plays its fallback")
 	fs.BoolVar(&o.JSON, "json", false, "print the match's events as JSON lines instead of a transcript")
 	fs.StringVar(&o.RecordPath, "record", "", "also write the match's events as JSON lines to this file")
 	fs.BoolVar(&o.ShowPrivate, "show-private", false, "show private reasoning and notes in the transcript")
@@ -79,6 +82,8 @@ func (o *Options) Validate() error {
 		return cli.Usagef("--retries must be 0 or more, got %d", o.Retries)
 	case o.MaxReplyBytes < 1024:
 		return cli.Usagef("--max-reply-bytes must be at least 1024, got %d", o.MaxReplyBytes)
+	case o.TokenBudget < 0:
+		return cli.Usagef("--token-budget must be 0 (none) or more, got %d", o.TokenBudget)
 	}
 	return nil
 }
@@ -140,6 +145,7 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*
 		MoveTimeout:   durationpb.New(moveTimeout),
 		MaxRetries:    proto.Int32(int32(o.Retries)),
 		MaxReplyBytes: int32(o.MaxReplyBytes),
+		TokenBudget:   o.TokenBudget,
 	}
 	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile, ProbeTimeout: min(o.MoveTimeout, 10*time.Second)}
 	m, err := prep.Prepare(ctx, req)

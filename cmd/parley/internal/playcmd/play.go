@@ -48,7 +48,9 @@ Events go to NATS JetStream: an embedded server by default, or --nats URL.
 Parameters that name files (a game file with --param file=..., a corpus with --param
 corpus=...) are read here; the record holds their content, so it replays without them.
 
-The same seed and deterministic agents give the same --json output, byte for byte.`,
+The same seed and deterministic agents give the same --json output, byte for byte; language-model
+agents replaying a match from their reply cache give the same record but for each action's usage
+(how the replies were got), and a replay of a replay is the same byte for byte.`,
 		Example: `  parley play ultimatum --agent builtin:fair --agent builtin:random --seed 7
   parley play ultimatum --agent builtin:fair --agent grpc://127.0.0.1:50061 --param total=10 --param max_turns=3 --json
   parley play ultimatum --agent builtin:fair --agent human     # you play P2 in your browser

@@ -12,7 +12,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,11 +23,12 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/stack"
+	"github.com/parley-arena/parley/internal/tokenbudget"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/referee/queue"
 	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
 	"github.com/parley-arena/parley/services/analytics/report"
 	"github.com/parley-arena/parley/services/analytics/tables"
@@ -54,6 +54,8 @@ type options struct {
 	moveTimeout    time.Duration
 	retries        int
 	maxReplyBytes  int
+	tokenBudget    int64
+	totalBudget    int64
 	reportDir      string
 	quiet          bool
 	verbose        bool
@@ -111,6 +113,8 @@ stay on the NATS server: 'parley report --tournament ID' writes figures and file
 	fs.DurationVar(&o.moveTimeout, "move-timeout", match.DefaultMoveTimeout, "time an agent has for each answer")
 	fs.IntVar(&o.retries, "retries", match.DefaultMaxRetries, "refused actions an agent may replace per move before its default move is applied")
 	fs.IntVar(&o.maxReplyBytes, "max-reply-bytes", match.DefaultMaxReplyBytes, "largest agent reply accepted, in bytes")
+	fs.Int64Var(&o.tokenBudget, "token-budget", 0, "tokens the language-model seats of one match may spend together (0: no budget)")
+	fs.Int64Var(&o.totalBudget, "tournament-token-budget", 0, "tokens the whole tournament may spend, split evenly over its matches before any is played (0: no budget)")
 	fs.StringVar(&o.reportDir, "report", "", "also write the full report (HTML, Markdown, CSV, JSON lines, figures) into this directory")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no line per finished match on stderr")
 	fs.BoolVar(&o.verbose, "verbose", false, "log what the referee workers do to stderr")
@@ -195,6 +199,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
+	if spec.GetLimits().TokenBudget, err = tokenbudget.PerMatch(o.tokenBudget, o.totalBudget, len(spec.GetMatches())); err != nil {
+		return cli.Usagef("%v", err)
+	}
 
 	if b == nil {
 		if b, err = bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger); err != nil {
@@ -211,20 +218,12 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		spec.GetTournamentId(), o.game, len(entrants), len(spec.GetMatches())/o.gamesPerPair, spec.GetAssignmentsPossible(),
 		len(spec.GetMatches()), o.seed, where)
 
-	workCtx, stopWorkers := context.WithCancel(ctx)
-	var workers sync.WaitGroup
-	defer func() { stopWorkers(); workers.Wait() }()
 	if o.workers > 0 {
-		w := queue.NewWorker(b, queue.WorkerConfig{
-			Matches:     &launch.Preparer{Games: deps.Games, Agents: agents, NoProbe: true},
-			Player:      &launch.Player{Agents: agents, Options: []match.Option{match.WithLogger(logger)}},
-			Concurrency: o.workers, Name: "local",
-		}, logger)
-		workers.Go(func() {
-			if err := w.Run(workCtx); err != nil {
-				logger.Error("referee worker", "err", err)
-			}
+		stop := stack.RunWorkers(ctx, stack.WorkersConfig{
+			Bus: b, Games: deps.Games, Agents: agents, Concurrency: o.workers, Name: "local",
+			Options: []match.Option{match.WithLogger(logger)}, Logger: logger,
 		})
+		defer stop()
 	} else {
 		fmt.Fprintf(deps.Err, "waiting for 'parley referee' workers on %s to take the requests\n", where)
 	}

@@ -1246,9 +1246,17 @@ type ModelUsage struct {
 	// retries / calls (0 without calls).
 	RetryRate float64 `protobuf:"fixed64,12,opt,name=retry_rate,json=retryRate,proto3" json:"retry_rate,omitempty"`
 	// Time spent waiting for the model, summed, in milliseconds.
-	LatencyMs     float64 `protobuf:"fixed64,13,opt,name=latency_ms,json=latencyMs,proto3" json:"latency_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	LatencyMs float64 `protobuf:"fixed64,13,opt,name=latency_ms,json=latencyMs,proto3" json:"latency_ms,omitempty"`
+	// Fallback actions, counted one by one (fallbacks counts seat-matches).
+	FallbackActions int64 `protobuf:"varint,14,opt,name=fallback_actions,json=fallbackActions,proto3" json:"fallback_actions,omitempty"`
+	// Of fallback_actions, those played because a token or cost budget was spent.
+	BudgetFallbacks int64 `protobuf:"varint,15,opt,name=budget_fallbacks,json=budgetFallbacks,proto3" json:"budget_fallbacks,omitempty"`
+	// Tokens of replies served from the cache, at what they cost when first made.
+	CachedTokens int64 `protobuf:"varint,16,opt,name=cached_tokens,json=cachedTokens,proto3" json:"cached_tokens,omitempty"`
+	// Cost by the agents' price tables, in millionths of a US dollar.
+	CostMicrodollars int64 `protobuf:"varint,17,opt,name=cost_microdollars,json=costMicrodollars,proto3" json:"cost_microdollars,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ModelUsage) Reset() {
@@ -1368,6 +1376,34 @@ func (x *ModelUsage) GetRetryRate() float64 {
 func (x *ModelUsage) GetLatencyMs() float64 {
 	if x != nil {
 		return x.LatencyMs
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetFallbackActions() int64 {
+	if x != nil {
+		return x.FallbackActions
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetBudgetFallbacks() int64 {
+	if x != nil {
+		return x.BudgetFallbacks
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetCachedTokens() int64 {
+	if x != nil {
+		return x.CachedTokens
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetCostMicrodollars() int64 {
+	if x != nil {
+		return x.CostMicrodollars
 	}
 	return 0
 }
@@ -2318,7 +2354,7 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\x0fGetUsageRequest\x128\n" +
 	"\x06filter\x18\x01 \x01(\v2 .parley.analytics.v1.MatchFilterR\x06filter\"K\n" +
 	"\x10GetUsageResponse\x127\n" +
-	"\x06models\x18\x01 \x03(\v2\x1f.parley.analytics.v1.ModelUsageR\x06models\"\xa8\x03\n" +
+	"\x06models\x18\x01 \x03(\v2\x1f.parley.analytics.v1.ModelUsageR\x06models\"\xd0\x04\n" +
 	"\n" +
 	"ModelUsage\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x18\n" +
@@ -2337,7 +2373,11 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\n" +
 	"retry_rate\x18\f \x01(\x01R\tretryRate\x12\x1d\n" +
 	"\n" +
-	"latency_ms\x18\r \x01(\x01R\tlatencyMs\"\x88\x01\n" +
+	"latency_ms\x18\r \x01(\x01R\tlatencyMs\x12)\n" +
+	"\x10fallback_actions\x18\x0e \x01(\x03R\x0ffallbackActions\x12)\n" +
+	"\x10budget_fallbacks\x18\x0f \x01(\x03R\x0fbudgetFallbacks\x12#\n" +
+	"\rcached_tokens\x18\x10 \x01(\x03R\fcachedTokens\x12+\n" +
+	"\x11cost_microdollars\x18\x11 \x01(\x03R\x10costMicrodollars\"\x88\x01\n" +
 	"\x11ExportRowsRequest\x128\n" +
 	"\x06filter\x18\x01 \x01(\v2 .parley.analytics.v1.MatchFilterR\x06filter\x129\n" +
 	"\x06format\x18\x02 \x01(\x0e2!.parley.analytics.v1.ExportFormatR\x06format\"K\n" +

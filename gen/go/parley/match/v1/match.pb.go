@@ -306,6 +306,11 @@ type Limits struct {
 	MaxRetries *int32 `protobuf:"varint,2,opt,name=max_retries,json=maxRetries,proto3,oneof" json:"max_retries,omitempty"`
 	// Largest reply, in bytes, the referee reads from an agent. Default 64 KiB.
 	MaxReplyBytes int32 `protobuf:"varint,3,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
+	// Tokens the language-model seats of the match may spend together (prompt, completion and
+	// cached tokens, as their actions report them). 0: no budget. The runner tells each seat
+	// what is left (Observation.tokens_left); a seat that has none left plays its fallback with
+	// FALLBACK_CAUSE_BUDGET, which the record keeps. Public.
+	TokenBudget   int64 `protobuf:"varint,4,opt,name=token_budget,json=tokenBudget,proto3" json:"token_budget,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -357,6 +362,13 @@ func (x *Limits) GetMaxRetries() int32 {
 func (x *Limits) GetMaxReplyBytes() int32 {
 	if x != nil {
 		return x.MaxReplyBytes
+	}
+	return 0
+}
+
+func (x *Limits) GetTokenBudget() int64 {
+	if x != nil {
+		return x.TokenBudget
 	}
 	return 0
 }
@@ -471,12 +483,13 @@ const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"sequential\x18\a \x01(\v2\".parley.games.sequential.v1.ParamsH\x00R\n" +
 	"sequentialB\b\n" +
-	"\x06family\"\xa4\x01\n" +
+	"\x06family\"\xc7\x01\n" +
 	"\x06Limits\x12<\n" +
 	"\fmove_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\vmoveTimeout\x12$\n" +
 	"\vmax_retries\x18\x02 \x01(\x05H\x00R\n" +
 	"maxRetries\x88\x01\x01\x12&\n" +
-	"\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytesB\x0e\n" +
+	"\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytes\x12!\n" +
+	"\ftoken_budget\x18\x04 \x01(\x03R\vtokenBudgetB\x0e\n" +
 	"\f_max_retries\"\xd7\x01\n" +
 	"\aOutcome\x12/\n" +
 	"\x05cause\x18\x01 \x01(\x0e2\x19.parley.match.v1.EndCauseR\x05cause\x12\x18\n" +
