@@ -24,7 +24,6 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 )
 
@@ -156,7 +155,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 // setUp resolves the parameters, checks the agents against the seats and deals the first
 // state. A panic in the rules here is an error about the spec, like any other refusal to start,
 // and nothing is recorded.
-func setUp(spec Spec) (info *refereev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string, state games.State, err error) {
+func setUp(spec Spec) (info *gamev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string, state games.State, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: the rules panicked while setting up the match: %v", ErrBadSpec, p)
@@ -235,7 +234,7 @@ type errRecord struct{ err error }
 func (e *errRecord) Error() string { return "match: record event: " + e.err.Error() }
 func (e *errRecord) Unwrap() error { return e.err }
 
-func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
+func (m *run) play(ctx context.Context, info *gamev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
 	m.seats = m.describe(ctx, seatNames, seatRoles)
 	m.whoPlays = whoPlays(m.seats)
 	m.observed = ObservedMatch{ID: m.spec.ID, Game: info.GetName(), Agents: make([]string, len(m.seats))}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -133,7 +135,7 @@ func TestListGames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found *refereev1.GameInfo
+	var found *gamev1.GameInfo
 	for _, g := range resp.GetGames() {
 		if g.GetName() == "ultimatum" {
 			found = g

@@ -12,7 +12,6 @@ import (
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
-	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/bargain"
@@ -87,7 +86,7 @@ type Settings struct {
 
 // Settle checks and resolves the shared parameters of a game with the given player names and
 // default scale.
-func (f Family) Settle(players []string, scaleDefault *matrixv1.Rational, scale *string, talk, opener *int32, neutral *bool) (Settings, error) {
+func (f Family) Settle(players []string, scaleDefault *gamev1.Rational, scale *string, talk, opener *int32, neutral *bool) (Settings, error) {
 	s := Settings{Players: gamefile.Players(players), Talk: valueOr(talk, 0), Opener: valueOr(opener, 0), Neutral: neutral != nil && *neutral}
 	r, err := gamefile.Scale(scale, scaleDefault)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/big"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
 	sequentialv1 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
 	"github.com/parley-arena/parley/referee/games/equilibria"
@@ -105,7 +107,7 @@ func CheckTree(t *sequentialv1.Tree) error {
 }
 
 // checkCommon checks what tables and trees share; n is the number of players.
-func checkCommon(title, description string, players []string, n int, scaleName string, scaleDefault *matrixv1.Rational) error {
+func checkCommon(title, description string, players []string, n int, scaleName string, scaleDefault *gamev1.Rational) error {
 	if err := checkText("title", title, MaxLabelLen); err != nil {
 		return err
 	}
@@ -154,7 +156,7 @@ func checkPlayers(names []string) error {
 	return nil
 }
 
-func checkPayoffs(pay []*matrixv1.Rational, n int) error {
+func checkPayoffs(pay []*gamev1.Rational, n int) error {
 	if len(pay) != n {
 		return fmt.Errorf("%d payoffs; want one per player (%d)", len(pay), n)
 	}
@@ -167,7 +169,7 @@ func checkPayoffs(pay []*matrixv1.Rational, n int) error {
 }
 
 // scaled returns payoffs times scale, refusing results beyond MaxMagnitude.
-func scaled(pay []*matrixv1.Rational, scale *big.Rat) (equilibria.Payoffs, error) {
+func scaled(pay []*gamev1.Rational, scale *big.Rat) (equilibria.Payoffs, error) {
 	out := make(equilibria.Payoffs, len(pay))
 	for p, q := range pay {
 		r, err := RatOf(q)

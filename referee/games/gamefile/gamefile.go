@@ -79,6 +79,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	"gopkg.in/yaml.v3"
 
 	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
@@ -227,7 +229,7 @@ func (y *fileYAML) build() (*File, error) {
 		}
 	}
 	var scaleName string
-	var scaleDefault *matrixv1.Rational
+	var scaleDefault *gamev1.Rational
 	if y.Scale != nil {
 		if y.Scale.Name == "" {
 			return nil, errors.New("scale needs a name, e.g. {name: jackpot, default: 100}")
@@ -459,11 +461,11 @@ func action(a actionYAML, where string) (*matrixv1.Action, error) {
 	return act, nil
 }
 
-func payoffs(cell []numYAML, n int, where string) ([]*matrixv1.Rational, error) {
+func payoffs(cell []numYAML, n int, where string) ([]*gamev1.Rational, error) {
 	if len(cell) != n {
 		return nil, fmt.Errorf("%s: want %d payoffs, one per player in seat order, got %d", where, n, len(cell))
 	}
-	out := make([]*matrixv1.Rational, n)
+	out := make([]*gamev1.Rational, n)
 	for p, x := range cell {
 		r, err := ParseRational(x.text)
 		if err != nil {
@@ -536,7 +538,7 @@ func Players(names []string) []string {
 
 // Scale returns the multiplier of a match: the parameter when given (a rational as
 // ParseRational reads it), else the game's default, else 1. The scale must be positive.
-func Scale(param *string, def *matrixv1.Rational) (*big.Rat, error) {
+func Scale(param *string, def *gamev1.Rational) (*big.Rat, error) {
 	var r *big.Rat
 	var err error
 	switch {

@@ -37,9 +37,10 @@ import (
 	"strconv"
 	"strings"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/equilibria"
@@ -81,29 +82,29 @@ var (
 )
 
 // Info describes the game and its parameters.
-func (game) Info() *refereev1.GameInfo {
-	return &refereev1.GameInfo{
+func (game) Info() *gamev1.GameInfo {
+	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Matrix game of two or more players given as data (a shipped game or your own file): optional public talk, then all choose at the same time; once or repeated.",
 		RulesVersion: RulesVersion,
 		Seats:        gamefile.DefaultPlayers[:],
 		SeatRoles:    []string{"row player", "column player"},
-		Params: []*refereev1.ParamInfo{
-			{Name: "game", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
+		Params: []*gamev1.ParamInfo{
+			{Name: "game", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
 				Description: "A shipped matrix game: " + strings.Join(gamefile.Library(gamefile.KindMatrix), ", ") + "."},
-			{Name: "file", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
+			{Name: "file", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
 				Description: "Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game."},
-			{Name: "scale", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
+			{Name: "scale", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
 				Description: "Multiplies every payoff, e.g. golden balls' jackpot (its default 100); a whole number, decimal or fraction."},
-			{Name: "talk_rounds", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultTalkRounds),
+			{Name: "talk_rounds", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultTalkRounds),
 				Description: fmt.Sprintf("Rounds of public talk before each choice (a message from the opener, a reply from each other player); any may end it early. 0 to %d.", pretalk.MaxRounds)},
-			{Name: "talk_opener", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
+			{Name: "talk_opener", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
 				Description: "Seat that opens each talk round: 0 (row player), 1, ... up to the last seat."},
-			{Name: "neutral_labels", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
+			{Name: "neutral_labels", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
 				Description: "Show actions as choice_1, choice_2, ... and never name the game, as the published prompts do."},
-			{Name: "rounds", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultRounds),
+			{Name: "rounds", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultRounds),
 				Description: fmt.Sprintf("Times the stage game is played; payoffs add up. 1 to %d.", MaxRounds)},
-			{Name: "show_history", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "true",
+			{Name: "show_history", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "true",
 				Description: "In repeated play, whether players see the others' earlier choices and payoffs."},
 		},
 	}
@@ -262,7 +263,7 @@ func shownTable(t *matrixv1.Table, m *equilibria.Matrix, neutral bool) *matrixv1
 	c.Description = "" // for people only: it may name the equilibria
 	for k, cell := range c.Cells {
 		pay := m.Payoffs(m.ProfileAt(k))
-		cell.Payoffs = make([]*matrixv1.Rational, len(pay))
+		cell.Payoffs = make([]*gamev1.Rational, len(pay))
 		for p, x := range pay {
 			cell.Payoffs[p] = gamefile.RatProto(x)
 		}

@@ -29,9 +29,10 @@ import (
 	"math/big"
 	"strings"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	sequentialv1 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/equilibria"
@@ -68,25 +69,25 @@ var (
 )
 
 // Info describes the game and its parameters.
-func (game) Info() *refereev1.GameInfo {
-	return &refereev1.GameInfo{
+func (game) Info() *gamev1.GameInfo {
+	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Game tree of two or more players given as data (a shipped tree or your own file): optional public talk before every move, then the player to move chooses.",
 		RulesVersion: RulesVersion,
 		Seats:        gamefile.DefaultPlayers[:],
 		SeatRoles:    []string{"", ""},
-		Params: []*refereev1.ParamInfo{
-			{Name: "game", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
+		Params: []*gamev1.ParamInfo{
+			{Name: "game", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
 				Description: "A shipped game tree: " + strings.Join(gamefile.Library(gamefile.KindTree), ", ") + "."},
-			{Name: "file", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
+			{Name: "file", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
 				Description: "Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game."},
-			{Name: "scale", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
+			{Name: "scale", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
 				Description: "Multiplies every payoff; a whole number, decimal or fraction."},
-			{Name: "talk_rounds", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
+			{Name: "talk_rounds", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
 				Description: fmt.Sprintf("Rounds of public talk before every move (a message from the opener, a reply from each other player); any may end it early. 0 to %d.", pretalk.MaxRounds)},
-			{Name: "talk_opener", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
+			{Name: "talk_opener", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
 				Description: "Seat that opens each talk round: 0, 1, ... up to the last seat."},
-			{Name: "neutral_labels", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
+			{Name: "neutral_labels", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
 				Description: "Show moves as choice_1, choice_2, ... and never name the game."},
 		},
 	}

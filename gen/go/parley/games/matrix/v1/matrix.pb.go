@@ -8,12 +8,12 @@
 // data (a payoff table with any number of actions per player), played after optional public
 // talk by all players choosing at the same time, once or for several rounds. Every player
 // knows every payoff, so nothing in a view is private except a player's own choice of the
-// current round, which the others see only once all have chosen. It also holds Rational, the exact number
-// every game given as data uses for payoffs.
+// current round, which the others see only once all have chosen.
 
 package matrixv1
 
 import (
+	v1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -27,63 +27,6 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
-
-// Rational is an exact number, num/den. Payoffs of games given as data are rationals so that,
-// e.g., half a jackpot stays exact. Set by whoever writes the game; public.
-type Rational struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Numerator.
-	Num int64 `protobuf:"varint,1,opt,name=num,proto3" json:"num,omitempty"`
-	// Denominator, at least 1; 0 is read as 1 (a whole number). Resolved params and views write
-	// every rational in lowest terms with den >= 1.
-	Den           int64 `protobuf:"varint,2,opt,name=den,proto3" json:"den,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Rational) Reset() {
-	*x = Rational{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Rational) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Rational) ProtoMessage() {}
-
-func (x *Rational) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Rational.ProtoReflect.Descriptor instead.
-func (*Rational) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *Rational) GetNum() int64 {
-	if x != nil {
-		return x.Num
-	}
-	return 0
-}
-
-func (x *Rational) GetDen() int64 {
-	if x != nil {
-		return x.Den
-	}
-	return 0
-}
 
 // Action is one action of a player in a game given as data. Public.
 type Action struct {
@@ -99,7 +42,7 @@ type Action struct {
 
 func (x *Action) Reset() {
 	*x = Action{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[1]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -111,7 +54,7 @@ func (x *Action) String() string {
 func (*Action) ProtoMessage() {}
 
 func (x *Action) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[1]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -124,7 +67,7 @@ func (x *Action) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Action.ProtoReflect.Descriptor instead.
 func (*Action) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{1}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Action) GetId() string {
@@ -145,14 +88,14 @@ func (x *Action) GetLabel() string {
 type Cell struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Payoff of each seat (one entry per player, seat 0 first), before Params.scale.
-	Payoffs       []*Rational `protobuf:"bytes,1,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
+	Payoffs       []*v1.Rational `protobuf:"bytes,1,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Cell) Reset() {
 	*x = Cell{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[2]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -164,7 +107,7 @@ func (x *Cell) String() string {
 func (*Cell) ProtoMessage() {}
 
 func (x *Cell) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[2]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -177,10 +120,10 @@ func (x *Cell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cell.ProtoReflect.Descriptor instead.
 func (*Cell) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{2}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *Cell) GetPayoffs() []*Rational {
+func (x *Cell) GetPayoffs() []*v1.Rational {
 	if x != nil {
 		return x.Payoffs
 	}
@@ -198,7 +141,7 @@ type PlayerActions struct {
 
 func (x *PlayerActions) Reset() {
 	*x = PlayerActions{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[3]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -210,7 +153,7 @@ func (x *PlayerActions) String() string {
 func (*PlayerActions) ProtoMessage() {}
 
 func (x *PlayerActions) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[3]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -223,7 +166,7 @@ func (x *PlayerActions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerActions.ProtoReflect.Descriptor instead.
 func (*PlayerActions) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{3}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PlayerActions) GetActions() []*Action {
@@ -259,7 +202,7 @@ type Table struct {
 	// stake (golden balls: "jackpot"); empty when the game declares none.
 	ScaleName string `protobuf:"bytes,7,opt,name=scale_name,json=scaleName,proto3" json:"scale_name,omitempty"`
 	// Default of Params.scale for this game; unset: 1.
-	ScaleDefault *Rational `protobuf:"bytes,8,opt,name=scale_default,json=scaleDefault,proto3" json:"scale_default,omitempty"`
+	ScaleDefault *v1.Rational `protobuf:"bytes,8,opt,name=scale_default,json=scaleDefault,proto3" json:"scale_default,omitempty"`
 	// Every seat's actions, seat 0 first, in games of three or more players (rows and cols are
 	// then empty); empty in two-player games.
 	PlayerActions []*PlayerActions `protobuf:"bytes,9,rep,name=player_actions,json=playerActions,proto3" json:"player_actions,omitempty"`
@@ -269,7 +212,7 @@ type Table struct {
 
 func (x *Table) Reset() {
 	*x = Table{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[4]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -281,7 +224,7 @@ func (x *Table) String() string {
 func (*Table) ProtoMessage() {}
 
 func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[4]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -294,7 +237,7 @@ func (x *Table) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Table.ProtoReflect.Descriptor instead.
 func (*Table) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{4}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Table) GetTitle() string {
@@ -346,7 +289,7 @@ func (x *Table) GetScaleName() string {
 	return ""
 }
 
-func (x *Table) GetScaleDefault() *Rational {
+func (x *Table) GetScaleDefault() *v1.Rational {
 	if x != nil {
 		return x.ScaleDefault
 	}
@@ -398,7 +341,7 @@ type Params struct {
 
 func (x *Params) Reset() {
 	*x = Params{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[5]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -410,7 +353,7 @@ func (x *Params) String() string {
 func (*Params) ProtoMessage() {}
 
 func (x *Params) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[5]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -423,7 +366,7 @@ func (x *Params) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Params.ProtoReflect.Descriptor instead.
 func (*Params) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{5}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Params) GetGame() string {
@@ -497,26 +440,26 @@ type RoundResult struct {
 	// Index of the action this seat chose (a row for seat 0, a column for seat 1).
 	OwnChoice int32 `protobuf:"varint,2,opt,name=own_choice,json=ownChoice,proto3" json:"own_choice,omitempty"`
 	// This seat's payoff in the round, scaled.
-	OwnPayoff *Rational `protobuf:"bytes,3,opt,name=own_payoff,json=ownPayoff,proto3" json:"own_payoff,omitempty"`
+	OwnPayoff *v1.Rational `protobuf:"bytes,3,opt,name=own_payoff,json=ownPayoff,proto3" json:"own_payoff,omitempty"`
 	// Index of the action the other seat chose in a two-player game; unset when this seat may
 	// not see it (show_history=false) and in games of more players (see choices).
 	OtherChoice *int32 `protobuf:"varint,4,opt,name=other_choice,json=otherChoice,proto3,oneof" json:"other_choice,omitempty"`
 	// The other seat's payoff in the round, scaled, in a two-player game; unset when this seat
 	// may not see it and in games of more players (see payoffs).
-	OtherPayoff *Rational `protobuf:"bytes,5,opt,name=other_payoff,json=otherPayoff,proto3" json:"other_payoff,omitempty"`
+	OtherPayoff *v1.Rational `protobuf:"bytes,5,opt,name=other_payoff,json=otherPayoff,proto3" json:"other_payoff,omitempty"`
 	// Every seat's action index, seat 0 first, in games of three or more players; empty when
 	// this seat may not see the others' choices (show_history=false) and in two-player games.
 	Choices []int32 `protobuf:"varint,6,rep,packed,name=choices,proto3" json:"choices,omitempty"`
 	// Every seat's payoff in the round, scaled, seat 0 first, under the same conditions as
 	// choices.
-	Payoffs       []*Rational `protobuf:"bytes,7,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
+	Payoffs       []*v1.Rational `protobuf:"bytes,7,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RoundResult) Reset() {
 	*x = RoundResult{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[6]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -528,7 +471,7 @@ func (x *RoundResult) String() string {
 func (*RoundResult) ProtoMessage() {}
 
 func (x *RoundResult) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[6]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -541,7 +484,7 @@ func (x *RoundResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RoundResult.ProtoReflect.Descriptor instead.
 func (*RoundResult) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{6}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RoundResult) GetRound() int32 {
@@ -558,7 +501,7 @@ func (x *RoundResult) GetOwnChoice() int32 {
 	return 0
 }
 
-func (x *RoundResult) GetOwnPayoff() *Rational {
+func (x *RoundResult) GetOwnPayoff() *v1.Rational {
 	if x != nil {
 		return x.OwnPayoff
 	}
@@ -572,7 +515,7 @@ func (x *RoundResult) GetOtherChoice() int32 {
 	return 0
 }
 
-func (x *RoundResult) GetOtherPayoff() *Rational {
+func (x *RoundResult) GetOtherPayoff() *v1.Rational {
 	if x != nil {
 		return x.OtherPayoff
 	}
@@ -586,7 +529,7 @@ func (x *RoundResult) GetChoices() []int32 {
 	return nil
 }
 
-func (x *RoundResult) GetPayoffs() []*Rational {
+func (x *RoundResult) GetPayoffs() []*v1.Rational {
 	if x != nil {
 		return x.Payoffs
 	}
@@ -613,7 +556,7 @@ type View struct {
 	// Finished rounds, oldest first.
 	Results []*RoundResult `protobuf:"bytes,7,rep,name=results,proto3" json:"results,omitempty"`
 	// This seat's payoff so far, summed over finished rounds.
-	Total *Rational `protobuf:"bytes,8,opt,name=total,proto3" json:"total,omitempty"`
+	Total *v1.Rational `protobuf:"bytes,8,opt,name=total,proto3" json:"total,omitempty"`
 	// This seat's choice in the current round once made and not yet revealed: the action index.
 	// Never in the other seat's view.
 	OwnChoice     *int32 `protobuf:"varint,9,opt,name=own_choice,json=ownChoice,proto3,oneof" json:"own_choice,omitempty"`
@@ -623,7 +566,7 @@ type View struct {
 
 func (x *View) Reset() {
 	*x = View{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[7]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -635,7 +578,7 @@ func (x *View) String() string {
 func (*View) ProtoMessage() {}
 
 func (x *View) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[7]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -648,7 +591,7 @@ func (x *View) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use View.ProtoReflect.Descriptor instead.
 func (*View) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{7}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *View) GetTable() *Table {
@@ -700,7 +643,7 @@ func (x *View) GetResults() []*RoundResult {
 	return nil
 }
 
-func (x *View) GetTotal() *Rational {
+func (x *View) GetTotal() *v1.Rational {
 	if x != nil {
 		return x.Total
 	}
@@ -718,17 +661,14 @@ var File_parley_games_matrix_v1_matrix_proto protoreflect.FileDescriptor
 
 const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\n" +
-	"#parley/games/matrix/v1/matrix.proto\x12\x16parley.games.matrix.v1\".\n" +
-	"\bRational\x12\x10\n" +
-	"\x03num\x18\x01 \x01(\x03R\x03num\x12\x10\n" +
-	"\x03den\x18\x02 \x01(\x03R\x03den\".\n" +
+	"#parley/games/matrix/v1/matrix.proto\x12\x16parley.games.matrix.v1\x1a\x19parley/game/v1/game.proto\".\n" +
 	"\x06Action\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05label\x18\x02 \x01(\tR\x05label\"B\n" +
-	"\x04Cell\x12:\n" +
-	"\apayoffs\x18\x01 \x03(\v2 .parley.games.matrix.v1.RationalR\apayoffs\"I\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\":\n" +
+	"\x04Cell\x122\n" +
+	"\apayoffs\x18\x01 \x03(\v2\x18.parley.game.v1.RationalR\apayoffs\"I\n" +
 	"\rPlayerActions\x128\n" +
-	"\aactions\x18\x01 \x03(\v2\x1e.parley.games.matrix.v1.ActionR\aactions\"\xa9\x03\n" +
+	"\aactions\x18\x01 \x03(\v2\x1e.parley.games.matrix.v1.ActionR\aactions\"\xa1\x03\n" +
 	"\x05Table\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\aplayers\x18\x02 \x03(\tR\aplayers\x122\n" +
@@ -737,8 +677,8 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\x05cells\x18\x05 \x03(\v2\x1c.parley.games.matrix.v1.CellR\x05cells\x12 \n" +
 	"\vdescription\x18\x06 \x01(\tR\vdescription\x12\x1d\n" +
 	"\n" +
-	"scale_name\x18\a \x01(\tR\tscaleName\x12E\n" +
-	"\rscale_default\x18\b \x01(\v2 .parley.games.matrix.v1.RationalR\fscaleDefault\x12L\n" +
+	"scale_name\x18\a \x01(\tR\tscaleName\x12=\n" +
+	"\rscale_default\x18\b \x01(\v2\x18.parley.game.v1.RationalR\fscaleDefault\x12L\n" +
 	"\x0eplayer_actions\x18\t \x03(\v2%.parley.games.matrix.v1.PlayerActionsR\rplayerActions\"\xb2\x03\n" +
 	"\x06Params\x12\x17\n" +
 	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n" +
@@ -759,18 +699,18 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\f_talk_openerB\x11\n" +
 	"\x0f_neutral_labelsB\t\n" +
 	"\a_roundsB\x0f\n" +
-	"\r_show_history\"\xd7\x02\n" +
+	"\r_show_history\"\xbf\x02\n" +
 	"\vRoundResult\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x05R\x05round\x12\x1d\n" +
 	"\n" +
-	"own_choice\x18\x02 \x01(\x05R\townChoice\x12?\n" +
+	"own_choice\x18\x02 \x01(\x05R\townChoice\x127\n" +
 	"\n" +
-	"own_payoff\x18\x03 \x01(\v2 .parley.games.matrix.v1.RationalR\townPayoff\x12&\n" +
-	"\fother_choice\x18\x04 \x01(\x05H\x00R\votherChoice\x88\x01\x01\x12C\n" +
-	"\fother_payoff\x18\x05 \x01(\v2 .parley.games.matrix.v1.RationalR\votherPayoff\x12\x18\n" +
-	"\achoices\x18\x06 \x03(\x05R\achoices\x12:\n" +
-	"\apayoffs\x18\a \x03(\v2 .parley.games.matrix.v1.RationalR\apayoffsB\x0f\n" +
-	"\r_other_choice\"\xf4\x02\n" +
+	"own_payoff\x18\x03 \x01(\v2\x18.parley.game.v1.RationalR\townPayoff\x12&\n" +
+	"\fother_choice\x18\x04 \x01(\x05H\x00R\votherChoice\x88\x01\x01\x12;\n" +
+	"\fother_payoff\x18\x05 \x01(\v2\x18.parley.game.v1.RationalR\votherPayoff\x12\x18\n" +
+	"\achoices\x18\x06 \x03(\x05R\achoices\x122\n" +
+	"\apayoffs\x18\a \x03(\v2\x18.parley.game.v1.RationalR\apayoffsB\x0f\n" +
+	"\r_other_choice\"\xec\x02\n" +
 	"\x04View\x123\n" +
 	"\x05table\x18\x01 \x01(\v2\x1d.parley.games.matrix.v1.TableR\x05table\x12\x1f\n" +
 	"\vtalk_rounds\x18\x02 \x01(\x05R\n" +
@@ -781,8 +721,8 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"talkOpener\x12\x16\n" +
 	"\x06rounds\x18\x05 \x01(\x05R\x06rounds\x12\x14\n" +
 	"\x05round\x18\x06 \x01(\x05R\x05round\x12=\n" +
-	"\aresults\x18\a \x03(\v2#.parley.games.matrix.v1.RoundResultR\aresults\x126\n" +
-	"\x05total\x18\b \x01(\v2 .parley.games.matrix.v1.RationalR\x05total\x12\"\n" +
+	"\aresults\x18\a \x03(\v2#.parley.games.matrix.v1.RoundResultR\aresults\x12.\n" +
+	"\x05total\x18\b \x01(\v2\x18.parley.game.v1.RationalR\x05total\x12\"\n" +
 	"\n" +
 	"own_choice\x18\t \x01(\x05H\x00R\townChoice\x88\x01\x01B\r\n" +
 	"\v_own_choiceB\xeb\x01\n" +
@@ -800,32 +740,32 @@ func file_parley_games_matrix_v1_matrix_proto_rawDescGZIP() []byte {
 	return file_parley_games_matrix_v1_matrix_proto_rawDescData
 }
 
-var file_parley_games_matrix_v1_matrix_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_parley_games_matrix_v1_matrix_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_parley_games_matrix_v1_matrix_proto_goTypes = []any{
-	(*Rational)(nil),      // 0: parley.games.matrix.v1.Rational
-	(*Action)(nil),        // 1: parley.games.matrix.v1.Action
-	(*Cell)(nil),          // 2: parley.games.matrix.v1.Cell
-	(*PlayerActions)(nil), // 3: parley.games.matrix.v1.PlayerActions
-	(*Table)(nil),         // 4: parley.games.matrix.v1.Table
-	(*Params)(nil),        // 5: parley.games.matrix.v1.Params
-	(*RoundResult)(nil),   // 6: parley.games.matrix.v1.RoundResult
-	(*View)(nil),          // 7: parley.games.matrix.v1.View
+	(*Action)(nil),        // 0: parley.games.matrix.v1.Action
+	(*Cell)(nil),          // 1: parley.games.matrix.v1.Cell
+	(*PlayerActions)(nil), // 2: parley.games.matrix.v1.PlayerActions
+	(*Table)(nil),         // 3: parley.games.matrix.v1.Table
+	(*Params)(nil),        // 4: parley.games.matrix.v1.Params
+	(*RoundResult)(nil),   // 5: parley.games.matrix.v1.RoundResult
+	(*View)(nil),          // 6: parley.games.matrix.v1.View
+	(*v1.Rational)(nil),   // 7: parley.game.v1.Rational
 }
 var file_parley_games_matrix_v1_matrix_proto_depIdxs = []int32{
-	0,  // 0: parley.games.matrix.v1.Cell.payoffs:type_name -> parley.games.matrix.v1.Rational
-	1,  // 1: parley.games.matrix.v1.PlayerActions.actions:type_name -> parley.games.matrix.v1.Action
-	1,  // 2: parley.games.matrix.v1.Table.rows:type_name -> parley.games.matrix.v1.Action
-	1,  // 3: parley.games.matrix.v1.Table.cols:type_name -> parley.games.matrix.v1.Action
-	2,  // 4: parley.games.matrix.v1.Table.cells:type_name -> parley.games.matrix.v1.Cell
-	0,  // 5: parley.games.matrix.v1.Table.scale_default:type_name -> parley.games.matrix.v1.Rational
-	3,  // 6: parley.games.matrix.v1.Table.player_actions:type_name -> parley.games.matrix.v1.PlayerActions
-	4,  // 7: parley.games.matrix.v1.Params.table:type_name -> parley.games.matrix.v1.Table
-	0,  // 8: parley.games.matrix.v1.RoundResult.own_payoff:type_name -> parley.games.matrix.v1.Rational
-	0,  // 9: parley.games.matrix.v1.RoundResult.other_payoff:type_name -> parley.games.matrix.v1.Rational
-	0,  // 10: parley.games.matrix.v1.RoundResult.payoffs:type_name -> parley.games.matrix.v1.Rational
-	4,  // 11: parley.games.matrix.v1.View.table:type_name -> parley.games.matrix.v1.Table
-	6,  // 12: parley.games.matrix.v1.View.results:type_name -> parley.games.matrix.v1.RoundResult
-	0,  // 13: parley.games.matrix.v1.View.total:type_name -> parley.games.matrix.v1.Rational
+	7,  // 0: parley.games.matrix.v1.Cell.payoffs:type_name -> parley.game.v1.Rational
+	0,  // 1: parley.games.matrix.v1.PlayerActions.actions:type_name -> parley.games.matrix.v1.Action
+	0,  // 2: parley.games.matrix.v1.Table.rows:type_name -> parley.games.matrix.v1.Action
+	0,  // 3: parley.games.matrix.v1.Table.cols:type_name -> parley.games.matrix.v1.Action
+	1,  // 4: parley.games.matrix.v1.Table.cells:type_name -> parley.games.matrix.v1.Cell
+	7,  // 5: parley.games.matrix.v1.Table.scale_default:type_name -> parley.game.v1.Rational
+	2,  // 6: parley.games.matrix.v1.Table.player_actions:type_name -> parley.games.matrix.v1.PlayerActions
+	3,  // 7: parley.games.matrix.v1.Params.table:type_name -> parley.games.matrix.v1.Table
+	7,  // 8: parley.games.matrix.v1.RoundResult.own_payoff:type_name -> parley.game.v1.Rational
+	7,  // 9: parley.games.matrix.v1.RoundResult.other_payoff:type_name -> parley.game.v1.Rational
+	7,  // 10: parley.games.matrix.v1.RoundResult.payoffs:type_name -> parley.game.v1.Rational
+	3,  // 11: parley.games.matrix.v1.View.table:type_name -> parley.games.matrix.v1.Table
+	5,  // 12: parley.games.matrix.v1.View.results:type_name -> parley.games.matrix.v1.RoundResult
+	7,  // 13: parley.games.matrix.v1.View.total:type_name -> parley.game.v1.Rational
 	14, // [14:14] is the sub-list for method output_type
 	14, // [14:14] is the sub-list for method input_type
 	14, // [14:14] is the sub-list for extension type_name
@@ -838,16 +778,16 @@ func file_parley_games_matrix_v1_matrix_proto_init() {
 	if File_parley_games_matrix_v1_matrix_proto != nil {
 		return
 	}
+	file_parley_games_matrix_v1_matrix_proto_msgTypes[4].OneofWrappers = []any{}
 	file_parley_games_matrix_v1_matrix_proto_msgTypes[5].OneofWrappers = []any{}
 	file_parley_games_matrix_v1_matrix_proto_msgTypes[6].OneofWrappers = []any{}
-	file_parley_games_matrix_v1_matrix_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_games_matrix_v1_matrix_proto_rawDesc), len(file_parley_games_matrix_v1_matrix_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -12,7 +12,7 @@
 package sequentialv1
 
 import (
-	v1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
+	v1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -456,23 +456,23 @@ var File_parley_games_sequential_v1_sequential_proto protoreflect.FileDescriptor
 
 const file_parley_games_sequential_v1_sequential_proto_rawDesc = "" +
 	"\n" +
-	"+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a#parley/games/matrix/v1/matrix.proto\"D\n" +
+	"+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a\x19parley/game/v1/game.proto\"D\n" +
 	"\x06Branch\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x14\n" +
-	"\x05child\x18\x03 \x01(\x05R\x05child\"\x9a\x01\n" +
+	"\x05child\x18\x03 \x01(\x05R\x05child\"\x92\x01\n" +
 	"\x04Node\x12\x16\n" +
 	"\x06player\x18\x01 \x01(\x05R\x06player\x12>\n" +
-	"\bbranches\x18\x02 \x03(\v2\".parley.games.sequential.v1.BranchR\bbranches\x12:\n" +
-	"\apayoffs\x18\x03 \x03(\v2 .parley.games.matrix.v1.RationalR\apayoffs\"\xf6\x01\n" +
+	"\bbranches\x18\x02 \x03(\v2\".parley.games.sequential.v1.BranchR\bbranches\x122\n" +
+	"\apayoffs\x18\x03 \x03(\v2\x18.parley.game.v1.RationalR\apayoffs\"\xee\x01\n" +
 	"\x04Tree\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\aplayers\x18\x02 \x03(\tR\aplayers\x126\n" +
 	"\x05nodes\x18\x03 \x03(\v2 .parley.games.sequential.v1.NodeR\x05nodes\x12 \n" +
 	"\vdescription\x18\x04 \x01(\tR\vdescription\x12\x1d\n" +
 	"\n" +
-	"scale_name\x18\x05 \x01(\tR\tscaleName\x12E\n" +
-	"\rscale_default\x18\x06 \x01(\v2 .parley.games.matrix.v1.RationalR\fscaleDefault\"\xd2\x02\n" +
+	"scale_name\x18\x05 \x01(\tR\tscaleName\x12=\n" +
+	"\rscale_default\x18\x06 \x01(\v2\x18.parley.game.v1.RationalR\fscaleDefault\"\xd2\x02\n" +
 	"\x06Params\x12\x17\n" +
 	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n" +
 	"\x04file\x18\x02 \x01(\tH\x01R\x04file\x88\x01\x01\x124\n" +
@@ -520,13 +520,13 @@ var file_parley_games_sequential_v1_sequential_proto_goTypes = []any{
 	(*Tree)(nil),        // 2: parley.games.sequential.v1.Tree
 	(*Params)(nil),      // 3: parley.games.sequential.v1.Params
 	(*View)(nil),        // 4: parley.games.sequential.v1.View
-	(*v1.Rational)(nil), // 5: parley.games.matrix.v1.Rational
+	(*v1.Rational)(nil), // 5: parley.game.v1.Rational
 }
 var file_parley_games_sequential_v1_sequential_proto_depIdxs = []int32{
 	0, // 0: parley.games.sequential.v1.Node.branches:type_name -> parley.games.sequential.v1.Branch
-	5, // 1: parley.games.sequential.v1.Node.payoffs:type_name -> parley.games.matrix.v1.Rational
+	5, // 1: parley.games.sequential.v1.Node.payoffs:type_name -> parley.game.v1.Rational
 	1, // 2: parley.games.sequential.v1.Tree.nodes:type_name -> parley.games.sequential.v1.Node
-	5, // 3: parley.games.sequential.v1.Tree.scale_default:type_name -> parley.games.matrix.v1.Rational
+	5, // 3: parley.games.sequential.v1.Tree.scale_default:type_name -> parley.game.v1.Rational
 	2, // 4: parley.games.sequential.v1.Params.tree:type_name -> parley.games.sequential.v1.Tree
 	2, // 5: parley.games.sequential.v1.View.tree:type_name -> parley.games.sequential.v1.Tree
 	6, // [6:6] is the sub-list for method output_type

@@ -11,7 +11,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { MatchEvent } from "../../events/v1/events_pb.js";
 import { file_parley_events_v1_events } from "../../events/v1/events_pb.js";
-import type { SeatInfo } from "../../game/v1/game_pb.js";
+import type { GameInfo, SeatInfo } from "../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../game/v1/game_pb.js";
 import type { GameParams, Limits, Outcome } from "../../match/v1/match_pb.js";
 import { file_parley_match_v1_match } from "../../match/v1/match_pb.js";
@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/referee/v1/referee.proto.
  */
 export const file_parley_referee_v1_referee: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wYXJsZXkvcmVmZXJlZS92MS9yZWZlcmVlLnByb3RvEhFwYXJsZXkucmVmZXJlZS52MSITChFMaXN0QWdlbnRzUmVxdWVzdCJFChJMaXN0QWdlbnRzUmVzcG9uc2USLwoGYWdlbnRzGAEgAygLMh8ucGFybGV5LnJlZmVyZWUudjEuQnVpbHRpbkFnZW50Ij8KDEJ1aWx0aW5BZ2VudBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEAoIc2V0dGluZ3MYAyABKAkilAEKElBhcnNlUGFyYW1zUmVxdWVzdBIMCgRnYW1lGAEgASgJEkEKBnBhcmFtcxgCIAMoCzIxLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1BhcnNlUGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsucGFybGV5Lm1hdGNoLnYxLkdhbWVQYXJhbXMiEgoQTGlzdEdhbWVzUmVxdWVzdCI/ChFMaXN0R2FtZXNSZXNwb25zZRIqCgVnYW1lcxgBIAMoCzIbLnBhcmxleS5yZWZlcmVlLnYxLkdhbWVJbmZvIpUBCghHYW1lSW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDXJ1bGVzX3ZlcnNpb24YAyABKAkSDQoFc2VhdHMYBCADKAkSLAoGcGFyYW1zGAUgAygLMhwucGFybGV5LnJlZmVyZWUudjEuUGFyYW1JbmZvEhIKCnNlYXRfcm9sZXMYBiADKAkicQoJUGFyYW1JbmZvEgwKBG5hbWUYASABKAkSKgoEa2luZBgCIAEoDjIcLnBhcmxleS5yZWZlcmVlLnYxLlBhcmFtS2luZBIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJIs8BChFTdGFydE1hdGNoUmVxdWVzdBIMCgRnYW1lGAEgASgJEisKBnBhcmFtcxgCIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYAyABKAQSDgoGYWdlbnRzGAQgAygJEicKBmxpbWl0cxgFIAEoCzIXLnBhcmxleS5tYXRjaC52MS5MaW1pdHMSEAoIbWF0Y2hfaWQYBiABKAkSDgoGbGFiZWxzGAcgAygJEhYKDnJldmVhbF9wcml2YXRlGAggASgIIiYKElN0YXJ0TWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCSIjCg9HZXRNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiTwoQR2V0TWF0Y2hSZXNwb25zZRIsCgZldmVudHMYASADKAsyHC5wYXJsZXkuZXZlbnRzLnYxLk1hdGNoRXZlbnQSDQoFZW5kZWQYAiABKAgiPgoYU3RyZWFtTWF0Y2hFdmVudHNSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhAKCGZyb21fc2VxGAIgASgEIkgKGVN0cmVhbU1hdGNoRXZlbnRzUmVzcG9uc2USKwoFZXZlbnQYASABKAsyHC5wYXJsZXkuZXZlbnRzLnYxLk1hdGNoRXZlbnQijgEKEkxpc3RNYXRjaGVzUmVxdWVzdBIsCgVzdGF0ZRgBIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSDAoEZ2FtZRgCIAEoCRIVCg10b3VybmFtZW50X2lkGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJImAKE0xpc3RNYXRjaGVzUmVzcG9uc2USMAoHbWF0Y2hlcxgBIAMoCzIfLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixQIKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSJwoFc2VhdHMYBCADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxIsCgVzdGF0ZRgFIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSKQoHb3V0Y29tZRgGIAEoCzIYLnBhcmxleS5tYXRjaC52MS5PdXRjb21lEisKB3N0YXJ0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBWVuZGVkGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIMCgR0dXJuGAogASgFKn0KCVBhcmFtS2luZBIaChZQQVJBTV9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOUEFSQU1fS0lORF9JTlQQARIUChBQQVJBTV9LSU5EX0ZMT0FUEAISFQoRUEFSQU1fS0lORF9TVFJJTkcQAxITCg9QQVJBTV9LSU5EX0JPT0wQBCpZCgpNYXRjaFN0YXRlEhsKF01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTTUFUQ0hfU1RBVEVfUlVOTklORxABEhUKEU1BVENIX1NUQVRFX0VOREVEEAIyoQUKDlJlZmVyZWVTZXJ2aWNlElYKCUxpc3RHYW1lcxIjLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RHYW1lc1JlcXVlc3QaJC5wYXJsZXkucmVmZXJlZS52MS5MaXN0R2FtZXNSZXNwb25zZRJZCgpTdGFydE1hdGNoEiQucGFybGV5LnJlZmVyZWUudjEuU3RhcnRNYXRjaFJlcXVlc3QaJS5wYXJsZXkucmVmZXJlZS52MS5TdGFydE1hdGNoUmVzcG9uc2USUwoIR2V0TWF0Y2gSIi5wYXJsZXkucmVmZXJlZS52MS5HZXRNYXRjaFJlcXVlc3QaIy5wYXJsZXkucmVmZXJlZS52MS5HZXRNYXRjaFJlc3BvbnNlEnAKEVN0cmVhbU1hdGNoRXZlbnRzEisucGFybGV5LnJlZmVyZWUudjEuU3RyZWFtTWF0Y2hFdmVudHNSZXF1ZXN0GiwucGFybGV5LnJlZmVyZWUudjEuU3RyZWFtTWF0Y2hFdmVudHNSZXNwb25zZTABElwKC0xpc3RNYXRjaGVzEiUucGFybGV5LnJlZmVyZWUudjEuTGlzdE1hdGNoZXNSZXF1ZXN0GiYucGFybGV5LnJlZmVyZWUudjEuTGlzdE1hdGNoZXNSZXNwb25zZRJZCgpMaXN0QWdlbnRzEiQucGFybGV5LnJlZmVyZWUudjEuTGlzdEFnZW50c1JlcXVlc3QaJS5wYXJsZXkucmVmZXJlZS52MS5MaXN0QWdlbnRzUmVzcG9uc2USXAoLUGFyc2VQYXJhbXMSJS5wYXJsZXkucmVmZXJlZS52MS5QYXJzZVBhcmFtc1JlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5QYXJzZVBhcmFtc1Jlc3BvbnNlQs4BChVjb20ucGFybGV5LnJlZmVyZWUudjFCDFJlZmVyZWVQcm90b1ABWkFnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9yZWZlcmVlL3YxO3JlZmVyZWV2MaICA1BSWKoCEVBhcmxleS5SZWZlcmVlLlYxygIRUGFybGV5XFJlZmVyZWVcVjHiAh1QYXJsZXlcUmVmZXJlZVxWMVxHUEJNZXRhZGF0YeoCE1BhcmxleTo6UmVmZXJlZTo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_parley_events_v1_events, file_parley_game_v1_game, file_parley_match_v1_match]);
+  fileDesc("Ch9wYXJsZXkvcmVmZXJlZS92MS9yZWZlcmVlLnByb3RvEhFwYXJsZXkucmVmZXJlZS52MSITChFMaXN0QWdlbnRzUmVxdWVzdCJFChJMaXN0QWdlbnRzUmVzcG9uc2USLwoGYWdlbnRzGAEgAygLMh8ucGFybGV5LnJlZmVyZWUudjEuQnVpbHRpbkFnZW50Ij8KDEJ1aWx0aW5BZ2VudBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEAoIc2V0dGluZ3MYAyABKAkilAEKElBhcnNlUGFyYW1zUmVxdWVzdBIMCgRnYW1lGAEgASgJEkEKBnBhcmFtcxgCIAMoCzIxLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1BhcnNlUGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsucGFybGV5Lm1hdGNoLnYxLkdhbWVQYXJhbXMiEgoQTGlzdEdhbWVzUmVxdWVzdCI8ChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLnBhcmxleS5nYW1lLnYxLkdhbWVJbmZvIs8BChFTdGFydE1hdGNoUmVxdWVzdBIMCgRnYW1lGAEgASgJEisKBnBhcmFtcxgCIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYAyABKAQSDgoGYWdlbnRzGAQgAygJEicKBmxpbWl0cxgFIAEoCzIXLnBhcmxleS5tYXRjaC52MS5MaW1pdHMSEAoIbWF0Y2hfaWQYBiABKAkSDgoGbGFiZWxzGAcgAygJEhYKDnJldmVhbF9wcml2YXRlGAggASgIIiYKElN0YXJ0TWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCSIjCg9HZXRNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiTwoQR2V0TWF0Y2hSZXNwb25zZRIsCgZldmVudHMYASADKAsyHC5wYXJsZXkuZXZlbnRzLnYxLk1hdGNoRXZlbnQSDQoFZW5kZWQYAiABKAgiPgoYU3RyZWFtTWF0Y2hFdmVudHNSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhAKCGZyb21fc2VxGAIgASgEIkgKGVN0cmVhbU1hdGNoRXZlbnRzUmVzcG9uc2USKwoFZXZlbnQYASABKAsyHC5wYXJsZXkuZXZlbnRzLnYxLk1hdGNoRXZlbnQijgEKEkxpc3RNYXRjaGVzUmVxdWVzdBIsCgVzdGF0ZRgBIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSDAoEZ2FtZRgCIAEoCRIVCg10b3VybmFtZW50X2lkGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJImAKE0xpc3RNYXRjaGVzUmVzcG9uc2USMAoHbWF0Y2hlcxgBIAMoCzIfLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixQIKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSJwoFc2VhdHMYBCADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxIsCgVzdGF0ZRgFIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSKQoHb3V0Y29tZRgGIAEoCzIYLnBhcmxleS5tYXRjaC52MS5PdXRjb21lEisKB3N0YXJ0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBWVuZGVkGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIMCgR0dXJuGAogASgFKlkKCk1hdGNoU3RhdGUSGwoXTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAESFQoRTUFUQ0hfU1RBVEVfRU5ERUQQAjKhBQoOUmVmZXJlZVNlcnZpY2USVgoJTGlzdEdhbWVzEiMucGFybGV5LnJlZmVyZWUudjEuTGlzdEdhbWVzUmVxdWVzdBokLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlElkKClN0YXJ0TWF0Y2gSJC5wYXJsZXkucmVmZXJlZS52MS5TdGFydE1hdGNoUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLlN0YXJ0TWF0Y2hSZXNwb25zZRJTCghHZXRNYXRjaBIiLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVxdWVzdBojLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVzcG9uc2UScAoRU3RyZWFtTWF0Y2hFdmVudHMSKy5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1JlcXVlc3QaLC5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlMAESXAoLTGlzdE1hdGNoZXMSJS5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlElkKCkxpc3RBZ2VudHMSJC5wYXJsZXkucmVmZXJlZS52MS5MaXN0QWdlbnRzUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RBZ2VudHNSZXNwb25zZRJcCgtQYXJzZVBhcmFtcxIlLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdBomLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVzcG9uc2VCzgEKFWNvbS5wYXJsZXkucmVmZXJlZS52MUIMUmVmZXJlZVByb3RvUAFaQWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3JlZmVyZWUvdjE7cmVmZXJlZXYxogIDUFJYqgIRUGFybGV5LlJlZmVyZWUuVjHKAhFQYXJsZXlcUmVmZXJlZVxWMeICHVBhcmxleVxSZWZlcmVlXFYxXEdQQk1ldGFkYXRh6gITUGFybGV5OjpSZWZlcmVlOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parley_events_v1_events, file_parley_game_v1_game, file_parley_match_v1_match]);
 
 /**
  * ListAgentsRequest asks for the built-in agents.
@@ -167,7 +167,7 @@ export type ListGamesResponse = Message<"parley.referee.v1.ListGamesResponse"> &
   /**
    * Every game, sorted by name.
    *
-   * @generated from field: repeated parley.referee.v1.GameInfo games = 1;
+   * @generated from field: repeated parley.game.v1.GameInfo games = 1;
    */
   games: GameInfo[];
 };
@@ -178,105 +178,6 @@ export type ListGamesResponse = Message<"parley.referee.v1.ListGamesResponse"> &
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
   messageDesc(file_parley_referee_v1_referee, 6);
-
-/**
- * GameInfo describes one game.
- *
- * @generated from message parley.referee.v1.GameInfo
- */
-export type GameInfo = Message<"parley.referee.v1.GameInfo"> & {
-  /**
-   * Name used to start it, e.g. "ultimatum".
-   *
-   * @generated from field: string name = 1;
-   */
-  name: string;
-
-  /**
-   * One line saying what the game is.
-   *
-   * @generated from field: string description = 2;
-   */
-  description: string;
-
-  /**
-   * Version of the rules implementation.
-   *
-   * @generated from field: string rules_version = 3;
-   */
-  rulesVersion: string;
-
-  /**
-   * Display names of the seats, in seat order.
-   *
-   * @generated from field: repeated string seats = 4;
-   */
-  seats: string[];
-
-  /**
-   * Parameters the game takes.
-   *
-   * @generated from field: repeated parley.referee.v1.ParamInfo params = 5;
-   */
-  params: ParamInfo[];
-
-  /**
-   * Roles of the seats, in seat order (e.g. "seller", "buyer"); empty strings where seats are
-   * symmetric. Same length as seats.
-   *
-   * @generated from field: repeated string seat_roles = 6;
-   */
-  seatRoles: string[];
-};
-
-/**
- * Describes the message parley.referee.v1.GameInfo.
- * Use `create(GameInfoSchema)` to create a new message.
- */
-export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 7);
-
-/**
- * ParamInfo describes one game parameter.
- *
- * @generated from message parley.referee.v1.ParamInfo
- */
-export type ParamInfo = Message<"parley.referee.v1.ParamInfo"> & {
-  /**
-   * Name, as used in --param name=value and as the field of the family's Params message.
-   *
-   * @generated from field: string name = 1;
-   */
-  name: string;
-
-  /**
-   * Type of its value.
-   *
-   * @generated from field: parley.referee.v1.ParamKind kind = 2;
-   */
-  kind: ParamKind;
-
-  /**
-   * Default value, written as it would be on the command line.
-   *
-   * @generated from field: string default_value = 3;
-   */
-  defaultValue: string;
-
-  /**
-   * What it means and which values are legal.
-   *
-   * @generated from field: string description = 4;
-   */
-  description: string;
-};
-
-/**
- * Describes the message parley.referee.v1.ParamInfo.
- * Use `create(ParamInfoSchema)` to create a new message.
- */
-export const ParamInfoSchema: GenMessage<ParamInfo> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 8);
 
 /**
  * StartMatchRequest describes a match to run.
@@ -350,7 +251,7 @@ export type StartMatchRequest = Message<"parley.referee.v1.StartMatchRequest"> &
  * Use `create(StartMatchRequestSchema)` to create a new message.
  */
 export const StartMatchRequestSchema: GenMessage<StartMatchRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 9);
+  messageDesc(file_parley_referee_v1_referee, 7);
 
 /**
  * StartMatchResponse says which match was started.
@@ -371,7 +272,7 @@ export type StartMatchResponse = Message<"parley.referee.v1.StartMatchResponse">
  * Use `create(StartMatchResponseSchema)` to create a new message.
  */
 export const StartMatchResponseSchema: GenMessage<StartMatchResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 10);
+  messageDesc(file_parley_referee_v1_referee, 8);
 
 /**
  * GetMatchRequest names a match.
@@ -392,7 +293,7 @@ export type GetMatchRequest = Message<"parley.referee.v1.GetMatchRequest"> & {
  * Use `create(GetMatchRequestSchema)` to create a new message.
  */
 export const GetMatchRequestSchema: GenMessage<GetMatchRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 11);
+  messageDesc(file_parley_referee_v1_referee, 9);
 
 /**
  * GetMatchResponse is a match's record so far.
@@ -421,7 +322,7 @@ export type GetMatchResponse = Message<"parley.referee.v1.GetMatchResponse"> & {
  * Use `create(GetMatchResponseSchema)` to create a new message.
  */
 export const GetMatchResponseSchema: GenMessage<GetMatchResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 12);
+  messageDesc(file_parley_referee_v1_referee, 10);
 
 /**
  * StreamMatchEventsRequest names a match and where to start.
@@ -449,7 +350,7 @@ export type StreamMatchEventsRequest = Message<"parley.referee.v1.StreamMatchEve
  * Use `create(StreamMatchEventsRequestSchema)` to create a new message.
  */
 export const StreamMatchEventsRequestSchema: GenMessage<StreamMatchEventsRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 13);
+  messageDesc(file_parley_referee_v1_referee, 11);
 
 /**
  * StreamMatchEventsResponse carries one event.
@@ -470,7 +371,7 @@ export type StreamMatchEventsResponse = Message<"parley.referee.v1.StreamMatchEv
  * Use `create(StreamMatchEventsResponseSchema)` to create a new message.
  */
 export const StreamMatchEventsResponseSchema: GenMessage<StreamMatchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 14);
+  messageDesc(file_parley_referee_v1_referee, 12);
 
 /**
  * ListMatchesRequest selects matches. Unset fields select everything. Set by the caller.
@@ -519,7 +420,7 @@ export type ListMatchesRequest = Message<"parley.referee.v1.ListMatchesRequest">
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 15);
+  messageDesc(file_parley_referee_v1_referee, 13);
 
 /**
  * ListMatchesResponse is one page of matches, newest first.
@@ -547,7 +448,7 @@ export type ListMatchesResponse = Message<"parley.referee.v1.ListMatchesResponse
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 16);
+  messageDesc(file_parley_referee_v1_referee, 14);
 
 /**
  * MatchSummary is a match in a listing: the public facts of its first and last events.
@@ -632,55 +533,7 @@ export type MatchSummary = Message<"parley.referee.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 17);
-
-/**
- * ParamKind is the type of a parameter's value.
- *
- * @generated from enum parley.referee.v1.ParamKind
- */
-export enum ParamKind {
-  /**
-   * Not set.
-   *
-   * @generated from enum value: PARAM_KIND_UNSPECIFIED = 0;
-   */
-  UNSPECIFIED = 0,
-
-  /**
-   * A whole number.
-   *
-   * @generated from enum value: PARAM_KIND_INT = 1;
-   */
-  INT = 1,
-
-  /**
-   * A decimal number.
-   *
-   * @generated from enum value: PARAM_KIND_FLOAT = 2;
-   */
-  FLOAT = 2,
-
-  /**
-   * Text.
-   *
-   * @generated from enum value: PARAM_KIND_STRING = 3;
-   */
-  STRING = 3,
-
-  /**
-   * true or false.
-   *
-   * @generated from enum value: PARAM_KIND_BOOL = 4;
-   */
-  BOOL = 4,
-}
-
-/**
- * Describes the enum parley.referee.v1.ParamKind.
- */
-export const ParamKindSchema: GenEnum<ParamKind> = /*@__PURE__*/
-  enumDesc(file_parley_referee_v1_referee, 0);
+  messageDesc(file_parley_referee_v1_referee, 15);
 
 /**
  * MatchState says whether a match is still running.
@@ -714,7 +567,7 @@ export enum MatchState {
  * Describes the enum parley.referee.v1.MatchState.
  */
 export const MatchStateSchema: GenEnum<MatchState> = /*@__PURE__*/
-  enumDesc(file_parley_referee_v1_referee, 1);
+  enumDesc(file_parley_referee_v1_referee, 0);
 
 /**
  * RefereeService runs matches between agents.

@@ -6,48 +6,19 @@
 // data (a payoff table with any number of actions per player), played after optional public
 // talk by all players choosing at the same time, once or for several rounds. Every player
 // knows every payoff, so nothing in a view is private except a player's own choice of the
-// current round, which the others see only once all have chosen. It also holds Rational, the exact number
-// every game given as data uses for payoffs.
+// current round, which the others see only once all have chosen.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Rational } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/matrix/v1/matrix.proto.
  */
 export const file_parley_games_matrix_v1_matrix: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXJsZXkvZ2FtZXMvbWF0cml4L3YxL21hdHJpeC5wcm90bxIWcGFybGV5LmdhbWVzLm1hdHJpeC52MSIkCghSYXRpb25hbBILCgNudW0YASABKAMSCwoDZGVuGAIgASgDIiMKBkFjdGlvbhIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCSI5CgRDZWxsEjEKB3BheW9mZnMYASADKAsyIC5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlJhdGlvbmFsIkAKDVBsYXllckFjdGlvbnMSLwoHYWN0aW9ucxgBIAMoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQWN0aW9uItECCgVUYWJsZRINCgV0aXRsZRgBIAEoCRIPCgdwbGF5ZXJzGAIgAygJEiwKBHJvd3MYAyADKAsyHi5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLkFjdGlvbhIsCgRjb2xzGAQgAygLMh4ucGFybGV5LmdhbWVzLm1hdHJpeC52MS5BY3Rpb24SKwoFY2VsbHMYBSADKAsyHC5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLkNlbGwSEwoLZGVzY3JpcHRpb24YBiABKAkSEgoKc2NhbGVfbmFtZRgHIAEoCRI3Cg1zY2FsZV9kZWZhdWx0GAggASgLMiAucGFybGV5LmdhbWVzLm1hdHJpeC52MS5SYXRpb25hbBI9Cg5wbGF5ZXJfYWN0aW9ucxgJIAMoCzIlLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGxheWVyQWN0aW9ucyLcAgoGUGFyYW1zEhEKBGdhbWUYASABKAlIAIgBARIRCgRmaWxlGAIgASgJSAGIAQESLAoFdGFibGUYAyABKAsyHS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlRhYmxlEhIKBXNjYWxlGAQgASgJSAKIAQESGAoLdGFsa19yb3VuZHMYBSABKAVIA4gBARIYCgt0YWxrX29wZW5lchgGIAEoBUgEiAEBEhsKDm5ldXRyYWxfbGFiZWxzGAcgASgISAWIAQESEwoGcm91bmRzGAggASgFSAaIAQESGQoMc2hvd19oaXN0b3J5GAkgASgISAeIAQFCBwoFX2dhbWVCBwoFX2ZpbGVCCAoGX3NjYWxlQg4KDF90YWxrX3JvdW5kc0IOCgxfdGFsa19vcGVuZXJCEQoPX25ldXRyYWxfbGFiZWxzQgkKB19yb3VuZHNCDwoNX3Nob3dfaGlzdG9yeSKOAgoLUm91bmRSZXN1bHQSDQoFcm91bmQYASABKAUSEgoKb3duX2Nob2ljZRgCIAEoBRI0Cgpvd25fcGF5b2ZmGAMgASgLMiAucGFybGV5LmdhbWVzLm1hdHJpeC52MS5SYXRpb25hbBIZCgxvdGhlcl9jaG9pY2UYBCABKAVIAIgBARI2CgxvdGhlcl9wYXlvZmYYBSABKAsyIC5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlJhdGlvbmFsEg8KB2Nob2ljZXMYBiADKAUSMQoHcGF5b2ZmcxgHIAMoCzIgLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUmF0aW9uYWxCDwoNX290aGVyX2Nob2ljZSKgAgoEVmlldxIsCgV0YWJsZRgBIAEoCzIdLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVGFibGUSEwoLdGFsa19yb3VuZHMYAiABKAUSEgoKdGFsa19yb3VuZBgDIAEoBRITCgt0YWxrX29wZW5lchgEIAEoBRIOCgZyb3VuZHMYBSABKAUSDQoFcm91bmQYBiABKAUSNAoHcmVzdWx0cxgHIAMoCzIjLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUm91bmRSZXN1bHQSLwoFdG90YWwYCCABKAsyIC5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlJhdGlvbmFsEhcKCm93bl9jaG9pY2UYCSABKAVIAIgBAUINCgtfb3duX2Nob2ljZULrAQoaY29tLnBhcmxleS5nYW1lcy5tYXRyaXgudjFCC01hdHJpeFByb3RvUAFaRWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL21hdHJpeC92MTttYXRyaXh2MaICA1BHTaoCFlBhcmxleS5HYW1lcy5NYXRyaXguVjHKAhZQYXJsZXlcR2FtZXNcTWF0cml4XFYx4gIiUGFybGV5XEdhbWVzXE1hdHJpeFxWMVxHUEJNZXRhZGF0YeoCGVBhcmxleTo6R2FtZXM6Ok1hdHJpeDo6VjFiBnByb3RvMw");
-
-/**
- * Rational is an exact number, num/den. Payoffs of games given as data are rationals so that,
- * e.g., half a jackpot stays exact. Set by whoever writes the game; public.
- *
- * @generated from message parley.games.matrix.v1.Rational
- */
-export type Rational = Message<"parley.games.matrix.v1.Rational"> & {
-  /**
-   * Numerator.
-   *
-   * @generated from field: int64 num = 1;
-   */
-  num: bigint;
-
-  /**
-   * Denominator, at least 1; 0 is read as 1 (a whole number). Resolved params and views write
-   * every rational in lowest terms with den >= 1.
-   *
-   * @generated from field: int64 den = 2;
-   */
-  den: bigint;
-};
-
-/**
- * Describes the message parley.games.matrix.v1.Rational.
- * Use `create(RationalSchema)` to create a new message.
- */
-export const RationalSchema: GenMessage<Rational> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 0);
+  fileDesc("CiNwYXJsZXkvZ2FtZXMvbWF0cml4L3YxL21hdHJpeC5wcm90bxIWcGFybGV5LmdhbWVzLm1hdHJpeC52MSIjCgZBY3Rpb24SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkiMQoEQ2VsbBIpCgdwYXlvZmZzGAEgAygLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwiQAoNUGxheWVyQWN0aW9ucxIvCgdhY3Rpb25zGAEgAygLMh4ucGFybGV5LmdhbWVzLm1hdHJpeC52MS5BY3Rpb24iyQIKBVRhYmxlEg0KBXRpdGxlGAEgASgJEg8KB3BsYXllcnMYAiADKAkSLAoEcm93cxgDIAMoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQWN0aW9uEiwKBGNvbHMYBCADKAsyHi5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLkFjdGlvbhIrCgVjZWxscxgFIAMoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQ2VsbBITCgtkZXNjcmlwdGlvbhgGIAEoCRISCgpzY2FsZV9uYW1lGAcgASgJEi8KDXNjYWxlX2RlZmF1bHQYCCABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBI9Cg5wbGF5ZXJfYWN0aW9ucxgJIAMoCzIlLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGxheWVyQWN0aW9ucyLcAgoGUGFyYW1zEhEKBGdhbWUYASABKAlIAIgBARIRCgRmaWxlGAIgASgJSAGIAQESLAoFdGFibGUYAyABKAsyHS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlRhYmxlEhIKBXNjYWxlGAQgASgJSAKIAQESGAoLdGFsa19yb3VuZHMYBSABKAVIA4gBARIYCgt0YWxrX29wZW5lchgGIAEoBUgEiAEBEhsKDm5ldXRyYWxfbGFiZWxzGAcgASgISAWIAQESEwoGcm91bmRzGAggASgFSAaIAQESGQoMc2hvd19oaXN0b3J5GAkgASgISAeIAQFCBwoFX2dhbWVCBwoFX2ZpbGVCCAoGX3NjYWxlQg4KDF90YWxrX3JvdW5kc0IOCgxfdGFsa19vcGVuZXJCEQoPX25ldXRyYWxfbGFiZWxzQgkKB19yb3VuZHNCDwoNX3Nob3dfaGlzdG9yeSL2AQoLUm91bmRSZXN1bHQSDQoFcm91bmQYASABKAUSEgoKb3duX2Nob2ljZRgCIAEoBRIsCgpvd25fcGF5b2ZmGAMgASgLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwSGQoMb3RoZXJfY2hvaWNlGAQgASgFSACIAQESLgoMb3RoZXJfcGF5b2ZmGAUgASgLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwSDwoHY2hvaWNlcxgGIAMoBRIpCgdwYXlvZmZzGAcgAygLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWxCDwoNX290aGVyX2Nob2ljZSKYAgoEVmlldxIsCgV0YWJsZRgBIAEoCzIdLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVGFibGUSEwoLdGFsa19yb3VuZHMYAiABKAUSEgoKdGFsa19yb3VuZBgDIAEoBRITCgt0YWxrX29wZW5lchgEIAEoBRIOCgZyb3VuZHMYBSABKAUSDQoFcm91bmQYBiABKAUSNAoHcmVzdWx0cxgHIAMoCzIjLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUm91bmRSZXN1bHQSJwoFdG90YWwYCCABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBIXCgpvd25fY2hvaWNlGAkgASgFSACIAQFCDQoLX293bl9jaG9pY2VC6wEKGmNvbS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxQgtNYXRyaXhQcm90b1ABWkVnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9nYW1lcy9tYXRyaXgvdjE7bWF0cml4djGiAgNQR02qAhZQYXJsZXkuR2FtZXMuTWF0cml4LlYxygIWUGFybGV5XEdhbWVzXE1hdHJpeFxWMeICIlBhcmxleVxHYW1lc1xNYXRyaXhcVjFcR1BCTWV0YWRhdGHqAhlQYXJsZXk6OkdhbWVzOjpNYXRyaXg6OlYxYgZwcm90bzM", [file_parley_game_v1_game]);
 
 /**
  * Action is one action of a player in a game given as data. Public.
@@ -76,7 +47,7 @@ export type Action = Message<"parley.games.matrix.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 1);
+  messageDesc(file_parley_games_matrix_v1_matrix, 0);
 
 /**
  * Cell is the outcome of one profile of a matrix game. Public.
@@ -87,7 +58,7 @@ export type Cell = Message<"parley.games.matrix.v1.Cell"> & {
   /**
    * Payoff of each seat (one entry per player, seat 0 first), before Params.scale.
    *
-   * @generated from field: repeated parley.games.matrix.v1.Rational payoffs = 1;
+   * @generated from field: repeated parley.game.v1.Rational payoffs = 1;
    */
   payoffs: Rational[];
 };
@@ -97,7 +68,7 @@ export type Cell = Message<"parley.games.matrix.v1.Cell"> & {
  * Use `create(CellSchema)` to create a new message.
  */
 export const CellSchema: GenMessage<Cell> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 2);
+  messageDesc(file_parley_games_matrix_v1_matrix, 1);
 
 /**
  * PlayerActions are one player's actions in a game of more than two players. Public.
@@ -118,7 +89,7 @@ export type PlayerActions = Message<"parley.games.matrix.v1.PlayerActions"> & {
  * Use `create(PlayerActionsSchema)` to create a new message.
  */
 export const PlayerActionsSchema: GenMessage<PlayerActions> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 3);
+  messageDesc(file_parley_games_matrix_v1_matrix, 2);
 
 /**
  * Table is a matrix game: every player picks one of its actions at the same time. With two
@@ -186,7 +157,7 @@ export type Table = Message<"parley.games.matrix.v1.Table"> & {
   /**
    * Default of Params.scale for this game; unset: 1.
    *
-   * @generated from field: parley.games.matrix.v1.Rational scale_default = 8;
+   * @generated from field: parley.game.v1.Rational scale_default = 8;
    */
   scaleDefault?: Rational | undefined;
 
@@ -204,7 +175,7 @@ export type Table = Message<"parley.games.matrix.v1.Table"> & {
  * Use `create(TableSchema)` to create a new message.
  */
 export const TableSchema: GenMessage<Table> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 4);
+  messageDesc(file_parley_games_matrix_v1_matrix, 3);
 
 /**
  * Params are the matrix game's parameters. Unset fields take the defaults noted; the match
@@ -292,7 +263,7 @@ export type Params = Message<"parley.games.matrix.v1.Params"> & {
  * Use `create(ParamsSchema)` to create a new message.
  */
 export const ParamsSchema: GenMessage<Params> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 5);
+  messageDesc(file_parley_games_matrix_v1_matrix, 4);
 
 /**
  * RoundResult is one finished round of a matrix game as a seat may see it.
@@ -317,7 +288,7 @@ export type RoundResult = Message<"parley.games.matrix.v1.RoundResult"> & {
   /**
    * This seat's payoff in the round, scaled.
    *
-   * @generated from field: parley.games.matrix.v1.Rational own_payoff = 3;
+   * @generated from field: parley.game.v1.Rational own_payoff = 3;
    */
   ownPayoff?: Rational | undefined;
 
@@ -333,7 +304,7 @@ export type RoundResult = Message<"parley.games.matrix.v1.RoundResult"> & {
    * The other seat's payoff in the round, scaled, in a two-player game; unset when this seat
    * may not see it and in games of more players (see payoffs).
    *
-   * @generated from field: parley.games.matrix.v1.Rational other_payoff = 5;
+   * @generated from field: parley.game.v1.Rational other_payoff = 5;
    */
   otherPayoff?: Rational | undefined;
 
@@ -349,7 +320,7 @@ export type RoundResult = Message<"parley.games.matrix.v1.RoundResult"> & {
    * Every seat's payoff in the round, scaled, seat 0 first, under the same conditions as
    * choices.
    *
-   * @generated from field: repeated parley.games.matrix.v1.Rational payoffs = 7;
+   * @generated from field: repeated parley.game.v1.Rational payoffs = 7;
    */
   payoffs: Rational[];
 };
@@ -359,7 +330,7 @@ export type RoundResult = Message<"parley.games.matrix.v1.RoundResult"> & {
  * Use `create(RoundResultSchema)` to create a new message.
  */
 export const RoundResultSchema: GenMessage<RoundResult> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 6);
+  messageDesc(file_parley_games_matrix_v1_matrix, 5);
 
 /**
  * View is one seat's view of a matrix game. Everything in it is public except `own_choice`,
@@ -421,7 +392,7 @@ export type View = Message<"parley.games.matrix.v1.View"> & {
   /**
    * This seat's payoff so far, summed over finished rounds.
    *
-   * @generated from field: parley.games.matrix.v1.Rational total = 8;
+   * @generated from field: parley.game.v1.Rational total = 8;
    */
   total?: Rational | undefined;
 
@@ -439,5 +410,5 @@ export type View = Message<"parley.games.matrix.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 7);
+  messageDesc(file_parley_games_matrix_v1_matrix, 6);
 

@@ -9,15 +9,15 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Rational } from "../../matrix/v1/matrix_pb.js";
-import { file_parley_games_matrix_v1_matrix } from "../../matrix/v1/matrix_pb.js";
+import type { Rational } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/sequential/v1/sequential.proto.
  */
 export const file_parley_games_sequential_v1_sequential: GenFile = /*@__PURE__*/
-  fileDesc("CitwYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MS9zZXF1ZW50aWFsLnByb3RvEhpwYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MSIyCgZCcmFuY2gSCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSDQoFY2hpbGQYAyABKAUifwoETm9kZRIOCgZwbGF5ZXIYASABKAUSNAoIYnJhbmNoZXMYAiADKAsyIi5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5CcmFuY2gSMQoHcGF5b2ZmcxgDIAMoCzIgLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUmF0aW9uYWwiuQEKBFRyZWUSDQoFdGl0bGUYASABKAkSDwoHcGxheWVycxgCIAMoCRIvCgVub2RlcxgDIAMoCzIgLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxLk5vZGUSEwoLZGVzY3JpcHRpb24YBCABKAkSEgoKc2NhbGVfbmFtZRgFIAEoCRI3Cg1zY2FsZV9kZWZhdWx0GAYgASgLMiAucGFybGV5LmdhbWVzLm1hdHJpeC52MS5SYXRpb25hbCKSAgoGUGFyYW1zEhEKBGdhbWUYASABKAlIAIgBARIRCgRmaWxlGAIgASgJSAGIAQESLgoEdHJlZRgDIAEoCzIgLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxLlRyZWUSEgoFc2NhbGUYBCABKAlIAogBARIYCgt0YWxrX3JvdW5kcxgFIAEoBUgDiAEBEhgKC3RhbGtfb3BlbmVyGAYgASgFSASIAQESGwoObmV1dHJhbF9sYWJlbHMYByABKAhIBYgBAUIHCgVfZ2FtZUIHCgVfZmlsZUIICgZfc2NhbGVCDgoMX3RhbGtfcm91bmRzQg4KDF90YWxrX29wZW5lckIRCg9fbmV1dHJhbF9sYWJlbHMikAEKBFZpZXcSLgoEdHJlZRgBIAEoCzIgLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxLlRyZWUSDAoEbm9kZRgCIAEoBRIMCgRwYXRoGAMgAygJEhMKC3RhbGtfcm91bmRzGAQgASgFEhIKCnRhbGtfcm91bmQYBSABKAUSEwoLdGFsa19vcGVuZXIYBiABKAVCiwIKHmNvbS5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MUIPU2VxdWVudGlhbFByb3RvUAFaTWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL3NlcXVlbnRpYWwvdjE7c2VxdWVudGlhbHYxogIDUEdTqgIaUGFybGV5LkdhbWVzLlNlcXVlbnRpYWwuVjHKAhpQYXJsZXlcR2FtZXNcU2VxdWVudGlhbFxWMeICJlBhcmxleVxHYW1lc1xTZXF1ZW50aWFsXFYxXEdQQk1ldGFkYXRh6gIdUGFybGV5OjpHYW1lczo6U2VxdWVudGlhbDo6VjFiBnByb3RvMw", [file_parley_games_matrix_v1_matrix]);
+  fileDesc("CitwYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MS9zZXF1ZW50aWFsLnByb3RvEhpwYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MSIyCgZCcmFuY2gSCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSDQoFY2hpbGQYAyABKAUidwoETm9kZRIOCgZwbGF5ZXIYASABKAUSNAoIYnJhbmNoZXMYAiADKAsyIi5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5CcmFuY2gSKQoHcGF5b2ZmcxgDIAMoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsIrEBCgRUcmVlEg0KBXRpdGxlGAEgASgJEg8KB3BsYXllcnMYAiADKAkSLwoFbm9kZXMYAyADKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5Ob2RlEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnNjYWxlX25hbWUYBSABKAkSLwoNc2NhbGVfZGVmYXVsdBgGIAEoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsIpICCgZQYXJhbXMSEQoEZ2FtZRgBIAEoCUgAiAEBEhEKBGZpbGUYAiABKAlIAYgBARIuCgR0cmVlGAMgASgLMiAucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuVHJlZRISCgVzY2FsZRgEIAEoCUgCiAEBEhgKC3RhbGtfcm91bmRzGAUgASgFSAOIAQESGAoLdGFsa19vcGVuZXIYBiABKAVIBIgBARIbCg5uZXV0cmFsX2xhYmVscxgHIAEoCEgFiAEBQgcKBV9nYW1lQgcKBV9maWxlQggKBl9zY2FsZUIOCgxfdGFsa19yb3VuZHNCDgoMX3RhbGtfb3BlbmVyQhEKD19uZXV0cmFsX2xhYmVscyKQAQoEVmlldxIuCgR0cmVlGAEgASgLMiAucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuVHJlZRIMCgRub2RlGAIgASgFEgwKBHBhdGgYAyADKAkSEwoLdGFsa19yb3VuZHMYBCABKAUSEgoKdGFsa19yb3VuZBgFIAEoBRITCgt0YWxrX29wZW5lchgGIAEoBUKLAgoeY29tLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxQg9TZXF1ZW50aWFsUHJvdG9QAVpNZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MTtzZXF1ZW50aWFsdjGiAgNQR1OqAhpQYXJsZXkuR2FtZXMuU2VxdWVudGlhbC5WMcoCGlBhcmxleVxHYW1lc1xTZXF1ZW50aWFsXFYx4gImUGFybGV5XEdhbWVzXFNlcXVlbnRpYWxcVjFcR1BCTWV0YWRhdGHqAh1QYXJsZXk6OkdhbWVzOjpTZXF1ZW50aWFsOjpWMWIGcHJvdG8z", [file_parley_game_v1_game]);
 
 /**
  * Branch is one move available at a decision node. Public.
@@ -80,7 +80,7 @@ export type Node = Message<"parley.games.sequential.v1.Node"> & {
    * Payoff of each seat at a leaf (one entry per player, seat 0 first), before Params.scale;
    * empty at a decision node.
    *
-   * @generated from field: repeated parley.games.matrix.v1.Rational payoffs = 3;
+   * @generated from field: repeated parley.game.v1.Rational payoffs = 3;
    */
   payoffs: Rational[];
 };
@@ -138,7 +138,7 @@ export type Tree = Message<"parley.games.sequential.v1.Tree"> & {
   /**
    * Default of Params.scale for this game; unset: 1.
    *
-   * @generated from field: parley.games.matrix.v1.Rational scale_default = 6;
+   * @generated from field: parley.game.v1.Rational scale_default = 6;
    */
   scaleDefault?: Rational | undefined;
 };
