@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
@@ -138,7 +139,7 @@ func h2cTransport() *http.Transport {
 // ends after match_ended.
 func TestLateJoiner(t *testing.T) {
 	f := start(t)
-	p1, p2 := serveAgent(t, slowAgent(60*time.Millisecond, 1)), serveAgent(t, slowAgent(60*time.Millisecond, 2))
+	p1, p2 := sdktest.Addr(t, slowAgent(60*time.Millisecond, 1)), sdktest.Addr(t, slowAgent(60*time.Millisecond, 2))
 	id := f.startMatch(t, fmt.Sprintf(`{"game":"ultimatum","agents":[%q,%q],"params":{"ultimatum":{"maxTurns":8}}}`, p1, p2))
 
 	early, _, data := f.openStream(t, "/api/v1/matches/"+id+"/events")
@@ -179,7 +180,7 @@ func TestLateJoiner(t *testing.T) {
 // it; one for an id that never starts is 404 after the grace period.
 func TestStreamWaitsForStart(t *testing.T) {
 	f := start(t)
-	p1, p2 := serveAgent(t, slowAgent(0, 1)), serveAgent(t, slowAgent(0, 2))
+	p1, p2 := sdktest.Addr(t, slowAgent(0, 1)), sdktest.Addr(t, slowAgent(0, 2))
 	type opened struct {
 		s    *stream
 		code int
@@ -219,7 +220,7 @@ func TestRedaction(t *testing.T) {
 		t.Run(tc.game, func(t *testing.T) {
 			var agents []string
 			for i := range tc.seats {
-				agents = append(agents, fmt.Sprintf("%q", serveAgent(t, secretAgent(i, uint64(i)))))
+				agents = append(agents, fmt.Sprintf("%q", sdktest.Addr(t, secretAgent(i, uint64(i)))))
 			}
 			id := f.startMatch(t, fmt.Sprintf(`{"game":%q,"agents":[%s],"params":%s}`, tc.game, strings.Join(agents, ","), tc.params))
 			full := f.fullRecord(t, id)
@@ -272,7 +273,7 @@ func TestRedaction(t *testing.T) {
 	}
 
 	// A match that reveals its private parts shows them to spectators, not to another seat.
-	a, b := serveAgent(t, secretAgent(0, 9)), serveAgent(t, secretAgent(1, 9))
+	a, b := sdktest.Addr(t, secretAgent(0, 9)), sdktest.Addr(t, secretAgent(1, 9))
 	id := f.startMatch(t, fmt.Sprintf(`{"game":"buysell","agents":[%q,%q],"params":{"buysell":{"draw":true}},"revealPrivate":true}`, a, b))
 	full := f.fullRecord(t, id)
 	s, _, _ := f.openStream(t, "/api/v1/matches/"+id+"/events")
@@ -364,7 +365,7 @@ func TestBadRequests(t *testing.T) {
 	}
 
 	// Too many streams from one address: the third is refused while two are open.
-	p1, p2 := serveAgent(t, slowAgent(300*time.Millisecond, 1)), serveAgent(t, slowAgent(300*time.Millisecond, 2))
+	p1, p2 := sdktest.Addr(t, slowAgent(300*time.Millisecond, 1)), sdktest.Addr(t, slowAgent(300*time.Millisecond, 2))
 	id := f.startMatch(t, fmt.Sprintf(`{"game":"ultimatum","agents":[%q,%q]}`, p1, p2))
 	var open []*stream
 	for range 2 {
