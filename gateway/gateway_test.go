@@ -2,12 +2,15 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -540,5 +543,57 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("/metrics lacks %q", missing())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A match asked for without a seed gets a fresh one, returned and recorded; one with a bare
+// human seat gets that seat reserved and its page returned, and the person plays it there.
+func TestSeedsAndHumanSeatsOverTheAPI(t *testing.T) {
+	f := start(t)
+	seeds := map[uint64]bool{}
+	for range 3 {
+		resp := &refereev1.StartMatchResponse{}
+		f.mustCall(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"]}`, resp)
+		if resp.GetSeed() == 0 || seeds[resp.GetSeed()] {
+			t.Errorf("seed %d: want a fresh one each time (have %v)", resp.GetSeed(), seeds)
+		}
+		seeds[resp.GetSeed()] = true
+		if got := f.fullRecord(t, resp.GetMatchId())[0].GetMatchStarted().GetSeed(); got != resp.GetSeed() {
+			t.Errorf("recorded seed %d, answered %d", got, resp.GetSeed())
+		}
+	}
+
+	resp := &refereev1.StartMatchResponse{}
+	f.mustCall(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","human:ada"],"limits":{"moveTimeout":"20s"}}`, resp)
+	links := resp.GetSeatLinks()
+	if len(links) != 2 || links[0] != "" || !strings.HasPrefix(links[1], "/seat/") {
+		t.Fatalf("seat links %q, want the second seat's page", links)
+	}
+	token := strings.TrimPrefix(links[1], "/seat/")
+	seat, status, data := f.openStream(t, "/api/v1/seats/"+token)
+	if seat == nil {
+		t.Fatalf("the seat's stream: %d %s", status, data)
+	}
+	defer seat.close()
+	for ev := range seat.events {
+		var snap struct {
+			State       string
+			Observation *json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(ev.data), &snap); err != nil {
+			t.Fatal(err)
+		}
+		if snap.State == "acting" {
+			break
+		}
+	}
+	code, body := f.call(t, "/api/v1/seats/"+token+"/action", `{"move":{"reject":{}}}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("the person's move: %d %s", code, body)
+	}
+	events := f.fullRecord(t, resp.GetMatchId())
+	end := events[len(events)-1].GetMatchEnded().GetOutcome()
+	if end.GetCause() != matchv1.EndCause_END_CAUSE_REJECTED {
+		t.Errorf("outcome %v, want the person's reject", end)
 	}
 }
