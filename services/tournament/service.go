@@ -73,7 +73,11 @@ type Service struct {
 
 	mu      sync.Mutex
 	running map[string]bool
+	specs   map[string]*tournamentv1.TournamentSpec // stored specs never change: read once
 }
+
+// maxCachedSpecs bounds the schedules kept in memory for GetTournament.
+const maxCachedSpecs = 64
 
 var _ tournamentv1.TournamentServiceServer = (*Service)(nil)
 
@@ -93,7 +97,7 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		cfg.Concurrency = DefaultConcurrency
 	}
 	bg, cancel := context.WithCancel(context.Background())
-	s := &Service{cfg: cfg, log: cfg.Logger, ctx: bg, cancel: cancel, running: map[string]bool{}}
+	s := &Service{cfg: cfg, log: cfg.Logger, ctx: bg, cancel: cancel, running: map[string]bool{}, specs: map[string]*tournamentv1.TournamentSpec{}}
 	if err := s.resume(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("tournament: resume: %w", err)
@@ -305,9 +309,33 @@ func readAll(ctx context.Context, js jetstream.JetStream, stream, filter string,
 	}
 }
 
+// spec returns a tournament's stored schedule, read once.
+func (s *Service) spec(ctx context.Context, id string) (*tournamentv1.TournamentSpec, error) {
+	s.mu.Lock()
+	spec, ok := s.specs[id]
+	s.mu.Unlock()
+	if ok {
+		return spec, nil
+	}
+	spec, err := LoadSpec(ctx, s.cfg.Bus.JetStream(), id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.specs) >= maxCachedSpecs {
+		for k := range s.specs { // any one: they are all cheap to read again
+			delete(s.specs, k)
+			break
+		}
+	}
+	s.specs[id] = spec
+	s.mu.Unlock()
+	return spec, nil
+}
+
 // GetTournament returns a tournament's schedule, as the public may see it, and its standings.
 func (s *Service) GetTournament(ctx context.Context, req *tournamentv1.GetTournamentRequest) (*tournamentv1.GetTournamentResponse, error) {
-	spec, err := LoadSpec(ctx, s.cfg.Bus.JetStream(), req.GetTournamentId())
+	spec, err := s.spec(ctx, req.GetTournamentId())
 	switch {
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidID):
 		return nil, status.Errorf(codes.NotFound, "no tournament %q", req.GetTournamentId())
@@ -327,6 +355,9 @@ func (s *Service) GetTournament(ctx context.Context, req *tournamentv1.GetTourna
 	}
 	st.Matches = uint32(len(spec.GetMatches()))
 	st.Complete = st.GetEnded() >= st.GetMatches()
+	if req.GetStandingsOnly() {
+		return &tournamentv1.GetTournamentResponse{Standings: st}, nil
+	}
 	return &tournamentv1.GetTournamentResponse{Spec: PublicSpec(spec), Standings: st}, nil
 }
 
