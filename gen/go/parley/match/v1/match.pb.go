@@ -299,12 +299,16 @@ func (*GameParams_Sequential) isGameParams_Family() {}
 // Limits are the runner's rules of engagement with agents, the same for every seat.
 type Limits struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Time an agent has to answer one request. Default 10s.
+	// Time an agent has to answer one request. Default 10s; at most 30 minutes (longer is
+	// taken as 30 minutes).
 	MoveTimeout *durationpb.Duration `protobuf:"bytes,1,opt,name=move_timeout,json=moveTimeout,proto3" json:"move_timeout,omitempty"`
 	// Refused actions an agent may replace per move before the game's default move is applied.
-	// Unset: 2 (three attempts in all); 0: the first refused action is final.
+	// Unset: 2 (three attempts in all); 0: the first refused action is final. At most 10 (more
+	// is taken as 10).
 	MaxRetries *int32 `protobuf:"varint,2,opt,name=max_retries,json=maxRetries,proto3,oneof" json:"max_retries,omitempty"`
-	// Largest reply, in bytes, the referee reads from an agent. Default 64 KiB.
+	// Largest reply, in bytes, the referee reads from an agent. Default 64 KiB; from 1 KiB to
+	// 512 KiB (values outside are taken as the nearer end), and never more than an event of the
+	// record may carry with room to spare (the referee lowers it when its bus carries less).
 	MaxReplyBytes int32 `protobuf:"varint,3,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -447,7 +451,7 @@ var File_parley_match_v1_match_proto protoreflect.FileDescriptor
 
 const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\xae\x04\n" +
+	"\x1bparley/match/v1/match.proto\x12\x0fparley.match.v1\x1a\x1egoogle/protobuf/duration.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\xae\x04\n" +
 	"\n" +
 	"GameParams\x12A\n" +
 	"\tultimatum\x18\x01 \x01(\v2!.parley.games.ultimatum.v1.ParamsH\x00R\tultimatum\x12;\n" +

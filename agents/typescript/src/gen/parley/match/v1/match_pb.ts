@@ -14,10 +14,10 @@ import type { Params as Params$1 } from "../../games/buysell/v1/buysell_pb.js";
 import { file_parley_games_buysell_v1_buysell } from "../../games/buysell/v1/buysell_pb.js";
 import type { Params as Params$3 } from "../../games/coalition/v1/coalition_pb.js";
 import { file_parley_games_coalition_v1_coalition } from "../../games/coalition/v1/coalition_pb.js";
-import type { Params as Params$4 } from "../../games/deliberation/v1/deliberation_pb.js";
-import { file_parley_games_deliberation_v1_deliberation } from "../../games/deliberation/v1/deliberation_pb.js";
 import type { Params as Params$6 } from "../../games/dealornodeal/v1/dealornodeal_pb.js";
 import { file_parley_games_dealornodeal_v1_dealornodeal } from "../../games/dealornodeal/v1/dealornodeal_pb.js";
+import type { Params as Params$4 } from "../../games/deliberation/v1/deliberation_pb.js";
+import { file_parley_games_deliberation_v1_deliberation } from "../../games/deliberation/v1/deliberation_pb.js";
 import type { Params as Params$5 } from "../../games/matrix/v1/matrix_pb.js";
 import { file_parley_games_matrix_v1_matrix } from "../../games/matrix/v1/matrix_pb.js";
 import type { Params as Params$7 } from "../../games/sequential/v1/sequential_pb.js";
@@ -32,7 +32,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/match/v1/match.proto.
  */
 export const file_parley_match_v1_match: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvbWF0Y2gvdjEvbWF0Y2gucHJvdG8SD3BhcmxleS5tYXRjaC52MSLWAwoKR2FtZVBhcmFtcxI2Cgl1bHRpbWF0dW0YASABKAsyIS5wYXJsZXkuZ2FtZXMudWx0aW1hdHVtLnYxLlBhcmFtc0gAEjIKB2J1eXNlbGwYAiABKAsyHy5wYXJsZXkuZ2FtZXMuYnV5c2VsbC52MS5QYXJhbXNIABIyCgd0cmFkaW5nGAMgASgLMh8ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuUGFyYW1zSAASNgoJY29hbGl0aW9uGAQgASgLMiEucGFybGV5LmdhbWVzLmNvYWxpdGlvbi52MS5QYXJhbXNIABI8CgxkZWxpYmVyYXRpb24YCCABKAsyJC5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlBhcmFtc0gAEjAKBm1hdHJpeBgFIAEoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGFyYW1zSAASPAoMZGVhbG9ybm9kZWFsGAYgASgLMiQucGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MS5QYXJhbXNIABI4CgpzZXF1ZW50aWFsGAcgASgLMiIucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuUGFyYW1zSABCCAoGZmFtaWx5InwKBkxpbWl0cxIvCgxtb3ZlX3RpbWVvdXQYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGAoLbWF4X3JldHJpZXMYAiABKAVIAIgBARIXCg9tYXhfcmVwbHlfYnl0ZXMYAyABKAVCDgoMX21heF9yZXRyaWVzIn8KB091dGNvbWUSKAoFY2F1c2UYASABKA4yGS5wYXJsZXkubWF0Y2gudjEuRW5kQ2F1c2USDwoHcGF5b2ZmcxgCIAMoARIRCglhZ3JlZW1lbnQYAyABKAgSFQoNZmF1bHRlZF9zZWF0cxgEIAMoBRIPCgdzdW1tYXJ5GAUgASgJKrgBCghFbmRDYXVzZRIZChVFTkRfQ0FVU0VfVU5TUEVDSUZJRUQQABIXChNFTkRfQ0FVU0VfQUdSRUVNRU5UEAESFgoSRU5EX0NBVVNFX1JFSkVDVEVEEAISGAoURU5EX0NBVVNFX1RVUk5fTElNSVQQAxIZChVFTkRfQ0FVU0VfQUdFTlRfRkFVTFQQBBISCg5FTkRfQ0FVU0VfVk9JRBAFEhcKE0VORF9DQVVTRV9DT01QTEVURUQQBkLAAQoTY29tLnBhcmxleS5tYXRjaC52MUIKTWF0Y2hQcm90b1ABWj1naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9tYXRjaC92MTttYXRjaHYxogIDUE1YqgIPUGFybGV5Lk1hdGNoLlYxygIQUGFybGV5XE1hdGNoX1xWMeICHFBhcmxleVxNYXRjaF9cVjFcR1BCTWV0YWRhdGHqAhFQYXJsZXk6Ok1hdGNoOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_deliberation_v1_deliberation, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
+  fileDesc("ChtwYXJsZXkvbWF0Y2gvdjEvbWF0Y2gucHJvdG8SD3BhcmxleS5tYXRjaC52MSLWAwoKR2FtZVBhcmFtcxI2Cgl1bHRpbWF0dW0YASABKAsyIS5wYXJsZXkuZ2FtZXMudWx0aW1hdHVtLnYxLlBhcmFtc0gAEjIKB2J1eXNlbGwYAiABKAsyHy5wYXJsZXkuZ2FtZXMuYnV5c2VsbC52MS5QYXJhbXNIABIyCgd0cmFkaW5nGAMgASgLMh8ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuUGFyYW1zSAASNgoJY29hbGl0aW9uGAQgASgLMiEucGFybGV5LmdhbWVzLmNvYWxpdGlvbi52MS5QYXJhbXNIABI8CgxkZWxpYmVyYXRpb24YCCABKAsyJC5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlBhcmFtc0gAEjAKBm1hdHJpeBgFIAEoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGFyYW1zSAASPAoMZGVhbG9ybm9kZWFsGAYgASgLMiQucGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MS5QYXJhbXNIABI4CgpzZXF1ZW50aWFsGAcgASgLMiIucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuUGFyYW1zSABCCAoGZmFtaWx5InwKBkxpbWl0cxIvCgxtb3ZlX3RpbWVvdXQYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGAoLbWF4X3JldHJpZXMYAiABKAVIAIgBARIXCg9tYXhfcmVwbHlfYnl0ZXMYAyABKAVCDgoMX21heF9yZXRyaWVzIn8KB091dGNvbWUSKAoFY2F1c2UYASABKA4yGS5wYXJsZXkubWF0Y2gudjEuRW5kQ2F1c2USDwoHcGF5b2ZmcxgCIAMoARIRCglhZ3JlZW1lbnQYAyABKAgSFQoNZmF1bHRlZF9zZWF0cxgEIAMoBRIPCgdzdW1tYXJ5GAUgASgJKrgBCghFbmRDYXVzZRIZChVFTkRfQ0FVU0VfVU5TUEVDSUZJRUQQABIXChNFTkRfQ0FVU0VfQUdSRUVNRU5UEAESFgoSRU5EX0NBVVNFX1JFSkVDVEVEEAISGAoURU5EX0NBVVNFX1RVUk5fTElNSVQQAxIZChVFTkRfQ0FVU0VfQUdFTlRfRkFVTFQQBBISCg5FTkRfQ0FVU0VfVk9JRBAFEhcKE0VORF9DQVVTRV9DT01QTEVURUQQBkLAAQoTY29tLnBhcmxleS5tYXRjaC52MUIKTWF0Y2hQcm90b1ABWj1naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9tYXRjaC92MTttYXRjaHYxogIDUE1YqgIPUGFybGV5Lk1hdGNoLlYxygIQUGFybGV5XE1hdGNoX1xWMeICHFBhcmxleVxNYXRjaF9cVjFcR1BCTWV0YWRhdGHqAhFQYXJsZXk6Ok1hdGNoOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
 
 /**
  * GameParams are the parameters of one match, typed per game family. The branch must match the
@@ -127,7 +127,8 @@ export const GameParamsSchema: GenMessage<GameParams> = /*@__PURE__*/
  */
 export type Limits = Message<"parley.match.v1.Limits"> & {
   /**
-   * Time an agent has to answer one request. Default 10s.
+   * Time an agent has to answer one request. Default 10s; at most 30 minutes (longer is
+   * taken as 30 minutes).
    *
    * @generated from field: google.protobuf.Duration move_timeout = 1;
    */
@@ -135,14 +136,17 @@ export type Limits = Message<"parley.match.v1.Limits"> & {
 
   /**
    * Refused actions an agent may replace per move before the game's default move is applied.
-   * Unset: 2 (three attempts in all); 0: the first refused action is final.
+   * Unset: 2 (three attempts in all); 0: the first refused action is final. At most 10 (more
+   * is taken as 10).
    *
    * @generated from field: optional int32 max_retries = 2;
    */
   maxRetries?: number | undefined;
 
   /**
-   * Largest reply, in bytes, the referee reads from an agent. Default 64 KiB.
+   * Largest reply, in bytes, the referee reads from an agent. Default 64 KiB; from 1 KiB to
+   * 512 KiB (values outside are taken as the nearer end), and never more than an event of the
+   * record may carry with room to spare (the referee lowers it when its bus carries less).
    *
    * @generated from field: int32 max_reply_bytes = 3;
    */
