@@ -93,7 +93,8 @@ func (s *pickState) pickedSeats() []games.Seat {
 
 func (s *pickState) Observe(seat games.Seat) *agentv1.Observation {
 	s.maybePanic("observe")
-	obs := &agentv1.Observation{Game: "pick", Seat: seat, Turn: s.Turn(), MaxTurns: s.g.rounds, History: s.history.For(seat)}
+	obs := &agentv1.Observation{Game: "pick", Seat: seat, Turn: s.Turn(), MaxTurns: s.g.rounds}
+	obs.History, obs.HistoryOmitted = s.history.For(seat)
 	if !s.over() && !s.chosen[seat] {
 		obs.LegalMoves = []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_CHOOSE}
 		for d := range 10 {
