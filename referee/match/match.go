@@ -539,14 +539,14 @@ func (m *run) ask(ctx context.Context, seat games.Seat, st games.State) *decisio
 				panic(fmt.Sprintf("seat %d: rules returned a non-rejection error: %v", seat, err))
 			}
 		}
-		lastRejection = &gamev1.Rejection{Code: rej.Code, Message: clip(rej.Message, maxTextBytes)}
+		lastRejection = &gamev1.Rejection{Code: rej.Code, Message: Clip(rej.Message, maxTextBytes)}
 		d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_ActionRefused{ActionRefused: &eventsv1.ActionRefused{
 			Seat: seat, Attempt: attempt, Action: action, Rejection: lastRejection,
 		}}})
 		if attempt >= maxAttempts {
 			d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_AgentFault{AgentFault: &eventsv1.AgentFault{
 				Seat: seat, Attempt: attempt, Kind: eventsv1.FaultKind_FAULT_KIND_RETRIES_EXHAUSTED,
-				Detail: clip(fmt.Sprintf("%d actions refused; last: %s", attempt, rej.Message), maxTextBytes),
+				Detail: Clip(fmt.Sprintf("%d actions refused; last: %s", attempt, rej.Message), maxTextBytes),
 			}}})
 			return m.fallback(d, st, fmt.Sprintf("%d refused actions", attempt))
 		}
@@ -647,7 +647,7 @@ func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observatio
 			f.Kind = eventsv1.FaultKind_FAULT_KIND_TIMEOUT
 		}
 		f.Seat = seat
-		f.Detail = clip(f.Detail, maxTextBytes)
+		f.Detail = Clip(f.Detail, maxTextBytes)
 		m.logger.Info("agent fault", "seat", seat, "turn", obs.GetTurn(), "kind", f.GetKind(), "detail", f.GetDetail())
 		if ctx.Err() == nil {
 			m.observer.AgentCalled(m.observed, seat, latency, f.GetKind())
@@ -786,7 +786,7 @@ func (m *run) addUsage(seat games.Seat, u *agentv1.Usage) {
 		m.usage[seat] = t
 	}
 	if u.GetModel() != "" {
-		t.Model = clip(u.GetModel(), maxTextBytes)
+		t.Model = Clip(u.GetModel(), maxTextBytes)
 	}
 	t.PromptTokens += u.GetPromptTokens()
 	t.CompletionTokens += u.GetCompletionTokens()
@@ -841,14 +841,27 @@ func (m *run) outcome() (out *matchv1.Outcome) {
 }
 
 // Tee returns a Recorder that records each event to every recorder in turn, stopping at the
-// first error.
-func Tee(recorders ...Recorder) Recorder {
-	return RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
-		for _, r := range recorders {
-			if err := r.Record(ctx, ev); err != nil {
-				return err
-			}
+// first error. It carries the smallest event any of them says it carries (EventSizer).
+func Tee(recorders ...Recorder) Recorder { return tee(recorders) }
+
+type tee []Recorder
+
+func (t tee) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
+	for _, r := range t {
+		if err := r.Record(ctx, ev); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
+}
+
+// MaxEventBytes is the smallest of the recorders' that say; 0 when none does.
+func (t tee) MaxEventBytes() int {
+	least := 0
+	for _, r := range t {
+		if s, ok := r.(EventSizer); ok && s.MaxEventBytes() > 0 && (least == 0 || s.MaxEventBytes() < least) {
+			least = s.MaxEventBytes()
+		}
+	}
+	return least
 }

@@ -39,12 +39,13 @@ func oneLine(s string, n int) string {
 			return ' '
 		}
 		return r
-	}, clip(s, 4*n)) // cut first: what follows is cut again, and the work stays small
-	return clip(s, n)
+	}, Clip(s, 4*n)) // cut first: what follows is cut again, and the work stays small
+	return Clip(s, n)
 }
 
-// clip cuts s to at most n bytes on a rune boundary, ending in "…" when it cuts.
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes on a rune boundary, ending in "…" when it cuts, for texts
+// that go into a record whose events are bounded.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
