@@ -65,7 +65,7 @@ const (
 	MessageFlood Kind = "message-flood"
 	// ForgedDescribe plays legally and describes itself with fields full of newlines and
 	// control characters that imitate the briefing's "who plays" lines, and a description of
-	// Size bytes (default 256 KiB).
+	// Size bytes (default 8 KiB: over any sensible bound, under the referee's reply limit).
 	ForgedDescribe Kind = "forged-describe"
 )
 
@@ -98,7 +98,7 @@ func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 func configure(kind Kind, opts []Option) config {
 	c := config{after: 2, size: 8 << 20}
 	if kind == ForgedDescribe {
-		c.size = 256 << 10
+		c.size = 8 << 10
 	}
 	for _, o := range opts {
 		o(&c)

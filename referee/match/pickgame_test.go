@@ -3,6 +3,7 @@ package match_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -21,6 +22,9 @@ type pickGame struct {
 	rounds     int32
 	sequential bool
 	panicIn    string // "info", "resolve", "newstate", "apply", "observe", "tomove", "clone", "default" or "outcome"
+	// hugeFrom, when set, is the first round whose briefing alone is over the observation's
+	// budget.
+	hugeFrom int32
 }
 
 func (g pickGame) Info() *refereev1.GameInfo {
@@ -103,6 +107,9 @@ func (s *pickState) Observe(seat games.Seat) *agentv1.Observation {
 	}
 	obs.Briefing = fmt.Sprintf("Round %d of %d: pick a digit; the higher total wins. Your total: %d. Seats that have picked this round: %v.",
 		s.Turn(), s.g.rounds, s.totals[seat], s.pickedSeats())
+	if s.g.hugeFrom > 0 && s.round >= s.g.hugeFrom {
+		obs.Briefing += strings.Repeat(" ", games.MaxObservationBytes)
+	}
 	return obs
 }
 
