@@ -7,30 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"google.golang.org/protobuf/proto"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/natstest"
 )
-
-// startServer runs a NATS server with JetStream in this process, listening on loopback and
-// carrying payloads of at most maxPayload bytes, and returns its URL.
-func startServer(t *testing.T, maxPayload int32) string {
-	t.Helper()
-	srv, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, MaxPayload: maxPayload,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	t.Cleanup(srv.Shutdown)
-	if !srv.ReadyForConnections(testTimeout) {
-		t.Fatal("nats server not ready")
-	}
-	return srv.ClientURL()
-}
 
 // padded returns a refused action's event whose encoding is exactly size bytes (the action's
 // reasoning makes up the difference).
@@ -59,7 +41,7 @@ func TestEventSizeLimit(t *testing.T) {
 			cfg := Config{}
 			want := 1<<20 - headerRoom
 			if tc.maxPayload > 0 {
-				cfg.URL = startServer(t, tc.maxPayload)
+				cfg.URL = natstest.StartWithMaxPayload(t, int(tc.maxPayload)).URL
 				want = int(tc.maxPayload) - headerRoom
 			}
 			b := openEmbedded(t, cfg)
