@@ -389,13 +389,13 @@ func (w *Worker) refuse(ctx context.Context, req *tournamentv1.MatchRequest, id 
 			Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: match.Clip("Void: the referee refused the request: "+why.Error(), maxSummaryBytes),
 		}}}},
 	}
-	if started := events[0].GetMatchStarted(); proto.Size(events[0]) > w.settler.MaxEventBytes() {
+	if started, limit := events[0].GetMatchStarted(), w.settler.MaxEventBytes(); limit > 0 && proto.Size(events[0]) > limit {
 		started.Game, started.Params = match.Clip(started.Game, 256), nil
 		for _, s := range started.Seats {
 			s.Label, s.Agent.Name = "", match.Clip(s.Agent.Name, 256)
 		}
 		events[1].GetMatchEnded().GetOutcome().Summary += " (the request was too large to record whole: its parameters and labels are left out)"
-		if proto.Size(events[0]) > w.settler.MaxEventBytes() {
+		if proto.Size(events[0]) > limit {
 			started.Seats = nil
 		}
 	}
