@@ -13,6 +13,16 @@ import (
 	"github.com/parley-arena/parley/referee/games/dealornodeal"
 )
 
+// newAgent returns a bayes agent with the default settings.
+func newAgent(t *testing.T) *bayes.Agent {
+	t.Helper()
+	a, err := bayes.New(bayes.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // firstObservation returns Alice's first observation of a match with p.
 func firstObservation(t *testing.T, p *dondv1.Params) *agentv1.Observation {
 	t.Helper()
@@ -36,11 +46,7 @@ func TestRefusesSetUpsTooLargeToWeigh(t *testing.T) {
 		Items: []string{"a", "b", "c", "d", "e"}, Counts: []int64{9, 9, 9, 9, 9},
 		AliceValues: []int64{1000, 0, 0, 0, 0}, BobValues: []int64{0, 0, 0, 0, 1000},
 	})
-	a, err := bayes.New(bayes.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = a.Act(t.Context(), obs)
+	_, err := newAgent(t).Act(t.Context(), obs)
 	if err == nil || !strings.Contains(err.Error(), "than one move can weigh") {
 		t.Fatalf("Act = %v, want a refusal of the set-up's size", err)
 	}
@@ -53,10 +59,7 @@ func TestStopsWhenTheMoveEnds(t *testing.T) {
 		Items: []string{"a", "b", "c", "d", "e"}, Counts: []int64{9, 9, 9, 9, 9},
 		AliceValues: []int64{1, 0, 0, 0, 0}, BobValues: []int64{0, 0, 0, 0, 1},
 	})
-	a, err := bayes.New(bayes.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newAgent(t)
 	if _, err := a.Act(t.Context(), obs); err != nil {
 		t.Fatalf("with time to think: %v", err)
 	}

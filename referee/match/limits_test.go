@@ -27,6 +27,27 @@ type sizedLog struct {
 
 func (l *sizedLog) MaxEventBytes() int { return l.max }
 
+// runSized plays spec recording to a sizedLog of maxEvent (0: it does not say), checks the
+// record, and returns it as the result and as recorded.
+func runSized(t *testing.T, maxEvent int, spec match.Spec) (*match.Result, []*eventsv1.MatchEvent) {
+	t.Helper()
+	rec := &sizedLog{max: maxEvent}
+	res, err := match.NewRunner(rec).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecord(t, spec.ID, res)
+	return res, rec.all()
+}
+
+// pickAgent serves an agent whose every answer is act(observation).
+func pickAgent(t *testing.T, act func(obs *agentv1.Observation) *agentv1.Action) agentv1.AgentServiceClient {
+	t.Helper()
+	return serveRaw(t, &rawAgent{name: "picker", act: func(_ context.Context, req *agentv1.ActRequest) (*agentv1.ActResponse, error) {
+		return &agentv1.ActResponse{Action: act(req.GetObservation())}, nil
+	}})
+}
+
 // Whatever a spec's limits ask, the runner plays within its hard limits, records the limits
 // it applied and tells the agents the reply limit.
 func TestLimitsWithinHardLimits(t *testing.T) {
@@ -59,18 +80,13 @@ func TestLimitsWithinHardLimits(t *testing.T) {
 				mu   sync.Mutex
 				told []int32
 			)
-			agent := serveRaw(t, &rawAgent{name: "teller", act: func(_ context.Context, req *agentv1.ActRequest) (*agentv1.ActResponse, error) {
+			agent := pickAgent(t, func(obs *agentv1.Observation) *agentv1.Action {
 				mu.Lock()
 				defer mu.Unlock()
-				told = append(told, req.GetObservation().GetMaxReplyBytes())
-				return &agentv1.ActResponse{Action: pick("1")}, nil
-			}})
-			rec := &sizedLog{max: tc.maxEvent}
-			res, err := match.NewRunner(rec).Run(t.Context(), match.Spec{ID: "limits", Game: pickGame{rounds: 1}, Agents: []agentv1.AgentServiceClient{agent, agent}, Limits: tc.limits})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkRecord(t, "limits", res)
+				told = append(told, obs.GetMaxReplyBytes())
+				return pick("1")
+			})
+			res, _ := runSized(t, tc.maxEvent, match.Spec{ID: "limits", Game: pickGame{rounds: 1}, Agents: []agentv1.AgentServiceClient{agent, agent}, Limits: tc.limits})
 			if got := res.Events[0].GetMatchStarted().GetLimits(); !proto.Equal(got, tc.want) {
 				t.Errorf("recorded limits %v, want %v", got, tc.want)
 			}
@@ -86,12 +102,8 @@ func TestLimitsWithinHardLimits(t *testing.T) {
 // max_retries 2147483647 does not wrap around into "no retries", nor let refusals pile up
 // without end: an agent whose every answer is refused gets MaxMaxRetries more tries.
 func TestRetriesBounded(t *testing.T) {
-	agent := serveRaw(t, &rawAgent{name: "wrong", act: func(context.Context, *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-		return &agentv1.ActResponse{Action: pick("ten")}, nil
-	}})
-	good := serveRaw(t, &rawAgent{name: "good", act: func(context.Context, *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-		return &agentv1.ActResponse{Action: pick("1")}, nil
-	}})
+	agent := pickAgent(t, func(*agentv1.Observation) *agentv1.Action { return pick("ten") })
+	good := pickAgent(t, func(*agentv1.Observation) *agentv1.Action { return pick("1") })
 	res := run(t, match.Spec{ID: "retries", Game: pickGame{rounds: 2, sequential: true}, Agents: []agentv1.AgentServiceClient{agent, good},
 		Limits: &matchv1.Limits{MaxRetries: proto.Int32(math.MaxInt32)}})
 	perMove := map[int32]int{}
@@ -120,20 +132,15 @@ func TestEventsFitTheRecord(t *testing.T) {
 	long := strings.Repeat("x", 1000)
 	id := "small-bus-" + strings.Repeat("i", 60)
 	t.Run("refused action", func(t *testing.T) {
-		agent := serveRaw(t, &rawAgent{name: "wordy", act: func(_ context.Context, req *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-			a := pick("1")
-			if req.GetObservation().GetAttempt() == 1 {
-				a = pick("eleven")
-				a.PrivateReasoning = long
+		agent := pickAgent(t, func(obs *agentv1.Observation) *agentv1.Action {
+			if obs.GetAttempt() > 1 {
+				return pick("1")
 			}
-			return &agentv1.ActResponse{Action: a}, nil
-		}})
-		rec := &sizedLog{max: maxEvent}
-		res, err := match.NewRunner(rec).Run(t.Context(), match.Spec{ID: id, Game: pickGame{rounds: 1}, Agents: []agentv1.AgentServiceClient{agent, agent}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkRecord(t, id, res)
+			a := pick("eleven")
+			a.PrivateReasoning = long
+			return a
+		})
+		res, recorded := runSized(t, maxEvent, match.Spec{ID: id, Game: pickGame{rounds: 1}, Agents: []agentv1.AgentServiceClient{agent, agent}})
 		rs := refused(res.Events)
 		if len(rs) != 2 {
 			t.Fatalf("%d refusals, want one per seat", len(rs))
@@ -147,24 +154,19 @@ func TestEventsFitTheRecord(t *testing.T) {
 		if res.Outcome.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
 			t.Errorf("the match ended void: %s", res.Outcome.GetSummary())
 		}
-		for _, ev := range rec.all() {
+		for _, ev := range recorded {
 			if n := proto.Size(ev); n > maxEvent {
 				t.Errorf("event %d is %d bytes, over %d", ev.GetSeq(), n, maxEvent)
 			}
 		}
 	})
 	t.Run("applied action", func(t *testing.T) {
-		agent := serveRaw(t, &rawAgent{name: "wordy", act: func(_ context.Context, req *agentv1.ActRequest) (*agentv1.ActResponse, error) {
+		agent := pickAgent(t, func(*agentv1.Observation) *agentv1.Action {
 			a := pick("1")
 			a.PrivateReasoning = long
-			return &agentv1.ActResponse{Action: a}, nil
-		}})
-		rec := &sizedLog{max: maxEvent}
-		res, err := match.NewRunner(rec).Run(t.Context(), match.Spec{ID: id, Game: pickGame{rounds: 1}, Agents: []agentv1.AgentServiceClient{agent, agent}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkRecord(t, id, res)
+			return a
+		})
+		res, _ := runSized(t, maxEvent, match.Spec{ID: id, Game: pickGame{rounds: 1}, Agents: []agentv1.AgentServiceClient{agent, agent}})
 		if o := res.Outcome; o.GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(o.GetSummary(), "over the 1050 bytes its record carries") || len(o.GetFaultedSeats()) != 0 {
 			t.Errorf("outcome %v, want void for the event's size, against nobody", o)
 		}
@@ -174,9 +176,7 @@ func TestEventsFitTheRecord(t *testing.T) {
 // A game whose observation alone is over the budget, with no history or notes to leave out,
 // ends the match void once, saying why, and faults nobody.
 func TestObservationOverBudget(t *testing.T) {
-	agent := serveRaw(t, &rawAgent{name: "plain", act: func(context.Context, *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-		return &agentv1.ActResponse{Action: pick("1")}, nil
-	}})
+	agent := pickAgent(t, func(*agentv1.Observation) *agentv1.Action { return pick("1") })
 	res := run(t, match.Spec{ID: "huge-briefing", Game: pickGame{rounds: 3, hugeFrom: 2}, Agents: []agentv1.AgentServiceClient{agent, agent}})
 	o := res.Outcome
 	if o.GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(o.GetSummary(), "over the 524288-byte budget") || len(o.GetFaultedSeats()) != 0 {
