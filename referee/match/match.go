@@ -234,7 +234,12 @@ func resolveLimits(l *matchv1.Limits, maxEvent int) *matchv1.Limits {
 		reply = l.GetMaxReplyBytes()
 	}
 	reply = max(min(reply, int32(min(MaxMaxReplyBytes, maxEvent-eventEnvelope))), MinMaxReplyBytes)
-	return &matchv1.Limits{MoveTimeout: durationpb.New(timeout), MaxRetries: proto.Int32(retries), MaxReplyBytes: reply}
+	out := &matchv1.Limits{}
+	if l != nil {
+		out = proto.CloneOf(l) // limits this function does not know pass through
+	}
+	out.MoveTimeout, out.MaxRetries, out.MaxReplyBytes = durationpb.New(timeout), proto.Int32(retries), reply
+	return out
 }
 
 // run is the state of one Run call.

@@ -339,11 +339,11 @@ type Observation struct {
 	// ones, beyond the observation's budget. 0: history is the whole match as this seat sees it.
 	// Set by the referee (and raised by the bot link when its transport carries less); for this
 	// seat only.
-	HistoryOmitted int32 `protobuf:"varint,22,opt,name=history_omitted,json=historyOmitted,proto3" json:"history_omitted,omitempty"`
+	HistoryOmitted int32 `protobuf:"varint,23,opt,name=history_omitted,json=historyOmitted,proto3" json:"history_omitted,omitempty"`
 	// How many of this seat's own earlier notes are left out of notes: the oldest ones, beyond
 	// the observation's budget. 0: notes holds every note. Set by the referee (and raised by the
 	// bot link when its transport carries less); for this seat only.
-	NotesOmitted int32 `protobuf:"varint,23,opt,name=notes_omitted,json=notesOmitted,proto3" json:"notes_omitted,omitempty"`
+	NotesOmitted int32 `protobuf:"varint,24,opt,name=notes_omitted,json=notesOmitted,proto3" json:"notes_omitted,omitempty"`
 	// Messages the action must carry now, whatever its move: exactly one per slot, each
 	// addressed exactly as its slot says, and no others. Empty: the game prescribes no
 	// particular messages (its rules may still refuse some). Set by the referee for this seat.
@@ -1055,8 +1055,8 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x05notes\x18\x10 \x03(\tR\x05notes\x12\x1a\n" +
 	"\bbriefing\x18\x11 \x01(\tR\bbriefing\x12&\n" +
 	"\x0fmax_reply_bytes\x18\x15 \x01(\x05R\rmaxReplyBytes\x12'\n" +
-	"\x0fhistory_omitted\x18\x16 \x01(\x05R\x0ehistoryOmitted\x12#\n" +
-	"\rnotes_omitted\x18\x17 \x01(\x05R\fnotesOmitted\x12H\n" +
+	"\x0fhistory_omitted\x18\x17 \x01(\x05R\x0ehistoryOmitted\x12#\n" +
+	"\rnotes_omitted\x18\x18 \x01(\x05R\fnotesOmitted\x12H\n" +
 	"\x11required_messages\x18\x12 \x03(\v2\x1b.parley.game.v1.MessageSlotR\x10requiredMessages\x12C\n" +
 	"\x0eproposal_forms\x18\x13 \x03(\v2\x1c.parley.game.v1.ProposalFormR\rproposalForms\x12J\n" +
 	"\x12message_term_forms\x18\x14 \x03(\v2\x1c.parley.game.v1.ProposalFormR\x10messageTermForms\x12?\n" +
