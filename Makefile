@@ -14,20 +14,23 @@ NATS_SERVER_VERSION        := v2.15.2
 APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium
 FUZZTIME ?= 8s
 
-.PHONY: test deps apt-packages tools generate proto-check vet gotest fuzz python-test ts-test demo build
+.PHONY: test deps apt-packages tools generate proto-check vet gotest fuzz python-test ts-test minimal-bots-test demo build
 
 ## test: everything CI checks, from a fresh machine
 test: deps tools proto-check vet ts-test gotest fuzz python-test
 
 ## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf, chromium for
-## the report's browser test, node when there is none), then the TypeScript SDK's npm packages,
-## exactly as its lockfile pins them (protoc-gen-es among them)
-deps: apt-packages agents/typescript/node_modules/.package-lock.json
+## the report's browser test, node when there is none), then the TypeScript SDK's npm packages
+## and the minimal Node.js bot's, exactly as their lockfiles pin them (protoc-gen-es among them)
+deps: apt-packages agents/typescript/node_modules/.package-lock.json examples/minimal-node/node_modules/.package-lock.json
 
 agents/typescript/node_modules/.package-lock.json: agents/typescript/package-lock.json | apt-packages
 	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 11) ? 0 : 1)' || \
 		{ echo "the TypeScript SDK needs node 20.11 or newer, found $$(node --version)"; exit 1; }
 	npm ci --prefix agents/typescript --no-audit --no-fund
+
+examples/minimal-node/node_modules/.package-lock.json: examples/minimal-node/package-lock.json | apt-packages
+	npm ci --prefix examples/minimal-node --no-audit --no-fund
 
 apt-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -50,8 +53,9 @@ tools:
 generate: agents/typescript/node_modules/.package-lock.json
 	buf generate
 
-## proto-check: lint, breaking-change check, and generated code in step with proto/
+## proto-check: format, lint, breaking-change check, and generated code in step with proto/
 proto-check: agents/typescript/node_modules/.package-lock.json
+	@buf format -d --exit-code proto || { echo "proto/ is not formatted: run 'buf format -w proto'"; exit 1; }
 	buf lint
 	scripts/buf-breaking.sh
 	buf generate
@@ -64,6 +68,7 @@ vet:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
 	scripts/check-pure-rules.sh
+	scripts/check-layers.sh
 
 gotest:
 	go test -race -count=1 ./...
@@ -81,6 +86,11 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./referee/games/dealornodeal/corpus/
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/deliberation/
 	go test -run '^$$' -fuzz '^FuzzTagged$$' -fuzztime $(FUZZTIME) ./agents/llm/
+
+## minimal-bots-test: the bots of examples/ (plain gRPC, no SDK), stubs generated from proto/
+## now, through agent-check, served and dialling out to `parley up` (part of gotest too)
+minimal-bots-test: deps
+	go test -count=1 -run '^TestMinimalBots$$' ./cmd/parley/
 
 python-test:
 	/usr/bin/python3 -m unittest discover -s agents/python/tests

@@ -21,13 +21,13 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
-	"github.com/parley-arena/parley/gateway"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/gen/go/parley/registry/v1/registryv1connect"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/services/registry"
 )
 
@@ -164,7 +164,7 @@ func TestRegistryTokensAndOwnership(t *testing.T) {
 func strPtr(s string) *string { return &s }
 
 func TestRegistryRateLimit(t *testing.T) {
-	f := start(t, func(c *gateway.Config) { c.TokenRate, c.TokenBurst = 0.01, 3 })
+	f := start(t, func(c *stack.Config) { c.Gateway.TokenRate, c.Gateway.TokenBurst = 0.01, 3 })
 	red, blue := f.addTeam(t, "red"), f.addTeam(t, "blue")
 	c := f.registryClient()
 	ctx := context.Background()
@@ -286,16 +286,15 @@ func TestDialOutBotsPlayAMatch(t *testing.T) {
 	f.register(t, goTeam, "conceder", "1.0", "dialout")
 	f.register(t, pyTeam, "steady", "2.1", "dialout")
 
-	// A dial-out bot that is not connected is a fault at once, not a wait.
+	// A dial-out bot that is not connected is refused at once, saying so, not waited for.
 	asked := time.Now()
-	id := f.startMatch(t, `{"game":"ultimatum","agents":["bot:gophers/conceder","builtin:fair"],"seed":1}`)
-	events := f.fullRecord(t, id)
-	if took := time.Since(asked); took > 10*time.Second {
-		t.Errorf("a match with an unconnected bot took %s", took)
+	status, data := f.call(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["bot:gophers/conceder","builtin:fair"],"seed":1}`)
+	wantError(t, "an unconnected bot", status, data, http.StatusBadRequest, "invalid_argument")
+	if !strings.Contains(string(data), "not connected") {
+		t.Errorf("the refusal does not say the bot is not connected: %s", data)
 	}
-	fs := faults(events)
-	if len(fs) == 0 || fs[0].GetKind() != eventsv1.FaultKind_FAULT_KIND_UNAVAILABLE || !strings.Contains(fs[0].GetDetail(), "not connected") {
-		t.Fatalf("unconnected bot: faults %v", fs)
+	if took := time.Since(asked); took > 10*time.Second {
+		t.Errorf("refusing a match with an unconnected bot took %s", took)
 	}
 
 	concede, err := builtin.New("fair", nil)
@@ -309,8 +308,8 @@ func TestDialOutBotsPlayAMatch(t *testing.T) {
 		t.Fatalf("bots not shown connected: %v", bots)
 	}
 
-	id = f.startMatch(t, `{"game":"ultimatum","agents":["bot:gophers/conceder","bot:snakes/steady@2.1"],"seed":7}`)
-	events = f.fullRecord(t, id)
+	id := f.startMatch(t, `{"game":"ultimatum","agents":["bot:gophers/conceder","bot:snakes/steady@2.1"],"seed":7}`)
+	events := f.fullRecord(t, id)
 	if fs := faults(events); len(fs) != 0 {
 		t.Fatalf("faults in a match of connected bots: %v", fs)
 	}
@@ -359,7 +358,7 @@ func TestDialOutBotsPlayAMatch(t *testing.T) {
 	}
 
 	// The version pinned in an address must be the registered one.
-	status, data := f.call(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["bot:gophers/conceder@0.9","builtin:fair"]}`)
+	status, data = f.call(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["bot:gophers/conceder@0.9","builtin:fair"]}`)
 	wantError(t, "wrong version", status, data, http.StatusBadRequest, "invalid_argument")
 
 	// A session for another team's bot, or with a bad token, is refused.
@@ -376,7 +375,7 @@ func TestDialOutBotsPlayAMatch(t *testing.T) {
 func TestRegisteredGRPCBotNeedsAllowBotDial(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allow=%v", allow), func(t *testing.T) {
-			f := start(t, func(c *gateway.Config) { c.AllowBotDial = allow })
+			f := start(t, func(c *stack.Config) { c.AllowBotDial = allow })
 			tok := f.addTeam(t, "served")
 			fair, err := builtin.New("fair", nil)
 			if err != nil {

@@ -1,7 +1,8 @@
-// Package gateway is Parley's HTTP face: HTTP/JSON for what the referee, the tournament
-// scheduler and the analytics service offer, generated from the proto files with connect-go
-// (one handler serves the Connect protocol, gRPC and gRPC-Web), live streams of matches and of
-// tournament standings as server-sent events fed from JetStream, and the web page.
+// Package gateway is Parley's edge: HTTP/JSON for what the referee, the tournaments, the
+// analytics service and the bot registry offer, generated from the proto files with connect-go
+// (one handler serves the Connect protocol, gRPC and gRPC-Web), team authentication, live
+// streams of matches and of tournament standings as server-sent events, and the web page. It
+// speaks the services' contracts and nothing else: no rules, no runner, no broker.
 //
 // Everything it shows of a match goes through record.Redact: the gateway never shows the
 // organiser's record. See README.md for the routes, the stream format and the limits.
@@ -15,8 +16,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
+
+	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 
 	"connectrpc.com/connect"
 	"golang.org/x/time/rate"
@@ -27,33 +31,19 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	"github.com/parley-arena/parley/gen/go/parley/registry/v1/registryv1connect"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/gen/go/parley/tournament/v1/tournamentv1connect"
-	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/telemetry"
-	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/games"
-	"github.com/parley-arena/parley/services/analytics/metrics"
-	"github.com/parley-arena/parley/services/botlink"
-	"github.com/parley-arena/parley/services/registry"
-	"github.com/parley-arena/parley/services/tournament"
 )
 
 // Defaults of Config's limits.
 const (
 	DefaultMaxBodyBytes        = 1 << 20
 	DefaultMaxStreamsPerClient = 16
-	DefaultStartGrace          = 10 * time.Second
 	DefaultKeepAlive           = 15 * time.Second
-	// readTimeout bounds reading a whole record from JetStream for one request.
-	readTimeout = 30 * time.Second
+	// DefaultStandingsEvery is how often a live standings stream looks for a change.
+	DefaultStandingsEvery = time.Second
 )
-
-// Referee is what the gateway asks of the referee: the game catalogue. (Matches go to the
-// referee workers through the work queue.) *server.Server implements it in process;
-// NewRefereeClient adapts a gRPC client.
-type Referee interface {
-	ListGames(context.Context, *refereev1.ListGamesRequest) (*refereev1.ListGamesResponse, error)
-}
 
 // SeatAuthorizer decides whether a token lets its bearer see a match as the player of a seat
 // (the human seat hands out such tokens). It must be safe for concurrent use.
@@ -61,95 +51,87 @@ type SeatAuthorizer interface {
 	AuthorizeSeat(ctx context.Context, matchID string, seat int32, token string) bool
 }
 
-// Config is what a Gateway serves and with which limits.
+// Teams is what the gateway asks of the bot registry: who a team token belongs to, and what
+// a team may do with its own bots (services/registry.Service). Errors are gRPC statuses.
+type Teams interface {
+	Authenticate(ctx context.Context, token string) (string, error)
+	Register(ctx context.Context, team string, req *registryv1.RegisterBotRequest) (*registryv1.Bot, error)
+	Update(ctx context.Context, team string, req *registryv1.UpdateBotRequest) (*registryv1.Bot, error)
+	Retire(ctx context.Context, team, name string) (*registryv1.Bot, error)
+	List(ctx context.Context, team string, retired bool) ([]*registryv1.Bot, error)
+	Public(ctx context.Context) ([]*registryv1.Bot, error)
+}
+
+// BotLinks serves the links of dial-out bots (services/botlink.Links), for an authenticated
+// team. Errors are gRPC statuses.
+type BotLinks interface {
+	Serve(ctx context.Context, team string, recv func() (*botlinkv1.ConnectRequest, error), send func(*botlinkv1.ConnectResponse) error) error
+}
+
+// Config is what a Gateway serves and with which limits. The gateway reaches every service
+// through its contract: the referee, tournaments and analytics through their gRPC clients (in
+// one process, over loopback, as across machines), the registry and the bot links through the
+// small interfaces above.
 type Config struct {
-	// Bus is the NATS connection: match records, the tournament streams and the work queue.
-	// Required.
-	Bus *bus.Bus
-	// Referee lists games. Required.
-	Referee Referee
+	// Referee lists games, starts matches and reads their records (the whole record: the
+	// gateway redacts what it shows). Required.
+	Referee refereev1.RefereeServiceClient
+	// Tournaments starts tournaments and reports how they stand. Nil: those RPCs answer
+	// unavailable.
+	Tournaments tournamentv1.TournamentServiceClient
 	// Analytics answers the analytics service's queries. Nil: those RPCs and the exports
 	// answer unavailable.
 	Analytics analyticsv1.AnalyticsServiceClient
-	// Games is the game catalogue tournaments are checked against (the referee's). Required.
-	Games *games.Registry
-	// Families computes the tournament standings' family metrics (nil: the common values only).
-	Families *metrics.Registry
+	// Teams authenticates team tokens and changes teams' bots. Nil: RegistryService and
+	// BotLinkService answer unavailable, and no bots are listed.
+	Teams Teams
+	// BotLinks holds dial-out bots' links. Nil: BotLinkService answers unavailable.
+	BotLinks BotLinks
 	// Metrics, when set, counts requests and streams and is served on /metrics.
 	Metrics *telemetry.Metrics
 	// Logger (nil: discard).
 	Logger *slog.Logger
 	// Web serves the web page on / and every path no route claims. Nil: a placeholder.
 	Web http.Handler
-	// Seats checks seat tokens for seat views. Nil: every seat view is refused. When it is also
-	// a SeatChecker (human.Hub), matches may have human seats, seated by a worker of this
-	// process; otherwise StartMatch refuses human agent addresses.
+	// Seats checks seat tokens for seat views. Nil: every seat view is refused.
 	Seats SeatAuthorizer
-	// Mount, when set, adds routes (the human seat's) to the gateway's mux, behind the same
-	// limits, logs and metrics.
+	// Mount, when set, adds routes (the human seat's, the relay to a team's own dial-out bot)
+	// to the gateway's mux, behind the same limits, logs and metrics.
 	Mount func(mux *http.ServeMux)
 	// MaxBodyBytes bounds request bodies (0: DefaultMaxBodyBytes).
 	MaxBodyBytes int64
 	// MaxStreamsPerClient bounds the streams open at once from one client address (0:
 	// DefaultMaxStreamsPerClient).
 	MaxStreamsPerClient int
-	// StartGrace is how long a match stream waits for a match that has not started yet (0:
-	// DefaultStartGrace).
-	StartGrace time.Duration
 	// KeepAlive is the interval of keep-alive comments on idle streams (0: DefaultKeepAlive).
 	KeepAlive time.Duration
-	// ResumeTournaments, when set, resumes at start the tournaments started through a gateway
-	// that have matches left to request.
-	ResumeTournaments bool
-	// TournamentConcurrency is the concurrency of resumed tournaments (0:
-	// tournament.DefaultConcurrency).
-	TournamentConcurrency int
+	// StandingsEvery is how often a live standings stream looks for a change (0:
+	// DefaultStandingsEvery).
+	StandingsEvery time.Duration
 	// AllowLLMAgents lets HTTP clients start matches and tournaments with builtin:llm agents.
 	// Off by default: their settings name servers, files and environment variables of this
 	// machine (base_url with api_key_env would send any variable's value to any server). Serve
 	// a language model with `parley agent llm` and name it grpc://host:port instead.
 	AllowLLMAgents bool
-	// AllowBotDial lets matches and tournaments started here use registered bots whose endpoint
-	// is a grpc:// address a team gave (the referee must allow it too). Off by default: such an
-	// address may point into the organiser's own network.
-	AllowBotDial bool
 	// TokenRate and TokenBurst bound each team token's requests to RegistryService and
 	// BotLinkService (0: DefaultTokenRate a second, DefaultTokenBurst at once).
 	TokenRate  float64
 	TokenBurst int
 }
 
-// Gateway serves HTTP. Make one with New; Close it.
+// Gateway serves HTTP. Make one with New.
 type Gateway struct {
 	cfg     Config
 	log     *slog.Logger
 	handler http.Handler
 	streams *streamLimiter
-	index   *matchIndex
-	tracker *tracker
-
-	ctx    context.Context // parent of background work; cancelled by Close
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-
-	registry *registry.Store
-	auth     *teamAuth
-
-	runMu   sync.Mutex
-	running map[string]bool // tournaments this gateway requests matches for
+	auth    *teamAuth
 }
 
-// New checks cfg, reads the match index from JetStream (every match so far), starts following
-// new matches and endings, resumes tournaments when asked, and returns the gateway. ctx bounds
-// the start-up only.
-func New(ctx context.Context, cfg Config) (*Gateway, error) {
-	switch {
-	case cfg.Bus == nil:
-		return nil, errors.New("gateway: no NATS connection")
-	case cfg.Referee == nil:
+// New checks cfg and returns the gateway.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.Referee == nil {
 		return nil, errors.New("gateway: no referee")
-	case cfg.Games == nil:
-		return nil, errors.New("gateway: no game catalogue")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -160,14 +142,11 @@ func New(ctx context.Context, cfg Config) (*Gateway, error) {
 	if cfg.MaxStreamsPerClient <= 0 {
 		cfg.MaxStreamsPerClient = DefaultMaxStreamsPerClient
 	}
-	if cfg.StartGrace <= 0 {
-		cfg.StartGrace = DefaultStartGrace
-	}
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = DefaultKeepAlive
 	}
-	if cfg.TournamentConcurrency <= 0 {
-		cfg.TournamentConcurrency = tournament.DefaultConcurrency
+	if cfg.StandingsEvery <= 0 {
+		cfg.StandingsEvery = DefaultStandingsEvery
 	}
 	if cfg.TokenRate <= 0 {
 		cfg.TokenRate = DefaultTokenRate
@@ -175,45 +154,10 @@ func New(ctx context.Context, cfg Config) (*Gateway, error) {
 	if cfg.TokenBurst <= 0 {
 		cfg.TokenBurst = DefaultTokenBurst
 	}
-	bg, cancel := context.WithCancel(context.Background())
-	g := &Gateway{
-		cfg: cfg, log: cfg.Logger, streams: newStreamLimiter(cfg.MaxStreamsPerClient),
-		ctx: bg, cancel: cancel, running: map[string]bool{},
-	}
-	js := cfg.Bus.JetStream()
-	if err := tournament.EnsureStreams(ctx, js); err != nil {
-		cancel()
-		return nil, fmt.Errorf("gateway: %w", err)
-	}
-	reg, err := registry.Open(ctx, js)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("gateway: %w", err)
-	}
-	g.registry = reg
-	g.auth = &teamAuth{store: reg, limit: rate.Limit(cfg.TokenRate), burst: cfg.TokenBurst, limiters: map[string]*rate.Limiter{}}
-	g.tracker = newTracker(js, cfg.Families)
-	g.index = newMatchIndex(js, g.log, g.tracker.ended)
-	if err := g.index.start(ctx, bg, &g.wg); err != nil {
-		cancel()
-		g.wg.Wait()
-		return nil, fmt.Errorf("gateway: match index: %w", err)
-	}
-	if cfg.ResumeTournaments {
-		if err := g.resumeTournaments(ctx); err != nil {
-			g.Close()
-			return nil, fmt.Errorf("gateway: resume tournaments: %w", err)
-		}
-	}
+	g := &Gateway{cfg: cfg, log: cfg.Logger, streams: newStreamLimiter(cfg.MaxStreamsPerClient)}
+	g.auth = &teamAuth{teams: cfg.Teams, limit: rate.Limit(cfg.TokenRate), burst: cfg.TokenBurst, limiters: map[string]*rate.Limiter{}}
 	g.handler = g.routes()
 	return g, nil
-}
-
-// Close stops the background work (tournaments this gateway requests matches for stop
-// requesting; a new gateway resumes them) and waits for it.
-func (g *Gateway) Close() {
-	g.cancel()
-	g.wg.Wait()
 }
 
 // ServeHTTP serves every route.
@@ -344,21 +288,8 @@ func placeholder() http.Handler {
 	})
 }
 
-// probeAgent opens an agent address as the worker taking the match will (a registered bot:
-// registered, not retired, allowed; a built-in agent's settings parse) and closes it again, so
-// that a refusal is the caller's error, not a match's fault. It returns a registered bot's
-// team/name@version label ("" for other agents).
-func probeAgent(ctx context.Context, addr string) (string, error) {
-	c, err := agentconn.Open(ctx, addr)
-	if err != nil {
-		return "", invalid("%v", err)
-	}
-	c.Close()
-	return c.Label, nil
-}
-
 // checkAgents refuses agent addresses that HTTP clients may not use (see
-// Config.AllowLLMAgents). Whether an address opens at all is probeAgent's to say.
+// Config.AllowLLMAgents). Whether an address opens at all is the referee's to say.
 func (g *Gateway) checkAgents(addrs ...string) error {
 	if g.cfg.AllowLLMAgents {
 		return nil
@@ -371,12 +302,4 @@ func (g *Gateway) checkAgents(addrs ...string) error {
 		}
 	}
 	return nil
-}
-
-// withBots returns ctx in which "bot:TEAM/NAME" addresses open through this gateway's
-// registry and NATS connection, as the organiser allows (Config.AllowBotDial).
-func (g *Gateway) withBots(ctx context.Context) context.Context {
-	return agentconn.WithBots(ctx, agentconn.Bots{
-		Directory: botlink.Directory{Store: g.registry, NC: g.cfg.Bus.Conn()}, AllowDial: g.cfg.AllowBotDial,
-	})
 }

@@ -13,13 +13,13 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/parley-arena/parley/gateway"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -287,7 +287,7 @@ func TestRedaction(t *testing.T) {
 
 // TestSeatViewsWithoutAuthorizer: a gateway with no seat authorizer refuses every seat view.
 func TestSeatViewsWithoutAuthorizer(t *testing.T) {
-	f := start(t, func(c *gateway.Config) { c.Seats = nil })
+	f := start(t, func(c *stack.Config) { c.Gateway.Seats = nil })
 	id := f.startMatch(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"]}`)
 	f.fullRecord(t, id)
 	status, _, data := f.get(t, fmt.Sprintf("/api/v1/matches/%s/record?seat=0&token=seat-0-%s", id, id))
@@ -296,7 +296,7 @@ func TestSeatViewsWithoutAuthorizer(t *testing.T) {
 
 // TestBadRequests: every bad request gets a JSON error with the fitting status.
 func TestBadRequests(t *testing.T) {
-	f := start(t, func(c *gateway.Config) { c.MaxStreamsPerClient = 2; c.MaxBodyBytes = 4096 })
+	f := start(t, func(c *stack.Config) { c.Gateway.MaxStreamsPerClient = 2; c.Gateway.MaxBodyBytes = 4096 })
 	rpc := []struct {
 		name, procedure, body string
 		status                int
@@ -309,7 +309,7 @@ func TestBadRequests(t *testing.T) {
 		{"bad agent", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:nobody"]}`, 400, "invalid_argument"},
 		{"labels for some seats", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"labels":["a"]}`, 400, "invalid_argument"},
 		{"bad match id to start", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"a.b"}`, 400, "invalid_argument"},
-		{"a human seat no page here serves", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","human:ada"]}`, 400, "invalid_argument"},
+		{"an agent for another game", "/parley.referee.v1.RefereeService/StartMatch", `{"game":"buysell","agents":["builtin:fair","builtin:concede"]}`, 400, "invalid_argument"},
 		{"bad match id", "/parley.referee.v1.RefereeService/GetMatch", `{"matchId":"a.b"}`, 400, "invalid_argument"},
 		{"unknown match", "/parley.referee.v1.RefereeService/GetMatch", `{"matchId":"nope"}`, 404, "not_found"},
 		{"bad page token", "/parley.referee.v1.RefereeService/ListMatches", `{"pageToken":"nope"}`, 400, "invalid_argument"},
@@ -434,7 +434,7 @@ func TestTournamentStandings(t *testing.T) {
 	if s == nil {
 		t.Fatalf("standings: %d %s", status, data)
 	}
-	var last *tournamentv1.Standings
+	var last *analyticsv1.Standings
 	var seen []uint32
 	for ev := range s.events {
 		if ev.event == "end" {
@@ -443,7 +443,7 @@ func TestTournamentStandings(t *testing.T) {
 		if ev.event != "standings" {
 			t.Fatalf("event %q: %s", ev.event, ev.data)
 		}
-		last = &tournamentv1.Standings{}
+		last = &analyticsv1.Standings{}
 		if err := protojson.Unmarshal([]byte(ev.data), last); err != nil {
 			t.Fatal(err)
 		}

@@ -16,40 +16,37 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/gateway"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
-	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/games"
-	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/referee/server"
 	"github.com/parley-arena/parley/services/analytics"
 	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
-	"github.com/parley-arena/parley/services/botlink"
-	"github.com/parley-arena/parley/services/tournament"
 )
 
 // waitLimit bounds every wait of these tests.
 const waitLimit = 30 * time.Second
 
-// fixture is a real gateway on loopback in front of an in-process referee recording to an
-// embedded NATS server, a tournament worker, and the analytics service (consumer, SQLite file,
-// gRPC API on loopback).
+// fixture is the whole house in one process, as `parley up` runs it: a real gateway on
+// loopback in front of the referee role (its gRPC API on loopback, two workers of the match
+// queue, the tournament service) recording to an embedded NATS server, and the analytics
+// service (consumer, SQLite file, gRPC API on loopback).
 type fixture struct {
 	url     string
 	bus     *bus.Bus
-	ref     *server.Server
+	stack   *stack.Stack
 	metrics *telemetry.Metrics
 	seats   *fakeSeats
 }
@@ -61,7 +58,18 @@ func (fakeSeats) AuthorizeSeat(_ context.Context, matchID string, seat int32, to
 	return token == fmt.Sprintf("seat-%d-%s", seat, matchID)
 }
 
-func start(t *testing.T, mutate ...func(*gateway.Config)) *fixture {
+// listen returns a loopback listener on a free port.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lis.Close() })
+	return lis
+}
+
+func start(t *testing.T, mutate ...func(*stack.Config)) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -70,60 +78,31 @@ func start(t *testing.T, mutate ...func(*gateway.Config)) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	reg := catalog.New()
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), bus.StreamName, analytics.DefaultDurable)
-	ref := server.New(reg, bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, nil, match.WithObserver(metrics))
-	t.Cleanup(ref.Close)
-
+	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, natsname.AnalyticsConsumer)
 	store, err := analytics.OpenStore(ctx, t.TempDir()+"/analytics.db")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	cons := analytics.NewConsumer(b.JetStream(), store, metricscatalog.New(), nil, analytics.ConsumerConfig{IdleWait: 200 * time.Millisecond})
-	if _, err := cons.Ensure(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(wg.Wait)
-	wg.Go(func() { _ = cons.Run(ctx) })
-	worker := tournament.NewWorker(b, reg, tournament.WorkerConfig{Concurrency: 2, Observer: metrics}, nil)
-	// The worker opens registered bots (bot:TEAM/NAME) as `parley up` does.
-	workCtx, err := botlink.WithBots(ctx, b, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wg.Go(func() { _ = worker.Run(workCtx) })
-	anSrv := grpc.NewServer()
-	analyticsv1.RegisterAnalyticsServiceServer(anSrv, analytics.NewServer(store))
-	anLis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go anSrv.Serve(anLis)
-	t.Cleanup(anSrv.Stop)
-	anConn, err := grpc.NewClient(anLis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { anConn.Close() })
 
-	f := &fixture{bus: b, ref: ref, metrics: metrics, seats: &fakeSeats{}}
-	cfg := gateway.Config{
-		Bus: b, Referee: ref, Analytics: analyticsv1.NewAnalyticsServiceClient(anConn), Games: reg,
-		Families: metricscatalog.New(), Metrics: metrics, Seats: f.seats,
-		KeepAlive: 200 * time.Millisecond, StartGrace: 2 * time.Second,
+	f := &fixture{bus: b, metrics: metrics, seats: &fakeSeats{}}
+	cfg := stack.Config{
+		Bus: b, Games: catalog.New(), Builtins: builtin.Agents{}, Analytics: store, Families: metricscatalog.New(),
+		Workers: 2, StartGrace: 2 * time.Second, Consumer: analytics.ConsumerConfig{IdleWait: 200 * time.Millisecond},
+		Metrics: metrics,
+		Gateway: gateway.Config{Seats: f.seats, KeepAlive: 200 * time.Millisecond, StandingsEvery: 50 * time.Millisecond},
 	}
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	gw, err := gateway.New(ctx, cfg)
+	st, err := stack.Start(ctx, cfg, listen(t), listen(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(gw.Close)
-	srv := httptest.NewUnstartedServer(gw)
+	t.Cleanup(st.Close)
+	f.stack = st
+	srv := httptest.NewUnstartedServer(st.Gateway)
 	srv.Config.Protocols = new(http.Protocols)
 	srv.Config.Protocols.SetHTTP1(true)
 	srv.Config.Protocols.SetUnencryptedHTTP2(true)

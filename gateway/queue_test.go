@@ -12,6 +12,8 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/builtin"
@@ -23,9 +25,12 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/internal/stack"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
-	"github.com/parley-arena/parley/referee/server"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/queue"
 )
 
 // TestStartMatchSurvivesItsReferee: a match started through the gateway goes through the
@@ -79,7 +84,7 @@ func TestStartMatchSurvivesItsReferee(t *testing.T) {
 			if err := stream.Err(); err != nil {
 				t.Fatalf("stream of %s: %v", id, err)
 			}
-			rerunID := tournament.RetryID(id, 1)
+			rerunID := queue.RetryID(id, 1)
 			end := last.GetMatchEnded().GetOutcome()
 			if end.GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(end.GetSummary(), "rerun as "+rerunID) {
 				t.Fatalf("interrupted match %s ended %v %q, want void naming %s", id, end.GetCause(), end.GetSummary(), rerunID)
@@ -97,7 +102,7 @@ func TestStartMatchSurvivesItsReferee(t *testing.T) {
 				t.Fatalf("stream of the rerun %s: %v, last event %v", rerunID, err, last)
 			}
 			js := broker.JetStream()
-			retry, ok, err := tournament.LookupRetry(ctx, js, id)
+			retry, ok, err := queue.LookupRetry(ctx, js, id)
 			if err != nil || !ok || retry.GetRetryMatchId() != rerunID {
 				t.Fatalf("retry record of %s: %v (%v, %v)", id, retry, ok, err)
 			}
@@ -109,12 +114,12 @@ func TestStartMatchSurvivesItsReferee(t *testing.T) {
 			if got := rerun[0].GetMatchStarted().GetSeats()[0].GetLabel(); got != "gated" {
 				t.Errorf("rerun %s: seat 0 labelled %q, want gated", rerunID, got)
 			}
-			if _, again, err := tournament.LookupRetry(ctx, js, rerunID); err != nil || again {
+			if _, again, err := queue.LookupRetry(ctx, js, rerunID); err != nil || again {
 				t.Errorf("the rerun %s was interrupted too (%v)", rerunID, err)
 			}
 			// The request was acknowledged once the rerun was recorded: nothing is left to run.
 			waitFor(t, "an empty work queue", func() bool {
-				rs, err := js.Stream(ctx, tournament.RequestStream)
+				rs, err := js.Stream(ctx, natsname.RequestStream)
 				if err != nil {
 					return false
 				}
@@ -133,7 +138,7 @@ func TestQueuedMatchWaitsForAWorker(t *testing.T) {
 	defer cancel()
 	broker, client := queueGateway(t)
 	resp, err := client.StartMatch(ctx, connect.NewRequest(&refereev1.StartMatchRequest{
-		Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:concede"}, MatchId: "queued",
+		Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:random"}, MatchId: "queued",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -191,14 +196,24 @@ func queueGateway(t *testing.T) (*bus.Bus, refereev1connect.RefereeServiceClient
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { broker.Close() })
-	reg := catalog.New()
-	ref := server.New(reg, nil, bus.ValidMatchID, nil)
-	t.Cleanup(ref.Close)
-	gw, err := gateway.New(ctx, gateway.Config{Bus: broker, Referee: ref, Games: reg, StartGrace: queueGrace})
+	// The referee's API with no worker of its own: the tests run theirs.
+	lis := listen(t)
+	ref, err := stack.StartReferee(ctx, stack.RefereeConfig{
+		Bus: broker, Games: catalog.New(), Agents: testAgents(), StartGrace: queueGrace,
+	}, lis)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(gw.Close)
+	t.Cleanup(ref.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	gw, err := gateway.New(gateway.Config{Referee: refereev1.NewRefereeServiceClient(conn)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewUnstartedServer(gw)
 	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
 	srv.Start()
@@ -206,6 +221,9 @@ func queueGateway(t *testing.T) (*bus.Bus, refereev1connect.RefereeServiceClient
 	t.Cleanup(cancel) // runs first: ends the streams still open
 	return broker, refereev1connect.NewRefereeServiceClient(http.DefaultClient, srv.URL)
 }
+
+// testAgents opens built-in agents and grpc:// addresses.
+func testAgents() *agentconn.Resolver { return &agentconn.Resolver{Builtins: builtin.Agents{}} }
 
 // gatedBot serves the built-in fair agent, each move a little slowed and held until gate is
 // closed; it returns the agent's address.
@@ -238,7 +256,11 @@ func openBus(t *testing.T, url string) *bus.Bus {
 // until the returned function is called.
 func runWorker(t *testing.T, b *bus.Bus, name string) (stop func()) {
 	t.Helper()
-	w := tournament.NewWorker(b, catalog.New(), tournament.WorkerConfig{Name: name, AckWait: time.Second}, nil)
+	w := queue.NewWorker(b, queue.WorkerConfig{
+		Matches: &launch.Preparer{Games: catalog.New(), Agents: testAgents(), NoProbe: true},
+		Player:  &launch.Player{Agents: testAgents()},
+		Name:    name, AckWait: time.Second,
+	}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -270,11 +292,11 @@ func recordedOnce(t *testing.T, ctx context.Context, js jetstream.JetStream, id 
 			t.Fatalf("match %s: event %d has seq %d", id, i, ev.GetSeq())
 		}
 	}
-	s, err := js.Stream(ctx, bus.StreamName)
+	s, err := js.Stream(ctx, natsname.MatchStream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(bus.MatchFilter(id)))
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(natsname.MatchFilter(id)))
 	if err != nil {
 		t.Fatal(err)
 	}

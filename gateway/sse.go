@@ -6,7 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
+
+	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -22,9 +27,11 @@ const sseRetry = 3000
 // sseWriter writes server-sent events. Headers go out with the first event, so an error found
 // before that can still be a plain JSON error with its status.
 type sseWriter struct {
+	mu      sync.Mutex // keep-alive comments come from another goroutine
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	started bool
+	last    time.Time // of the last write
 }
 
 func newSSE(w http.ResponseWriter) *sseWriter {
@@ -49,6 +56,9 @@ func (s *sseWriter) begin() error {
 
 // event writes one event; data must be one line (compact JSON is).
 func (s *sseWriter) event(name, id string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last = time.Now()
 	if err := s.begin(); err != nil {
 		return err
 	}
@@ -64,6 +74,9 @@ func (s *sseWriter) event(name, id string, data []byte) error {
 }
 
 func (s *sseWriter) comment(text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last = time.Now()
 	if err := s.begin(); err != nil {
 		return err
 	}
@@ -73,10 +86,39 @@ func (s *sseWriter) comment(text string) error {
 	return s.rc.Flush()
 }
 
+// keepAlive writes a keep-alive comment whenever every has passed without a write, once the
+// stream has begun, until the returned function is called.
+func (s *sseWriter) keepAlive(every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(every / 2)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				s.mu.Lock()
+				idle := s.started && time.Since(s.last) >= every
+				s.mu.Unlock()
+				if idle && s.comment("keep-alive") != nil {
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
 // fail ends a stream with an error: a JSON error with its status when nothing was sent yet,
 // else an `error` event.
 func (s *sseWriter) fail(err error) {
-	if !s.started {
+	s.mu.Lock()
+	started := s.started
+	s.mu.Unlock()
+	if !started {
 		writeErr(s.w, err)
 		return
 	}
@@ -135,17 +177,17 @@ func (g *Gateway) matchEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	sse := newSSE(w)
+	stop := sse.keepAlive(g.cfg.KeepAlive)
 	var last uint64
-	err = g.follow(r.Context(), id, viewer, from,
-		func(ev *eventsv1.MatchEvent) error {
-			data, err := compactJSON(ev)
-			if err != nil {
-				return connect.NewError(connect.CodeInternal, err)
-			}
-			last = ev.GetSeq()
-			return sse.event("match_event", strconv.FormatUint(ev.GetSeq(), 10), data)
-		},
-		func() error { return sse.comment("keep-alive") })
+	err = g.follow(r.Context(), id, viewer, from, func(ev *eventsv1.MatchEvent) error {
+		data, err := compactJSON(ev)
+		if err != nil {
+			return connect.NewError(connect.CodeInternal, err)
+		}
+		last = ev.GetSeq()
+		return sse.event("match_event", strconv.FormatUint(ev.GetSeq(), 10), data)
+	})
+	stop()
 	switch {
 	case err == nil:
 		data, _ := json.Marshal(map[string]string{"matchId": id, "lastSeq": strconv.FormatUint(last, 10), "reason": "match_ended"})
@@ -166,7 +208,7 @@ func (g *Gateway) matchRecord(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
-	events, err := g.readMatch(r.Context(), id, viewer)
+	events, _, err := g.readMatch(r.Context(), id, viewer)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -189,7 +231,19 @@ func (g *Gateway) matchRecord(w http.ResponseWriter, r *http.Request) {
 // then again each time one of its matches ends, until the last has.
 func (g *Gateway) standingsEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	t, err := g.tracker.get(r.Context(), id)
+	if g.cfg.Tournaments == nil {
+		writeErr(w, errNoTournaments)
+		return
+	}
+	ctx := r.Context()
+	get := func() (*analyticsv1.Standings, error) {
+		resp, err := g.cfg.Tournaments.GetTournament(ctx, &tournamentv1.GetTournamentRequest{TournamentId: id})
+		if err != nil {
+			return nil, fromGRPC(err)
+		}
+		return resp.GetStandings(), nil
+	}
+	st, err := get()
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -200,24 +254,13 @@ func (g *Gateway) standingsEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	sse := newSSE(w)
-	ctx := r.Context()
-	var sent uint32
+	stop := sse.keepAlive(g.cfg.KeepAlive)
+	defer stop()
+	tick := time.NewTicker(g.cfg.StandingsEvery)
+	defer tick.Stop()
 	first := true
+	var sent uint32
 	for {
-		// Looked up again each time: a tournament dropped from the tracker meanwhile is
-		// tracked anew.
-		if t, err = g.tracker.get(ctx, id); err != nil {
-			sse.fail(err)
-			return
-		}
-		changed := t.changes()
-		st, err := t.standings(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				sse.fail(err)
-			}
-			return
-		}
 		if first || st.GetEnded() != sent {
 			first = false
 			sent = st.GetEnded()
@@ -235,27 +278,39 @@ func (g *Gateway) standingsEvents(w http.ResponseWriter, r *http.Request) {
 			_ = sse.event("end", "", data)
 			return
 		}
-		if err := waitChange(r, changed, g.cfg.KeepAlive, sse); err != nil {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if st, err = get(); err != nil {
+			if ctx.Err() == nil {
+				sse.fail(err)
+			}
 			return
 		}
 	}
 }
 
-// waitChange waits for changed to close, writing keep-alive comments meanwhile; it returns an
-// error when the viewer left.
-func waitChange(r *http.Request, changed <-chan struct{}, keepAlive time.Duration, sse *sseWriter) error {
-	tick := time.NewTicker(keepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-changed:
-			return nil
-		case <-r.Context().Done():
-			return r.Context().Err()
-		case <-tick.C:
-			if err := sse.comment("keep-alive"); err != nil {
-				return err
-			}
-		}
+// viewerOf reads who looks at a match: a spectator, or with ?seat=K and that seat's token
+// (Authorization: Bearer TOKEN, or ?token=TOKEN) the player of seat K.
+func (g *Gateway) viewerOf(r *http.Request, matchID string) (record.Viewer, error) {
+	q := r.URL.Query()
+	raw := q.Get("seat")
+	if raw == "" {
+		return record.Spectator, nil
 	}
+	seat, err := strconv.ParseInt(raw, 10, 32)
+	if err != nil || seat < 0 {
+		return record.Spectator, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("seat must be a seat index (0, 1, ...), got %q", raw))
+	}
+	token := q.Get("token")
+	if auth := r.Header.Get("Authorization"); token == "" && auth != "" {
+		token, _ = strings.CutPrefix(auth, "Bearer ")
+	}
+	if token == "" || g.cfg.Seats == nil || !g.cfg.Seats.AuthorizeSeat(r.Context(), matchID, int32(seat), token) {
+		return record.Spectator, connect.NewError(connect.CodePermissionDenied,
+			fmt.Errorf("the view of seat %d of match %s needs that seat's token", seat, matchID))
+	}
+	return record.SeatViewer(int32(seat)), nil
 }

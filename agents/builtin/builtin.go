@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/parley-arena/parley/agents/bayes"
 	"github.com/parley-arena/parley/agents/coalition"
@@ -27,6 +29,9 @@ import (
 	"github.com/parley-arena/parley/agents/spe"
 	"github.com/parley-arena/parley/agents/trader"
 )
+
+// llmCheckTimeout bounds the language-model agent's endpoint check.
+const llmCheckTimeout = 10 * time.Second
 
 // Entry describes one built-in agent.
 type Entry struct {
@@ -55,7 +60,19 @@ func Catalog() []Entry {
 				if err != nil {
 					return nil, err
 				}
-				return llm.New(cfg)
+				a, err := llm.New(cfg)
+				if err != nil || !cfg.Preflight {
+					return a, err
+				}
+				// A wrong address, no network or a missing key is told now, in one line,
+				// rather than as a void match.
+				ctx, cancel := context.WithTimeout(context.Background(), llmCheckTimeout)
+				defer cancel()
+				if err := a.Check(ctx); err != nil {
+					a.Close()
+					return nil, err
+				}
+				return a, nil
 			},
 		},
 		{

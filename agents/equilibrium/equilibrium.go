@@ -2,14 +2,17 @@
 // sequential games) that plays an exact equilibrium, computed from the game in its
 // observation with package equilibria:
 //
-//   - In a matrix game it plays its part of a pure Nash equilibrium that no other pure
-//     equilibrium Pareto-dominates (the "Pareto-optimal equilibrium" of the published tables).
-//     When several remain (battle of the sexes, wait-go), it picks the one with the largest
-//     total payoff, then the smallest difference between the players' payoffs, then the first
-//     in row-major order; two such agents therefore pick the same profile. With no pure
-//     equilibrium (rock-paper-scissors) it plays the first mixed equilibrium support
-//     enumeration finds, drawing its action from the mix with a generator seeded from the
-//     match, seat and turn.
+//   - In a matrix game of any number of players it plays its part of a pure Nash equilibrium
+//     that no other pure equilibrium Pareto-dominates (the "Pareto-optimal equilibrium" of the
+//     published tables). When several remain (battle of the sexes, wait-go, the volunteer's
+//     dilemma), it picks the one with the largest total payoff, then the smallest difference
+//     between the largest and smallest payoff, then the first in row-major order; agents like
+//     it in every seat therefore pick the same profile. With no pure equilibrium in a
+//     two-player game (rock-paper-scissors) it plays the first extreme mixed equilibrium
+//     (fewest actions mixed first), drawing its action from the mix with a generator seeded
+//     from the match, seat and turn. With no pure equilibrium among three or more players,
+//     where no exact mixed equilibrium is computed, it plays its safest action: the one whose
+//     worst payoff over the others' profiles is largest (the first on ties).
 //   - In a game tree it plays the canonical subgame-perfect strategy (backward induction, the
 //     first best move on ties) from the node reached.
 //   - On a talk turn it announces the profile or path it will play and ends the talk.
@@ -51,7 +54,7 @@ func (a *Agent) Describe() *gamev1.AgentInfo {
 		Version:     "1",
 		Author:      "parley",
 		Games:       []string{matrix.Name, sequential.Name},
-		Description: "Plays its part of a Pareto-optimal pure Nash equilibrium (a mixed one when there is none) in matrix games and the subgame-perfect path in game trees; announces it in talk.",
+		Description: "Plays its part of a Pareto-optimal pure Nash equilibrium (a mixed one when there is none, or its safest action among three or more players) in matrix games and the subgame-perfect path in game trees; announces it in talk.",
 	}
 }
 
@@ -68,18 +71,24 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 
 // MatrixPlan is the profile the agent plays in a matrix game and why.
 type MatrixPlan struct {
-	// Profile is the pure equilibrium picked; Mixed is set instead when there is none.
-	Profile *equilibria.Profile
+	// Profile is the pure equilibrium picked; else Mixed is set (two players), else Safest
+	// (each player's safest action).
+	Profile equilibria.Profile
 	Mixed   *equilibria.Mixed
+	Safest  []int
 	// Why explains the pick.
 	Why string
 }
 
-// PlanMatrix picks the equilibrium the agent plays in m (see the package doc). names are the
-// players' names and labels[p][i] player p's action i, for the explanation.
-func PlanMatrix(m *equilibria.Matrix, labels [2][]string) (MatrixPlan, error) {
+// PlanMatrix picks the equilibrium the agent plays in m (see the package doc). labels[p][i]
+// is player p's action i, for the explanation.
+func PlanMatrix(m *equilibria.Matrix, labels [][]string) (MatrixPlan, error) {
 	name := func(p equilibria.Profile) string {
-		return fmt.Sprintf("(%s, %s) paying %s", labels[0][p.Row], labels[1][p.Col], m.Payoffs(p))
+		ids := make([]string, len(p))
+		for player, a := range p {
+			ids[player] = labels[player][a]
+		}
+		return fmt.Sprintf("(%s) paying %s", strings.Join(ids, ", "), m.Payoffs(p))
 	}
 	names := func(ps []equilibria.Profile) string {
 		var out []string
@@ -89,15 +98,22 @@ func PlanMatrix(m *equilibria.Matrix, labels [2][]string) (MatrixPlan, error) {
 		return strings.Join(out, "; ")
 	}
 	pure := equilibria.PureNash(m)
+	if len(pure) == 0 && m.Players() > 2 {
+		safest := make([]int, m.Players())
+		var parts []string
+		for p := range safest {
+			safest[p] = safestAction(m, p)
+			parts = append(parts, labels[p][safest[p]])
+		}
+		return MatrixPlan{Safest: safest, Why: fmt.Sprintf("no pure equilibrium, and mixed equilibria of games of more than two players are not computed exactly; playing the safest action (best worst case) of each player: %s",
+			strings.Join(parts, ", "))}, nil
+	}
 	if len(pure) == 0 {
-		mixed, err := equilibria.SupportEquilibria(m)
+		e, err := equilibria.ExtremeEquilibria(m)
 		if err != nil {
 			return MatrixPlan{}, fmt.Errorf("equilibrium: no pure equilibrium, and %w", err)
 		}
-		if len(mixed) == 0 {
-			return MatrixPlan{}, fmt.Errorf("equilibrium: no pure equilibrium and support enumeration finds no mixed one (a degenerate game)")
-		}
-		x := mixed[0]
+		x := e.Mixed(0) // every game has an equilibrium; with no pure one, the first is mixed
 		return MatrixPlan{Mixed: &x, Why: fmt.Sprintf("no pure equilibrium; playing the mixed equilibrium %s (row) / %s (column), expected payoffs %s",
 			mixText(x.RowMix, labels[0]), mixText(x.ColMix, labels[1]), x.Payoffs)}, nil
 	}
@@ -118,26 +134,60 @@ func PlanMatrix(m *equilibria.Matrix, labels [2][]string) (MatrixPlan, error) {
 	case len(cands) == 1:
 		why += "; it dominates the others"
 	default:
-		why += "; several remain, so I pick the largest total payoff, then the most even split, then the first in order — the same rule an equilibrium player in the other seat uses"
+		why += "; several remain, so I pick the largest total payoff, then the most even split, then the first in order — the same rule an equilibrium player in another seat uses"
 	}
 	why += "; playing " + name(best)
-	return MatrixPlan{Profile: &best, Why: why}, nil
+	return MatrixPlan{Profile: best, Why: why}, nil
 }
 
-// better orders undominated equilibria: larger total, then smaller difference; ties keep the
-// earlier one.
+// safestAction is player's action whose worst payoff over the others' profiles is largest.
+func safestAction(m *equilibria.Matrix, player int) int {
+	worst := make([]*big.Rat, m.Actions(player))
+	for k := range m.Len() {
+		pr := m.ProfileAt(k)
+		x := m.Payoffs(pr)[player]
+		if a := pr[player]; worst[a] == nil || x.Cmp(worst[a]) < 0 {
+			worst[a] = x
+		}
+	}
+	best := 0
+	for a, w := range worst {
+		if w.Cmp(worst[best]) > 0 {
+			best = a
+		}
+	}
+	return best
+}
+
+// better orders undominated equilibria: larger total, then smaller spread between the largest
+// and smallest payoff; ties keep the earlier one.
 func better(m *equilibria.Matrix, p, q equilibria.Profile) bool {
 	tp, tq := total(m.Payoffs(p)), total(m.Payoffs(q))
 	if c := tp.Cmp(tq); c != 0 {
 		return c > 0
 	}
-	return diff(m.Payoffs(p)).Cmp(diff(m.Payoffs(q))) < 0
+	return spread(m.Payoffs(p)).Cmp(spread(m.Payoffs(q))) < 0
 }
 
-func total(x equilibria.Payoffs) *big.Rat { return new(big.Rat).Add(x[0], x[1]) }
-func diff(x equilibria.Payoffs) *big.Rat {
-	d := new(big.Rat).Sub(x[0], x[1])
-	return d.Abs(d)
+func total(x equilibria.Payoffs) *big.Rat {
+	t := new(big.Rat)
+	for _, v := range x {
+		t.Add(t, v)
+	}
+	return t
+}
+
+func spread(x equilibria.Payoffs) *big.Rat {
+	lo, hi := x[0], x[0]
+	for _, v := range x {
+		if v.Cmp(lo) < 0 {
+			lo = v
+		}
+		if v.Cmp(hi) > 0 {
+			hi = v
+		}
+	}
+	return new(big.Rat).Sub(hi, lo)
 }
 
 func mixText(mix []*big.Rat, labels []string) string {
@@ -150,13 +200,14 @@ func mixText(mix []*big.Rat, labels []string) string {
 	return strings.Join(parts, ", ")
 }
 
-func tableLabels(t *matrixv1.Table) [2][]string {
-	var out [2][]string
-	for _, a := range t.GetRows() {
-		out[0] = append(out[0], a.GetId())
-	}
-	for _, a := range t.GetCols() {
-		out[1] = append(out[1], a.GetId())
+func tableLabels(t *matrixv1.Table) [][]string {
+	var out [][]string
+	for _, acts := range gamefile.TableActions(t) {
+		var ids []string
+		for _, a := range acts {
+			ids = append(ids, a.GetId())
+		}
+		out = append(out, ids)
 	}
 	return out
 }
@@ -173,23 +224,39 @@ func (a *Agent) matrixMove(obs *agentv1.Observation, v *matrixv1.View) (*agentv1
 		return nil, err
 	}
 	me := int(obs.GetSeat())
+	if me < 0 || me >= m.Players() {
+		return nil, fmt.Errorf("equilibrium: seat %d does not play", me)
+	}
 	legal := obs.GetLegalMoves()
 	var choice int
-	if plan.Profile != nil {
-		choice = plan.Profile.Action(me)
-	} else {
+	switch {
+	case plan.Profile != nil:
+		choice = plan.Profile[me]
+	case plan.Mixed != nil:
 		mix := plan.Mixed.RowMix
 		if me == equilibria.Col {
 			mix = plan.Mixed.ColMix
 		}
 		choice = draw(mix, obs)
+	default:
+		choice = plan.Safest[me]
 	}
 	mine := labels[me][choice]
 	switch {
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PASS):
 		text := fmt.Sprintf("I will play %s.", mine)
 		if plan.Profile != nil {
-			text = fmt.Sprintf("I will play %s, and I suggest you play %s: neither of us gains by changing alone.", mine, labels[1-me][plan.Profile.Action(1-me)])
+			var theirs []string
+			for p, a := range plan.Profile {
+				if p != me {
+					theirs = append(theirs, labels[p][a])
+				}
+			}
+			if len(theirs) == 1 {
+				text = fmt.Sprintf("I will play %s, and I suggest you play %s: neither of us gains by changing alone.", mine, theirs[0])
+			} else {
+				text = fmt.Sprintf("I will play %s, and I suggest the rest of you play %s, in seat order: none of us gains by changing alone.", mine, strings.Join(theirs, ", "))
+			}
 		}
 		return &agentv1.Action{
 			Move:             &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}},

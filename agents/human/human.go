@@ -124,36 +124,6 @@ func NewHub(opts ...Option) *Hub {
 	return h
 }
 
-// The process's hub. Agent addresses are plain strings resolved wherever agents are connected
-// (the referee's StartMatch, a tournament worker), so the seats they name must be found in one
-// place per process; tests and `parley play` use hubs of their own through NewContext.
-var (
-	defaultOnce sync.Once
-	defaultHub  *Hub
-)
-
-// Default returns the process's hub, which FromContext falls back to and which `parley up`
-// serves.
-func Default() *Hub {
-	defaultOnce.Do(func() { defaultHub = NewHub() })
-	return defaultHub
-}
-
-type ctxKey struct{}
-
-// NewContext returns ctx carrying hub: human agent addresses opened with it are seated there.
-func NewContext(ctx context.Context, hub *Hub) context.Context {
-	return context.WithValue(ctx, ctxKey{}, hub)
-}
-
-// FromContext returns the hub carried by ctx, or Default().
-func FromContext(ctx context.Context) *Hub {
-	if h, ok := ctx.Value(ctxKey{}).(*Hub); ok && h != nil {
-		return h
-	}
-	return Default()
-}
-
 // IsAddress reports whether an agent address names a human seat.
 func IsAddress(spec string) bool {
 	return spec == "human" || strings.HasPrefix(spec, "human:") || strings.HasPrefix(spec, "human?")

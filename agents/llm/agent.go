@@ -20,9 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
@@ -67,12 +65,15 @@ const (
 
 // Cache scopes.
 const (
-	// CacheScopeGlobal files replies by model, messages and sampling parameters only: any
-	// match that sends the same prompt gets the same reply.
-	CacheScopeGlobal = "global"
-	// CacheScopeMatch adds the match id, so that matches sample independently while a re-run
-	// of the same match (same id) still replays.
+	// CacheScopeMatch (the default) files replies by the match id too: a re-run of the same
+	// match (same id, so the same seed, agents and settings where the id derives from them)
+	// replays from the cache, and any other match samples afresh even when it sends the same
+	// prompt.
 	CacheScopeMatch = "match"
+	// CacheScopeGlobal files replies by endpoint, model, messages and sampling parameters
+	// only: any match that sends the same prompt gets the same reply. Only on request: at a
+	// positive temperature it turns different matches of a game without chance into copies.
+	CacheScopeGlobal = "global"
 )
 
 // Structured-output settings (Config.Structured), for the JSON style.
@@ -97,6 +98,9 @@ type Config struct {
 	// APIKey sent as a bearer token; may be empty for local servers. Secret: never logged,
 	// never part of Describe, the cache or the record.
 	APIKey string
+	// APIKeyEnv names the variable the key was read from, for error messages (default
+	// OPENAI_API_KEY).
+	APIKeyEnv string
 	// Temperature; nil leaves it to the server.
 	Temperature *float64
 	// MaxTokens caps each completion; 0 leaves it to the server.
@@ -105,6 +109,9 @@ type Config struct {
 	Seed *int
 	// Persona: "" or "none", a persona name (see Prompts.Personas), or a file's path.
 	Persona string
+	// Target names the party a targeted persona works against (PromptData.Target), e.g. the
+	// party a targeted adversary tries to isolate; "" for none.
+	Target string
 	// Style is the output style: "tagged" (default) or "json".
 	Style string
 	// Reasoning: comma-separated reasoning steps and presets (see Prompts.Steps); "" means
@@ -132,8 +139,20 @@ type Config struct {
 	SafetyMargin time.Duration
 	// CacheDir holds the reply cache; "" disables it.
 	CacheDir string
-	// CacheScope is CacheScopeGlobal (default) or CacheScopeMatch.
+	// CacheScope is CacheScopeMatch (default) or CacheScopeGlobal.
 	CacheScope string
+	// BudgetTokens caps the tokens (prompt and completion, cached replies at what they cost
+	// when made) this agent spends over its life; 0: no cap. Once spent no call starts and
+	// the agent plays its fallback with FALLBACK_CAUSE_BUDGET. A match's shared budget
+	// (Observation.tokens_left) is honoured as well.
+	BudgetTokens int64
+	// BudgetMicrodollars caps the cost, by Prices, in millionths of a dollar; 0: no cap.
+	BudgetMicrodollars int64
+	// Prices is the price table for costs (nil: DefaultPrices).
+	Prices Prices
+	// Preflight, when set, makes constructors that take it (the built-in agent) check the
+	// endpoint and key with Check before the agent plays.
+	Preflight bool
 	// MaxRawBytes bounds the raw replies kept in one action's usage (default 24 KiB); longer
 	// ones are cut, marked.
 	MaxRawBytes int
@@ -188,7 +207,10 @@ func (c *Config) setDefaults() {
 		c.Structured = StructuredAuto
 	}
 	if c.CacheScope == "" {
-		c.CacheScope = CacheScopeGlobal
+		c.CacheScope = CacheScopeMatch
+	}
+	if c.Prices == nil {
+		c.Prices = DefaultPrices()
 	}
 	if c.Style == "" {
 		c.Style = "tagged"
@@ -215,6 +237,9 @@ type Agent struct {
 	autoStructured      bool
 	maxCompletionTokens bool // the model takes max_completion_tokens instead of max_tokens
 	logger              *slog.Logger
+	prices              Prices
+	// spentTokens and spentCost are what the agent has spent over its life (its own budgets).
+	spentTokens, spentCost atomic.Int64
 
 	mu    sync.Mutex
 	stats Stats
@@ -244,9 +269,11 @@ func New(cfg Config) (*Agent, error) {
 	case cfg.RequestTimeout < 0 || cfg.RequestTimeout > MaxRequestTimeout:
 		return nil, fmt.Errorf("%w: request timeout %s must be from 0 (the move's deadline) to %s", ErrConfig, cfg.RequestTimeout, MaxRequestTimeout)
 	case cfg.CacheScope != CacheScopeGlobal && cfg.CacheScope != CacheScopeMatch:
-		return nil, fmt.Errorf("%w: cache scope %q must be %s or %s", ErrConfig, cfg.CacheScope, CacheScopeGlobal, CacheScopeMatch)
+		return nil, fmt.Errorf("%w: cache scope %q must be %s or %s", ErrConfig, cfg.CacheScope, CacheScopeMatch, CacheScopeGlobal)
+	case cfg.BudgetTokens < 0 || cfg.BudgetMicrodollars < 0:
+		return nil, fmt.Errorf("%w: a budget must be 0 (none) or more", ErrConfig)
 	}
-	a := &Agent{cfg: cfg, logger: cfg.Logger, styleName: cfg.Style, stats: Stats{}}
+	a := &Agent{cfg: cfg, logger: cfg.Logger, styleName: cfg.Style, stats: Stats{}, prices: cfg.Prices}
 	var err error
 	if a.style, err = styleByName(cfg.Style); err != nil {
 		return nil, err
@@ -361,6 +388,7 @@ func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Act
 	log := a.logger.With("match_id", obs.GetMatchId(), "game", obs.GetGame(), "seat", obs.GetSeat(), "turn", obs.GetTurn())
 
 	data := promptData(t, a.style, a.styleName)
+	data.Target = a.cfg.Target
 	msgs, err := a.firstMessages(&data)
 	if err != nil {
 		log.Error("llm: prompt templates failed", "err", err)
@@ -370,6 +398,11 @@ func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Act
 	var lastReasoning string
 	for attempt := 1; attempt <= a.cfg.Attempts; attempt++ {
 		reply, err := a.complete(wctx, t, msgs, mv)
+		if errors.Is(err, errBudget) {
+			mv.budgetSpent = true
+			mv.failures = append(mv.failures, "no model call: "+strings.TrimPrefix(err.Error(), errBudget.Error()+": "))
+			break
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -468,23 +501,36 @@ func (a *Agent) firstMessages(data *PromptData) ([]openai.ChatCompletionMessage,
 }
 
 // finish fills the action's usage; with no action it builds the fallback, keeping the model's
-// legal move when only its messages were at fault.
+// legal move when only its messages were at fault. What it writes depends only on the replies
+// (fresh or cached), never on how they were got, so a replay from the cache is the same.
 func (a *Agent) finish(t *turn, mv *moveState, action *agentv1.Action, kept *gamev1.Move, lastReasoning string, log *slog.Logger) *agentv1.Action {
 	fallback := action == nil
+	detail := ""
 	if fallback {
 		a.count(FailFallback)
 		var how string
 		action, how = t.fallback(kept)
 		var b strings.Builder
-		fmt.Fprintf(&b, "FALLBACK: the model gave no usable answer, so the agent played %s.", how)
-		for _, f := range mv.failures {
+		switch {
+		case mv.budgetSpent:
+			fmt.Fprintf(&b, "FALLBACK: the budget is spent, so the agent played %s without asking the model.", how)
+		default:
+			fmt.Fprintf(&b, "FALLBACK: the model gave no usable answer, so the agent played %s.", how)
+		}
+		failures := mv.failures
+		if mv.providerFailed {
+			// The provider's failures explain a void match; such a move is never replayed.
+			failures = append(slices.Clone(failures), mv.callFailures...)
+		}
+		for _, f := range failures {
 			fmt.Fprintf(&b, "\n- %s", f)
 		}
 		if r := strings.TrimSpace(lastReasoning); r != "" {
 			fmt.Fprintf(&b, "\n\nThe model's last reasoning:\n%s", r)
 		}
 		action.PrivateReasoning = clip(b.String(), games.MaxTextBytes)
-		log.Warn("llm: fallback", "played", how, "failures", len(mv.failures))
+		detail = mv.fallbackDetail()
+		log.Warn("llm: fallback", "played", how, "failures", len(failures), "detail", detail)
 	} else if len(mv.failures) > 0 {
 		var b strings.Builder
 		b.WriteString(action.GetPrivateReasoning())
@@ -495,6 +541,10 @@ func (a *Agent) finish(t *turn, mv *moveState, action *agentv1.Action, kept *gam
 		b.WriteString("]")
 		action.PrivateReasoning = clip(strings.TrimSpace(b.String()), games.MaxTextBytes)
 	}
+	if len(mv.callFailures) > 0 && !mv.providerFailed {
+		log.Info("llm: model calls retried", "failures", strings.Join(mv.callFailures, "; "))
+	}
+	action.PrivateNotes = t.notesWithStanding(action)
 	action.Usage = &agentv1.Usage{
 		Model:            mv.model,
 		PromptTokens:     mv.promptTokens,
@@ -506,11 +556,15 @@ func (a *Agent) finish(t *turn, mv *moveState, action *agentv1.Action, kept *gam
 		CacheHits:        mv.cacheHits,
 		RawOutputs:       clipAll(mv.raw, a.cfg.MaxRawBytes),
 		Fallback:         fallback,
+		CachedTokens:     mv.cachedTokens,
+		CostMicrodollars: mv.cost,
 	}
 	if fallback {
-		action.Usage.FallbackCause = agentv1.FallbackCause_FALLBACK_CAUSE_AGENT
-		if mv.providerFailed {
-			action.Usage.FallbackCause = agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER
+		action.Usage.FallbackCause = mv.fallbackCause()
+		action.Usage.Fallbacks = 1
+		action.Usage.FallbackDetail = detail
+		if mv.budgetSpent {
+			action.Usage.BudgetFallbacks = 1
 		}
 	}
 	// Keep the whole answer under the reply limit (the referee's, when it says, less room for
@@ -560,122 +614,4 @@ func clipAll(texts []string, n int) []string {
 		total -= before - len(out[i])
 	}
 	return out
-}
-
-// neutralText is the text of a required message the fallback has to send.
-const neutralText = "(no message)"
-
-// fallback is the agent's move when the model gave none usable: the model's own move if it was
-// legal (its messages were the problem); else pass; else say; else its own latest proposal
-// again, if still legal; else reject; else a random legal move. It carries one neutral message
-// per required message. how says which, for the private reasoning.
-func (t *turn) fallback(kept *gamev1.Move) (*agentv1.Action, string) {
-	var move *gamev1.Move
-	var how string
-	switch {
-	case kept != nil:
-		move, how = kept, "the model's own move ("+kindWord(kindOfMove(kept))+") without its unusable messages"
-	case t.isLegal(gamev1.MoveKind_MOVE_KIND_PASS):
-		move, how = &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}, "pass"
-	case t.isLegal(gamev1.MoveKind_MOVE_KIND_SAY):
-		move, how = &gamev1.Move{Kind: &gamev1.Move_Say{Say: &gamev1.Say{}}}, "say (talk only)"
-	}
-	if form := dealForm(t.forms); move == nil && form != nil && t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) {
-		if deal := t.ownLatestDeal(form); deal != nil {
-			move = &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-				Terms: &gamev1.Proposal_Deal{Deal: deal},
-			}}}}
-			how = "its own latest deal again"
-		}
-	}
-	if move == nil && t.isLegal(gamev1.MoveKind_MOVE_KIND_PROPOSE) {
-		if alloc := t.ownLatestProposal(); alloc != nil {
-			move = &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-				Terms: &gamev1.Proposal_Allocation{Allocation: alloc},
-			}}}}
-			how = "its own latest proposal again"
-		}
-	}
-	if move == nil && t.isLegal(gamev1.MoveKind_MOVE_KIND_REJECT) {
-		move, how = &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}}, "reject"
-	}
-	if move == nil {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%s/%d/%d/%d", t.obs.GetMatchId(), t.self, t.obs.GetTurn(), t.obs.GetAttempt())
-		if r := games.RandomAction(t.obs, rand.New(rand.NewPCG(h.Sum64(), 0x9e3779b97f4a7c15))); r != nil {
-			move = r.GetMove()
-		}
-		how = "a random legal move (" + kindWord(kindOfMove(move)) + ")"
-	}
-	action := &agentv1.Action{Move: move}
-	for _, s := range t.slots {
-		action.Messages = append(action.Messages, &gamev1.Message{To: slices.Clone(s.GetTo()), Text: neutralText})
-	}
-	return action, how
-}
-
-// ownLatestProposal is this seat's latest proposal in the history, when it is legal now.
-func (t *turn) ownLatestProposal() *gamev1.Allocation {
-	h := t.obs.GetHistory()
-	for i := len(h) - 1; i >= 0; i-- {
-		e := h[i]
-		if e.GetFromReferee() || e.GetSeat() != t.self {
-			continue
-		}
-		alloc := e.GetMove().GetPropose().GetProposal().GetAllocation()
-		if alloc == nil {
-			continue
-		}
-		out, err := t.allocation(itemsOf(alloc), t.forms, t.bounds)
-		if err != nil {
-			return nil
-		}
-		return out
-	}
-	return nil
-}
-
-// ownLatestDeal is the latest deal this seat proposed or attached to a message, when it is
-// legal now under form.
-func (t *turn) ownLatestDeal(form *gamev1.ProposalForm) *gamev1.Deal {
-	h := t.obs.GetHistory()
-	for i := len(h) - 1; i >= 0; i-- {
-		e := h[i]
-		if e.GetFromReferee() || e.GetSeat() != t.self {
-			continue
-		}
-		deal := e.GetMove().GetPropose().GetProposal().GetDeal()
-		for _, m := range e.GetMessages() {
-			if d := m.GetProposal().GetDeal(); d != nil && deal == nil {
-				deal = d
-			}
-		}
-		if deal == nil {
-			continue
-		}
-		out, err := t.checkDeal(deal, form)
-		if err != nil {
-			return nil
-		}
-		return out
-	}
-	return nil
-}
-
-func kindOfMove(m *gamev1.Move) gamev1.MoveKind {
-	switch m.GetKind().(type) {
-	case *gamev1.Move_Propose:
-		return gamev1.MoveKind_MOVE_KIND_PROPOSE
-	case *gamev1.Move_Accept:
-		return gamev1.MoveKind_MOVE_KIND_ACCEPT
-	case *gamev1.Move_Reject:
-		return gamev1.MoveKind_MOVE_KIND_REJECT
-	case *gamev1.Move_Pass:
-		return gamev1.MoveKind_MOVE_KIND_PASS
-	case *gamev1.Move_Choose:
-		return gamev1.MoveKind_MOVE_KIND_CHOOSE
-	case *gamev1.Move_Say:
-		return gamev1.MoveKind_MOVE_KIND_SAY
-	}
-	return gamev1.MoveKind_MOVE_KIND_UNSPECIFIED
 }

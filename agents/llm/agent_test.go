@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -109,8 +110,8 @@ func TestMalformedReplies(t *testing.T) {
 			wantMove: "accept", wantFailures: 1, wantInCorrection: "JSON object", wantStat: llm.FailUnparsable},
 		{name: "JSON with an illegal amount, then right", style: "json", replies: []string{`{"move": {"kind": "propose", "terms": {"P1 gives Dollars": -1}}}`, `{"move": {"kind": "propose", "terms": {"P1 gives Dollars": 55}}}`},
 			wantMove: "propose", wantOffer: 55, wantFailures: 1, wantInCorrection: "negative", wantStat: llm.FailBadTerms},
-		{name: "prose only, every time: fallback", replies: []string{"Let me think about it.", "Hmm, 40 is low.", "I would rather not say."},
-			wantMove: "reject", wantFailures: 3, wantFallback: true, wantInReasoning: "FALLBACK", wantStat: llm.FailFallback, wantRawOutputCount: 3},
+		{name: "prose only, every time: a neutral proposal, not an ending", replies: []string{"Let me think about it.", "Hmm, 40 is low.", "I would rather not say."},
+			wantMove: "propose", wantOffer: 50, wantFailures: 3, wantFallback: true, wantInReasoning: "FALLBACK", wantStat: llm.FailFallback, wantRawOutputCount: 3},
 		{name: "legal move, bad messages every time: the move is kept", replies: []string{"<message to=\"P9\">hi</message><move>accept</move>"},
 			wantMove: "accept", wantFailures: 3, wantFallback: true, wantInReasoning: "the model's own move (accept)", wantStat: llm.FailBadMessage, wantMessages: 0, wantRawOutputCount: 3},
 	}
@@ -184,7 +185,8 @@ func TestFallbackMoves(t *testing.T) {
 	}{
 		{"pass when legal", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_PASS}, ProposalBounds: bounds}, "pass"},
 		{"own proposal again", &agentv1.Observation{Seats: two, Turn: 3, History: []*agentv1.HistoryEntry{own}, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_REJECT}, ProposalBounds: bounds}, "propose"},
-		{"reject when no proposal of its own", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_REJECT}, ProposalBounds: bounds}, "reject"},
+		{"a neutral proposal when none of its own", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_REJECT}, ProposalBounds: bounds}, "propose"},
+		{"reject, never accept, when only they are legal", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_ACCEPT, gamev1.MoveKind_MOVE_KIND_REJECT}}, "reject"},
 		{"say with the required messages", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_SAY}, RequiredMessages: []*gamev1.MessageSlot{{To: []int32{1}}}}, "say"},
 		{"a random legal choice", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_CHOOSE}, Choices: []*gamev1.Option{{Id: "a"}, {Id: "b"}}}, "choose"},
 	}
@@ -194,8 +196,16 @@ func TestFallbackMoves(t *testing.T) {
 			if kind(action) != tc.want || !action.GetUsage().GetFallback() {
 				t.Fatalf("fallback %v, want %s", action, tc.want)
 			}
-			if tc.want == "propose" && action.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetGives()["X"] != 7 {
-				t.Errorf("not its own proposal: %v", action.GetMove())
+			// Its own proposal again (7), else the middle of the range (5); kept in its notes.
+			wantX := int64(5)
+			if len(tc.obs.GetHistory()) > 0 {
+				wantX = 7
+			}
+			if tc.want == "propose" && action.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetGives()["X"] != wantX {
+				t.Errorf("proposal %v, want X = %d", action.GetMove(), wantX)
+			}
+			if tc.want == "propose" && !strings.Contains(action.GetPrivateNotes(), fmt.Sprintf("My latest proposal: P1 gives %d X", wantX)) {
+				t.Errorf("notes %q do not keep the proposal", action.GetPrivateNotes())
 			}
 			if len(action.GetMessages()) != len(tc.obs.GetRequiredMessages()) {
 				t.Errorf("messages %v, want one per required message", action.GetMessages())
@@ -280,8 +290,11 @@ func TestStalledServerDeadline(t *testing.T) {
 			if limit := min(tc.ctxLimit, tc.timeLimit); elapsed >= limit {
 				t.Errorf("Act took %s, the deadline was %s", elapsed, limit)
 			}
-			if !action.GetUsage().GetFallback() || kind(action) != "reject" {
-				t.Errorf("action %v: want the fallback", action)
+			if !action.GetUsage().GetFallback() || kind(action) != "propose" || action.GetUsage().GetFallbackCause() != agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER {
+				t.Errorf("action %v: want the fallback (a neutral proposal), the provider's", action)
+			}
+			if !strings.Contains(action.GetUsage().GetFallbackDetail(), "time ran out") {
+				t.Errorf("fallback detail %q does not say the time ran out", action.GetUsage().GetFallbackDetail())
 			}
 			if !strings.Contains(action.GetPrivateReasoning(), "time ran out") {
 				t.Errorf("reasoning %q does not say the time ran out", action.GetPrivateReasoning())
@@ -415,31 +428,41 @@ func TestCache(t *testing.T) {
 	if !proto.Equal(strip(first), strip(again)) || !equalStrings(first.GetUsage().GetRawOutputs(), again.GetUsage().GetRawOutputs()) {
 		t.Errorf("replay differs:\n%v\n%v", first, again)
 	}
-	// Another temperature, model or match (with scope match) misses.
+	// The cached reply counts against budgets at what it cost.
+	if again.GetUsage().GetCachedTokens() != first.GetUsage().GetPromptTokens()+first.GetUsage().GetCompletionTokens() {
+		t.Errorf("cached tokens %d, want the first call's %d", again.GetUsage().GetCachedTokens(), first.GetUsage().GetPromptTokens()+first.GetUsage().GetCompletionTokens())
+	}
+	otherMatch := func() *agentv1.Observation { o := p2Turn2(t); o.MatchId = "another-match"; return o }
+	// Another temperature, model or match misses: by default the match id is in the key, so
+	// the same prompt in another match samples afresh.
 	other := 0.2
-	for _, c := range []llm.Config{
-		{BaseURL: srv.URL, CacheDir: dir, Temperature: &other},
-		{BaseURL: srv.URL, CacheDir: dir, Temperature: &temp, Model: "other-model"},
-		{BaseURL: srv.URL, CacheDir: dir, Temperature: &temp, CacheScope: llm.CacheScopeMatch},
+	for _, tc := range []struct {
+		cfg llm.Config
+		obs *agentv1.Observation
+	}{
+		{llm.Config{BaseURL: srv.URL, CacheDir: dir, Temperature: &other}, p2Turn2(t)},
+		{llm.Config{BaseURL: srv.URL, CacheDir: dir, Temperature: &temp, Model: "other-model"}, p2Turn2(t)},
+		{cfg, otherMatch()},
+		{llm.Config{BaseURL: srv.URL, CacheDir: dir, Temperature: &temp, CacheScope: llm.CacheScopeGlobal}, p2Turn2(t)},
 	} {
 		before := srv.Count()
-		act(t, newAgent(t, c), p2Turn2(t))
+		act(t, newAgent(t, tc.cfg), tc.obs)
 		if srv.Count() != before+1 {
-			t.Errorf("config %v hit the cache", c)
+			t.Errorf("config %v, match %s hit the cache", tc.cfg, tc.obs.GetMatchId())
 		}
 	}
-	// With scope match, the same match replays.
+	// Only with the global scope, asked for, does another match reuse a reply.
 	before := srv.Count()
-	act(t, newAgent(t, llm.Config{BaseURL: srv.URL, CacheDir: dir, Temperature: &temp, CacheScope: llm.CacheScopeMatch}), p2Turn2(t))
+	act(t, newAgent(t, llm.Config{BaseURL: srv.URL, CacheDir: dir, Temperature: &temp, CacheScope: llm.CacheScopeGlobal}), otherMatch())
 	if srv.Count() != before {
-		t.Errorf("scope match: the same match called the model again")
+		t.Errorf("scope global: another match with the same prompt called the model again")
 	}
 	c, err := llm.OpenCache(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := c.Len(); err != nil || n != 4 {
-		t.Errorf("cache holds %d entries (%v), want 4", n, err)
+	if n, err := c.Len(); err != nil || n != 5 {
+		t.Errorf("cache holds %d entries (%v), want 5", n, err)
 	}
 }
 
@@ -454,6 +477,7 @@ func TestCacheKeyHash(t *testing.T) {
 	seed := 3
 	for name, change := range map[string]func(*llm.CacheKey){
 		"model":       func(k *llm.CacheKey) { k.Model = "n" },
+		"endpoint":    func(k *llm.CacheKey) { k.Endpoint = "http://other/v1" },
 		"message":     func(k *llm.CacheKey) { k.Messages = []llm.KeyMessage{{Role: "user", Content: "hi!"}} },
 		"role":        func(k *llm.CacheKey) { k.Messages = []llm.KeyMessage{{Role: "system", Content: "hi"}} },
 		"temperature": func(k *llm.CacheKey) { k.Temperature = nil },

@@ -40,12 +40,14 @@ func OpenCache(dir string) (*Cache, error) {
 // Dir is the cache's directory.
 func (c *Cache) Dir() string { return c.dir }
 
-// CacheKey is what a cached reply is filed under: the model, every message sent (roles and
-// texts, corrections included), the sampling parameters, the output style and, with cache
-// scope "match", the match id. Its Hash names the entry.
+// CacheKey is what a cached reply is filed under: the endpoint and model, every message sent
+// (roles and texts, corrections included), the sampling parameters, the output style and,
+// with cache scope "match" (the default), the match id. Its Hash names the entry.
 type CacheKey struct {
 	// Version changes when the key's meaning does.
-	Version  int          `json:"v"`
+	Version int `json:"v"`
+	// Endpoint is the API's base URL: one model name on two servers is two models.
+	Endpoint string       `json:"endpoint"`
 	Model    string       `json:"model"`
 	Messages []KeyMessage `json:"messages"`
 	// Temperature and Seed are nil when not sent (the server's default).

@@ -23,10 +23,32 @@ type moveState struct {
 	latency                        time.Duration
 	raw                            []string
 	model                          string
-	failures                       []string // what went wrong, in order, for the private reasoning
+	// failures are the replies that could not be used, in order, for the private reasoning:
+	// they come from the replies alone, so a replay from the cache writes the same.
+	failures []string
+	// callFailures are calls that failed (rate limits, server errors, timeouts); they differ
+	// run to run, so they go to the log, and to the reasoning only of a provider fallback.
+	callFailures []string
 	// providerFailed: a call gave no reply even after retries (rate limits, server errors,
 	// timeouts), so a fallback is the provider's failure rather than the agent's.
 	providerFailed bool
+	// budgetSpent: a budget stopped the move before a call.
+	budgetSpent  bool
+	cachedTokens int64 // tokens of cached replies, at what they cost when made
+	cost         int64 // micro-dollars
+}
+
+// fallbackDetail is one public line on why the move fell back.
+func (mv *moveState) fallbackDetail() string {
+	switch {
+	case mv.budgetSpent && len(mv.failures) > 0:
+		return clip(mv.failures[len(mv.failures)-1], 200)
+	case mv.providerFailed && len(mv.callFailures) > 0:
+		return clip(mv.callFailures[len(mv.callFailures)-1], 300)
+	case mv.formatFailures > 0:
+		return fmt.Sprintf("%d replies could not be used", mv.formatFailures)
+	}
+	return "no usable reply"
 }
 
 // errNoReply is wrapped by complete's errors: the model gave no reply for this move.
@@ -35,6 +57,9 @@ var errNoReply = errors.New("no reply from the model")
 // complete returns the model's reply to msgs: from the cache, or from the server, retrying
 // rate limits, server errors, timeouts and broken replies with backoff until ctx's deadline.
 func (a *Agent) complete(ctx context.Context, t *turn, msgs []openai.ChatCompletionMessage, mv *moveState) (string, error) {
+	if err := a.budgetCheck(t, mv); err != nil {
+		return "", err
+	}
 	key := a.cacheKey(t, msgs).Hash()
 	if a.cache != nil {
 		if e, ok := a.cache.get(key); ok {
@@ -43,6 +68,7 @@ func (a *Agent) complete(ctx context.Context, t *turn, msgs []openai.ChatComplet
 			if e.Model != "" {
 				mv.model = e.Model
 			}
+			a.spend(mv, mv.model, e.PromptTokens, e.CompletionTokens, true)
 			return e.Content, nil
 		}
 	}
@@ -73,12 +99,12 @@ func (a *Agent) complete(ctx context.Context, t *turn, msgs []openai.ChatComplet
 		}
 		kind, retry, status := a.classify(ctx, err)
 		if ctx.Err() != nil {
-			mv.failures = append(mv.failures, fmt.Sprintf("the move's time ran out waiting for the model (%s)", kind))
+			mv.callFailures = append(mv.callFailures, fmt.Sprintf("the move's time ran out waiting for the model (%s)", kind))
 			a.count(FailDeadline)
 			return "", fmt.Errorf("%w: the move's time ran out", errNoReply)
 		}
 		a.count(kind)
-		mv.failures = append(mv.failures, fmt.Sprintf("model call failed (%s): %s", kind, shortError(err)))
+		mv.callFailures = append(mv.callFailures, fmt.Sprintf("model call failed (%s): %s", kind, shortError(err)))
 		if (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) && req.ResponseFormat != nil && a.autoStructured && aboutFormat(err) {
 			// The server may not know response_format (or this schema): ask for less.
 			if a.level.CompareAndSwap(int32(level), int32(level-1)) {
@@ -92,7 +118,7 @@ func (a *Agent) complete(ctx context.Context, t *turn, msgs []openai.ChatComplet
 		}
 		delay := a.backoff(try, retryAfter)
 		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(delay).After(deadline) {
-			mv.failures = append(mv.failures, "no time left to retry")
+			mv.callFailures = append(mv.callFailures, "no time left to retry")
 			a.count(FailDeadline)
 			return "", fmt.Errorf("%w: no time left to retry after %s", errNoReply, kind)
 		}
@@ -150,8 +176,11 @@ func (a *Agent) call(ctx context.Context, req openai.ChatCompletionRequest, mv *
 	mv.latency += time.Since(start)
 	mv.calls++
 	if err == nil {
-		mv.promptTokens += int64(resp.Usage.PromptTokens)
-		mv.completionTokens += int64(resp.Usage.CompletionTokens)
+		model := resp.Model
+		if model == "" {
+			model = a.cfg.Model
+		}
+		a.spend(mv, model, int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens), false)
 	}
 	return resp, retryAfter, err
 }
@@ -258,7 +287,7 @@ func (a *Agent) request(t *turn, msgs []openai.ChatCompletionMessage, level stru
 }
 
 func (a *Agent) cacheKey(t *turn, msgs []openai.ChatCompletionMessage) CacheKey {
-	k := CacheKey{Version: 1, Model: a.cfg.Model, Temperature: a.cfg.Temperature, MaxTokens: a.cfg.MaxTokens, Seed: a.cfg.Seed, Style: a.styleName}
+	k := CacheKey{Version: 2, Endpoint: a.cfg.BaseURL, Model: a.cfg.Model, Temperature: a.cfg.Temperature, MaxTokens: a.cfg.MaxTokens, Seed: a.cfg.Seed, Style: a.styleName}
 	for _, m := range msgs {
 		k.Messages = append(k.Messages, KeyMessage{Role: m.Role, Content: m.Content})
 	}

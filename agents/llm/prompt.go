@@ -279,6 +279,8 @@ type PromptData struct {
 	Style string
 	// Plan is true when the plan step is on (the format then asks for a plan).
 	Plan bool
+	// Target is the party a targeted persona works against (Config.Target), or "".
+	Target string
 	// Persona, Steps and Format are rendered from their templates before system.tmpl.
 	Persona string
 	Steps   []string

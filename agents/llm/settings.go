@@ -12,13 +12,14 @@ import (
 // SettingsHelp documents the settings of builtin:llm?key=value&... (ConfigFromSettings).
 const SettingsHelp = "model=NAME base_url=URL (both required); api_key_env=VAR (variable holding the API key, default " + DefaultAPIKeyEnv +
 	"); temperature=T max_tokens=N seed=N; persona=NAME|FILE style=tagged|json reasoning=STEPS prompt_dir=DIR; " +
-	"cache=DIR (default: the user's cache dir) no_cache=true cache_scope=global|match; concurrency=N attempts=N request_timeout=DURATION " +
-	"structured=auto|json_schema|json_object|off"
+	"cache=DIR (default: the user's cache dir) no_cache=true cache_scope=match|global; concurrency=N attempts=N request_timeout=DURATION " +
+	"structured=auto|json_schema|json_object|off; budget_tokens=N budget_usd=D prices=FILE (price table, YAML); preflight=false (skip the endpoint check); target=PARTY (who a targeted persona works against)"
 
 // settingKeys are the settings ConfigFromSettings reads.
 var settingKeys = []string{
 	"model", "base_url", "api_key_env", "temperature", "max_tokens", "seed", "persona", "style", "reasoning",
 	"prompt_dir", "cache", "no_cache", "cache_scope", "concurrency", "attempts", "request_timeout", "structured",
+	"budget_tokens", "budget_usd", "prices", "preflight", "target",
 }
 
 // SettingKeys lists the settings ConfigFromSettings reads.
@@ -42,8 +43,9 @@ func ConfigFromSettings(s url.Values, getenv func(string) string) (Config, error
 	if keyEnv == "" {
 		keyEnv = DefaultAPIKeyEnv
 	}
-	c.APIKey = getenv(keyEnv)
+	c.APIKey, c.APIKeyEnv = getenv(keyEnv), keyEnv
 	c.Persona, c.Style, c.Reasoning, c.PromptDir = s.Get("persona"), s.Get("style"), s.Get("reasoning"), s.Get("prompt_dir")
+	c.Target = s.Get("target")
 	c.Structured, c.CacheScope = s.Get("structured"), s.Get("cache_scope")
 	var err error
 	if v := s.Get("temperature"); v != "" {
@@ -72,6 +74,29 @@ func ConfigFromSettings(s url.Values, getenv func(string) string) (Config, error
 	if v := s.Get("request_timeout"); v != "" {
 		if c.RequestTimeout, err = time.ParseDuration(v); err != nil || c.RequestTimeout < 0 {
 			return c, fmt.Errorf("%w: setting request_timeout=%q: want a duration such as 30s", ErrConfig, v)
+		}
+	}
+	if v := s.Get("budget_tokens"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("%w: setting budget_tokens=%q: want a non-negative whole number", ErrConfig, v)
+		}
+		c.BudgetTokens = n
+	}
+	if v := s.Get("budget_usd"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 1e9 {
+			return c, fmt.Errorf("%w: setting budget_usd=%q: want dollars from 0 to 1e9, e.g. 2.50", ErrConfig, v)
+		}
+		c.BudgetMicrodollars = int64(f * 1e6)
+	}
+	if c.Prices, err = LoadPrices(s.Get("prices")); err != nil {
+		return c, err
+	}
+	c.Preflight = true
+	if v := s.Get("preflight"); v != "" {
+		if c.Preflight, err = strconv.ParseBool(v); err != nil {
+			return c, fmt.Errorf("%w: setting preflight=%q: want true or false", ErrConfig, v)
 		}
 	}
 	noCache := false

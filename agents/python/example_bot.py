@@ -170,7 +170,7 @@ class SteadyConceder(Agent):
         if bound is None:
             return propose_ultimatum(x, currency), x
         x = clamp(bound, x)
-        return propose_amount(bound, x), x
+        return propose_amount(bound, x, obs), x
 
     def fallback(self, obs, why):
         """The simplest legal move: accept, else an even split within bounds, else reject, pass

@@ -2,11 +2,14 @@ package sdk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"time"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Background serves a on addr (host:port; port 0 picks a free one) in a goroutine. It returns
@@ -52,4 +55,31 @@ func Gated(a Agent, gate <-chan struct{}) Agent {
 		}
 		return a.Act(ctx, obs)
 	})
+}
+
+// Loopback serves a on a free loopback port and returns a client of it, and stop, which stops
+// the server (letting calls in flight finish for a moment) and closes the client. It is how a
+// process hosts an agent of its own, a built-in agent or a person's seat, over real gRPC like
+// any other agent.
+func Loopback(a Agent, opts ...Option) (client agentv1.AgentServiceClient, stop func() error, err error) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, fmt.Errorf("sdk: listen on loopback: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- ServeListener(ctx, lis, a, append([]Option{WithGracePeriod(time.Second)}, opts...)...)
+	}()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		cancel()
+		<-done
+		return nil, nil, fmt.Errorf("sdk: dial %s: %w", lis.Addr(), err)
+	}
+	return agentv1.NewAgentServiceClient(conn), func() error {
+		err := conn.Close()
+		cancel()
+		return errors.Join(err, <-done)
+	}, nil
 }

@@ -29,7 +29,8 @@ type DialOut struct {
 	Token string
 	// Bot is the registered bot's name.
 	Bot string
-	// Version, when set, must equal the registered version.
+	// Version, when set, must equal the registered version (the gateway refuses the session
+	// otherwise); empty: not checked (see parley.botlink.v1.Hello).
 	Version string
 	// Reconnect, when set, opens a new session after one ends other than by refusal, waiting
 	// longer each time (up to 30s), until ctx ends.

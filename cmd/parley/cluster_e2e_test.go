@@ -18,6 +18,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/services/tournament"
 )
@@ -42,7 +43,7 @@ func serveSlow(t *testing.T, name string, delay time.Duration) string {
 // subjectCounts counts the messages of the match stream on each subject matching filter.
 func subjectCounts(t *testing.T, ctx context.Context, js jetstream.JetStream, filter string) map[string]uint64 {
 	t.Helper()
-	s, err := js.Stream(ctx, bus.StreamName)
+	s, err := js.Stream(ctx, natsname.MatchStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestClusterScaleOut(t *testing.T) {
 	}
 	defer watcher.Close()
 	js := watcher.JetStream()
-	for _, name := range []string{bus.StreamName, tournament.RequestStream, tournament.TournamentStream} {
+	for _, name := range []string{natsname.MatchStream, natsname.RequestStream, natsname.TournamentStream} {
 		st, err := js.Stream(ctx, name)
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +130,7 @@ func TestClusterScaleOut(t *testing.T) {
 	}
 	_ = refA.cmd.Process.Kill()
 	<-refA.exited
-	st, err := js.Stream(ctx, bus.StreamName)
+	st, err := js.Stream(ctx, natsname.MatchStream)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
 	"github.com/parley-arena/parley/referee/catalog"
@@ -52,7 +53,7 @@ func loadCompose(t *testing.T) *types.Project {
 // flags, positional arguments and environment variables parse. It returns the command.
 func checkParleyArgs(t *testing.T, where string, args []string, env map[string]string) *cobra.Command {
 	t.Helper()
-	deps := &cli.Deps{Out: &strings.Builder{}, Err: &strings.Builder{}, Games: catalog.New(), Getenv: func(k string) string { return env[k] }}
+	deps := &cli.Deps{Out: &strings.Builder{}, Err: &strings.Builder{}, Games: catalog.New(), Builtins: builtin.Agents{}, Getenv: func(k string) string { return env[k] }}
 	top := root.NewCmd(deps)
 	cmd, rest, err := top.Find(args)
 	if err != nil || cmd == top {
@@ -173,9 +174,23 @@ func TestComposeFile(t *testing.T) {
 		t.Error("the gateway does not name the NATS server (it would start an embedded one of its own)")
 	}
 
-	ref := p.Services["referee"]
-	if ref.Deploy == nil || ref.Deploy.Replicas == nil || *ref.Deploy.Replicas != 2 {
-		t.Errorf("the referee should run 2 replicas, deploy is %+v", ref.Deploy)
+	// Two referees share the work queue; exactly one of them requests the tournaments' matches.
+	referees, requesting := 0, 0
+	for _, s := range p.Services {
+		if len(s.Command) == 0 || s.Command[0] != "referee" {
+			continue
+		}
+		n := 1
+		if s.Deploy != nil && s.Deploy.Replicas != nil {
+			n = *s.Deploy.Replicas
+		}
+		referees += n
+		if v := flagValue(s.Command, "tournaments"); v == "" || v == "true" {
+			requesting += n
+		}
+	}
+	if referees != 2 || requesting != 1 {
+		t.Errorf("%d referees, %d of them requesting tournaments' matches; want 2 and 1", referees, requesting)
 	}
 	mounted := func(svc, volume, target string) {
 		for _, v := range p.Services[svc].Volumes {

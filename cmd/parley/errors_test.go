@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
 	"github.com/parley-arena/parley/internal/natstest"
@@ -180,7 +181,7 @@ func TestHelp(t *testing.T) {
 		useLine string
 		envs    []string
 	}
-	tree := root.NewCmd(&cli.Deps{Games: catalog.New(), Getenv: func(string) string { return "" }})
+	tree := root.NewCmd(&cli.Deps{Games: catalog.New(), Builtins: builtin.Agents{}, Getenv: func(string) string { return "" }})
 	describe := func(cmd *cobra.Command) want {
 		w := want{useLine: cmd.UseLine()}
 		cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {

@@ -230,8 +230,8 @@ func TestAnalyzeEquilibria(t *testing.T) {
 	for _, line := range []string{
 		"Pure Nash equilibria: 2",
 		"(hare, hare) paying (1, 1): not Pareto-optimal, dominated by (stag, stag)",
-		"Alice: stag 1/103, hare 102/103",
-		"Compare: the same pure-equilibrium set: {(stag, stag), (hare, hare)}.",
+		"Alice: x3 = stag 1/103, hare 102/103",
+		"Compare (actions matched by name): the same pure-equilibrium set: stag_hunt has {(stag, stag), (hare, hare)}, stag_hunt_2 has {(stag, stag), (hare, hare)}.",
 	} {
 		if !strings.Contains(out, line) {
 			t.Errorf("output lacks %q:\n%s", line, out)

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
 	"github.com/parley-arena/parley/referee/catalog"
@@ -15,7 +16,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	deps := cli.DefaultDeps(catalog.New())
+	deps := cli.DefaultDeps(catalog.New(), builtin.Agents{})
 	err := root.NewCmd(deps).ExecuteContext(ctx)
 	stop()
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -134,7 +135,7 @@ func mustRun(t *testing.T, env []string, args ...string) result {
 func runInProcess(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
 	var stdout, stderr lockedBuffer // NATS callbacks may log from their own goroutines
-	deps := &cli.Deps{Out: &stdout, Err: &stderr, Games: catalog.New(), Getenv: func(k string) string { return env[k] }}
+	deps := &cli.Deps{Out: &stdout, Err: &stderr, Games: catalog.New(), Builtins: builtin.Agents{}, Getenv: func(k string) string { return env[k] }}
 	cmd := root.NewCmd(deps)
 	cmd.SetArgs(args)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
@@ -244,10 +245,16 @@ type proc struct {
 // cleanup unless it has exited.
 func startProc(t *testing.T, dir, name string, args ...string) *proc {
 	t.Helper()
+	return startProcEnv(t, dir, nil, name, args...)
+}
+
+// startProcEnv is startProc with extra environment variables ("KEY=value").
+func startProcEnv(t *testing.T, dir string, env []string, name string, args ...string) *proc {
+	t.Helper()
 	p := &proc{t: t, name: filepath.Base(name), exited: make(chan struct{}), changed: make(chan struct{}, 1)}
 	p.cmd = exec.Command(name, args...)
 	p.cmd.Dir = dir
-	p.cmd.Env = childEnv()
+	p.cmd.Env = childEnv(env...)
 	p.cmd.Stderr = &p.stderr
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -163,7 +165,7 @@ func TestRefereeServe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ListGames: %v\n%s", err, ref.output())
 	}
-	var ultimatum *refereev1.GameInfo
+	var ultimatum *gamev1.GameInfo
 	for _, g := range games.GetGames() {
 		if g.GetName() == "ultimatum" {
 			ultimatum = g

@@ -13,32 +13,18 @@
 //	                    countdown and the legal moves as controls
 //	/static/...         the files
 //
-// and two helpers of the forms, answered here because they need Go code the page cannot
-// carry:
-//
-//	GET  /web/agents    the built-in agents: {"agents": [{"name", "summary", "settings"}]}
-//	POST /web/params    {"game": "coalition", "params": {"values": "AB:750,ABC:1000"}} ->
-//	                    the GameParams as protojson, parsed exactly as `parley play --param`
-//	                    parses them; 400 with a JSON error for a bad value
-//
-// The API the page calls is the gateway's (gateway/README.md) and the human seat's
-// (agents/human: mount a human.Hub with its Mount method, and give it to the gateway as its
-// SeatAuthorizer).
+// The API the page calls is the gateway's (gateway/README.md): the forms list the referee's
+// games and built-in agents (RefereeService ListGames, ListAgents) and have their parameters
+// read by the referee exactly as `parley play --param` reads them (ParseParams); and the human
+// seat's (agents/human: mount a human.Hub with its Mount method, and give it to the gateway as
+// its SeatAuthorizer).
 package web
 
 import (
 	"embed"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"net/http"
-	"sort"
-	"strings"
-
-	"google.golang.org/protobuf/encoding/protojson"
-
-	"github.com/parley-arena/parley/agents/builtin"
-	"github.com/parley-arena/parley/referee/games"
 )
 
 //go:embed static
@@ -53,8 +39,8 @@ func Static() fs.FS {
 	return sub
 }
 
-// Handler serves the web page: the app on /, the seat page on /seat/TOKEN, the files under
-// /static/, and the form helpers under /web/. Any other path is 404.
+// Handler serves the web page: the app on /, the seat page on /seat/TOKEN and the files under
+// /static/. Any other path is 404.
 func Handler() http.Handler {
 	static := Static()
 	mux := http.NewServeMux()
@@ -80,8 +66,6 @@ func Handler() http.Handler {
 		w.Header().Set("Cache-Control", "no-cache")
 		fileServer.ServeHTTP(w, r)
 	}))
-	mux.HandleFunc("GET /web/agents", agents)
-	mux.HandleFunc("POST /web/params", params)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no page "+r.URL.Path)
 	})
@@ -105,63 +89,4 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(errorBody{Code: code, Message: msg})
-}
-
-type agentInfo struct {
-	Name     string `json:"name"`
-	Summary  string `json:"summary"`
-	Settings string `json:"settings,omitempty"`
-}
-
-type agentsResponse struct {
-	Agents []agentInfo `json:"agents"`
-}
-
-func agents(w http.ResponseWriter, _ *http.Request) {
-	var resp agentsResponse
-	for _, e := range builtin.Catalog() {
-		resp.Agents = append(resp.Agents, agentInfo{Name: e.Name, Summary: e.Summary, Settings: e.Settings})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(resp)
-}
-
-type paramsRequest struct {
-	Game   string            `json:"game"`
-	Params map[string]string `json:"params"`
-}
-
-// maxParamsBody bounds the body of POST /web/params.
-const maxParamsBody = 64 << 10
-
-func params(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxParamsBody))
-	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "resource_exhausted", "body too large")
-		return
-	}
-	var req paramsRequest
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil || dec.More() {
-		writeError(w, http.StatusBadRequest, "invalid_argument", `body: want {"game": "...", "params": {"name": "value"}}`)
-		return
-	}
-	kvs := make([]string, 0, len(req.Params))
-	for k, v := range req.Params {
-		kvs = append(kvs, k+"="+v)
-	}
-	sort.Strings(kvs)
-	gp, err := games.ParseParams(req.Game, kvs)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_argument", err.Error())
-		return
-	}
-	b, err := protojson.Marshal(gp)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "internal", err.Error())
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(b)
 }

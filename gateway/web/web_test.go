@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
 	"io"
 	"io/fs"
 	"mime"
@@ -12,10 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protojson"
-
 	"github.com/parley-arena/parley/gateway/web"
-	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 )
 
 func do(t *testing.T, h http.Handler, method, target, body string) *http.Response {
@@ -112,56 +108,5 @@ func TestOffline(t *testing.T) {
 	}
 	if files < 8 {
 		t.Errorf("%d files embedded, want the pages, scripts and styles", files)
-	}
-}
-
-func TestAgents(t *testing.T) {
-	resp := do(t, web.Handler(), "GET", "/web/agents", "")
-	var got struct {
-		Agents []struct{ Name, Summary string }
-	}
-	if err := json.Unmarshal([]byte(read(t, resp)), &got); err != nil {
-		t.Fatal(err)
-	}
-	names := map[string]bool{}
-	for _, a := range got.Agents {
-		names[a.Name] = a.Summary != ""
-	}
-	for _, want := range []string{"fair", "random", "coalition"} {
-		if !names[want] {
-			t.Errorf("built-in agent %q missing or without a summary in %v", want, got.Agents)
-		}
-	}
-}
-
-func TestParams(t *testing.T) {
-	h := web.Handler()
-	resp := do(t, h, "POST", "/web/params", `{"game":"coalition","params":{"values":"AB:700,ABC:1000","rounds":"2","players":"A,B,C"}}`)
-	body := read(t, resp)
-	if resp.StatusCode != 200 {
-		t.Fatalf("POST /web/params = %d %s", resp.StatusCode, body)
-	}
-	gp := &matchv1.GameParams{}
-	if err := protojson.Unmarshal([]byte(body), gp); err != nil {
-		t.Fatalf("%s: %v", body, err)
-	}
-	c := gp.GetCoalition()
-	if c.GetValues()["A+B"] != 700 && c.GetValues()["AB"] != 700 || c.GetRounds() != 2 || len(c.GetPlayers()) != 3 {
-		t.Errorf("parsed %v", c)
-	}
-	for _, bad := range []string{
-		`{"game":"coalition","params":{"rounds":"many"}}`,
-		`{"game":"ultimatum","params":{"nope":"1"}}`,
-		`{"game":"ultimatum","params":{},"extra":1}`,
-		`not json`,
-	} {
-		resp := do(t, h, "POST", "/web/params", bad)
-		var e struct{ Code, Message string }
-		if err := json.Unmarshal([]byte(read(t, resp)), &e); resp.StatusCode != 400 || err != nil || e.Message == "" {
-			t.Errorf("POST %s = %d (%v), want 400 with a JSON error", bad, resp.StatusCode, err)
-		}
-	}
-	if resp := do(t, h, "POST", "/web/params", `{"game":"ultimatum","params":{"currency":"`+strings.Repeat("x", 70000)+`"}}`); resp.StatusCode != 413 {
-		t.Errorf("a huge body = %d, want 413", resp.StatusCode)
 	}
 }

@@ -38,9 +38,9 @@ type Setup struct {
 	seq    atomic.Uint64
 }
 
-// NewSetup starts the agents and the embedded NATS server.
-func NewSetup(ctx context.Context) (*Setup, error) {
-	conns, err := agentconn.OpenAll(ctx, Agents)
+// NewSetup starts the agents, opened with agents, and the embedded NATS server.
+func NewSetup(ctx context.Context, agents *agentconn.Resolver) (*Setup, error) {
+	conns, err := agents.OpenAll(ctx, Agents)
 	if err != nil {
 		return nil, err
 	}

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/referee/agentconn"
 )
 
 func setup(b *testing.B) *Setup {
 	b.Helper()
-	s, err := NewSetup(context.Background())
+	s, err := NewSetup(context.Background(), &agentconn.Resolver{Builtins: builtin.Agents{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -24,7 +27,7 @@ func BenchmarkAlternatingRoundTrip(b *testing.B) { setup(b).AlternatingRoundTrip
 
 // TestPlayMatch checks the benchmark's match is a real, finished match with moves.
 func TestPlayMatch(t *testing.T) {
-	s, err := NewSetup(context.Background())
+	s, err := NewSetup(context.Background(), &agentconn.Resolver{Builtins: builtin.Agents{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ const loadLatency = 20 * time.Millisecond
 // ns/op is wall time per match; x-ideal is the throughput over concurrency / (moves per match
 // x loadLatency), the most the bots allow; it falls below 1 where the referee stops keeping up.
 func BenchmarkRefereeLoad(b *testing.B) {
-	l, err := NewLoad(context.Background(), loadLatency)
+	l, err := NewLoad(context.Background(), builtin.Background, loadLatency)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +91,7 @@ func BenchmarkRefereeLoad(b *testing.B) {
 func TestLoadNoneDropped(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	l, err := NewLoad(ctx, 5*time.Millisecond)
+	l, err := NewLoad(ctx, builtin.Background, 5*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,25 +3,24 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
+
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/parley-arena/parley/agents/builtin"
-	"github.com/parley-arena/parley/agents/sdk"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
-	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/referee/queue"
 )
 
 // Load measures one referee worker under load: match requests are put into the JetStream
@@ -35,16 +34,21 @@ type Load struct {
 	stop   []func()
 }
 
-// NewLoad starts an embedded NATS server and two bots, the built-in agents of Agents, each
-// taking latency per move, served over gRPC on loopback.
-func NewLoad(ctx context.Context, latency time.Duration) (*Load, error) {
+// Serve serves a built-in agent (its address, "builtin:NAME?...") as a bot of its own on a
+// loopback port, taking latency more per move; it returns the bot's grpc:// address and how
+// to stop it.
+type Serve func(builtin string, latency time.Duration) (addr string, stop func(), err error)
+
+// NewLoad starts an embedded NATS server and two bots, the built-in agents of Agents served by
+// serve, each taking latency per move.
+func NewLoad(ctx context.Context, serve Serve, latency time.Duration) (*Load, error) {
 	b, err := bus.Open(ctx, bus.Config{}, nil)
 	if err != nil {
 		return nil, err
 	}
 	l := &Load{bus: b}
-	for _, spec := range []string{"fair", "fair?open=0.7&target=0.55"} {
-		addr, stop, err := serveSlow(spec, latency)
+	for _, spec := range Agents {
+		addr, stop, err := serve(spec, latency)
 		if err != nil {
 			l.Close()
 			return nil, err
@@ -61,25 +65,6 @@ func (l *Load) Close() {
 		stop()
 	}
 	l.bus.Close()
-}
-
-// serveSlow serves builtin:spec (NAME?key=value&...) with latency added to each move.
-func serveSlow(spec string, latency time.Duration) (string, func(), error) {
-	name, query, _ := strings.Cut(spec, "?")
-	settings, err := url.ParseQuery(query)
-	if err != nil {
-		return "", nil, err
-	}
-	inner, err := builtin.New(name, settings)
-	if err != nil {
-		return "", nil, err
-	}
-	addr, stop, err := sdk.Background("127.0.0.1:0", sdk.Delay(inner, latency),
-		sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
-	if err != nil {
-		return "", nil, err
-	}
-	return "grpc://" + addr, stop, nil
 }
 
 // LoadResult is what one load run measured.
@@ -160,18 +145,23 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 	js := l.bus.JetStream()
 	prefix := fmt.Sprintf("load%d-%x", l.run.Add(1), time.Now().UnixNano())
 	c := &counter{want: n, done: make(chan struct{})}
-	w := tournament.NewWorker(l.bus, catalog.New(), tournament.WorkerConfig{Concurrency: concurrency, Observer: c}, nil)
-	if _, err := tournament.EnsureQueue(ctx, js, tournament.QueueConfig{}); err != nil {
+	agents := &agentconn.Resolver{}
+	w := queue.NewWorker(l.bus, queue.WorkerConfig{
+		Matches:     &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true},
+		Player:      &launch.Player{Agents: agents, Options: []match.Option{match.WithObserver(c)}},
+		Concurrency: concurrency,
+	}, nil)
+	if _, err := queue.EnsureConsumer(ctx, js, queue.Config{}); err != nil {
 		return LoadResult{}, err
 	}
-	cons, err := js.Consumer(ctx, tournament.RequestStream, tournament.ConsumerName)
+	cons, err := js.Consumer(ctx, natsname.RequestStream, natsname.RefereeConsumer)
 	if err != nil {
 		return LoadResult{}, err
 	}
 	cpu0 := cpuTime()
 	start := time.Now()
 	for i := range n {
-		if err := tournament.PublishRequest(ctx, js, &tournamentv1.MatchRequest{
+		if err := queue.Enqueue(ctx, js, &queuev1.MatchRequest{
 			MatchId: fmt.Sprintf("%s-%d", prefix, i), Game: "ultimatum", Seed: uint64(i + 1), Agents: l.agents,
 		}); err != nil {
 			return LoadResult{}, err
@@ -212,7 +202,7 @@ wait:
 
 	// The record: one match_ended per requested match. Requests are acknowledged just after
 	// their match is stored, so the queue empties a moment later.
-	st, err := js.Stream(ctx, bus.StreamName)
+	st, err := js.Stream(ctx, natsname.MatchStream)
 	if err != nil {
 		return res, err
 	}
@@ -234,7 +224,7 @@ wait:
 	if ended != n {
 		return res, fmt.Errorf("bench: %d of %d requested matches have an ending in the stream", ended, n)
 	}
-	rs, err := js.Stream(ctx, tournament.RequestStream)
+	rs, err := js.Stream(ctx, natsname.RequestStream)
 	if err != nil {
 		return res, err
 	}

@@ -29,12 +29,10 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 const (
-	// StreamName is the JetStream stream holding every match's events.
-	StreamName = "PARLEY_MATCHES"
-
 	// DuplicateWindow is how long JetStream remembers message ids to drop
 	// repeats. A referee re-sends an event only while the match is live: after
 	// a lost ack or a reconnect, within seconds. Two minutes covers that with
@@ -185,7 +183,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Bus, err err
 	if err := b.ensureStream(ctx); err != nil {
 		return nil, err
 	}
-	logger.Info("nats ready", "embedded", b.srv != nil, "url", b.url, "stream", StreamName)
+	logger.Info("nats ready", "embedded", b.srv != nil, "url", b.url, "stream", natsname.MatchStream)
 	return b, nil
 }
 
@@ -270,15 +268,15 @@ func clientURL(addr net.Addr) string {
 // other processes sharing the server.
 func (b *Bus) ensureStream(ctx context.Context) error {
 	cfg := jetstream.StreamConfig{
-		Name:        StreamName,
+		Name:        natsname.MatchStream,
 		Description: "Parley match events, one subject per match and event kind",
-		Subjects:    []string{subjectPrefix + ">"},
+		Subjects:    []string{natsname.AllMatches},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  DuplicateWindow,
 		Replicas:    b.replicas,
 	}
-	if st, err := b.js.Stream(ctx, StreamName); err == nil {
+	if st, err := b.js.Stream(ctx, natsname.MatchStream); err == nil {
 		have := st.CachedInfo().Config
 		if cfg.Replicas == 0 {
 			cfg.Replicas = have.Replicas
@@ -292,7 +290,7 @@ func (b *Bus) ensureStream(ctx context.Context) error {
 	cfg.Replicas = max(cfg.Replicas, 1)
 	_, err := b.js.CreateOrUpdateStream(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("bus: stream %s: %w", StreamName, err)
+		return fmt.Errorf("bus: stream %s: %w", natsname.MatchStream, err)
 	}
 	return nil
 }
@@ -300,12 +298,12 @@ func (b *Bus) ensureStream(ctx context.Context) error {
 // StreamReplicas returns how many servers keep a copy of the match stream (1 when it does not
 // exist), for packages that create streams of their own next to it: they keep as many.
 func StreamReplicas(ctx context.Context, js jetstream.JetStream) (int, error) {
-	st, err := js.Stream(ctx, StreamName)
+	st, err := js.Stream(ctx, natsname.MatchStream)
 	switch {
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		return 1, nil
 	case err != nil:
-		return 0, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+		return 0, fmt.Errorf("bus: stream %s: %w", natsname.MatchStream, err)
 	}
 	return max(st.CachedInfo().Config.Replicas, 1), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 func TestEmbeddedRoundTrip(t *testing.T) {
@@ -300,7 +301,7 @@ func TestMatchSettlerOwnFailures(t *testing.T) {
 	b := openEmbedded(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	st, err := b.js.Stream(ctx, StreamName)
+	st, err := b.js.Stream(ctx, natsname.MatchStream)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,23 +8,30 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 // MatchExists reports whether the stream already holds the start of a match with this id, so
 // that a new match never interleaves its events with an old one's on the same subjects.
 func MatchExists(ctx context.Context, b *Bus, matchID string) (bool, error) {
-	stream, err := b.JetStream().Stream(ctx, StreamName)
-	if err != nil {
-		return false, fmt.Errorf("bus: stream %s: %w", StreamName, err)
-	}
 	started := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{}}}
-	_, err = stream.GetLastMsgForSubject(ctx, Subject(matchID, started))
+	_, ok, err := LastMsg(ctx, b.JetStream(), natsname.MatchStream, Subject(matchID, started))
+	return ok, err
+}
+
+// LastMsg returns the last message stored on subject in stream, if any.
+func LastMsg(ctx context.Context, js jetstream.JetStream, stream, subject string) (*jetstream.RawStreamMsg, bool, error) {
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, false, fmt.Errorf("bus: stream %s: %w", stream, err)
+	}
+	msg, err := s.GetLastMsgForSubject(ctx, subject)
 	switch {
 	case err == nil:
-		return true, nil
+		return msg, true, nil
 	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return false, nil
+		return nil, false, nil
 	default:
-		return false, fmt.Errorf("bus: look up match %s: %w", matchID, err)
+		return nil, false, fmt.Errorf("bus: read %s: %w", subject, err)
 	}
 }

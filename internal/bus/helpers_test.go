@@ -10,6 +10,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 // testTimeout bounds each step that talks to a server.
@@ -81,13 +82,13 @@ func streamMsgs(t testing.TB, b *Bus) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	s, err := b.JetStream().Stream(ctx, StreamName)
+	s, err := b.JetStream().Stream(ctx, natsname.MatchStream)
 	if err != nil {
-		t.Fatalf("stream %s: %v", StreamName, err)
+		t.Fatalf("stream %s: %v", natsname.MatchStream, err)
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
-		t.Fatalf("stream %s info: %v", StreamName, err)
+		t.Fatalf("stream %s info: %v", natsname.MatchStream, err)
 	}
 	return info.State.Msgs
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 const (
@@ -129,14 +130,14 @@ func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 		return fmt.Errorf("bus: record %s: %w: %d bytes, over the %d the server carries", id, ErrTooLarge, len(data), limit)
 	}
 	msg := &nats.Msg{
-		Subject: subjectPrefix + matchID + "." + name,
+		Subject: natsname.MatchSubject(matchID, name),
 		Data:    data,
 		Header:  make(nats.Header, 2),
 	}
 	for {
 		ack, err := p.js.PublishMsgAsync(msg,
 			jetstream.WithMsgID(id),
-			jetstream.WithExpectStream(StreamName),
+			jetstream.WithExpectStream(natsname.MatchStream),
 			// No silent re-send on "no responders": a late re-send would be
 			// stored after later events of the match. Flush reports it instead.
 			jetstream.WithRetryAttempts(0),

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 // readInactiveThreshold is how long the server keeps the ephemeral consumer
@@ -23,15 +24,15 @@ const readInactiveThreshold = 30 * time.Second
 // slice and no error.
 //
 // It reads through an ordered consumer of js on PARLEY_MATCHES filtered on
-// MatchFilter(matchID). ctx bounds the whole read; without a deadline, a
+// natsname.MatchFilter(matchID). ctx bounds the whole read; without a deadline, a
 // stalled server makes it wait for ever. Errors wrap ErrInvalidMatchID, ctx's
 // error, or the NATS or decoding error.
 func ReadMatch(ctx context.Context, js jetstream.JetStream, matchID string) ([]*eventsv1.MatchEvent, error) {
 	if err := ValidMatchID(matchID); err != nil {
 		return nil, err
 	}
-	cons, err := js.OrderedConsumer(ctx, StreamName, jetstream.OrderedConsumerConfig{
-		FilterSubjects:    []string{MatchFilter(matchID)},
+	cons, err := js.OrderedConsumer(ctx, natsname.MatchStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects:    []string{natsname.MatchFilter(matchID)},
 		DeliverPolicy:     jetstream.DeliverAllPolicy,
 		InactiveThreshold: readInactiveThreshold,
 	})

@@ -6,13 +6,10 @@ import (
 	"strconv"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 const (
-	// subjectPrefix starts every match subject; the stream captures
-	// subjectPrefix + ">".
-	subjectPrefix = "parley.match."
-
 	// MaxMatchIDLen is the longest match id accepted, in bytes.
 	MaxMatchIDLen = 128
 
@@ -49,13 +46,7 @@ func ValidMatchID(id string) error {
 // parley.match.<matchID>.<event>, where <event> is EventName(ev). It does not
 // validate matchID; see ValidMatchID.
 func Subject(matchID string, ev *eventsv1.MatchEvent) string {
-	return subjectPrefix + matchID + "." + EventName(ev)
-}
-
-// MatchFilter returns the subject filter matching every event of a match:
-// parley.match.<matchID>.>.
-func MatchFilter(matchID string) string {
-	return subjectPrefix + matchID + ".>"
+	return natsname.MatchSubject(matchID, EventName(ev))
 }
 
 // EventName returns the proto field name of the payload branch set in ev

@@ -51,12 +51,6 @@ func TestEventNameCoversEveryBranch(t *testing.T) {
 	}
 }
 
-func TestMatchFilter(t *testing.T) {
-	if got, want := MatchFilter("m-7"), "parley.match.m-7.>"; got != want {
-		t.Errorf("MatchFilter = %q, want %q", got, want)
-	}
-}
-
 func TestMsgID(t *testing.T) {
 	tests := []struct {
 		matchID string

@@ -14,6 +14,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/referee/match"
 )
@@ -84,7 +85,7 @@ func TestConsumerLag(t *testing.T) {
 	}
 	defer b.Close()
 	js := b.JetStream()
-	if _, err := js.CreateOrUpdateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{Durable: "slow", AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+	if _, err := js.CreateOrUpdateConsumer(ctx, natsname.MatchStream, jetstream.ConsumerConfig{Durable: "slow", AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
 		t.Fatal(err)
 	}
 	pub := bus.NewPublisher(b)
@@ -98,8 +99,8 @@ func TestConsumerLag(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := telemetry.New()
-	m.WatchConsumer(js, bus.StreamName, "slow")
-	m.WatchConsumer(js, bus.StreamName, "missing") // left out until it exists
+	m.WatchConsumer(js, natsname.MatchStream, "slow")
+	m.WatchConsumer(js, natsname.MatchStream, "missing") // left out until it exists
 	text := scrape(t, m)
 	if !strings.Contains(text, `parley_jetstream_consumer_pending_messages{consumer="slow",stream="PARLEY_MATCHES"} 3`) {
 		t.Errorf("lag of the consumer missing:\n%s", text)

@@ -1,22 +1,23 @@
-// Package agentconn turns an agent address into a gRPC client: "grpc://host:port" dials a
-// running agent; "builtin:NAME?key=value&..." starts a built-in Go agent as a real gRPC server
-// on a loopback port, so built-in agents are reached exactly like any other. A language model
-// is one of them: "builtin:llm?model=M&base_url=URL&style=json&persona=cunning" (see
-// agents/llm; its API key comes from the environment, never from the address). "human",
-// "human:NAME" and "human:NAME?ticket=ID" seat a person: a human.Seat of the hub in ctx
-// (human.FromContext), served the same way, and played from a browser (see agents/human).
-// "bot:TEAM/NAME[@VERSION]" is a bot a team registered (see WithBots): a dial-out bot is
-// reached through the gateway holding its link, one with a grpc:// endpoint is dialled only
-// where the organiser allows it.
+// Package agentconn turns agent addresses into gRPC clients, through one Resolver the binary
+// builds and hands to every part that opens agents (nothing finds agents through a global or
+// a context value):
+//
+//   - "grpc://host:port" dials a running agent, where the resolver's dial rule allows it;
+//   - "builtin:NAME?key=value&..." is a built-in agent this process serves (Resolver.Builtins);
+//   - "human", "human:NAME" and "human:NAME?ticket=ID" seat a person (Resolver.Humans);
+//   - "bot:TEAM/NAME[@VERSION]" is a bot a team registered (Resolver.Bots): a dial-out bot is
+//     reached through the link its gateway holds, one with a grpc:// endpoint is dialled only
+//     where the organiser allows it.
+//
+// The package knows the address forms and nothing of the agents behind them: the binary plugs
+// the built-in agents, the human seats and the bot registry in.
 package agentconn
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -24,136 +25,214 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/parley-arena/parley/agents/builtin"
-	"github.com/parley-arena/parley/agents/human"
-	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 )
+
+// Address prefixes.
+const (
+	BuiltinPrefix = "builtin:"
+	GRPCPrefix    = "grpc://"
+	BotPrefix     = "bot:"
+	HumanAddress  = "human"
+)
+
+// Errors wrapped by the errors of this package.
+var (
+	// ErrBadAddress: an address that cannot be parsed or names nothing that exists.
+	ErrBadAddress = errors.New("bad agent address")
+	// ErrNotServed: the address is well formed, but this process does not serve what it names
+	// (no human seats here, no bot registry).
+	ErrNotServed = errors.New("not served here")
+	// ErrDialRefused: the organiser does not let the referee dial the address.
+	ErrDialRefused = errors.New("dialling this address is not allowed")
+)
+
+// Local is an agent this process serves for one connection: a built-in agent, a person's seat.
+type Local struct {
+	// Client calls the agent.
+	Client agentv1.AgentServiceClient
+	// Close stops serving it.
+	Close func() error
+	// Seat is set when a person plays the agent.
+	Seat HumanSeat
+}
+
+// HumanSeat is a seat a person plays from a web page.
+type HumanSeat interface {
+	// Path is the seat's page, relative to where the seats are served.
+	Path() string
+	// End tells the person how the match ended.
+	End(*matchv1.Outcome)
+}
+
+// LocalAgents serves agents of one address form in this process.
+type LocalAgents interface {
+	// Open starts serving the agent at addr.
+	Open(ctx context.Context, addr string) (*Local, error)
+	// Check returns the error Open would return for addr without serving anything or using
+	// anything up (a reserved seat's ticket). Errors about the address wrap ErrBadAddress.
+	Check(addr string) error
+}
+
+// Lister is implemented by LocalAgents that can list the agents they serve (the built-in
+// ones), for people choosing one.
+type Lister interface {
+	List() []*refereev1.BuiltinAgent
+}
+
+// BotDirectory finds registered bots and reaches those that dial out (the bot registry on
+// NATS implements it).
+type BotDirectory interface {
+	// Bot returns the registered bot team/name.
+	Bot(ctx context.Context, team, name string) (*registryv1.Bot, error)
+	// Link returns a client reaching the dial-out bot team/name through its link.
+	Link(team, name string) agentv1.AgentServiceClient
+}
+
+// DialRule decides whether the referee may dial host:port. A nil rule allows every address.
+type DialRule func(target string) error
+
+// Resolver opens agent addresses. The zero Resolver dials grpc:// addresses and refuses the
+// other forms as not served.
+type Resolver struct {
+	// Builtins serves "builtin:" addresses; nil: refused.
+	Builtins LocalAgents
+	// Humans seats people ("human..." addresses); nil: refused.
+	Humans LocalAgents
+	// Bots finds registered bots ("bot:" addresses); nil: refused.
+	Bots BotDirectory
+	// Dial decides which grpc:// addresses may be dialled, given ones and the endpoints teams
+	// registered alike.
+	Dial DialRule
+	// AllowBotDial lets a registered bot's grpc:// endpoint be dialled at all (the team chose
+	// the address): off, such bots cannot play.
+	AllowBotDial bool
+	// Options are added to every client dialled (message size limits).
+	Options []grpc.DialOption
+}
 
 // Conn is a connection to one agent.
 type Conn struct {
 	// Client calls the agent.
 	Client agentv1.AgentServiceClient
-	// Target is the host:port dialled.
+	// Addr is the address as given.
+	Addr string
+	// Target says what is called: host:port, or the dial-out link.
 	Target string
-	// Spec is the address as given.
-	Spec string
-
-	// Label, for a registered bot, is how tables name it: "team/name@version". Empty for
-	// other agents.
+	// Label, for a registered bot, is how tables name it: "team/name@version".
 	Label string
+	// Seat is set when a person plays the agent.
+	Seat HumanSeat
 
-	// Human is the seat a person plays, for a human address; nil otherwise.
-	Human *human.Seat
-
-	conn *grpc.ClientConn
-	stop context.CancelFunc // stops a built-in agent's server
-	done chan error         // its Serve result
+	conn  *grpc.ClientConn // a dialled connection, closed by Close
+	close func() error     // stops a local agent
 }
 
-// ErrBadAddress is wrapped by errors about an address that cannot be parsed.
-var ErrBadAddress = errors.New("bad agent address")
+// IsHuman reports whether addr names a person's seat.
+func IsHuman(addr string) bool {
+	return addr == HumanAddress || strings.HasPrefix(addr, HumanAddress+":") || strings.HasPrefix(addr, HumanAddress+"?")
+}
 
-// badAddressError is an error of another package about an address, made to match
-// ErrBadAddress.
-type badAddressError struct{ error }
-
-func (e badAddressError) Is(target error) bool { return target == ErrBadAddress }
-func (e badAddressError) Unwrap() error        { return e.error }
-
-// Open connects to the agent at spec. A built-in agent's server runs until Close.
-func Open(ctx context.Context, spec string) (*Conn, error) {
+// Open connects to the agent at addr.
+func (r *Resolver) Open(ctx context.Context, addr string) (*Conn, error) {
 	switch {
-	case strings.HasPrefix(spec, "builtin:"):
-		return openBuiltin(ctx, spec)
-	case human.IsAddress(spec):
-		seat, err := human.FromContext(ctx).Open(spec)
-		if errors.Is(err, human.ErrBadAddress) {
-			return nil, badAddressError{err}
-		} else if err != nil {
-			return nil, err
-		}
-		c, err := serveLocal(ctx, spec, seat, nil)
+	case strings.HasPrefix(addr, BuiltinPrefix):
+		return r.openLocal(ctx, r.Builtins, addr, "built-in agents")
+	case IsHuman(addr):
+		return r.openLocal(ctx, r.Humans, addr, "human seats")
+	case strings.HasPrefix(addr, BotPrefix):
+		return r.openBot(ctx, addr)
+	case strings.HasPrefix(addr, GRPCPrefix):
+		target, err := parseTarget(addr)
 		if err != nil {
-			seat.Close()
 			return nil, err
 		}
-		c.Human = seat
-		return c, nil
-	case strings.HasPrefix(spec, BotPrefix):
-		return openBot(ctx, spec)
-	case strings.HasPrefix(spec, "grpc://"):
-		return dialTarget(spec)
+		if err := r.dialAllowed(addr, target); err != nil {
+			return nil, err
+		}
+		return r.dial(addr, target)
 	default:
-		return nil, fmt.Errorf("%w %q: want builtin:NAME (one of %s), grpc://host:port, bot:TEAM/NAME or human[:NAME]", ErrBadAddress, spec, strings.Join(builtin.Names(), ", "))
+		return nil, fmt.Errorf("%w %q: want builtin:NAME, grpc://host:port, bot:TEAM/NAME or human[:NAME]", ErrBadAddress, addr)
 	}
 }
 
-// dialTarget checks a grpc://host:port address and returns a client of it.
-func dialTarget(spec string) (*Conn, error) {
-	target := strings.TrimPrefix(spec, "grpc://")
+// Check returns the error Open would return for addr, as far as it can be known without
+// connecting: the form, the settings of a built-in agent, whether a seat can be given, the
+// registered bot and the dial rule. It serves, dials and uses up nothing.
+func (r *Resolver) Check(ctx context.Context, addr string) error {
+	switch {
+	case strings.HasPrefix(addr, BuiltinPrefix):
+		return checkLocal(r.Builtins, addr, "built-in agents")
+	case IsHuman(addr):
+		return checkLocal(r.Humans, addr, "human seats")
+	case strings.HasPrefix(addr, BotPrefix):
+		_, err := r.lookupBot(ctx, addr)
+		return err
+	case strings.HasPrefix(addr, GRPCPrefix):
+		target, err := parseTarget(addr)
+		if err != nil {
+			return err
+		}
+		return r.dialAllowed(addr, target)
+	default:
+		_, err := r.Open(ctx, addr) // the form's error
+		return err
+	}
+}
+
+func checkLocal(l LocalAgents, addr, what string) error {
+	if l == nil {
+		return fmt.Errorf("agent %s: %s are %w", addr, what, ErrNotServed)
+	}
+	return l.Check(addr)
+}
+
+func (r *Resolver) openLocal(ctx context.Context, l LocalAgents, addr, what string) (*Conn, error) {
+	if err := checkLocal(l, addr, what); err != nil {
+		return nil, err
+	}
+	loc, err := l.Open(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{Client: loc.Client, Addr: addr, Target: "in process", Seat: loc.Seat, close: loc.Close}, nil
+}
+
+// parseTarget checks a grpc://host:port address and returns host:port.
+func parseTarget(addr string) (string, error) {
+	target := strings.TrimPrefix(addr, GRPCPrefix)
 	_, port, err := net.SplitHostPort(target)
 	if err == nil {
 		// SplitHostPort takes anything after the last colon as the port ("1/agent" too).
 		_, err = strconv.ParseUint(port, 10, 16)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w %q: want grpc://host:port", ErrBadAddress, spec)
+		return "", fmt.Errorf("%w %q: want grpc://host:port", ErrBadAddress, addr)
 	}
-	return dial(spec, target)
+	return target, nil
 }
 
-func openBuiltin(ctx context.Context, spec string) (*Conn, error) {
-	name, query, _ := strings.Cut(strings.TrimPrefix(spec, "builtin:"), "?")
-	settings, err := url.ParseQuery(query)
-	if err != nil {
-		return nil, fmt.Errorf("%w %q: settings must be key=value&key=value", ErrBadAddress, spec)
+func (r *Resolver) dialAllowed(addr, target string) error {
+	if r.Dial == nil {
+		return nil
 	}
-	agent, err := builtin.New(name, settings)
-	if err != nil {
-		return nil, err
+	if err := r.Dial(target); err != nil {
+		return fmt.Errorf("agent %s: %w: %w", addr, ErrDialRefused, err)
 	}
-	var release func() error
-	if c, ok := agent.(io.Closer); ok {
-		// Agents holding resources (the LLM agent's HTTP connections) release them.
-		release = c.Close
-	}
-	return serveLocal(ctx, spec, agent, release)
+	return nil
 }
 
-// serveLocal serves an in-process agent as a gRPC server on a loopback port until Close, then
-// calls release (may be nil).
-func serveLocal(ctx context.Context, spec string, agent sdk.Agent, release func() error) (*Conn, error) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+func (r *Resolver) dial(addr, target string) (*Conn, error) {
+	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, r.Options...)
+	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("start agent %s: %w", spec, err)
+		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}
-	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan error, 1)
-	go func() {
-		err := sdk.ServeListener(srvCtx, lis, agent, sdk.WithGracePeriod(time.Second))
-		if release != nil {
-			err = errors.Join(err, release())
-		}
-		done <- err
-	}()
-	c, err := dial(spec, lis.Addr().String())
-	if err != nil {
-		stop()
-		<-done
-		return nil, err
-	}
-	c.stop, c.done = stop, done
-	return c, nil
-}
-
-func dial(spec, target string) (*Conn, error) {
-	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return nil, fmt.Errorf("agent %s: %w", spec, err)
-	}
-	return &Conn{Client: agentv1.NewAgentServiceClient(conn), Target: target, Spec: spec, conn: conn}, nil
+	return &Conn{Client: agentv1.NewAgentServiceClient(conn), Addr: addr, Target: target, conn: conn}, nil
 }
 
 // Describe asks the agent who it is, within timeout. An error here means the agent cannot be
@@ -163,39 +242,38 @@ func (c *Conn) Describe(ctx context.Context, timeout time.Duration) (*gamev1.Age
 	defer cancel()
 	resp, err := c.Client.Describe(ctx, &agentv1.DescribeRequest{})
 	if err != nil {
-		return nil, fmt.Errorf("agent %s is unreachable or not a Parley agent: %w", c.Spec, err)
+		return nil, fmt.Errorf("agent %s is unreachable or not a Parley agent: %w", c.Addr, err)
 	}
 	return resp.GetAgent(), nil
 }
 
-// ClientConn is the gRPC connection to the agent, for services other than the agent protocol
-// on the same server (health checks).
-func (c *Conn) ClientConn() grpc.ClientConnInterface { return c.conn }
+// ClientConn is the dialled gRPC connection, for services other than the agent protocol on
+// the same server (health checks); nil for agents served in process and dial-out bots.
+func (c *Conn) ClientConn() grpc.ClientConnInterface {
+	if c.conn == nil {
+		return nil
+	}
+	return c.conn
+}
 
-// Close closes the connection and stops a built-in agent's server. A human seat is closed
+// Close closes the connection, or stops serving a local agent. A person's seat is closed
 // first, so that an Act still waiting for the person returns at once.
 func (c *Conn) Close() error {
-	if c.Human != nil {
-		c.Human.Close()
+	var err error
+	if c.close != nil {
+		err = c.close()
 	}
-	if c.conn == nil {
-		return nil // a dial-out bot's link belongs to the gateway
-	}
-	err := c.conn.Close()
-	if c.stop != nil {
-		c.stop()
-		if serr := <-c.done; serr != nil && err == nil {
-			err = serr
-		}
+	if c.conn != nil {
+		err = errors.Join(err, c.conn.Close())
 	}
 	return err
 }
 
-// OpenAll opens every spec; on error it closes those already open.
-func OpenAll(ctx context.Context, specs []string) ([]*Conn, error) {
-	conns := make([]*Conn, 0, len(specs))
-	for _, s := range specs {
-		c, err := Open(ctx, s)
+// OpenAll opens every address; on error it closes those already open.
+func (r *Resolver) OpenAll(ctx context.Context, addrs []string) ([]*Conn, error) {
+	conns := make([]*Conn, 0, len(addrs))
+	for _, a := range addrs {
+		c, err := r.Open(ctx, a)
 		if err != nil {
 			CloseAll(conns)
 			return nil, err
@@ -210,4 +288,33 @@ func CloseAll(conns []*Conn) {
 	for _, c := range conns {
 		c.Close()
 	}
+}
+
+// Clients returns the clients of conns, in order.
+func Clients(conns []*Conn) []agentv1.AgentServiceClient {
+	out := make([]agentv1.AgentServiceClient, len(conns))
+	for i, c := range conns {
+		out[i] = c.Client
+	}
+	return out
+}
+
+// Labels returns the labels to record for conns: each given one (given may be nil), or where
+// none was given, the connection's own (a registered bot's "team/name@version"). It returns
+// nil when no seat has one.
+func Labels(conns []*Conn, given []string) []string {
+	out := make([]string, len(conns))
+	labelled := false
+	for i, c := range conns {
+		if i < len(given) && given[i] != "" {
+			out[i] = given[i]
+		} else {
+			out[i] = c.Label
+		}
+		labelled = labelled || out[i] != ""
+	}
+	if !labelled {
+		return nil
+	}
+	return out
 }

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/llm/llmtest"
 	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -61,9 +61,12 @@ func unusedAddr(t *testing.T) string {
 	return addr
 }
 
+// resolver opens the built-in agents and grpc:// addresses, as the binary's does.
+func resolver() *agentconn.Resolver { return &agentconn.Resolver{Builtins: builtin.Agents{}} }
+
 func open(t *testing.T, spec string) *agentconn.Conn {
 	t.Helper()
-	c, err := agentconn.Open(context.Background(), spec)
+	c, err := resolver().Open(context.Background(), spec)
 	if err != nil {
 		t.Fatalf("Open(%q): %v", spec, err)
 	}
@@ -98,14 +101,14 @@ func TestOpen(t *testing.T) {
 					t.Errorf("Close: %v", err)
 				}
 			}()
-			if c.Spec != tc.spec {
-				t.Errorf("Spec = %q, want %q", c.Spec, tc.spec)
+			if c.Addr != tc.spec {
+				t.Errorf("Addr = %q, want %q", c.Addr, tc.spec)
 			}
 			if tc.wantTarget != "" && c.Target != tc.wantTarget {
 				t.Errorf("Target = %q, want %q", c.Target, tc.wantTarget)
 			}
-			if host, _, err := net.SplitHostPort(c.Target); err != nil || (tc.wantTarget == "" && host != "127.0.0.1") {
-				t.Errorf("Target = %q, want a loopback host:port", c.Target)
+			if tc.wantTarget == "" && c.Target != "in process" {
+				t.Errorf("Target = %q, want an agent served in process", c.Target)
 			}
 			info, err := c.Describe(context.Background(), testTimeout)
 			if err != nil {
@@ -136,7 +139,7 @@ func TestOpenBadSpecs(t *testing.T) {
 		// wantErr lists substrings of the error.
 		wantErr []string
 	}{
-		{name: "no scheme", spec: "fair", bad: true, wantErr: []string{`"fair"`, "builtin:NAME", "fair", "random", "grpc://host:port"}},
+		{name: "no scheme", spec: "fair", bad: true, wantErr: []string{`"fair"`, "builtin:NAME", "grpc://host:port"}},
 		{name: "host:port without scheme", spec: "localhost:50051", bad: true, wantErr: []string{`"localhost:50051"`, "grpc://host:port"}},
 		{name: "other scheme", spec: "http://localhost:50051", bad: true, wantErr: []string{`"http://localhost:50051"`}},
 		{name: "empty", spec: "", bad: true, wantErr: []string{`""`, "builtin:NAME"}},
@@ -148,16 +151,19 @@ func TestOpenBadSpecs(t *testing.T) {
 		{name: "grpc with a port out of range", spec: "grpc://localhost:65536", bad: true, wantErr: []string{"want grpc://host:port"}},
 		{name: "bad query escape", spec: "builtin:fair?open=%zz", bad: true, wantErr: []string{`"builtin:fair?open=%zz"`, "key=value"}},
 		{name: "semicolon in query", spec: "builtin:fair?open=0.7;floor=0.1", bad: true, wantErr: []string{"key=value&key=value"}},
-		{name: "unknown builtin", spec: "builtin:stubborn", wantErr: []string{`unknown built-in agent "stubborn"`, "fair", "random"}},
-		{name: "unknown builtin setting", spec: "builtin:fair?seed=1", wantErr: []string{`unknown setting "seed"`, "open=F"}},
-		{name: "bad builtin value", spec: "builtin:random?seed=x", wantErr: []string{`seed="x"`, "non-negative whole number"}},
+		{name: "unknown builtin", spec: "builtin:stubborn", bad: true, wantErr: []string{`unknown built-in agent "stubborn"`, "fair", "random"}},
+		{name: "unknown builtin setting", spec: "builtin:fair?seed=1", bad: true, wantErr: []string{`unknown setting "seed"`, "open=F"}},
+		{name: "bad builtin value", spec: "builtin:random?seed=x", bad: true, wantErr: []string{`seed="x"`, "non-negative whole number"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := agentconn.Open(context.Background(), tc.spec)
+			c, err := resolver().Open(context.Background(), tc.spec)
 			if err == nil {
 				c.Close()
 				t.Fatalf("Open(%q) succeeded, want an error", tc.spec)
+			}
+			if cerr := resolver().Check(context.Background(), tc.spec); cerr == nil || cerr.Error() != err.Error() {
+				t.Errorf("Check(%q) = %v, want Open's error %v", tc.spec, cerr, err)
 			}
 			if got := errors.Is(err, agentconn.ErrBadAddress); got != tc.bad {
 				t.Errorf("errors.Is(%v, ErrBadAddress) = %v, want %v", err, got, tc.bad)
@@ -229,23 +235,13 @@ func TestCloseStopsBuiltin(t *testing.T) {
 	if _, err := c.Describe(context.Background(), testTimeout); err != nil {
 		t.Fatalf("Describe before Close: %v", err)
 	}
-	target := c.Target
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	// The old client is closed, and a fresh one finds nobody at the address.
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	if _, err := c.Client.Describe(ctx, &agentv1.DescribeRequest{}); err == nil {
 		t.Errorf("Describe on a closed Conn succeeded")
-	}
-	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := agentv1.NewAgentServiceClient(conn).Describe(ctx, &agentv1.DescribeRequest{}); err == nil {
-		t.Errorf("the built-in agent still answers at %s after Close", target)
 	}
 }
 
@@ -290,16 +286,16 @@ func TestAct(t *testing.T) {
 }
 
 func TestOpenAll(t *testing.T) {
-	conns, err := agentconn.OpenAll(context.Background(), []string{"builtin:random", "builtin:fair"})
+	conns, err := resolver().OpenAll(context.Background(), []string{"builtin:random", "builtin:fair"})
 	if err != nil {
 		t.Fatalf("OpenAll: %v", err)
 	}
-	if len(conns) != 2 || conns[0].Spec != "builtin:random" || conns[1].Spec != "builtin:fair" {
+	if len(conns) != 2 || conns[0].Addr != "builtin:random" || conns[1].Addr != "builtin:fair" {
 		t.Errorf("OpenAll gave %d conns in the wrong order", len(conns))
 	}
 	agentconn.CloseAll(conns)
 
-	if _, err := agentconn.OpenAll(context.Background(), []string{"builtin:random", "nonsense"}); !errors.Is(err, agentconn.ErrBadAddress) {
+	if _, err := resolver().OpenAll(context.Background(), []string{"builtin:random", "nonsense"}); !errors.Is(err, agentconn.ErrBadAddress) {
 		t.Errorf("OpenAll with a bad spec = %v, want ErrBadAddress", err)
 	}
 }
@@ -335,8 +331,39 @@ func TestOpenLLM(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"builtin:llm?base_url=" + srv.URL, "builtin:llm?model=m", "builtin:llm?model=m&base_url=" + srv.URL + "&api_key=sk-1"} {
-		if _, err := agentconn.Open(context.Background(), bad); err == nil {
+		if _, err := resolver().Open(context.Background(), bad); err == nil {
 			t.Errorf("Open(%q) succeeded", bad)
 		}
 	}
+}
+
+// The dial rule applies to every grpc:// address, and errors name the address and the rule;
+// forms other than grpc:// are refused as not served when the resolver lacks what serves them.
+func TestDialRuleAndNotServed(t *testing.T) {
+	remote := serveAgent(t, "remote")
+	r := &agentconn.Resolver{Dial: func(target string) error {
+		if strings.HasPrefix(target, "127.0.0.1:") {
+			return errors.New("loopback addresses are the organiser's")
+		}
+		return nil
+	}}
+	for _, f := range []func(string) error{
+		func(a string) error { _, err := r.Open(context.Background(), a); return err },
+		func(a string) error { return r.Check(context.Background(), a) },
+	} {
+		err := f("grpc://" + remote)
+		if !errors.Is(err, agentconn.ErrDialRefused) || !strings.Contains(err.Error(), remote) || !strings.Contains(err.Error(), "organiser") {
+			t.Errorf("a refused address: %v", err)
+		}
+		for _, a := range []string{"builtin:random", "human", "bot:acme/fair"} {
+			if err := f(a); !errors.Is(err, agentconn.ErrNotServed) {
+				t.Errorf("%s with nothing to serve it: %v, want ErrNotServed", a, err)
+			}
+		}
+	}
+	c, err := r.Open(context.Background(), "grpc://localhost:"+portOf(t, remote))
+	if err != nil {
+		t.Fatalf("an allowed address: %v", err)
+	}
+	c.Close()
 }

@@ -63,20 +63,18 @@ func TestRegisteredEndpointNeedsAllowDial(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	refused, err := botlink.WithBots(ctx, b, false)
+	dir, err := botlink.OpenDirectory(ctx, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = agentconn.Open(refused, "bot:team/probe")
-	if !errors.Is(err, agentconn.ErrBotDialRefused) || !strings.Contains(err.Error(), agentconn.AllowBotDialFlag) {
+	refused := &agentconn.Resolver{Bots: dir}
+	_, err = refused.Open(ctx, "bot:team/probe")
+	if !errors.Is(err, agentconn.ErrDialRefused) || !strings.Contains(err.Error(), agentconn.AllowBotDialFlag) {
 		t.Fatalf("open without the flag: %v; want a refusal naming %s", err, agentconn.AllowBotDialFlag)
 	}
 
-	allowed, err := botlink.WithBots(ctx, b, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := agentconn.Open(allowed, "bot:team/probe@1")
+	allowed := &agentconn.Resolver{Bots: dir, AllowBotDial: true}
+	c, err := allowed.Open(ctx, "bot:team/probe@1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,20 +88,21 @@ func TestRegisteredEndpointNeedsAllowDial(t *testing.T) {
 		t.Error("with the flag the registered endpoint was not dialled")
 	}
 
-	// Without a registry in the context, or for unknown, retired or mis-versioned bots: a clear
-	// bad-address error.
+	// Without a registry: not served here.
+	if _, err := (&agentconn.Resolver{}).Open(ctx, "bot:team/probe"); !errors.Is(err, agentconn.ErrNotServed) || !strings.Contains(err.Error(), "registry") {
+		t.Errorf("open with no registry: %v", err)
+	}
+	// For unknown, retired or mis-versioned bots: a clear bad-address error.
 	for _, tc := range []struct {
-		ctx  context.Context
 		addr string
 		want string
 	}{
-		{context.Background(), "bot:team/probe", "registry"},
-		{allowed, "bot:team/nobody", "not registered"},
-		{allowed, "bot:team/probe@2", "version 1"},
-		{allowed, "bot:team", "bot:TEAM/NAME"},
-		{allowed, "bot:Team/x", "team name"},
+		{"bot:team/nobody", "not registered"},
+		{"bot:team/probe@2", "version 1"},
+		{"bot:team", "bot:TEAM/NAME"},
+		{"bot:Team/x", "team name"},
 	} {
-		_, err := agentconn.Open(tc.ctx, tc.addr)
+		_, err := allowed.Open(ctx, tc.addr)
 		if !errors.Is(err, agentconn.ErrBadAddress) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("open %s: %v; want a bad address mentioning %q", tc.addr, err, tc.want)
 		}
@@ -111,7 +110,7 @@ func TestRegisteredEndpointNeedsAllowDial(t *testing.T) {
 	if _, err := store.Update(ctx, "team", "probe", func(b *registryv1.Bot) error { b.Retired = true; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := agentconn.Open(allowed, "bot:team/probe"); err == nil || !strings.Contains(err.Error(), "retired") {
+	if _, err := allowed.Open(ctx, "bot:team/probe"); err == nil || !strings.Contains(err.Error(), "retired") {
 		t.Errorf("open a retired bot: %v", err)
 	}
 	if n := accepted.Load(); n != dialled {

@@ -11,7 +11,6 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 )
 
 // Seat indexes a player of a match, 0-based, in the game's seat order.
@@ -20,7 +19,7 @@ type Seat = int32
 // Game is a factory of match states plus the facts that do not change between matches.
 type Game interface {
 	// Info describes the game: name, seats, parameters with their defaults.
-	Info() *refereev1.GameInfo
+	Info() *gamev1.GameInfo
 	// Resolve returns a copy of params with every unset field set to its default, or an error
 	// that names the bad parameter and the legal values. A nil params, or one with no branch
 	// set, means "all defaults". The branch of matchv1.GameParams is named after the game.

@@ -4,15 +4,16 @@ import (
 	"strings"
 	"testing"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 )
 
 // namedGame is a game that only has a name.
 type namedGame string
 
-func (g namedGame) Info() *refereev1.GameInfo { return &refereev1.GameInfo{Name: string(g)} }
+func (g namedGame) Info() *gamev1.GameInfo { return &gamev1.GameInfo{Name: string(g)} }
 func (g namedGame) Resolve(p *matchv1.GameParams) (*matchv1.GameParams, error) {
 	return p, nil
 }

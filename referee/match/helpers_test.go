@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -71,7 +72,7 @@ func dial(t *testing.T, addr string) agentv1.AgentServiceClient {
 // openConn opens an agent address with agentconn, closed when the test ends.
 func openConn(t testing.TB, spec string) *agentconn.Conn {
 	t.Helper()
-	c, err := agentconn.Open(t.Context(), spec)
+	c, err := (&agentconn.Resolver{Builtins: builtin.Agents{}}).Open(t.Context(), spec)
 	if err != nil {
 		t.Fatalf("open %s: %v", spec, err)
 	}

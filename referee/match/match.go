@@ -24,7 +24,6 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 )
 
@@ -189,13 +188,14 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
 	}
 	m.maxEvent = maxEvent
+	m.budget.limit = m.limits.GetTokenBudget()
 	return m.play(ctx, info, params, seatNames, seatRoles)
 }
 
 // setUp resolves the parameters, checks the agents against the seats and deals the first
 // state. A panic in the rules here is an error about the spec, like any other refusal to start,
 // and nothing is recorded.
-func setUp(spec Spec) (info *refereev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string, state games.State, err error) {
+func setUp(spec Spec) (info *gamev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string, state games.State, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: the rules panicked while setting up the match: %v", ErrBadSpec, p)
@@ -218,6 +218,11 @@ func setUp(spec Spec) (info *refereev1.GameInfo, params *matchv1.GameParams, sea
 	return info, params, seatNames, seatRoles, state, nil
 }
 
+// ResolveLimits returns l with every unset field set to its default and every value within the
+// hard limits, as the runner applies it with a recorder that does not say how large an event
+// it carries (the runner may lower max_reply_bytes further for one that carries less).
+func ResolveLimits(l *matchv1.Limits) *matchv1.Limits { return resolveLimits(l, DefaultMaxEventBytes) }
+
 // resolveLimits fills l's unset fields with the defaults and brings every value within the
 // hard limits; replies also stay an envelope under maxEvent, the largest event recorded.
 func resolveLimits(l *matchv1.Limits, maxEvent int) *matchv1.Limits {
@@ -239,6 +244,7 @@ func resolveLimits(l *matchv1.Limits, maxEvent int) *matchv1.Limits {
 		out = proto.CloneOf(l) // limits this function does not know pass through
 	}
 	out.MoveTimeout, out.MaxRetries, out.MaxReplyBytes = durationpb.New(timeout), proto.Int32(retries), reply
+	out.TokenBudget = max(0, l.GetTokenBudget())
 	return out
 }
 
@@ -256,6 +262,7 @@ type run struct {
 	whoPlays []string
 	faults   []bool           // faults[seat]: the seat's agent faulted at least once
 	usage    []*agentv1.Usage // usage[seat]: summed over the actions the seat's agent sent
+	budget   tokenBudget      // the match's shared token budget
 	logger   *slog.Logger
 	observed ObservedMatch // what the observer is told the match is
 	start    time.Time     // when MatchStarted was recorded
@@ -279,7 +286,7 @@ type errRecord struct{ err error }
 func (e *errRecord) Error() string { return "match: record event: " + e.err.Error() }
 func (e *errRecord) Unwrap() error { return e.err }
 
-func (m *run) play(ctx context.Context, info *refereev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
+func (m *run) play(ctx context.Context, info *gamev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
 	m.seats = m.describe(ctx, seatNames, seatRoles)
 	m.whoPlays = whoPlays(m.seats)
 	m.observed = ObservedMatch{ID: m.spec.ID, Game: info.GetName(), Agents: make([]string, len(m.seats))}
@@ -505,7 +512,11 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 	for _, d := range decisions {
 		if d.action.GetUsage().GetFallbackCause() == agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER {
 			// The result would measure the model provider, not the agent.
-			return &errVoid{reason: fmt.Sprintf("%s's model provider kept failing, so its agent played a fallback move", m.seats[d.seat].GetName())}
+			reason := fmt.Sprintf("%s's model provider kept failing, so its agent played a fallback move", m.seats[d.seat].GetName())
+			if detail := d.action.GetUsage().GetFallbackDetail(); detail != "" {
+				reason += " (" + detail + ")"
+			}
+			return &errVoid{reason: reason}
 		}
 	}
 	return nil
@@ -628,6 +639,7 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	obs.MaxReplyBytes = m.limits.GetMaxReplyBytes()
 	obs.LastRejection = lastRejection
 	obs.Notes, obs.NotesOmitted = games.LatestNotes(m.notes[seat]) // only this seat's own notes
+	obs.TokensLeft = m.budget.left()
 	obs.Briefing += m.whoPlays[seat]
 	if !games.FitObservation(obs, games.MaxObservationBytes) {
 		return nil, &errVoid{reason: fmt.Sprintf("referee error: %s's observation on turn %d is %d bytes without history or notes, over the %d-byte budget",
@@ -802,6 +814,8 @@ func (m *run) addUsage(seat games.Seat, u *agentv1.Usage) {
 	if u.GetFallback() {
 		t.Fallback = true
 	}
+	addUsageExtras(t, u)
+	m.budget.spend(u)
 	if u.GetLatency() != nil {
 		t.Latency = durationpb.New(t.GetLatency().AsDuration() + u.GetLatency().AsDuration())
 	}

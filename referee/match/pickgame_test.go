@@ -11,7 +11,6 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 )
 
@@ -27,11 +26,11 @@ type pickGame struct {
 	hugeFrom int32
 }
 
-func (g pickGame) Info() *refereev1.GameInfo {
+func (g pickGame) Info() *gamev1.GameInfo {
 	if g.panicIn == "info" {
 		panic("pick: info failed")
 	}
-	return &refereev1.GameInfo{Name: "pick", RulesVersion: "test", Seats: []string{"A", "B"}}
+	return &gamev1.GameInfo{Name: "pick", RulesVersion: "test", Seats: []string{"A", "B"}}
 }
 
 func (g pickGame) Resolve(*matchv1.GameParams) (*matchv1.GameParams, error) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -16,10 +18,16 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/queue"
 )
 
 type fixture struct {
@@ -38,7 +46,21 @@ func start(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	ref := New(catalog.New(), bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, nil)
+	agents := &agentconn.Resolver{Builtins: builtin.Agents{}}
+	ref, err := New(ctx, Config{Matches: &launch.Preparer{Games: catalog.New(), Agents: agents}, Bus: b, StartGrace: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The referee's worker, as `parley referee` runs it: one match at a time, so they are
+	// played in the order they were asked for.
+	w := queue.NewWorker(b, queue.WorkerConfig{
+		Matches: &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true},
+		Player:  &launch.Player{Agents: agents},
+	}, nil)
+	wctx, stopWorker := context.WithCancel(context.Background())
+	worked := make(chan error, 1)
+	go func() { worked <- w.Run(wctx) }()
+	t.Cleanup(func() { stopWorker(); <-worked })
 	srv := grpc.NewServer()
 	refereev1.RegisterRefereeServiceServer(srv, ref)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -56,6 +78,36 @@ func start(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return &fixture{client: refereev1.NewRefereeServiceClient(conn), bus: b, server: ref}
+}
+
+// waitEnded waits until every match of ids has ended, and is listed as ended.
+func (f *fixture) waitEnded(ctx context.Context, t *testing.T, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		streamAll(ctx, t, f.client, id, 0)
+	}
+	for {
+		resp, err := f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{State: refereev1.MatchState_MATCH_STATE_ENDED, PageSize: MaxPageSize})
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, m := range resp.GetMatches() {
+			listed[m.GetMatchId()] = true
+		}
+		all := true
+		for _, id := range ids {
+			all = all && listed[id]
+		}
+		if all {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("matches %v not all listed as ended", ids)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func streamAll(ctx context.Context, t *testing.T, c refereev1.RefereeServiceClient, id string, from uint64) []*eventsv1.MatchEvent {
@@ -83,7 +135,7 @@ func TestListGames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found *refereev1.GameInfo
+	var found *gamev1.GameInfo
 	for _, g := range resp.GetGames() {
 		if g.GetName() == "ultimatum" {
 			found = g
@@ -138,9 +190,9 @@ func TestMatchStreamedRecordedAndStored(t *testing.T) {
 // analytics will, and fails if any sequence number is missing, repeated or out of order.
 func consumeDurable(ctx context.Context, t *testing.T, b *bus.Bus, id string, want int) []*eventsv1.MatchEvent {
 	t.Helper()
-	cons, err := b.JetStream().CreateOrUpdateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{
+	cons, err := b.JetStream().CreateOrUpdateConsumer(ctx, natsname.MatchStream, jetstream.ConsumerConfig{
 		Durable:       "test-" + id,
-		FilterSubject: bus.MatchFilter(id),
+		FilterSubject: natsname.MatchFilter(id),
 		AckPolicy:     jetstream.AckExplicitPolicy,
 	})
 	if err != nil {
@@ -212,7 +264,7 @@ func TestConcurrentMatches(t *testing.T) {
 		}
 		ids = append(ids, resp.GetMatchId())
 	}
-	f.server.Wait()
+	f.waitEnded(ctx, t, ids...)
 	for _, id := range ids {
 		got, err := f.client.GetMatch(ctx, &refereev1.GetMatchRequest{MatchId: id})
 		if err != nil {
@@ -249,6 +301,9 @@ func TestBadRequests(t *testing.T) {
 		{"bad address", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "localhost"}}, codes.InvalidArgument},
 		{"bad match id", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}, MatchId: "a.b"}, codes.InvalidArgument},
 		{"labels for some seats", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:fair"}, Labels: []string{"x"}}, codes.InvalidArgument},
+		{"a human seat no page here serves", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "human:ada"}}, codes.InvalidArgument},
+		{"an agent for another game", &refereev1.StartMatchRequest{Game: "buysell", Agents: []string{"builtin:fair", "builtin:concede"}}, codes.InvalidArgument},
+		{"nothing listens at the address", &refereev1.StartMatchRequest{Game: "ultimatum", Agents: []string{"builtin:fair", "grpc://127.0.0.1:1"}}, codes.InvalidArgument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -286,7 +341,7 @@ func TestListMatchesAndLabels(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.server.Wait()
+	f.waitEnded(ctx, t, "listed-0", "listed-1", "listed-2")
 	resp, err := f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{PageSize: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -320,5 +375,48 @@ func TestListMatchesAndLabels(t *testing.T) {
 	}
 	if _, err := f.client.ListMatches(ctx, &refereev1.ListMatchesRequest{PageToken: "nope"}); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("bad page token: %v", err)
+	}
+}
+
+// The forms of the web page list the built-in agents and have their parameters read as
+// `parley play --param` reads them: both through the referee.
+func TestListAgentsAndParseParams(t *testing.T) {
+	f := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	agents, err := f.client.ListAgents(ctx, &refereev1.ListAgentsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, a := range agents.GetAgents() {
+		names[a.GetName()] = a.GetSummary() != ""
+	}
+	for _, want := range []string{"fair", "random", "coalition"} {
+		if !names[want] {
+			t.Errorf("built-in agent %q missing or without a summary in %v", want, agents.GetAgents())
+		}
+	}
+	resp, err := f.client.ParseParams(ctx, &refereev1.ParseParamsRequest{Game: "coalition", Params: map[string]string{
+		"values": "AB:700,ABC:1000", "rounds": "2", "players": "A,B,C",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := games.ParseParams("coalition", []string{"players=A,B,C", "rounds=2", "values=AB:700,ABC:1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(resp.GetParams(), want) {
+		t.Errorf("ParseParams = %v, want what --param gives: %v", resp.GetParams(), want)
+	}
+	for _, bad := range []*refereev1.ParseParamsRequest{
+		{Game: "coalition", Params: map[string]string{"rounds": "many"}},
+		{Game: "ultimatum", Params: map[string]string{"nope": "1"}},
+		{Game: "chess"},
+	} {
+		if _, err := f.client.ParseParams(ctx, bad); status.Code(err) != codes.InvalidArgument || status.Convert(err).Message() == "" {
+			t.Errorf("ParseParams(%v) = %v, want INVALID_ARGUMENT with a reason", bad, err)
+		}
 	}
 }

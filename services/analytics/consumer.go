@@ -14,15 +14,12 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 )
 
 // Consumer defaults.
 const (
-	// DefaultDurable is the durable consumer's name on PARLEY_MATCHES.
-	DefaultDurable = "analytics"
-	// FilterSubject selects every match event.
-	FilterSubject = "parley.match.>"
 	// DefaultBatch is the most events stored in one transaction.
 	DefaultBatch = 256
 	// DefaultAckWait is how long JetStream waits for the ack of a delivered event before it
@@ -50,7 +47,7 @@ type ConsumerConfig struct {
 
 func (c ConsumerConfig) withDefaults() ConsumerConfig {
 	if c.Durable == "" {
-		c.Durable = DefaultDurable
+		c.Durable = natsname.AnalyticsConsumer
 	}
 	if c.Batch <= 0 {
 		c.Batch = DefaultBatch
@@ -110,18 +107,18 @@ func (c *Consumer) Stats() ConsumerStats {
 
 // Ensure creates the durable consumer, or updates it to this configuration, and returns it.
 func (c *Consumer) Ensure(ctx context.Context) (jetstream.Consumer, error) {
-	cons, err := c.js.CreateOrUpdateConsumer(ctx, bus.StreamName, jetstream.ConsumerConfig{
+	cons, err := c.js.CreateOrUpdateConsumer(ctx, natsname.MatchStream, jetstream.ConsumerConfig{
 		Durable:       c.cfg.Durable,
 		Description:   "Parley analytics: every match event into the analytics database",
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       c.cfg.AckWait,
 		MaxDeliver:    -1,
-		FilterSubject: FilterSubject,
+		FilterSubject: natsname.AllMatches,
 		MaxAckPending: max(4*c.cfg.Batch, 1000),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("analytics: consumer %s on %s: %w", c.cfg.Durable, bus.StreamName, err)
+		return nil, fmt.Errorf("analytics: consumer %s on %s: %w", c.cfg.Durable, natsname.MatchStream, err)
 	}
 	return cons, nil
 }
@@ -129,7 +126,7 @@ func (c *Consumer) Ensure(ctx context.Context) (jetstream.Consumer, error) {
 // Pending reports how many events the durable consumer has not yet had acked: those not yet
 // delivered plus those delivered and awaiting their ack. Zero means caught up.
 func (c *Consumer) Pending(ctx context.Context) (uint64, error) {
-	cons, err := c.js.Consumer(ctx, bus.StreamName, c.cfg.Durable)
+	cons, err := c.js.Consumer(ctx, natsname.MatchStream, c.cfg.Durable)
 	if err != nil {
 		return 0, fmt.Errorf("analytics: consumer %s: %w", c.cfg.Durable, err)
 	}
@@ -151,7 +148,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	c.log.Info("analytics consuming", "durable", c.cfg.Durable, "stream", bus.StreamName, "db", c.store.Path())
+	c.log.Info("analytics consuming", "durable", c.cfg.Durable, "stream", natsname.MatchStream, "db", c.store.Path())
 	for batch := 1; ctx.Err() == nil; batch++ {
 		msgs, err := c.fetch(ctx, cons)
 		if ctx.Err() != nil && len(msgs) == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/bus"
@@ -70,7 +71,7 @@ func newArena(t *testing.T, url string) *arena {
 			if a.agents[spec] != nil {
 				continue
 			}
-			c, err := agentconn.Open(ctx, spec)
+			c, err := (&agentconn.Resolver{Builtins: builtin.Agents{}}).Open(ctx, spec)
 			if err != nil {
 				t.Fatal(err)
 			}

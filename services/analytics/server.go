@@ -92,19 +92,11 @@ func (s *Server) GetLeaderboard(ctx context.Context, req *analyticsv1.GetLeaderb
 	if err != nil {
 		return nil, grpcError(err)
 	}
-	resp := &analyticsv1.GetLeaderboardResponse{
-		Game: lb.Game, Matches: int32(lb.Matches), VoidMatches: int32(lb.Void),
+	return &analyticsv1.GetLeaderboardResponse{
+		Game: lb.Game, Matches: int32(lb.Matches), VoidMatches: int32(lb.Void), Entries: entriesProto(lb),
 		Method: fmt.Sprintf("Bradley-Terry by MM over pairwise results by payoff (ties half), prior %g virtual tied games vs a 1500 reference, %d bootstrap samples over matches (seed %d), %.0f%% percentile intervals; void matches left out",
 			opts.Prior, opts.Bootstrap, opts.Seed, 100*opts.Level),
-	}
-	for _, e := range lb.Entries {
-		resp.Entries = append(resp.Entries, &analyticsv1.LeaderboardEntry{
-			Agent: e.Agent, Rating: e.Rating.Rating, RatingLow: e.Low, RatingHigh: e.High,
-			Matches: int32(e.Matches), Wins: int32(e.Wins), Losses: int32(e.Losses), Ties: int32(e.Ties),
-			Score: e.Score, MeanPayoff: e.MeanPayoff,
-		})
-	}
-	return resp, nil
+	}, nil
 }
 
 // GetUsage sums language-model usage per model.
@@ -120,6 +112,8 @@ func (s *Server) GetUsage(ctx context.Context, req *analyticsv1.GetUsageRequest)
 			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Retries: u.Retries,
 			FormatFailures: u.FormatFailures, Calls: u.Calls, CacheHits: u.CacheHits, Fallbacks: int32(u.Fallbacks),
 			FormatFailureRate: u.FormatFailureRate, RetryRate: u.RetryRate, LatencyMs: u.LatencyMS,
+			FallbackActions: u.FallbackActions, BudgetFallbacks: u.BudgetFallbacks, CachedTokens: u.CachedTokens,
+			CostMicrodollars: u.CostMicrodollars,
 		})
 	}
 	return resp, nil
@@ -209,4 +203,13 @@ func rowProto(r metrics.Row, info MatchInfo) *analyticsv1.MatchRow {
 		out.Usage = append(out.Usage, c)
 	}
 	return out
+}
+
+// GetStandings returns how a tournament stands.
+func (s *Server) GetStandings(ctx context.Context, req *analyticsv1.GetStandingsRequest) (*analyticsv1.GetStandingsResponse, error) {
+	st, err := s.store.Standings(ctx, req.GetTournamentId())
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return &analyticsv1.GetStandingsResponse{Standings: st}, nil
 }

@@ -48,7 +48,8 @@ func ultimatumRecord(id, tournament, a, b string, x int64, cause matchv1.EndCaus
 		&eventsv1.MatchEvent{MatchId: id, Seq: 4, Turn: 2, Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{
 			Outcome: &matchv1.Outcome{Cause: cause, Agreement: cause == matchv1.EndCause_END_CAUSE_AGREEMENT, Payoffs: pay, Summary: "done"},
 			Usage: []*eventsv1.SeatUsage{{Seat: 1, Total: &agentv1.Usage{Model: "m-1", PromptTokens: 100, CompletionTokens: 10,
-				Retries: 1, FormatFailures: 1, Calls: 4, RawOutputs: []string{"secret"}}}}}}})
+				Retries: 1, FormatFailures: 1, Calls: 4, RawOutputs: []string{"secret"},
+				Fallback: true, Fallbacks: 3, BudgetFallbacks: 2, CachedTokens: 7, CostMicrodollars: 11}}}}}})
 	return evs
 }
 
@@ -198,7 +199,8 @@ func TestQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(us) != 1 || us[0].Model != "m-1" || us[0].Matches != 5 || us[0].PromptTokens != 500 || us[0].Calls != 20 ||
-		us[0].FormatFailures != 5 || us[0].FormatFailureRate != 0.25 || us[0].RetryRate != 0.25 {
+		us[0].FormatFailures != 5 || us[0].FormatFailureRate != 0.25 || us[0].RetryRate != 0.25 ||
+		us[0].Fallbacks != 5 || us[0].FallbackActions != 15 || us[0].BudgetFallbacks != 10 || us[0].CachedTokens != 35 || us[0].CostMicrodollars != 55 {
 		t.Errorf("usage %+v", us)
 	}
 

@@ -3,6 +3,11 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 )
 
 // ModelUsage is the summed resource use of the seats played by one model (as the agents
@@ -17,8 +22,12 @@ type ModelUsage struct {
 	// LatencyMS is the summed time spent waiting for the model, in milliseconds.
 	LatencyMS float64
 	// Fallbacks counts seat-matches in which the agent returned its fallback action at least
-	// once.
-	Fallbacks int64
+	// once; FallbackActions counts the fallback actions one by one, BudgetFallbacks those
+	// played because a budget was spent.
+	Fallbacks, FallbackActions, BudgetFallbacks int64
+	// CachedTokens are the tokens of replies served from the cache, at what they cost when
+	// made; CostMicrodollars the cost by the agents' price tables.
+	CachedTokens, CostMicrodollars int64
 	// FormatFailureRate is FormatFailures / Calls: the share of the model's replies that
 	// could not be parsed or parsed to an illegal move (0 when no call was made).
 	FormatFailureRate float64
@@ -54,5 +63,46 @@ func (s *Store) Usage(ctx context.Context, f Filter) ([]ModelUsage, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("analytics: usage: %w", err)
 	}
+	if err := s.usageExtras(ctx, where, args, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// usageExtras adds the sums kept only in each seat's stored SeatUsage (fallback actions,
+// budget fallbacks, cached tokens, cost), so files written before those fields still open.
+func (s *Store) usageExtras(ctx context.Context, where string, args []any, out []ModelUsage) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT u.model, u.data FROM usage u JOIN matches m ON m.match_id = u.match_id WHERE `+where, args...)
+	if err != nil {
+		return fmt.Errorf("analytics: usage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var model string
+		var data []byte
+		if err := rows.Scan(&model, &data); err != nil {
+			return fmt.Errorf("analytics: usage: %w", err)
+		}
+		su := new(eventsv1.SeatUsage)
+		if err := proto.Unmarshal(data, su); err != nil {
+			return fmt.Errorf("analytics: usage of model %s: %w", model, err)
+		}
+		i := slices.IndexFunc(out, func(u ModelUsage) bool { return u.Model == model })
+		if i < 0 {
+			continue
+		}
+		t := su.GetTotal()
+		fallbacks := int64(t.GetFallbacks())
+		if fallbacks == 0 && t.GetFallback() {
+			fallbacks = 1
+		}
+		out[i].FallbackActions += fallbacks
+		out[i].BudgetFallbacks += int64(t.GetBudgetFallbacks())
+		out[i].CachedTokens += t.GetCachedTokens()
+		out[i].CostMicrodollars += t.GetCostMicrodollars()
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("analytics: usage: %w", err)
+	}
+	return nil
 }

@@ -28,6 +28,7 @@ import (
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/services/registry"
@@ -43,10 +44,6 @@ const queueGroup = "parley-botlink"
 // linkRoom is what a call or result may not use of the NATS payload limit: the headers of a
 // request and its reply.
 const linkRoom = 1 << 10
-
-// callSubject is where a bot's calls go; pingSubject answers while a session is open.
-func callSubject(team, name string) string { return "parley.botlink." + team + "." + name + ".call" }
-func pingSubject(team, name string) string { return "parley.botlink." + team + "." + name + ".ping" }
 
 // Client reaches a dial-out bot through whichever gateway holds its session. It implements
 // agentv1.AgentServiceClient; grpc.MaxCallRecvMsgSize is honoured, other call options ignored.
@@ -98,7 +95,7 @@ func (c *Client) call(ctx context.Context, call *botlinkv1.Call, opts []grpc.Cal
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	msg, err := c.nc.RequestWithContext(ctx, callSubject(c.team, c.name), data)
+	msg, err := c.nc.RequestWithContext(ctx, natsname.BotCallSubject(c.team, c.name), data)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, status.Errorf(codes.Unavailable, "dial-out bot %s/%s is not connected to any gateway", c.team, c.name)
@@ -157,7 +154,7 @@ func newID() string {
 func Connected(ctx context.Context, nc *nats.Conn, team, name string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	_, err := nc.RequestWithContext(ctx, pingSubject(team, name), nil)
+	_, err := nc.RequestWithContext(ctx, natsname.BotPingSubject(team, name), nil)
 	return err == nil
 }
 
@@ -188,7 +185,7 @@ func NewSession(nc *nats.Conn, team, name string, send func(*botlinkv1.Call) err
 
 // Start subscribes to the bot's subjects; calls arrive from then on.
 func (s *Session) Start() error {
-	call, err := s.nc.QueueSubscribe(callSubject(s.team, s.name), queueGroup, func(m *nats.Msg) {
+	call, err := s.nc.QueueSubscribe(natsname.BotCallSubject(s.team, s.name), queueGroup, func(m *nats.Msg) {
 		s.mu.Lock()
 		select {
 		case <-s.closed:
@@ -207,7 +204,7 @@ func (s *Session) Start() error {
 	if err != nil {
 		return fmt.Errorf("botlink: subscribe: %w", err)
 	}
-	ping, err := s.nc.Subscribe(pingSubject(s.team, s.name), func(m *nats.Msg) { _ = m.Respond(nil) })
+	ping, err := s.nc.Subscribe(natsname.BotPingSubject(s.team, s.name), func(m *nats.Msg) { _ = m.Respond(nil) })
 	if err != nil {
 		_ = call.Unsubscribe()
 		return fmt.Errorf("botlink: subscribe: %w", err)
@@ -310,8 +307,8 @@ func (s *Session) fail(m *nats.Msg, code codes.Code, why string) {
 	_ = m.RespondMsg(reply)
 }
 
-// Directory finds registered bots and reaches dial-out ones; it is what agentconn needs to
-// open "bot:team/name" addresses (see agentconn.WithBots).
+// Directory finds registered bots and reaches dial-out ones; it is what a referee's agent
+// resolver needs to open "bot:team/name" addresses.
 type Directory struct {
 	Store *registry.Store
 	NC    *nats.Conn
@@ -333,21 +330,14 @@ func (d Directory) Link(team, name string) agentv1.AgentServiceClient {
 	return NewClient(d.NC, team, name)
 }
 
-// Bots returns how agentconn opens "bot:" addresses from the registry on b, dialling teams'
-// grpc:// endpoints only when allowDial is set.
-func Bots(ctx context.Context, b *bus.Bus, allowDial bool) (agentconn.Bots, error) {
+// OpenDirectory opens the bot registry on b as the directory a referee's agent resolver
+// finds registered bots in (agentconn.Resolver.Bots).
+func OpenDirectory(ctx context.Context, b *bus.Bus) (Directory, error) {
 	store, err := registry.Open(ctx, b.JetStream())
 	if err != nil {
-		return agentconn.Bots{}, err
+		return Directory{}, err
 	}
-	return agentconn.Bots{Directory: Directory{Store: store, NC: b.Conn()}, AllowDial: allowDial}, nil
+	return Directory{Store: store, NC: b.Conn()}, nil
 }
 
-// WithBots returns ctx with Bots(ctx, b, allowDial).
-func WithBots(ctx context.Context, b *bus.Bus, allowDial bool) (context.Context, error) {
-	bots, err := Bots(ctx, b, allowDial)
-	if err != nil {
-		return nil, err
-	}
-	return agentconn.WithBots(ctx, bots), nil
-}
+var _ agentconn.BotDirectory = Directory{}

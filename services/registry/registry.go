@@ -26,13 +26,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
-)
-
-// Bucket names.
-const (
-	TeamsBucket  = "PARLEY_TEAMS"
-	TokensBucket = "PARLEY_TOKENS" // token hash -> team, so a request finds its team in one read
-	BotsBucket   = "PARLEY_BOTS"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 // EndpointDialOut is the endpoint of a bot that connects to a gateway itself.
@@ -81,15 +75,15 @@ type Store struct {
 
 // Open creates the buckets when they do not exist and returns a Store on them.
 func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
-	teams, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: TeamsBucket, Description: "Parley teams: token hashes", History: 1})
+	teams, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: natsname.TeamsBucket, Description: "Parley teams: token hashes", History: 1})
 	if err != nil {
 		return nil, fmt.Errorf("registry: teams bucket: %w", err)
 	}
-	tokens, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: TokensBucket, Description: "Parley team token hashes, by hash", History: 1})
+	tokens, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: natsname.TokensBucket, Description: "Parley team token hashes, by hash", History: 1})
 	if err != nil {
 		return nil, fmt.Errorf("registry: tokens bucket: %w", err)
 	}
-	bots, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: BotsBucket, Description: "Parley registered bots", History: 1})
+	bots, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: natsname.BotsBucket, Description: "Parley registered bots", History: 1})
 	if err != nil {
 		return nil, fmt.Errorf("registry: bots bucket: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/services/registry"
 )
 
@@ -54,7 +55,7 @@ func TestTeamsKeepOnlyTokenHashes(t *testing.T) {
 		t.Errorf("bad name: %v", err)
 	}
 	// What is stored says nothing of the token itself.
-	kv, err := b.JetStream().KeyValue(ctx, registry.TeamsBucket)
+	kv, err := b.JetStream().KeyValue(ctx, natsname.TeamsBucket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestTeamsKeepOnlyTokenHashes(t *testing.T) {
 
 	// The index from token hash to team holds no token, forgets a revoked team, and cannot
 	// vouch for a token on its own: the team's own stored hash must match too.
-	tokens, err := b.JetStream().KeyValue(ctx, registry.TokensBucket)
+	tokens, err := b.JetStream().KeyValue(ctx, natsname.TokensBucket)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
@@ -16,8 +18,23 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/referee/queue"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 )
+
+// Errors returned, wrapped, by this package.
+var (
+	// ErrInvalidID reports a tournament id that cannot be a subject token.
+	ErrInvalidID = errors.New("tournament: invalid id")
+	// ErrNotFound reports a tournament with no stored spec.
+	ErrNotFound = errors.New("tournament: not found")
+	// ErrSpecMismatch reports a tournament id already used by a different tournament.
+	ErrSpecMismatch = errors.New("tournament: id already used by a different tournament")
+)
+
+// retryDelay is how long Run waits after a transient failure of the broker.
+const retryDelay = 2 * time.Second
 
 // DefaultConcurrency is how many matches a tournament keeps requested at once by default.
 const DefaultConcurrency = 4
@@ -65,7 +82,7 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if err := ensureStreams(ctx, js); err != nil {
+	if err := queue.EnsureStreams(ctx, js); err != nil {
 		return err
 	}
 	if err := storeSpec(ctx, js, spec, cfg.Now); err != nil {
@@ -104,10 +121,10 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 		out := end.GetOutcome()
 		if out.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
 			// An interrupted match names its rerun before its void ending is stored.
-			var retry *tournamentv1.MatchRetried
+			var retry *queuev1.MatchRetried
 			var ok bool
 			if err := retrying(ctx, func() (err error) {
-				retry, ok, err = LookupRetry(ctx, js, id)
+				retry, ok, err = queue.LookupRetry(ctx, js, id)
 				return err
 			}); err != nil {
 				return err
@@ -129,7 +146,7 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 			var id string
 			var end *eventsv1.MatchEnded
 			if err := retrying(ctx, func() (err error) {
-				id, end, err = latest(ctx, js, m.GetMatchId())
+				id, end, err = queue.Latest(ctx, js, m.GetMatchId())
 				return err
 			}); err != nil {
 				return err
@@ -219,8 +236,8 @@ const pollEvery = 3 * time.Second
 
 // followEndings returns an iterator over the match_ended events stored from now on.
 func followEndings(ctx context.Context, js jetstream.JetStream) (jetstream.MessagesContext, error) {
-	cons, err := js.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{endedSubject("*")},
+	cons, err := js.OrderedConsumer(ctx, natsname.MatchStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{queue.EndedFilter},
 		DeliverPolicy:  jetstream.DeliverNewPolicy,
 		// By default it retries for ever, deaf to Next's context, when its consumer is lost
 		// with a server; Run polls instead and starts another.
@@ -245,59 +262,19 @@ func pollEndings(ctx context.Context, js jetstream.JetStream, waiting map[string
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		msg, ok, err := lastMsg(ctx, js, bus.StreamName, endedSubject(id))
+		end, ok, err := queue.Ended(ctx, js, id)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			continue
 		}
-		ev := new(eventsv1.MatchEvent)
-		if err := proto.Unmarshal(msg.Data, ev); err != nil {
-			return fmt.Errorf("tournament: match_ended of %s: %w", id, err)
-		}
-		if err := ended(id, ev.GetMatchEnded()); err != nil {
+		if err := ended(id, end); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// latest follows the retry chain from matchID to the match that counts now, and returns its
-// MatchEnded when it has ended.
-func latest(ctx context.Context, js jetstream.JetStream, matchID string) (string, *eventsv1.MatchEnded, error) {
-	id := matchID
-	for range MaxReruns + 1 {
-		retry, ok, err := LookupRetry(ctx, js, id)
-		if err != nil {
-			return "", nil, err
-		}
-		if ok {
-			id = retry.GetRetryMatchId()
-			continue
-		}
-		msg, ended, err := lastMsg(ctx, js, bus.StreamName, endedSubject(id))
-		if err != nil || !ended {
-			return id, nil, err
-		}
-		ev := new(eventsv1.MatchEvent)
-		if err := proto.Unmarshal(msg.Data, ev); err != nil {
-			return "", nil, fmt.Errorf("tournament: match_ended of %s: %w", id, err)
-		}
-		return id, ev.GetMatchEnded(), nil
-	}
-	return id, nil, nil
-}
-
-// Latest follows the retry chain from matchID (a scheduled match's id) to the match that
-// counts now, and returns its id and, when it has ended, its MatchEnded.
-func Latest(ctx context.Context, js jetstream.JetStream, matchID string) (string, *eventsv1.MatchEnded, error) {
-	return latest(ctx, js, matchID)
-}
-
-// EnsureStreams creates the request and tournament streams when they are missing, leaving the
-// workers' consumer as it is.
-func EnsureStreams(ctx context.Context, js jetstream.JetStream) error { return ensureStreams(ctx, js) }
 
 // request publishes the request of one scheduled match, unless its request is still in the
 // work queue (waiting, or taken by a worker that runs it now): a request published again
@@ -305,7 +282,7 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream) error { return e
 // running match as interrupted.
 func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch,
 	paramsOf func(uint64) (*matchv1.GameParams, error)) error {
-	if _, queued, err := lastMsg(ctx, js, RequestStream, RequestSubject(m.GetMatchId())); err != nil {
+	if queued, err := queue.Queued(ctx, js, m.GetMatchId()); err != nil {
 		return err
 	} else if queued {
 		return nil
@@ -326,7 +303,7 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 		agents[i] = spec.GetEntrants()[e].GetAddress()
 		labels[i] = spec.GetEntrants()[e].GetLabel()
 	}
-	return PublishRequest(ctx, js, &tournamentv1.MatchRequest{
+	return queue.Enqueue(ctx, js, &queuev1.MatchRequest{
 		MatchId:       m.GetMatchId(),
 		TournamentId:  spec.GetTournamentId(),
 		Game:          spec.GetGame(),
@@ -339,28 +316,11 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 	})
 }
 
-// ensureStreams creates the request and tournament streams (not the workers' consumer, whose
-// settings are theirs), with as many replicas as the match stream: on a cluster that keeps
-// the match records through the loss of a server, the queue and the retry records survive it
-// too.
-func ensureStreams(ctx context.Context, js jetstream.JetStream) error {
-	replicas, err := bus.StreamReplicas(ctx, js)
-	if err != nil {
-		return err
-	}
-	for _, cfg := range streamConfigs(replicas) {
-		if err := ensureStream(ctx, js, cfg); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // StoreSpec stores spec, or checks that the one stored under its id is the same tournament
 // (ErrSpecMismatch otherwise, wrapped); Run does it first, this is for callers that need the
 // spec stored before Run starts.
 func StoreSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec) error {
-	if err := ensureStreams(ctx, js); err != nil {
+	if err := queue.EnsureStreams(ctx, js); err != nil {
 		return err
 	}
 	return storeSpec(ctx, js, spec, time.Now)
@@ -388,8 +348,8 @@ func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.T
 	if err != nil {
 		return fmt.Errorf("tournament: spec: %w", err)
 	}
-	if _, err := js.Publish(ctx, SpecSubject(spec.GetTournamentId()), data,
-		jetstream.WithMsgID("spec/"+spec.GetTournamentId()), jetstream.WithExpectStream(TournamentStream)); err != nil {
+	if _, err := js.Publish(ctx, natsname.TournamentSpecSubject(spec.GetTournamentId()), data,
+		jetstream.WithMsgID("spec/"+spec.GetTournamentId()), jetstream.WithExpectStream(natsname.TournamentStream)); err != nil {
 		return fmt.Errorf("tournament: store spec of %s: %w", spec.GetTournamentId(), err)
 	}
 	return nil
@@ -401,7 +361,7 @@ func LoadSpec(ctx context.Context, js jetstream.JetStream, tournamentID string) 
 	if err := bus.ValidMatchID(tournamentID); err != nil {
 		return nil, fmt.Errorf("%w %q", ErrInvalidID, tournamentID)
 	}
-	msg, ok, err := lastMsg(ctx, js, TournamentStream, SpecSubject(tournamentID))
+	msg, ok, err := bus.LastMsg(ctx, js, natsname.TournamentStream, natsname.TournamentSpecSubject(tournamentID))
 	if errors.Is(err, jetstream.ErrStreamNotFound) || err == nil && !ok {
 		return nil, fmt.Errorf("%w: no tournament %q", ErrNotFound, tournamentID)
 	}
@@ -435,12 +395,12 @@ func LoadRecords(ctx context.Context, js jetstream.JetStream, spec *tournamentv1
 	var out []Record
 	for _, m := range spec.GetMatches() {
 		id := m.GetMatchId()
-		for range MaxReruns + 1 {
+		for range queue.MaxReruns + 1 {
 			events, err := bus.ReadMatch(ctx, js, id)
 			if err != nil {
 				return nil, err
 			}
-			retry, retried, err := LookupRetry(ctx, js, id)
+			retry, retried, err := queue.LookupRetry(ctx, js, id)
 			if err != nil {
 				return nil, err
 			}

@@ -123,6 +123,7 @@ type Server struct {
 	respond        Responder
 	latency        time.Duration
 	rejectFormats  []string
+	apiKey         string
 	srv            *httptest.Server
 	closing        chan struct{}
 	closeOnce      sync.Once
@@ -143,6 +144,9 @@ func WithoutResponseFormats(types ...string) Option {
 	return func(s *Server) { s.rejectFormats = append(s.rejectFormats, types...) }
 }
 
+// WithAPIKey makes the server refuse, with 401, requests without "Bearer key".
+func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
+
 // New starts a server answering with respond; it is closed when the test ends.
 func New(tb testing.TB, respond Responder, opts ...Option) *Server {
 	tb.Helper()
@@ -152,6 +156,7 @@ func New(tb testing.TB, respond Responder, opts ...Option) *Server {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handle)
+	mux.HandleFunc("GET /v1/models", s.models)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/v1"
 	tb.Cleanup(s.Close)
@@ -203,7 +208,28 @@ type wireRequest struct {
 	} `json:"response_format"`
 }
 
+// models answers GET /v1/models with one model, "fake-model".
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","owned_by":"parley"}]}`)
+}
+
+// authorized answers 401 and returns false when the server wants a key the request lacks.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.apiKey == "" || r.Header.Get("Authorization") == "Bearer "+s.apiKey {
+		return true
+	}
+	writeError(w, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided")
+	return false
+}
+
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

@@ -41,11 +41,26 @@ def propose_ultimatum(x, currency="Dollars"):
     return propose(share(0, gives={currency: int(x)}))
 
 
-def propose_amount(bound, amount):
-    """A proposal filling exactly the one amount a Bound describes (its seat, side, resource)."""
-    if bound.side == game_pb2.SHARE_SIDE_RECEIVES:
-        return propose(share(bound.seat, receives={bound.resource: int(amount)}))
-    return propose(share(bound.seat, gives={bound.resource: int(amount)}))
+def propose_amount(bound, amount, observation=None):
+    """A proposal filling the one amount a Bound describes (its seat, side, resource).
+
+    Given the observation, it also carries every amount the observation's proposal_bounds fix
+    (min = max, e.g. the seller's 1 item in buysell): the referee fills in nothing, and refuses
+    a proposal that leaves out an amount the rules require.
+    """
+    shares = {}
+
+    def put(b, value):
+        sh = shares.setdefault(b.seat, game_pb2.SeatShare(seat=b.seat))
+        side = sh.receives if b.side == game_pb2.SHARE_SIDE_RECEIVES else sh.gives
+        side[b.resource] = int(value)
+
+    if observation is not None:
+        for b in observation.proposal_bounds:
+            if b.min == b.max:
+                put(b, b.min)
+    put(bound, amount)
+    return propose(*(shares[seat] for seat in sorted(shares)))
 
 
 def accept(proposal_turn=0):

@@ -210,6 +210,36 @@ class EveryObservationGetsALegalMove(LegalityMixin, unittest.TestCase):
                                 self.assertEqual(act.move.WhichOneof("kind"), "accept" if mine > 0 else "reject")
 
 
+class ProposeAmount(unittest.TestCase):
+    """propose_amount sends the amounts the rules fix too, since the referee fills none in."""
+
+    def bounds(self):
+        item = game_pb2.Bound(seat=0, side=game_pb2.SHARE_SIDE_GIVES, resource="X", min=1, max=1)
+        price = game_pb2.Bound(seat=1, side=game_pb2.SHARE_SIDE_GIVES, resource="ZUP", min=0, max=100)
+        pool = game_pb2.Bound(seat=2, side=game_pb2.SHARE_SIDE_RECEIVES, resource="g", min=5, max=5)
+        return item, price, pool
+
+    def terms(self, move):
+        return {(s.seat, side, k): v for s in move.propose.proposal.allocation.shares
+                for side, m in (("gives", s.gives), ("receives", s.receives)) for k, v in m.items()}
+
+    def test_fixed_amounts_come_from_the_observation(self):
+        item, price, pool = self.bounds()
+        obs = agent_pb2.Observation(legal_moves=[PROPOSE], proposal_bounds=[item, price, pool])
+        move = parley_agent.propose_amount(price, 40, obs)
+        self.assertEqual(self.terms(move), {(0, "gives", "X"): 1, (1, "gives", "ZUP"): 40, (2, "receives", "g"): 5})
+        self.assertEqual([s.seat for s in move.propose.proposal.allocation.shares], [0, 1, 2], "one share per seat, in order")
+
+    def test_without_the_observation_only_the_one_amount(self):
+        _, price, _ = self.bounds()
+        self.assertEqual(self.terms(parley_agent.propose_amount(price, 40)), {(1, "gives", "ZUP"): 40})
+
+    def test_the_amount_given_wins_over_a_fixed_one(self):
+        item, price, _ = self.bounds()
+        obs = agent_pb2.Observation(legal_moves=[PROPOSE], proposal_bounds=[item, price])
+        self.assertEqual(self.terms(parley_agent.propose_amount(item, 1, obs)), {(0, "gives", "X"): 1})
+
+
 class Boom(parley_agent.Agent):
     name = "boom"
 

@@ -154,7 +154,7 @@ function ultimatumProposal(obs: Observation, x: number, currency: string): [Move
   const bound = findBound(obs, { seat: 0, side: ShareSide.GIVES }) ?? findBound(obs);
   if (!bound) return [proposeUltimatum(x, currency), x];
   const y = clamp(bound, x);
-  return [proposeAmount(bound, y), y];
+  return [proposeAmount(bound, y, obs), y];
 }
 
 // --- Coalition --------------------------------------------------------------------------------
@@ -278,9 +278,9 @@ function fallback(obs: Observation, why: string): Action {
     const bound = findBound(obs);
     if (!form && bound && obs.view.case === "ultimatum") {
       const { total } = ultimatumParams(obs);
-      return act(obs, proposeAmount(bound, clamp(bound, Math.floor(total / 2))), "Half each.", extras);
+      return act(obs, proposeAmount(bound, clamp(bound, Math.floor(total / 2)), obs), "Half each.", extras);
     }
-    if (!form && bound) return act(obs, proposeAmount(bound, bound.min), "My proposal.", extras);
+    if (!form && bound) return act(obs, proposeAmount(bound, bound.min, obs), "My proposal.", extras);
   }
   if (isLegal(obs, REJECT)) return act(obs, reject(), "I reject.", extras);
   if (isLegal(obs, CHOOSE) && obs.choices.length > 0 && !isLegal(obs, PASS)) return act(obs, choose(obs.choices[0].id), "My choice.", extras);

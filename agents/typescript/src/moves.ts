@@ -92,10 +92,26 @@ export function proposeUltimatum(x: Amount, currency = "Dollars"): Move {
   return proposeAllocation([share(0, { gives: { [currency]: x } })]);
 }
 
-/** A proposal filling exactly the one amount a Bound describes (its seat, side, resource). */
-export function proposeAmount(bound: Bound, x: Amount): Move {
-  const part = { [bound.resource]: x };
-  return proposeAllocation([share(bound.seat, bound.side === ShareSide.RECEIVES ? { receives: part } : { gives: part })]);
+/**
+ * A proposal filling the one amount a Bound describes (its seat, side, resource). Given the
+ * observation (or its bounds), it also carries every amount they fix (min = max, e.g. the
+ * seller's 1 item in buysell): the referee fills in nothing, and refuses a proposal that leaves
+ * out an amount the rules require.
+ */
+export function proposeAmount(bound: Bound, x: Amount, from?: Observation | readonly Bound[]): Move {
+  const bounds = from === undefined ? [] : Array.isArray(from) ? (from as readonly Bound[]) : (from as Observation).proposalBounds;
+  const bySeat = new Map<number, SeatShare>();
+  const put = (b: Bound, v: Amount) => {
+    let sh = bySeat.get(b.seat);
+    if (!sh) {
+      sh = share(b.seat);
+      bySeat.set(b.seat, sh);
+    }
+    (b.side === ShareSide.RECEIVES ? sh.receives : sh.gives)[b.resource] = big(v);
+  };
+  for (const b of bounds) if (b.min === b.max) put(b, b.min);
+  put(bound, x);
+  return proposeAllocation([...bySeat.values()].sort((a, b) => a.seat - b.seat));
 }
 
 /**

@@ -89,6 +89,21 @@ describe("moves", () => {
     assert.deepEqual(rs.map((s) => [s.seat, s.receives, s.gives]), [[2, { g: 4n }, {}]]);
     assert.deepEqual(gs.map((s) => [s.seat, s.receives, s.gives]), [[1, {}, { Dollars: 6n }]]);
   });
+  test("proposeAmount given the observation's bounds also sends every amount they fix", () => {
+    const item = bound(0, G, "X", 1, 1);
+    const price = bound(1, G, "ZUP", 0, 100);
+    const pool = bound(2, R, "g", 5, 5);
+    const m = proposeAmount(price, 40, [item, price, pool]);
+    const shares = m.kind.case === "propose" && m.kind.value.proposal?.terms.case === "allocation" ? m.kind.value.proposal.terms.value.shares : [];
+    assert.deepEqual(
+      shares.map((s) => [s.seat, s.gives, s.receives]),
+      [
+        [0, { X: 1n }, {}],
+        [1, { ZUP: 40n }, {}],
+        [2, {}, { g: 5n }],
+      ],
+    );
+  });
   test("the other kinds", () => {
     assert.deepEqual([accept().kind.case, reject().kind.case, pass().kind.case, sayOnly().kind.case, choose("c").kind.case], [
       "accept",

@@ -40,10 +40,11 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	buysellv1 "github.com/parley-arena/parley/gen/go/parley/games/buysell/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/bargain"
 	"google.golang.org/protobuf/proto"
@@ -89,36 +90,36 @@ func New() games.Game { return game{} }
 type game struct{}
 
 // Info describes the game, its seats and every parameter.
-func (game) Info() *refereev1.GameInfo {
-	i64 := func(name string, def int64, desc string) *refereev1.ParamInfo {
-		return &refereev1.ParamInfo{Name: name, Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.FormatInt(def, 10), Description: desc}
+func (game) Info() *gamev1.GameInfo {
+	i64 := func(name string, def int64, desc string) *gamev1.ParamInfo {
+		return &gamev1.ParamInfo{Name: name, Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.FormatInt(def, 10), Description: desc}
 	}
-	return &refereev1.GameInfo{
+	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Buyer and seller: the seller (P1) has an item with a private cost, the buyer (P2) money and a private willingness to pay; they take turns proposing a price.",
 		RulesVersion: RulesVersion,
 		Seats:        bargain.SeatNames(),
 		SeatRoles:    roles[:],
-		Params: []*refereev1.ParamInfo{
+		Params: []*gamev1.ParamInfo{
 			i64("cost", DefaultCost, "Seller's production cost, private to the seller (times scale). Not allowed with draw=true."),
 			i64("willingness", DefaultWillingness, "Buyer's willingness to pay, private to the buyer (times scale); e.g. 400 for an over-valuing buyer. Not allowed with draw=true."),
 			i64("budget", DefaultBudget, "Money the buyer holds (times scale); no price may exceed it."),
-			{Name: "max_turns", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
+			{Name: "max_turns", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
 				Description: fmt.Sprintf("Turns of both players together, seller first. From 1 to %d.", bargain.MaxMaxTurns)},
-			{Name: "max_proposals", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(bargain.DefaultMaxProposals(DefaultMaxTurns))),
+			{Name: "max_proposals", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(bargain.DefaultMaxProposals(DefaultMaxTurns))),
 				Description: "Proposals each player may make; unset: max_turns/2 - 1 (4 with 10 turns); 0: no limit."},
 			i64("scale", DefaultScale, "Multiplies cost, willingness, budget and the drawing ranges. At least 1."),
-			{Name: "draw", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
+			{Name: "draw", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
 				Description: "Draw cost and willingness per match from the seed, uniformly from [cost_min, cost_max] and [willingness_min, willingness_max] (times scale)."},
 			i64("cost_min", DefaultCostMin, "Smallest cost drawn with draw=true."),
 			i64("cost_max", DefaultCostMax, "Largest cost drawn with draw=true."),
 			i64("willingness_min", DefaultWillingnessMin, "Smallest willingness drawn with draw=true."),
 			i64("willingness_max", DefaultWillingnessMax, "Largest willingness drawn with draw=true."),
-			{Name: "item", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultItem,
+			{Name: "item", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultItem,
 				Description: fmt.Sprintf("Name of the item for sale: one word of letters, digits, '_' or '-', starting with a letter, at most %d characters.", bargain.MaxNameLen)},
-			{Name: "currency", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultCurrency,
+			{Name: "currency", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultCurrency,
 				Description: "Name of the money, a word like item and different from it."},
-			{Name: "self_interested_buyer", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
+			{Name: "self_interested_buyer", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
 				Description: "Add the published \"be self-interested\" instruction to the buyer's briefing."},
 		},
 	}

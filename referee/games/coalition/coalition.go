@@ -66,7 +66,6 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	coalitionv1 "github.com/parley-arena/parley/gen/go/parley/games/coalition/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/coalition/solution"
 	"google.golang.org/protobuf/proto"
@@ -97,41 +96,41 @@ func New() games.Game { return game{} }
 type game struct{}
 
 // Info describes the game, its seats (for the default players) and its parameters.
-func (game) Info() *refereev1.GameInfo {
-	return &refereev1.GameInfo{
+func (game) Info() *gamev1.GameInfo {
+	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Coalition game: players negotiate in private, then randomly drawn proposers put binding splits of a coalition's value to its members' vote.",
 		RulesVersion: RulesVersion,
 		Seats:        slices.Clone(defaultPlayers[:]),
 		SeatRoles:    []string{"", "", ""},
-		Params: []*refereev1.ParamInfo{
+		Params: []*gamev1.ParamInfo{
 			{
 				Name:         "players",
-				Kind:         refereev1.ParamKind_PARAM_KIND_STRING,
+				Kind:         gamev1.ParamKind_PARAM_KIND_STRING,
 				DefaultValue: strings.Join(defaultPlayers[:], ","),
 				Description:  fmt.Sprintf("Player names, comma-separated, in seat and rotation order: %d to %d one-word names (letters, digits, '_' or '-', starting with a letter). Other players than A, B, C need values too.", MinPlayers, MaxPlayers),
 			},
 			{
 				Name:         "values",
-				Kind:         refereev1.ParamKind_PARAM_KIND_STRING,
+				Kind:         gamev1.ParamKind_PARAM_KIND_STRING,
 				DefaultValue: "AB:750,AC:750,BC:500,ABC:1000",
 				Description:  fmt.Sprintf("Value of each coalition, as COALITION:VALUE pairs separated by commas; a coalition is its members' names joined by '+' (A+B), or run together when every name is one character (AB). Unlisted coalitions, single players included, are worth 0. Values are whole numbers from 0 to %d.", MaxValue),
 			},
 			{
 				Name:         "rounds",
-				Kind:         refereev1.ParamKind_PARAM_KIND_INT,
+				Kind:         gamev1.ParamKind_PARAM_KIND_INT,
 				DefaultValue: strconv.Itoa(int(DefaultRounds)),
 				Description:  fmt.Sprintf("Rounds of private negotiation in phase 1; each round's active player (in rotation) writes to every other player, who each reply. From 0 to %d.", MaxRounds),
 			},
 			{
 				Name:         "max_proposals",
-				Kind:         refereev1.ParamKind_PARAM_KIND_INT,
+				Kind:         gamev1.ParamKind_PARAM_KIND_INT,
 				DefaultValue: strconv.Itoa(int(DefaultMaxProposals)),
 				Description:  fmt.Sprintf("Binding proposals tried in phase 2 before the game ends with everyone at 0. From 1 to %d.", MaxMaxProposals),
 			},
 			{
 				Name:         "unit",
-				Kind:         refereev1.ParamKind_PARAM_KIND_STRING,
+				Kind:         gamev1.ParamKind_PARAM_KIND_STRING,
 				DefaultValue: DefaultUnit,
 				Description:  fmt.Sprintf("Display unit of the values, also the resource name of amounts in proposals: one word of at most %d characters.", MaxUnitLen),
 			},

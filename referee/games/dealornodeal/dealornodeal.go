@@ -38,9 +38,10 @@ import (
 	"strconv"
 	"strings"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	dondv1 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/corpus"
@@ -86,7 +87,7 @@ var (
 )
 
 // Info describes the game and its parameters.
-func (game) Info() *refereev1.GameInfo {
+func (game) Info() *gamev1.GameInfo {
 	ints := func(xs []int64) string {
 		parts := make([]string, len(xs))
 		for i, x := range xs {
@@ -94,28 +95,28 @@ func (game) Info() *refereev1.GameInfo {
 		}
 		return strings.Join(parts, ",")
 	}
-	return &refereev1.GameInfo{
+	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Deal or No Deal: Alice and Bob divide a pool of books, hats and balls; each has private values; they talk and propose until one accepts the other's proposal.",
 		RulesVersion: RulesVersion,
 		Seats:        seatNames[:],
 		SeatRoles:    []string{"", ""},
-		Params: []*refereev1.ParamInfo{
-			{Name: "items", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: strings.Join(defaultItems, ","),
+		Params: []*gamev1.ParamInfo{
+			{Name: "items", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: strings.Join(defaultItems, ","),
 				Description: fmt.Sprintf("Item types, comma-separated one-word names (1 to %d).", solution.MaxTypes)},
-			{Name: "counts", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultCounts),
+			{Name: "counts", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultCounts),
 				Description: fmt.Sprintf("Count of each item type in the pool, comma-separated, each 1 to %d.", solution.MaxCount)},
-			{Name: "alice_values", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultAlice),
+			{Name: "alice_values", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultAlice),
 				Description: "Alice's value of one item of each type (private to Alice), comma-separated whole numbers from 0."},
-			{Name: "bob_values", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultBob),
+			{Name: "bob_values", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultBob),
 				Description: "Bob's value of one item of each type (private to Bob); the pool must be worth the same to both."},
-			{Name: "max_turns", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
+			{Name: "max_turns", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
 				Description: fmt.Sprintf("Turns of both players together, Alice first; no agreement by then gives both 0. 1 to %d.", bargain.MaxMaxTurns)},
-			{Name: "corpus", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
+			{Name: "corpus", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
 				Description: "Path of a Deal-or-No-Deal corpus file (test.txt, data.txt, selfplay.txt, a selection written by `parley analyze dond --write`): the set-up is taken from one of its dialogues instead of counts and values."},
-			{Name: "datapoint", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "",
+			{Name: "datapoint", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "",
 				Description: "With corpus: the dialogue to play, 1-based in file order after pairing its two sides; unset: drawn from the seed."},
-			{Name: "source", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
+			{Name: "source", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
 				Description: "Where the set-up came from, in words; set by the corpus loader."},
 		},
 	}

@@ -1,161 +1,175 @@
-// Package equilibria computes exact equilibria of two-player games with complete information
-// given as data: for a payoff matrix, every pure Nash equilibrium, Pareto optimality, the
-// equilibria that no other equilibrium Pareto-dominates, mixed equilibria by support
-// enumeration (the 2x2 mixed equilibrium among them) and whether two matrices share their
-// pure-equilibrium set; for a game tree, the subgame-perfect equilibria by backward induction
-// with ties reported, and the tree's normal form. Every number is an exact rational
-// (math/big.Rat), so payoffs such as half a jackpot stay exact and no comparison is rounded.
-//
-// It serves the matrix and sequential games' rules, the equilibrium agent, the metrics and
-// `parley analyze equilibria` alike, and knows nothing of matches or seats.
 package equilibria
 
 import (
-	"errors"
 	"fmt"
-	"math/big"
+	"slices"
 )
 
 // Players of a two-player game.
 const (
-	Row = 0 // the row player, who moves first in a tree's seat order
-	Col = 1 // the column player
+	Row = 0 // the row player (seat 0)
+	Col = 1 // the column player (seat 1)
 )
 
-// Limits on the size of games.
+// Limits on the size of games in normal form.
 const (
+	// MaxPlayers bounds the players of a Matrix (and of a Tree).
+	MaxPlayers = 16
 	// MaxActions bounds each player's actions in a Matrix.
 	MaxActions = 64
-	// MaxSupportActions bounds the actions per player of a matrix whose mixed equilibria
-	// SupportEquilibria enumerates: it solves a linear system for every pair of equal-size
-	// supports, C(2n, n) of them for n actions each (924 for 6, 12,870 for 8).
-	MaxSupportActions = 8
+	// MaxProfiles bounds the pure profiles (cells) of a Matrix: 64 x 64 for two players,
+	// 2^12 for twelve players of two actions each.
+	MaxProfiles = 4096
 )
 
-// ErrTooLarge is returned for games larger than a computation supports.
-var ErrTooLarge = errors.New("equilibria: game too large")
-
-// Payoffs are the two players' payoffs of one outcome, row player (seat 0) first.
-type Payoffs [2]*big.Rat
-
-// String writes the payoffs as "(3, 5/2)".
-func (p Payoffs) String() string {
-	return fmt.Sprintf("(%s, %s)", RatText(p[0]), RatText(p[1]))
-}
-
-// Equal reports whether p and q are the same payoffs.
-func (p Payoffs) Equal(q Payoffs) bool { return p[0].Cmp(q[0]) == 0 && p[1].Cmp(q[1]) == 0 }
-
-// Dominates reports whether p Pareto-dominates q: at least as good for both players and
-// strictly better for one.
-func (p Payoffs) Dominates(q Payoffs) bool {
-	a, b := p[0].Cmp(q[0]), p[1].Cmp(q[1])
-	return a >= 0 && b >= 0 && (a > 0 || b > 0)
-}
-
-// RatText writes r as a whole number when it is one, else as "num/den".
-func RatText(r *big.Rat) string {
-	if r == nil {
-		return "?"
-	}
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	return r.RatString()
-}
-
-// Matrix is a two-player game in normal form: Pay[i][j] are the payoffs when the row player
-// plays row i and the column player column j. A Matrix is never changed once built.
+// Matrix is a game in normal form of any number of players: every player picks one of its
+// actions at the same time, and each profile of actions has one payoff per player. A Matrix is
+// never changed once built.
 type Matrix struct {
-	pay [][]Payoffs
+	sizes   []int     // actions per player
+	strides []int     // profile index = sum of action * stride; the last player's stride is 1
+	pay     []Payoffs // by profile index
 }
 
-// NewMatrix returns the matrix with the given payoffs, which it copies. Every row must have
-// the same number of cells, at least one row and one column and at most MaxActions of each,
-// and every payoff must be set.
+// Profile is a pure strategy profile: one action index per player, in seat order.
+type Profile []int
+
+// Action returns player's action in the profile.
+func (p Profile) Action(player int) int { return p[player] }
+
+// String writes the profile as "(0, 1)".
+func (p Profile) String() string { return fmt.Sprint([]int(p)) }
+
+// NewMatrix returns the two-player game whose payoffs are pay[row][col], which it copies.
+// Every row must have the same number of cells, at least one row and one column and at most
+// MaxActions of each, and every payoff must be set.
 func NewMatrix(pay [][]Payoffs) (*Matrix, error) {
 	if len(pay) == 0 || len(pay[0]) == 0 {
-		return nil, errors.New("equilibria: a matrix needs at least one row and one column")
+		return nil, fmt.Errorf("equilibria: a matrix needs at least one row and one column")
 	}
-	if len(pay) > MaxActions || len(pay[0]) > MaxActions {
-		return nil, fmt.Errorf("%w: %d x %d actions, at most %d each", ErrTooLarge, len(pay), len(pay[0]), MaxActions)
-	}
-	m := &Matrix{pay: make([][]Payoffs, len(pay))}
+	var flat []Payoffs
 	for i, row := range pay {
 		if len(row) != len(pay[0]) {
 			return nil, fmt.Errorf("equilibria: row %d has %d cells, row 1 has %d", i+1, len(row), len(pay[0]))
 		}
-		m.pay[i] = make([]Payoffs, len(row))
-		for j, p := range row {
-			if p[0] == nil || p[1] == nil {
-				return nil, fmt.Errorf("equilibria: cell (%d, %d) lacks a payoff", i+1, j+1)
-			}
-			m.pay[i][j] = Payoffs{new(big.Rat).Set(p[0]), new(big.Rat).Set(p[1])}
+		flat = append(flat, row...)
+	}
+	return NewGame([]int{len(pay), len(pay[0])}, flat)
+}
+
+// NewGame returns the game in which player p has sizes[p] actions and pay[k] are the payoffs
+// of the profile of index k: profiles in row-major order, the first player's action changing
+// slowest and the last player's fastest (for two players, pay[i*cols+j] is row i against
+// column j). It copies pay.
+func NewGame(sizes []int, pay []Payoffs) (*Matrix, error) {
+	if len(sizes) < 2 || len(sizes) > MaxPlayers {
+		return nil, fmt.Errorf("%w: %d players; 2 to %d are allowed", ErrTooLarge, len(sizes), MaxPlayers)
+	}
+	cells := 1
+	for p, n := range sizes {
+		if n < 1 || n > MaxActions {
+			return nil, fmt.Errorf("%w: player %d has %d actions; 1 to %d are allowed", ErrTooLarge, p+1, n, MaxActions)
 		}
+		cells *= n
+		if cells > MaxProfiles {
+			return nil, fmt.Errorf("%w: more than %d profiles", ErrTooLarge, MaxProfiles)
+		}
+	}
+	if len(pay) != cells {
+		return nil, fmt.Errorf("equilibria: %d cells for %d profiles", len(pay), cells)
+	}
+	m := &Matrix{sizes: slices.Clone(sizes), strides: make([]int, len(sizes)), pay: make([]Payoffs, cells)}
+	stride := 1
+	for p := len(sizes) - 1; p >= 0; p-- {
+		m.strides[p] = stride
+		stride *= sizes[p]
+	}
+	for k, c := range pay {
+		cp, err := clonePayoffs(c, len(sizes), fmt.Sprintf("profile %v", m.profile(k)))
+		if err != nil {
+			return nil, err
+		}
+		m.pay[k] = cp
 	}
 	return m, nil
 }
 
-// Rows returns the row player's number of actions.
-func (m *Matrix) Rows() int { return len(m.pay) }
+// Players returns the number of players.
+func (m *Matrix) Players() int { return len(m.sizes) }
 
-// Cols returns the column player's number of actions.
-func (m *Matrix) Cols() int { return len(m.pay[0]) }
+// Actions returns player's number of actions.
+func (m *Matrix) Actions(player int) int { return m.sizes[player] }
+
+// Rows returns the first player's number of actions.
+func (m *Matrix) Rows() int { return m.sizes[0] }
+
+// Cols returns the second player's number of actions.
+func (m *Matrix) Cols() int { return m.sizes[1] }
+
+// Len returns the number of pure profiles.
+func (m *Matrix) Len() int { return len(m.pay) }
+
+// Index returns the index of profile p in row-major order.
+func (m *Matrix) Index(p Profile) int {
+	k := 0
+	for i, a := range p {
+		k += a * m.strides[i]
+	}
+	return k
+}
+
+func (m *Matrix) profile(k int) Profile {
+	p := make(Profile, len(m.sizes))
+	for i, s := range m.strides {
+		p[i] = k / s % m.sizes[i]
+	}
+	return p
+}
+
+// ProfileAt returns the profile of index k (0 <= k < Len()).
+func (m *Matrix) ProfileAt(k int) Profile { return m.profile(k) }
 
 // Payoffs returns the payoffs of profile p (shared: callers must not change them).
-func (m *Matrix) Payoffs(p Profile) Payoffs { return m.pay[p.Row][p.Col] }
-
-// Profile is a pure strategy profile: the row player's action and the column player's.
-type Profile struct{ Row, Col int }
-
-// Action returns player's action in the profile.
-func (p Profile) Action(player int) int {
-	if player == Row {
-		return p.Row
-	}
-	return p.Col
-}
+func (m *Matrix) Payoffs(p Profile) Payoffs { return m.pay[m.Index(p)] }
 
 // Profiles returns every profile in row-major order.
 func (m *Matrix) Profiles() []Profile {
-	out := make([]Profile, 0, m.Rows()*m.Cols())
-	for i := range m.Rows() {
-		for j := range m.Cols() {
-			out = append(out, Profile{i, j})
-		}
+	out := make([]Profile, len(m.pay))
+	for k := range out {
+		out[k] = m.profile(k)
 	}
 	return out
 }
 
-// BestReply reports whether player's action in p is a best reply to the other's: no other
-// action of player pays it strictly more against the other's action.
+// BestReply reports whether player's action in p is a best reply to the others': no other
+// action of player pays it strictly more against theirs.
 func (m *Matrix) BestReply(p Profile, player int) bool {
-	own := m.pay[p.Row][p.Col][player]
-	if player == Row {
-		for i := range m.Rows() {
-			if m.pay[i][p.Col][Row].Cmp(own) > 0 {
-				return false
-			}
-		}
-		return true
-	}
-	for j := range m.Cols() {
-		if m.pay[p.Row][j][Col].Cmp(own) > 0 {
+	k := m.Index(p)
+	own := m.pay[k][player]
+	base := k - p[player]*m.strides[player]
+	for a := range m.sizes[player] {
+		if m.pay[base+a*m.strides[player]][player].Cmp(own) > 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// IsNash reports whether p is a pure Nash equilibrium: neither player gains by deviating
-// alone.
-func (m *Matrix) IsNash(p Profile) bool { return m.BestReply(p, Row) && m.BestReply(p, Col) }
+// IsNash reports whether p is a pure Nash equilibrium: no player gains by deviating alone.
+func (m *Matrix) IsNash(p Profile) bool {
+	for player := range m.sizes {
+		if !m.BestReply(p, player) {
+			return false
+		}
+	}
+	return true
+}
 
 // PureNash returns every pure Nash equilibrium, in row-major order.
 func PureNash(m *Matrix) []Profile {
 	var out []Profile
-	for _, p := range m.Profiles() {
-		if m.IsNash(p) {
+	for k := range m.pay {
+		if p := m.profile(k); m.IsNash(p) {
 			out = append(out, p)
 		}
 	}
@@ -168,9 +182,10 @@ func ParetoOptimal(m *Matrix, p Profile) bool { return len(ParetoDominators(m, p
 // ParetoDominators returns every profile that Pareto-dominates p, in row-major order.
 func ParetoDominators(m *Matrix, p Profile) []Profile {
 	var out []Profile
-	for _, q := range m.Profiles() {
-		if m.Payoffs(q).Dominates(m.Payoffs(p)) {
-			out = append(out, q)
+	own := m.Payoffs(p)
+	for k, q := range m.pay {
+		if q.Dominates(own) {
+			out = append(out, m.profile(k))
 		}
 	}
 	return out
@@ -197,40 +212,56 @@ func Undominated(m *Matrix, set []Profile) []Profile {
 	return out
 }
 
-// Comparison says whether two matrices have the same pure-equilibrium set.
+// ContainsProfile reports whether set holds p.
+func ContainsProfile(set []Profile, p Profile) bool {
+	return slices.ContainsFunc(set, func(q Profile) bool { return slices.Equal(q, p) })
+}
+
+// Comparison says whether two games have the same pure-equilibrium set under a matching of
+// their actions.
 type Comparison struct {
-	// Same is true when both matrices have the same shape and the same pure equilibria (as
-	// profiles of action indices).
+	// Same is true when both games have the same shape and the matching maps the first
+	// game's pure equilibria onto exactly the second's.
 	Same bool
-	// SameShape is false when the matrices differ in their numbers of actions; their
+	// SameShape is false when the games differ in their numbers of players or actions; their
 	// equilibria are then not comparable and Same is false.
 	SameShape bool
-	// A and B are the pure equilibria of each matrix; OnlyA and OnlyB those of one only.
+	// A and B are the pure equilibria of each game, each in its own actions; OnlyA and OnlyB
+	// those with no counterpart in the other game.
 	A, B, OnlyA, OnlyB []Profile
 }
 
-// ComparePureNash compares the pure-equilibrium sets of a and b, action by action index.
-func ComparePureNash(a, b *Matrix) Comparison {
+// ComparePureNash compares the pure-equilibrium sets of a and b. match[p][i] is the action of
+// player p in b that corresponds to action i in a (a permutation of each player's actions);
+// nil matches actions by position.
+func ComparePureNash(a, b *Matrix, match [][]int) Comparison {
 	c := Comparison{A: PureNash(a), B: PureNash(b)}
-	c.SameShape = a.Rows() == b.Rows() && a.Cols() == b.Cols()
-	in := func(set []Profile, p Profile) bool {
-		for _, q := range set {
-			if q == p {
-				return true
+	c.SameShape = slices.Equal(a.sizes, b.sizes)
+	if !c.SameShape {
+		return c
+	}
+	toB := func(p Profile) Profile {
+		q := slices.Clone(p)
+		if match != nil {
+			for i, x := range p {
+				q[i] = match[i][x]
 			}
 		}
-		return false
+		return q
 	}
+	var mapped []Profile
 	for _, p := range c.A {
-		if !in(c.B, p) {
+		q := toB(p)
+		mapped = append(mapped, q)
+		if !ContainsProfile(c.B, q) {
 			c.OnlyA = append(c.OnlyA, p)
 		}
 	}
-	for _, p := range c.B {
-		if !in(c.A, p) {
-			c.OnlyB = append(c.OnlyB, p)
+	for _, q := range c.B {
+		if !ContainsProfile(mapped, q) {
+			c.OnlyB = append(c.OnlyB, q)
 		}
 	}
-	c.Same = c.SameShape && len(c.OnlyA) == 0 && len(c.OnlyB) == 0
+	c.Same = len(c.OnlyA) == 0 && len(c.OnlyB) == 0
 	return c
 }

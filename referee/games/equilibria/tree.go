@@ -7,39 +7,38 @@ import (
 	"slices"
 )
 
-// Limits on game trees.
-const (
-	// MaxNodes bounds the nodes of a Tree.
-	MaxNodes = 4096
-	// MaxStrategies bounds each player's pure strategies in NormalForm: a player with d
-	// decision nodes of b branches has b^d of them.
-	MaxStrategies = 256
-)
+// MaxNodes bounds the nodes of a Tree.
+const MaxNodes = 4096
 
 // Node is a node of a game tree: a decision node of Player with Children (node indices, one
 // per branch, in branch order), or a leaf with Payoffs.
 type Node struct {
-	// Player to move at a decision node: Row (0) or Col (1).
+	// Player to move at a decision node, 0-based.
 	Player int
 	// Children are the nodes the branches lead to; empty at a leaf.
 	Children []int
-	// Payoffs at a leaf.
+	// Payoffs at a leaf, one per player.
 	Payoffs Payoffs
 }
 
 // Leaf reports whether the node is a leaf.
 func (n Node) Leaf() bool { return len(n.Children) == 0 }
 
-// Tree is a two-player game tree with perfect information; Nodes[0] is the root. Never
-// changed once built.
+// Tree is a game tree with perfect information of any number of players; Nodes[0] is the
+// root. Never changed once built.
 type Tree struct {
-	nodes []Node
+	players int
+	nodes   []Node
 }
 
-// NewTree returns the tree of nodes, which it copies. Every child index must be greater than
-// its parent's (topological order), every node but the root the child of exactly one branch,
-// every decision node's player 0 or 1, and every leaf's payoffs set.
-func NewTree(nodes []Node) (*Tree, error) {
+// NewTree returns the tree of nodes for players players (2 to MaxPlayers), which it copies.
+// Every child index must be greater than its parent's (topological order), every node but the
+// root the child of exactly one branch, every decision node's player one of the players, and
+// every leaf's payoffs set, one per player.
+func NewTree(players int, nodes []Node) (*Tree, error) {
+	if players < 2 || players > MaxPlayers {
+		return nil, fmt.Errorf("%w: %d players; 2 to %d are allowed", ErrTooLarge, players, MaxPlayers)
+	}
 	if len(nodes) == 0 {
 		return nil, errors.New("equilibria: a tree needs a root")
 	}
@@ -47,16 +46,17 @@ func NewTree(nodes []Node) (*Tree, error) {
 		return nil, fmt.Errorf("%w: %d nodes, at most %d", ErrTooLarge, len(nodes), MaxNodes)
 	}
 	parents := make([]int, len(nodes))
-	t := &Tree{nodes: make([]Node, len(nodes))}
+	t := &Tree{players: players, nodes: make([]Node, len(nodes))}
 	for i, n := range nodes {
 		c := Node{Player: n.Player, Children: slices.Clone(n.Children)}
 		if n.Leaf() {
-			if n.Payoffs[0] == nil || n.Payoffs[1] == nil {
-				return nil, fmt.Errorf("equilibria: leaf %d lacks a payoff", i)
+			p, err := clonePayoffs(n.Payoffs, players, fmt.Sprintf("leaf %d", i))
+			if err != nil {
+				return nil, err
 			}
-			c.Payoffs = Payoffs{new(big.Rat).Set(n.Payoffs[0]), new(big.Rat).Set(n.Payoffs[1])}
-		} else if n.Player != Row && n.Player != Col {
-			return nil, fmt.Errorf("equilibria: node %d is a decision node of player %d; players are 0 and 1", i, n.Player)
+			c.Payoffs = p
+		} else if n.Player < 0 || n.Player >= players {
+			return nil, fmt.Errorf("equilibria: node %d is a decision node of player %d; players are 0 to %d", i, n.Player, players-1)
 		}
 		for _, ch := range n.Children {
 			if ch <= i || ch >= len(nodes) {
@@ -73,6 +73,9 @@ func NewTree(nodes []Node) (*Tree, error) {
 	}
 	return t, nil
 }
+
+// Players returns the number of players.
+func (t *Tree) Players() int { return t.players }
 
 // Len returns the number of nodes.
 func (t *Tree) Len() int { return len(t.nodes) }
@@ -123,7 +126,8 @@ type SPE struct {
 	// unique.
 	Ties []Tie
 	// Outcomes is every outcome some subgame-perfect equilibrium reaches (every way of
-	// breaking every tie), in the order of their paths. One entry when the play is unique.
+	// breaking every tie, anywhere in the tree), in the order of their paths. One entry when
+	// the play is unique.
 	Outcomes []Outcome
 }
 
@@ -133,16 +137,12 @@ func (s *SPE) Unique() bool { return len(s.Ties) == 0 }
 // OnPath reports whether path (branch indices from the root to a leaf) is the way of some
 // subgame-perfect equilibrium.
 func (s *SPE) OnPath(path []int) bool {
-	for _, o := range s.Outcomes {
-		if slices.Equal(o.Path, path) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return slices.Equal(o.Path, path) })
 }
 
 // BackwardInduction solves the tree: the canonical subgame-perfect profile, its ties, and the
-// outcome of every subgame-perfect equilibrium.
+// outcome of every subgame-perfect equilibrium. Its cost is the number of nodes times the
+// number of subgame-perfect outcomes of the subgames (at most the leaves).
 func BackwardInduction(t *Tree) *SPE {
 	n := len(t.nodes)
 	s := &SPE{Choice: make([]int, n), Value: make([]Payoffs, n)}
@@ -173,7 +173,8 @@ func BackwardInduction(t *Tree) *SPE {
 		}
 		// An outcome o of child c is reached by some SPE of this subgame when the mover gets
 		// at least as much from o as from every other child's worst SPE outcome (for it): the
-		// other subgames can then be resolved that way.
+		// other subgames can then be resolved that way. Only the mover's payoff matters here,
+		// whatever the number of players.
 		worst := make([]*big.Rat, len(node.Children))
 		for b, ch := range node.Children {
 			for _, o := range sets[ch] {
@@ -196,6 +197,9 @@ func BackwardInduction(t *Tree) *SPE {
 				}
 			}
 		}
+		for _, ch := range node.Children {
+			sets[ch] = nil // no longer needed
+		}
 	}
 	slices.SortFunc(s.Ties, func(a, b Tie) int { return a.Node - b.Node })
 	s.Outcomes = sets[0]
@@ -208,104 +212,73 @@ func BackwardInduction(t *Tree) *SPE {
 	return s
 }
 
-// Strategy is a pure strategy of one player in a tree: the branch it takes at each of its
-// decision nodes, in node order (see NormalForm's nodes).
-type Strategy []int
-
-// NormalForm is a tree written as a matrix: every pure strategy of each player, and the
-// payoffs of each pair.
-type NormalForm struct {
-	// Matrix has a row per strategy of player 0 and a column per strategy of player 1.
-	Matrix *Matrix
-	// Nodes[p] are player p's decision nodes, in node order; Strategies[p][k][i] is the branch
-	// strategy k takes at Nodes[p][i].
-	Nodes      [2][]int
-	Strategies [2][]Strategy
-}
-
-// Outcome returns the outcome of the profile of strategies r (player 0) and c (player 1).
-func (nf *NormalForm) Outcome(t *Tree, r, c int) Outcome {
-	choice := make(map[int]int)
-	for p, k := range [2]int{r, c} {
-		for i, n := range nf.Nodes[p] {
-			choice[n] = nf.Strategies[p][k][i]
+// Punishment returns, for every node n and player p, the most p can secure in the subgame at n
+// when every other player acts against it: p maximizes at its own nodes, the others minimize
+// p's payoff at theirs (the value of the zero-sum game of p against the rest).
+func Punishment(t *Tree) [][]*big.Rat {
+	w := make([][]*big.Rat, len(t.nodes))
+	for i := len(t.nodes) - 1; i >= 0; i-- {
+		node := t.nodes[i]
+		w[i] = make([]*big.Rat, t.players)
+		if node.Leaf() {
+			copy(w[i], node.Payoffs)
+			continue
 		}
-	}
-	var path []int
-	n := 0
-	for !t.nodes[n].Leaf() {
-		b := choice[n]
-		path = append(path, b)
-		n = t.nodes[n].Children[b]
-	}
-	return Outcome{Path: path, Leaf: n, Payoffs: t.nodes[n].Payoffs}
-}
-
-// ToNormalForm writes the tree as a matrix of pure strategies. Trees where a player has more
-// than MaxStrategies strategies are refused with ErrTooLarge.
-func ToNormalForm(t *Tree) (*NormalForm, error) {
-	nf := &NormalForm{}
-	for i, n := range t.nodes {
-		if !n.Leaf() {
-			nf.Nodes[n.Player] = append(nf.Nodes[n.Player], i)
-		}
-	}
-	for p := range 2 {
-		count := 1
-		for _, n := range nf.Nodes[p] {
-			count *= len(t.nodes[n].Children)
-			if count > MaxStrategies {
-				return nil, fmt.Errorf("%w: player %d has more than %d pure strategies", ErrTooLarge, p, MaxStrategies)
-			}
-		}
-		// Enumerate like an odometer, the last node fastest.
-		cur := make(Strategy, len(nf.Nodes[p]))
-		for range count {
-			nf.Strategies[p] = append(nf.Strategies[p], slices.Clone(cur))
-			for i := len(cur) - 1; i >= 0; i-- {
-				cur[i]++
-				if cur[i] < len(t.nodes[nf.Nodes[p][i]].Children) {
-					break
+		for p := range t.players {
+			for _, ch := range node.Children {
+				v := w[ch][p]
+				if w[i][p] == nil || (node.Player == p) == (v.Cmp(w[i][p]) > 0) {
+					w[i][p] = v
 				}
-				cur[i] = 0
 			}
 		}
 	}
-	pay := make([][]Payoffs, len(nf.Strategies[0]))
-	for r := range pay {
-		pay[r] = make([]Payoffs, len(nf.Strategies[1]))
-		for c := range pay[r] {
-			pay[r][c] = nf.Outcome(t, r, c).Payoffs
-		}
-	}
-	if len(nf.Strategies[0]) > MaxActions || len(nf.Strategies[1]) > MaxActions {
-		// NewMatrix's own limit is for games written by hand; a normal form may be larger.
-		nf.Matrix = &Matrix{pay: pay}
-		return nf, nil
-	}
-	m, err := NewMatrix(pay)
-	if err != nil {
-		return nil, err
-	}
-	nf.Matrix = m
-	return nf, nil
+	return w
 }
 
 // NashOutcomes returns the distinct outcomes of the tree's pure Nash equilibria (of its normal
 // form), in the order of their paths: the subgame-perfect ones and those that rest on threats
 // off the path (e.g. in monopoly, staying out because the incumbent "would fight").
-func NashOutcomes(t *Tree) ([]Outcome, error) {
-	nf, err := ToNormalForm(t)
-	if err != nil {
-		return nil, err
-	}
+//
+// It never lists strategies, so its cost is linear in the tree's size times the players: a
+// leaf is the outcome of a pure Nash equilibrium exactly when, at every decision node on its
+// path, the mover could not get more by leaving the path than the leaf pays it, with everybody
+// else then punishing it (Punishment). The others' strategies off the path can be set to those
+// punishments, one deviator per subgame left, and the mover's own deviations at later nodes
+// of the path are covered by the same test at those nodes.
+func NashOutcomes(t *Tree) []Outcome {
+	w := Punishment(t)
 	var out []Outcome
-	for _, p := range PureNash(nf.Matrix) {
-		o := nf.Outcome(t, p.Row, p.Col)
-		if !slices.ContainsFunc(out, func(q Outcome) bool { return slices.Equal(q.Path, o.Path) }) {
-			out = append(out, o)
+	threshold := make([]*big.Rat, t.players) // the most each player could get by leaving the path so far
+	var path []int
+	var walk func(n int)
+	walk = func(n int) {
+		node := t.nodes[n]
+		if node.Leaf() {
+			for p, th := range threshold {
+				if th != nil && node.Payoffs[p].Cmp(th) < 0 {
+					return
+				}
+			}
+			out = append(out, Outcome{Path: slices.Clone(path), Leaf: n, Payoffs: node.Payoffs})
+			return
 		}
+		p := node.Player
+		saved := threshold[p]
+		for b, ch := range node.Children {
+			th := saved
+			for b2, other := range node.Children {
+				if b2 != b && (th == nil || w[other][p].Cmp(th) > 0) {
+					th = w[other][p]
+				}
+			}
+			threshold[p] = th
+			path = append(path, b)
+			walk(ch)
+			path = path[:len(path)-1]
+		}
+		threshold[p] = saved
 	}
-	slices.SortFunc(out, func(a, b Outcome) int { return slices.Compare(a.Path, b.Path) })
-	return out, nil
+	walk(0)
+	return out
 }

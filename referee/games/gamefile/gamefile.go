@@ -1,5 +1,5 @@
-// Package gamefile reads two-player games given as data — payoff matrices and game trees —
-// from YAML or JSON files, checks them, and turns them into the contract's typed tables
+// Package gamefile reads games given as data — payoff matrices and game trees of two or more
+// players — from YAML or JSON files, checks them, and turns them into the contract's typed tables
 // (parley.games.matrix.v1.Table, parley.games.sequential.v1.Tree) and into the exact models of
 // package equilibria. It also holds the games Parley ships (the testbed of
 // specs/matrix-and-sequential.md, golden balls, rock-paper-scissors and the perturbed
@@ -20,14 +20,26 @@
 //	  - [[3, 3], [0, 5]]
 //	  - [[5, 0], [1, 1]]
 //
+// A matrix game of any number of players lists each player's actions and one cell per profile,
+// in row-major order (the first player's action changing slowest, the last player's fastest),
+// each with one payoff per player; beyond two players the players must be named:
+//
+//	players: [Ann, Ben, Cat]
+//	actions: [[in, out], [in, out], [in, out]]
+//	cells:                       # (in,in,in), (in,in,out), (in,out,in), ... (out,out,out)
+//	  - [1, 1, 1]
+//	  - ...
+//
+// Written this way with two players it is the same game as with rows, cols and payoffs.
+//
 // A game tree:
 //
 //	kind: tree
 //	title: Monopoly
 //	root:                        # a decision node: who moves, and the moves
-//	  player: Alice              # a name from players, or 0 / 1
+//	  player: Alice              # a name from players, or a seat number 0, 1, ...
 //	  moves:
-//	    - {id: a1, label: stay out, leaf: [0, 2]}   # a move to a leaf: [Alice's, Bob's payoff]
+//	    - {id: a1, label: stay out, leaf: [0, 2]}   # a move to a leaf: one payoff per player
 //	    - id: a2
 //	      label: enter
 //	      node:                  # a move to another decision node
@@ -49,8 +61,12 @@
 //
 //	scale: {name: jackpot, default: 100}   # golden balls: payoffs are shares of the jackpot
 //
-// Limits: 1 to equilibria.MaxActions actions per player, up to equilibria.MaxNodes tree
-// nodes, titles and labels of at most 64 characters.
+// A tree of more than two players names them (players: [Ann, Ben, Cat]) and gives every leaf
+// one payoff per player.
+//
+// Limits: 2 to equilibria.MaxPlayers players, 1 to equilibria.MaxActions actions per player,
+// at most equilibria.MaxProfiles profiles, up to equilibria.MaxNodes tree nodes, titles and
+// labels of at most 64 characters.
 package gamefile
 
 import (
@@ -62,6 +78,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 
 	"gopkg.in/yaml.v3"
 
@@ -88,7 +106,7 @@ const (
 	MaxFileBytes = 1 << 20
 )
 
-// DefaultPlayers are the players' names when a game gives none.
+// DefaultPlayers are the players' names of a two-player game that gives none.
 var DefaultPlayers = [2]string{"Alice", "Bob"}
 
 // File is a parsed game: exactly one of Table and Tree is set.
@@ -110,15 +128,17 @@ func (f *File) Title() string {
 var ErrFormat = errors.New("gamefile: invalid game file")
 
 type fileYAML struct {
-	Kind        string        `yaml:"kind"`
-	Title       string        `yaml:"title"`
-	Description string        `yaml:"description"`
-	Players     []string      `yaml:"players"`
-	Scale       *scaleYAML    `yaml:"scale"`
-	Rows        []actionYAML  `yaml:"rows"`
-	Cols        []actionYAML  `yaml:"cols"`
-	Payoffs     [][][]numYAML `yaml:"payoffs"`
-	Root        *nodeYAML     `yaml:"root"`
+	Kind        string         `yaml:"kind"`
+	Title       string         `yaml:"title"`
+	Description string         `yaml:"description"`
+	Players     []string       `yaml:"players"`
+	Scale       *scaleYAML     `yaml:"scale"`
+	Rows        []actionYAML   `yaml:"rows"`
+	Cols        []actionYAML   `yaml:"cols"`
+	Payoffs     [][][]numYAML  `yaml:"payoffs"`
+	Actions     [][]actionYAML `yaml:"actions"`
+	Cells       [][]numYAML    `yaml:"cells"`
+	Root        *nodeYAML      `yaml:"root"`
 }
 
 type scaleYAML struct {
@@ -192,24 +212,24 @@ func Parse(data []byte) (*File, error) {
 	return f, nil
 }
 
+func (y *fileYAML) matrixKeys() bool {
+	return y.Rows != nil || y.Cols != nil || y.Payoffs != nil || y.Actions != nil || y.Cells != nil
+}
+
 func (y *fileYAML) build() (*File, error) {
 	kind := Kind(y.Kind)
 	if kind == "" {
 		switch {
-		case y.Root != nil && y.Rows == nil && y.Cols == nil && y.Payoffs == nil:
+		case y.Root != nil && !y.matrixKeys():
 			kind = KindTree
 		case y.Root == nil:
 			kind = KindMatrix
 		default:
-			return nil, errors.New("a game has rows, cols and payoffs (a matrix) or a root (a tree), not both")
+			return nil, errors.New("a game has actions and payoffs (a matrix) or a root (a tree), not both")
 		}
 	}
-	players, err := y.players()
-	if err != nil {
-		return nil, err
-	}
 	var scaleName string
-	var scaleDefault *matrixv1.Rational
+	var scaleDefault *gamev1.Rational
 	if y.Scale != nil {
 		if y.Scale.Name == "" {
 			return nil, errors.New("scale needs a name, e.g. {name: jackpot, default: 100}")
@@ -229,52 +249,30 @@ func (y *fileYAML) build() (*File, error) {
 	switch kind {
 	case KindMatrix:
 		if y.Root != nil {
-			return nil, errors.New("a matrix game has no root; give rows, cols and payoffs")
+			return nil, errors.New("a matrix game has no root; give its actions and payoffs")
 		}
-		t := &matrixv1.Table{Title: y.Title, Description: y.Description, Players: players, ScaleName: scaleName, ScaleDefault: scaleDefault}
-		for i, a := range y.Rows {
-			act, err := action(a, fmt.Sprintf("row %d", i+1))
-			if err != nil {
-				return nil, err
-			}
-			t.Rows = append(t.Rows, act)
-		}
-		for j, a := range y.Cols {
-			act, err := action(a, fmt.Sprintf("column %d", j+1))
-			if err != nil {
-				return nil, err
-			}
-			t.Cols = append(t.Cols, act)
-		}
-		if len(y.Payoffs) != len(t.Rows) {
-			return nil, fmt.Errorf("payoffs has %d rows, but there are %d row actions", len(y.Payoffs), len(t.Rows))
-		}
-		for i, row := range y.Payoffs {
-			if len(row) != len(t.Cols) {
-				return nil, fmt.Errorf("payoffs row %d has %d cells, but there are %d column actions", i+1, len(row), len(t.Cols))
-			}
-			for j, cell := range row {
-				pay, err := payoffs(cell, fmt.Sprintf("payoffs row %d, column %d", i+1, j+1))
-				if err != nil {
-					return nil, err
-				}
-				t.Cells = append(t.Cells, &matrixv1.Cell{Payoffs: pay})
-			}
+		t := &matrixv1.Table{Title: y.Title, Description: y.Description, ScaleName: scaleName, ScaleDefault: scaleDefault}
+		if err := y.buildTable(t); err != nil {
+			return nil, err
 		}
 		if err := CheckTable(t); err != nil {
 			return nil, err
 		}
 		return &File{Kind: KindMatrix, Table: t}, nil
 	case KindTree:
-		if y.Rows != nil || y.Cols != nil || y.Payoffs != nil {
-			return nil, errors.New("a game tree has no rows, cols or payoffs; give a root")
+		if y.matrixKeys() {
+			return nil, errors.New("a game tree has no rows, cols, payoffs, actions or cells; give a root")
 		}
 		if y.Root == nil {
 			return nil, errors.New("a game tree needs a root")
 		}
+		players, err := y.players(0)
+		if err != nil {
+			return nil, err
+		}
 		t := &sequentialv1.Tree{Title: y.Title, Description: y.Description, Players: players, ScaleName: scaleName, ScaleDefault: scaleDefault}
 		t.Nodes = append(t.Nodes, &sequentialv1.Node{})
-		if err := addNode(t, 0, y.Root, "root", effectivePlayers(players)); err != nil {
+		if err := addNode(t, 0, y.Root, "root", Players(players)); err != nil {
 			return nil, err
 		}
 		if err := CheckTree(t); err != nil {
@@ -286,33 +284,120 @@ func (y *fileYAML) build() (*File, error) {
 	}
 }
 
-func (y *fileYAML) players() ([]string, error) {
-	if len(y.Players) == 0 {
-		return nil, nil
+// buildTable fills t from the two-player form (rows, cols, payoffs) or the form for any
+// number of players (actions, cells).
+func (y *fileYAML) buildTable(t *matrixv1.Table) error {
+	byPlayer := y.Actions != nil || y.Cells != nil
+	if byPlayer && (y.Rows != nil || y.Cols != nil || y.Payoffs != nil) {
+		return errors.New("give rows, cols and payoffs (two players) or actions and cells (any number), not both")
 	}
-	if len(y.Players) != 2 {
-		return nil, fmt.Errorf("players lists %d names; a game has exactly 2 players", len(y.Players))
+	if !byPlayer {
+		players, err := y.players(2)
+		if err != nil {
+			return err
+		}
+		t.Players = players
+		for i, a := range y.Rows {
+			act, err := action(a, fmt.Sprintf("row %d", i+1))
+			if err != nil {
+				return err
+			}
+			t.Rows = append(t.Rows, act)
+		}
+		for j, a := range y.Cols {
+			act, err := action(a, fmt.Sprintf("column %d", j+1))
+			if err != nil {
+				return err
+			}
+			t.Cols = append(t.Cols, act)
+		}
+		if len(y.Payoffs) != len(t.Rows) {
+			return fmt.Errorf("payoffs has %d rows, but there are %d row actions", len(y.Payoffs), len(t.Rows))
+		}
+		for i, row := range y.Payoffs {
+			if len(row) != len(t.Cols) {
+				return fmt.Errorf("payoffs row %d has %d cells, but there are %d column actions", i+1, len(row), len(t.Cols))
+			}
+			for j, cell := range row {
+				pay, err := payoffs(cell, 2, fmt.Sprintf("payoffs row %d, column %d", i+1, j+1))
+				if err != nil {
+					return err
+				}
+				t.Cells = append(t.Cells, &matrixv1.Cell{Payoffs: pay})
+			}
+		}
+		return nil
 	}
-	for _, p := range y.Players {
-		if err := checkName("player name", p); err != nil {
-			return nil, err
+	n := len(y.Actions)
+	if n < 2 || n > equilibria.MaxPlayers {
+		return fmt.Errorf("actions lists %d players; 2 to %d are allowed", n, equilibria.MaxPlayers)
+	}
+	players, err := y.players(n)
+	if err != nil {
+		return err
+	}
+	t.Players = players
+	acts := make([][]*matrixv1.Action, n)
+	cells := 1
+	for p, list := range y.Actions {
+		if len(list) == 0 || len(list) > equilibria.MaxActions {
+			return fmt.Errorf("player %d has %d actions; 1 to %d are allowed", p+1, len(list), equilibria.MaxActions)
+		}
+		for i, a := range list {
+			act, err := action(a, fmt.Sprintf("player %d, action %d", p+1, i+1))
+			if err != nil {
+				return err
+			}
+			acts[p] = append(acts[p], act)
+		}
+		if cells *= len(list); cells > equilibria.MaxProfiles {
+			return fmt.Errorf("the game has more than %d profiles", equilibria.MaxProfiles)
 		}
 	}
-	if y.Players[0] == y.Players[1] {
-		return nil, fmt.Errorf("both players are called %q", y.Players[0])
+	if len(y.Cells) != cells {
+		return fmt.Errorf("cells has %d entries, but there are %d profiles (one per combination of actions, the last player's changing fastest)", len(y.Cells), cells)
+	}
+	for k, cell := range y.Cells {
+		pay, err := payoffs(cell, n, fmt.Sprintf("cell %d %s", k+1, profileText(acts, k)))
+		if err != nil {
+			return err
+		}
+		t.Cells = append(t.Cells, &matrixv1.Cell{Payoffs: pay})
+	}
+	SetActions(t, acts)
+	return nil
+}
+
+// profileText names the actions of the profile of row-major index k, e.g. "(stay, go, go)".
+func profileText(acts [][]*matrixv1.Action, k int) string {
+	ids := make([]string, len(acts))
+	for p := len(acts) - 1; p >= 0; p-- {
+		ids[p] = acts[p][k%len(acts[p])].GetId()
+		k /= len(acts[p])
+	}
+	return "(" + strings.Join(ids, ", ") + ")"
+}
+
+// players checks the players' names; want is the number of players the game has (0: as many
+// as are named, two when none are). Two players may go unnamed (Alice and Bob).
+func (y *fileYAML) players(want int) ([]string, error) {
+	if len(y.Players) == 0 {
+		if want > 2 {
+			return nil, fmt.Errorf("a game of %d players names them: players: [...]", want)
+		}
+		return nil, nil
+	}
+	if want > 0 && len(y.Players) != want {
+		return nil, fmt.Errorf("players lists %d names for a game of %d players", len(y.Players), want)
+	}
+	if err := checkPlayers(y.Players); err != nil {
+		return nil, err
 	}
 	return y.Players, nil
 }
 
-func effectivePlayers(players []string) [2]string {
-	if len(players) == 2 {
-		return [2]string{players[0], players[1]}
-	}
-	return DefaultPlayers
-}
-
 // addNode fills t.Nodes[idx] from n, appending its descendants in pre-order.
-func addNode(t *sequentialv1.Tree, idx int, n *nodeYAML, where string, players [2]string) error {
+func addNode(t *sequentialv1.Tree, idx int, n *nodeYAML, where string, players []string) error {
 	if len(t.Nodes) > equilibria.MaxNodes {
 		return fmt.Errorf("the tree has more than %d nodes", equilibria.MaxNodes)
 	}
@@ -323,7 +408,7 @@ func addNode(t *sequentialv1.Tree, idx int, n *nodeYAML, where string, players [
 		}
 	}
 	if player < 0 {
-		return fmt.Errorf("%s: player %q is not %s, %s, 0 or 1", where, n.Player, players[0], players[1])
+		return fmt.Errorf("%s: player %q is not one of %s or a seat number 0 to %d", where, n.Player, strings.Join(players, ", "), len(players)-1)
 	}
 	if len(n.Moves) == 0 {
 		return fmt.Errorf("%s: a decision node needs moves", where)
@@ -342,7 +427,7 @@ func addNode(t *sequentialv1.Tree, idx int, n *nodeYAML, where string, players [
 		case (m.Leaf != nil) == (m.Node != nil):
 			return fmt.Errorf("%s (%s): give exactly one of leaf (payoffs) and node (the next decision)", mwhere, act.GetId())
 		case m.Leaf != nil:
-			pay, err := payoffs(m.Leaf, fmt.Sprintf("%s (%s) leaf", mwhere, act.GetId()))
+			pay, err := payoffs(m.Leaf, len(players), fmt.Sprintf("%s (%s) leaf", mwhere, act.GetId()))
 			if err != nil {
 				return err
 			}
@@ -376,11 +461,11 @@ func action(a actionYAML, where string) (*matrixv1.Action, error) {
 	return act, nil
 }
 
-func payoffs(cell []numYAML, where string) ([]*matrixv1.Rational, error) {
-	if len(cell) != 2 {
-		return nil, fmt.Errorf("%s: want two payoffs [first player's, second player's], got %d", where, len(cell))
+func payoffs(cell []numYAML, n int, where string) ([]*gamev1.Rational, error) {
+	if len(cell) != n {
+		return nil, fmt.Errorf("%s: want %d payoffs, one per player in seat order, got %d", where, n, len(cell))
 	}
-	out := make([]*matrixv1.Rational, 2)
+	out := make([]*gamev1.Rational, n)
 	for p, x := range cell {
 		r, err := ParseRational(x.text)
 		if err != nil {
@@ -443,12 +528,17 @@ func checkText(what, s string, limit int) error {
 	return nil
 }
 
-// Players returns the players' names of a game (the defaults when it gives none).
-func Players(names []string) [2]string { return effectivePlayers(names) }
+// Players returns the players' names of a game (Alice and Bob when it gives none).
+func Players(names []string) []string {
+	if len(names) == 0 {
+		return DefaultPlayers[:]
+	}
+	return names
+}
 
 // Scale returns the multiplier of a match: the parameter when given (a rational as
 // ParseRational reads it), else the game's default, else 1. The scale must be positive.
-func Scale(param *string, def *matrixv1.Rational) (*big.Rat, error) {
+func Scale(param *string, def *gamev1.Rational) (*big.Rat, error) {
 	var r *big.Rat
 	var err error
 	switch {

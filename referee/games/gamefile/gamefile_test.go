@@ -50,7 +50,7 @@ func TestParseMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Scaled by 2: (S, straight) pays 1/2*2 = 1 and 8; (T, S) pays 8 and 1.
-	p := m.Payoffs(equilibria.Profile{Row: 0, Col: 1})
+	p := m.Payoffs(equilibria.Profile{0, 1})
 	if p[0].Cmp(big.NewRat(1, 1)) != 0 || p[1].Cmp(big.NewRat(8, 1)) != 0 {
 		t.Errorf("scaled payoffs %v", p)
 	}
@@ -86,22 +86,73 @@ root:
 	}
 }
 
+// TestParseThreePlayers reads a matrix game and a tree of three players.
+func TestParseThreePlayers(t *testing.T) {
+	f, err := gamefile.Parse([]byte(`
+players: [Ann, Ben, Cat]
+actions: [[in, out], [in, out], [{id: x, label: stay}]]
+cells: [[1, 2, 3], [4, 5, 6], [7, 8, 9], ["1/2", 0, 0]]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts := gamefile.TableActions(f.Table)
+	if len(acts) != 3 || len(f.Table.GetRows()) != 0 || acts[2][0].GetLabel() != "stay" {
+		t.Fatalf("table %v", f.Table)
+	}
+	m, err := gamefile.MatrixOf(f.Table, big.NewRat(2, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (out, in, x) is the third cell: 7, 8, 9 times 2.
+	if p := m.Payoffs(equilibria.Profile{1, 0, 0}); p[2].Cmp(big.NewRat(18, 1)) != 0 {
+		t.Errorf("payoffs of (out, in, x): %v", p)
+	}
+	// Written in the form for any number of players, a two-player game is stored as rows and
+	// cols.
+	f, err = gamefile.Parse([]byte("actions: [[a, b], [c]]\ncells: [[1, 2], [3, 4]]\n"))
+	if err != nil || len(f.Table.GetRows()) != 2 || len(f.Table.GetPlayerActions()) != 0 {
+		t.Fatalf("two players by actions: %v %v", f, err)
+	}
+	f, err = gamefile.Parse([]byte(`
+players: [Ann, Ben, Cat]
+root:
+  player: Cat
+  moves:
+    - {id: a, leaf: [1, 2, 3]}
+    - {id: b, node: {player: 1, moves: [{id: c, leaf: [0, 0, 0]}]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := gamefile.TreeOf(f.Tree, big.NewRat(1, 1))
+	if err != nil || tr.Players() != 3 || tr.Node(0).Player != 2 || tr.Node(2).Player != 1 {
+		t.Fatalf("three-player tree: %v %v", f.Tree, err)
+	}
+}
+
 // TestParseErrors: each malformed file is refused with a reason naming the problem.
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ name, file, want string }{
 		{"unknown key", "rows: [a]\ncols: [b]\npayoffs: [[[1, 1]]]\ncolour: red\n", "colour"},
 		{"ragged payoffs", "rows: [a, b]\ncols: [x]\npayoffs: [[[1, 1]]]\n", "payoffs has 1 rows"},
-		{"short cell", "rows: [a]\ncols: [x]\npayoffs: [[[1]]]\n", "want two payoffs"},
+		{"short cell", "rows: [a]\ncols: [x]\npayoffs: [[[1]]]\n", "want 2 payoffs"},
 		{"bad number", "rows: [a]\ncols: [x]\npayoffs: [[[1, one]]]\n", "not a number"},
 		{"exponent", "rows: [a]\ncols: [x]\npayoffs: [[[1, 1e3]]]\n", "not a number"},
 		{"negative denominator", "rows: [a]\ncols: [x]\npayoffs: [[[1, \"1/-2\"]]]\n", "positive denominator"},
 		{"huge", "rows: [a]\ncols: [x]\npayoffs: [[[1, 99999999999999999]]]\n", "too large"},
-		{"duplicate ids", "rows: [a, a]\ncols: [x]\npayoffs: [[[1, 1]], [[1, 1]]]\n", "two row actions"},
+		{"duplicate ids", "rows: [a, a]\ncols: [x]\npayoffs: [[[1, 1]], [[1, 1]]]\n", "two of Alice's actions"},
 		{"bad id", "rows: [{id: \"a b\", label: x}]\ncols: [x]\npayoffs: [[[1, 1]]]\n", "only letters"},
 		{"no rows", "rows: []\ncols: [x]\npayoffs: []\n", "1 to 64"},
 		{"both kinds", "rows: [a]\ncols: [x]\npayoffs: [[[1, 1]]]\nroot: {player: 0, moves: [{id: a, leaf: [1, 1]}]}\n", "not both"},
-		{"three players", "players: [A, B, C]\nrows: [a]\ncols: [x]\npayoffs: [[[1, 1]]]\n", "exactly 2"},
-		{"same players", "players: [A, A]\nrows: [a]\ncols: [x]\npayoffs: [[[1, 1]]]\n", "both players"},
+		{"three names, two players", "players: [A, B, C]\nrows: [a]\ncols: [x]\npayoffs: [[[1, 1]]]\n", "3 names for a game of 2"},
+		{"same players", "players: [A, A]\nrows: [a]\ncols: [x]\npayoffs: [[[1, 1]]]\n", "two players are called"},
+		{"unnamed three", "actions: [[a], [b], [c]]\ncells: [[1, 1, 1]]\n", "names them"},
+		{"cells missing", "players: [A, B, C]\nactions: [[a, b], [c], [d]]\ncells: [[1, 1, 1]]\n", "2 profiles"},
+		{"short n cell", "players: [A, B, C]\nactions: [[a], [c], [d]]\ncells: [[1, 1]]\n", "cell 1 (a, c, d): want 3 payoffs"},
+		{"both forms", "players: [A, B]\nactions: [[a], [c]]\ncells: [[1, 1]]\nrows: [a]\n", "not both"},
+		{"one player", "players: [A]\nactions: [[a]]\ncells: [[1]]\n", "2 to 16"},
+		{"tree leaf short", "players: [A, B, C]\nroot: {player: C, moves: [{id: a, leaf: [1, 1]}]}\n", "want 3 payoffs"},
 		{"unknown player", "root: {player: Carol, moves: [{id: a, leaf: [1, 1]}]}\n", "Carol"},
 		{"leaf and node", "root: {player: 0, moves: [{id: a, leaf: [1, 1], node: {player: 1, moves: [{id: b, leaf: [0, 0]}]}}]}\n", "exactly one of leaf"},
 		{"no moves", "root: {player: 0, moves: []}\n", "needs moves"},
@@ -160,8 +211,8 @@ func TestNeutral(t *testing.T) {
 
 // TestLibrary: every shipped file parses, and names are refused when they are not games.
 func TestLibrary(t *testing.T) {
-	if got := len(gamefile.Library("")); got != 16 {
-		t.Errorf("%d shipped games, want 16", got)
+	if got := len(gamefile.Library("")); got != 18 {
+		t.Errorf("%d shipped games, want 18", got)
 	}
 	for _, bad := range []string{"", "../x", "nope", "library/duopoly"} {
 		if _, err := gamefile.Shipped(bad); err == nil {
@@ -209,8 +260,8 @@ func TestReadmeExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := strings.Split(string(b), "```yaml\n")[1:]
-	if len(blocks) != 2 {
-		t.Fatalf("%d YAML examples in README.md, want 2", len(blocks))
+	if len(blocks) != 3 {
+		t.Fatalf("%d YAML examples in README.md, want 3", len(blocks))
 	}
 	for i, blk := range blocks {
 		text, _, _ := strings.Cut(blk, "```")

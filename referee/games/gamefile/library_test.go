@@ -13,7 +13,11 @@ import (
 
 // profile names a profile by the table's action ids.
 func profile(t *matrixv1.Table, p equilibria.Profile) string {
-	return t.GetRows()[p.Row].GetId() + "/" + t.GetCols()[p.Col].GetId()
+	var ids []string
+	for player, acts := range gamefile.TableActions(t) {
+		ids = append(ids, acts[p[player]].GetId())
+	}
+	return strings.Join(ids, "/")
 }
 
 func names(t *matrixv1.Table, ps []equilibria.Profile) []string {
@@ -36,8 +40,9 @@ func TestShippedMatrixGames(t *testing.T) {
 		// undominated: the pure equilibria no other pure equilibrium dominates (the published
 		// "Pareto-optimal Nash equilibrium" block).
 		undominated []string
-		// mixed: the row player's probability of its first action in the completely mixed
-		// equilibrium of a 2x2 game, or "" when there is none.
+		// mixed: the row player's probability of its first action in the one extreme
+		// equilibrium that is not pure (completely mixed in these 2x2 games), or "" when every
+		// extreme equilibrium is pure.
 		mixed string
 	}{
 		// PD: defect pays more against either (5 > 3, 1 > 0): DD only; CC (3,3) dominates it.
@@ -61,13 +66,23 @@ func TestShippedMatrixGames(t *testing.T) {
 		{"wait_go", []string{"wait/go", "go/wait"}, []string{"wait/go", "go/wait"}, []string{"wait/go", "go/wait"}, "2/3"},
 		// Golden balls: steal weakly dominates, so split/steal, steal/split, steal/steal are
 		// stable (each deviator stays at or below); only the first two are Pareto-optimal.
-		// Mixed: indifference needs p = 0: no completely mixed equilibrium.
+		// Mixed: against steal both actions pay 0, so (any mix, steal) and (steal, any mix) are
+		// equilibria: two segments whose ends are the three pure equilibria.
 		{"golden_balls", []string{"split/steal", "steal/split", "steal/steal"}, []string{"split/steal", "steal/split"}, []string{"split/steal", "steal/split"}, ""},
-		// Rock-paper-scissors: every pure profile has a player who gains.
-		{"rock_paper_scissors", nil, nil, nil, ""},
+		// Rock-paper-scissors: every pure profile has a player who gains; uniform mixing is the
+		// one equilibrium (checked below), rock with 1/3.
+		{"rock_paper_scissors", nil, nil, nil, "1/3"},
 		// Duopoly: (3,3) paying 6 each: against q3, payoffs of the row are 0, 5, 6, 3, -4, -5,
 		// so q3 is the best reply; symmetric for the column. (2,2) pays 7 each, dominating it.
 		{"duopoly", []string{"q3/q3"}, nil, []string{"q3/q3"}, ""},
+		// Volunteer's dilemma: with nobody else volunteering, volunteering pays 1 > 0; with
+		// somebody else volunteering, waiting pays 2 > 1. So exactly one volunteers. Each of
+		// those pays 1 to one and 2 to the others: none dominates another or is dominated by
+		// any profile (only the volunteer could gain, and only if another volunteers, which
+		// costs that one). Mixed equilibria of three players are not computed.
+		{"volunteer_dilemma", []string{"volunteer/wait/wait", "wait/volunteer/wait", "wait/wait/volunteer"},
+			[]string{"volunteer/wait/wait", "wait/volunteer/wait", "wait/wait/volunteer"},
+			[]string{"volunteer/wait/wait", "wait/volunteer/wait", "wait/wait/volunteer"}, ""},
 	}
 	seen := map[string]bool{}
 	for _, tc := range cases {
@@ -101,12 +116,25 @@ func TestShippedMatrixGames(t *testing.T) {
 			if got := names(f.Table, equilibria.Undominated(m, pure)); !slices.Equal(got, tc.undominated) {
 				t.Errorf("undominated equilibria %v, want %v", got, tc.undominated)
 			}
-			x, ok := equilibria.Mixed2x2(m)
-			switch {
-			case tc.mixed == "" && ok:
-				t.Errorf("mixed equilibrium %v, want none", x.RowMix)
-			case tc.mixed != "" && (!ok || x.RowMix[0].RatString() != tc.mixed):
-				t.Errorf("mixed equilibrium %v (found %v), want the row's first action with %s", x.RowMix, ok, tc.mixed)
+			if m.Players() > 2 {
+				return
+			}
+			e, err := equilibria.ExtremeEquilibria(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mixed []string
+			for k := range e.Equilibria {
+				if x := e.Mixed(k); !x.Pure() {
+					mixed = append(mixed, x.RowMix[0].RatString())
+				}
+			}
+			want := []string{tc.mixed}
+			if tc.mixed == "" {
+				want = nil
+			}
+			if !slices.Equal(mixed, want) {
+				t.Errorf("non-pure extreme equilibria, row's first action: %v, want %v", mixed, want)
 			}
 		})
 	}
@@ -114,24 +142,24 @@ func TestShippedMatrixGames(t *testing.T) {
 	// (3,2), (4,1) and (2,2) are Pareto-optimal, as the spec notes.
 	f, _ := gamefile.Shipped("duopoly")
 	m, _ := gamefile.MatrixOf(f.Table, big.NewRat(1, 1))
-	if got := names(f.Table, equilibria.ParetoDominators(m, equilibria.Profile{Row: 2, Col: 2})); !slices.Equal(got, []string{"q2/q2"}) {
+	if got := names(f.Table, equilibria.ParetoDominators(m, equilibria.Profile{2, 2})); !slices.Equal(got, []string{"q2/q2"}) {
 		t.Errorf("duopoly: profiles dominating (3,3): %v, want q2/q2", got)
 	}
-	for _, p := range []equilibria.Profile{{Row: 0, Col: 3}, {Row: 1, Col: 2}, {Row: 2, Col: 1}, {Row: 3, Col: 0}, {Row: 1, Col: 1}} {
+	for _, p := range []equilibria.Profile{{0, 3}, {1, 2}, {2, 1}, {3, 0}, {1, 1}} {
 		if !equilibria.ParetoOptimal(m, p) {
 			t.Errorf("duopoly: %s is Pareto-optimal", profile(f.Table, p))
 		}
 	}
-	// RPS: uniform mixing is the only equilibrium support enumeration finds.
+	// RPS: uniform mixing is the only equilibrium.
 	f, _ = gamefile.Shipped("rock_paper_scissors")
 	m, _ = gamefile.MatrixOf(f.Table, big.NewRat(1, 1))
-	eqs, err := equilibria.SupportEquilibria(m)
-	if err != nil || len(eqs) != 1 {
-		t.Fatalf("RPS: %v %v", eqs, err)
+	e, err := equilibria.ExtremeEquilibria(m)
+	if err != nil || !e.Unique() {
+		t.Fatalf("RPS: %+v %v", e, err)
 	}
-	for _, p := range append(eqs[0].RowMix, eqs[0].ColMix...) {
+	for _, p := range append(e.Mixed(0).RowMix, e.Mixed(0).ColMix...) {
 		if p.Cmp(big.NewRat(1, 3)) != 0 {
-			t.Errorf("RPS: mix %v %v, want 1/3 each", eqs[0].RowMix, eqs[0].ColMix)
+			t.Errorf("RPS: mix %v, want 1/3 each", e.Mixed(0))
 		}
 	}
 	// The perturbations keep the pure-equilibrium sets.
@@ -140,7 +168,7 @@ func TestShippedMatrixGames(t *testing.T) {
 		b, _ := gamefile.Shipped(pair[1])
 		ma, _ := gamefile.MatrixOf(a.Table, big.NewRat(1, 1))
 		mb, _ := gamefile.MatrixOf(b.Table, big.NewRat(1, 1))
-		if !equilibria.ComparePureNash(ma, mb).Same {
+		if !equilibria.ComparePureNash(ma, mb, nil).Same {
 			t.Errorf("%s and %s have different pure-equilibrium sets", pair[0], pair[1])
 		}
 	}
@@ -158,28 +186,40 @@ func TestShippedTrees(t *testing.T) {
 		game string
 		// spe: the path as move ids; pay its payoffs. By hand, leaves first.
 		spe []string
-		pay [2]int64
+		pay []int64
 		// nash: paths of pure Nash equilibria of the normal form, as move ids, sorted.
 		nash []string
 	}{
 		// Escalation: at the last node Alice prefers -1 (escalate) to -2; then Bob compares
 		// back down (-2) with escalate (-1): escalates; then Alice compares back down (0) with
 		// escalate (-1): backs down.
-		{"escalation", []string{"a1"}, [2]int64{0, 0}, []string{"a1"}},
+		{"escalation", []string{"a1"}, []int64{0, 0}, []string{"a1"}},
 		// Monopoly: Bob accommodates (1 > -1); Alice enters (2 > 0). Staying out is a Nash
 		// outcome held up by Bob's threat to fight.
-		{"monopoly", []string{"a2", "b1"}, [2]int64{2, 1}, []string{"a1", "a2,b1"}},
+		{"monopoly", []string{"a2", "b1"}, []int64{2, 1}, []string{"a1", "a2,b1"}},
 		// Hot-cold: after a1 Bob takes b2 (3 > 2) -> (2,3); after a2 Bob takes b1 (4 > 1) ->
 		// (1,4); Alice prefers 2 to 1: a1.
-		{"hot_cold", []string{"a1", "b2"}, [2]int64{2, 3}, []string{"a1,b2"}},
+		{"hot_cold", []string{"a1", "b2"}, []int64{2, 3}, []string{"a1,b2"}},
 		// Draco: after a1,b2 Alice picks a2 (3 > 2) -> (3,4), so Bob after a1 picks b1 (5 > 4)
 		// -> (5,5); after a2,b2 Alice picks a1 (5 > 2) -> (5,3), so Bob after a2 picks b1
 		// (5 > 3) -> (4,5); Alice prefers 5 to 4: a1. (4,5) is a Nash outcome too.
-		{"draco", []string{"a1", "b1"}, [2]int64{5, 5}, []string{"a1,b1", "a2,b1"}},
+		{"draco", []string{"a1", "b1"}, []int64{5, 5}, []string{"a1,b1", "a2,b1"}},
 		// Trigame: third-stage Alice picks a1 (20,3), a2 (3,4), a2 (4,10), a2 (3,2); Bob after
 		// a1 picks b2 (4 > 3) -> (3,4), after a2 picks b1 (10 > 2) -> (4,10); Alice 4 > 3: a2.
-		{"trigame", []string{"a2", "b1", "a2"}, [2]int64{4, 10}, []string{"a1,b2,a2", "a2,b1,a2"}},
+		{"trigame", []string{"a2", "b1", "a2"}, []int64{4, 10}, []string{"a1,b2,a2", "a2,b1,a2"}},
 	}
+	// Trust chain (three players, ties): Cat is indifferent (2 = 2); if she shares, Ben is
+	// indifferent (forward 2 = grab 2). Canonical play takes first branches: Cat shares, Ben
+	// grabs, so Ann keeps (1 > 0). If Ben forwards, Ann invests (2 > 1). Subgame-perfect
+	// outcomes: keep, and invest-forward-share. Nash outcomes: the same two (investing and
+	// being grabbed gives Ann 0 < 1 from keeping).
+	cases = append(cases, struct {
+		game string
+		spe  []string
+		pay  []int64
+		nash []string
+	}{"trust_chain", []string{"keep"}, []int64{1, 1, 1}, []string{"invest,forward,share", "keep"}})
+	speOutcomes := map[string][]string{"trust_chain": {"invest,forward,share", "keep"}}
 	seen := map[string]bool{}
 	for _, tc := range cases {
 		t.Run(tc.game, func(t *testing.T) {
@@ -202,20 +242,29 @@ func TestShippedTrees(t *testing.T) {
 				return strings.Join(out, ",")
 			}
 			s := equilibria.BackwardInduction(tr)
-			if got := ids(s.Path.Path); got != strings.Join(tc.spe, ",") || !s.Unique() || len(s.Outcomes) != 1 {
-				t.Errorf("SPE path %s (ties %v, %d outcomes), want %v, unique", got, s.Ties, len(s.Outcomes), tc.spe)
+			var outcomes []string
+			for _, o := range s.Outcomes {
+				outcomes = append(outcomes, ids(o.Path))
 			}
-			if s.Path.Payoffs[0].Cmp(big.NewRat(tc.pay[0], 1)) != 0 || s.Path.Payoffs[1].Cmp(big.NewRat(tc.pay[1], 1)) != 0 {
-				t.Errorf("SPE payoffs %v, want %v", s.Path.Payoffs, tc.pay)
+			slices.Sort(outcomes)
+			want := speOutcomes[tc.game]
+			if want == nil {
+				want = []string{strings.Join(tc.spe, ",")}
 			}
-			nash, err := equilibria.NashOutcomes(tr)
-			if err != nil {
-				t.Fatal(err)
+			if got := ids(s.Path.Path); got != strings.Join(tc.spe, ",") || !slices.Equal(outcomes, want) || s.Unique() != (len(want) == 1) {
+				t.Errorf("SPE path %s (ties %v, outcomes %v), want %v and outcomes %v", got, s.Ties, outcomes, tc.spe, want)
 			}
+			for p, x := range tc.pay {
+				if s.Path.Payoffs[p].Cmp(big.NewRat(x, 1)) != 0 {
+					t.Errorf("SPE payoffs %v, want %v", s.Path.Payoffs, tc.pay)
+				}
+			}
+			nash := equilibria.NashOutcomes(tr)
 			var got []string
 			for _, o := range nash {
 				got = append(got, ids(o.Path))
 			}
+			slices.Sort(got)
 			if !slices.Equal(got, tc.nash) {
 				t.Errorf("Nash outcomes %v, want %v", got, tc.nash)
 			}

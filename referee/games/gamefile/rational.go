@@ -6,7 +6,7 @@ import (
 	"math/big"
 	"strings"
 
-	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 )
 
 // MaxMagnitude bounds the numerator and denominator of every payoff, scale and scaled payoff,
@@ -47,13 +47,13 @@ func checkMagnitude(r *big.Rat) error {
 
 // RatProto writes r as a contract Rational (lowest terms, den >= 1). r must be within
 // MaxMagnitude.
-func RatProto(r *big.Rat) *matrixv1.Rational {
-	return &matrixv1.Rational{Num: r.Num().Int64(), Den: r.Denom().Int64()}
+func RatProto(r *big.Rat) *gamev1.Rational {
+	return &gamev1.Rational{Num: r.Num().Int64(), Den: r.Denom().Int64()}
 }
 
 // RatOf reads a contract Rational; den 0 is read as 1. It refuses a negative denominator and
 // magnitudes beyond MaxMagnitude.
-func RatOf(q *matrixv1.Rational) (*big.Rat, error) {
+func RatOf(q *gamev1.Rational) (*big.Rat, error) {
 	if q == nil {
 		return nil, fmt.Errorf("a missing number")
 	}

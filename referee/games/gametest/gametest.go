@@ -318,6 +318,12 @@ func (m *match) checkRefusals(seat games.Seat) {
 			break
 		}
 		probes = append(probes, probe{"an unlisted resource", proposal(bounds, -1, 1, "gametest-unlisted-resource")})
+		for i, b := range bounds {
+			// The contract's rule: an absent amount is 0; the referee fills nothing in.
+			if b.GetMin() == b.GetMax() && b.GetMin() != 0 {
+				probes = append(probes, probe{fmt.Sprintf("the amount fixed by bound %v left out", b), leftOut(bounds, i)})
+			}
+		}
 	}
 	if required := obs.GetRequiredMessages(); len(required) > 0 {
 		if d := m.st.Default(seat); len(d.GetMessages()) == len(required) {
@@ -404,6 +410,20 @@ func proposal(bounds []*gamev1.Bound, i int, amount int64, extra string) *agentv
 	}
 	// Every amount is fixed, so any rng gives the same action.
 	return games.RandomAction(obs, rand.New(rand.NewPCG(0, 0)))
+}
+
+// leftOut builds an allocation from bounds with every amount at its minimum, except that bound
+// i's amount is not there at all.
+func leftOut(bounds []*gamev1.Bound, i int) *agentv1.Action {
+	a := proposal(bounds, -1, 0, "")
+	b := bounds[i]
+	for _, sh := range a.GetMove().GetPropose().GetProposal().GetAllocation().GetShares() {
+		if sh.GetSeat() == b.GetSeat() {
+			delete(sh.Gives, b.GetResource())
+			delete(sh.Receives, b.GetResource())
+		}
+	}
+	return a
 }
 
 // checkDefault checks on a clone that Default(seat) is accepted.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -45,6 +47,7 @@ func TestRunCatchesBrokenGames(t *testing.T) {
 		{"panics-in-observe", "panicked"},
 		{"refuses-legal-proposals", "random legal action"},
 		{"illegal-default", "Default"},
+		{"fills-in-fixed-amounts", " left out ("},
 	}
 	for _, tc := range tests {
 		t.Run(tc.mutant, func(t *testing.T) {
@@ -101,6 +104,9 @@ func (g *mutantGame) NewState(p *matchv1.GameParams, seed uint64) (games.State, 
 	return &mutantState{State: st, mut: g.mut, start: g.starts}, nil
 }
 
+// chips is the resource of the fills-in-fixed-amounts mutant's fixed amount.
+const chips = "Chips"
+
 type mutantState struct {
 	games.State
 	mut       string
@@ -119,6 +125,21 @@ func (s *mutantState) Apply(seat games.Seat, a *agentv1.Action) ([]*eventsv1.Mat
 	}
 	if s.mut == "refuses-legal-proposals" && a.GetMove().GetPropose() != nil {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_ILLEGAL_MOVE, "no proposals today")
+	}
+	if s.mut == "fills-in-fixed-amounts" && a.GetMove().GetPropose() != nil {
+		// P2 must give its one chip (Observe's bound), but a proposal without it passes too.
+		a = proto.CloneOf(a)
+		alloc := a.GetMove().GetPropose().GetProposal().GetAllocation()
+		alloc.Shares = slices.DeleteFunc(alloc.Shares, func(sh *gamev1.SeatShare) bool {
+			if sh.GetSeat() != 1 {
+				return false
+			}
+			if n, ok := sh.GetGives()[chips]; ok && n != 1 {
+				return false // the ultimatum refuses the resource it does not know
+			}
+			delete(sh.Gives, chips)
+			return len(sh.GetGives()) == 0 && len(sh.GetReceives()) == 0
+		})
 	}
 	ev, err := s.State.Apply(seat, a)
 	if err != nil {
@@ -166,6 +187,10 @@ func (s *mutantState) Observe(seat games.Seat) *agentv1.Observation {
 		}
 	case "replay-differs":
 		o.Briefing += fmt.Sprint(s.start)
+	case "fills-in-fixed-amounts":
+		if slices.Contains(o.GetLegalMoves(), gamev1.MoveKind_MOVE_KIND_PROPOSE) {
+			o.ProposalBounds = append(o.ProposalBounds, &gamev1.Bound{Seat: 1, Side: gamev1.ShareSide_SHARE_SIDE_GIVES, Resource: chips, Min: 1, Max: 1})
+		}
 	case "panics-in-observe":
 		if len(s.ToMove()) == 0 {
 			panic("no state to observe")

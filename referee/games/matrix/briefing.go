@@ -5,48 +5,74 @@ import (
 	"strings"
 
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
+	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/equilibria"
+	"github.com/parley-arena/parley/referee/games/pretalk"
 )
 
 // rulesText is the fixed part of seat's briefing: the game, every payoff in one sentence per
 // cell from seat's side (as the published prompts write them), and how a round goes.
 func (s *setup) rulesText(seat games.Seat) string {
 	var b strings.Builder
-	me, other := s.players[seat], s.players[1-seat]
-	role := []string{"row player", "column player"}[seat]
+	me := s.Players[seat]
+	others := datagame.Others(seat, len(s.Players))
+	var otherNames []string
+	for _, o := range others {
+		otherNames = append(otherNames, s.Players[o])
+	}
+	titled := !s.Neutral && s.shown.GetTitle() != ""
 	switch {
-	case s.neutral || s.shown.GetTitle() == "":
-		fmt.Fprintf(&b, "You are %s (the %s) in a two-player game against %s.", me, role, other)
+	case len(s.Players) == 2 && titled:
+		fmt.Fprintf(&b, "You are %s (the %s) in a two-player game, %s, against %s.", me, s.roles[seat], s.shown.GetTitle(), otherNames[0])
+	case len(s.Players) == 2:
+		fmt.Fprintf(&b, "You are %s (the %s) in a two-player game against %s.", me, s.roles[seat], otherNames[0])
+	case titled:
+		fmt.Fprintf(&b, "You are %s in a game of %s players, %s, with %s.", me, datagame.Number(len(s.Players)), s.shown.GetTitle(), bargain.AndList(otherNames))
 	default:
-		fmt.Fprintf(&b, "You are %s (the %s) in a two-player game, %s, against %s.", me, role, s.shown.GetTitle(), other)
+		fmt.Fprintf(&b, "You are %s in a game of %s players with %s.", me, datagame.Number(len(s.Players)), bargain.AndList(otherNames))
 	}
 	if s.rounds == 1 {
 		b.WriteString(" The game is played for one round.")
 	} else {
 		fmt.Fprintf(&b, " The game is played for %d rounds; your payoff is the sum of your payoffs over the rounds.", s.rounds)
 	}
-	b.WriteString(" Both of you know every payoff.\n")
-	if !s.neutral && s.shown.GetScaleName() != "" {
-		fmt.Fprintf(&b, "The %s is %s; the payoffs below include it.\n", s.shown.GetScaleName(), equilibria.RatText(s.scale))
+	if len(s.Players) == 2 {
+		b.WriteString(" Both of you know every payoff.\n")
+	} else {
+		b.WriteString(" All of you know every payoff.\n")
 	}
-	fmt.Fprintf(&b, "\nYour options: %s. %s's options: %s.\n", s.optionNames(seat), other, s.optionNames(1-seat))
-	b.WriteString("Payoffs:\n")
+	if !s.Neutral && s.shown.GetScaleName() != "" {
+		fmt.Fprintf(&b, "The %s is %s; the payoffs below include it.\n", s.shown.GetScaleName(), equilibria.RatText(s.Scale))
+	}
+	fmt.Fprintf(&b, "\nYour options: %s.", s.optionNames(seat))
+	for _, o := range others {
+		fmt.Fprintf(&b, " %s's options: %s.", s.Players[o], s.optionNames(o))
+	}
+	b.WriteString("\nPayoffs:\n")
 	for i := range s.actions(seat) {
-		for j := range s.actions(1 - seat) {
-			b.WriteString("- " + s.cellSentence(seat, i, j) + "\n")
-		}
+		s.eachOther(seat, i, func(pr equilibria.Profile) {
+			b.WriteString("- " + s.cellSentence(seat, pr) + "\n")
+		})
 	}
 	b.WriteString("\nHow a round goes\n")
-	if s.talk > 0 {
-		fmt.Fprintf(&b, "- Talk: up to %d %s of public messages; in each, %s writes one message and %s replies with one. "+
+	if s.Talk > 0 {
+		fmt.Fprintf(&b, "- Talk: up to %d %s of public messages; in each, %s. "+
 			"On your talk turn, say sends your message and the talk goes on; pass sends it and ends the talk at once. Nothing said binds anyone.\n",
-			s.talk, plural(int64(s.talk), "round", "rounds"), s.players[s.opener], s.players[1-s.opener])
+			s.Talk, pretalk.Plural(int64(s.Talk), "round", "rounds"), pretalk.Order(s.Opener, s.Players))
 	}
-	fmt.Fprintf(&b, "- Choice: you and %s choose at the same time, with a choose move naming one of your options. Neither of you sees the other's choice until both have chosen.\n", other)
+	if len(s.Players) == 2 {
+		fmt.Fprintf(&b, "- Choice: you and %s choose at the same time, with a choose move naming one of your options. Neither of you sees the other's choice until both have chosen.\n", otherNames[0])
+	} else {
+		fmt.Fprintf(&b, "- Choice: you, %s choose at the same time, with a choose move naming one of your options. None of you sees another's choice until all have chosen.\n", bargain.AndList(otherNames))
+	}
 	if s.rounds > 1 {
-		if s.history {
+		switch {
+		case s.history && len(s.Players) == 2:
 			b.WriteString("- Then both choices and payoffs are announced, and the next round begins.\n")
-		} else {
+		case s.history:
+			b.WriteString("- Then all choices and payoffs are announced, and the next round begins.\n")
+		default:
 			b.WriteString("- Then each of you learns only its own payoff, and the next round begins.\n")
 		}
 	}
@@ -61,33 +87,44 @@ func (s *setup) optionNames(seat games.Seat) string {
 	return strings.Join(out, ", ")
 }
 
-// cellSentence writes one cell from seat's side: "If you choose cooperate and Bob chooses
-// defect, you get 0 and Bob gets 5."
-func (s *setup) cellSentence(seat games.Seat, mine, theirs int) string {
-	pr := equilibria.Profile{Row: mine, Col: theirs}
-	if seat == 1 {
-		pr = equilibria.Profile{Row: theirs, Col: mine}
+// eachOther calls f with every profile in which seat plays action mine, the others' actions
+// in row-major order.
+func (s *setup) eachOther(seat games.Seat, mine int, f func(equilibria.Profile)) {
+	for k := range s.m.Len() {
+		if pr := s.m.ProfileAt(k); pr[seat] == mine {
+			f(pr)
+		}
 	}
-	pay := s.m.Payoffs(pr)
-	other := s.players[1-seat]
-	return fmt.Sprintf("If you choose %s and %s chooses %s, you get %s and %s gets %s.",
-		s.actions(seat)[mine].GetId(), other, s.actions(1 - seat)[theirs].GetId(),
-		equilibria.RatText(pay[seat]), other, equilibria.RatText(pay[1-seat]))
 }
 
-// optionText describes seat's option i by what it pays against each of the other's options.
+// cellSentence writes one cell from seat's side: "If you choose cooperate and Bob chooses
+// defect, you get 0 and Bob gets 5."
+func (s *setup) cellSentence(seat games.Seat, pr equilibria.Profile) string {
+	pay := s.m.Payoffs(pr)
+	choices := []string{"you choose " + s.actions(seat)[pr[seat]].GetId()}
+	gets := []string{"you get " + equilibria.RatText(pay[seat])}
+	for _, o := range datagame.Others(seat, len(s.Players)) {
+		choices = append(choices, fmt.Sprintf("%s chooses %s", s.Players[o], s.actions(o)[pr[o]].GetId()))
+		gets = append(gets, fmt.Sprintf("%s gets %s", s.Players[o], equilibria.RatText(pay[o])))
+	}
+	return fmt.Sprintf("If %s, %s.", bargain.AndList(choices), bargain.AndList(gets))
+}
+
+// optionText describes seat's option i by what it pays against each profile of the others'
+// options: "if Bob chooses defect: you get 0, Bob gets 5; ...".
 func (st *state) optionText(seat games.Seat, i int) string {
 	s := st.s
 	var parts []string
-	for j := range s.actions(1 - seat) {
-		pr := equilibria.Profile{Row: i, Col: j}
-		if seat == 1 {
-			pr = equilibria.Profile{Row: j, Col: i}
-		}
+	s.eachOther(seat, i, func(pr equilibria.Profile) {
 		pay := s.m.Payoffs(pr)
-		parts = append(parts, fmt.Sprintf("if %s chooses %s: you get %s, %s gets %s", s.players[1-seat], s.actions(1 - seat)[j].GetId(),
-			equilibria.RatText(pay[seat]), s.players[1-seat], equilibria.RatText(pay[1-seat])))
-	}
+		var choices []string
+		gets := []string{"you get " + equilibria.RatText(pay[seat])}
+		for _, o := range datagame.Others(seat, len(s.Players)) {
+			choices = append(choices, fmt.Sprintf("%s chooses %s", s.Players[o], s.actions(o)[pr[o]].GetId()))
+			gets = append(gets, fmt.Sprintf("%s gets %s", s.Players[o], equilibria.RatText(pay[o])))
+		}
+		parts = append(parts, fmt.Sprintf("if %s: %s", bargain.AndList(choices), strings.Join(gets, ", ")))
+	})
 	return strings.Join(parts, "; ")
 }
 
@@ -102,13 +139,17 @@ func (st *state) briefing(seat games.Seat) string {
 	}
 	switch st.phase {
 	case phaseTalk:
-		fmt.Fprintf(&b, "- %s\n", st.talk.Status(s.players, seat))
+		fmt.Fprintf(&b, "- %s\n", st.talk.Status(s.Players, seat))
 	case phaseChoice:
 		switch {
 		case st.chosen[seat] < 0:
 			b.WriteString("- It is time to choose: send a choose move with the id of one of your options.\n")
 		default:
-			fmt.Fprintf(&b, "- You chose %s; waiting for %s to choose.\n", s.label(seat, st.chosen[seat]), s.players[1-seat])
+			var waiting []string
+			for _, o := range st.ToMove() {
+				waiting = append(waiting, s.Players[o])
+			}
+			fmt.Fprintf(&b, "- You chose %s; waiting for %s to choose.\n", s.label(seat, st.chosen[seat]), bargain.AndList(waiting))
 		}
 	case phaseOver:
 		b.WriteString("- The game is over.\n")
@@ -116,36 +157,20 @@ func (st *state) briefing(seat games.Seat) string {
 	if len(st.results) > 0 {
 		tot := st.totals()
 		for k, r := range st.results {
-			pay := s.m.Payoffs(r.profile)
-			mine := r.profile.Action(int(seat))
-			if s.history {
-				fmt.Fprintf(&b, "- Round %d: you chose %s, %s chose %s; you got %s, %s got %s.\n", k+1, s.label(seat, mine),
-					s.players[1-seat], s.label(1-seat, r.profile.Action(int(1-seat))), equilibria.RatText(pay[seat]), s.players[1-seat], equilibria.RatText(pay[1-seat]))
-			} else {
-				fmt.Fprintf(&b, "- Round %d: you chose %s and got %s.\n", k+1, s.label(seat, mine), equilibria.RatText(pay[seat]))
+			pay := s.m.Payoffs(r)
+			if !s.history {
+				fmt.Fprintf(&b, "- Round %d: you chose %s and got %s.\n", k+1, s.label(seat, r[seat]), equilibria.RatText(pay[seat]))
+				continue
 			}
+			chose := []string{"you chose " + s.label(seat, r[seat])}
+			got := []string{"you got " + equilibria.RatText(pay[seat])}
+			for _, o := range datagame.Others(seat, len(s.Players)) {
+				chose = append(chose, fmt.Sprintf("%s chose %s", s.Players[o], s.label(o, r[o])))
+				got = append(got, fmt.Sprintf("%s got %s", s.Players[o], equilibria.RatText(pay[o])))
+			}
+			fmt.Fprintf(&b, "- Round %d: %s; %s.\n", k+1, strings.Join(chose, ", "), strings.Join(got, ", "))
 		}
 		fmt.Fprintf(&b, "- Your total so far: %s.\n", equilibria.RatText(tot[seat]))
 	}
 	return b.String()
 }
-
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func joinList(words []string, last string) string {
-	switch len(words) {
-	case 0:
-		return "nothing"
-	case 1:
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + last + words[len(words)-1]
-}
-
-func joinOr(words []string) string  { return joinList(words, " or ") }
-func joinAnd(words []string) string { return joinList(words, " and ") }

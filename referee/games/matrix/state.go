@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -11,6 +12,8 @@ import (
 	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
+	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/equilibria"
 	"github.com/parley-arena/parley/referee/games/gamefile"
 	"github.com/parley-arena/parley/referee/games/pretalk"
@@ -25,14 +28,9 @@ const (
 	phaseOver
 )
 
-// result is one finished round.
-type result struct {
-	profile equilibria.Profile
-}
-
-// state is one match. Slices are append-only and shared by clones (appends go through
-// slices.Clip); everything else is a value, so a shallow copy plus History.Clone is a deep
-// enough clone.
+// state is one match. Slices are append-only or copied on write and shared by clones
+// (appends go through slices.Clip); everything else is a value, so a shallow copy plus
+// History.Clone is a deep enough clone.
 type state struct {
 	s     *setup
 	turn  int32
@@ -40,8 +38,8 @@ type state struct {
 	phase phase
 	talk  pretalk.Talk
 	// chosen[seat] is seat's choice in the current round, -1 until made.
-	chosen  [2]int
-	results []result
+	chosen  []int
+	results []equilibria.Profile
 	history games.History
 }
 
@@ -56,11 +54,16 @@ func newState(s *setup) *state {
 	return st
 }
 
+func (st *state) players() int { return len(st.s.Players) }
+
 // startRound begins round r: its talk, or its choice when there is no talk.
 func (st *state) startRound(r int32) {
 	st.round = r
-	st.chosen = [2]int{-1, -1}
-	st.talk = pretalk.Start(st.s.talk, st.s.opener)
+	st.chosen = make([]int, st.players())
+	for i := range st.chosen {
+		st.chosen[i] = -1
+	}
+	st.talk = st.s.StartTalk()
 	if st.talk.Over {
 		st.phase = phaseChoice
 	} else {
@@ -75,10 +78,13 @@ func (st *state) phaseText() string {
 	if st.s.rounds > 1 {
 		prefix = fmt.Sprintf("Round %d of %d. ", st.round, st.s.rounds)
 	}
-	if st.phase == phaseTalk {
-		return prefix + fmt.Sprintf("Talk: up to %d %s, opened by %s.", st.s.talk, plural(int64(st.s.talk), "round", "rounds"), st.s.players[st.s.opener])
+	switch {
+	case st.phase == phaseTalk:
+		return prefix + fmt.Sprintf("Talk: up to %d %s, opened by %s.", st.s.Talk, pretalk.Plural(int64(st.s.Talk), "round", "rounds"), st.s.Players[st.s.Opener])
+	case st.players() == 2:
+		return prefix + "Both players now choose at the same time; neither sees the other's choice until both have chosen."
 	}
-	return prefix + "Both players now choose at the same time; neither sees the other's choice until both have chosen."
+	return prefix + "All players now choose at the same time; nobody sees another's choice until all have chosen."
 }
 
 func (st *state) phaseEvent() *eventsv1.MatchEvent {
@@ -114,33 +120,27 @@ func (st *state) ToMove() []games.Seat {
 // Turn returns the current turn, 1-based.
 func (st *state) Turn() int32 { return st.turn }
 
-func (st *state) maxTurns() int32 { return st.s.rounds * (2*st.s.talk + 1) }
+func (st *state) maxTurns() int32 { return st.s.rounds * (int32(st.players())*st.s.Talk + 1) }
 
 func (st *state) toMove(seat games.Seat) bool { return slices.Contains(st.ToMove(), seat) }
 
 // Apply plays seat's action. Refused actions return a *games.Rejection and change nothing.
 func (st *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.MatchEvent, error) {
-	if err := games.CheckAction(action, seat, 2); err != nil {
+	if err := games.CheckAction(action, seat, st.players()); err != nil {
 		return nil, err
 	}
 	if st.phase == phaseOver {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN, "the game is over; no more moves can be made")
 	}
 	if !st.toMove(seat) {
-		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN, "%s is not to move on turn %d: %s", games.SeatName(seat, st.s.players[:]), st.turn, st.waitingText())
+		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN, "%s is not to move on turn %d: %s", games.SeatName(seat, st.s.Players), st.turn, st.waitingText())
 	}
-	move := action.GetMove()
 	if st.phase == phaseTalk {
-		if err := pretalk.Check(action); err != nil {
+		talk, err := st.talk.Speak(&st.history, st.turn, seat, action, st.s.Players)
+		if err != nil {
 			return nil, err
 		}
-		ended := move.GetPass() != nil
-		summary := fmt.Sprintf("%s speaks.", st.s.players[seat])
-		if ended {
-			summary = fmt.Sprintf("%s speaks and ends the talk.", st.s.players[seat])
-		}
-		st.history.AddMove(st.turn, seat, proto.CloneOf(move), cloneMessages(action.GetMessages()), summary)
-		st.talk = st.talk.Advance(seat, ended)
+		st.talk = talk
 		st.turn++
 		if !st.talk.Over {
 			return nil, nil
@@ -149,6 +149,7 @@ func (st *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.Mat
 		st.history.AddAnnouncement(st.turn, st.phaseText())
 		return []*eventsv1.MatchEvent{st.phaseEvent()}, nil
 	}
+	move := action.GetMove()
 	ch := move.GetChoose()
 	if ch == nil {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_ILLEGAL_MOVE, "this is the choice: choose is the only legal move, with one of %s", st.optionList(seat))
@@ -157,32 +158,44 @@ func (st *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.Mat
 	if idx < 0 {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_INVALID_TERMS, "there is no option %q; choose one of %s", ch.GetOption(), st.optionList(seat))
 	}
-	// The choice is shown to the chooser alone until both have chosen; messages go to their
+	// The choice is shown to the chooser alone until all have chosen; messages go to their
 	// recipients at once.
-	st.history.AddMove(st.turn, seat, proto.CloneOf(move), cloneMessages(action.GetMessages()),
-		fmt.Sprintf("%s chooses %s.", st.s.players[seat], st.s.label(seat, idx)), seat)
+	st.history.AddMove(st.turn, seat, proto.CloneOf(move), datagame.CloneMessages(action.GetMessages()),
+		fmt.Sprintf("%s chooses %s.", st.s.Players[seat], st.s.label(seat, idx)), seat)
+	st.chosen = slices.Clone(st.chosen)
 	st.chosen[seat] = idx
-	if st.chosen[0] < 0 || st.chosen[1] < 0 {
+	if slices.Contains(st.chosen, -1) {
 		return nil, nil
 	}
 	return st.reveal(), nil
 }
 
-// reveal ends the round once both have chosen.
+// profileText writes who chose what and what each gets: "Alice chose a and Bob chose b:
+// Alice gets 1, Bob gets 2."
+func (st *state) profileText(pr equilibria.Profile, pay equilibria.Payoffs) string {
+	var chose, gets []string
+	for seat, name := range st.s.Players {
+		chose = append(chose, fmt.Sprintf("%s chose %s", name, st.s.label(games.Seat(seat), pr[seat])))
+		gets = append(gets, fmt.Sprintf("%s gets %s", name, equilibria.RatText(pay[seat])))
+	}
+	return fmt.Sprintf("%s: %s.", bargain.AndList(chose), strings.Join(gets, ", "))
+}
+
+// reveal ends the round once all have chosen.
 func (st *state) reveal() []*eventsv1.MatchEvent {
-	pr := equilibria.Profile{Row: st.chosen[0], Col: st.chosen[1]}
-	st.results = append(slices.Clip(st.results), result{profile: pr})
-	pay := st.s.m.Payoffs(pr)
+	pr := equilibria.Profile(slices.Clone(st.chosen))
+	st.results = append(slices.Clip(st.results), pr)
 	prefix := "The choices are in: "
 	if st.s.rounds > 1 {
 		prefix = fmt.Sprintf("Round %d: ", st.round)
 	}
-	if st.s.history {
-		st.history.AddAnnouncement(st.turn, fmt.Sprintf("%s%s chose %s and %s chose %s: %s gets %s, %s gets %s.", prefix,
-			st.s.players[0], st.s.label(0, pr.Row), st.s.players[1], st.s.label(1, pr.Col),
-			st.s.players[0], equilibria.RatText(pay[0]), st.s.players[1], equilibria.RatText(pay[1])))
-	} else {
+	switch {
+	case st.s.history:
+		st.history.AddAnnouncement(st.turn, prefix+st.profileText(pr, st.s.m.Payoffs(pr)))
+	case st.players() == 2:
 		st.history.AddAnnouncement(st.turn, prefix+"both have chosen; each learns its own payoff only.")
+	default:
+		st.history.AddAnnouncement(st.turn, prefix+"all have chosen; each learns its own payoff only.")
 	}
 	if st.round < st.s.rounds {
 		st.turn++
@@ -193,24 +206,16 @@ func (st *state) reveal() []*eventsv1.MatchEvent {
 	return nil
 }
 
-func cloneMessages(msgs []*gamev1.Message) []*gamev1.Message {
-	out := make([]*gamev1.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = proto.CloneOf(m)
-	}
-	return out
-}
-
 func (st *state) waitingText() string {
 	switch st.phase {
 	case phaseTalk:
-		return fmt.Sprintf("it is %s's turn to talk", st.s.players[st.talk.Speaker()])
+		return fmt.Sprintf("it is %s's turn to talk", st.s.Players[st.talk.Speaker()])
 	case phaseChoice:
 		var names []string
 		for _, s := range st.ToMove() {
-			names = append(names, st.s.players[s])
+			names = append(names, st.s.Players[s])
 		}
-		return fmt.Sprintf("waiting for %s to choose", joinAnd(names))
+		return fmt.Sprintf("waiting for %s to choose", bargain.AndList(names))
 	}
 	return "the game is over"
 }
@@ -220,7 +225,7 @@ func (st *state) optionList(seat games.Seat) string {
 	for _, a := range st.s.actions(seat) {
 		ids = append(ids, a.GetId())
 	}
-	return joinOr(ids)
+	return bargain.OrList(ids)
 }
 
 // Default is pass with "(no message)" on a talk turn, the seat's first action when choosing;
@@ -230,18 +235,21 @@ func (st *state) Default(seat games.Seat) *agentv1.Action {
 	case st.phase == phaseTalk && st.toMove(seat):
 		return pretalk.Default()
 	case st.phase == phaseChoice && st.toMove(seat):
-		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: st.s.actions(seat)[0].GetId()}}}}
+		return datagame.Choose(st.s.actions(seat)[0].GetId())
 	}
-	return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}
+	return datagame.Pass()
 }
 
 // totals returns each seat's payoff summed over the finished rounds.
-func (st *state) totals() [2]*big.Rat {
-	out := [2]*big.Rat{new(big.Rat), new(big.Rat)}
+func (st *state) totals() []*big.Rat {
+	out := make([]*big.Rat, st.players())
+	for i := range out {
+		out[i] = new(big.Rat)
+	}
 	for _, r := range st.results {
-		pay := st.s.m.Payoffs(r.profile)
-		out[0].Add(out[0], pay[0])
-		out[1].Add(out[1], pay[1])
+		for i, x := range st.s.m.Payoffs(r) {
+			out[i].Add(out[i], x)
+		}
 	}
 	return out
 }
@@ -252,21 +260,22 @@ func (st *state) Outcome() *matchv1.Outcome {
 		return &matchv1.Outcome{Summary: "The game is not over."}
 	}
 	tot := st.totals()
-	return &matchv1.Outcome{
-		Cause:   matchv1.EndCause_END_CAUSE_COMPLETED,
-		Payoffs: []float64{gamefile.RatFloat(tot[0]), gamefile.RatFloat(tot[1])},
-		Summary: st.outcomeText(tot),
+	out := &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_COMPLETED, Summary: st.outcomeText(tot)}
+	for _, x := range tot {
+		out.Payoffs = append(out.Payoffs, gamefile.RatFloat(x))
 	}
+	return out
 }
 
-func (st *state) outcomeText(tot [2]*big.Rat) string {
-	p := st.s.players
+func (st *state) outcomeText(tot []*big.Rat) string {
 	if st.s.rounds == 1 {
-		pr := st.results[0].profile
-		return fmt.Sprintf("%s chose %s and %s chose %s: %s gets %s, %s gets %s.",
-			p[0], st.s.label(0, pr.Row), p[1], st.s.label(1, pr.Col), p[0], equilibria.RatText(tot[0]), p[1], equilibria.RatText(tot[1]))
+		return st.profileText(st.results[0], tot)
 	}
-	return fmt.Sprintf("After %d rounds %s has %s and %s has %s.", st.s.rounds, p[0], equilibria.RatText(tot[0]), p[1], equilibria.RatText(tot[1]))
+	var has []string
+	for seat, name := range st.s.Players {
+		has = append(has, fmt.Sprintf("%s has %s", name, equilibria.RatText(tot[seat])))
+	}
+	return fmt.Sprintf("After %d rounds %s.", st.s.rounds, bargain.AndList(has))
 }
 
 // Clone returns an independent copy.
@@ -278,22 +287,13 @@ func (st *state) Clone() games.State {
 
 // Observe builds seat's observation.
 func (st *state) Observe(seat games.Seat) *agentv1.Observation {
-	obs := &agentv1.Observation{Game: Name, Seat: seat, Turn: st.turn, MaxTurns: st.maxTurns()}
-	if seat != 0 && seat != 1 {
-		obs.Briefing = fmt.Sprintf("Seat %d does not play in this game; the seats are 0 (%s) and 1 (%s).", seat, st.s.players[0], st.s.players[1])
+	obs, ok := st.s.Observation(Name, seat, st.turn, st.maxTurns(), st.s.roles)
+	if !ok {
 		return obs
-	}
-	roles := []string{"row player", "column player"}
-	for i, name := range st.s.players {
-		obs.Seats = append(obs.Seats, &gamev1.SeatInfo{Seat: int32(i), Name: name, Role: roles[i]})
 	}
 	switch st.phase {
 	case phaseTalk:
-		obs.Phase = PhaseTalk
-		if st.toMove(seat) {
-			obs.LegalMoves = pretalk.LegalMoves()
-			obs.RequiredMessages = pretalk.RequiredMessages()
-		}
+		st.talk.Observe(obs, seat)
 	case phaseChoice:
 		obs.Phase = PhaseChoice
 		if st.toMove(seat) {
@@ -321,8 +321,8 @@ func (st *state) options(seat games.Seat) []*gamev1.Option {
 func (st *state) view(seat games.Seat) *matrixv1.View {
 	v := &matrixv1.View{
 		Table:      proto.CloneOf(st.s.shown),
-		TalkRounds: st.s.talk,
-		TalkOpener: st.s.opener,
+		TalkRounds: st.s.Talk,
+		TalkOpener: st.s.Opener,
 		Rounds:     st.s.rounds,
 		Round:      st.round,
 	}
@@ -331,11 +331,18 @@ func (st *state) view(seat games.Seat) *matrixv1.View {
 	}
 	total := new(big.Rat)
 	for k, r := range st.results {
-		pay := st.s.m.Payoffs(r.profile)
-		rr := &matrixv1.RoundResult{Round: int32(k + 1), OwnChoice: int32(r.profile.Action(int(seat))), OwnPayoff: gamefile.RatProto(pay[seat])}
-		if st.s.history {
-			rr.OtherChoice = proto.Int32(int32(r.profile.Action(int(1 - seat))))
+		pay := st.s.m.Payoffs(r)
+		rr := &matrixv1.RoundResult{Round: int32(k + 1), OwnChoice: int32(r[seat]), OwnPayoff: gamefile.RatProto(pay[seat])}
+		switch {
+		case !st.s.history:
+		case st.players() == 2:
+			rr.OtherChoice = proto.Int32(int32(r[1-seat]))
 			rr.OtherPayoff = gamefile.RatProto(pay[1-seat])
+		default:
+			for p, a := range r {
+				rr.Choices = append(rr.Choices, int32(a))
+				rr.Payoffs = append(rr.Payoffs, gamefile.RatProto(pay[p]))
+			}
 		}
 		v.Results = append(v.Results, rr)
 		total.Add(total, pay[seat])

@@ -1,7 +1,8 @@
 // Package pretalk is the public talk phase that precedes a choice in the games given as data
 // (specs/matrix-and-sequential.md): up to a number of rounds, each one public message from
-// the opener and one reply from the other player, and either player may end the talk early
-// (the reference code's "halt negotiation"). Talk binds nobody.
+// the opener and then one reply from every other player in seat order after it (with two
+// players: a message and a reply), and any player may end the talk early (the reference code's
+// "halt negotiation"). Talk binds nobody.
 //
 // On a talk turn the speaker's legal moves are say (its message, and the talk goes on) and
 // pass (its message, and the talk ends after it); either way the action carries exactly one
@@ -11,10 +12,12 @@ package pretalk
 
 import (
 	"fmt"
+	"strings"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"google.golang.org/protobuf/proto"
 )
 
 // MaxRounds bounds the talk rounds before one choice.
@@ -28,22 +31,24 @@ const Phase = "talk"
 
 // Talk is the state of one talk phase. A value: copying it copies the state.
 type Talk struct {
-	// Rounds is the number of rounds allowed; Opener the seat that opens each round.
+	// Rounds is the number of rounds allowed; Opener the seat that opens each round; Seats the
+	// number of players, who all speak once per round.
 	Rounds int32
 	Opener games.Seat
-	// Round is the current round, 1-based; Replying is true once the opener has spoken in it.
-	Round    int32
-	Replying bool
+	Seats  int32
+	// Round is the current round, 1-based; Spoken is how many have spoken in it so far.
+	Round  int32
+	Spoken int32
 	// Over is true once the talk has ended; EndedBy is the seat that ended it early, or -1
 	// when the rounds ran out (or there were none).
 	Over    bool
 	EndedBy games.Seat
 }
 
-// Start returns a talk phase of rounds rounds opened by opener; with no rounds it is over at
-// once.
-func Start(rounds int32, opener games.Seat) Talk {
-	t := Talk{Rounds: rounds, Opener: opener, EndedBy: -1}
+// Start returns a talk phase of rounds rounds among seats players, each round opened by
+// opener; with no rounds it is over at once.
+func Start(rounds int32, opener games.Seat, seats int32) Talk {
+	t := Talk{Rounds: rounds, Opener: opener, Seats: seats, EndedBy: -1}
 	if rounds <= 0 {
 		t.Over = true
 		return t
@@ -53,12 +58,7 @@ func Start(rounds int32, opener games.Seat) Talk {
 }
 
 // Speaker returns the seat whose message is next; meaningless once over.
-func (t Talk) Speaker() games.Seat {
-	if t.Replying {
-		return 1 - t.Opener
-	}
-	return t.Opener
-}
+func (t Talk) Speaker() games.Seat { return (t.Opener + t.Spoken) % t.Seats }
 
 // LegalMoves are the speaker's moves: say or pass.
 func LegalMoves() []gamev1.MoveKind {
@@ -106,29 +106,74 @@ func (t Talk) Advance(seat games.Seat, ended bool) Talk {
 	switch {
 	case ended:
 		t.Over, t.EndedBy = true, seat
-	case !t.Replying:
-		t.Replying = true
+	case t.Spoken+1 < t.Seats:
+		t.Spoken++
 	case t.Round >= t.Rounds:
-		t.Over, t.Replying = true, false
+		t.Over, t.Spoken = true, 0
 	default:
 		t.Round++
-		t.Replying = false
+		t.Spoken = 0
 	}
 	return t
 }
 
-// Rule writes the talk's rules in one sentence for briefings.
-func (t Talk) Rule(names [2]string) string {
-	if t.Rounds <= 0 {
-		return "There is no talk: you choose at once."
+// Speak plays seat's talk action: it checks it (a *games.Rejection when refused), records it
+// in h on turn with a summary naming the speaker, and returns the talk after it. The caller
+// has checked that seat is the speaker.
+func (t Talk) Speak(h *games.History, turn int32, seat games.Seat, action *agentv1.Action, names []string) (Talk, error) {
+	if err := Check(action); err != nil {
+		return t, err
 	}
-	return fmt.Sprintf("Before choosing you may talk in public for up to %d %s: in each round %s writes one message and %s replies with one. "+
-		"Either of you may end the talk early by passing (with a last message) instead of saying. Nothing said binds anyone.",
-		t.Rounds, plural(t.Rounds, "round", "rounds"), names[t.Opener], names[1-t.Opener])
+	ended := action.GetMove().GetPass() != nil
+	summary := fmt.Sprintf("%s speaks.", names[seat])
+	if ended {
+		summary = fmt.Sprintf("%s speaks and ends the talk.", names[seat])
+	}
+	msgs := make([]*gamev1.Message, len(action.GetMessages()))
+	for i, m := range action.GetMessages() {
+		msgs[i] = proto.CloneOf(m)
+	}
+	h.AddMove(turn, seat, proto.CloneOf(action.GetMove()), msgs, summary)
+	return t.Advance(seat, ended), nil
+}
+
+// Observe fills the talk's part of seat's observation: the phase, and the speaker's legal
+// moves and required message.
+func (t Talk) Observe(obs *agentv1.Observation, seat games.Seat) {
+	obs.Phase = Phase
+	if t.Speaker() == seat {
+		obs.LegalMoves = LegalMoves()
+		obs.RequiredMessages = RequiredMessages()
+	}
+}
+
+// Order writes who speaks in each round: "Alice writes one message and Bob replies with one"
+// for two players, "Ann writes one message and then Ben and Cat reply with one each, in that
+// order" for more.
+func Order(opener games.Seat, names []string) string {
+	n := games.Seat(len(names))
+	if n == 2 {
+		return fmt.Sprintf("%s writes one message and %s replies with one", names[opener], names[1-opener])
+	}
+	var rest []string
+	for k := games.Seat(1); k < n; k++ {
+		rest = append(rest, names[(opener+k)%n])
+	}
+	return fmt.Sprintf("%s writes one message and then %s and %s reply with one each, in that order",
+		names[opener], strings.Join(rest[:len(rest)-1], ", "), rest[len(rest)-1])
+}
+
+// Rules writes the talk's rules as one briefing line, e.g. "Before every move there is public
+// talk of up to 2 rounds; in each, ..."; when says when the talk happens ("Before every
+// move").
+func Rules(when string, rounds int32, opener games.Seat, names []string) string {
+	return fmt.Sprintf("%s there is public talk of up to %d %s; in each, %s. "+
+		"On your talk turn, say sends your message and the talk goes on; pass sends it and ends the talk at once. Nothing said binds anyone.",
+		when, rounds, Plural(int64(rounds), "round", "rounds"), Order(opener, names))
 }
 
 // Status writes where the talk stands, for briefings; empty once it is over.
-func (t Talk) Status(names [2]string, seat games.Seat) string {
+func (t Talk) Status(names []string, seat games.Seat) string {
 	if t.Over {
 		return ""
 	}
@@ -139,7 +184,8 @@ func (t Talk) Status(names [2]string, seat games.Seat) string {
 	return fmt.Sprintf("Talk round %d of %d: %s to write.", t.Round, t.Rounds, who)
 }
 
-func plural(n int32, one, many string) string {
+// Plural picks the word for n things.
+func Plural(n int64, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // TestConformance runs the shared suite over every shipped tree, with talk (either opener),
-// neutral labels and a scale.
+// neutral labels and a scale, and a tree of three players with talk opened by the last seat.
 func TestConformance(t *testing.T) {
 	gametest.Run(t, sequential.New(),
 		nil,
@@ -18,6 +18,8 @@ func TestConformance(t *testing.T) {
 		params(t, "game=hot_cold", "talk_rounds=1", "talk_opener=1", "neutral_labels=true"),
 		params(t, "game=draco"),
 		params(t, "game=trigame", "scale=1/2"),
+		params(t, "game=trust_chain", "talk_rounds=2", "talk_opener=2"),
+		params(t, "game=trust_chain", "neutral_labels=true"),
 	)
 }
 

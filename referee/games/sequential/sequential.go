@@ -1,15 +1,17 @@
-// Package sequential implements the sequential game of specs/matrix-and-sequential.md: a
-// two-player game tree with perfect information given as data (decision nodes of either
+// Package sequential implements the sequential game of specs/matrix-and-sequential.md: a game
+// tree of two or more players with perfect information given as data (decision nodes of any
 // player, leaves with payoffs; a shipped tree or the user's own file, see
 // referee/games/gamefile), played move by move with optional public talk before every move.
 //
 // Rules, as this package enforces them:
 //
-//   - Seats 0 (Alice by default, who moves first in the shipped trees) and 1 (Bob). Both
-//     know the whole tree and see every move; payoffs are the tree's times the scale parameter.
+//   - One seat per player of the tree, in its order (Alice, who moves first in the shipped
+//     two-player trees, and Bob by default). Everyone knows the whole tree and sees every
+//     move; payoffs are the tree's times the scale parameter.
 //   - Before every move there is a talk phase of up to talk_rounds rounds (default 0; see
-//     package pretalk): the opener (talk_opener, default seat 0) writes one public message, the
-//     other replies with one; either may end the talk early with pass. Each message is a turn.
+//     package pretalk): the opener (talk_opener, default seat 0) writes one public message,
+//     then every other player in seat order replies with one; any may end the talk early with
+//     pass. Each message is a turn.
 //   - Then the player to move at the current node chooses one of its moves (Observation.choices;
 //     one turn). The game ends at a leaf (END_CAUSE_COMPLETED), paying the leaf's payoffs.
 //   - neutral_labels shows the moves as choice_1, choice_2, ... at every node and never names
@@ -27,12 +29,12 @@ import (
 	"math/big"
 	"strings"
 
-	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	sequentialv1 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
-	"github.com/parley-arena/parley/referee/games/bargain"
+	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/equilibria"
 	"github.com/parley-arena/parley/referee/games/gamefile"
 	"github.com/parley-arena/parley/referee/games/pretalk"
@@ -67,29 +69,32 @@ var (
 )
 
 // Info describes the game and its parameters.
-func (game) Info() *refereev1.GameInfo {
-	return &refereev1.GameInfo{
+func (game) Info() *gamev1.GameInfo {
+	return &gamev1.GameInfo{
 		Name:         Name,
-		Description:  "Two-player game tree given as data (a shipped tree or your own file): optional public talk before every move, then the player to move chooses.",
+		Description:  "Game tree of two or more players given as data (a shipped tree or your own file): optional public talk before every move, then the player to move chooses.",
 		RulesVersion: RulesVersion,
 		Seats:        gamefile.DefaultPlayers[:],
 		SeatRoles:    []string{"", ""},
-		Params: []*refereev1.ParamInfo{
-			{Name: "game", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
+		Params: []*gamev1.ParamInfo{
+			{Name: "game", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
 				Description: "A shipped game tree: " + strings.Join(gamefile.Library(gamefile.KindTree), ", ") + "."},
-			{Name: "file", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
+			{Name: "file", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
 				Description: "Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game."},
-			{Name: "scale", Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
+			{Name: "scale", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
 				Description: "Multiplies every payoff; a whole number, decimal or fraction."},
-			{Name: "talk_rounds", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
-				Description: fmt.Sprintf("Rounds of public talk before every move (a message from the opener, a reply); either may end it early. 0 to %d.", pretalk.MaxRounds)},
-			{Name: "talk_opener", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
-				Description: "Seat that opens each talk round: 0 or 1."},
-			{Name: "neutral_labels", Kind: refereev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
+			{Name: "talk_rounds", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
+				Description: fmt.Sprintf("Rounds of public talk before every move (a message from the opener, a reply from each other player); any may end it early. 0 to %d.", pretalk.MaxRounds)},
+			{Name: "talk_opener", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
+				Description: "Seat that opens each talk round: 0, 1, ... up to the last seat."},
+			{Name: "neutral_labels", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
 				Description: "Show moves as choice_1, choice_2, ... and never name the game."},
 		},
 	}
 }
+
+// family is what the sequential game shares with the matrix game's set-up.
+var family = datagame.Family{Name: Name, Kind: gamefile.KindTree, Other: "matrix", DefaultGame: DefaultGame}
 
 // Seats names the seats after the tree's players.
 func (game) Seats(params *matchv1.GameParams) (names, roles []string) {
@@ -97,7 +102,7 @@ func (game) Seats(params *matchv1.GameParams) (names, roles []string) {
 	if err != nil {
 		return gamefile.DefaultPlayers[:], []string{"", ""}
 	}
-	return s.players[:], []string{"", ""}
+	return s.Players, make([]string, len(s.Players))
 }
 
 // Load reads the game file named by the file parameter, unless the tree is already there.
@@ -106,16 +111,9 @@ func (game) Load(gp *matchv1.GameParams, _ uint64, read games.ReadFile) (*matchv
 	if p == nil || p.File == nil || p.GetTree() != nil {
 		return gp, nil
 	}
-	data, err := read(p.GetFile())
+	f, err := family.Load(p.GetFile(), read)
 	if err != nil {
-		return nil, fmt.Errorf("sequential: file: %w", err)
-	}
-	f, err := gamefile.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("sequential: file %s: %w", p.GetFile(), err)
-	}
-	if f.Kind != gamefile.KindTree {
-		return nil, fmt.Errorf("sequential: file %s holds a matrix game; play it with the matrix game", p.GetFile())
+		return nil, err
 	}
 	out := proto.CloneOf(gp)
 	out.GetSequential().Tree = f.Tree
@@ -142,21 +140,17 @@ func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
 
 // setup is what a match knows from its resolved parameters; never changed.
 type setup struct {
-	params  *sequentialv1.Params
-	players [2]string
-	scale   *big.Rat
-	tree    *equilibria.Tree   // scaled
-	shown   *sequentialv1.Tree // as players see it
-	talk    int32
-	opener  games.Seat
-	neutral bool
-	text    string // the tree in words, as both players are shown it
-	depth   int32  // most decisions on a way from the root to a leaf
+	datagame.Settings
+	params *sequentialv1.Params
+	tree   *equilibria.Tree   // scaled
+	shown  *sequentialv1.Tree // as players see it
+	text   string             // the tree in words, as every player is shown it
+	depth  int32              // most decisions on a way from the root to a leaf
 }
 
 // Setup is the exported reading of resolved params, for agents and analyses.
 type Setup struct {
-	Players [2]string
+	Players []string
 	Tree    *equilibria.Tree
 	Shown   *sequentialv1.Tree
 	Scale   *big.Rat
@@ -168,11 +162,11 @@ func NewSetup(gp *matchv1.GameParams) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Setup{Players: s.players, Tree: s.tree, Shown: proto.CloneOf(s.shown), Scale: new(big.Rat).Set(s.scale)}, nil
+	return &Setup{Players: s.Players, Tree: s.tree, Shown: proto.CloneOf(s.shown), Scale: new(big.Rat).Set(s.Scale)}, nil
 }
 
 func newSetup(gp *matchv1.GameParams) (*setup, error) {
-	if err := bargain.CheckFamily(gp, Name); err != nil {
+	if err := family.CheckParams(gp); err != nil {
 		return nil, err
 	}
 	in := gp.GetSequential()
@@ -181,52 +175,26 @@ func newSetup(gp *matchv1.GameParams) (*setup, error) {
 	}
 	p := &sequentialv1.Params{Game: in.Game, File: in.File, Tree: proto.CloneOf(in.GetTree())}
 	if p.Tree == nil {
-		switch {
-		case in.File != nil:
-			return nil, fmt.Errorf("sequential: file %q was not loaded: `parley play` reads it; other callers must send the tree itself", in.GetFile())
-		case in.Game == nil:
-			p.Game = proto.String(DefaultGame)
-		}
-		f, err := gamefile.Shipped(p.GetGame())
+		f, game, err := family.Source(in.Game, in.File)
 		if err != nil {
-			return nil, fmt.Errorf("sequential: game: %w", err)
+			return nil, err
 		}
-		if f.Kind != gamefile.KindTree {
-			return nil, fmt.Errorf("sequential: %s is a matrix game; play it with the matrix game", p.GetGame())
-		}
-		p.Tree = f.Tree
+		p.Tree, p.Game = f.Tree, game
 	}
 	if err := gamefile.CheckTree(p.Tree); err != nil {
 		return nil, fmt.Errorf("sequential: tree: %w", err)
 	}
-	scale, err := gamefile.Scale(in.Scale, p.Tree.GetScaleDefault())
+	settings, err := family.Settle(p.Tree.GetPlayers(), p.Tree.GetScaleDefault(), in.Scale, in.TalkRounds, in.TalkOpener, in.NeutralLabels)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := gamefile.TreeOf(p.Tree, settings.Scale)
 	if err != nil {
 		return nil, fmt.Errorf("sequential: %w", err)
 	}
-	tree, err := gamefile.TreeOf(p.Tree, scale)
-	if err != nil {
-		return nil, fmt.Errorf("sequential: %w", err)
-	}
-	p.Scale = proto.String(scale.RatString())
-	p.TalkRounds = proto.Int32(in.GetTalkRounds())
-	p.TalkOpener = proto.Int32(in.GetTalkOpener())
-	p.NeutralLabels = proto.Bool(in.GetNeutralLabels())
-	switch {
-	case p.GetTalkRounds() < 0 || p.GetTalkRounds() > pretalk.MaxRounds:
-		return nil, fmt.Errorf("sequential: talk_rounds must be from 0 to %d, got %d", pretalk.MaxRounds, p.GetTalkRounds())
-	case p.GetTalkOpener() != 0 && p.GetTalkOpener() != 1:
-		return nil, fmt.Errorf("sequential: talk_opener must be 0 or 1, got %d", p.GetTalkOpener())
-	}
-	s := &setup{
-		params:  p,
-		players: gamefile.Players(p.Tree.GetPlayers()),
-		scale:   scale,
-		tree:    tree,
-		talk:    p.GetTalkRounds(),
-		opener:  p.GetTalkOpener(),
-		neutral: p.GetNeutralLabels(),
-	}
-	s.shown = shownTree(p.Tree, tree, s.neutral)
+	settings.Write(&p.Scale, &p.TalkRounds, &p.TalkOpener, &p.NeutralLabels)
+	s := &setup{Settings: settings, params: p, tree: tree}
+	s.shown = shownTree(p.Tree, tree, s.Neutral)
 	depth := make([]int32, tree.Len())
 	for i := tree.Len() - 1; i >= 0; i-- {
 		for _, ch := range tree.Node(i).Children {
@@ -244,18 +212,27 @@ func shownTree(t *sequentialv1.Tree, tree *equilibria.Tree, neutral bool) *seque
 	if neutral {
 		c = gamefile.NeutralTree(c)
 	}
-	if len(c.Players) == 0 {
-		c.Players = gamefile.DefaultPlayers[:]
-	}
+	c.Players = gamefile.Players(c.Players)
 	c.ScaleDefault = nil
 	c.Description = "" // for people only: it may name the equilibria
 	for i, n := range c.Nodes {
 		if len(n.Branches) == 0 {
-			pay := tree.Node(i).Payoffs
-			n.Payoffs = []*matrixv1.Rational{gamefile.RatProto(pay[0]), gamefile.RatProto(pay[1])}
+			n.Payoffs = nil
+			for _, x := range tree.Node(i).Payoffs {
+				n.Payoffs = append(n.Payoffs, gamefile.RatProto(x))
+			}
 		}
 	}
 	return c
+}
+
+// payText writes a leaf's payoffs: "Alice gets 1, Bob gets 2".
+func (s *setup) payText(pay equilibria.Payoffs) string {
+	var gets []string
+	for p, name := range s.Players {
+		gets = append(gets, fmt.Sprintf("%s gets %s", name, equilibria.RatText(pay[p])))
+	}
+	return strings.Join(gets, ", ")
 }
 
 // moveName is how move b of node n is written in texts.
@@ -274,17 +251,16 @@ func (s *setup) treeText() string {
 	walk = func(n int, indent, how string) {
 		node := s.tree.Node(n)
 		if node.Leaf() {
-			fmt.Fprintf(&b, "%s%sthe game ends: %s gets %s, %s gets %s.\n", indent, how,
-				s.players[0], equilibria.RatText(node.Payoffs[0]), s.players[1], equilibria.RatText(node.Payoffs[1]))
+			fmt.Fprintf(&b, "%s%sthe game ends: %s.\n", indent, how, s.payText(node.Payoffs))
 			return
 		}
 		var moves []string
 		for k := range node.Children {
 			moves = append(moves, s.moveName(n, k))
 		}
-		fmt.Fprintf(&b, "%s%s%s chooses %s.\n", indent, how, s.players[node.Player], strings.Join(moves, " or "))
+		fmt.Fprintf(&b, "%s%s%s chooses %s.\n", indent, how, s.Players[node.Player], strings.Join(moves, " or "))
 		for k, ch := range node.Children {
-			walk(ch, indent+"  ", fmt.Sprintf("After %s's %s: ", s.players[node.Player], s.shown.GetNodes()[n].GetBranches()[k].GetId()))
+			walk(ch, indent+"  ", fmt.Sprintf("After %s's %s: ", s.Players[node.Player], s.shown.GetNodes()[n].GetBranches()[k].GetId()))
 		}
 	}
 	walk(0, "", "At the start, ")

@@ -11,7 +11,8 @@ import (
 	sequentialv1 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
-	"github.com/parley-arena/parley/referee/games/equilibria"
+	"github.com/parley-arena/parley/referee/games/bargain"
+	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/gamefile"
 	"github.com/parley-arena/parley/referee/games/pretalk"
 	"google.golang.org/protobuf/proto"
@@ -47,16 +48,16 @@ func (st *state) mover() games.Seat { return games.Seat(st.s.tree.Node(st.node).
 
 // startMove begins the talk before the move at the current node, or the move itself.
 func (st *state) startMove() {
-	st.talk = pretalk.Start(st.s.talk, st.s.opener)
+	st.talk = st.s.StartTalk()
 	st.talking = !st.talk.Over
 	st.history.AddAnnouncement(st.turn, st.phaseText())
 }
 
 func (st *state) phaseText() string {
 	if st.talking {
-		return fmt.Sprintf("Talk before %s's move: up to %d %s, opened by %s.", st.s.players[st.mover()], st.s.talk, plural(int64(st.s.talk), "round", "rounds"), st.s.players[st.s.opener])
+		return fmt.Sprintf("Talk before %s's move: up to %d %s, opened by %s.", st.s.Players[st.mover()], st.s.Talk, pretalk.Plural(int64(st.s.Talk), "round", "rounds"), st.s.Players[st.s.Opener])
 	}
-	return fmt.Sprintf("%s to move: %s.", st.s.players[st.mover()], st.moveList())
+	return fmt.Sprintf("%s to move: %s.", st.s.Players[st.mover()], st.moveList())
 }
 
 func (st *state) moveList() string {
@@ -94,38 +95,32 @@ func (st *state) ToMove() []games.Seat {
 // Turn returns the current turn, 1-based.
 func (st *state) Turn() int32 { return st.turn }
 
-func (st *state) maxTurns() int32 { return st.s.depth * (2*st.s.talk + 1) }
+func (st *state) maxTurns() int32 { return st.s.depth * (int32(len(st.s.Players))*st.s.Talk + 1) }
 
 // Apply plays seat's action. Refused actions return a *games.Rejection and change nothing.
 func (st *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.MatchEvent, error) {
-	if err := games.CheckAction(action, seat, 2); err != nil {
+	if err := games.CheckAction(action, seat, len(st.s.Players)); err != nil {
 		return nil, err
 	}
 	if st.over {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN, "the game is over; no more moves can be made")
 	}
 	if !slices.Contains(st.ToMove(), seat) {
-		who := st.s.players[st.ToMove()[0]]
+		who := st.s.Players[st.ToMove()[0]]
 		what := "move"
 		if st.talking {
 			what = "talk"
 		}
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_OUT_OF_TURN, "%s is not to move on turn %d: it is %s's turn to %s",
-			games.SeatName(seat, st.s.players[:]), st.turn, who, what)
+			games.SeatName(seat, st.s.Players[:]), st.turn, who, what)
 	}
 	move := action.GetMove()
-	msgs := cloneMessages(action.GetMessages())
 	if st.talking {
-		if err := pretalk.Check(action); err != nil {
+		talk, err := st.talk.Speak(&st.history, st.turn, seat, action, st.s.Players)
+		if err != nil {
 			return nil, err
 		}
-		ended := move.GetPass() != nil
-		summary := fmt.Sprintf("%s speaks.", st.s.players[seat])
-		if ended {
-			summary = fmt.Sprintf("%s speaks and ends the talk.", st.s.players[seat])
-		}
-		st.history.AddMove(st.turn, seat, proto.CloneOf(move), msgs, summary)
-		st.talk = st.talk.Advance(seat, ended)
+		st.talk = talk
 		st.turn++
 		if !st.talk.Over {
 			return nil, nil
@@ -143,7 +138,7 @@ func (st *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.Mat
 	if b < 0 {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_INVALID_TERMS, "there is no move %q here; choose one of %s", ch.GetOption(), st.idList())
 	}
-	st.history.AddMove(st.turn, seat, proto.CloneOf(move), msgs, fmt.Sprintf("%s chooses %s.", st.s.players[seat], st.s.moveName(st.node, b)))
+	st.history.AddMove(st.turn, seat, proto.CloneOf(move), datagame.CloneMessages(action.GetMessages()), fmt.Sprintf("%s chooses %s.", st.s.Players[seat], st.s.moveName(st.node, b)))
 	st.path = append(slices.Clip(st.path), b)
 	st.node = st.s.tree.Node(st.node).Children[b]
 	if st.s.tree.Node(st.node).Leaf() {
@@ -164,14 +159,6 @@ func (st *state) idList() string {
 	return strings.Join(ids, " or ")
 }
 
-func cloneMessages(msgs []*gamev1.Message) []*gamev1.Message {
-	out := make([]*gamev1.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = proto.CloneOf(m)
-	}
-	return out
-}
-
 // Default is pass with "(no message)" on a talk turn, the first move at a decision; a pass
 // otherwise (refused).
 func (st *state) Default(seat games.Seat) *agentv1.Action {
@@ -180,10 +167,9 @@ func (st *state) Default(seat games.Seat) *agentv1.Action {
 	case st.talking:
 		return pretalk.Default()
 	default:
-		id := st.s.shown.GetNodes()[st.node].GetBranches()[0].GetId()
-		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: id}}}}
+		return datagame.Choose(st.s.shown.GetNodes()[st.node].GetBranches()[0].GetId())
 	}
-	return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}
+	return datagame.Pass()
 }
 
 // Outcome pays the leaf reached.
@@ -191,18 +177,15 @@ func (st *state) Outcome() *matchv1.Outcome {
 	if !st.over {
 		return &matchv1.Outcome{Summary: "The game is not over."}
 	}
-	pay := st.s.tree.Node(st.node).Payoffs
-	return &matchv1.Outcome{
-		Cause:   matchv1.EndCause_END_CAUSE_COMPLETED,
-		Payoffs: []float64{gamefile.RatFloat(pay[0]), gamefile.RatFloat(pay[1])},
-		Summary: st.outcomeText(),
+	out := &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_COMPLETED, Summary: st.outcomeText()}
+	for _, x := range st.s.tree.Node(st.node).Payoffs {
+		out.Payoffs = append(out.Payoffs, gamefile.RatFloat(x))
 	}
+	return out
 }
 
 func (st *state) outcomeText() string {
-	pay := st.s.tree.Node(st.node).Payoffs
-	return fmt.Sprintf("The game ends after %s: %s gets %s, %s gets %s.", st.pathText(),
-		st.s.players[0], equilibria.RatText(pay[0]), st.s.players[1], equilibria.RatText(pay[1]))
+	return fmt.Sprintf("The game ends after %s: %s.", st.pathText(), st.s.payText(st.s.tree.Node(st.node).Payoffs))
 }
 
 // pathText writes the moves made, e.g. "Alice's a2, Bob's b1".
@@ -210,7 +193,7 @@ func (st *state) pathText() string {
 	var parts []string
 	n := 0
 	for _, b := range st.path {
-		parts = append(parts, fmt.Sprintf("%s's %s", st.s.players[st.s.tree.Node(n).Player], st.s.shown.GetNodes()[n].GetBranches()[b].GetId()))
+		parts = append(parts, fmt.Sprintf("%s's %s", st.s.Players[st.s.tree.Node(n).Player], st.s.shown.GetNodes()[n].GetBranches()[b].GetId()))
 		n = st.s.tree.Node(n).Children[b]
 	}
 	return strings.Join(parts, ", ")
@@ -225,22 +208,14 @@ func (st *state) Clone() games.State {
 
 // Observe builds seat's observation.
 func (st *state) Observe(seat games.Seat) *agentv1.Observation {
-	obs := &agentv1.Observation{Game: Name, Seat: seat, Turn: st.turn, MaxTurns: st.maxTurns()}
-	if seat != 0 && seat != 1 {
-		obs.Briefing = fmt.Sprintf("Seat %d does not play in this game; the seats are 0 (%s) and 1 (%s).", seat, st.s.players[0], st.s.players[1])
+	obs, ok := st.s.Observation(Name, seat, st.turn, st.maxTurns(), nil)
+	if !ok {
 		return obs
-	}
-	for i, name := range st.s.players {
-		obs.Seats = append(obs.Seats, &gamev1.SeatInfo{Seat: int32(i), Name: name})
 	}
 	switch {
 	case st.over:
 	case st.talking:
-		obs.Phase = PhaseTalk
-		if st.talk.Speaker() == seat {
-			obs.LegalMoves = pretalk.LegalMoves()
-			obs.RequiredMessages = pretalk.RequiredMessages()
-		}
+		st.talk.Observe(obs, seat)
 	default:
 		obs.Phase = PhaseMove
 		if st.mover() == seat {
@@ -254,8 +229,8 @@ func (st *state) Observe(seat games.Seat) *agentv1.Observation {
 	v := &sequentialv1.View{
 		Tree:       proto.CloneOf(st.s.shown),
 		Node:       int32(st.node),
-		TalkRounds: st.s.talk,
-		TalkOpener: st.s.opener,
+		TalkRounds: st.s.Talk,
+		TalkOpener: st.s.Opener,
 	}
 	n := 0
 	for _, b := range st.path {
@@ -275,28 +250,36 @@ func (st *state) branchText(b int) string {
 	ch := st.s.tree.Node(st.node).Children[b]
 	node := st.s.tree.Node(ch)
 	if node.Leaf() {
-		return fmt.Sprintf("ends the game: %s gets %s, %s gets %s", st.s.players[0], equilibria.RatText(node.Payoffs[0]), st.s.players[1], equilibria.RatText(node.Payoffs[1]))
+		return "ends the game: " + st.s.payText(node.Payoffs)
 	}
-	return fmt.Sprintf("then %s moves", st.s.players[node.Player])
+	return fmt.Sprintf("then %s moves", st.s.Players[node.Player])
 }
 
 // briefing is the rules, the whole tree and where the match stands for seat.
 func (st *state) briefing(seat games.Seat) string {
 	s := st.s
 	var b strings.Builder
-	me, other := s.players[seat], s.players[1-seat]
-	if s.neutral || s.shown.GetTitle() == "" {
-		fmt.Fprintf(&b, "You are %s in a two-player game against %s, played in turns. Both of you know the whole game and see every move.\n", me, other)
-	} else {
-		fmt.Fprintf(&b, "You are %s in a two-player game, %s, against %s, played in turns. Both of you know the whole game and see every move.\n", me, s.shown.GetTitle(), other)
+	me := s.Players[seat]
+	var others []string
+	for _, o := range datagame.Others(seat, len(s.Players)) {
+		others = append(others, s.Players[o])
+	}
+	titled := !s.Neutral && s.shown.GetTitle() != ""
+	switch {
+	case len(s.Players) == 2 && !titled:
+		fmt.Fprintf(&b, "You are %s in a two-player game against %s, played in turns. Both of you know the whole game and see every move.\n", me, others[0])
+	case len(s.Players) == 2:
+		fmt.Fprintf(&b, "You are %s in a two-player game, %s, against %s, played in turns. Both of you know the whole game and see every move.\n", me, s.shown.GetTitle(), others[0])
+	case !titled:
+		fmt.Fprintf(&b, "You are %s in a game of %s players with %s, played in turns. All of you know the whole game and see every move.\n", me, datagame.Number(len(s.Players)), bargain.AndList(others))
+	default:
+		fmt.Fprintf(&b, "You are %s in a game of %s players, %s, with %s, played in turns. All of you know the whole game and see every move.\n", me, datagame.Number(len(s.Players)), s.shown.GetTitle(), bargain.AndList(others))
 	}
 	b.WriteString("\nThe game\n")
 	b.WriteString(s.text)
 	b.WriteString("\nHow it goes\n")
-	if s.talk > 0 {
-		fmt.Fprintf(&b, "- Before every move there is public talk of up to %d %s; in each, %s writes one message and %s replies with one. "+
-			"On your talk turn, say sends your message and the talk goes on; pass sends it and ends the talk at once. Nothing said binds anyone.\n",
-			s.talk, plural(int64(s.talk), "round", "rounds"), s.players[s.opener], s.players[1-s.opener])
+	if s.Talk > 0 {
+		fmt.Fprintf(&b, "- %s\n", pretalk.Rules("Before every move", s.Talk, s.Opener, s.Players))
 	}
 	b.WriteString("- The player to move sends a choose move with the id of one of its moves at that point.\n")
 	b.WriteString("\nNow\n")
@@ -307,18 +290,11 @@ func (st *state) briefing(seat games.Seat) string {
 	case st.over:
 		fmt.Fprintf(&b, "- %s\n", st.outcomeText())
 	case st.talking:
-		fmt.Fprintf(&b, "- %s Then %s moves.\n", st.talk.Status(s.players, seat), s.players[st.mover()])
+		fmt.Fprintf(&b, "- %s Then %s moves.\n", st.talk.Status(s.Players, seat), s.Players[st.mover()])
 	case st.mover() == seat:
 		fmt.Fprintf(&b, "- It is your move: %s.\n", st.moveList())
 	default:
-		fmt.Fprintf(&b, "- It is %s's move.\n", s.players[st.mover()])
+		fmt.Fprintf(&b, "- It is %s's move.\n", s.Players[st.mover()])
 	}
 	return b.String()
-}
-
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -43,9 +43,10 @@ import (
 	"strconv"
 	"strings"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
 	tradingv1 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/bargain"
 	"google.golang.org/protobuf/proto"
@@ -80,20 +81,20 @@ func New() games.Game { return game{} }
 type game struct{}
 
 // Info describes the game, its seats and every parameter.
-func (game) Info() *refereev1.GameInfo {
-	mapParam := func(name, def, desc string) *refereev1.ParamInfo {
-		return &refereev1.ParamInfo{Name: name, Kind: refereev1.ParamKind_PARAM_KIND_STRING, DefaultValue: def, Description: desc}
+func (game) Info() *gamev1.GameInfo {
+	mapParam := func(name, def, desc string) *gamev1.ParamInfo {
+		return &gamev1.ParamInfo{Name: name, Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: def, Description: desc}
 	}
-	return &refereev1.GameInfo{
+	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Resource exchange: each player holds resources and has a private goal; they take turns proposing trades, or waiting, until one accepts.",
 		RulesVersion: RulesVersion,
 		Seats:        bargain.SeatNames(),
 		SeatRoles:    []string{"", ""},
-		Params: []*refereev1.ParamInfo{
-			{Name: "max_turns", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
+		Params: []*gamev1.ParamInfo{
+			{Name: "max_turns", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
 				Description: fmt.Sprintf("Turns of both players together, P1 first. From 1 to %d.", bargain.MaxMaxTurns)},
-			{Name: "max_proposals", Kind: refereev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(bargain.DefaultMaxProposals(DefaultMaxTurns))),
+			{Name: "max_proposals", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(bargain.DefaultMaxProposals(DefaultMaxTurns))),
 				Description: "Proposals each player may make; unset: max_turns/2 - 1 (3 with 8 turns); 0: no limit."},
 			mapParam("p1_holdings", "X:25,Y:5", fmt.Sprintf("P1's starting holdings as resource:amount pairs. Resource names are words of letters, digits, '_' or '-' starting with a letter; at most %d resources in play.", MaxResources)),
 			mapParam("p2_holdings", "X:5,Y:25", "P2's starting holdings, as p1_holdings."),

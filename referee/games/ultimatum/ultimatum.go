@@ -35,7 +35,6 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/bargain"
 	"google.golang.org/protobuf/proto"
@@ -81,29 +80,29 @@ func New() games.Game { return game{} }
 type game struct{}
 
 // Info describes the game, its seats and its parameters.
-func (game) Info() *refereev1.GameInfo {
-	return &refereev1.GameInfo{
+func (game) Info() *gamev1.GameInfo {
+	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Multi-turn ultimatum: P1 holds money, P2 nothing; they take turns proposing how to split it until one accepts or rejects.",
 		RulesVersion: RulesVersion,
 		Seats:        seatNames[:],
 		SeatRoles:    seatRoles[:],
-		Params: []*refereev1.ParamInfo{
+		Params: []*gamev1.ParamInfo{
 			{
 				Name:         "total",
-				Kind:         refereev1.ParamKind_PARAM_KIND_INT,
+				Kind:         gamev1.ParamKind_PARAM_KIND_INT,
 				DefaultValue: strconv.FormatInt(DefaultTotal, 10),
 				Description:  fmt.Sprintf("Money P1 holds at the start, which the players split. A whole number from 1 to %d (2^53).", MaxTotal),
 			},
 			{
 				Name:         "max_turns",
-				Kind:         refereev1.ParamKind_PARAM_KIND_INT,
+				Kind:         gamev1.ParamKind_PARAM_KIND_INT,
 				DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
 				Description:  fmt.Sprintf("Turns of both players together; P1 moves on odd turns, P2 on even ones, and no proposal may be made on the last. From 1 to %d.", MaxMaxTurns),
 			},
 			{
 				Name:         "currency",
-				Kind:         refereev1.ParamKind_PARAM_KIND_STRING,
+				Kind:         gamev1.ParamKind_PARAM_KIND_STRING,
 				DefaultValue: DefaultCurrency,
 				Description:  fmt.Sprintf("Name of the money, used as the resource name in proposals and in briefings. One word of letters, digits, '_' or '-', starting with a letter, at most %d characters.", MaxCurrencyLen),
 			},

@@ -87,7 +87,7 @@ func TestMetaGameFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if eq := equilibria.PureNash(mat); len(eq) != 1 || eq[0].Row != 1 || eq[0].Col != 1 {
+	if eq := equilibria.PureNash(mat); len(eq) != 1 || eq[0][0] != 1 || eq[0][1] != 1 {
 		t.Errorf("pure equilibria %v, want (b, b)", eq)
 	}
 	// a|x vs b: a|x as P1 got 10, as P2 8: 9; b as P2 got 10, as P1 12: 11.

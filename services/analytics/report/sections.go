@@ -160,12 +160,15 @@ func Sections(g *tables.Game) []Section {
 	}
 
 	if len(g.Usage) > 0 {
-		sec := Section{Title: "Language-model usage", Note: "Summed over every seat that reported usage, void matches included. Format-failure rate: failures per model call.",
-			Header: []string{"model", "seats", "prompt tokens", "completion tokens", "calls", "retries", "format failures", "format-failure rate"}}
+		sec := Section{Title: "Language-model usage", Note: "Summed over every seat that reported usage, void matches included. Format-failure rate: failures per model call. " +
+			"Fallbacks: moves the agent played itself because its model gave nothing usable (of which budget: because a token or cost budget was spent). " +
+			"Cached tokens: replies served from the cache, at what they cost when made. Cost: by the agents' price tables.",
+			Header: []string{"model", "seats", "prompt tokens", "completion tokens", "cached tokens", "calls", "retries", "format failures", "format-failure rate", "fallbacks", "of which budget", "cost ($)"}}
 		for _, u := range g.Usage {
 			sec.Rows = append(sec.Rows, []string{u.Model, strconv.Itoa(u.Seats), strconv.FormatInt(u.PromptTokens, 10),
-				strconv.FormatInt(u.CompletionTokens, 10), strconv.Itoa(u.Calls), strconv.Itoa(u.Retries),
-				strconv.Itoa(u.FormatFailures), pct(u.FormatFailureRate)})
+				strconv.FormatInt(u.CompletionTokens, 10), strconv.FormatInt(u.CachedTokens, 10), strconv.Itoa(u.Calls), strconv.Itoa(u.Retries),
+				strconv.Itoa(u.FormatFailures), pct(u.FormatFailureRate), strconv.Itoa(u.Fallbacks), strconv.Itoa(u.BudgetFallbacks),
+				strconv.FormatFloat(float64(u.CostMicrodollars)/1e6, 'f', 4, 64)})
 		}
 		add(sec)
 	}

@@ -397,6 +397,12 @@ type ModelUsage struct {
 	Calls, Retries, FormatFailures int
 	// FormatFailureRate is FormatFailures over Calls (unset without calls).
 	FormatFailureRate Mean
+	// Fallbacks counts fallback actions, BudgetFallbacks those played because a budget was
+	// spent; tables can show them or leave out the matches that had any.
+	Fallbacks, BudgetFallbacks int
+	// CachedTokens are tokens of cached replies (at what they cost when made); Cost is in
+	// millionths of a dollar, by the agents' price tables.
+	CachedTokens, CostMicrodollars int64
 }
 
 func usage(rows []metrics.Row) []ModelUsage {
@@ -419,6 +425,14 @@ func usage(rows []metrics.Row) []ModelUsage {
 			mu.Calls += int(u.GetCalls())
 			mu.Retries += int(u.GetRetries())
 			mu.FormatFailures += int(u.GetFormatFailures())
+			fallbacks := int(u.GetFallbacks())
+			if fallbacks == 0 && u.GetFallback() {
+				fallbacks = 1
+			}
+			mu.Fallbacks += fallbacks
+			mu.BudgetFallbacks += int(u.GetBudgetFallbacks())
+			mu.CachedTokens += u.GetCachedTokens()
+			mu.CostMicrodollars += u.GetCostMicrodollars()
 		}
 	}
 	out := make([]ModelUsage, 0, len(by))

@@ -3,16 +3,12 @@ package agentcheckcmd
 import (
 	"bytes"
 	"context"
-	"errors"
-	"net"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
@@ -36,7 +32,7 @@ func serve(t *testing.T, agent sdk.Agent, info *gamev1.AgentInfo) string {
 func check(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	deps := &cli.Deps{Out: &out, Err: &errOut, Games: catalog.New(), Getenv: func(string) string { return "" }}
+	deps := &cli.Deps{Out: &out, Err: &errOut, Games: catalog.New(), Getenv: func(string) string { return "" }, Builtins: builtin.Agents{}}
 	cmd := NewCmd(deps)
 	cmd.SetArgs(args)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true // as the root command does
@@ -91,32 +87,9 @@ func TestGoBotPasses(t *testing.T) {
 	}
 }
 
-// --param sets the game the bot is checked on: every observation carries those parameters.
-func TestParams(t *testing.T) {
-	var mu sync.Mutex
-	seen := map[[2]int64]int{} // (total, max_turns) -> observations
-	inner := randomBot(3)
-	bot := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-		p := obs.GetUltimatum().GetParams()
-		mu.Lock()
-		seen[[2]int64{p.GetTotal(), int64(p.GetMaxTurns())}]++
-		mu.Unlock()
-		return inner.Act(ctx, obs)
-	})
-	addr := serve(t, bot, &gamev1.AgentInfo{Name: "params", Games: []string{"ultimatum"}})
-	out, code := check(t, addr, "--game", "ultimatum", "--param", "total=10", "--param", "max_turns=3", "--matches", "1", "--deadline", "5s")
-	if code != 0 {
-		t.Fatalf("exit status %d, want 0:\n%s", code, out)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) != 1 || seen[[2]int64{10, 3}] == 0 {
-		t.Errorf("observations by (total, max_turns): %v, want all (10, 3)", seen)
-	}
-}
-
 // A bot that answers every request with a move no game allows fails the legal-replies and
-// rejection checks, saying what the referee refused and why.
+// rejection checks, saying what the referee refused and why, and the command exits 1. (What
+// each check catches is referee/agenttest's to test.)
 func TestIllegalBot(t *testing.T) {
 	bad := sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: "no-such-option"}}}}, nil
@@ -143,131 +116,6 @@ func TestIllegalBot(t *testing.T) {
 	}
 }
 
-// A bot slower than the deadline fails the deadline check, with the moves it was late for.
-func TestSlowBot(t *testing.T) {
-	inner := randomBot(1)
-	slow := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-		select {
-		case <-time.After(300 * time.Millisecond):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return inner.Act(ctx, obs)
-	})
-	addr := serve(t, slow, botInfo)
-	out, code := check(t, addr, "--game", "matrix", "--matches", "1", "--deadline", "100ms")
-	if code != 1 {
-		t.Errorf("exit status %d, want 1", code)
-	}
-	if verdict(t, out, "deadline") != "FAIL" {
-		t.Error("a slow bot passed the deadline check")
-	}
-	if !regexp.MustCompile(`0 of \d+ replies within 100ms`).MatchString(out) || !strings.Contains(out, "matrix, seat 0, turn 1, attempt 1: took") {
-		t.Error("the report does not say which replies were late")
-	}
-}
-
-// A bot that chokes on fields it does not know fails the unknown-fields check only.
-func TestStrictDecoderBot(t *testing.T) {
-	inner := randomBot(1)
-	strict := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-		if len(obs.ProtoReflect().GetUnknown()) > 0 {
-			return nil, errors.New("unknown field in the observation")
-		}
-		return inner.Act(ctx, obs)
-	})
-	addr := serve(t, strict, botInfo)
-	out, code := check(t, addr, "--game", "ultimatum", "--matches", "1", "--deadline", "5s")
-	if code != 1 {
-		t.Errorf("exit status %d, want 1", code)
-	}
-	if verdict(t, out, "ultimatum: unknown fields") != "FAIL" || !strings.Contains(out, "ERROR: Internal: act: unknown field in the observation") {
-		t.Error("the unknown-fields check did not fail with the bot's error")
-	}
-	if verdict(t, out, "ultimatum: legal replies") != "PASS" || verdict(t, out, "ultimatum: rejection") != "PASS" {
-		t.Error("other checks failed")
-	}
-}
-
-// A bot that plays legally but answers a rejection with nothing fails the rejection check.
-func TestBotIgnoringRejections(t *testing.T) {
-	inner := randomBot(1)
-	stubborn := sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-		if obs.GetLastRejection() != nil {
-			return &agentv1.Action{}, nil
-		}
-		return inner.Act(ctx, obs)
-	})
-	addr := serve(t, stubborn, botInfo)
-	out, code := check(t, addr, "--game", "coalition", "--matches", "1", "--deadline", "5s")
-	if code != 1 {
-		t.Errorf("exit status %d, want 1", code)
-	}
-	if verdict(t, out, "coalition: rejection") != "FAIL" || !strings.Contains(out, "attempt 2: refused (MISSING_MOVE)") {
-		t.Error("the rejection check did not fail")
-	}
-	if verdict(t, out, "coalition: legal replies") != "PASS" {
-		t.Error("legal replies failed")
-	}
-}
-
-// agentOnly serves the agent protocol without the health service.
-type agentOnly struct {
-	agentv1.UnimplementedAgentServiceServer
-	bot *random.Agent
-}
-
-func (a agentOnly) Act(ctx context.Context, req *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-	act, err := a.bot.Act(ctx, req.GetObservation())
-	return &agentv1.ActResponse{Action: act}, err
-}
-
-func (a agentOnly) Describe(context.Context, *agentv1.DescribeRequest) (*agentv1.DescribeResponse, error) {
-	return &agentv1.DescribeResponse{Agent: &gamev1.AgentInfo{}}, nil
-}
-
-// A server without the health service, and a Describe without a name, fail those checks.
-func TestNoHealthNoName(t *testing.T) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	agentv1.RegisterAgentServiceServer(srv, agentOnly{bot: randomBot(2)})
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-	out, code := check(t, "grpc://"+lis.Addr().String(), "--game", "matrix", "--matches", "1", "--deadline", "5s")
-	if code != 1 || verdict(t, out, "health") != "FAIL" || verdict(t, out, "describe") != "FAIL" {
-		t.Fatalf("exit status %d", code)
-	}
-	for _, want := range []string{"serves no grpc.health.v1.Health service", "the reply has no name"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the report lacks %q", want)
-		}
-	}
-	if verdict(t, out, "matrix: legal replies") != "PASS" {
-		t.Error("legal replies failed")
-	}
-}
-
-// Nothing listening: one failing line per check that could run, no hang.
-func TestUnreachable(t *testing.T) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "grpc://" + lis.Addr().String()
-	lis.Close()
-	start := time.Now()
-	out, code := check(t, addr, "--deadline", "2s")
-	if code != 1 || verdict(t, out, "health") != "FAIL" || verdict(t, out, "describe") != "FAIL" || !strings.Contains(out, "unreachable") {
-		t.Errorf("exit status %d", code)
-	}
-	if time.Since(start) > 10*time.Second {
-		t.Errorf("took %s", time.Since(start))
-	}
-}
-
 func TestUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"grpc://127.0.0.1:1", "--game", "chess"},
@@ -281,6 +129,27 @@ func TestUsage(t *testing.T) {
 		out, code := check(t, args...)
 		if code == 0 || !strings.Contains(out, "error: ") || strings.Count(strings.TrimSpace(out), "\n") > 1 {
 			t.Errorf("%v: exit status %d, output:\n%s", args, code, out)
+		}
+	}
+}
+
+// A dial-out bot is checked through a gateway, with the team's token; anything missing or
+// misplaced is a usage error naming what to give.
+func TestDialOutUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"bot:acme/steady"}, "--gateway"},
+		{[]string{"bot:acme/steady", "--gateway", "http://127.0.0.1:1"}, "--token"},
+		{[]string{"bot:acme/steady@2", "--gateway", "http://127.0.0.1:1", "--token", "pt_x"}, "whatever its version"},
+		{[]string{"bot:acme", "--gateway", "http://127.0.0.1:1", "--token", "pt_x"}, "bot:TEAM/NAME"},
+		{[]string{"bot:acme/steady", "--gateway", "ftp://127.0.0.1:1", "--token", "pt_x"}, "http://host:port"},
+		{[]string{"grpc://127.0.0.1:1", "--gateway", "http://127.0.0.1:1"}, "check grpc://127.0.0.1:1 directly"},
+	} {
+		out, code := check(t, tc.args...)
+		if code != 2 || !strings.Contains(out, "error: ") || !strings.Contains(out, tc.says) || strings.Count(strings.TrimSpace(out), "\n") > 1 {
+			t.Errorf("%v: exit status %d, want 2 and an error saying %q; output:\n%s", tc.args, code, tc.says, out)
 		}
 	}
 }

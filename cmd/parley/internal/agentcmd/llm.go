@@ -39,6 +39,11 @@ type llmOptions struct {
 	requestTimeout time.Duration
 	structured     string
 	list           bool
+	budgetTokens   int64
+	budgetUSD      float64
+	prices         string
+	target         string
+	preflight      bool
 	verbose        bool
 }
 
@@ -61,6 +66,11 @@ func (o *llmOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.attempts, "attempts", llm.DefaultAttempts, "replies asked for per move, corrections included, before the fallback move")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 0, "bound on one call, retried while the move has time (0: the move's deadline only)")
 	fs.StringVar(&o.structured, "structured", llm.StructuredAuto, "structured output for the JSON style: auto, json_schema, json_object or off")
+	fs.Int64Var(&o.budgetTokens, "budget-tokens", 0, "tokens the agent may spend while it serves (0: no cap); then it plays its fallback")
+	fs.Float64Var(&o.budgetUSD, "budget-usd", 0, "dollars the agent may spend while it serves, by the price table (0: no cap)")
+	fs.StringVar(&o.prices, "prices", "", "price table file (YAML, dollars per million tokens; default: the shipped one)")
+	fs.StringVar(&o.target, "target", "", "the party a targeted persona works against")
+	fs.BoolVar(&o.preflight, "preflight", true, "check the endpoint and key (GET /models) before serving")
 	fs.BoolVar(&o.list, "list", false, "list personas, styles and reasoning steps, then exit")
 	fs.BoolVar(&o.verbose, "verbose", false, "log every move to stderr")
 }
@@ -123,7 +133,13 @@ func runLLM(ctx context.Context, deps *cli.Deps, o *llmOptions) error {
 		Persona: o.persona, Style: o.style, Reasoning: o.reasoning, PromptDir: o.promptDir,
 		CacheScope: o.cacheScope, Concurrency: o.concurrency, Attempts: o.attempts,
 		RequestTimeout: o.requestTimeout, Structured: o.structured, Logger: logger,
+		APIKeyEnv: o.apiKeyEnv, BudgetTokens: o.budgetTokens, BudgetMicrodollars: int64(o.budgetUSD * 1e6), Target: o.target,
 	}
+	prices, err := llm.LoadPrices(o.prices)
+	if err != nil {
+		return cli.Usagef("--prices: %v", err)
+	}
+	cfg.Prices = prices
 	if !o.noCache {
 		cfg.CacheDir = o.cacheDir
 		if cfg.CacheDir == "" {
@@ -145,6 +161,14 @@ func runLLM(ctx context.Context, deps *cli.Deps, o *llmOptions) error {
 		return err
 	}
 	defer agent.Close()
+	if o.preflight {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := agent.Check(cctx)
+		cancel()
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+	}
 	lis, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return cli.Usagef("--listen %s: %v", o.listen, err)

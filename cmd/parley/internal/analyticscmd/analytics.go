@@ -20,6 +20,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/services/analytics"
 	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
@@ -57,7 +58,7 @@ an embedded NATS server (data in --store-dir), which only sees events already in
 	cmd.Flags().StringVar(&o.db, "db", "parley-analytics.db", "SQLite database file (created if missing)")
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:7080", "address to serve the analytics API on")
 	cmd.Flags().StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
-	cmd.Flags().StringVar(&o.durable, "durable", analytics.DefaultDurable, "name of the durable JetStream consumer")
+	cmd.Flags().StringVar(&o.durable, "durable", natsname.AnalyticsConsumer, "name of the durable JetStream consumer")
 	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (the consumer's lag); empty: off")
 	return cmd
 }
@@ -96,7 +97,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	cons := analytics.NewConsumer(b.JetStream(), store, catalog.New(), logger, analytics.ConsumerConfig{Durable: o.durable})
 	if metricsLis != nil {
 		metrics := telemetry.New()
-		metrics.WatchConsumer(b.JetStream(), bus.StreamName, o.durable)
+		metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, o.durable)
 		metricsCtx, stopMetrics := context.WithCancel(ctx)
 		defer stopMetrics()
 		go func() {

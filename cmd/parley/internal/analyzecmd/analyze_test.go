@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/referee/catalog"
 )
@@ -16,7 +17,7 @@ import (
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	deps := &cli.Deps{Out: &out, Err: &out, Games: catalog.New(), Getenv: func(string) string { return "" }}
+	deps := &cli.Deps{Out: &out, Err: &out, Games: catalog.New(), Builtins: builtin.Agents{}, Getenv: func(string) string { return "" }}
 	cmd := NewCmd(deps)
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)

@@ -3,7 +3,6 @@ package analyzecmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,13 +15,11 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	dondv1 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games/dealornodeal"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/corpus"
-	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 	dondmetrics "github.com/parley-arena/parley/services/analytics/metrics/dealornodeal"
 )
@@ -83,7 +80,7 @@ seat whose agent records its belief (the bayes agent). Repeat it for several pai
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
-			return runDond(cmd.Context(), deps.Out, o)
+			return runDond(cmd.Context(), deps, o)
 		},
 	}
 	fs := cmd.Flags()
@@ -98,7 +95,8 @@ seat whose agent records its belief (the bayes agent). Repeat it for several pai
 	return cmd
 }
 
-func runDond(ctx context.Context, out io.Writer, o *dondOptions) error {
+func runDond(ctx context.Context, deps *cli.Deps, o *dondOptions) error {
+	out := deps.Out
 	data, err := os.ReadFile(o.data)
 	if err != nil {
 		return cli.Usagef("--data: %v", err)
@@ -179,7 +177,7 @@ func runDond(ctx context.Context, out io.Writer, o *dondOptions) error {
 	rows = append(rows, row{"Best", dondmetrics.Summarize(best)})
 	for _, pair := range o.play {
 		agents := strings.Split(pair, ",")
-		s, err := playDond(ctx, kept, agents, o)
+		s, err := playDond(ctx, deps, kept, agents, o)
 		if err != nil {
 			return err
 		}
@@ -238,18 +236,18 @@ func shortNames(agents []string) []string {
 }
 
 // playDond plays one match per datapoint between the two agents and summarizes their rows.
-func playDond(ctx context.Context, points []corpus.Datapoint, agents []string, o *dondOptions) (dondmetrics.Summary, error) {
-	conns, err := agentconn.OpenAll(ctx, agents)
-	if err != nil {
+func playDond(ctx context.Context, deps *cli.Deps, points []corpus.Datapoint, agents []string, o *dondOptions) (dondmetrics.Summary, error) {
+	resolver := deps.Resolver()
+	check := &launch.Preparer{Games: deps.Games, Agents: resolver}
+	if _, err := check.CheckAgents(ctx, dealornodeal.Name, agents); err != nil {
 		return dondmetrics.Summary{}, cli.Usagef("--play: %v", err)
 	}
-	defer agentconn.CloseAll(conns)
-	clients := []agentv1.AgentServiceClient{conns[0].Client, conns[1].Client}
+	prep := &launch.Preparer{Games: deps.Games, Agents: resolver, NoProbe: true}
+	player := &launch.Player{Agents: resolver}
 	reg, err := metrics.NewRegistry(dondmetrics.New())
 	if err != nil {
 		return dondmetrics.Summary{}, err
 	}
-	runner := match.NewRunner(nil)
 	var rows [][]metrics.Value
 	for i, p := range points {
 		params := &matchv1.GameParams{Family: &matchv1.GameParams_Dealornodeal{Dealornodeal: &dondv1.Params{
@@ -260,14 +258,15 @@ func playDond(ctx context.Context, points []corpus.Datapoint, agents []string, o
 			MaxTurns:    proto.Int32(o.maxTurns),
 			Source:      proto.String(p.Source),
 		}}}
-		res, err := runner.Run(ctx, match.Spec{
-			ID:     fmt.Sprintf("dond-analysis-%d", i+1),
-			Game:   dealornodeal.New(),
-			Params: params,
-			Seed:   uint64(i + 1),
-			Agents: clients,
+		m, err := prep.Prepare(ctx, launch.Request{
+			MatchID: fmt.Sprintf("dond-analysis-%d", i+1), Game: dealornodeal.Name, Params: params,
+			Seed: uint64(i + 1), SeedGiven: true, Agents: agents,
 			Limits: &matchv1.Limits{MoveTimeout: durationpb.New(o.timeout)},
 		})
+		if err != nil {
+			return dondmetrics.Summary{}, fmt.Errorf("--play %s: datapoint %s: %w", strings.Join(agents, ","), p.Source, err)
+		}
+		res, err := player.Play(ctx, m, nil, launch.PlayOptions{})
 		if err != nil {
 			return dondmetrics.Summary{}, fmt.Errorf("--play %s: datapoint %s: %w", strings.Join(agents, ","), p.Source, err)
 		}

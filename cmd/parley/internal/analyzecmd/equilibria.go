@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math/big"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -36,18 +37,22 @@ func newEquilibriaCmd(deps *cli.Deps, runF func(context.Context, *equilibriaOpti
 	cmd := &cobra.Command{
 		Use:   "equilibria GAME [GAME2 --compare]",
 		Short: "Exact equilibria of a matrix game or a game tree given as data",
-		Long: `Compute, exactly (rational arithmetic), the equilibria of a two-player game given as data.
+		Long: `Compute, exactly (rational arithmetic), the equilibria of a game given as data, of any
+number of players.
 
 GAME is a game file (YAML or JSON; format in referee/games/gamefile) or the name of a shipped
 game (` + strings.Join(gamefile.Library(""), ", ") + `).
 
 For a matrix game: every pure Nash equilibrium, whether each is Pareto-optimal (against all
-profiles), the equilibria no other equilibrium Pareto-dominates, and the mixed equilibria
-support enumeration finds (the 2x2 mixed equilibrium among them). For a game tree: the
-subgame-perfect equilibrium by backward induction with every tie reported, every outcome a
-subgame-perfect equilibrium can reach, and the outcomes of the pure Nash equilibria of the
-tree's normal form. With --compare and two matrix games: whether they have the same
-pure-equilibrium set.`,
+profiles), the equilibria no other equilibrium Pareto-dominates, and the actions dominated by
+another action (iterated elimination of strictly dominated actions; weakly dominated ones).
+For two players also every extreme mixed equilibrium, degenerate games included, and the
+maximal Nash subsets they form (every equilibrium lies in one); mixed equilibria of three or
+more players are not computed, and the output says so. For a game tree: the subgame-perfect
+equilibrium by backward induction with every tie reported, every outcome a subgame-perfect
+equilibrium can reach, and the outcomes of the pure Nash equilibria of the tree's normal form.
+With --compare and two matrix games: whether they have the same pure-equilibrium set, matching
+actions by name when both games use the same names, else by position (and saying so).`,
 		Example: `  parley analyze equilibria prisoners_dilemma
   parley analyze equilibria my-game.yaml
   parley analyze equilibria stag_hunt stag_hunt_2 --compare
@@ -74,7 +79,7 @@ pure-equilibrium set.`,
 			return runEquilibria(deps.Out, o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.compare, "compare", false, "compare the pure-equilibrium sets of two matrix games")
+	cmd.Flags().BoolVar(&o.compare, "compare", false, "compare the pure-equilibrium sets of two matrix games (actions matched by name, else by position)")
 	cmd.Flags().BoolVar(&o.all, "all", false, "analyze every shipped game")
 	cmd.Flags().StringVar(&o.scale, "scale", "", "multiply every payoff (a game's scale parameter, e.g. golden balls' jackpot); default the game's own")
 	return cmd
@@ -157,21 +162,90 @@ func runEquilibria(out io.Writer, o *equilibriaOptions) error {
 	if len(matrices) != 2 {
 		return cli.Usagef("--compare compares two matrix games")
 	}
-	c := equilibria.ComparePureNash(matrices[0], matrices[1])
 	fmt.Fprintln(out)
-	switch {
-	case !c.SameShape:
-		fmt.Fprintf(out, "Compare: not comparable: %s is %d x %d, %s is %d x %d.\n", names[0], matrices[0].Rows(), matrices[0].Cols(), names[1], matrices[1].Rows(), matrices[1].Cols())
-	case c.Same:
-		fmt.Fprintf(out, "Compare: the same pure-equilibrium set: %s.\n", profileSet(files[0].Table, c.A))
-	default:
-		fmt.Fprintf(out, "Compare: different pure-equilibrium sets: %s has %s, %s has %s.\n", names[0], profileSet(files[0].Table, c.A), names[1], profileSet(files[1].Table, c.B))
-	}
+	writeCompare(out, names, [2]*matrixv1.Table{files[0].Table, files[1].Table}, [2]*equilibria.Matrix{matrices[0], matrices[1]})
 	return nil
 }
 
+// matchActions matches b's actions to a's: by name when every player has the same action ids
+// in both (in any order), else nil (by position).
+func matchActions(a, b *matrixv1.Table) [][]int {
+	aa, ba := gamefile.TableActions(a), gamefile.TableActions(b)
+	if len(aa) != len(ba) {
+		return nil
+	}
+	match := make([][]int, len(aa))
+	for p := range aa {
+		if len(aa[p]) != len(ba[p]) {
+			return nil
+		}
+		for _, x := range aa[p] {
+			k := slices.IndexFunc(ba[p], func(y *matrixv1.Action) bool { return y.GetId() == x.GetId() })
+			if k < 0 {
+				return nil
+			}
+			match[p] = append(match[p], k)
+		}
+	}
+	return match
+}
+
+// writeCompare says whether two matrix games share their pure-equilibrium set, how their
+// actions were matched, and each game's equilibria in its own labels.
+func writeCompare(out io.Writer, names []string, t [2]*matrixv1.Table, m [2]*equilibria.Matrix) {
+	match := matchActions(t[0], t[1])
+	c := equilibria.ComparePureNash(m[0], m[1], match)
+	if !c.SameShape {
+		shape := func(m *equilibria.Matrix) string {
+			var sizes []string
+			for p := range m.Players() {
+				sizes = append(sizes, fmt.Sprint(m.Actions(p)))
+			}
+			return strings.Join(sizes, " x ")
+		}
+		fmt.Fprintf(out, "Compare: not comparable: %s is %s, %s is %s.\n", names[0], shape(m[0]), names[1], shape(m[1]))
+		return
+	}
+	how := "actions matched by name"
+	if match == nil {
+		var pairs []string
+		players := gamefile.Players(t[0].GetPlayers())
+		acts := [2][][]*matrixv1.Action{gamefile.TableActions(t[0]), gamefile.TableActions(t[1])}
+		for p := range acts[0] {
+			var eq []string
+			for i, a := range acts[0][p] {
+				eq = append(eq, a.GetId()+" = "+acts[1][p][i].GetId())
+			}
+			pairs = append(pairs, fmt.Sprintf("%s %s", players[p], strings.Join(eq, ", ")))
+		}
+		how = "actions matched by position, as their names differ: " + strings.Join(pairs, "; ")
+	}
+	both := fmt.Sprintf("%s has %s, %s has %s", names[0], profileSet(t[0], c.A), names[1], profileSet(t[1], c.B))
+	if c.Same {
+		same := "the same pure-equilibrium set"
+		if match == nil {
+			same += " under this matching"
+		}
+		fmt.Fprintf(out, "Compare (%s): %s: %s.\n", how, same, both)
+		return
+	}
+	fmt.Fprintf(out, "Compare (%s): different pure-equilibrium sets: %s", how, both)
+	if len(c.OnlyA) > 0 {
+		fmt.Fprintf(out, "; only %s has %s", names[0], profileSet(t[0], c.OnlyA))
+	}
+	if len(c.OnlyB) > 0 {
+		fmt.Fprintf(out, "; only %s has %s", names[1], profileSet(t[1], c.OnlyB))
+	}
+	fmt.Fprintln(out, ".")
+}
+
 func profileName(t *matrixv1.Table, p equilibria.Profile) string {
-	return fmt.Sprintf("(%s, %s)", t.GetRows()[p.Row].GetId(), t.GetCols()[p.Col].GetId())
+	acts := gamefile.TableActions(t)
+	ids := make([]string, len(p))
+	for player, a := range p {
+		ids[player] = acts[player][a].GetId()
+	}
+	return "(" + strings.Join(ids, ", ") + ")"
 }
 
 func profileSet(t *matrixv1.Table, ps []equilibria.Profile) string {
@@ -195,7 +269,16 @@ func title(name, t string) string {
 // writeMatrix prints the table and its equilibria.
 func writeMatrix(out io.Writer, name string, t *matrixv1.Table, scale *big.Rat, m *equilibria.Matrix) error {
 	players := gamefile.Players(t.GetPlayers())
-	fmt.Fprintf(out, "%s: matrix game, %d x %d; rows %s, columns %s", title(name, t.GetTitle()), m.Rows(), m.Cols(), players[0], players[1])
+	acts := gamefile.TableActions(t)
+	if m.Players() == 2 {
+		fmt.Fprintf(out, "%s: matrix game, %d x %d; rows %s, columns %s", title(name, t.GetTitle()), m.Rows(), m.Cols(), players[0], players[1])
+	} else {
+		var sizes []string
+		for p := range m.Players() {
+			sizes = append(sizes, fmt.Sprint(m.Actions(p)))
+		}
+		fmt.Fprintf(out, "%s: matrix game of %d players, %s actions; players %s", title(name, t.GetTitle()), m.Players(), strings.Join(sizes, " x "), strings.Join(players, ", "))
+	}
 	if scale.Cmp(big.NewRat(1, 1)) != 0 || t.GetScaleName() != "" {
 		what := t.GetScaleName()
 		if what == "" {
@@ -205,18 +288,30 @@ func writeMatrix(out io.Writer, name string, t *matrixv1.Table, scale *big.Rat, 
 	}
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 2, 8, 2, ' ', 0)
-	fmt.Fprint(tw, "  ")
-	for _, c := range t.GetCols() {
-		fmt.Fprintf(tw, "\t%s", c.GetId())
-	}
-	fmt.Fprintln(tw)
-	for i, r := range t.GetRows() {
-		fmt.Fprintf(tw, "  %s", r.GetId())
-		for j := range t.GetCols() {
-			p := m.Payoffs(equilibria.Profile{Row: i, Col: j})
-			fmt.Fprintf(tw, "\t%s, %s", equilibria.RatText(p[0]), equilibria.RatText(p[1]))
+	if m.Players() == 2 {
+		fmt.Fprint(tw, "  ")
+		for _, c := range t.GetCols() {
+			fmt.Fprintf(tw, "\t%s", c.GetId())
 		}
 		fmt.Fprintln(tw)
+		for i, r := range t.GetRows() {
+			fmt.Fprintf(tw, "  %s", r.GetId())
+			for j := range t.GetCols() {
+				p := m.Payoffs(equilibria.Profile{i, j})
+				fmt.Fprintf(tw, "\t%s, %s", equilibria.RatText(p[0]), equilibria.RatText(p[1]))
+			}
+			fmt.Fprintln(tw)
+		}
+	} else {
+		fmt.Fprintf(tw, "  %s\tpayoffs\n", strings.Join(players, "\t "))
+		for k := range m.Len() {
+			pr := m.ProfileAt(k)
+			fmt.Fprint(tw, " ")
+			for p, a := range pr {
+				fmt.Fprintf(tw, " %s\t", acts[p][a].GetId())
+			}
+			fmt.Fprintf(tw, "%s\n", m.Payoffs(pr))
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -239,70 +334,96 @@ func writeMatrix(out io.Writer, name string, t *matrixv1.Table, scale *big.Rat, 
 	if len(pure) > 0 {
 		fmt.Fprintf(out, "Pareto-optimal among the equilibria (none dominates them): %s\n", profileSet(t, equilibria.Undominated(m, pure)))
 	}
-	mixed, err := equilibria.SupportEquilibria(m)
+	writeDominance(out, players, acts, equilibria.Dominated(m))
+	if m.Players() > 2 {
+		fmt.Fprintf(out, "Mixed equilibria: not computed: in games of %d players their probabilities can be irrational (roots of polynomial equations), so no exact method lists them all; the pure equilibria above are complete.\n", m.Players())
+		return nil
+	}
+	e, err := equilibria.ExtremeEquilibria(m)
 	if err != nil {
 		fmt.Fprintf(out, "Mixed equilibria: not computed (%v)\n", err)
 		return nil
 	}
-	var proper []equilibria.Mixed
-	for _, x := range mixed {
-		if !x.Pure() {
-			proper = append(proper, x)
-		}
-	}
-	if len(proper) == 0 {
-		fmt.Fprintln(out, "Mixed equilibria (support enumeration): none besides the pure ones")
-	} else {
-		fmt.Fprintln(out, "Mixed equilibria (support enumeration):")
-	}
-	for _, x := range proper {
-		fmt.Fprintf(out, "  %s: %s; %s: %s; expected payoffs %s\n", players[0], mixDesc(x.RowMix, t.GetRows()), players[1], mixDesc(x.ColMix, t.GetCols()), x.Payoffs)
-	}
-	if m.Rows() == 2 && m.Cols() == 2 {
-		if _, ok := equilibria.Mixed2x2(m); !ok {
-			fmt.Fprintln(out, "  (this 2x2 game has no completely mixed equilibrium)")
-		}
-	}
-	if isDegenerate(m, pure) {
-		fmt.Fprintln(out, "  (the game is degenerate: support enumeration may miss equilibria that form a continuum)")
-	}
+	writeExtreme(out, players, acts, e)
 	return nil
 }
 
-// isDegenerate reports the simplest sign of degeneracy: some pure best reply is not unique.
-func isDegenerate(m *equilibria.Matrix, _ []equilibria.Profile) bool {
-	for _, p := range m.Profiles() {
-		for player := range 2 {
-			if !m.BestReply(p, player) {
-				continue
+// writeDominance prints iterated elimination of strictly dominated actions and the weakly
+// dominated actions.
+func writeDominance(out io.Writer, players []string, acts [][]*matrixv1.Action, d equilibria.Dominance) {
+	if len(d.Steps) == 0 {
+		fmt.Fprintln(out, "Strictly dominated actions (by another action): none")
+	} else {
+		var steps []string
+		for _, s := range d.Steps {
+			steps = append(steps, fmt.Sprintf("%s's %s (by %s)", players[s.Player], acts[s.Player][s.Action].GetId(), acts[s.Player][s.By].GetId()))
+		}
+		var left []string
+		for p, rem := range d.Remaining {
+			var ids []string
+			for _, a := range rem {
+				ids = append(ids, acts[p][a].GetId())
 			}
-			own := m.Payoffs(p)[player]
-			n := 0
-			if player == equilibria.Row {
-				for i := range m.Rows() {
-					if m.Payoffs(equilibria.Profile{Row: i, Col: p.Col})[player].Cmp(own) == 0 {
-						n++
-					}
-				}
-			} else {
-				for j := range m.Cols() {
-					if m.Payoffs(equilibria.Profile{Row: p.Row, Col: j})[player].Cmp(own) == 0 {
-						n++
-					}
-				}
-			}
-			if n > 1 {
-				return true
-			}
+			left = append(left, fmt.Sprintf("%s {%s}", players[p], strings.Join(ids, ", ")))
+		}
+		fmt.Fprintf(out, "Iterated elimination of strictly dominated actions (by another action): %s; left: %s\n", strings.Join(steps, ", "), strings.Join(left, ", "))
+	}
+	var weak []string
+	for p, list := range d.Weak {
+		for _, a := range list {
+			weak = append(weak, fmt.Sprintf("%s's %s", players[p], acts[p][a].GetId()))
 		}
 	}
-	return false
+	if len(weak) == 0 {
+		weak = []string{"none"}
+	}
+	fmt.Fprintf(out, "Weakly dominated actions (never better than another action, once worse): %s\n", strings.Join(weak, ", "))
+}
+
+// writeExtreme prints every extreme equilibrium of a two-player game and its maximal Nash
+// subsets.
+func writeExtreme(out io.Writer, players []string, acts [][]*matrixv1.Action, e *equilibria.Extreme) {
+	strat := func(p, k int) string {
+		mixes := e.RowStrategies
+		if p == 1 {
+			mixes = e.ColStrategies
+		}
+		return fmt.Sprintf("%s%d = %s", []string{"x", "y"}[p], k+1, mixDesc(mixes[k], acts[p]))
+	}
+	fmt.Fprintf(out, "Extreme equilibria (all of them, exact): %d\n", len(e.Equilibria))
+	for k, eq := range e.Equilibria {
+		x := e.Mixed(k)
+		fmt.Fprintf(out, "  %s: %s; %s: %s; expected payoffs %s\n", players[0], strat(0, eq[0]), players[1], strat(1, eq[1]), x.Payoffs)
+	}
+	if len(e.Subsets) == len(e.Equilibria) {
+		fmt.Fprintln(out, "Every equilibrium is one of these: none lies between them.")
+	} else {
+		fmt.Fprintf(out, "Maximal Nash subsets: %d; in each, any mix of %s's strategies listed against any mix of %s's is an equilibrium, and every equilibrium lies in one:\n", len(e.Subsets), players[0], players[1])
+		for _, s := range e.Subsets {
+			var xs, ys []string
+			for _, k := range s.Rows {
+				xs = append(xs, fmt.Sprintf("x%d", k+1))
+			}
+			for _, k := range s.Cols {
+				ys = append(ys, fmt.Sprintf("y%d", k+1))
+			}
+			fmt.Fprintf(out, "  %s {%s} against %s {%s}\n", players[0], strings.Join(xs, ", "), players[1], strings.Join(ys, ", "))
+		}
+	}
+	if e.CompletelyMixed() {
+		fmt.Fprintln(out, "Completely mixed equilibria (every action played): yes")
+	} else {
+		fmt.Fprintln(out, "Completely mixed equilibria (every action played): none")
+	}
 }
 
 func mixDesc(mix []*big.Rat, acts []*matrixv1.Action) string {
 	var parts []string
 	for i, p := range mix {
-		if p.Sign() > 0 {
+		switch {
+		case p.Cmp(big.NewRat(1, 1)) == 0:
+			return acts[i].GetId()
+		case p.Sign() > 0:
 			parts = append(parts, fmt.Sprintf("%s %s", acts[i].GetId(), p.RatString()))
 		}
 	}
@@ -312,7 +433,7 @@ func mixDesc(mix []*big.Rat, acts []*matrixv1.Action) string {
 // writeTree prints the tree's subgame-perfect equilibria and Nash outcomes.
 func writeTree(out io.Writer, name string, tr *sequentialv1.Tree, t *equilibria.Tree) error {
 	players := gamefile.Players(tr.GetPlayers())
-	fmt.Fprintf(out, "%s: game tree, %d nodes; players %s, %s\n", title(name, tr.GetTitle()), t.Len(), players[0], players[1])
+	fmt.Fprintf(out, "%s: game tree, %d nodes; players %s\n", title(name, tr.GetTitle()), t.Len(), strings.Join(players, ", "))
 	pathText := func(o equilibria.Outcome) string {
 		var parts []string
 		n := 0
@@ -340,18 +461,13 @@ func writeTree(out io.Writer, name string, tr *sequentialv1.Tree, t *equilibria.
 			}
 			fmt.Fprintf(out, "  node %d (%s to move): %s\n", tie.Node, players[t.Node(tie.Node).Player], strings.Join(ids, ", "))
 		}
-		fmt.Fprintln(out, "Every subgame-perfect outcome:")
+		fmt.Fprintln(out, "Every subgame-perfect outcome (every way of breaking the ties):")
 		for _, o := range spe.Outcomes {
 			fmt.Fprintf(out, "  %s\n", pathText(o))
 		}
 	}
-	nash, err := equilibria.NashOutcomes(t)
-	if err != nil {
-		fmt.Fprintf(out, "Nash equilibrium outcomes: not computed (%v)\n", err)
-		return nil
-	}
-	fmt.Fprintln(out, "Outcomes of pure Nash equilibria (normal form):")
-	for _, o := range nash {
+	fmt.Fprintln(out, "Outcomes of pure Nash equilibria (normal form, found without listing strategies):")
+	for _, o := range equilibria.NashOutcomes(t) {
 		note := "subgame-perfect"
 		if !spe.OnPath(o.Path) {
 			note = "not subgame-perfect"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/referee/catalog"
 )
@@ -30,7 +31,7 @@ func TestEquilibriaFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var got *equilibriaOptions
-		deps := &cli.Deps{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Games: catalog.New()}
+		deps := &cli.Deps{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Games: catalog.New(), Builtins: builtin.Agents{}}
 		cmd := newEquilibriaCmd(deps, func(_ context.Context, o *equilibriaOptions) error { got = o; return nil })
 		cmd.SetArgs(tc.args)
 		cmd.SetOut(&bytes.Buffer{})
@@ -63,7 +64,7 @@ func TestEquilibriaFile(t *testing.T) {
 	for _, line := range []string{
 		"pd.yaml: matrix game, 2 x 2; rows Alice, columns Bob",
 		"  (d, d) paying (10, 10): not Pareto-optimal, dominated by (c, c)",
-		"Compare: the same pure-equilibrium set: {(d, d)}.",
+		"Compare (actions matched by position, as their names differ: Alice c = cooperate, d = defect; Bob c = cooperate, d = defect): the same pure-equilibrium set under this matching: pd.yaml has {(d, d)}, prisoners_dilemma has {(defect, defect)}.",
 	} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out.String())
@@ -89,7 +90,7 @@ func TestDondFlags(t *testing.T) {
 		{args: []string{"--data", "x.txt", "--hardest", "-1"}, bad: true},
 	} {
 		var got *dondOptions
-		deps := &cli.Deps{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Games: catalog.New()}
+		deps := &cli.Deps{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Games: catalog.New(), Builtins: builtin.Agents{}}
 		cmd := newDondCmd(deps, func(_ context.Context, o *dondOptions) error { got = o; return nil })
 		cmd.SetArgs(tc.args)
 		cmd.SetOut(&bytes.Buffer{})

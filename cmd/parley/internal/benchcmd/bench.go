@@ -35,7 +35,7 @@ per move (the whole process: referee, agents and NATS).`,
 }
 
 func run(ctx context.Context, deps *cli.Deps, count int) error {
-	s, err := bench.NewSetup(ctx)
+	s, err := bench.NewSetup(ctx, deps.Resolver())
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 )
 
@@ -23,6 +24,14 @@ type Deps struct {
 	Err    io.Writer
 	Games  *games.Registry
 	Getenv func(string) string
+	// Builtins serves the built-in agents ("builtin:NAME").
+	Builtins agentconn.LocalAgents
+}
+
+// Resolver returns a resolver of agent addresses that opens built-in agents and dials
+// grpc:// addresses; commands add human seats and registered bots where they serve them.
+func (d *Deps) Resolver() *agentconn.Resolver {
+	return &agentconn.Resolver{Builtins: d.Builtins}
 }
 
 // Logger returns a text logger on Err at the given level.
@@ -107,6 +116,6 @@ func ApplyEnv(cmd *cobra.Command, getenv func(string) string) error {
 }
 
 // DefaultDeps returns the dependencies of the real program.
-func DefaultDeps(reg *games.Registry) *Deps {
-	return &Deps{Out: os.Stdout, Err: os.Stderr, Games: reg, Getenv: os.Getenv}
+func DefaultDeps(reg *games.Registry, builtins agentconn.LocalAgents) *Deps {
+	return &Deps{Out: os.Stdout, Err: os.Stderr, Games: reg, Getenv: os.Getenv, Builtins: builtins}
 }

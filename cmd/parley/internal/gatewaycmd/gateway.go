@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"time"
 
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -20,22 +23,23 @@ import (
 	"github.com/parley-arena/parley/gateway/web"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/telemetry"
-	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
 )
 
 type options struct {
-	listen     string
-	nats       string
-	storeDir   string
-	referee    string
-	analytics  string
-	maxBody    int64
-	maxStreams int
-	allowLLM   bool
-	allowDial  bool
-	tokenRate  float64
-	tokenBurst int
+	listen      string
+	nats        string
+	storeDir    string
+	referee     string
+	tournaments string
+	analytics   string
+	maxBody     int64
+	maxStreams  int
+	allowLLM    bool
+	tokenRate   float64
+	tokenBurst  int
 }
 
 // NewCmd returns the gateway command.
@@ -44,16 +48,15 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gateway [--listen ADDR] [--nats URL] [--referee ADDR] [--analytics ADDR]",
 		Short: "Serve the HTTP/JSON API, live streams and the web page",
-		Long: `Serve the gateway: the referee's, tournaments' and analytics' APIs over HTTP/JSON (the Connect
-protocol: POST /<package>.<Service>/<Method> with a JSON body; gRPC and gRPC-Web on the same
-paths), live streams of matches and tournament standings as server-sent events, read from NATS
-JetStream (every match of every referee, redacted for spectators), record and CSV/JSON-lines
-exports, /metrics, and the web page. See gateway/README.md for the routes.
+		Long: `Serve the gateway: the referee's, tournaments', analytics' and bot registry's APIs over
+HTTP/JSON (the Connect protocol: POST /<package>.<Service>/<Method> with a JSON body; gRPC and
+gRPC-Web on the same paths), team tokens, live streams of matches and tournament standings as
+server-sent events (redacted for spectators), record and CSV/JSON-lines exports, /metrics, and
+the web page. See gateway/README.md for the routes.
 
-ListGames goes to the referee at --referee, the analytics queries to --analytics. Matches
-started here (StartMatch) and tournaments' matches are requests in the referee workers' work
-queue on the same NATS server: any 'parley referee' with --worker plays them, and a request
-waits there while no worker runs; a restarted gateway resumes its tournaments.`,
+The referee's calls go to --referee, the tournaments' to --tournaments (by default the same
+'parley referee'), the analytics queries to --analytics. Team tokens and registered bots are
+read from the NATS server (--nats), where dial-out bots' links are also offered to referees.`,
 		Example: `  parley gateway --nats nats://127.0.0.1:4222 --referee 127.0.0.1:7070 --analytics 127.0.0.1:7080
   curl -s -X POST localhost:8080/parley.referee.v1.RefereeService/ListGames -H 'Content-Type: application/json' -d '{}'`,
 		Args: cobra.NoArgs,
@@ -64,11 +67,11 @@ waits there while no worker runs; a restarted gateway resumes its tournaments.`,
 	fs.StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server (data in --store-dir)")
 	fs.StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
 	fs.StringVar(&o.referee, "referee", "127.0.0.1:7070", "address of the referee's gRPC API (parley referee)")
+	fs.StringVar(&o.tournaments, "tournaments", "", "address of the tournaments' gRPC API (default: --referee)")
 	fs.StringVar(&o.analytics, "analytics", "127.0.0.1:7080", "address of the analytics gRPC API (parley analytics); empty: none")
 	fs.Int64Var(&o.maxBody, "max-body", gateway.DefaultMaxBodyBytes, "largest request body, in bytes")
 	fs.IntVar(&o.maxStreams, "max-streams", gateway.DefaultMaxStreamsPerClient, "most live streams open at once from one client address")
 	fs.BoolVar(&o.allowLLM, "allow-llm", false, "let HTTP clients start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
-	fs.BoolVar(&o.allowDial, "allow-bot-dial", false, "accept registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave in matches and tournaments (the referee needs the same flag)")
 	fs.Float64Var(&o.tokenRate, "token-rate", gateway.DefaultTokenRate, "requests a second each team token may make to the bot registry and bot links")
 	fs.IntVar(&o.tokenBurst, "token-burst", gateway.DefaultTokenBurst, "requests a team token may make at once above --token-rate")
 	return cmd
@@ -103,6 +106,13 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--referee %s: %v", o.referee, err)
 	}
 	defer refConn.Close()
+	tourConn := refConn
+	if o.tournaments != "" && o.tournaments != o.referee {
+		if tourConn, err = grpc.NewClient(o.tournaments, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+			return cli.Usagef("--tournaments %s: %v", o.tournaments, err)
+		}
+		defer tourConn.Close()
+	}
 	var an analyticsv1.AnalyticsServiceClient
 	if o.analytics != "" {
 		conn, err := grpc.NewClient(o.analytics, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -112,18 +122,21 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		defer conn.Close()
 		an = analyticsv1.NewAnalyticsServiceClient(conn)
 	}
+	teams, links, err := stack.Teams(ctx, b, deps.Games, logger)
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), bus.StreamName, "analytics")
-	gw, err := gateway.New(ctx, gateway.Config{
-		Bus: b, Referee: gateway.NewRefereeClient(refConn), Analytics: an, Games: deps.Games,
-		Families: metricscatalog.New(), Metrics: metrics, Logger: logger, Web: web.Handler(),
-		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, ResumeTournaments: true, AllowLLMAgents: o.allowLLM,
-		AllowBotDial: o.allowDial, TokenRate: o.tokenRate, TokenBurst: o.tokenBurst,
+	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, natsname.AnalyticsConsumer)
+	gw, err := gateway.New(gateway.Config{
+		Referee: refereev1.NewRefereeServiceClient(refConn), Tournaments: tournamentv1.NewTournamentServiceClient(tourConn),
+		Analytics: an, Teams: teams, BotLinks: links, Metrics: metrics, Logger: logger, Web: web.Handler(),
+		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, AllowLLMAgents: o.allowLLM,
+		TokenRate: o.tokenRate, TokenBurst: o.tokenBurst, Mount: links.Relay().Mount,
 	})
 	if err != nil {
 		return err
 	}
-	defer gw.Close()
 	fmt.Fprintf(deps.Out, "gateway listening on http://%s, referee %s, analytics %s\n", lis.Addr(), o.referee, orNone(o.analytics))
 	return Serve(ctx, lis, gw)
 }

@@ -6,13 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -22,12 +22,10 @@ import (
 	"github.com/parley-arena/parley/agents/human"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/gateway/web"
-	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
-	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/record"
 	"github.com/parley-arena/parley/services/botlink"
@@ -39,11 +37,13 @@ type Options struct {
 	MoveTimeout   time.Duration
 	Retries       int
 	MaxReplyBytes int
-	JSON          bool
-	RecordPath    string
-	ShowPrivate   bool
-	Timestamps    bool
-	Verbose       bool
+	// TokenBudget is the match's shared token budget (matchv1.Limits.token_budget); 0: none.
+	TokenBudget int64
+	JSON        bool
+	RecordPath  string
+	ShowPrivate bool
+	Timestamps  bool
+	Verbose     bool
 	// HumanListen is where the page of human seats is served (--agent human).
 	HumanListen string
 	// AllowBotDial lets registered bots (bot:TEAM/NAME) with a grpc:// endpoint be dialled.
@@ -61,6 +61,7 @@ func (o *Options) Bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.MoveTimeout, "move-timeout", match.DefaultMoveTimeout, "time an agent has for each answer")
 	fs.IntVar(&o.Retries, "retries", match.DefaultMaxRetries, "refused actions an agent may replace per move before its default move is applied")
 	fs.IntVar(&o.MaxReplyBytes, "max-reply-bytes", match.DefaultMaxReplyBytes, "largest agent reply accepted, in bytes")
+	fs.Int64Var(&o.TokenBudget, "token-budget", 0, "tokens the match's language-model seats may spend together (0: no budget); once spent, each plays its fallback")
 	fs.BoolVar(&o.JSON, "json", false, "print the match's events as JSON lines instead of a transcript")
 	fs.StringVar(&o.RecordPath, "record", "", "also write the match's events as JSON lines to this file")
 	fs.BoolVar(&o.ShowPrivate, "show-private", false, "show private reasoning and notes in the transcript")
@@ -83,41 +84,36 @@ func (o *Options) Validate() error {
 		return cli.Usagef("--retries must be 0 or more, at most %d, got %d", match.MaxMaxRetries, o.Retries)
 	case o.MaxReplyBytes < match.MinMaxReplyBytes || o.MaxReplyBytes > match.MaxMaxReplyBytes:
 		return cli.Usagef("--max-reply-bytes must be from %d to %d, got %d", match.MinMaxReplyBytes, match.MaxMaxReplyBytes, o.MaxReplyBytes)
+	case o.TokenBudget < 0:
+		return cli.Usagef("--token-budget must be 0 (none) or more, got %d", o.TokenBudget)
 	}
 	return nil
 }
 
-// Request is one match to run.
-type Request struct {
-	MatchID string
-	Game    games.Game
-	Params  *matchv1.GameParams
-	Seed    uint64
-	Agents  []string
-	// Prefix and FromTurn continue an earlier record (see match.Spec).
-	Prefix   []*eventsv1.MatchEvent
-	FromTurn int32
-}
-
-// Run runs the match and writes its record to stdout (transcript or JSON), the record file and
-// NATS. Agent failures are part of the result, not errors.
-func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.Result, error) {
-	if err := bus.ValidMatchID(req.MatchID); err != nil {
-		return nil, cli.Usagef("%v", err)
+// Run prepares the match the one way every door does (launch.Preparer: files read here), runs
+// it, and writes its record to stdout (transcript or JSON), the record file and NATS. Agent
+// failures are part of the result, not errors. A request without a match id gets
+// GAME-SEED-HASH (DefaultMatchID) so the same invocation gives the same record.
+func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*match.Result, error) {
+	if req.MatchID != "" {
+		if err := bus.ValidMatchID(req.MatchID); err != nil {
+			return nil, cli.Usagef("%v", err)
+		}
 	}
 	level := slog.LevelWarn
 	if o.Verbose {
 		level = slog.LevelDebug
 	}
 	logger := deps.Logger(level)
+	agents := deps.Resolver()
 
 	// Human seats are seated in a hub of this run's own, served on a local web page.
 	moveTimeout := o.MoveTimeout
-	hasHuman := slices.ContainsFunc(req.Agents, human.IsAddress)
+	hasHuman := slices.ContainsFunc(req.Agents, agentconn.IsHuman)
 	var humanBase string
 	if hasHuman {
 		hub := human.NewHub(human.WithLogger(logger))
-		ctx = human.NewContext(ctx, hub)
+		agents.Humans = hub.Agents()
 		if o.moveTimeoutFlag == nil || !o.moveTimeoutFlag.Changed {
 			moveTimeout = HumanMoveTimeout
 		}
@@ -139,27 +135,33 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 			return nil, fmt.Errorf("nats: %w", err)
 		}
 		defer b.Close()
-		if ctx, err = botlink.WithBots(ctx, b, o.AllowBotDial); err != nil {
+		if agents.Bots, err = botlink.OpenDirectory(ctx, b); err != nil {
 			return nil, fmt.Errorf("nats: %w", err)
 		}
+		agents.AllowBotDial = o.AllowBotDial
 	}
 
 	// Agents first: a mistyped or unreachable agent is reported before a NATS server is
 	// started or dialled.
-	conns, err := agentconn.OpenAll(ctx, req.Agents)
-	if err != nil {
+	req.Limits = &matchv1.Limits{
+		MoveTimeout:   durationpb.New(moveTimeout),
+		MaxRetries:    proto.Int32(int32(o.Retries)),
+		MaxReplyBytes: int32(o.MaxReplyBytes),
+		TokenBudget:   o.TokenBudget,
+	}
+	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile, ProbeTimeout: min(o.MoveTimeout, 10*time.Second)}
+	m, err := prep.Prepare(ctx, req)
+	var seats *launch.SeatsError
+	switch {
+	case errors.As(err, &seats):
+		return nil, cli.Usagef("%s needs %d agents, one per seat (%s), given with --agent; got %d", seats.Game, len(seats.Seats), strings.Join(seats.Seats, ", "), seats.Got)
+	case errors.Is(err, launch.ErrUnreachable):
+		return nil, err // the address may be right and its agent down
+	case err != nil:
 		return nil, cli.Usagef("%v", err)
 	}
-	defer agentconn.CloseAll(conns)
-	if err := preflight(ctx, conns, o.MoveTimeout); err != nil {
-		return nil, err
-	}
-	if hasHuman {
-		announceHumans(deps, humanBase, conns, req, moveTimeout)
-	}
-	clients := make([]agentv1.AgentServiceClient, len(conns))
-	for i, c := range conns {
-		clients[i] = c.Client
+	if req.MatchID == "" {
+		m.ID = DefaultMatchID(m.Game.Info().GetName(), m.Seed, m.Params, m.Agents)
 	}
 
 	if b == nil {
@@ -168,10 +170,10 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 		}
 		defer b.Close()
 	}
-	if exists, err := bus.MatchExists(ctx, b, req.MatchID); err != nil {
+	if exists, err := bus.MatchExists(ctx, b, m.ID); err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	} else if exists {
-		return nil, cli.Usagef("match %q is already recorded on %s; choose another --match-id or --seed", req.MatchID, b.URL())
+		return nil, cli.Usagef("match %q is already recorded on %s; choose another --match-id or --seed", m.ID, b.URL())
 	}
 	// The record file is created only now, so a run refused above leaves an existing file alone.
 	var recorders []match.Recorder
@@ -191,33 +193,14 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	} else {
 		recorders = append(recorders, record.NewTranscriptWriter(deps.Out, record.TranscriptOptions{ShowPrivate: o.ShowPrivate, Games: deps.Games}))
 	}
-	runner := match.NewRunner(match.Tee(recorders...), match.WithTimestamps(o.Timestamps), match.WithLogger(logger))
-	res, err := runner.Run(ctx, match.Spec{
-		ID:     req.MatchID,
-		Game:   req.Game,
-		Params: req.Params,
-		Seed:   req.Seed,
-		Agents: clients,
-		Limits: &matchv1.Limits{
-			MoveTimeout:   durationpb.New(moveTimeout),
-			MaxRetries:    proto.Int32(int32(o.Retries)),
-			MaxReplyBytes: int32(o.MaxReplyBytes),
-		},
-		Prefix:   req.Prefix,
-		FromTurn: req.FromTurn,
-		Labels:   agentconn.Labels(conns, nil),
-	})
-	for _, c := range conns {
-		if c.Human != nil {
-			// The seat's page shows the outcome, and its stream ends.
-			if res != nil {
-				c.Human.End(res.Outcome)
-			}
-			c.Human.Close()
+	player := &launch.Player{Agents: agents, Options: []match.Option{match.WithTimestamps(o.Timestamps), match.WithLogger(logger)}}
+	res, err := player.Play(ctx, m, match.Tee(recorders...), launch.PlayOptions{Opened: func(conns []*agentconn.Conn) {
+		if hasHuman {
+			announceHumans(deps, humanBase, conns, m, moveTimeout)
 		}
-	}
+	}})
 	if err != nil {
-		if errors.Is(err, match.ErrBadSpec) {
+		if errors.Is(err, match.ErrBadSpec) || errors.Is(err, agentconn.ErrBadAddress) {
 			return nil, cli.Usagef("%v", err)
 		}
 		return nil, err
@@ -225,9 +208,22 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req Request) (*match.R
 	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := pub.Flush(flushCtx); err != nil {
-		return res, fmt.Errorf("nats: events of match %s not all stored: %w", req.MatchID, err)
+		return res, fmt.Errorf("nats: events of match %s not all stored: %w", m.ID, err)
 	}
 	return res, nil
+}
+
+// DefaultMatchID derives a match id from what defines the match, so the same invocation gives
+// the same record.
+func DefaultMatchID(game string, seed uint64, params proto.Message, agents []string) string {
+	h := fnv.New32a()
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(params)
+	h.Write(b)
+	for _, a := range agents {
+		h.Write([]byte{0})
+		h.Write([]byte(a))
+	}
+	return fmt.Sprintf("%s-%d-%08x", game, seed, h.Sum32())
 }
 
 // serveHumans serves the seat page and the seats' API on addr until stop, and returns the
@@ -258,40 +254,15 @@ func serveHumans(addr string, hub *human.Hub) (base string, stop func(), err err
 }
 
 // announceHumans tells the person where each human seat is played.
-func announceHumans(deps *cli.Deps, base string, conns []*agentconn.Conn, req Request, moveTimeout time.Duration) {
-	seats, _ := games.Seats(req.Game, req.Params)
+func announceHumans(deps *cli.Deps, base string, conns []*agentconn.Conn, m *launch.Match, moveTimeout time.Duration) {
 	for i, c := range conns {
-		if c.Human == nil {
+		if c.Seat == nil {
 			continue
 		}
 		name := fmt.Sprintf("seat %d", i)
-		if i < len(seats) {
-			name = seats[i]
+		if i < len(m.Seats) {
+			name = m.Seats[i]
 		}
-		fmt.Fprintf(deps.Err, "%s is yours: open %s%s (%s per move)\n", name, base, c.Human.Path(), moveTimeout)
+		fmt.Fprintf(deps.Err, "%s is yours: open %s%s (%s per move)\n", name, base, c.Seat.Path(), moveTimeout)
 	}
-}
-
-// preflight asks every agent to describe itself, so an unreachable agent is reported before
-// the match starts rather than as a forfeited match.
-func preflight(ctx context.Context, conns []*agentconn.Conn, timeout time.Duration) error {
-	errs := make([]error, len(conns))
-	var wg sync.WaitGroup
-	for i, c := range conns {
-		wg.Go(func() {
-			_, errs[i] = c.Describe(ctx, min(timeout, 10*time.Second))
-		})
-	}
-	wg.Wait()
-	// One line however many agents failed: errors.Join would put each on its own line.
-	var msgs []string
-	for _, err := range errs {
-		if err != nil {
-			msgs = append(msgs, err.Error())
-		}
-	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(msgs, "; "))
 }

@@ -3,13 +3,8 @@ package playcmd
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,9 +12,9 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/matchrun"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
-	"google.golang.org/protobuf/proto"
 )
 
 type options struct {
@@ -53,7 +48,9 @@ Events go to NATS JetStream: an embedded server by default, or --nats URL.
 Parameters that name files (a game file with --param file=..., a corpus with --param
 corpus=...) are read here; the record holds their content, so it replays without them.
 
-The same seed and deterministic agents give the same --json output, byte for byte.`,
+The same seed and deterministic agents give the same --json output, byte for byte; language-model
+agents replaying a match from their reply cache give the same record but for each action's usage
+(how the replies were got), and a replay of a replay is the same byte for byte.`,
 		Example: `  parley play ultimatum --agent builtin:fair --agent builtin:random --seed 7
   parley play ultimatum --agent builtin:fair --agent grpc://127.0.0.1:50061 --param total=10 --param max_turns=3 --json
   parley play ultimatum --agent builtin:fair --agent human     # you play P2 in your browser
@@ -82,8 +79,7 @@ The same seed and deterministic agents give the same --json output, byte for byt
 }
 
 func run(ctx context.Context, deps *cli.Deps, o *options) error {
-	game, err := deps.Games.Lookup(o.game)
-	if err != nil {
+	if _, err := deps.Games.Lookup(o.game); err != nil {
 		return cli.Usagef("%v; see `parley games`", err)
 	}
 	if err := o.run.Validate(); err != nil {
@@ -100,40 +96,19 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("%v", err)
 	}
 	if !o.seedSet {
-		var b [8]byte
-		rand.Read(b[:])
-		o.seed = binary.LittleEndian.Uint64(b[:]) >> 1 // keep it readable as a positive int64 too
-	}
-	// Files named in the parameters (a game file, a corpus) are read here, never by the rules.
-	if l, ok := game.(games.Loader); ok {
-		if params, err = l.Load(params, o.seed, os.ReadFile); err != nil {
-			return cli.Usagef("%v", err)
-		}
-	}
-	if params, err = game.Resolve(params); err != nil {
-		return cli.Usagef("%v", err)
-	}
-	if seats, _ := games.Seats(game, params); len(o.agents) != len(seats) {
-		return cli.Usagef("%s needs %d agents, one per seat (%s), given with --agent; got %d", o.game, len(seats), strings.Join(seats, ", "), len(o.agents))
+		o.seed = launch.FreshSeed()
 	}
 	var records [][]*eventsv1.MatchEvent
 	for i := range o.matches {
-		seed, id := o.seed+uint64(i), o.matchID
-		switch {
-		case id == "":
-			id = DefaultMatchID(o.game, seed, params, o.agents)
-		case o.matches > 1:
+		id := o.matchID
+		if id != "" && o.matches > 1 {
 			id = fmt.Sprintf("%s-%d", id, i+1)
 		}
 		if i > 0 && !o.run.JSON {
 			fmt.Fprintln(deps.Out)
 		}
-		res, err := matchrun.Run(ctx, deps, &o.run, matchrun.Request{
-			MatchID: id,
-			Game:    game,
-			Params:  params,
-			Seed:    seed,
-			Agents:  o.agents,
+		res, err := matchrun.Run(ctx, deps, &o.run, launch.Request{
+			Game: o.game, Params: params, Seed: o.seed + uint64(i), SeedGiven: true, Agents: o.agents, MatchID: id,
 		})
 		if err != nil {
 			return err
@@ -169,17 +144,4 @@ func report(w io.Writer, game string, records [][]*eventsv1.MatchEvent) error {
 	}
 	fmt.Fprintln(w)
 	return r.Report(w, perMatch)
-}
-
-// DefaultMatchID derives a match id from what defines the match, so the same invocation gives
-// the same record.
-func DefaultMatchID(game string, seed uint64, params proto.Message, agents []string) string {
-	h := fnv.New32a()
-	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(params)
-	h.Write(b)
-	for _, a := range agents {
-		h.Write([]byte{0})
-		h.Write([]byte(a))
-	}
-	return fmt.Sprintf("%s-%d-%08x", game, seed, h.Sum32())
 }

@@ -6,22 +6,21 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"sync"
 	"time"
+
+	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/telemetry"
-	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/referee/server"
+	"github.com/parley-arena/parley/referee/queue"
 	"github.com/parley-arena/parley/services/botlink"
 	"github.com/parley-arena/parley/services/tournament"
 )
@@ -36,6 +35,8 @@ type options struct {
 	metrics           string
 	replicas          int
 	allowBotDial      bool
+	tournaments       bool
+	analytics         string
 }
 
 // NewCmd returns the referee command.
@@ -43,17 +44,21 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
 		Use:   "referee [--listen ADDR] [--nats URL]",
-		Short: "Serve the referee API (list games, start and follow matches) over gRPC",
-		Long: `Serve parley.referee.v1.RefereeService, with gRPC health checking and reflection.
-Every event of every match is published to NATS JetStream: an embedded server (data in
---store-dir) unless --nats names an external one.
+		Short: "Serve the referee and tournament APIs over gRPC, and play queued matches",
+		Long: `Serve parley.referee.v1.RefereeService and parley.tournament.v1.TournamentService, with gRPC
+health checking and reflection. Every event of every match is published to NATS JetStream: an
+embedded server (data in --store-dir) unless --nats names an external one.
 
-With --worker (the default) the referee is also a worker: it takes match requests from the
-shared JetStream work queue (PARLEY_REQUESTS, durable consumer "referees"), up to
+StartMatch checks the match as every door does (parley play, the gateway) and puts it into the
+shared JetStream work queue (PARLEY_REQUESTS, durable consumer "referees"). With --worker (the
+default) the referee is also a worker: it takes match requests from that queue, up to
 --worker-concurrency at a time, so several referee processes on one NATS server share the
-matches of tournaments and those started through the gateway. A request whose referee dies
-mid-match is taken by another one, which closes the interrupted record as void and runs the
-match again under a retry id. StartMatch on this gRPC API runs its match here, directly.`,
+matches. A request whose referee dies mid-match is taken by another one, which closes the
+interrupted record as void and runs the match again under a retry id.
+
+With --tournaments (the default) it also requests the matches of the tournaments started
+through it, and resumes them when it starts again: run one such referee per NATS server
+(--tournaments=false on the others). Standings come from the analytics service (--analytics).`,
 		Example: `  parley referee --listen 127.0.0.1:7070
   parley referee --listen :7070 --nats nats://nats.internal:4222 --worker-concurrency 8`,
 		Args: cobra.NoArgs,
@@ -64,7 +69,9 @@ match again under a retry id. StartMatch on this gRPC API runs its match here, d
 	cmd.Flags().StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
 	cmd.Flags().BoolVar(&o.worker, "worker", true, "also play match requests (tournaments', the gateway's) from the shared work queue")
 	cmd.Flags().IntVar(&o.workerConcurrency, "worker-concurrency", tournament.DefaultConcurrency, "most queued matches this referee runs at once")
-	cmd.Flags().DurationVar(&o.ackWait, "ack-wait", tournament.DefaultAckWait, "how long a request may go without a sign of life before another worker gets it (set for every worker)")
+	cmd.Flags().DurationVar(&o.ackWait, "ack-wait", queue.DefaultAckWait, "how long a request may go without a sign of life before another worker gets it (set for every worker)")
+	cmd.Flags().BoolVar(&o.tournaments, "tournaments", true, "serve TournamentService and request the matches of the tournaments started here (one such referee per NATS server)")
+	cmd.Flags().StringVar(&o.analytics, "analytics", "", "address (host:port) of the analytics service, where tournament standings come from; empty: tournaments report no standings")
 	cmd.Flags().IntVar(&o.replicas, "nats-replicas", 0, "servers of a NATS cluster that keep a copy of each Parley stream (3 survives the loss of one); 0 leaves existing streams as they are")
 	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (matches, moves, latency, faults, work-queue lag); empty: off")
 	cmd.Flags().BoolVar(&o.allowBotDial, "allow-bot-dial", false, "dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave; off, such bots cannot play (the address may point into your own network)")
@@ -97,12 +104,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return fmt.Errorf("nats: %w", err)
 	}
 	defer b.Close()
-	// Events are published without waiting for acks; at each match's end the referee waits
-	// for them so a stored record is complete before anyone is told the match is over.
-	rec := bus.NewPublisher(b).SettleEachMatch()
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), tournament.RequestStream, tournament.ConsumerName)
-	ref := server.New(deps.Games, rec, bus.ValidMatchID, logger, match.WithObserver(metrics))
+	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
 	if metricsLis != nil {
 		metricsCtx, stopMetrics := context.WithCancel(ctx)
 		defer stopMetrics()
@@ -115,61 +118,47 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 
 	// Registered bots (bot:TEAM/NAME) open through the registry on the same NATS server.
-	bots, err := botlink.Bots(ctx, b, o.allowBotDial)
-	if err != nil {
+	agents := deps.Resolver()
+	if agents.Bots, err = botlink.OpenDirectory(ctx, b); err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}
-	srv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		return h(agentconn.WithBots(ctx, bots), req)
-	}))
-	refereev1.RegisterRefereeServiceServer(srv, ref)
-	hs := health.NewServer()
-	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	hs.SetServingStatus(refereev1.RefereeService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(srv, hs)
-	reflection.Register(srv)
-
+	agents.AllowBotDial = o.allowBotDial
+	var standings tournament.Standings
+	if o.analytics != "" {
+		conn, err := grpc.NewClient(o.analytics, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return cli.Usagef("--analytics %s: %v", o.analytics, err)
+		}
+		defer conn.Close()
+		standings = analyticsv1.NewAnalyticsServiceClient(conn)
+	}
+	workers := 0
+	if o.worker {
+		workers = o.workerConcurrency
+	}
+	role, err := stack.StartReferee(ctx, stack.RefereeConfig{
+		Bus: b, Games: deps.Games, Agents: agents, Standings: standings, Workers: workers, AckWait: o.ackWait,
+		Tournaments: o.tournaments, Name: lis.Addr().String(), Logger: logger,
+		Options: []match.Option{match.WithObserver(metrics), match.WithLogger(logger)},
+	}, lis)
+	if err != nil {
+		lis.Close()
+		return err
+	}
 	events := b.URL()
 	if events == "" {
 		events = "an embedded NATS server"
 	}
 	fmt.Fprintf(deps.Out, "referee listening on %s, events to %s\n", lis.Addr(), events)
-	// The worker stops first on shutdown: its running matches end void and their requests
-	// go back to the queue for another referee.
-	workCtx, stopWorker := context.WithCancel(agentconn.WithBots(ctx, bots))
-	var workers sync.WaitGroup
-	defer func() { stopWorker(); workers.Wait() }()
 	if o.worker {
-		w := tournament.NewWorker(b, deps.Games, tournament.WorkerConfig{
-			Concurrency: o.workerConcurrency, AckWait: o.ackWait, Name: lis.Addr().String(), Observer: metrics,
-		}, logger)
-		workers.Go(func() {
-			if err := w.Run(workCtx); err != nil {
-				logger.Error("referee worker stopped", "err", err)
-			}
-		})
 		fmt.Fprintf(deps.Out, "referee worker taking match requests, %d at a time\n", o.workerConcurrency)
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
 	select {
-	case err := <-done:
-		stopWorker()
-		workers.Wait()
-		ref.Close()
+	case err := <-role.Served():
+		role.Stop()
 		return err
 	case <-ctx.Done():
 	}
-	stopWorker()
-	workers.Wait()
-	hs.Shutdown()
-	stopped := make(chan struct{})
-	go func() { srv.GracefulStop(); close(stopped) }()
-	select {
-	case <-stopped:
-	case <-time.After(5 * time.Second):
-		srv.Stop()
-	}
-	ref.Close()
+	role.Stop()
 	return nil
 }

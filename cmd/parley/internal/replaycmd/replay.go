@@ -14,6 +14,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/matchrun"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -111,14 +112,15 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		o.matchID = fmt.Sprintf("%s-t%d-%08x", events[0].GetMatchId(), o.fromTurn, h.Sum32())
 	}
-	_, err = matchrun.Run(ctx, deps, &o.run, matchrun.Request{
-		MatchID:  o.matchID,
-		Game:     game,
-		Params:   started.GetParams(),
-		Seed:     started.GetSeed(),
-		Agents:   o.agents,
-		Prefix:   events,
-		FromTurn: o.fromTurn,
+	_, err = matchrun.Run(ctx, deps, &o.run, launch.Request{
+		MatchID:   o.matchID,
+		Game:      started.GetGame(),
+		Params:    started.GetParams(),
+		Seed:      started.GetSeed(),
+		SeedGiven: true,
+		Agents:    o.agents,
+		Prefix:    events,
+		FromTurn:  o.fromTurn,
 	})
 	return err
 }

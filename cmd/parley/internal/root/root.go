@@ -21,6 +21,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/refereecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/replaycmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/reportcmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/reproducecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/tournamentcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/upcmd"
 )
@@ -69,6 +70,7 @@ Every flag can also be set from the environment variable shown in its help.`,
 		analyzecmd.NewCmd(deps),
 		tournamentcmd.NewCmd(deps),
 		reportcmd.NewCmd(deps),
+		reproducecmd.NewCmd(deps),
 		analyticscmd.NewCmd(deps),
 		gatewaycmd.NewCmd(deps),
 		healthcmd.NewCmd(deps),

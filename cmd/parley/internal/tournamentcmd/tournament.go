@@ -6,17 +6,16 @@ package tournamentcmd
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -24,8 +23,11 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/stack"
+	"github.com/parley-arena/parley/internal/tokenbudget"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
 	"github.com/parley-arena/parley/services/analytics/report"
@@ -52,6 +54,8 @@ type options struct {
 	moveTimeout    time.Duration
 	retries        int
 	maxReplyBytes  int
+	tokenBudget    int64
+	totalBudget    int64
 	reportDir      string
 	quiet          bool
 	verbose        bool
@@ -109,6 +113,8 @@ stay on the NATS server: 'parley report --tournament ID' writes figures and file
 	fs.DurationVar(&o.moveTimeout, "move-timeout", match.DefaultMoveTimeout, "time an agent has for each answer")
 	fs.IntVar(&o.retries, "retries", match.DefaultMaxRetries, "refused actions an agent may replace per move before its default move is applied")
 	fs.IntVar(&o.maxReplyBytes, "max-reply-bytes", match.DefaultMaxReplyBytes, "largest agent reply accepted, in bytes")
+	fs.Int64Var(&o.tokenBudget, "token-budget", 0, "tokens the language-model seats of one match may spend together (0: no budget)")
+	fs.Int64Var(&o.totalBudget, "tournament-token-budget", 0, "tokens the whole tournament may spend, split evenly over its matches before any is played (0: no budget)")
 	fs.StringVar(&o.reportDir, "report", "", "also write the full report (HTML, Markdown, CSV, JSON lines, figures) into this directory")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no line per finished match on stderr")
 	fs.BoolVar(&o.verbose, "verbose", false, "log what the referee workers do to stderr")
@@ -140,50 +146,41 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if o.workers == 0 && o.nats == "" {
 		return cli.Usagef("--workers 0 needs --nats: with the embedded server nobody else could run the matches")
 	}
-	game, err := deps.Games.Lookup(o.game)
-	if err != nil {
-		return cli.Usagef("%v; see `parley games`", err)
-	}
 	params, err := games.ParseParams(o.game, o.params)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
 	if !o.seedSet {
-		var b [8]byte
-		rand.Read(b[:])
-		o.seed = binary.LittleEndian.Uint64(b[:]) >> 1
+		o.seed = launch.FreshSeed()
 	}
-	// paramsOf loads the files a game's parameters name (per match seed) and resolves them.
+	logger := deps.Logger(slogLevel(o.verbose))
+	agents := deps.Resolver()
+	// Matches are prepared the one way every door does; files the parameters name are read
+	// here, per match seed (a corpus draws from it).
+	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile}
 	paramsOf := func(seed uint64) (*matchv1.GameParams, error) {
-		p := proto.CloneOf(params)
-		if l, ok := game.(games.Loader); ok {
-			var err error
-			if p, err = l.Load(p, seed, os.ReadFile); err != nil {
-				return nil, err
-			}
-		}
-		return game.Resolve(p)
+		_, p, err := prep.Params(o.game, params, seed)
+		return p, err
 	}
-	resolved, err := paramsOf(o.seed)
+	game, resolved, err := prep.Params(o.game, params, o.seed)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
 	seats, _ := games.Seats(game, resolved)
-	logger := deps.Logger(slogLevel(o.verbose))
 	// Registered bots are found in the registry on NATS, so NATS comes first when one plays;
 	// the local workers open them the same way.
-	agentCtx := ctx
 	var b *bus.Bus
 	if slices.ContainsFunc(o.agents, func(a string) bool { return strings.Contains(a, agentconn.BotPrefix) }) {
 		if b, err = bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger); err != nil {
 			return fmt.Errorf("nats: %w", err)
 		}
 		defer b.Close()
-		if agentCtx, err = botlink.WithBots(ctx, b, o.allowBotDial); err != nil {
+		if agents.Bots, err = botlink.OpenDirectory(ctx, b); err != nil {
 			return fmt.Errorf("nats: %w", err)
 		}
+		agents.AllowBotDial = o.allowBotDial
 	}
-	entrants, err := parseAgents(agentCtx, o.agents)
+	entrants, err := parseAgents(ctx, prep, o.game, o.agents)
 	if err != nil {
 		return err
 	}
@@ -204,6 +201,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
+	if spec.GetLimits().TokenBudget, err = tokenbudget.PerMatch(o.tokenBudget, o.totalBudget, len(spec.GetMatches())); err != nil {
+		return cli.Usagef("%v", err)
+	}
 
 	if b == nil {
 		if b, err = bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger); err != nil {
@@ -220,16 +220,12 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		spec.GetTournamentId(), o.game, len(entrants), len(spec.GetMatches())/o.gamesPerPair, spec.GetAssignmentsPossible(),
 		len(spec.GetMatches()), o.seed, where)
 
-	workCtx, stopWorkers := context.WithCancel(agentCtx)
-	var workers sync.WaitGroup
-	defer func() { stopWorkers(); workers.Wait() }()
 	if o.workers > 0 {
-		w := tournament.NewWorker(b, deps.Games, tournament.WorkerConfig{Concurrency: o.workers, Name: "local"}, logger)
-		workers.Go(func() {
-			if err := w.Run(workCtx); err != nil {
-				logger.Error("referee worker", "err", err)
-			}
+		stop := stack.RunWorkers(ctx, stack.WorkersConfig{
+			Bus: b, Games: deps.Games, Agents: agents, Concurrency: o.workers, Name: "local",
+			Options: []match.Option{match.WithLogger(logger)}, Logger: logger,
 		})
+		defer stop()
 	} else {
 		fmt.Fprintf(deps.Err, "waiting for 'parley referee' workers on %s to take the requests\n", where)
 	}
@@ -304,35 +300,29 @@ func Intro(spec *tournamentv1.TournamentSpec) []string {
 	return lines
 }
 
-// parseAgents reads [LABEL=]ADDRESS arguments and checks that each address opens (a built-in
-// agent's settings parse), without keeping it open: the workers start their own.
-func parseAgents(ctx context.Context, args []string) ([]*tournamentv1.Entrant, error) {
+// parseAgents reads [LABEL=]ADDRESS arguments and checks each address as every match of game
+// will be (the workers open their own connections).
+func parseAgents(ctx context.Context, prep *launch.Preparer, game string, args []string) ([]*tournamentv1.Entrant, error) {
 	if len(args) == 0 {
 		return nil, cli.Usagef("give the agents with --agent (at least two)")
 	}
-	var out []*tournamentv1.Entrant
-	seen := map[string]bool{}
+	var in []*tournamentv1.Entrant
+	var addrs []string
 	for _, a := range args {
 		label, addr := "", a
 		if i := strings.Index(a, "="); i > 0 && !strings.Contains(a[:i], ":") {
 			label, addr = a[:i], a[i+1:]
 		}
-		c, err := agentconn.Open(ctx, addr)
-		if err != nil {
-			return nil, cli.Usagef("%v", err)
-		}
-		c.Close()
-		if label == "" {
-			label = c.Label // a registered bot's team/name@version
-		}
-		if label == "" {
-			label = strings.TrimPrefix(addr, "builtin:")
-		}
-		if seen[label] {
-			return nil, cli.Usagef("two agents are named %q; label them: --agent NAME=%s", label, addr)
-		}
-		seen[label] = true
-		out = append(out, &tournamentv1.Entrant{Label: label, Address: addr})
+		in = append(in, &tournamentv1.Entrant{Label: label, Address: addr})
+		addrs = append(addrs, addr)
+	}
+	registered, err := prep.CheckAgents(ctx, game, addrs)
+	if err != nil {
+		return nil, cli.Usagef("%v", err)
+	}
+	out, err := tournament.Entrants(in, registered)
+	if err != nil {
+		return nil, cli.Usagef("%s; name them: --agent NAME=ADDRESS", status.Convert(err).Message())
 	}
 	return out, nil
 }

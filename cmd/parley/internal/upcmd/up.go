@@ -13,30 +13,19 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/reflection"
 
-	"github.com/parley-arena/parley/agents/human"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/gatewaycmd"
 	"github.com/parley-arena/parley/gateway"
 	"github.com/parley-arena/parley/gateway/web"
-	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/telemetry"
-	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/referee/server"
 	"github.com/parley-arena/parley/services/analytics"
 	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
-	"github.com/parley-arena/parley/services/botlink"
 	"github.com/parley-arena/parley/services/tournament"
 )
 
@@ -162,81 +151,15 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	defer store.Close()
 
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), bus.StreamName, analytics.DefaultDurable)
-	metrics.WatchConsumer(b.JetStream(), tournament.RequestStream, tournament.ConsumerName)
+	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, natsname.AnalyticsConsumer)
+	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
 
-	// People's seats: the hub's HTTP API is mounted on the gateway, and human agent addresses
-	// opened in this process are seated in it.
-	hub := human.Default()
-
-	// Registered bots (bot:TEAM/NAME) open through the registry on the embedded server.
-	bots, err := botlink.Bots(ctx, b, o.allowBotDial)
+	st, err := stack.Start(ctx, stack.Config{
+		Bus: b, Games: deps.Games, Builtins: deps.Builtins, Analytics: store, Families: metricscatalog.New(),
+		Workers: o.workers, AllowBotDial: o.allowBotDial, Metrics: metrics, Logger: logger,
+		Gateway: gateway.Config{Web: web.Handler(), AllowLLMAgents: o.allowLLM},
+	}, refLis, anLis)
 	if err != nil {
-		return fmt.Errorf("nats: %w", err)
-	}
-
-	// The referee: its gRPC API, and the workers that play the queued matches (the gateway's
-	// single matches and tournaments).
-	ref := server.New(deps.Games, bus.NewPublisher(b).SettleEachMatch(), bus.ValidMatchID, logger, match.WithObserver(metrics), match.WithTimestamps(true))
-	refSrv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		return h(agentconn.WithBots(human.NewContext(ctx, hub), bots), req)
-	}))
-	refereev1.RegisterRefereeServiceServer(refSrv, ref)
-	anSrv := grpc.NewServer()
-	analyticsv1.RegisterAnalyticsServiceServer(anSrv, analytics.NewServer(store))
-	for _, s := range []struct {
-		srv  *grpc.Server
-		name string
-	}{{refSrv, refereev1.RefereeService_ServiceDesc.ServiceName}, {anSrv, analyticsv1.AnalyticsService_ServiceDesc.ServiceName}} {
-		hs := health.NewServer()
-		hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-		hs.SetServingStatus(s.name, healthpb.HealthCheckResponse_SERVING)
-		healthpb.RegisterHealthServer(s.srv, hs)
-		reflection.Register(s.srv)
-	}
-
-	var wg sync.WaitGroup
-	background, stopBackground := context.WithCancel(agentconn.WithBots(human.NewContext(context.WithoutCancel(ctx), hub), bots))
-	worker := tournament.NewWorker(b, deps.Games, tournament.WorkerConfig{
-		Concurrency: o.workers, Name: "up", Observer: metrics, Timestamps: true,
-	}, logger)
-	wg.Go(func() {
-		if err := worker.Run(background); err != nil {
-			logger.Error("referee worker stopped", "err", err)
-		}
-	})
-	cons := analytics.NewConsumer(b.JetStream(), store, metricscatalog.New(), logger, analytics.ConsumerConfig{})
-	if _, err := cons.Ensure(ctx); err != nil {
-		stopBackground()
-		wg.Wait()
-		return fmt.Errorf("analytics: %w", err)
-	}
-	consumed := make(chan error, 1)
-	wg.Go(func() { consumed <- cons.Run(background) })
-	wg.Go(func() { _ = refSrv.Serve(refLis) })
-	wg.Go(func() { _ = anSrv.Serve(anLis) })
-	stopAll := func() {
-		stopBackground()
-		refSrv.GracefulStop()
-		anSrv.GracefulStop()
-		ref.Close() // matches still running end void and are recorded
-		wg.Wait()
-	}
-
-	anConn, err := grpc.NewClient(anLis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		stopAll()
-		return err
-	}
-	defer anConn.Close()
-	gw, err := gateway.New(ctx, gateway.Config{
-		Bus: b, Referee: ref, Analytics: analyticsv1.NewAnalyticsServiceClient(anConn),
-		Games: deps.Games, Families: metricscatalog.New(), Metrics: metrics, Logger: logger,
-		Web: web.Handler(), Seats: hub, Mount: hub.Mount,
-		ResumeTournaments: true, AllowLLMAgents: o.allowLLM, AllowBotDial: o.allowBotDial,
-	})
-	if err != nil {
-		stopAll()
 		return err
 	}
 
@@ -254,24 +177,23 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	fmt.Fprintln(deps.Out, "stop with Ctrl-C")
 
 	served := make(chan error, 1)
-	go func() { served <- gatewaycmd.Serve(ctx, httpLis, gw) }()
+	go func() { served <- gatewaycmd.Serve(ctx, httpLis, st.Gateway) }()
 	var runErr error
 	select {
 	case err := <-served:
 		runErr = err
-	case err := <-consumed:
+	case err := <-st.Failed():
 		if err != nil {
 			runErr = fmt.Errorf("analytics consumer: %w", err)
 		}
 	}
 	// ctx ended (or something failed): the HTTP server stops first (Serve returns once ctx
-	// ends), then the tournaments this process requests, the workers and the referee's
-	// matches (ended void and recorded), the analytics consumer, and last the broker.
+	// ends), then the workers (their matches end void and are recorded), the tournaments this
+	// process requests, the referee, the analytics consumer, and last the broker.
 	if runErr != nil {
 		logger.Error("stopping", "err", runErr)
 	}
-	gw.Close()
-	stopAll()
+	st.Close()
 	if ctx.Err() != nil && runErr == nil {
 		fmt.Fprintln(deps.Out, "Parley stopped; start it again with the same --data-dir to carry on")
 	}

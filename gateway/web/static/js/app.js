@@ -480,7 +480,7 @@ async function loadCatalogue() {
   if (!catalogue) {
     // The gateway's public list of registered bots (no endpoints); without one, a registered
     // bot is picked by typing its address.
-    const [g, a, r] = await Promise.all([referee('ListGames', {}), getJSON('/web/agents'), getJSON('/api/v1/bots').catch(() => ({}))]);
+    const [g, a, r] = await Promise.all([referee('ListGames', {}), referee('ListAgents', {}), getJSON('/api/v1/bots').catch(() => ({}))]);
     catalogue = { games: g.games || [], agents: a.agents || [], bots: r.bots || [] };
   }
   return catalogue;
@@ -541,7 +541,7 @@ function paramInputs(game) {
 
 async function typedParams(game, values) {
   if (Object.keys(values).length === 0) return undefined;
-  return postJSON('/web/params', { game, params: values });
+  return (await referee('ParseParams', { game, params: values })).params;
 }
 
 function tabs(active) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
 	gamecatalog "github.com/parley-arena/parley/referee/catalog"
@@ -36,7 +37,7 @@ func TestRealRecords(t *testing.T) {
 		t.Run(tc.game, func(t *testing.T) {
 			var clients []agentv1.AgentServiceClient
 			for _, spec := range tc.agents {
-				c, err := agentconn.Open(ctx, spec)
+				c, err := (&agentconn.Resolver{Builtins: builtin.Agents{}}).Open(ctx, spec)
 				if err != nil {
 					t.Fatal(err)
 				}

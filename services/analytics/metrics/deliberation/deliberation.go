@@ -40,8 +40,9 @@ const (
 	Wrong = "wrong"
 	// Leak is the share of public messages the judge flags; absent when there were none.
 	Leak = "leak"
-	// StructureLeak is the share of language-model turns whose raw reply leaks structure;
-	// absent when no action recorded raw replies in the tagged style.
+	// StructureLeak is the share of language-model turns whose raw reply leaks structure, in
+	// either output style (StructureLeaks, StructureLeaksJSON); absent when no action recorded
+	// raw replies.
 	StructureLeak = "structure_leak"
 	// Failed is 1 when the match ended without a usable final deal because an agent broke.
 	Failed = "failed"
@@ -247,7 +248,7 @@ type record struct {
 	public         []Message    // every public message (defaults excluded)
 	final          rules.Deal   // p1's final deal, if it tabled one
 	failed         bool         // the final turn broke: a default move or an agent's fallback without a deal
-	llmTurns       int          // actions with raw replies in the tagged style
+	llmTurns       int          // actions with raw replies
 	structureLeaks int
 }
 
@@ -293,11 +294,13 @@ func readRecord(s *rules.Setup, events []*eventsv1.MatchEvent) *record {
 		}
 		if raws := action.GetUsage().GetRawOutputs(); len(raws) > 0 {
 			raw := raws[len(raws)-1]
-			if tagged(raw) {
-				r.llmTurns++
-				if StructureLeaks(raw, hasDeal(action.GetMessages())) {
-					r.structureLeaks++
-				}
+			leaks := StructureLeaks
+			if !tagged(raw) {
+				leaks = StructureLeaksJSON
+			}
+			r.llmTurns++
+			if leaks(raw, hasDeal(action.GetMessages())) {
+				r.structureLeaks++
 			}
 		}
 	}

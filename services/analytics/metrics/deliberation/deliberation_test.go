@@ -254,8 +254,31 @@ func TestStructureLeaks(t *testing.T) {
 	}
 }
 
-// TestStructureLeakFromRecord: raw replies in actions' usage are read; JSON replies are not
-// counted.
+// TestStructureLeaksJSON checks the same three rules on replies in the JSON style.
+func TestStructureLeaksJSON(t *testing.T) {
+	tests := []struct {
+		raw      string
+		withDeal bool
+		leak     bool
+	}{
+		{`{"reasoning": "r", "messages": [{"to": [], "text": "Hello."}], "move": {"kind": "say"}}`, false, false},
+		{"```json\n" + `{"messages": [{"text": "Hello."}]}` + "\n```", false, false},
+		{"Just prose, no object", false, true},
+		{`{"reasoning": "r", "move": {"kind": "say"}}`, false, true},
+		{`{"messages": [{"text": "fine {\"plan\": \"secret\"}"}]}`, false, true},
+		{`{"messages": [{"text": "fine <scratchpad>x</scratchpad>"}]}`, false, true},
+		{`{"messages": [{"text": "Deal:", "terms": {"A": "A1"}}]}`, true, false},
+		{`{"messages": [{"text": "Deal: A1, B2", "terms": null}]}`, true, true},
+		{`{"messages": [{"text": "cut off`, false, true},
+	}
+	for _, tc := range tests {
+		if got := dm.StructureLeaksJSON(tc.raw, tc.withDeal); got != tc.leak {
+			t.Errorf("StructureLeaksJSON(%q, %v) = %v, want %v", tc.raw, tc.withDeal, got, tc.leak)
+		}
+	}
+}
+
+// TestStructureLeakFromRecord: raw replies in actions' usage are read in both styles.
 func TestStructureLeakFromRecord(t *testing.T) {
 	params, _ := setup(t, "discussion_turns=2")
 	r := newRecorder(t, params, 3)
@@ -270,8 +293,8 @@ func TestStructureLeakFromRecord(t *testing.T) {
 	r.play(c, "")
 	r.play(propose("final", "A2,B3,C3,D2,E3"), "")
 	got := values(t, r.end(0))
-	if got[dm.StructureLeak] != 0.5 {
-		t.Fatalf("structure leak %v, want 1/2 (the TERMS line outside the message)", got[dm.StructureLeak])
+	if got[dm.StructureLeak] != 1.0/3 {
+		t.Fatalf("structure leak %v, want 1/3 (the TERMS line outside the message; the JSON reply is clean)", got[dm.StructureLeak])
 	}
 }
 

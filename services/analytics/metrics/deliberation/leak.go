@@ -2,6 +2,7 @@ package deliberation
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -165,3 +166,36 @@ func StructureLeaks(raw string, withDeal bool) bool {
 	}
 	return withDeal && (!dealOpen.MatchString(text) || !dealClose.MatchString(text))
 }
+
+// StructureLeaksJSON is StructureLeaks for a raw reply in the JSON style, where the public
+// part is the "messages" array: (1) no public part can be separated (no JSON object with a
+// messages array, fenced or not), so the whole reply would have been published; (2) a
+// message's text still holds a private field ("reasoning" or "plan" as a key) or a <plan> or
+// <scratchpad> tag; (3) when the turn's message carries a deal, no message has terms (the
+// deal was written in the text or elsewhere).
+func StructureLeaksJSON(raw string, withDeal bool) bool {
+	var reply struct {
+		Messages []struct {
+			Text  string          `json:"text"`
+			Terms json.RawMessage `json:"terms"`
+		} `json:"messages"`
+	}
+	body := strings.TrimSpace(raw)
+	if i, j := strings.Index(body, "{"), strings.LastIndex(body, "}"); i >= 0 && j > i {
+		body = body[i : j+1]
+	}
+	if err := json.Unmarshal([]byte(body), &reply); err != nil || reply.Messages == nil {
+		return true
+	}
+	terms := false
+	for _, m := range reply.Messages {
+		if privateTag.MatchString(m.Text) || privateKey.MatchString(m.Text) {
+			return true
+		}
+		terms = terms || len(m.Terms) > 0 && string(m.Terms) != "null"
+	}
+	return withDeal && !terms
+}
+
+// privateKey is a private field of the JSON style written inside a message's text.
+var privateKey = regexp.MustCompile(`(?i)"\s*(reasoning|plan)\s*"\s*:`)

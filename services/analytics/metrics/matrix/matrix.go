@@ -14,8 +14,8 @@
 //     so this differs from equilibrium only where one equilibrium dominates another, e.g. the
 //     stag hunt);
 //   - pareto_optimal: share of rounds whose profile no profile Pareto-dominates;
-//   - profile:ROW,COL: share of rounds with that profile (every profile of the matrix is
-//     listed, 0 when not played);
+//   - profile:ROW,COL (one id per seat): share of rounds with that profile (every profile of
+//     the matrix is listed, 0 when not played);
 //   - action:ID, per seat: share of the seat's choices that were ID (the table's own ids,
 //     whatever labels the players saw);
 //   - rounds: rounds played.
@@ -26,9 +26,12 @@ package matrix
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
 	"github.com/parley-arena/parley/referee/games/equilibria"
+	"github.com/parley-arena/parley/referee/games/gamefile"
 	"github.com/parley-arena/parley/referee/games/matrix"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 )
@@ -55,23 +58,12 @@ func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 		return nil, fmt.Errorf("metrics/matrix: %w", err)
 	}
 	table := started.GetParams().GetMatrix().GetTable()
-	ids := [2][]string{}
-	for _, a := range table.GetRows() {
-		ids[0] = append(ids[0], a.GetId())
-	}
-	for _, a := range table.GetCols() {
-		ids[1] = append(ids[1], a.GetId())
-	}
-	shown := [2][]string{}
-	for _, a := range s.Shown.GetRows() {
-		shown[0] = append(shown[0], a.GetId())
-	}
-	for _, a := range s.Shown.GetCols() {
-		shown[1] = append(shown[1], a.GetId())
-	}
-	// Choices in record order: each round's two choices share a turn.
+	ids := actionIDs(gamefile.TableActions(table))
+	shown := actionIDs(gamefile.TableActions(s.Shown))
+	n := len(ids)
+	// Choices in record order: each round's choices share a turn.
 	var rounds []equilibria.Profile
-	pending := map[int32][2]int{}
+	pending := map[int32]equilibria.Profile{}
 	for _, ev := range events {
 		a := ev.GetActionTaken()
 		ch := a.GetAction().GetMove().GetChoose()
@@ -79,7 +71,7 @@ func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 			continue
 		}
 		seat := a.GetSeat()
-		if seat != 0 && seat != 1 {
+		if seat < 0 || int(seat) >= n {
 			return nil, fmt.Errorf("metrics/matrix: a choice by seat %d", seat)
 		}
 		idx := slices.Index(shown[seat], ch.GetOption())
@@ -88,55 +80,76 @@ func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 		}
 		p, ok := pending[ev.GetTurn()]
 		if !ok {
-			p = [2]int{-1, -1}
+			p = make(equilibria.Profile, n)
+			for i := range p {
+				p[i] = -1
+			}
+			pending[ev.GetTurn()] = p
 		}
 		p[seat] = idx
-		pending[ev.GetTurn()] = p
-		if p[0] >= 0 && p[1] >= 0 {
-			rounds = append(rounds, equilibria.Profile{Row: p[0], Col: p[1]})
+		if !slices.Contains(p, -1) {
+			rounds = append(rounds, p)
 			delete(pending, ev.GetTurn())
 		}
 	}
 	m := s.Matrix
 	pure := equilibria.PureNash(m)
 	po := equilibria.Undominated(m, pure)
-	n := float64(len(rounds))
+	played := float64(len(rounds))
 	share := func(count int) float64 {
-		if n == 0 {
+		if played == 0 {
 			return 0
 		}
-		return float64(count) / n
+		return float64(count) / played
 	}
 	var eq, poEq, pareto int
-	profiles := map[equilibria.Profile]int{}
-	actions := [2]map[int]int{{}, {}}
+	profiles := make([]int, m.Len())
+	actions := make([][]int, n)
+	for seat := range actions {
+		actions[seat] = make([]int, len(ids[seat]))
+	}
 	for _, pr := range rounds {
-		if slices.Contains(pure, pr) {
+		if equilibria.ContainsProfile(pure, pr) {
 			eq++
 		}
-		if slices.Contains(po, pr) {
+		if equilibria.ContainsProfile(po, pr) {
 			poEq++
 		}
 		if equilibria.ParetoOptimal(m, pr) {
 			pareto++
 		}
-		profiles[pr]++
-		actions[0][pr.Row]++
-		actions[1][pr.Col]++
+		profiles[m.Index(pr)]++
+		for seat, a := range pr {
+			actions[seat][a]++
+		}
 	}
 	out := []metrics.Value{
-		{Name: "rounds", Seat: metrics.WholeMatch, Value: n},
+		{Name: "rounds", Seat: metrics.WholeMatch, Value: played},
 		{Name: "equilibrium", Seat: metrics.WholeMatch, Value: share(eq)},
 		{Name: "po_equilibrium", Seat: metrics.WholeMatch, Value: share(poEq)},
 		{Name: "pareto_optimal", Seat: metrics.WholeMatch, Value: share(pareto)},
 	}
-	for _, pr := range m.Profiles() {
-		out = append(out, metrics.Value{Name: fmt.Sprintf("profile:%s,%s", ids[0][pr.Row], ids[1][pr.Col]), Seat: metrics.WholeMatch, Value: share(profiles[pr])})
+	for k, pr := range m.Profiles() {
+		names := make([]string, n)
+		for seat, a := range pr {
+			names[seat] = ids[seat][a]
+		}
+		out = append(out, metrics.Value{Name: "profile:" + strings.Join(names, ","), Seat: metrics.WholeMatch, Value: share(profiles[k])})
 	}
-	for seat := range 2 {
+	for seat := range n {
 		for i, id := range ids[seat] {
 			out = append(out, metrics.Value{Name: "action:" + id, Seat: int32(seat), Value: share(actions[seat][i])})
 		}
 	}
 	return out, nil
+}
+
+func actionIDs(acts [][]*matrixv1.Action) [][]string {
+	out := make([][]string, len(acts))
+	for p, list := range acts {
+		for _, a := range list {
+			out[p] = append(out[p], a.GetId())
+		}
+	}
+	return out
 }

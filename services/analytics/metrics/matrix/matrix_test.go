@@ -12,10 +12,10 @@ import (
 	matrixmetrics "github.com/parley-arena/parley/services/analytics/metrics/matrix"
 )
 
-// record plays choices (pairs of option ids, one pair per round) on the rules and writes the
+// record plays choices (one option id per seat, one list per round) on the rules and writes the
 // record as the runner would: match_started with resolved params, action_taken per move,
 // match_ended.
-func record(t *testing.T, kvs []string, rounds ...[2]string) []*eventsv1.MatchEvent {
+func record(t *testing.T, kvs []string, rounds ...[]string) []*eventsv1.MatchEvent {
 	t.Helper()
 	gp, err := games.ParseParams(matrix.Name, kvs)
 	if err != nil {
@@ -59,23 +59,30 @@ func get(t *testing.T, vals []metrics.Value, name string, seat int32) float64 {
 // the only one, counts as Pareto-optimal among equilibria: 1/3 each. (C,D) and (C,C) are
 // Pareto-optimal profiles, (D,D) is not: 2/3.
 func TestRepeatedPD(t *testing.T) {
-	evs := record(t, []string{"rounds=3"}, [2]string{"defect", "defect"}, [2]string{"cooperate", "defect"}, [2]string{"cooperate", "cooperate"})
+	evs := record(t, []string{"rounds=3"}, []string{"defect", "defect"}, []string{"cooperate", "defect"}, []string{"cooperate", "cooperate"})
 	vals, err := matrixmetrics.New().Match(evs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := metrics.WholeMatch
-	for _, c := range []struct {
-		name string
-		seat int32
-		want float64
-	}{
+	expect(t, vals, []want{
 		{"rounds", w, 3}, {"equilibrium", w, 1.0 / 3}, {"po_equilibrium", w, 1.0 / 3}, {"pareto_optimal", w, 2.0 / 3},
 		{"profile:defect,defect", w, 1.0 / 3}, {"profile:defect,cooperate", w, 0},
 		{"action:cooperate", 0, 2.0 / 3}, {"action:defect", 1, 2.0 / 3},
-	} {
-		if got := get(t, vals, c.name, c.seat); got != c.want {
-			t.Errorf("%s (seat %d) = %v, want %v", c.name, c.seat, got, c.want)
+	})
+}
+
+type want struct {
+	name  string
+	seat  int32
+	value float64
+}
+
+func expect(t *testing.T, vals []metrics.Value, wants []want) {
+	t.Helper()
+	for _, c := range wants {
+		if got := get(t, vals, c.name, c.seat); got != c.value {
+			t.Errorf("%s (seat %d) = %v, want %v", c.name, c.seat, got, c.value)
 		}
 	}
 }
@@ -83,7 +90,7 @@ func TestRepeatedPD(t *testing.T) {
 // TestStagHuntNeutral: (hare, hare) is an equilibrium but not the Pareto-optimal one; under
 // neutral labels the values still use the table's own ids.
 func TestStagHuntNeutral(t *testing.T) {
-	evs := record(t, []string{"game=stag_hunt", "neutral_labels=true"}, [2]string{"choice_2", "choice_2"})
+	evs := record(t, []string{"game=stag_hunt", "neutral_labels=true"}, []string{"choice_2", "choice_2"})
 	vals, err := matrixmetrics.New().Match(evs)
 	if err != nil {
 		t.Fatal(err)
@@ -91,4 +98,21 @@ func TestStagHuntNeutral(t *testing.T) {
 	if get(t, vals, "equilibrium", metrics.WholeMatch) != 1 || get(t, vals, "po_equilibrium", metrics.WholeMatch) != 0 || get(t, vals, "profile:hare,hare", metrics.WholeMatch) != 1 || get(t, vals, "action:hare", 1) != 1 {
 		t.Errorf("values %v", vals)
 	}
+}
+
+// TestVolunteersThreePlayers: two rounds of the three-player volunteer's dilemma. (volunteer,
+// wait, wait) has exactly one volunteer: an equilibrium, Pareto-optimal, undominated. (wait,
+// wait, wait) is none of these (anyone volunteering gains: 1 > 0; (v, w, w) dominates it).
+func TestVolunteersThreePlayers(t *testing.T) {
+	evs := record(t, []string{"game=volunteer_dilemma", "rounds=2"}, []string{"volunteer", "wait", "wait"}, []string{"wait", "wait", "wait"})
+	vals, err := matrixmetrics.New().Match(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := metrics.WholeMatch
+	expect(t, vals, []want{
+		{"rounds", w, 2}, {"equilibrium", w, 0.5}, {"po_equilibrium", w, 0.5}, {"pareto_optimal", w, 0.5},
+		{"profile:volunteer,wait,wait", w, 0.5}, {"profile:wait,wait,wait", w, 0.5}, {"profile:wait,volunteer,wait", w, 0},
+		{"action:volunteer", 0, 0.5}, {"action:wait", 1, 1}, {"action:wait", 2, 1},
+	})
 }

@@ -1,6 +1,6 @@
 // Package sequential computes the sequential game's metrics (specs/matrix-and-sequential.md)
-// from a match record: whether the path played is the subgame-perfect path, the path
-// distribution and each seat's action frequencies. Subgame-perfect paths are computed from
+// from a match record, for any number of players: whether the path played is the
+// subgame-perfect path, the path distribution and each seat's action frequencies. Subgame-perfect paths are computed from
 // the tree in the record by backward induction (package equilibria), never looked up.
 //
 // Values (rates are 0 or 1 per match, so their mean over matches is the rate):
@@ -56,8 +56,11 @@ func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 	var path []int
 	var ids []string
 	node := 0
-	counts := [2]map[string]int{{}, {}}
-	moves := [2]int{}
+	counts := make([]map[string]int, t.Players())
+	for p := range counts {
+		counts[p] = map[string]int{}
+	}
+	moves := make([]int, t.Players())
 	for _, ev := range events {
 		ch := ev.GetActionTaken().GetAction().GetMove().GetChoose()
 		if ch == nil {
@@ -100,9 +103,7 @@ func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 	}
 	nash := false
 	if done {
-		if outcomes, err := equilibria.NashOutcomes(t); err == nil {
-			nash = slices.ContainsFunc(outcomes, func(o equilibria.Outcome) bool { return slices.Equal(o.Path, path) })
-		}
+		nash = slices.ContainsFunc(equilibria.NashOutcomes(t), func(o equilibria.Outcome) bool { return slices.Equal(o.Path, path) })
 	}
 	out := []metrics.Value{
 		{Name: "rounds", Seat: metrics.WholeMatch, Value: bool01(done)},
@@ -111,7 +112,7 @@ func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 		{Name: "nash_outcome", Seat: metrics.WholeMatch, Value: bool01(nash)},
 		{Name: "path:" + strings.Join(ids, ","), Seat: metrics.WholeMatch, Value: 1},
 	}
-	for seat := range 2 {
+	for seat := range t.Players() {
 		keys := make([]string, 0, len(counts[seat]))
 		for k := range counts[seat] {
 			keys = append(keys, k)

@@ -89,3 +89,31 @@ func TestTrigameNeutral(t *testing.T) {
 		t.Errorf("no path value: %v", vals)
 	}
 }
+
+// TestTrustChainThreePlayers: in the three-player trust chain, invest-forward-share is a
+// subgame-perfect outcome (Cat and Ben indifferent, Ann then invests: 2 > 1) and nothing
+// dominates it; invest-grab is not (Ann would keep: 1 > 0), nor a Nash outcome.
+func TestTrustChainThreePlayers(t *testing.T) {
+	for _, tc := range []struct {
+		moves        []string
+		eq, po, nash float64
+		seat         int32
+		action       string
+		actionShare  float64
+	}{
+		{[]string{"invest", "forward", "share"}, 1, 1, 1, 2, "action:share", 1},
+		{[]string{"invest", "grab"}, 0, 0, 0, 1, "action:grab", 1},
+	} {
+		vals, err := seqmetrics.New().Match(record(t, []string{"game=trust_chain"}, tc.moves...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq, _ := get(vals, "equilibrium", metrics.WholeMatch)
+		po, _ := get(vals, "po_equilibrium", metrics.WholeMatch)
+		nash, _ := get(vals, "nash_outcome", metrics.WholeMatch)
+		share, ok := get(vals, tc.action, tc.seat)
+		if eq != tc.eq || po != tc.po || nash != tc.nash || !ok || share != tc.actionShare {
+			t.Errorf("%v: equilibrium %v po %v nash %v %s %v, values %v", tc.moves, eq, po, nash, tc.action, share, vals)
+		}
+	}
+}

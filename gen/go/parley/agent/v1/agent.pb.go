@@ -5,7 +5,8 @@
 // source: parley/agent/v1/agent.proto
 
 // Package parley.agent.v1 is what every agent serves and what the referee sends it. It is kept
-// small so that any language with gRPC can implement an agent.
+// small so that any language with gRPC can implement an agent: docs/writing-an-agent.md walks
+// through one written from these files alone.
 
 package agentv1
 
@@ -319,7 +320,8 @@ type Observation struct {
 	Attempt int32 `protobuf:"varint,10,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	// Kinds of move that are legal now.
 	LegalMoves []v1.MoveKind `protobuf:"varint,11,rep,packed,name=legal_moves,json=legalMoves,proto3,enum=parley.game.v1.MoveKind" json:"legal_moves,omitempty"`
-	// For a proposal: every amount the mover may fill in, with its legal range.
+	// For a proposal: every amount a proposal carries, with its legal range (see Bound: an
+	// amount the rules fix, min = max, is sent like the others). Set by the referee for this seat.
 	ProposalBounds []*v1.Bound `protobuf:"bytes,12,rep,name=proposal_bounds,json=proposalBounds,proto3" json:"proposal_bounds,omitempty"`
 	// For a choose move: the options.
 	Choices []*v1.Option `protobuf:"bytes,13,rep,name=choices,proto3" json:"choices,omitempty"`
@@ -355,6 +357,12 @@ type Observation struct {
 	// Forms the non-binding terms attached to a message (Message.proposal) may take now. Empty:
 	// messages carry no terms. Set by the referee for this seat.
 	MessageTermForms []*v1.ProposalForm `protobuf:"bytes,20,rep,name=message_term_forms,json=messageTermForms,proto3" json:"message_term_forms,omitempty"`
+	// Tokens the match's language-model seats may still spend together, when the match has a
+	// token budget (Limits.token_budget): the budget less every token the seats' actions have
+	// reported so far (Usage.prompt_tokens, completion_tokens and cached_tokens). Unset: no
+	// match budget. Set by the referee; every seat sees the same shared count, which reveals
+	// nothing private. An agent that honours it starts no model call once it is 0 or less.
+	TokensLeft *int64 `protobuf:"varint,22,opt,name=tokens_left,json=tokensLeft,proto3,oneof" json:"tokens_left,omitempty"`
 	// This seat's view of the game: parameters, its holdings and its private values. The branch
 	// matches the game's family.
 	//
@@ -562,6 +570,13 @@ func (x *Observation) GetMessageTermForms() []*v1.ProposalForm {
 		return x.MessageTermForms
 	}
 	return nil
+}
+
+func (x *Observation) GetTokensLeft() int64 {
+	if x != nil && x.TokensLeft != nil {
+		return *x.TokensLeft
+	}
+	return 0
 }
 
 func (x *Observation) GetView() isObservation_View {
@@ -908,8 +923,24 @@ type Usage struct {
 	// Why the agent fell back, when it did. The referee voids the match when the cause is the
 	// provider's, since the result would not measure the agent.
 	FallbackCause FallbackCause `protobuf:"varint,11,opt,name=fallback_cause,json=fallbackCause,proto3,enum=parley.agent.v1.FallbackCause" json:"fallback_cause,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Tokens the replies served from the agent's cache cost when the model first produced them
+	// (prompt and completion together). Not spent again, but counted against token budgets like
+	// fresh tokens, so that a replay runs out of budget at the same move as the original run.
+	CachedTokens int64 `protobuf:"varint,12,opt,name=cached_tokens,json=cachedTokens,proto3" json:"cached_tokens,omitempty"`
+	// Fallback actions: 1 in an action's usage when it is a fallback; summed in MatchEnded, so
+	// tables can count or exclude them per model.
+	Fallbacks int32 `protobuf:"varint,13,opt,name=fallbacks,proto3" json:"fallbacks,omitempty"`
+	// Of fallbacks, those played because a token or cost budget was spent.
+	BudgetFallbacks int32 `protobuf:"varint,14,opt,name=budget_fallbacks,json=budgetFallbacks,proto3" json:"budget_fallbacks,omitempty"`
+	// One line on why the agent fell back, without anything private (e.g. "the endpoint
+	// refused the connection"). The referee quotes it in a void match's summary. Public.
+	FallbackDetail string `protobuf:"bytes,15,opt,name=fallback_detail,json=fallbackDetail,proto3" json:"fallback_detail,omitempty"`
+	// What the model calls of this action cost, in millionths of a US dollar, by the agent's
+	// price table; 0 when it has none for the model. Cached replies count at what they cost
+	// when made, as cached_tokens do.
+	CostMicrodollars int64 `protobuf:"varint,16,opt,name=cost_microdollars,json=costMicrodollars,proto3" json:"cost_microdollars,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Usage) Reset() {
@@ -1019,6 +1050,41 @@ func (x *Usage) GetFallbackCause() FallbackCause {
 	return FallbackCause_FALLBACK_CAUSE_UNSPECIFIED
 }
 
+func (x *Usage) GetCachedTokens() int64 {
+	if x != nil {
+		return x.CachedTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetFallbacks() int32 {
+	if x != nil {
+		return x.Fallbacks
+	}
+	return 0
+}
+
+func (x *Usage) GetBudgetFallbacks() int32 {
+	if x != nil {
+		return x.BudgetFallbacks
+	}
+	return 0
+}
+
+func (x *Usage) GetFallbackDetail() string {
+	if x != nil {
+		return x.FallbackDetail
+	}
+	return ""
+}
+
+func (x *Usage) GetCostMicrodollars() int64 {
+	if x != nil {
+		return x.CostMicrodollars
+	}
+	return 0
+}
+
 var File_parley_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_parley_agent_v1_agent_proto_rawDesc = "" +
@@ -1032,7 +1098,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n" +
 	"\x0fDescribeRequest\"C\n" +
 	"\x10DescribeResponse\x12/\n" +
-	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\x8e\f\n" +
+	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xc4\f\n" +
 	"\vObservation\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n" +
@@ -1059,7 +1125,9 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\rnotes_omitted\x18\x18 \x01(\x05R\fnotesOmitted\x12H\n" +
 	"\x11required_messages\x18\x12 \x03(\v2\x1b.parley.game.v1.MessageSlotR\x10requiredMessages\x12C\n" +
 	"\x0eproposal_forms\x18\x13 \x03(\v2\x1c.parley.game.v1.ProposalFormR\rproposalForms\x12J\n" +
-	"\x12message_term_forms\x18\x14 \x03(\v2\x1c.parley.game.v1.ProposalFormR\x10messageTermForms\x12?\n" +
+	"\x12message_term_forms\x18\x14 \x03(\v2\x1c.parley.game.v1.ProposalFormR\x10messageTermForms\x12$\n" +
+	"\vtokens_left\x18\x16 \x01(\x03H\x01R\n" +
+	"tokensLeft\x88\x01\x01\x12?\n" +
 	"\tultimatum\x18\x1e \x01(\v2\x1f.parley.games.ultimatum.v1.ViewH\x00R\tultimatum\x129\n" +
 	"\abuysell\x18\x1f \x01(\v2\x1d.parley.games.buysell.v1.ViewH\x00R\abuysell\x129\n" +
 	"\atrading\x18  \x01(\v2\x1d.parley.games.trading.v1.ViewH\x00R\atrading\x12?\n" +
@@ -1070,7 +1138,8 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\n" +
 	"sequential\x18$ \x01(\v2 .parley.games.sequential.v1.ViewH\x00R\n" +
 	"sequentialB\x06\n" +
-	"\x04view\"\xd2\x01\n" +
+	"\x04viewB\x0e\n" +
+	"\f_tokens_left\"\xd2\x01\n" +
 	"\fHistoryEntry\x12\x12\n" +
 	"\x04turn\x18\x01 \x01(\x05R\x04turn\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12!\n" +
@@ -1083,7 +1152,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\bmessages\x18\x02 \x03(\v2\x17.parley.game.v1.MessageR\bmessages\x12+\n" +
 	"\x11private_reasoning\x18\x03 \x01(\tR\x10privateReasoning\x12#\n" +
 	"\rprivate_notes\x18\x04 \x01(\tR\fprivateNotes\x12,\n" +
-	"\x05usage\x18\x05 \x01(\v2\x16.parley.agent.v1.UsageR\x05usage\"\xa0\x03\n" +
+	"\x05usage\x18\x05 \x01(\v2\x16.parley.agent.v1.UsageR\x05usage\"\xe4\x04\n" +
 	"\x05Usage\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12#\n" +
 	"\rprompt_tokens\x18\x02 \x01(\x03R\fpromptTokens\x12+\n" +
@@ -1098,7 +1167,12 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"rawOutputs\x12\x1a\n" +
 	"\bfallback\x18\n" +
 	" \x01(\bR\bfallback\x12E\n" +
-	"\x0efallback_cause\x18\v \x01(\x0e2\x1e.parley.agent.v1.FallbackCauseR\rfallbackCause*\x81\x01\n" +
+	"\x0efallback_cause\x18\v \x01(\x0e2\x1e.parley.agent.v1.FallbackCauseR\rfallbackCause\x12#\n" +
+	"\rcached_tokens\x18\f \x01(\x03R\fcachedTokens\x12\x1c\n" +
+	"\tfallbacks\x18\r \x01(\x05R\tfallbacks\x12)\n" +
+	"\x10budget_fallbacks\x18\x0e \x01(\x05R\x0fbudgetFallbacks\x12'\n" +
+	"\x0ffallback_detail\x18\x0f \x01(\tR\x0efallbackDetail\x12+\n" +
+	"\x11cost_microdollars\x18\x10 \x01(\x03R\x10costMicrodollars*\x81\x01\n" +
 	"\rFallbackCause\x12\x1e\n" +
 	"\x1aFALLBACK_CAUSE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14FALLBACK_CAUSE_AGENT\x10\x01\x12\x1b\n" +

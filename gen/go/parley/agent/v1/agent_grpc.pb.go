@@ -5,7 +5,8 @@
 // source: parley/agent/v1/agent.proto
 
 // Package parley.agent.v1 is what every agent serves and what the referee sends it. It is kept
-// small so that any language with gRPC can implement an agent.
+// small so that any language with gRPC can implement an agent: docs/writing-an-agent.md walks
+// through one written from these files alone.
 
 package agentv1
 
@@ -31,7 +32,11 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // AgentService is implemented by every agent: built-in bots, language-model agents, and bots
-// written by teams in any language.
+// written by teams in any language. An agent that serves on an address (grpc://host:port, gRPC
+// without TLS) serves, on the same server, the standard health service grpc.health.v1.Health
+// (proto/grpc/health/v1/health.proto), whose Check answers SERVING for the service "" and for
+// "parley.agent.v1.AgentService". An agent that dials out serves these two calls over its link
+// instead (parley.botlink.v1) and needs no health service: its link is its health.
 type AgentServiceClient interface {
 	// Act returns the agent's action for the observation. Called once per move the agent must
 	// make, with a deadline; a late, failed or malformed answer is recorded against the agent.
@@ -73,7 +78,11 @@ func (c *agentServiceClient) Describe(ctx context.Context, in *DescribeRequest, 
 // for forward compatibility.
 //
 // AgentService is implemented by every agent: built-in bots, language-model agents, and bots
-// written by teams in any language.
+// written by teams in any language. An agent that serves on an address (grpc://host:port, gRPC
+// without TLS) serves, on the same server, the standard health service grpc.health.v1.Health
+// (proto/grpc/health/v1/health.proto), whose Check answers SERVING for the service "" and for
+// "parley.agent.v1.AgentService". An agent that dials out serves these two calls over its link
+// instead (parley.botlink.v1) and needs no health service: its link is its health.
 type AgentServiceServer interface {
 	// Act returns the agent's action for the observation. Called once per move the agent must
 	// make, with a deadline; a late, failed or malformed answer is recorded against the agent.

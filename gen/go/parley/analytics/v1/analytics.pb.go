@@ -81,6 +81,99 @@ func (ExportFormat) EnumDescriptor() ([]byte, []int) {
 	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{0}
 }
 
+// GetStandingsRequest names a tournament. Set by the caller.
+type GetStandingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the tournament (MatchStarted.tournament_id of its matches).
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetStandingsRequest) Reset() {
+	*x = GetStandingsRequest{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetStandingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetStandingsRequest) ProtoMessage() {}
+
+func (x *GetStandingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetStandingsRequest.ProtoReflect.Descriptor instead.
+func (*GetStandingsRequest) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetStandingsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// GetStandingsResponse is a tournament's standings. Public.
+type GetStandingsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The standings; `matches` and `complete` are left for whoever knows the schedule (the
+	// tournament service) to fill in.
+	Standings     *Standings `protobuf:"bytes,1,opt,name=standings,proto3" json:"standings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetStandingsResponse) Reset() {
+	*x = GetStandingsResponse{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetStandingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetStandingsResponse) ProtoMessage() {}
+
+func (x *GetStandingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetStandingsResponse.ProtoReflect.Descriptor instead.
+func (*GetStandingsResponse) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetStandingsResponse) GetStandings() *Standings {
+	if x != nil {
+		return x.Standings
+	}
+	return nil
+}
+
 // MatchFilter selects finished matches. Unset fields select everything. Set by the caller.
 type MatchFilter struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -99,7 +192,7 @@ type MatchFilter struct {
 
 func (x *MatchFilter) Reset() {
 	*x = MatchFilter{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[0]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -111,7 +204,7 @@ func (x *MatchFilter) String() string {
 func (*MatchFilter) ProtoMessage() {}
 
 func (x *MatchFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[0]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -124,7 +217,7 @@ func (x *MatchFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchFilter.ProtoReflect.Descriptor instead.
 func (*MatchFilter) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{0}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *MatchFilter) GetTournamentId() string {
@@ -170,7 +263,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[1]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -182,7 +275,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[1]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -195,7 +288,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{1}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListMatchesRequest) GetFilter() *MatchFilter {
@@ -232,7 +325,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[2]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -244,7 +337,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[2]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -257,7 +350,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{2}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
@@ -306,7 +399,7 @@ type MatchSummary struct {
 
 func (x *MatchSummary) Reset() {
 	*x = MatchSummary{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[3]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -318,7 +411,7 @@ func (x *MatchSummary) String() string {
 func (*MatchSummary) ProtoMessage() {}
 
 func (x *MatchSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[3]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -331,7 +424,7 @@ func (x *MatchSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSummary.ProtoReflect.Descriptor instead.
 func (*MatchSummary) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{3}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *MatchSummary) GetMatchId() string {
@@ -437,7 +530,7 @@ type SeatResult struct {
 
 func (x *SeatResult) Reset() {
 	*x = SeatResult{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[4]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -449,7 +542,7 @@ func (x *SeatResult) String() string {
 func (*SeatResult) ProtoMessage() {}
 
 func (x *SeatResult) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[4]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -462,7 +555,7 @@ func (x *SeatResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatResult.ProtoReflect.Descriptor instead.
 func (*SeatResult) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{4}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SeatResult) GetSeat() int32 {
@@ -536,7 +629,7 @@ type MetricValue struct {
 
 func (x *MetricValue) Reset() {
 	*x = MetricValue{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[5]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +641,7 @@ func (x *MetricValue) String() string {
 func (*MetricValue) ProtoMessage() {}
 
 func (x *MetricValue) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[5]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +654,7 @@ func (x *MetricValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetricValue.ProtoReflect.Descriptor instead.
 func (*MetricValue) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{5}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *MetricValue) GetName() string {
@@ -605,7 +698,7 @@ type MatchRow struct {
 
 func (x *MatchRow) Reset() {
 	*x = MatchRow{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[6]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -617,7 +710,7 @@ func (x *MatchRow) String() string {
 func (*MatchRow) ProtoMessage() {}
 
 func (x *MatchRow) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[6]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -630,7 +723,7 @@ func (x *MatchRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchRow.ProtoReflect.Descriptor instead.
 func (*MatchRow) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{6}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *MatchRow) GetSummary() *MatchSummary {
@@ -679,7 +772,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[7]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +784,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[7]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +797,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{7}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -725,7 +818,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[8]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +830,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[8]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +843,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{8}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetMatchResponse) GetMatch() *MatchRow {
@@ -775,7 +868,7 @@ type GetLeaderboardRequest struct {
 
 func (x *GetLeaderboardRequest) Reset() {
 	*x = GetLeaderboardRequest{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[9]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -787,7 +880,7 @@ func (x *GetLeaderboardRequest) String() string {
 func (*GetLeaderboardRequest) ProtoMessage() {}
 
 func (x *GetLeaderboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[9]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -800,7 +893,7 @@ func (x *GetLeaderboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLeaderboardRequest.ProtoReflect.Descriptor instead.
 func (*GetLeaderboardRequest) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{9}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetLeaderboardRequest) GetFilter() *MatchFilter {
@@ -843,7 +936,7 @@ type GetLeaderboardResponse struct {
 
 func (x *GetLeaderboardResponse) Reset() {
 	*x = GetLeaderboardResponse{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[10]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +948,7 @@ func (x *GetLeaderboardResponse) String() string {
 func (*GetLeaderboardResponse) ProtoMessage() {}
 
 func (x *GetLeaderboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[10]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +961,7 @@ func (x *GetLeaderboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLeaderboardResponse.ProtoReflect.Descriptor instead.
 func (*GetLeaderboardResponse) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{10}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetLeaderboardResponse) GetGame() string {
@@ -935,7 +1028,7 @@ type LeaderboardEntry struct {
 
 func (x *LeaderboardEntry) Reset() {
 	*x = LeaderboardEntry{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[11]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -947,7 +1040,7 @@ func (x *LeaderboardEntry) String() string {
 func (*LeaderboardEntry) ProtoMessage() {}
 
 func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[11]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -960,7 +1053,7 @@ func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderboardEntry.ProtoReflect.Descriptor instead.
 func (*LeaderboardEntry) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{11}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LeaderboardEntry) GetAgent() string {
@@ -1044,7 +1137,7 @@ type GetUsageRequest struct {
 
 func (x *GetUsageRequest) Reset() {
 	*x = GetUsageRequest{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[12]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1056,7 +1149,7 @@ func (x *GetUsageRequest) String() string {
 func (*GetUsageRequest) ProtoMessage() {}
 
 func (x *GetUsageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[12]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1069,7 +1162,7 @@ func (x *GetUsageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUsageRequest.ProtoReflect.Descriptor instead.
 func (*GetUsageRequest) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{12}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetUsageRequest) GetFilter() *MatchFilter {
@@ -1090,7 +1183,7 @@ type GetUsageResponse struct {
 
 func (x *GetUsageResponse) Reset() {
 	*x = GetUsageResponse{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[13]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1102,7 +1195,7 @@ func (x *GetUsageResponse) String() string {
 func (*GetUsageResponse) ProtoMessage() {}
 
 func (x *GetUsageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[13]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1115,7 +1208,7 @@ func (x *GetUsageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUsageResponse.ProtoReflect.Descriptor instead.
 func (*GetUsageResponse) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{13}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetUsageResponse) GetModels() []*ModelUsage {
@@ -1153,14 +1246,22 @@ type ModelUsage struct {
 	// retries / calls (0 without calls).
 	RetryRate float64 `protobuf:"fixed64,12,opt,name=retry_rate,json=retryRate,proto3" json:"retry_rate,omitempty"`
 	// Time spent waiting for the model, summed, in milliseconds.
-	LatencyMs     float64 `protobuf:"fixed64,13,opt,name=latency_ms,json=latencyMs,proto3" json:"latency_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	LatencyMs float64 `protobuf:"fixed64,13,opt,name=latency_ms,json=latencyMs,proto3" json:"latency_ms,omitempty"`
+	// Fallback actions, counted one by one (fallbacks counts seat-matches).
+	FallbackActions int64 `protobuf:"varint,14,opt,name=fallback_actions,json=fallbackActions,proto3" json:"fallback_actions,omitempty"`
+	// Of fallback_actions, those played because a token or cost budget was spent.
+	BudgetFallbacks int64 `protobuf:"varint,15,opt,name=budget_fallbacks,json=budgetFallbacks,proto3" json:"budget_fallbacks,omitempty"`
+	// Tokens of replies served from the cache, at what they cost when first made.
+	CachedTokens int64 `protobuf:"varint,16,opt,name=cached_tokens,json=cachedTokens,proto3" json:"cached_tokens,omitempty"`
+	// Cost by the agents' price tables, in millionths of a US dollar.
+	CostMicrodollars int64 `protobuf:"varint,17,opt,name=cost_microdollars,json=costMicrodollars,proto3" json:"cost_microdollars,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ModelUsage) Reset() {
 	*x = ModelUsage{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[14]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1172,7 +1273,7 @@ func (x *ModelUsage) String() string {
 func (*ModelUsage) ProtoMessage() {}
 
 func (x *ModelUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[14]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1185,7 +1286,7 @@ func (x *ModelUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelUsage.ProtoReflect.Descriptor instead.
 func (*ModelUsage) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{14}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ModelUsage) GetModel() string {
@@ -1279,6 +1380,34 @@ func (x *ModelUsage) GetLatencyMs() float64 {
 	return 0
 }
 
+func (x *ModelUsage) GetFallbackActions() int64 {
+	if x != nil {
+		return x.FallbackActions
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetBudgetFallbacks() int64 {
+	if x != nil {
+		return x.BudgetFallbacks
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetCachedTokens() int64 {
+	if x != nil {
+		return x.CachedTokens
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetCostMicrodollars() int64 {
+	if x != nil {
+		return x.CostMicrodollars
+	}
+	return 0
+}
+
 // ExportRowsRequest asks for the per-match rows as a file.
 type ExportRowsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1292,7 +1421,7 @@ type ExportRowsRequest struct {
 
 func (x *ExportRowsRequest) Reset() {
 	*x = ExportRowsRequest{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[15]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1304,7 +1433,7 @@ func (x *ExportRowsRequest) String() string {
 func (*ExportRowsRequest) ProtoMessage() {}
 
 func (x *ExportRowsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[15]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1317,7 +1446,7 @@ func (x *ExportRowsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportRowsRequest.ProtoReflect.Descriptor instead.
 func (*ExportRowsRequest) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{15}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ExportRowsRequest) GetFilter() *MatchFilter {
@@ -1350,7 +1479,7 @@ type ExportRowsResponse struct {
 
 func (x *ExportRowsResponse) Reset() {
 	*x = ExportRowsResponse{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[16]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +1491,7 @@ func (x *ExportRowsResponse) String() string {
 func (*ExportRowsResponse) ProtoMessage() {}
 
 func (x *ExportRowsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[16]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +1504,7 @@ func (x *ExportRowsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportRowsResponse.ProtoReflect.Descriptor instead.
 func (*ExportRowsResponse) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{16}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ExportRowsResponse) GetData() []byte {
@@ -1401,7 +1530,7 @@ type GetStatusRequest struct {
 
 func (x *GetStatusRequest) Reset() {
 	*x = GetStatusRequest{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[17]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1413,7 +1542,7 @@ func (x *GetStatusRequest) String() string {
 func (*GetStatusRequest) ProtoMessage() {}
 
 func (x *GetStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[17]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1426,7 +1555,7 @@ func (x *GetStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetStatusRequest) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{17}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{19}
 }
 
 // GetStatusResponse counts what the database holds.
@@ -1448,7 +1577,7 @@ type GetStatusResponse struct {
 
 func (x *GetStatusResponse) Reset() {
 	*x = GetStatusResponse{}
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[18]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1460,7 +1589,7 @@ func (x *GetStatusResponse) String() string {
 func (*GetStatusResponse) ProtoMessage() {}
 
 func (x *GetStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[18]
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1473,7 +1602,7 @@ func (x *GetStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetStatusResponse) Descriptor() ([]byte, []int) {
-	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{18}
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetStatusResponse) GetEvents() int64 {
@@ -1511,11 +1640,641 @@ func (x *GetStatusResponse) GetErrors() int64 {
 	return 0
 }
 
+// Standings is how a tournament stands: progress, a line per agent, the ordered-pair table of
+// a two-player game, the ratings and every table of the tournament report. Computed by the
+// analytics service from the records of the tournament's matches that ended (an interrupted
+// match, closed void and played again, gives way to its rerun); agents are named by their
+// entrant labels. Public: derived from the public parts of the records.
+type Standings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Name of the game.
+	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	// Matches scheduled.
+	Matches uint32 `protobuf:"varint,3,opt,name=matches,proto3" json:"matches,omitempty"`
+	// Scheduled matches whose counting match has ended.
+	Ended uint32 `protobuf:"varint,4,opt,name=ended,proto3" json:"ended,omitempty"`
+	// Of those, void ones (left out of every rate).
+	Void uint32 `protobuf:"varint,5,opt,name=void,proto3" json:"void,omitempty"`
+	// Whether every scheduled match has ended.
+	Complete bool `protobuf:"varint,6,opt,name=complete,proto3" json:"complete,omitempty"`
+	// Display names of the seats, in seat order.
+	Seats []string `protobuf:"bytes,7,rep,name=seats,proto3" json:"seats,omitempty"`
+	// One line per agent, over its non-void matches against other agents, in label order.
+	Agents []*AgentStanding `protobuf:"bytes,8,rep,name=agents,proto3" json:"agents,omitempty"`
+	// The ordered-pair table of a two-player game (the heat maps); unset for other games.
+	Pairs *PairTable `protobuf:"bytes,9,opt,name=pairs,proto3" json:"pairs,omitempty"`
+	// Bradley–Terry ratings of the agents by label, best first (as AnalyticsService's
+	// leaderboard, over this tournament's non-void matches).
+	Leaderboard []*LeaderboardEntry `protobuf:"bytes,10,rep,name=leaderboard,proto3" json:"leaderboard,omitempty"`
+	// Every table of the tournament report, as text, in reading order.
+	Tables        []*Table `protobuf:"bytes,11,rep,name=tables,proto3" json:"tables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Standings) Reset() {
+	*x = Standings{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Standings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Standings) ProtoMessage() {}
+
+func (x *Standings) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Standings.ProtoReflect.Descriptor instead.
+func (*Standings) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Standings) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *Standings) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *Standings) GetMatches() uint32 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+func (x *Standings) GetEnded() uint32 {
+	if x != nil {
+		return x.Ended
+	}
+	return 0
+}
+
+func (x *Standings) GetVoid() uint32 {
+	if x != nil {
+		return x.Void
+	}
+	return 0
+}
+
+func (x *Standings) GetComplete() bool {
+	if x != nil {
+		return x.Complete
+	}
+	return false
+}
+
+func (x *Standings) GetSeats() []string {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *Standings) GetAgents() []*AgentStanding {
+	if x != nil {
+		return x.Agents
+	}
+	return nil
+}
+
+func (x *Standings) GetPairs() *PairTable {
+	if x != nil {
+		return x.Pairs
+	}
+	return nil
+}
+
+func (x *Standings) GetLeaderboard() []*LeaderboardEntry {
+	if x != nil {
+		return x.Leaderboard
+	}
+	return nil
+}
+
+func (x *Standings) GetTables() []*Table {
+	if x != nil {
+		return x.Tables
+	}
+	return nil
+}
+
+// AgentStanding is one agent's results in a tournament. Rates are unset while there is
+// nothing to average.
+type AgentStanding struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Entrant label.
+	Label string `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	// Non-void matches against other agents (self-play left out).
+	Matches int32 `protobuf:"varint,2,opt,name=matches,proto3" json:"matches,omitempty"`
+	// Void matches it sat in.
+	Void int32 `protobuf:"varint,3,opt,name=void,proto3" json:"void,omitempty"`
+	// Matches with a winner.
+	Decisive int32 `protobuf:"varint,4,opt,name=decisive,proto3" json:"decisive,omitempty"`
+	// Of those, the ones it won.
+	Wins int32 `protobuf:"varint,5,opt,name=wins,proto3" json:"wins,omitempty"`
+	// wins / decisive.
+	WinRate *float64 `protobuf:"fixed64,6,opt,name=win_rate,json=winRate,proto3,oneof" json:"win_rate,omitempty"`
+	// Mean payoff per match.
+	MeanPayoff *float64 `protobuf:"fixed64,7,opt,name=mean_payoff,json=meanPayoff,proto3,oneof" json:"mean_payoff,omitempty"`
+	// Share of its matches that ended in a deal.
+	AgreementRate *float64 `protobuf:"fixed64,8,opt,name=agreement_rate,json=agreementRate,proto3,oneof" json:"agreement_rate,omitempty"`
+	// Its refused actions.
+	Refused int32 `protobuf:"varint,9,opt,name=refused,proto3" json:"refused,omitempty"`
+	// Matches in which its agent faulted.
+	Faulted       int32 `protobuf:"varint,10,opt,name=faulted,proto3" json:"faulted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentStanding) Reset() {
+	*x = AgentStanding{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentStanding) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentStanding) ProtoMessage() {}
+
+func (x *AgentStanding) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentStanding.ProtoReflect.Descriptor instead.
+func (*AgentStanding) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AgentStanding) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *AgentStanding) GetMatches() int32 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetVoid() int32 {
+	if x != nil {
+		return x.Void
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetDecisive() int32 {
+	if x != nil {
+		return x.Decisive
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetWins() int32 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetWinRate() float64 {
+	if x != nil && x.WinRate != nil {
+		return *x.WinRate
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetMeanPayoff() float64 {
+	if x != nil && x.MeanPayoff != nil {
+		return *x.MeanPayoff
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetAgreementRate() float64 {
+	if x != nil && x.AgreementRate != nil {
+		return *x.AgreementRate
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetRefused() int32 {
+	if x != nil {
+		return x.Refused
+	}
+	return 0
+}
+
+func (x *AgentStanding) GetFaulted() int32 {
+	if x != nil {
+		return x.Faulted
+	}
+	return 0
+}
+
+// PairTable is the ordered-pair table of a two-player game: rows are the agents in seat 1
+// (P2), columns the agents in seat 0 (P1), as in the published heat maps.
+type PairTable struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Seat whose wins win_rate counts.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Display name of that seat.
+	SeatName string `protobuf:"bytes,2,opt,name=seat_name,json=seatName,proto3" json:"seat_name,omitempty"`
+	// Labels of the agents in seat 1, one per row.
+	Rows []string `protobuf:"bytes,3,rep,name=rows,proto3" json:"rows,omitempty"`
+	// Labels of the agents in seat 0, one per column.
+	Cols []string `protobuf:"bytes,4,rep,name=cols,proto3" json:"cols,omitempty"`
+	// cells[r].cells[c] is the pair with rows[r] in seat 1 and cols[c] in seat 0.
+	Cells         []*PairRow `protobuf:"bytes,5,rep,name=cells,proto3" json:"cells,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PairTable) Reset() {
+	*x = PairTable{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PairTable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PairTable) ProtoMessage() {}
+
+func (x *PairTable) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PairTable.ProtoReflect.Descriptor instead.
+func (*PairTable) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *PairTable) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *PairTable) GetSeatName() string {
+	if x != nil {
+		return x.SeatName
+	}
+	return ""
+}
+
+func (x *PairTable) GetRows() []string {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+func (x *PairTable) GetCols() []string {
+	if x != nil {
+		return x.Cols
+	}
+	return nil
+}
+
+func (x *PairTable) GetCells() []*PairRow {
+	if x != nil {
+		return x.Cells
+	}
+	return nil
+}
+
+// PairRow is one row of a PairTable.
+type PairRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One cell per column.
+	Cells         []*PairCell `protobuf:"bytes,1,rep,name=cells,proto3" json:"cells,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PairRow) Reset() {
+	*x = PairRow{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PairRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PairRow) ProtoMessage() {}
+
+func (x *PairRow) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PairRow.ProtoReflect.Descriptor instead.
+func (*PairRow) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *PairRow) GetCells() []*PairCell {
+	if x != nil {
+		return x.Cells
+	}
+	return nil
+}
+
+// PairCell is one ordered pair's results. Rates are unset while there is nothing to average.
+type PairCell struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Non-void matches of the pair.
+	Matches int32 `protobuf:"varint,1,opt,name=matches,proto3" json:"matches,omitempty"`
+	// Void matches of the pair.
+	Void int32 `protobuf:"varint,2,opt,name=void,proto3" json:"void,omitempty"`
+	// Non-void matches with a winner.
+	Decisive int32 `protobuf:"varint,3,opt,name=decisive,proto3" json:"decisive,omitempty"`
+	// Of those, the ones PairTable.seat won.
+	Wins int32 `protobuf:"varint,4,opt,name=wins,proto3" json:"wins,omitempty"`
+	// wins / decisive.
+	WinRate *float64 `protobuf:"fixed64,5,opt,name=win_rate,json=winRate,proto3,oneof" json:"win_rate,omitempty"`
+	// Mean payoff of seat 0 over the non-void matches.
+	PayoffSeat0 *float64 `protobuf:"fixed64,6,opt,name=payoff_seat0,json=payoffSeat0,proto3,oneof" json:"payoff_seat0,omitempty"`
+	// Mean payoff of seat 1 over the non-void matches.
+	PayoffSeat1 *float64 `protobuf:"fixed64,7,opt,name=payoff_seat1,json=payoffSeat1,proto3,oneof" json:"payoff_seat1,omitempty"`
+	// Share of the non-void matches that ended in a deal.
+	AgreementRate *float64 `protobuf:"fixed64,8,opt,name=agreement_rate,json=agreementRate,proto3,oneof" json:"agreement_rate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PairCell) Reset() {
+	*x = PairCell{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PairCell) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PairCell) ProtoMessage() {}
+
+func (x *PairCell) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PairCell.ProtoReflect.Descriptor instead.
+func (*PairCell) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *PairCell) GetMatches() int32 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+func (x *PairCell) GetVoid() int32 {
+	if x != nil {
+		return x.Void
+	}
+	return 0
+}
+
+func (x *PairCell) GetDecisive() int32 {
+	if x != nil {
+		return x.Decisive
+	}
+	return 0
+}
+
+func (x *PairCell) GetWins() int32 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+func (x *PairCell) GetWinRate() float64 {
+	if x != nil && x.WinRate != nil {
+		return *x.WinRate
+	}
+	return 0
+}
+
+func (x *PairCell) GetPayoffSeat0() float64 {
+	if x != nil && x.PayoffSeat0 != nil {
+		return *x.PayoffSeat0
+	}
+	return 0
+}
+
+func (x *PairCell) GetPayoffSeat1() float64 {
+	if x != nil && x.PayoffSeat1 != nil {
+		return *x.PayoffSeat1
+	}
+	return 0
+}
+
+func (x *PairCell) GetAgreementRate() float64 {
+	if x != nil && x.AgreementRate != nil {
+		return *x.AgreementRate
+	}
+	return 0
+}
+
+// Table is one table of the tournament report, as text.
+type Table struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the table shows.
+	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	// How to read it.
+	Note string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
+	// Column names.
+	Header []string `protobuf:"bytes,3,rep,name=header,proto3" json:"header,omitempty"`
+	// The rows.
+	Rows          []*TableRow `protobuf:"bytes,4,rep,name=rows,proto3" json:"rows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Table) Reset() {
+	*x = Table{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Table) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Table) ProtoMessage() {}
+
+func (x *Table) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Table.ProtoReflect.Descriptor instead.
+func (*Table) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *Table) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Table) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+func (x *Table) GetHeader() []string {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+func (x *Table) GetRows() []*TableRow {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+// TableRow is one row of a Table.
+type TableRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One cell per column, as text.
+	Cells         []string `protobuf:"bytes,1,rep,name=cells,proto3" json:"cells,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableRow) Reset() {
+	*x = TableRow{}
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableRow) ProtoMessage() {}
+
+func (x *TableRow) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_analytics_v1_analytics_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableRow.ProtoReflect.Descriptor instead.
+func (*TableRow) Descriptor() ([]byte, []int) {
+	return file_parley_analytics_v1_analytics_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *TableRow) GetCells() []string {
+	if x != nil {
+		return x.Cells
+	}
+	return nil
+}
+
 var File_parley_analytics_v1_analytics_proto protoreflect.FileDescriptor
 
 const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\n" +
-	"#parley/analytics/v1/analytics.proto\x12\x13parley.analytics.v1\x1a\x1dparley/events/v1/events.proto\x1a\x1bparley/match/v1/match.proto\"\x7f\n" +
+	"#parley/analytics/v1/analytics.proto\x12\x13parley.analytics.v1\x1a\x1dparley/events/v1/events.proto\x1a\x1bparley/match/v1/match.proto\":\n" +
+	"\x13GetStandingsRequest\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\"T\n" +
+	"\x14GetStandingsResponse\x12<\n" +
+	"\tstandings\x18\x01 \x01(\v2\x1e.parley.analytics.v1.StandingsR\tstandings\"\x7f\n" +
 	"\vMatchFilter\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x14\n" +
@@ -1595,7 +2354,7 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\x0fGetUsageRequest\x128\n" +
 	"\x06filter\x18\x01 \x01(\v2 .parley.analytics.v1.MatchFilterR\x06filter\"K\n" +
 	"\x10GetUsageResponse\x127\n" +
-	"\x06models\x18\x01 \x03(\v2\x1f.parley.analytics.v1.ModelUsageR\x06models\"\xa8\x03\n" +
+	"\x06models\x18\x01 \x03(\v2\x1f.parley.analytics.v1.ModelUsageR\x06models\"\xd0\x04\n" +
 	"\n" +
 	"ModelUsage\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x18\n" +
@@ -1614,7 +2373,11 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\n" +
 	"retry_rate\x18\f \x01(\x01R\tretryRate\x12\x1d\n" +
 	"\n" +
-	"latency_ms\x18\r \x01(\x01R\tlatencyMs\"\x88\x01\n" +
+	"latency_ms\x18\r \x01(\x01R\tlatencyMs\x12)\n" +
+	"\x10fallback_actions\x18\x0e \x01(\x03R\x0ffallbackActions\x12)\n" +
+	"\x10budget_fallbacks\x18\x0f \x01(\x03R\x0fbudgetFallbacks\x12#\n" +
+	"\rcached_tokens\x18\x10 \x01(\x03R\fcachedTokens\x12+\n" +
+	"\x11cost_microdollars\x18\x11 \x01(\x03R\x10costMicrodollars\"\x88\x01\n" +
 	"\x11ExportRowsRequest\x128\n" +
 	"\x06filter\x18\x01 \x01(\v2 .parley.analytics.v1.MatchFilterR\x06filter\x129\n" +
 	"\x06format\x18\x02 \x01(\x0e2!.parley.analytics.v1.ExportFormatR\x06format\"K\n" +
@@ -1627,11 +2390,68 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\fmatches_seen\x18\x02 \x01(\x03R\vmatchesSeen\x12\x18\n" +
 	"\amatches\x18\x03 \x01(\x03R\amatches\x12!\n" +
 	"\fvoid_matches\x18\x04 \x01(\x03R\vvoidMatches\x12\x16\n" +
-	"\x06errors\x18\x05 \x01(\x03R\x06errors*]\n" +
+	"\x06errors\x18\x05 \x01(\x03R\x06errors\"\xa9\x03\n" +
+	"\tStandings\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x12\x18\n" +
+	"\amatches\x18\x03 \x01(\rR\amatches\x12\x14\n" +
+	"\x05ended\x18\x04 \x01(\rR\x05ended\x12\x12\n" +
+	"\x04void\x18\x05 \x01(\rR\x04void\x12\x1a\n" +
+	"\bcomplete\x18\x06 \x01(\bR\bcomplete\x12\x14\n" +
+	"\x05seats\x18\a \x03(\tR\x05seats\x12:\n" +
+	"\x06agents\x18\b \x03(\v2\".parley.analytics.v1.AgentStandingR\x06agents\x124\n" +
+	"\x05pairs\x18\t \x01(\v2\x1e.parley.analytics.v1.PairTableR\x05pairs\x12G\n" +
+	"\vleaderboard\x18\n" +
+	" \x03(\v2%.parley.analytics.v1.LeaderboardEntryR\vleaderboard\x122\n" +
+	"\x06tables\x18\v \x03(\v2\x1a.parley.analytics.v1.TableR\x06tables\"\xd9\x02\n" +
+	"\rAgentStanding\x12\x14\n" +
+	"\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n" +
+	"\amatches\x18\x02 \x01(\x05R\amatches\x12\x12\n" +
+	"\x04void\x18\x03 \x01(\x05R\x04void\x12\x1a\n" +
+	"\bdecisive\x18\x04 \x01(\x05R\bdecisive\x12\x12\n" +
+	"\x04wins\x18\x05 \x01(\x05R\x04wins\x12\x1e\n" +
+	"\bwin_rate\x18\x06 \x01(\x01H\x00R\awinRate\x88\x01\x01\x12$\n" +
+	"\vmean_payoff\x18\a \x01(\x01H\x01R\n" +
+	"meanPayoff\x88\x01\x01\x12*\n" +
+	"\x0eagreement_rate\x18\b \x01(\x01H\x02R\ragreementRate\x88\x01\x01\x12\x18\n" +
+	"\arefused\x18\t \x01(\x05R\arefused\x12\x18\n" +
+	"\afaulted\x18\n" +
+	" \x01(\x05R\afaultedB\v\n" +
+	"\t_win_rateB\x0e\n" +
+	"\f_mean_payoffB\x11\n" +
+	"\x0f_agreement_rate\"\x98\x01\n" +
+	"\tPairTable\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tseat_name\x18\x02 \x01(\tR\bseatName\x12\x12\n" +
+	"\x04rows\x18\x03 \x03(\tR\x04rows\x12\x12\n" +
+	"\x04cols\x18\x04 \x03(\tR\x04cols\x122\n" +
+	"\x05cells\x18\x05 \x03(\v2\x1c.parley.analytics.v1.PairRowR\x05cells\">\n" +
+	"\aPairRow\x123\n" +
+	"\x05cells\x18\x01 \x03(\v2\x1d.parley.analytics.v1.PairCellR\x05cells\"\xc6\x02\n" +
+	"\bPairCell\x12\x18\n" +
+	"\amatches\x18\x01 \x01(\x05R\amatches\x12\x12\n" +
+	"\x04void\x18\x02 \x01(\x05R\x04void\x12\x1a\n" +
+	"\bdecisive\x18\x03 \x01(\x05R\bdecisive\x12\x12\n" +
+	"\x04wins\x18\x04 \x01(\x05R\x04wins\x12\x1e\n" +
+	"\bwin_rate\x18\x05 \x01(\x01H\x00R\awinRate\x88\x01\x01\x12&\n" +
+	"\fpayoff_seat0\x18\x06 \x01(\x01H\x01R\vpayoffSeat0\x88\x01\x01\x12&\n" +
+	"\fpayoff_seat1\x18\a \x01(\x01H\x02R\vpayoffSeat1\x88\x01\x01\x12*\n" +
+	"\x0eagreement_rate\x18\b \x01(\x01H\x03R\ragreementRate\x88\x01\x01B\v\n" +
+	"\t_win_rateB\x0f\n" +
+	"\r_payoff_seat0B\x0f\n" +
+	"\r_payoff_seat1B\x11\n" +
+	"\x0f_agreement_rate\"|\n" +
+	"\x05Table\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\x12\x16\n" +
+	"\x06header\x18\x03 \x03(\tR\x06header\x121\n" +
+	"\x04rows\x18\x04 \x03(\v2\x1d.parley.analytics.v1.TableRowR\x04rows\" \n" +
+	"\bTableRow\x12\x14\n" +
+	"\x05cells\x18\x01 \x03(\tR\x05cells*]\n" +
 	"\fExportFormat\x12\x1d\n" +
 	"\x19EXPORT_FORMAT_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11EXPORT_FORMAT_CSV\x10\x01\x12\x17\n" +
-	"\x13EXPORT_FORMAT_JSONL\x10\x022\xce\x04\n" +
+	"\x13EXPORT_FORMAT_JSONL\x10\x022\xb3\x05\n" +
 	"\x10AnalyticsService\x12`\n" +
 	"\vListMatches\x12'.parley.analytics.v1.ListMatchesRequest\x1a(.parley.analytics.v1.ListMatchesResponse\x12W\n" +
 	"\bGetMatch\x12$.parley.analytics.v1.GetMatchRequest\x1a%.parley.analytics.v1.GetMatchResponse\x12i\n" +
@@ -1639,7 +2459,8 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\bGetUsage\x12$.parley.analytics.v1.GetUsageRequest\x1a%.parley.analytics.v1.GetUsageResponse\x12_\n" +
 	"\n" +
 	"ExportRows\x12&.parley.analytics.v1.ExportRowsRequest\x1a'.parley.analytics.v1.ExportRowsResponse0\x01\x12Z\n" +
-	"\tGetStatus\x12%.parley.analytics.v1.GetStatusRequest\x1a&.parley.analytics.v1.GetStatusResponseB\xde\x01\n" +
+	"\tGetStatus\x12%.parley.analytics.v1.GetStatusRequest\x1a&.parley.analytics.v1.GetStatusResponse\x12c\n" +
+	"\fGetStandings\x12(.parley.analytics.v1.GetStandingsRequest\x1a).parley.analytics.v1.GetStandingsResponseB\xde\x01\n" +
 	"\x17com.parley.analytics.v1B\x0eAnalyticsProtoP\x01ZEgithub.com/parley-arena/parley/gen/go/parley/analytics/v1;analyticsv1\xa2\x02\x03PAX\xaa\x02\x13Parley.Analytics.V1\xca\x02\x13Parley\\Analytics\\V1\xe2\x02\x1fParley\\Analytics\\V1\\GPBMetadata\xea\x02\x15Parley::Analytics::V1b\x06proto3"
 
 var (
@@ -1655,63 +2476,82 @@ func file_parley_analytics_v1_analytics_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_analytics_v1_analytics_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_analytics_v1_analytics_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_parley_analytics_v1_analytics_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_parley_analytics_v1_analytics_proto_goTypes = []any{
 	(ExportFormat)(0),              // 0: parley.analytics.v1.ExportFormat
-	(*MatchFilter)(nil),            // 1: parley.analytics.v1.MatchFilter
-	(*ListMatchesRequest)(nil),     // 2: parley.analytics.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),    // 3: parley.analytics.v1.ListMatchesResponse
-	(*MatchSummary)(nil),           // 4: parley.analytics.v1.MatchSummary
-	(*SeatResult)(nil),             // 5: parley.analytics.v1.SeatResult
-	(*MetricValue)(nil),            // 6: parley.analytics.v1.MetricValue
-	(*MatchRow)(nil),               // 7: parley.analytics.v1.MatchRow
-	(*GetMatchRequest)(nil),        // 8: parley.analytics.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),       // 9: parley.analytics.v1.GetMatchResponse
-	(*GetLeaderboardRequest)(nil),  // 10: parley.analytics.v1.GetLeaderboardRequest
-	(*GetLeaderboardResponse)(nil), // 11: parley.analytics.v1.GetLeaderboardResponse
-	(*LeaderboardEntry)(nil),       // 12: parley.analytics.v1.LeaderboardEntry
-	(*GetUsageRequest)(nil),        // 13: parley.analytics.v1.GetUsageRequest
-	(*GetUsageResponse)(nil),       // 14: parley.analytics.v1.GetUsageResponse
-	(*ModelUsage)(nil),             // 15: parley.analytics.v1.ModelUsage
-	(*ExportRowsRequest)(nil),      // 16: parley.analytics.v1.ExportRowsRequest
-	(*ExportRowsResponse)(nil),     // 17: parley.analytics.v1.ExportRowsResponse
-	(*GetStatusRequest)(nil),       // 18: parley.analytics.v1.GetStatusRequest
-	(*GetStatusResponse)(nil),      // 19: parley.analytics.v1.GetStatusResponse
-	(v1.EndCause)(0),               // 20: parley.match.v1.EndCause
-	(*v11.SeatUsage)(nil),          // 21: parley.events.v1.SeatUsage
+	(*GetStandingsRequest)(nil),    // 1: parley.analytics.v1.GetStandingsRequest
+	(*GetStandingsResponse)(nil),   // 2: parley.analytics.v1.GetStandingsResponse
+	(*MatchFilter)(nil),            // 3: parley.analytics.v1.MatchFilter
+	(*ListMatchesRequest)(nil),     // 4: parley.analytics.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),    // 5: parley.analytics.v1.ListMatchesResponse
+	(*MatchSummary)(nil),           // 6: parley.analytics.v1.MatchSummary
+	(*SeatResult)(nil),             // 7: parley.analytics.v1.SeatResult
+	(*MetricValue)(nil),            // 8: parley.analytics.v1.MetricValue
+	(*MatchRow)(nil),               // 9: parley.analytics.v1.MatchRow
+	(*GetMatchRequest)(nil),        // 10: parley.analytics.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),       // 11: parley.analytics.v1.GetMatchResponse
+	(*GetLeaderboardRequest)(nil),  // 12: parley.analytics.v1.GetLeaderboardRequest
+	(*GetLeaderboardResponse)(nil), // 13: parley.analytics.v1.GetLeaderboardResponse
+	(*LeaderboardEntry)(nil),       // 14: parley.analytics.v1.LeaderboardEntry
+	(*GetUsageRequest)(nil),        // 15: parley.analytics.v1.GetUsageRequest
+	(*GetUsageResponse)(nil),       // 16: parley.analytics.v1.GetUsageResponse
+	(*ModelUsage)(nil),             // 17: parley.analytics.v1.ModelUsage
+	(*ExportRowsRequest)(nil),      // 18: parley.analytics.v1.ExportRowsRequest
+	(*ExportRowsResponse)(nil),     // 19: parley.analytics.v1.ExportRowsResponse
+	(*GetStatusRequest)(nil),       // 20: parley.analytics.v1.GetStatusRequest
+	(*GetStatusResponse)(nil),      // 21: parley.analytics.v1.GetStatusResponse
+	(*Standings)(nil),              // 22: parley.analytics.v1.Standings
+	(*AgentStanding)(nil),          // 23: parley.analytics.v1.AgentStanding
+	(*PairTable)(nil),              // 24: parley.analytics.v1.PairTable
+	(*PairRow)(nil),                // 25: parley.analytics.v1.PairRow
+	(*PairCell)(nil),               // 26: parley.analytics.v1.PairCell
+	(*Table)(nil),                  // 27: parley.analytics.v1.Table
+	(*TableRow)(nil),               // 28: parley.analytics.v1.TableRow
+	(v1.EndCause)(0),               // 29: parley.match.v1.EndCause
+	(*v11.SeatUsage)(nil),          // 30: parley.events.v1.SeatUsage
 }
 var file_parley_analytics_v1_analytics_proto_depIdxs = []int32{
-	1,  // 0: parley.analytics.v1.ListMatchesRequest.filter:type_name -> parley.analytics.v1.MatchFilter
-	4,  // 1: parley.analytics.v1.ListMatchesResponse.matches:type_name -> parley.analytics.v1.MatchSummary
-	20, // 2: parley.analytics.v1.MatchSummary.cause:type_name -> parley.match.v1.EndCause
-	5,  // 3: parley.analytics.v1.MatchSummary.seats:type_name -> parley.analytics.v1.SeatResult
-	4,  // 4: parley.analytics.v1.MatchRow.summary:type_name -> parley.analytics.v1.MatchSummary
-	6,  // 5: parley.analytics.v1.MatchRow.values:type_name -> parley.analytics.v1.MetricValue
-	21, // 6: parley.analytics.v1.MatchRow.usage:type_name -> parley.events.v1.SeatUsage
-	7,  // 7: parley.analytics.v1.GetMatchResponse.match:type_name -> parley.analytics.v1.MatchRow
-	1,  // 8: parley.analytics.v1.GetLeaderboardRequest.filter:type_name -> parley.analytics.v1.MatchFilter
-	12, // 9: parley.analytics.v1.GetLeaderboardResponse.entries:type_name -> parley.analytics.v1.LeaderboardEntry
-	1,  // 10: parley.analytics.v1.GetUsageRequest.filter:type_name -> parley.analytics.v1.MatchFilter
-	15, // 11: parley.analytics.v1.GetUsageResponse.models:type_name -> parley.analytics.v1.ModelUsage
-	1,  // 12: parley.analytics.v1.ExportRowsRequest.filter:type_name -> parley.analytics.v1.MatchFilter
-	0,  // 13: parley.analytics.v1.ExportRowsRequest.format:type_name -> parley.analytics.v1.ExportFormat
-	2,  // 14: parley.analytics.v1.AnalyticsService.ListMatches:input_type -> parley.analytics.v1.ListMatchesRequest
-	8,  // 15: parley.analytics.v1.AnalyticsService.GetMatch:input_type -> parley.analytics.v1.GetMatchRequest
-	10, // 16: parley.analytics.v1.AnalyticsService.GetLeaderboard:input_type -> parley.analytics.v1.GetLeaderboardRequest
-	13, // 17: parley.analytics.v1.AnalyticsService.GetUsage:input_type -> parley.analytics.v1.GetUsageRequest
-	16, // 18: parley.analytics.v1.AnalyticsService.ExportRows:input_type -> parley.analytics.v1.ExportRowsRequest
-	18, // 19: parley.analytics.v1.AnalyticsService.GetStatus:input_type -> parley.analytics.v1.GetStatusRequest
-	3,  // 20: parley.analytics.v1.AnalyticsService.ListMatches:output_type -> parley.analytics.v1.ListMatchesResponse
-	9,  // 21: parley.analytics.v1.AnalyticsService.GetMatch:output_type -> parley.analytics.v1.GetMatchResponse
-	11, // 22: parley.analytics.v1.AnalyticsService.GetLeaderboard:output_type -> parley.analytics.v1.GetLeaderboardResponse
-	14, // 23: parley.analytics.v1.AnalyticsService.GetUsage:output_type -> parley.analytics.v1.GetUsageResponse
-	17, // 24: parley.analytics.v1.AnalyticsService.ExportRows:output_type -> parley.analytics.v1.ExportRowsResponse
-	19, // 25: parley.analytics.v1.AnalyticsService.GetStatus:output_type -> parley.analytics.v1.GetStatusResponse
-	20, // [20:26] is the sub-list for method output_type
-	14, // [14:20] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	22, // 0: parley.analytics.v1.GetStandingsResponse.standings:type_name -> parley.analytics.v1.Standings
+	3,  // 1: parley.analytics.v1.ListMatchesRequest.filter:type_name -> parley.analytics.v1.MatchFilter
+	6,  // 2: parley.analytics.v1.ListMatchesResponse.matches:type_name -> parley.analytics.v1.MatchSummary
+	29, // 3: parley.analytics.v1.MatchSummary.cause:type_name -> parley.match.v1.EndCause
+	7,  // 4: parley.analytics.v1.MatchSummary.seats:type_name -> parley.analytics.v1.SeatResult
+	6,  // 5: parley.analytics.v1.MatchRow.summary:type_name -> parley.analytics.v1.MatchSummary
+	8,  // 6: parley.analytics.v1.MatchRow.values:type_name -> parley.analytics.v1.MetricValue
+	30, // 7: parley.analytics.v1.MatchRow.usage:type_name -> parley.events.v1.SeatUsage
+	9,  // 8: parley.analytics.v1.GetMatchResponse.match:type_name -> parley.analytics.v1.MatchRow
+	3,  // 9: parley.analytics.v1.GetLeaderboardRequest.filter:type_name -> parley.analytics.v1.MatchFilter
+	14, // 10: parley.analytics.v1.GetLeaderboardResponse.entries:type_name -> parley.analytics.v1.LeaderboardEntry
+	3,  // 11: parley.analytics.v1.GetUsageRequest.filter:type_name -> parley.analytics.v1.MatchFilter
+	17, // 12: parley.analytics.v1.GetUsageResponse.models:type_name -> parley.analytics.v1.ModelUsage
+	3,  // 13: parley.analytics.v1.ExportRowsRequest.filter:type_name -> parley.analytics.v1.MatchFilter
+	0,  // 14: parley.analytics.v1.ExportRowsRequest.format:type_name -> parley.analytics.v1.ExportFormat
+	23, // 15: parley.analytics.v1.Standings.agents:type_name -> parley.analytics.v1.AgentStanding
+	24, // 16: parley.analytics.v1.Standings.pairs:type_name -> parley.analytics.v1.PairTable
+	14, // 17: parley.analytics.v1.Standings.leaderboard:type_name -> parley.analytics.v1.LeaderboardEntry
+	27, // 18: parley.analytics.v1.Standings.tables:type_name -> parley.analytics.v1.Table
+	25, // 19: parley.analytics.v1.PairTable.cells:type_name -> parley.analytics.v1.PairRow
+	26, // 20: parley.analytics.v1.PairRow.cells:type_name -> parley.analytics.v1.PairCell
+	28, // 21: parley.analytics.v1.Table.rows:type_name -> parley.analytics.v1.TableRow
+	4,  // 22: parley.analytics.v1.AnalyticsService.ListMatches:input_type -> parley.analytics.v1.ListMatchesRequest
+	10, // 23: parley.analytics.v1.AnalyticsService.GetMatch:input_type -> parley.analytics.v1.GetMatchRequest
+	12, // 24: parley.analytics.v1.AnalyticsService.GetLeaderboard:input_type -> parley.analytics.v1.GetLeaderboardRequest
+	15, // 25: parley.analytics.v1.AnalyticsService.GetUsage:input_type -> parley.analytics.v1.GetUsageRequest
+	18, // 26: parley.analytics.v1.AnalyticsService.ExportRows:input_type -> parley.analytics.v1.ExportRowsRequest
+	20, // 27: parley.analytics.v1.AnalyticsService.GetStatus:input_type -> parley.analytics.v1.GetStatusRequest
+	1,  // 28: parley.analytics.v1.AnalyticsService.GetStandings:input_type -> parley.analytics.v1.GetStandingsRequest
+	5,  // 29: parley.analytics.v1.AnalyticsService.ListMatches:output_type -> parley.analytics.v1.ListMatchesResponse
+	11, // 30: parley.analytics.v1.AnalyticsService.GetMatch:output_type -> parley.analytics.v1.GetMatchResponse
+	13, // 31: parley.analytics.v1.AnalyticsService.GetLeaderboard:output_type -> parley.analytics.v1.GetLeaderboardResponse
+	16, // 32: parley.analytics.v1.AnalyticsService.GetUsage:output_type -> parley.analytics.v1.GetUsageResponse
+	19, // 33: parley.analytics.v1.AnalyticsService.ExportRows:output_type -> parley.analytics.v1.ExportRowsResponse
+	21, // 34: parley.analytics.v1.AnalyticsService.GetStatus:output_type -> parley.analytics.v1.GetStatusResponse
+	2,  // 35: parley.analytics.v1.AnalyticsService.GetStandings:output_type -> parley.analytics.v1.GetStandingsResponse
+	29, // [29:36] is the sub-list for method output_type
+	22, // [22:29] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_parley_analytics_v1_analytics_proto_init() }
@@ -1719,14 +2559,16 @@ func file_parley_analytics_v1_analytics_proto_init() {
 	if File_parley_analytics_v1_analytics_proto != nil {
 		return
 	}
-	file_parley_analytics_v1_analytics_proto_msgTypes[5].OneofWrappers = []any{}
+	file_parley_analytics_v1_analytics_proto_msgTypes[7].OneofWrappers = []any{}
+	file_parley_analytics_v1_analytics_proto_msgTypes[22].OneofWrappers = []any{}
+	file_parley_analytics_v1_analytics_proto_msgTypes[25].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_analytics_v1_analytics_proto_rawDesc), len(file_parley_analytics_v1_analytics_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   19,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

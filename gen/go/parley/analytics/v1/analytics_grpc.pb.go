@@ -30,6 +30,7 @@ const (
 	AnalyticsService_GetUsage_FullMethodName       = "/parley.analytics.v1.AnalyticsService/GetUsage"
 	AnalyticsService_ExportRows_FullMethodName     = "/parley.analytics.v1.AnalyticsService/ExportRows"
 	AnalyticsService_GetStatus_FullMethodName      = "/parley.analytics.v1.AnalyticsService/GetStatus"
+	AnalyticsService_GetStandings_FullMethodName   = "/parley.analytics.v1.AnalyticsService/GetStandings"
 )
 
 // AnalyticsServiceClient is the client API for AnalyticsService service.
@@ -51,6 +52,9 @@ type AnalyticsServiceClient interface {
 	ExportRows(ctx context.Context, in *ExportRowsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportRowsResponse], error)
 	// GetStatus reports what the database holds.
 	GetStatus(ctx context.Context, in *GetStatusRequest, opts ...grpc.CallOption) (*GetStatusResponse, error)
+	// GetStandings returns how a tournament stands, from its matches the database holds.
+	// NOT_FOUND when it holds none of them.
+	GetStandings(ctx context.Context, in *GetStandingsRequest, opts ...grpc.CallOption) (*GetStandingsResponse, error)
 }
 
 type analyticsServiceClient struct {
@@ -130,6 +134,16 @@ func (c *analyticsServiceClient) GetStatus(ctx context.Context, in *GetStatusReq
 	return out, nil
 }
 
+func (c *analyticsServiceClient) GetStandings(ctx context.Context, in *GetStandingsRequest, opts ...grpc.CallOption) (*GetStandingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetStandingsResponse)
+	err := c.cc.Invoke(ctx, AnalyticsService_GetStandings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AnalyticsServiceServer is the server API for AnalyticsService service.
 // All implementations must embed UnimplementedAnalyticsServiceServer
 // for forward compatibility.
@@ -149,6 +163,9 @@ type AnalyticsServiceServer interface {
 	ExportRows(*ExportRowsRequest, grpc.ServerStreamingServer[ExportRowsResponse]) error
 	// GetStatus reports what the database holds.
 	GetStatus(context.Context, *GetStatusRequest) (*GetStatusResponse, error)
+	// GetStandings returns how a tournament stands, from its matches the database holds.
+	// NOT_FOUND when it holds none of them.
+	GetStandings(context.Context, *GetStandingsRequest) (*GetStandingsResponse, error)
 	mustEmbedUnimplementedAnalyticsServiceServer()
 }
 
@@ -176,6 +193,9 @@ func (UnimplementedAnalyticsServiceServer) ExportRows(*ExportRowsRequest, grpc.S
 }
 func (UnimplementedAnalyticsServiceServer) GetStatus(context.Context, *GetStatusRequest) (*GetStatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetStatus not implemented")
+}
+func (UnimplementedAnalyticsServiceServer) GetStandings(context.Context, *GetStandingsRequest) (*GetStandingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStandings not implemented")
 }
 func (UnimplementedAnalyticsServiceServer) mustEmbedUnimplementedAnalyticsServiceServer() {}
 func (UnimplementedAnalyticsServiceServer) testEmbeddedByValue()                          {}
@@ -299,6 +319,24 @@ func _AnalyticsService_GetStatus_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AnalyticsService_GetStandings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetStandingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AnalyticsServiceServer).GetStandings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AnalyticsService_GetStandings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AnalyticsServiceServer).GetStandings(ctx, req.(*GetStandingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AnalyticsService_ServiceDesc is the grpc.ServiceDesc for AnalyticsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -325,6 +363,10 @@ var AnalyticsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetStatus",
 			Handler:    _AnalyticsService_GetStatus_Handler,
+		},
+		{
+			MethodName: "GetStandings",
+			Handler:    _AnalyticsService_GetStandings_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

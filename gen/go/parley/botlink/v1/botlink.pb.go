@@ -8,6 +8,12 @@
 // connections: it dials the gateway, authenticates with its team token, and answers the same
 // calls an agent server would (Act, Describe) over one bidirectional stream. To the referee
 // such a bot is an agent like any other, with the same deadlines.
+//
+// Where: the gateway's HTTP address (`parley up` prints it: "Parley is up: http://HOST:PORT/";
+// `parley gateway --listen`), which serves gRPC on the same port: over HTTP/2 without TLS for
+// an http:// URL (a gRPC client's "insecure" channel to HOST:PORT), over TLS where the organiser
+// fronts the gateway with https://. Authentication: the team token from `parley admin team
+// add`, in the metadata "authorization: Bearer TOKEN".
 
 package botlinkv1
 
@@ -120,7 +126,11 @@ type Hello struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name of the bot, as registered by its team.
 	Bot string `protobuf:"bytes,1,opt,name=bot,proto3" json:"bot,omitempty"`
-	// Version the bot runs; must equal the registered version.
+	// Version the bot runs. When set, it must equal the version the bot is registered at, or the
+	// gateway refuses the session (FAILED_PRECONDITION), so that a bot never plays under another
+	// version's name. Empty: not checked; the session serves the registered bot whatever it
+	// runs, and records and tables name the registered version. Set by the bot; read by the
+	// gateway only.
 	Version       string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

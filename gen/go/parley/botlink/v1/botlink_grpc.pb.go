@@ -8,6 +8,12 @@
 // connections: it dials the gateway, authenticates with its team token, and answers the same
 // calls an agent server would (Act, Describe) over one bidirectional stream. To the referee
 // such a bot is an agent like any other, with the same deadlines.
+//
+// Where: the gateway's HTTP address (`parley up` prints it: "Parley is up: http://HOST:PORT/";
+// `parley gateway --listen`), which serves gRPC on the same port: over HTTP/2 without TLS for
+// an http:// URL (a gRPC client's "insecure" channel to HOST:PORT), over TLS where the organiser
+// fronts the gateway with https://. Authentication: the team token from `parley admin team
+// add`, in the metadata "authorization: Bearer TOKEN".
 
 package botlinkv1
 

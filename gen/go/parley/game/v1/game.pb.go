@@ -213,6 +213,67 @@ func (ShareSide) EnumDescriptor() ([]byte, []int) {
 	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{2}
 }
 
+// ParamKind is the type of a parameter's value.
+type ParamKind int32
+
+const (
+	// Not set.
+	ParamKind_PARAM_KIND_UNSPECIFIED ParamKind = 0
+	// A whole number.
+	ParamKind_PARAM_KIND_INT ParamKind = 1
+	// A decimal number.
+	ParamKind_PARAM_KIND_FLOAT ParamKind = 2
+	// Text.
+	ParamKind_PARAM_KIND_STRING ParamKind = 3
+	// true or false.
+	ParamKind_PARAM_KIND_BOOL ParamKind = 4
+)
+
+// Enum value maps for ParamKind.
+var (
+	ParamKind_name = map[int32]string{
+		0: "PARAM_KIND_UNSPECIFIED",
+		1: "PARAM_KIND_INT",
+		2: "PARAM_KIND_FLOAT",
+		3: "PARAM_KIND_STRING",
+		4: "PARAM_KIND_BOOL",
+	}
+	ParamKind_value = map[string]int32{
+		"PARAM_KIND_UNSPECIFIED": 0,
+		"PARAM_KIND_INT":         1,
+		"PARAM_KIND_FLOAT":       2,
+		"PARAM_KIND_STRING":      3,
+		"PARAM_KIND_BOOL":        4,
+	}
+)
+
+func (x ParamKind) Enum() *ParamKind {
+	p := new(ParamKind)
+	*p = x
+	return p
+}
+
+func (x ParamKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ParamKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_parley_game_v1_game_proto_enumTypes[3].Descriptor()
+}
+
+func (ParamKind) Type() protoreflect.EnumType {
+	return &file_parley_game_v1_game_proto_enumTypes[3]
+}
+
+func (x ParamKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ParamKind.Descriptor instead.
+func (ParamKind) EnumDescriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{3}
+}
+
 // AgentInfo identifies the program behind a seat. It is common knowledge in a match: every seat
 // is told who sits in every other seat.
 type AgentInfo struct {
@@ -1403,8 +1464,8 @@ type ProposalForm struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Short label for people, e.g. "coalition A+B". The referee does not read it back.
 	Label string `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
-	// Every amount a proposal of this form fills in, with its legal range. Amounts not listed
-	// must be absent or 0.
+	// Every amount a proposal of this form carries, with its legal range, amounts fixed by the
+	// rules (min = max) included: see Bound. Amounts not listed must be absent or 0.
 	Bounds []*Bound `protobuf:"bytes,2,rep,name=bounds,proto3" json:"bounds,omitempty"`
 	// Totals the amounts must add up to exactly. Each total covers every bound of this form
 	// with its side and resource.
@@ -1542,7 +1603,11 @@ func (x *AmountTotal) GetTotal() int64 {
 }
 
 // Bound is the legal range of one amount in an Allocation proposal. The bounds in an
-// observation list every amount the mover may fill in; amounts not listed must be absent or 0.
+// observation list every amount a proposal carries; amounts not listed must be absent or 0.
+// An absent amount is 0, never "whatever the rules need": the referee fills nothing in. So
+// every listed amount whose range leaves out 0 must be sent, including one the rules fix
+// (min = max, e.g. the seller's 1 item in buysell), so that a proposal, as recorded and as
+// the other seats see it, states all of its terms. Set by the referee; public.
 type Bound struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Seat whose share the amount belongs to.
@@ -1620,6 +1685,228 @@ func (x *Bound) GetMin() int64 {
 func (x *Bound) GetMax() int64 {
 	if x != nil {
 		return x.Max
+	}
+	return 0
+}
+
+// GameInfo describes one game.
+type GameInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name used to start it, e.g. "ultimatum".
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// One line saying what the game is.
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// Version of the rules implementation.
+	RulesVersion string `protobuf:"bytes,3,opt,name=rules_version,json=rulesVersion,proto3" json:"rules_version,omitempty"`
+	// Display names of the seats, in seat order.
+	Seats []string `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
+	// Parameters the game takes.
+	Params []*ParamInfo `protobuf:"bytes,5,rep,name=params,proto3" json:"params,omitempty"`
+	// Roles of the seats, in seat order (e.g. "seller", "buyer"); empty strings where seats are
+	// symmetric. Same length as seats.
+	SeatRoles     []string `protobuf:"bytes,6,rep,name=seat_roles,json=seatRoles,proto3" json:"seat_roles,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GameInfo) Reset() {
+	*x = GameInfo{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GameInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GameInfo) ProtoMessage() {}
+
+func (x *GameInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GameInfo.ProtoReflect.Descriptor instead.
+func (*GameInfo) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *GameInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GameInfo) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *GameInfo) GetRulesVersion() string {
+	if x != nil {
+		return x.RulesVersion
+	}
+	return ""
+}
+
+func (x *GameInfo) GetSeats() []string {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *GameInfo) GetParams() []*ParamInfo {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+func (x *GameInfo) GetSeatRoles() []string {
+	if x != nil {
+		return x.SeatRoles
+	}
+	return nil
+}
+
+// ParamInfo describes one game parameter.
+type ParamInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name, as used in --param name=value and as the field of the family's Params message.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Type of its value.
+	Kind ParamKind `protobuf:"varint,2,opt,name=kind,proto3,enum=parley.game.v1.ParamKind" json:"kind,omitempty"`
+	// Default value, written as it would be on the command line.
+	DefaultValue string `protobuf:"bytes,3,opt,name=default_value,json=defaultValue,proto3" json:"default_value,omitempty"`
+	// What it means and which values are legal.
+	Description   string `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParamInfo) Reset() {
+	*x = ParamInfo{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParamInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParamInfo) ProtoMessage() {}
+
+func (x *ParamInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParamInfo.ProtoReflect.Descriptor instead.
+func (*ParamInfo) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ParamInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ParamInfo) GetKind() ParamKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ParamKind_PARAM_KIND_UNSPECIFIED
+}
+
+func (x *ParamInfo) GetDefaultValue() string {
+	if x != nil {
+		return x.DefaultValue
+	}
+	return ""
+}
+
+func (x *ParamInfo) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+// Rational is an exact number, num/den. Payoffs of games given as data are rationals so that,
+// e.g., half a jackpot stays exact. Set by whoever writes the game; public.
+type Rational struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Numerator.
+	Num int64 `protobuf:"varint,1,opt,name=num,proto3" json:"num,omitempty"`
+	// Denominator, at least 1; 0 is read as 1 (a whole number). Resolved params and views write
+	// every rational in lowest terms with den >= 1.
+	Den           int64 `protobuf:"varint,2,opt,name=den,proto3" json:"den,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Rational) Reset() {
+	*x = Rational{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Rational) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Rational) ProtoMessage() {}
+
+func (x *Rational) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Rational.ProtoReflect.Descriptor instead.
+func (*Rational) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *Rational) GetNum() int64 {
+	if x != nil {
+		return x.Num
+	}
+	return 0
+}
+
+func (x *Rational) GetDen() int64 {
+	if x != nil {
+		return x.Den
 	}
 	return 0
 }
@@ -1714,7 +2001,23 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\x04side\x18\x02 \x01(\x0e2\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n" +
 	"\bresource\x18\x03 \x01(\tR\bresource\x12\x10\n" +
 	"\x03min\x18\x04 \x01(\x03R\x03min\x12\x10\n" +
-	"\x03max\x18\x05 \x01(\x03R\x03max*\xa5\x01\n" +
+	"\x03max\x18\x05 \x01(\x03R\x03max\"\xcd\x01\n" +
+	"\bGameInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12#\n" +
+	"\rrules_version\x18\x03 \x01(\tR\frulesVersion\x12\x14\n" +
+	"\x05seats\x18\x04 \x03(\tR\x05seats\x121\n" +
+	"\x06params\x18\x05 \x03(\v2\x19.parley.game.v1.ParamInfoR\x06params\x12\x1d\n" +
+	"\n" +
+	"seat_roles\x18\x06 \x03(\tR\tseatRoles\"\x95\x01\n" +
+	"\tParamInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x19.parley.game.v1.ParamKindR\x04kind\x12#\n" +
+	"\rdefault_value\x18\x03 \x01(\tR\fdefaultValue\x12 \n" +
+	"\vdescription\x18\x04 \x01(\tR\vdescription\".\n" +
+	"\bRational\x12\x10\n" +
+	"\x03num\x18\x01 \x01(\x03R\x03num\x12\x10\n" +
+	"\x03den\x18\x02 \x01(\x03R\x03den*\xa5\x01\n" +
 	"\bMoveKind\x12\x19\n" +
 	"\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MOVE_KIND_PROPOSE\x10\x01\x12\x14\n" +
@@ -1733,7 +2036,13 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\tShareSide\x12\x1a\n" +
 	"\x16SHARE_SIDE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10SHARE_SIDE_GIVES\x10\x01\x12\x17\n" +
-	"\x13SHARE_SIDE_RECEIVES\x10\x02B\xb6\x01\n" +
+	"\x13SHARE_SIDE_RECEIVES\x10\x02*}\n" +
+	"\tParamKind\x12\x1a\n" +
+	"\x16PARAM_KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0ePARAM_KIND_INT\x10\x01\x12\x14\n" +
+	"\x10PARAM_KIND_FLOAT\x10\x02\x12\x15\n" +
+	"\x11PARAM_KIND_STRING\x10\x03\x12\x13\n" +
+	"\x0fPARAM_KIND_BOOL\x10\x04B\xb6\x01\n" +
 	"\x12com.parley.game.v1B\tGameProtoP\x01Z;github.com/parley-arena/parley/gen/go/parley/game/v1;gamev1\xa2\x02\x03PGX\xaa\x02\x0eParley.Game.V1\xca\x02\x0eParley\\Game\\V1\xe2\x02\x1aParley\\Game\\V1\\GPBMetadata\xea\x02\x10Parley::Game::V1b\x06proto3"
 
 var (
@@ -1748,65 +2057,71 @@ func file_parley_game_v1_game_proto_rawDescGZIP() []byte {
 	return file_parley_game_v1_game_proto_rawDescData
 }
 
-var file_parley_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_parley_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_parley_game_v1_game_proto_goTypes = []any{
 	(MoveKind)(0),        // 0: parley.game.v1.MoveKind
 	(RejectionCode)(0),   // 1: parley.game.v1.RejectionCode
 	(ShareSide)(0),       // 2: parley.game.v1.ShareSide
-	(*AgentInfo)(nil),    // 3: parley.game.v1.AgentInfo
-	(*SeatInfo)(nil),     // 4: parley.game.v1.SeatInfo
-	(*Move)(nil),         // 5: parley.game.v1.Move
-	(*Propose)(nil),      // 6: parley.game.v1.Propose
-	(*Accept)(nil),       // 7: parley.game.v1.Accept
-	(*Reject)(nil),       // 8: parley.game.v1.Reject
-	(*Pass)(nil),         // 9: parley.game.v1.Pass
-	(*Say)(nil),          // 10: parley.game.v1.Say
-	(*Choose)(nil),       // 11: parley.game.v1.Choose
-	(*Proposal)(nil),     // 12: parley.game.v1.Proposal
-	(*Deal)(nil),         // 13: parley.game.v1.Deal
-	(*IssueChoice)(nil),  // 14: parley.game.v1.IssueChoice
-	(*Issue)(nil),        // 15: parley.game.v1.Issue
-	(*Allocation)(nil),   // 16: parley.game.v1.Allocation
-	(*SeatShare)(nil),    // 17: parley.game.v1.SeatShare
-	(*Message)(nil),      // 18: parley.game.v1.Message
-	(*Rejection)(nil),    // 19: parley.game.v1.Rejection
-	(*Option)(nil),       // 20: parley.game.v1.Option
-	(*MessageSlot)(nil),  // 21: parley.game.v1.MessageSlot
-	(*ProposalForm)(nil), // 22: parley.game.v1.ProposalForm
-	(*AmountTotal)(nil),  // 23: parley.game.v1.AmountTotal
-	(*Bound)(nil),        // 24: parley.game.v1.Bound
-	nil,                  // 25: parley.game.v1.SeatShare.GivesEntry
-	nil,                  // 26: parley.game.v1.SeatShare.ReceivesEntry
+	(ParamKind)(0),       // 3: parley.game.v1.ParamKind
+	(*AgentInfo)(nil),    // 4: parley.game.v1.AgentInfo
+	(*SeatInfo)(nil),     // 5: parley.game.v1.SeatInfo
+	(*Move)(nil),         // 6: parley.game.v1.Move
+	(*Propose)(nil),      // 7: parley.game.v1.Propose
+	(*Accept)(nil),       // 8: parley.game.v1.Accept
+	(*Reject)(nil),       // 9: parley.game.v1.Reject
+	(*Pass)(nil),         // 10: parley.game.v1.Pass
+	(*Say)(nil),          // 11: parley.game.v1.Say
+	(*Choose)(nil),       // 12: parley.game.v1.Choose
+	(*Proposal)(nil),     // 13: parley.game.v1.Proposal
+	(*Deal)(nil),         // 14: parley.game.v1.Deal
+	(*IssueChoice)(nil),  // 15: parley.game.v1.IssueChoice
+	(*Issue)(nil),        // 16: parley.game.v1.Issue
+	(*Allocation)(nil),   // 17: parley.game.v1.Allocation
+	(*SeatShare)(nil),    // 18: parley.game.v1.SeatShare
+	(*Message)(nil),      // 19: parley.game.v1.Message
+	(*Rejection)(nil),    // 20: parley.game.v1.Rejection
+	(*Option)(nil),       // 21: parley.game.v1.Option
+	(*MessageSlot)(nil),  // 22: parley.game.v1.MessageSlot
+	(*ProposalForm)(nil), // 23: parley.game.v1.ProposalForm
+	(*AmountTotal)(nil),  // 24: parley.game.v1.AmountTotal
+	(*Bound)(nil),        // 25: parley.game.v1.Bound
+	(*GameInfo)(nil),     // 26: parley.game.v1.GameInfo
+	(*ParamInfo)(nil),    // 27: parley.game.v1.ParamInfo
+	(*Rational)(nil),     // 28: parley.game.v1.Rational
+	nil,                  // 29: parley.game.v1.SeatShare.GivesEntry
+	nil,                  // 30: parley.game.v1.SeatShare.ReceivesEntry
 }
 var file_parley_game_v1_game_proto_depIdxs = []int32{
-	3,  // 0: parley.game.v1.SeatInfo.agent:type_name -> parley.game.v1.AgentInfo
-	6,  // 1: parley.game.v1.Move.propose:type_name -> parley.game.v1.Propose
-	7,  // 2: parley.game.v1.Move.accept:type_name -> parley.game.v1.Accept
-	8,  // 3: parley.game.v1.Move.reject:type_name -> parley.game.v1.Reject
-	9,  // 4: parley.game.v1.Move.pass:type_name -> parley.game.v1.Pass
-	11, // 5: parley.game.v1.Move.choose:type_name -> parley.game.v1.Choose
-	10, // 6: parley.game.v1.Move.say:type_name -> parley.game.v1.Say
-	12, // 7: parley.game.v1.Propose.proposal:type_name -> parley.game.v1.Proposal
-	16, // 8: parley.game.v1.Proposal.allocation:type_name -> parley.game.v1.Allocation
-	13, // 9: parley.game.v1.Proposal.deal:type_name -> parley.game.v1.Deal
-	14, // 10: parley.game.v1.Deal.choices:type_name -> parley.game.v1.IssueChoice
-	20, // 11: parley.game.v1.Issue.options:type_name -> parley.game.v1.Option
-	17, // 12: parley.game.v1.Allocation.shares:type_name -> parley.game.v1.SeatShare
-	25, // 13: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
-	26, // 14: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
-	12, // 15: parley.game.v1.Message.proposal:type_name -> parley.game.v1.Proposal
+	4,  // 0: parley.game.v1.SeatInfo.agent:type_name -> parley.game.v1.AgentInfo
+	7,  // 1: parley.game.v1.Move.propose:type_name -> parley.game.v1.Propose
+	8,  // 2: parley.game.v1.Move.accept:type_name -> parley.game.v1.Accept
+	9,  // 3: parley.game.v1.Move.reject:type_name -> parley.game.v1.Reject
+	10, // 4: parley.game.v1.Move.pass:type_name -> parley.game.v1.Pass
+	12, // 5: parley.game.v1.Move.choose:type_name -> parley.game.v1.Choose
+	11, // 6: parley.game.v1.Move.say:type_name -> parley.game.v1.Say
+	13, // 7: parley.game.v1.Propose.proposal:type_name -> parley.game.v1.Proposal
+	17, // 8: parley.game.v1.Proposal.allocation:type_name -> parley.game.v1.Allocation
+	14, // 9: parley.game.v1.Proposal.deal:type_name -> parley.game.v1.Deal
+	15, // 10: parley.game.v1.Deal.choices:type_name -> parley.game.v1.IssueChoice
+	21, // 11: parley.game.v1.Issue.options:type_name -> parley.game.v1.Option
+	18, // 12: parley.game.v1.Allocation.shares:type_name -> parley.game.v1.SeatShare
+	29, // 13: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
+	30, // 14: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
+	13, // 15: parley.game.v1.Message.proposal:type_name -> parley.game.v1.Proposal
 	1,  // 16: parley.game.v1.Rejection.code:type_name -> parley.game.v1.RejectionCode
-	24, // 17: parley.game.v1.ProposalForm.bounds:type_name -> parley.game.v1.Bound
-	23, // 18: parley.game.v1.ProposalForm.totals:type_name -> parley.game.v1.AmountTotal
-	15, // 19: parley.game.v1.ProposalForm.issues:type_name -> parley.game.v1.Issue
+	25, // 17: parley.game.v1.ProposalForm.bounds:type_name -> parley.game.v1.Bound
+	24, // 18: parley.game.v1.ProposalForm.totals:type_name -> parley.game.v1.AmountTotal
+	16, // 19: parley.game.v1.ProposalForm.issues:type_name -> parley.game.v1.Issue
 	2,  // 20: parley.game.v1.AmountTotal.side:type_name -> parley.game.v1.ShareSide
 	2,  // 21: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	27, // 22: parley.game.v1.GameInfo.params:type_name -> parley.game.v1.ParamInfo
+	3,  // 23: parley.game.v1.ParamInfo.kind:type_name -> parley.game.v1.ParamKind
+	24, // [24:24] is the sub-list for method output_type
+	24, // [24:24] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_parley_game_v1_game_proto_init() }
@@ -1831,8 +2146,8 @@ func file_parley_game_v1_game_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_game_v1_game_proto_rawDesc), len(file_parley_game_v1_game_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   24,
+			NumEnums:      4,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

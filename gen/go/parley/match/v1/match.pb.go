@@ -310,6 +310,11 @@ type Limits struct {
 	// 512 KiB (values outside are taken as the nearer end), and never more than an event of the
 	// record may carry with room to spare (the referee lowers it when its bus carries less).
 	MaxReplyBytes int32 `protobuf:"varint,3,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
+	// Tokens the language-model seats of the match may spend together (prompt, completion and
+	// cached tokens, as their actions report them). 0: no budget. The runner tells each seat
+	// what is left (Observation.tokens_left); a seat that has none left plays its fallback with
+	// FALLBACK_CAUSE_BUDGET, which the record keeps. Public.
+	TokenBudget   int64 `protobuf:"varint,4,opt,name=token_budget,json=tokenBudget,proto3" json:"token_budget,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -365,6 +370,13 @@ func (x *Limits) GetMaxReplyBytes() int32 {
 	return 0
 }
 
+func (x *Limits) GetTokenBudget() int64 {
+	if x != nil {
+		return x.TokenBudget
+	}
+	return 0
+}
+
 // Outcome is how a match ended.
 type Outcome struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -377,7 +389,11 @@ type Outcome struct {
 	// Seats whose agents faulted at least once (timeout, crash, garbage, retries exhausted).
 	FaultedSeats []int32 `protobuf:"varint,4,rep,packed,name=faulted_seats,json=faultedSeats,proto3" json:"faulted_seats,omitempty"`
 	// Plain-language account of the ending, e.g. "P2 accepted P1's offer of 40 Dollars".
-	Summary       string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	Summary string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Set on a void outcome when the match was interrupted (its referee stopped) and is played
+	// again from the start under this id: the rerun counts in its place. Set by the referee
+	// worker; public.
+	RerunMatchId  string `protobuf:"bytes,6,opt,name=rerun_match_id,json=rerunMatchId,proto3" json:"rerun_match_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -447,6 +463,13 @@ func (x *Outcome) GetSummary() string {
 	return ""
 }
 
+func (x *Outcome) GetRerunMatchId() string {
+	if x != nil {
+		return x.RerunMatchId
+	}
+	return ""
+}
+
 var File_parley_match_v1_match_proto protoreflect.FileDescriptor
 
 const file_parley_match_v1_match_proto_rawDesc = "" +
@@ -464,19 +487,21 @@ const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"sequential\x18\a \x01(\v2\".parley.games.sequential.v1.ParamsH\x00R\n" +
 	"sequentialB\b\n" +
-	"\x06family\"\xa4\x01\n" +
+	"\x06family\"\xc7\x01\n" +
 	"\x06Limits\x12<\n" +
 	"\fmove_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\vmoveTimeout\x12$\n" +
 	"\vmax_retries\x18\x02 \x01(\x05H\x00R\n" +
 	"maxRetries\x88\x01\x01\x12&\n" +
-	"\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytesB\x0e\n" +
-	"\f_max_retries\"\xb1\x01\n" +
+	"\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytes\x12!\n" +
+	"\ftoken_budget\x18\x04 \x01(\x03R\vtokenBudgetB\x0e\n" +
+	"\f_max_retries\"\xd7\x01\n" +
 	"\aOutcome\x12/\n" +
 	"\x05cause\x18\x01 \x01(\x0e2\x19.parley.match.v1.EndCauseR\x05cause\x12\x18\n" +
 	"\apayoffs\x18\x02 \x03(\x01R\apayoffs\x12\x1c\n" +
 	"\tagreement\x18\x03 \x01(\bR\tagreement\x12#\n" +
 	"\rfaulted_seats\x18\x04 \x03(\x05R\ffaultedSeats\x12\x18\n" +
-	"\asummary\x18\x05 \x01(\tR\asummary*\xb8\x01\n" +
+	"\asummary\x18\x05 \x01(\tR\asummary\x12$\n" +
+	"\x0ererun_match_id\x18\x06 \x01(\tR\frerunMatchId*\xb8\x01\n" +
 	"\bEndCause\x12\x19\n" +
 	"\x15END_CAUSE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13END_CAUSE_AGREEMENT\x10\x01\x12\x16\n" +

@@ -10,8 +10,8 @@
 package refereev1
 
 import (
-	v11 "github.com/parley-arena/parley/gen/go/parley/events/v1"
-	v12 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	v12 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	v11 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	v1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -27,67 +27,6 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
-
-// ParamKind is the type of a parameter's value.
-type ParamKind int32
-
-const (
-	// Not set.
-	ParamKind_PARAM_KIND_UNSPECIFIED ParamKind = 0
-	// A whole number.
-	ParamKind_PARAM_KIND_INT ParamKind = 1
-	// A decimal number.
-	ParamKind_PARAM_KIND_FLOAT ParamKind = 2
-	// Text.
-	ParamKind_PARAM_KIND_STRING ParamKind = 3
-	// true or false.
-	ParamKind_PARAM_KIND_BOOL ParamKind = 4
-)
-
-// Enum value maps for ParamKind.
-var (
-	ParamKind_name = map[int32]string{
-		0: "PARAM_KIND_UNSPECIFIED",
-		1: "PARAM_KIND_INT",
-		2: "PARAM_KIND_FLOAT",
-		3: "PARAM_KIND_STRING",
-		4: "PARAM_KIND_BOOL",
-	}
-	ParamKind_value = map[string]int32{
-		"PARAM_KIND_UNSPECIFIED": 0,
-		"PARAM_KIND_INT":         1,
-		"PARAM_KIND_FLOAT":       2,
-		"PARAM_KIND_STRING":      3,
-		"PARAM_KIND_BOOL":        4,
-	}
-)
-
-func (x ParamKind) Enum() *ParamKind {
-	p := new(ParamKind)
-	*p = x
-	return p
-}
-
-func (x ParamKind) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (ParamKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_parley_referee_v1_referee_proto_enumTypes[0].Descriptor()
-}
-
-func (ParamKind) Type() protoreflect.EnumType {
-	return &file_parley_referee_v1_referee_proto_enumTypes[0]
-}
-
-func (x ParamKind) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use ParamKind.Descriptor instead.
-func (ParamKind) EnumDescriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
-}
 
 // MatchState says whether a match is still running.
 type MatchState int32
@@ -126,11 +65,11 @@ func (x MatchState) String() string {
 }
 
 func (MatchState) Descriptor() protoreflect.EnumDescriptor {
-	return file_parley_referee_v1_referee_proto_enumTypes[1].Descriptor()
+	return file_parley_referee_v1_referee_proto_enumTypes[0].Descriptor()
 }
 
 func (MatchState) Type() protoreflect.EnumType {
-	return &file_parley_referee_v1_referee_proto_enumTypes[1]
+	return &file_parley_referee_v1_referee_proto_enumTypes[0]
 }
 
 func (x MatchState) Number() protoreflect.EnumNumber {
@@ -139,7 +78,255 @@ func (x MatchState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use MatchState.Descriptor instead.
 func (MatchState) EnumDescriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
+}
+
+// ListAgentsRequest asks for the built-in agents.
+type ListAgentsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAgentsRequest) Reset() {
+	*x = ListAgentsRequest{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAgentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAgentsRequest) ProtoMessage() {}
+
+func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAgentsRequest.ProtoReflect.Descriptor instead.
+func (*ListAgentsRequest) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
+}
+
+// ListAgentsResponse lists the built-in agents. Public.
+type ListAgentsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agents, by name.
+	Agents        []*BuiltinAgent `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAgentsResponse) Reset() {
+	*x = ListAgentsResponse{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAgentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAgentsResponse) ProtoMessage() {}
+
+func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAgentsResponse.ProtoReflect.Descriptor instead.
+func (*ListAgentsResponse) Descriptor() ([]byte, []int) {
 	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ListAgentsResponse) GetAgents() []*BuiltinAgent {
+	if x != nil {
+		return x.Agents
+	}
+	return nil
+}
+
+// BuiltinAgent is a built-in agent a referee serves as "builtin:NAME?key=value&...". Public.
+type BuiltinAgent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name used in builtin:NAME.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// One line saying what it plays and how.
+	Summary string `protobuf:"bytes,2,opt,name=summary,proto3" json:"summary,omitempty"`
+	// The settings it accepts, with their defaults, as text.
+	Settings      string `protobuf:"bytes,3,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BuiltinAgent) Reset() {
+	*x = BuiltinAgent{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BuiltinAgent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BuiltinAgent) ProtoMessage() {}
+
+func (x *BuiltinAgent) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BuiltinAgent.ProtoReflect.Descriptor instead.
+func (*BuiltinAgent) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *BuiltinAgent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *BuiltinAgent) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *BuiltinAgent) GetSettings() string {
+	if x != nil {
+		return x.Settings
+	}
+	return ""
+}
+
+// ParseParamsRequest is a game's parameters as text. Set by the caller.
+type ParseParamsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the game.
+	Game string `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Parameter name -> value, as `parley play --param NAME=VALUE` takes them.
+	Params        map[string]string `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParseParamsRequest) Reset() {
+	*x = ParseParamsRequest{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParseParamsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParseParamsRequest) ProtoMessage() {}
+
+func (x *ParseParamsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParseParamsRequest.ProtoReflect.Descriptor instead.
+func (*ParseParamsRequest) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ParseParamsRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *ParseParamsRequest) GetParams() map[string]string {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+// ParseParamsResponse is the parameters read. Public.
+type ParseParamsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The parameters, with unset ones left unset (not resolved to their defaults).
+	Params        *v1.GameParams `protobuf:"bytes,1,opt,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParseParamsResponse) Reset() {
+	*x = ParseParamsResponse{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParseParamsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParseParamsResponse) ProtoMessage() {}
+
+func (x *ParseParamsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParseParamsResponse.ProtoReflect.Descriptor instead.
+func (*ParseParamsResponse) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ParseParamsResponse) GetParams() *v1.GameParams {
+	if x != nil {
+		return x.Params
+	}
+	return nil
 }
 
 // ListGamesRequest asks for the game catalogue.
@@ -151,7 +338,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -163,7 +350,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -176,21 +363,21 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{5}
 }
 
 // ListGamesResponse is the game catalogue.
 type ListGamesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Every game, sorted by name.
-	Games         []*GameInfo `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	Games         []*v11.GameInfo `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -202,7 +389,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -215,179 +402,14 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{1}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *ListGamesResponse) GetGames() []*GameInfo {
+func (x *ListGamesResponse) GetGames() []*v11.GameInfo {
 	if x != nil {
 		return x.Games
 	}
 	return nil
-}
-
-// GameInfo describes one game.
-type GameInfo struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Name used to start it, e.g. "ultimatum".
-	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// One line saying what the game is.
-	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
-	// Version of the rules implementation.
-	RulesVersion string `protobuf:"bytes,3,opt,name=rules_version,json=rulesVersion,proto3" json:"rules_version,omitempty"`
-	// Display names of the seats, in seat order.
-	Seats []string `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
-	// Parameters the game takes.
-	Params []*ParamInfo `protobuf:"bytes,5,rep,name=params,proto3" json:"params,omitempty"`
-	// Roles of the seats, in seat order (e.g. "seller", "buyer"); empty strings where seats are
-	// symmetric. Same length as seats.
-	SeatRoles     []string `protobuf:"bytes,6,rep,name=seat_roles,json=seatRoles,proto3" json:"seat_roles,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GameInfo) Reset() {
-	*x = GameInfo{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GameInfo) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GameInfo) ProtoMessage() {}
-
-func (x *GameInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GameInfo.ProtoReflect.Descriptor instead.
-func (*GameInfo) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *GameInfo) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *GameInfo) GetDescription() string {
-	if x != nil {
-		return x.Description
-	}
-	return ""
-}
-
-func (x *GameInfo) GetRulesVersion() string {
-	if x != nil {
-		return x.RulesVersion
-	}
-	return ""
-}
-
-func (x *GameInfo) GetSeats() []string {
-	if x != nil {
-		return x.Seats
-	}
-	return nil
-}
-
-func (x *GameInfo) GetParams() []*ParamInfo {
-	if x != nil {
-		return x.Params
-	}
-	return nil
-}
-
-func (x *GameInfo) GetSeatRoles() []string {
-	if x != nil {
-		return x.SeatRoles
-	}
-	return nil
-}
-
-// ParamInfo describes one game parameter.
-type ParamInfo struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Name, as used in --param name=value and as the field of the family's Params message.
-	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// Type of its value.
-	Kind ParamKind `protobuf:"varint,2,opt,name=kind,proto3,enum=parley.referee.v1.ParamKind" json:"kind,omitempty"`
-	// Default value, written as it would be on the command line.
-	DefaultValue string `protobuf:"bytes,3,opt,name=default_value,json=defaultValue,proto3" json:"default_value,omitempty"`
-	// What it means and which values are legal.
-	Description   string `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ParamInfo) Reset() {
-	*x = ParamInfo{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ParamInfo) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ParamInfo) ProtoMessage() {}
-
-func (x *ParamInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ParamInfo.ProtoReflect.Descriptor instead.
-func (*ParamInfo) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *ParamInfo) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *ParamInfo) GetKind() ParamKind {
-	if x != nil {
-		return x.Kind
-	}
-	return ParamKind_PARAM_KIND_UNSPECIFIED
-}
-
-func (x *ParamInfo) GetDefaultValue() string {
-	if x != nil {
-		return x.DefaultValue
-	}
-	return ""
-}
-
-func (x *ParamInfo) GetDescription() string {
-	if x != nil {
-		return x.Description
-	}
-	return ""
 }
 
 // StartMatchRequest describes a match to run.
@@ -419,7 +441,7 @@ type StartMatchRequest struct {
 
 func (x *StartMatchRequest) Reset() {
 	*x = StartMatchRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -431,7 +453,7 @@ func (x *StartMatchRequest) String() string {
 func (*StartMatchRequest) ProtoMessage() {}
 
 func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -444,7 +466,7 @@ func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchRequest.ProtoReflect.Descriptor instead.
 func (*StartMatchRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{4}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StartMatchRequest) GetGame() string {
@@ -514,7 +536,7 @@ type StartMatchResponse struct {
 
 func (x *StartMatchResponse) Reset() {
 	*x = StartMatchResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +548,7 @@ func (x *StartMatchResponse) String() string {
 func (*StartMatchResponse) ProtoMessage() {}
 
 func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +561,7 @@ func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchResponse.ProtoReflect.Descriptor instead.
 func (*StartMatchResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{5}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StartMatchResponse) GetMatchId() string {
@@ -560,7 +582,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -572,7 +594,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -585,7 +607,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{6}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -600,7 +622,7 @@ type GetMatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Events so far, in order. Private reasoning is included: the referee API is for the
 	// organiser, not for players.
-	Events []*v11.MatchEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	Events []*v12.MatchEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
 	// Whether the match has ended (the last event is MatchEnded).
 	Ended         bool `protobuf:"varint,2,opt,name=ended,proto3" json:"ended,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -609,7 +631,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -621,7 +643,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -634,10 +656,10 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{7}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *GetMatchResponse) GetEvents() []*v11.MatchEvent {
+func (x *GetMatchResponse) GetEvents() []*v12.MatchEvent {
 	if x != nil {
 		return x.Events
 	}
@@ -664,7 +686,7 @@ type StreamMatchEventsRequest struct {
 
 func (x *StreamMatchEventsRequest) Reset() {
 	*x = StreamMatchEventsRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -676,7 +698,7 @@ func (x *StreamMatchEventsRequest) String() string {
 func (*StreamMatchEventsRequest) ProtoMessage() {}
 
 func (x *StreamMatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -689,7 +711,7 @@ func (x *StreamMatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamMatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{8}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StreamMatchEventsRequest) GetMatchId() string {
@@ -710,14 +732,14 @@ func (x *StreamMatchEventsRequest) GetFromSeq() uint64 {
 type StreamMatchEventsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The event.
-	Event         *v11.MatchEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	Event         *v12.MatchEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StreamMatchEventsResponse) Reset() {
 	*x = StreamMatchEventsResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +751,7 @@ func (x *StreamMatchEventsResponse) String() string {
 func (*StreamMatchEventsResponse) ProtoMessage() {}
 
 func (x *StreamMatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,10 +764,10 @@ func (x *StreamMatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamMatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{9}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{12}
 }
 
-func (x *StreamMatchEventsResponse) GetEvent() *v11.MatchEvent {
+func (x *StreamMatchEventsResponse) GetEvent() *v12.MatchEvent {
 	if x != nil {
 		return x.Event
 	}
@@ -771,7 +793,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -783,7 +805,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -796,7 +818,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{10}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListMatchesRequest) GetState() MatchState {
@@ -847,7 +869,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -859,7 +881,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -872,7 +894,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{11}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
@@ -900,7 +922,7 @@ type MatchSummary struct {
 	// Tournament the match belongs to; empty for a match played on its own.
 	TournamentId string `protobuf:"bytes,3,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
 	// Every seat with the agent sitting in it and its label.
-	Seats []*v12.SeatInfo `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
+	Seats []*v11.SeatInfo `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
 	// Running or ended.
 	State MatchState `protobuf:"varint,5,opt,name=state,proto3,enum=parley.referee.v1.MatchState" json:"state,omitempty"`
 	// How it ended; set once it has ended.
@@ -919,7 +941,7 @@ type MatchSummary struct {
 
 func (x *MatchSummary) Reset() {
 	*x = MatchSummary{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +953,7 @@ func (x *MatchSummary) String() string {
 func (*MatchSummary) ProtoMessage() {}
 
 func (x *MatchSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +966,7 @@ func (x *MatchSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSummary.ProtoReflect.Descriptor instead.
 func (*MatchSummary) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{12}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *MatchSummary) GetMatchId() string {
@@ -968,7 +990,7 @@ func (x *MatchSummary) GetTournamentId() string {
 	return ""
 }
 
-func (x *MatchSummary) GetSeats() []*v12.SeatInfo {
+func (x *MatchSummary) GetSeats() []*v11.SeatInfo {
 	if x != nil {
 		return x.Seats
 	}
@@ -1021,23 +1043,25 @@ var File_parley_referee_v1_referee_proto protoreflect.FileDescriptor
 
 const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\n" +
-	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\x12\n" +
-	"\x10ListGamesRequest\"F\n" +
-	"\x11ListGamesResponse\x121\n" +
-	"\x05games\x18\x01 \x03(\v2\x1b.parley.referee.v1.GameInfoR\x05games\"\xd0\x01\n" +
-	"\bGameInfo\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
-	"\vdescription\x18\x02 \x01(\tR\vdescription\x12#\n" +
-	"\rrules_version\x18\x03 \x01(\tR\frulesVersion\x12\x14\n" +
-	"\x05seats\x18\x04 \x03(\tR\x05seats\x124\n" +
-	"\x06params\x18\x05 \x03(\v2\x1c.parley.referee.v1.ParamInfoR\x06params\x12\x1d\n" +
-	"\n" +
-	"seat_roles\x18\x06 \x03(\tR\tseatRoles\"\x98\x01\n" +
-	"\tParamInfo\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x120\n" +
-	"\x04kind\x18\x02 \x01(\x0e2\x1c.parley.referee.v1.ParamKindR\x04kind\x12#\n" +
-	"\rdefault_value\x18\x03 \x01(\tR\fdefaultValue\x12 \n" +
-	"\vdescription\x18\x04 \x01(\tR\vdescription\"\x93\x02\n" +
+	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\x13\n" +
+	"\x11ListAgentsRequest\"M\n" +
+	"\x12ListAgentsResponse\x127\n" +
+	"\x06agents\x18\x01 \x03(\v2\x1f.parley.referee.v1.BuiltinAgentR\x06agents\"X\n" +
+	"\fBuiltinAgent\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\asummary\x18\x02 \x01(\tR\asummary\x12\x1a\n" +
+	"\bsettings\x18\x03 \x01(\tR\bsettings\"\xae\x01\n" +
+	"\x12ParseParamsRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12I\n" +
+	"\x06params\x18\x02 \x03(\v21.parley.referee.v1.ParseParamsRequest.ParamsEntryR\x06params\x1a9\n" +
+	"\vParamsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"J\n" +
+	"\x13ParseParamsResponse\x123\n" +
+	"\x06params\x18\x01 \x01(\v2\x1b.parley.match.v1.GameParamsR\x06params\"\x12\n" +
+	"\x10ListGamesRequest\"C\n" +
+	"\x11ListGamesResponse\x12.\n" +
+	"\x05games\x18\x01 \x03(\v2\x18.parley.game.v1.GameInfoR\x05games\"\x93\x02\n" +
 	"\x11StartMatchRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x123\n" +
 	"\x06params\x18\x02 \x01(\v2\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n" +
@@ -1080,25 +1104,22 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\x05ended\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x05ended\x12%\n" +
 	"\x0ereveal_private\x18\t \x01(\bR\rrevealPrivate\x12\x12\n" +
 	"\x04turn\x18\n" +
-	" \x01(\x05R\x04turn*}\n" +
-	"\tParamKind\x12\x1a\n" +
-	"\x16PARAM_KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
-	"\x0ePARAM_KIND_INT\x10\x01\x12\x14\n" +
-	"\x10PARAM_KIND_FLOAT\x10\x02\x12\x15\n" +
-	"\x11PARAM_KIND_STRING\x10\x03\x12\x13\n" +
-	"\x0fPARAM_KIND_BOOL\x10\x04*Y\n" +
+	" \x01(\x05R\x04turn*Y\n" +
 	"\n" +
 	"MatchState\x12\x1b\n" +
 	"\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13MATCH_STATE_RUNNING\x10\x01\x12\x15\n" +
-	"\x11MATCH_STATE_ENDED\x10\x022\xe8\x03\n" +
+	"\x11MATCH_STATE_ENDED\x10\x022\xa1\x05\n" +
 	"\x0eRefereeService\x12V\n" +
 	"\tListGames\x12#.parley.referee.v1.ListGamesRequest\x1a$.parley.referee.v1.ListGamesResponse\x12Y\n" +
 	"\n" +
 	"StartMatch\x12$.parley.referee.v1.StartMatchRequest\x1a%.parley.referee.v1.StartMatchResponse\x12S\n" +
 	"\bGetMatch\x12\".parley.referee.v1.GetMatchRequest\x1a#.parley.referee.v1.GetMatchResponse\x12p\n" +
 	"\x11StreamMatchEvents\x12+.parley.referee.v1.StreamMatchEventsRequest\x1a,.parley.referee.v1.StreamMatchEventsResponse0\x01\x12\\\n" +
-	"\vListMatches\x12%.parley.referee.v1.ListMatchesRequest\x1a&.parley.referee.v1.ListMatchesResponseB\xce\x01\n" +
+	"\vListMatches\x12%.parley.referee.v1.ListMatchesRequest\x1a&.parley.referee.v1.ListMatchesResponse\x12Y\n" +
+	"\n" +
+	"ListAgents\x12$.parley.referee.v1.ListAgentsRequest\x1a%.parley.referee.v1.ListAgentsResponse\x12\\\n" +
+	"\vParseParams\x12%.parley.referee.v1.ParseParamsRequest\x1a&.parley.referee.v1.ParseParamsResponseB\xce\x01\n" +
 	"\x15com.parley.referee.v1B\fRefereeProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\xa2\x02\x03PRX\xaa\x02\x11Parley.Referee.V1\xca\x02\x11Parley\\Referee\\V1\xe2\x02\x1dParley\\Referee\\V1\\GPBMetadata\xea\x02\x13Parley::Referee::V1b\x06proto3"
 
 var (
@@ -1113,61 +1134,70 @@ func file_parley_referee_v1_referee_proto_rawDescGZIP() []byte {
 	return file_parley_referee_v1_referee_proto_rawDescData
 }
 
-var file_parley_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_parley_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_parley_referee_v1_referee_proto_goTypes = []any{
-	(ParamKind)(0),                    // 0: parley.referee.v1.ParamKind
-	(MatchState)(0),                   // 1: parley.referee.v1.MatchState
-	(*ListGamesRequest)(nil),          // 2: parley.referee.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),         // 3: parley.referee.v1.ListGamesResponse
-	(*GameInfo)(nil),                  // 4: parley.referee.v1.GameInfo
-	(*ParamInfo)(nil),                 // 5: parley.referee.v1.ParamInfo
-	(*StartMatchRequest)(nil),         // 6: parley.referee.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),        // 7: parley.referee.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),           // 8: parley.referee.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),          // 9: parley.referee.v1.GetMatchResponse
-	(*StreamMatchEventsRequest)(nil),  // 10: parley.referee.v1.StreamMatchEventsRequest
-	(*StreamMatchEventsResponse)(nil), // 11: parley.referee.v1.StreamMatchEventsResponse
-	(*ListMatchesRequest)(nil),        // 12: parley.referee.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),       // 13: parley.referee.v1.ListMatchesResponse
-	(*MatchSummary)(nil),              // 14: parley.referee.v1.MatchSummary
-	(*v1.GameParams)(nil),             // 15: parley.match.v1.GameParams
-	(*v1.Limits)(nil),                 // 16: parley.match.v1.Limits
-	(*v11.MatchEvent)(nil),            // 17: parley.events.v1.MatchEvent
-	(*v12.SeatInfo)(nil),              // 18: parley.game.v1.SeatInfo
-	(*v1.Outcome)(nil),                // 19: parley.match.v1.Outcome
-	(*timestamppb.Timestamp)(nil),     // 20: google.protobuf.Timestamp
+	(MatchState)(0),                   // 0: parley.referee.v1.MatchState
+	(*ListAgentsRequest)(nil),         // 1: parley.referee.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),        // 2: parley.referee.v1.ListAgentsResponse
+	(*BuiltinAgent)(nil),              // 3: parley.referee.v1.BuiltinAgent
+	(*ParseParamsRequest)(nil),        // 4: parley.referee.v1.ParseParamsRequest
+	(*ParseParamsResponse)(nil),       // 5: parley.referee.v1.ParseParamsResponse
+	(*ListGamesRequest)(nil),          // 6: parley.referee.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),         // 7: parley.referee.v1.ListGamesResponse
+	(*StartMatchRequest)(nil),         // 8: parley.referee.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),        // 9: parley.referee.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),           // 10: parley.referee.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),          // 11: parley.referee.v1.GetMatchResponse
+	(*StreamMatchEventsRequest)(nil),  // 12: parley.referee.v1.StreamMatchEventsRequest
+	(*StreamMatchEventsResponse)(nil), // 13: parley.referee.v1.StreamMatchEventsResponse
+	(*ListMatchesRequest)(nil),        // 14: parley.referee.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),       // 15: parley.referee.v1.ListMatchesResponse
+	(*MatchSummary)(nil),              // 16: parley.referee.v1.MatchSummary
+	nil,                               // 17: parley.referee.v1.ParseParamsRequest.ParamsEntry
+	(*v1.GameParams)(nil),             // 18: parley.match.v1.GameParams
+	(*v11.GameInfo)(nil),              // 19: parley.game.v1.GameInfo
+	(*v1.Limits)(nil),                 // 20: parley.match.v1.Limits
+	(*v12.MatchEvent)(nil),            // 21: parley.events.v1.MatchEvent
+	(*v11.SeatInfo)(nil),              // 22: parley.game.v1.SeatInfo
+	(*v1.Outcome)(nil),                // 23: parley.match.v1.Outcome
+	(*timestamppb.Timestamp)(nil),     // 24: google.protobuf.Timestamp
 }
 var file_parley_referee_v1_referee_proto_depIdxs = []int32{
-	4,  // 0: parley.referee.v1.ListGamesResponse.games:type_name -> parley.referee.v1.GameInfo
-	5,  // 1: parley.referee.v1.GameInfo.params:type_name -> parley.referee.v1.ParamInfo
-	0,  // 2: parley.referee.v1.ParamInfo.kind:type_name -> parley.referee.v1.ParamKind
-	15, // 3: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
-	16, // 4: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
-	17, // 5: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
-	17, // 6: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
-	1,  // 7: parley.referee.v1.ListMatchesRequest.state:type_name -> parley.referee.v1.MatchState
-	14, // 8: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
-	18, // 9: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
-	1,  // 10: parley.referee.v1.MatchSummary.state:type_name -> parley.referee.v1.MatchState
-	19, // 11: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
-	20, // 12: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
-	20, // 13: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
-	2,  // 14: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
-	6,  // 15: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
-	8,  // 16: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
-	10, // 17: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
-	12, // 18: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
-	3,  // 19: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
-	7,  // 20: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
-	9,  // 21: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
-	11, // 22: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
-	13, // 23: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
-	19, // [19:24] is the sub-list for method output_type
-	14, // [14:19] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	3,  // 0: parley.referee.v1.ListAgentsResponse.agents:type_name -> parley.referee.v1.BuiltinAgent
+	17, // 1: parley.referee.v1.ParseParamsRequest.params:type_name -> parley.referee.v1.ParseParamsRequest.ParamsEntry
+	18, // 2: parley.referee.v1.ParseParamsResponse.params:type_name -> parley.match.v1.GameParams
+	19, // 3: parley.referee.v1.ListGamesResponse.games:type_name -> parley.game.v1.GameInfo
+	18, // 4: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
+	20, // 5: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
+	21, // 6: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
+	21, // 7: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
+	0,  // 8: parley.referee.v1.ListMatchesRequest.state:type_name -> parley.referee.v1.MatchState
+	16, // 9: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
+	22, // 10: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
+	0,  // 11: parley.referee.v1.MatchSummary.state:type_name -> parley.referee.v1.MatchState
+	23, // 12: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
+	24, // 13: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
+	24, // 14: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
+	6,  // 15: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
+	8,  // 16: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
+	10, // 17: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
+	12, // 18: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
+	14, // 19: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
+	1,  // 20: parley.referee.v1.RefereeService.ListAgents:input_type -> parley.referee.v1.ListAgentsRequest
+	4,  // 21: parley.referee.v1.RefereeService.ParseParams:input_type -> parley.referee.v1.ParseParamsRequest
+	7,  // 22: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
+	9,  // 23: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
+	11, // 24: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
+	13, // 25: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
+	15, // 26: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
+	2,  // 27: parley.referee.v1.RefereeService.ListAgents:output_type -> parley.referee.v1.ListAgentsResponse
+	5,  // 28: parley.referee.v1.RefereeService.ParseParams:output_type -> parley.referee.v1.ParseParamsResponse
+	22, // [22:29] is the sub-list for method output_type
+	15, // [15:22] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_parley_referee_v1_referee_proto_init() }
@@ -1180,8 +1210,8 @@ func file_parley_referee_v1_referee_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_referee_v1_referee_proto_rawDesc), len(file_parley_referee_v1_referee_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   13,
+			NumEnums:      1,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

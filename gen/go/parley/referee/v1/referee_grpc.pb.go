@@ -27,6 +27,8 @@ const (
 	RefereeService_GetMatch_FullMethodName          = "/parley.referee.v1.RefereeService/GetMatch"
 	RefereeService_StreamMatchEvents_FullMethodName = "/parley.referee.v1.RefereeService/StreamMatchEvents"
 	RefereeService_ListMatches_FullMethodName       = "/parley.referee.v1.RefereeService/ListMatches"
+	RefereeService_ListAgents_FullMethodName        = "/parley.referee.v1.RefereeService/ListAgents"
+	RefereeService_ParseParams_FullMethodName       = "/parley.referee.v1.RefereeService/ParseParams"
 )
 
 // RefereeServiceClient is the client API for RefereeService service.
@@ -37,17 +39,23 @@ const (
 type RefereeServiceClient interface {
 	// ListGames returns every game the referee can run, with its parameters.
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
-	// StartMatch starts a match and returns its id at once; the match runs in the background.
+	// StartMatch checks a match (the game, its parameters, the agents: allowed, reachable and
+	// playing the game) and puts it into the referees' work queue; it returns the match's id at
+	// once and any referee worker plays it. INVALID_ARGUMENT names what is wrong.
 	StartMatch(ctx context.Context, in *StartMatchRequest, opts ...grpc.CallOption) (*StartMatchResponse, error)
 	// GetMatch returns a match's record so far and whether it has ended.
 	GetMatch(ctx context.Context, in *GetMatchRequest, opts ...grpc.CallOption) (*GetMatchResponse, error)
 	// StreamMatchEvents sends a match's events from a sequence number on, then each new event as
 	// it happens, and ends after MatchEnded.
 	StreamMatchEvents(ctx context.Context, in *StreamMatchEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamMatchEventsResponse], error)
-	// ListMatches lists matches, running ones and those that ended recently, newest first. A
-	// referee lists the matches it ran itself since it started; the gateway lists every match
-	// recorded in the match stream.
+	// ListMatches lists the matches recorded in the match stream, running ones and those that
+	// ended recently, newest first.
 	ListMatches(ctx context.Context, in *ListMatchesRequest, opts ...grpc.CallOption) (*ListMatchesResponse, error)
+	// ListAgents lists the built-in agents this referee serves ("builtin:NAME").
+	ListAgents(ctx context.Context, in *ListAgentsRequest, opts ...grpc.CallOption) (*ListAgentsResponse, error)
+	// ParseParams reads a game's parameters written as text, exactly as `parley play --param
+	// NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
+	ParseParams(ctx context.Context, in *ParseParamsRequest, opts ...grpc.CallOption) (*ParseParamsResponse, error)
 }
 
 type refereeServiceClient struct {
@@ -117,6 +125,26 @@ func (c *refereeServiceClient) ListMatches(ctx context.Context, in *ListMatchesR
 	return out, nil
 }
 
+func (c *refereeServiceClient) ListAgents(ctx context.Context, in *ListAgentsRequest, opts ...grpc.CallOption) (*ListAgentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAgentsResponse)
+	err := c.cc.Invoke(ctx, RefereeService_ListAgents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *refereeServiceClient) ParseParams(ctx context.Context, in *ParseParamsRequest, opts ...grpc.CallOption) (*ParseParamsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ParseParamsResponse)
+	err := c.cc.Invoke(ctx, RefereeService_ParseParams_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RefereeServiceServer is the server API for RefereeService service.
 // All implementations must embed UnimplementedRefereeServiceServer
 // for forward compatibility.
@@ -125,17 +153,23 @@ func (c *refereeServiceClient) ListMatches(ctx context.Context, in *ListMatchesR
 type RefereeServiceServer interface {
 	// ListGames returns every game the referee can run, with its parameters.
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
-	// StartMatch starts a match and returns its id at once; the match runs in the background.
+	// StartMatch checks a match (the game, its parameters, the agents: allowed, reachable and
+	// playing the game) and puts it into the referees' work queue; it returns the match's id at
+	// once and any referee worker plays it. INVALID_ARGUMENT names what is wrong.
 	StartMatch(context.Context, *StartMatchRequest) (*StartMatchResponse, error)
 	// GetMatch returns a match's record so far and whether it has ended.
 	GetMatch(context.Context, *GetMatchRequest) (*GetMatchResponse, error)
 	// StreamMatchEvents sends a match's events from a sequence number on, then each new event as
 	// it happens, and ends after MatchEnded.
 	StreamMatchEvents(*StreamMatchEventsRequest, grpc.ServerStreamingServer[StreamMatchEventsResponse]) error
-	// ListMatches lists matches, running ones and those that ended recently, newest first. A
-	// referee lists the matches it ran itself since it started; the gateway lists every match
-	// recorded in the match stream.
+	// ListMatches lists the matches recorded in the match stream, running ones and those that
+	// ended recently, newest first.
 	ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error)
+	// ListAgents lists the built-in agents this referee serves ("builtin:NAME").
+	ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error)
+	// ParseParams reads a game's parameters written as text, exactly as `parley play --param
+	// NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
+	ParseParams(context.Context, *ParseParamsRequest) (*ParseParamsResponse, error)
 	mustEmbedUnimplementedRefereeServiceServer()
 }
 
@@ -160,6 +194,12 @@ func (UnimplementedRefereeServiceServer) StreamMatchEvents(*StreamMatchEventsReq
 }
 func (UnimplementedRefereeServiceServer) ListMatches(context.Context, *ListMatchesRequest) (*ListMatchesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMatches not implemented")
+}
+func (UnimplementedRefereeServiceServer) ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAgents not implemented")
+}
+func (UnimplementedRefereeServiceServer) ParseParams(context.Context, *ParseParamsRequest) (*ParseParamsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ParseParams not implemented")
 }
 func (UnimplementedRefereeServiceServer) mustEmbedUnimplementedRefereeServiceServer() {}
 func (UnimplementedRefereeServiceServer) testEmbeddedByValue()                        {}
@@ -265,6 +305,42 @@ func _RefereeService_ListMatches_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RefereeService_ListAgents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAgentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RefereeServiceServer).ListAgents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RefereeService_ListAgents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RefereeServiceServer).ListAgents(ctx, req.(*ListAgentsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RefereeService_ParseParams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ParseParamsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RefereeServiceServer).ParseParams(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RefereeService_ParseParams_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RefereeServiceServer).ParseParams(ctx, req.(*ParseParamsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RefereeService_ServiceDesc is the grpc.ServiceDesc for RefereeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -287,6 +363,14 @@ var RefereeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMatches",
 			Handler:    _RefereeService_ListMatches_Handler,
+		},
+		{
+			MethodName: "ListAgents",
+			Handler:    _RefereeService_ListAgents_Handler,
+		},
+		{
+			MethodName: "ParseParams",
+			Handler:    _RefereeService_ParseParams_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

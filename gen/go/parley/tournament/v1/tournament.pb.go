@@ -4,11 +4,11 @@
 // 	protoc        (unknown)
 // source: parley/tournament/v1/tournament.proto
 
-// Package parley.tournament.v1 is how tournaments reach referees. A tournament is a schedule of
-// matches (TournamentSpec); each match becomes one MatchRequest in a JetStream work queue that
-// any referee worker may take, so more referee processes means more throughput. A match whose
-// referee stopped before its end is closed as void and run again under a new id
-// (MatchRetried). None of these messages is ever sent to an agent.
+// Package parley.tournament.v1 is the tournaments' API: a tournament is a schedule of matches
+// (TournamentSpec) whose matches are requested from the referees' work queue (see
+// parley.queue.v1), so more referee processes means more throughput; its standings come from
+// the analytics service (parley.analytics.v1.Standings). None of these messages is ever sent
+// to an agent.
 
 package tournamentv1
 
@@ -30,132 +30,6 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// MatchRequest asks a referee worker to run one match and record it to the match stream.
-// Written by the tournament scheduler on parley.request.<match_id> into the work-queue stream
-// PARLEY_REQUESTS; taken by one worker at a time, acknowledged once the match's record is
-// stored. Seen by referees and operators only.
-type MatchRequest struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Id to record the match under (parley.match.<match_id>.*). A worker that finds this id
-	// already started but never ended closes it as void and runs the match under a retry id
-	// (see MatchRetried); one that finds it ended does nothing more.
-	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	// Tournament the match belongs to, recorded in MatchStarted; empty for a match requested on
-	// its own.
-	TournamentId string `protobuf:"bytes,2,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
-	// Name of the game, as in the referee's catalogue.
-	Game string `protobuf:"bytes,3,opt,name=game,proto3" json:"game,omitempty"`
-	// Parameters; unset fields take the game's defaults.
-	Params *v1.GameParams `protobuf:"bytes,4,opt,name=params,proto3" json:"params,omitempty"`
-	// Seed of the match's randomness.
-	Seed uint64 `protobuf:"varint,5,opt,name=seed,proto3" json:"seed,omitempty"`
-	// One agent address per seat, in seat order: "grpc://host:port" or "builtin:NAME[?k=v]".
-	// Built-in agents are started by the worker that takes the request.
-	Agents []string `protobuf:"bytes,6,rep,name=agents,proto3" json:"agents,omitempty"`
-	// Limits on agents; unset fields take the referee's defaults.
-	Limits *v1.Limits `protobuf:"bytes,7,opt,name=limits,proto3" json:"limits,omitempty"`
-	// Names of the agents, one per seat in seat order (the entrants' labels), recorded in
-	// MatchStarted.seats[i].label. Empty: no labels.
-	Labels []string `protobuf:"bytes,8,rep,name=labels,proto3" json:"labels,omitempty"`
-	// Let spectators see the match's private parts (MatchStarted.reveal_private).
-	RevealPrivate bool `protobuf:"varint,9,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *MatchRequest) Reset() {
-	*x = MatchRequest{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *MatchRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*MatchRequest) ProtoMessage() {}
-
-func (x *MatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use MatchRequest.ProtoReflect.Descriptor instead.
-func (*MatchRequest) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *MatchRequest) GetMatchId() string {
-	if x != nil {
-		return x.MatchId
-	}
-	return ""
-}
-
-func (x *MatchRequest) GetTournamentId() string {
-	if x != nil {
-		return x.TournamentId
-	}
-	return ""
-}
-
-func (x *MatchRequest) GetGame() string {
-	if x != nil {
-		return x.Game
-	}
-	return ""
-}
-
-func (x *MatchRequest) GetParams() *v1.GameParams {
-	if x != nil {
-		return x.Params
-	}
-	return nil
-}
-
-func (x *MatchRequest) GetSeed() uint64 {
-	if x != nil {
-		return x.Seed
-	}
-	return 0
-}
-
-func (x *MatchRequest) GetAgents() []string {
-	if x != nil {
-		return x.Agents
-	}
-	return nil
-}
-
-func (x *MatchRequest) GetLimits() *v1.Limits {
-	if x != nil {
-		return x.Limits
-	}
-	return nil
-}
-
-func (x *MatchRequest) GetLabels() []string {
-	if x != nil {
-		return x.Labels
-	}
-	return nil
-}
-
-func (x *MatchRequest) GetRevealPrivate() bool {
-	if x != nil {
-		return x.RevealPrivate
-	}
-	return false
-}
-
 // Entrant is one agent taking part in a tournament. Set by the scheduler; public.
 type Entrant struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -169,7 +43,7 @@ type Entrant struct {
 
 func (x *Entrant) Reset() {
 	*x = Entrant{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[1]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -181,7 +55,7 @@ func (x *Entrant) String() string {
 func (*Entrant) ProtoMessage() {}
 
 func (x *Entrant) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[1]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -194,7 +68,7 @@ func (x *Entrant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Entrant.ProtoReflect.Descriptor instead.
 func (*Entrant) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{1}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Entrant) GetLabel() string {
@@ -232,7 +106,7 @@ type ScheduledMatch struct {
 
 func (x *ScheduledMatch) Reset() {
 	*x = ScheduledMatch{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[2]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -244,7 +118,7 @@ func (x *ScheduledMatch) String() string {
 func (*ScheduledMatch) ProtoMessage() {}
 
 func (x *ScheduledMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[2]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -257,7 +131,7 @@ func (x *ScheduledMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScheduledMatch.ProtoReflect.Descriptor instead.
 func (*ScheduledMatch) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{2}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *ScheduledMatch) GetMatchId() string {
@@ -332,7 +206,7 @@ type TournamentSpec struct {
 
 func (x *TournamentSpec) Reset() {
 	*x = TournamentSpec{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -344,7 +218,7 @@ func (x *TournamentSpec) String() string {
 func (*TournamentSpec) ProtoMessage() {}
 
 func (x *TournamentSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -357,7 +231,7 @@ func (x *TournamentSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TournamentSpec.ProtoReflect.Descriptor instead.
 func (*TournamentSpec) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *TournamentSpec) GetTournamentId() string {
@@ -478,7 +352,7 @@ type StartTournamentRequest struct {
 
 func (x *StartTournamentRequest) Reset() {
 	*x = StartTournamentRequest{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -490,7 +364,7 @@ func (x *StartTournamentRequest) String() string {
 func (*StartTournamentRequest) ProtoMessage() {}
 
 func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -503,7 +377,7 @@ func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentRequest.ProtoReflect.Descriptor instead.
 func (*StartTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *StartTournamentRequest) GetTournamentId() string {
@@ -596,7 +470,7 @@ type StartTournamentResponse struct {
 
 func (x *StartTournamentResponse) Reset() {
 	*x = StartTournamentResponse{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +482,7 @@ func (x *StartTournamentResponse) String() string {
 func (*StartTournamentResponse) ProtoMessage() {}
 
 func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +495,7 @@ func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentResponse.ProtoReflect.Descriptor instead.
 func (*StartTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *StartTournamentResponse) GetTournamentId() string {
@@ -649,7 +523,7 @@ type GetTournamentRequest struct {
 
 func (x *GetTournamentRequest) Reset() {
 	*x = GetTournamentRequest{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -661,7 +535,7 @@ func (x *GetTournamentRequest) String() string {
 func (*GetTournamentRequest) ProtoMessage() {}
 
 func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -674,7 +548,7 @@ func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentRequest.ProtoReflect.Descriptor instead.
 func (*GetTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetTournamentRequest) GetTournamentId() string {
@@ -690,14 +564,14 @@ type GetTournamentResponse struct {
 	// The schedule, as stored.
 	Spec *TournamentSpec `protobuf:"bytes,1,opt,name=spec,proto3" json:"spec,omitempty"`
 	// How it stands now.
-	Standings     *Standings `protobuf:"bytes,2,opt,name=standings,proto3" json:"standings,omitempty"`
+	Standings     *v11.Standings `protobuf:"bytes,2,opt,name=standings,proto3" json:"standings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetTournamentResponse) Reset() {
 	*x = GetTournamentResponse{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -709,7 +583,7 @@ func (x *GetTournamentResponse) String() string {
 func (*GetTournamentResponse) ProtoMessage() {}
 
 func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -722,7 +596,7 @@ func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentResponse.ProtoReflect.Descriptor instead.
 func (*GetTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetTournamentResponse) GetSpec() *TournamentSpec {
@@ -732,7 +606,7 @@ func (x *GetTournamentResponse) GetSpec() *TournamentSpec {
 	return nil
 }
 
-func (x *GetTournamentResponse) GetStandings() *Standings {
+func (x *GetTournamentResponse) GetStandings() *v11.Standings {
 	if x != nil {
 		return x.Standings
 	}
@@ -752,7 +626,7 @@ type ListTournamentsRequest struct {
 
 func (x *ListTournamentsRequest) Reset() {
 	*x = ListTournamentsRequest{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +638,7 @@ func (x *ListTournamentsRequest) String() string {
 func (*ListTournamentsRequest) ProtoMessage() {}
 
 func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +651,7 @@ func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsRequest.ProtoReflect.Descriptor instead.
 func (*ListTournamentsRequest) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListTournamentsRequest) GetPageSize() int32 {
@@ -807,7 +681,7 @@ type ListTournamentsResponse struct {
 
 func (x *ListTournamentsResponse) Reset() {
 	*x = ListTournamentsResponse{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -819,7 +693,7 @@ func (x *ListTournamentsResponse) String() string {
 func (*ListTournamentsResponse) ProtoMessage() {}
 
 func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -832,7 +706,7 @@ func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsResponse.ProtoReflect.Descriptor instead.
 func (*ListTournamentsResponse) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListTournamentsResponse) GetTournaments() []*TournamentSummary {
@@ -868,7 +742,7 @@ type TournamentSummary struct {
 
 func (x *TournamentSummary) Reset() {
 	*x = TournamentSummary{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[10]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +754,7 @@ func (x *TournamentSummary) String() string {
 func (*TournamentSummary) ProtoMessage() {}
 
 func (x *TournamentSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[10]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +767,7 @@ func (x *TournamentSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TournamentSummary.ProtoReflect.Descriptor instead.
 func (*TournamentSummary) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TournamentSummary) GetTournamentId() string {
@@ -931,723 +805,11 @@ func (x *TournamentSummary) GetCreated() *timestamppb.Timestamp {
 	return nil
 }
 
-// Standings is how a tournament stands: progress, a line per agent, the ordered-pair table of
-// a two-player game, the ratings and every table of the tournament report. Computed from the
-// records of its matches that ended (the last of each retry chain); agents are named by their
-// entrant labels. Public: derived from the public parts of the records.
-type Standings struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Id of the tournament.
-	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
-	// Name of the game.
-	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
-	// Matches scheduled.
-	Matches uint32 `protobuf:"varint,3,opt,name=matches,proto3" json:"matches,omitempty"`
-	// Scheduled matches whose counting match has ended.
-	Ended uint32 `protobuf:"varint,4,opt,name=ended,proto3" json:"ended,omitempty"`
-	// Of those, void ones (left out of every rate).
-	Void uint32 `protobuf:"varint,5,opt,name=void,proto3" json:"void,omitempty"`
-	// Whether every scheduled match has ended.
-	Complete bool `protobuf:"varint,6,opt,name=complete,proto3" json:"complete,omitempty"`
-	// Display names of the seats, in seat order.
-	Seats []string `protobuf:"bytes,7,rep,name=seats,proto3" json:"seats,omitempty"`
-	// One line per agent, over its non-void matches against other agents, in label order.
-	Agents []*AgentStanding `protobuf:"bytes,8,rep,name=agents,proto3" json:"agents,omitempty"`
-	// The ordered-pair table of a two-player game (the heat maps); unset for other games.
-	Pairs *PairTable `protobuf:"bytes,9,opt,name=pairs,proto3" json:"pairs,omitempty"`
-	// Bradley–Terry ratings of the agents by label, best first (as AnalyticsService's
-	// leaderboard, over this tournament's non-void matches).
-	Leaderboard []*v11.LeaderboardEntry `protobuf:"bytes,10,rep,name=leaderboard,proto3" json:"leaderboard,omitempty"`
-	// Every table of the tournament report, as text, in reading order.
-	Tables        []*Table `protobuf:"bytes,11,rep,name=tables,proto3" json:"tables,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Standings) Reset() {
-	*x = Standings{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[11]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Standings) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Standings) ProtoMessage() {}
-
-func (x *Standings) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[11]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Standings.ProtoReflect.Descriptor instead.
-func (*Standings) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
-}
-
-func (x *Standings) GetTournamentId() string {
-	if x != nil {
-		return x.TournamentId
-	}
-	return ""
-}
-
-func (x *Standings) GetGame() string {
-	if x != nil {
-		return x.Game
-	}
-	return ""
-}
-
-func (x *Standings) GetMatches() uint32 {
-	if x != nil {
-		return x.Matches
-	}
-	return 0
-}
-
-func (x *Standings) GetEnded() uint32 {
-	if x != nil {
-		return x.Ended
-	}
-	return 0
-}
-
-func (x *Standings) GetVoid() uint32 {
-	if x != nil {
-		return x.Void
-	}
-	return 0
-}
-
-func (x *Standings) GetComplete() bool {
-	if x != nil {
-		return x.Complete
-	}
-	return false
-}
-
-func (x *Standings) GetSeats() []string {
-	if x != nil {
-		return x.Seats
-	}
-	return nil
-}
-
-func (x *Standings) GetAgents() []*AgentStanding {
-	if x != nil {
-		return x.Agents
-	}
-	return nil
-}
-
-func (x *Standings) GetPairs() *PairTable {
-	if x != nil {
-		return x.Pairs
-	}
-	return nil
-}
-
-func (x *Standings) GetLeaderboard() []*v11.LeaderboardEntry {
-	if x != nil {
-		return x.Leaderboard
-	}
-	return nil
-}
-
-func (x *Standings) GetTables() []*Table {
-	if x != nil {
-		return x.Tables
-	}
-	return nil
-}
-
-// AgentStanding is one agent's results in a tournament. Rates are unset while there is
-// nothing to average.
-type AgentStanding struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Entrant label.
-	Label string `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
-	// Non-void matches against other agents (self-play left out).
-	Matches int32 `protobuf:"varint,2,opt,name=matches,proto3" json:"matches,omitempty"`
-	// Void matches it sat in.
-	Void int32 `protobuf:"varint,3,opt,name=void,proto3" json:"void,omitempty"`
-	// Matches with a winner.
-	Decisive int32 `protobuf:"varint,4,opt,name=decisive,proto3" json:"decisive,omitempty"`
-	// Of those, the ones it won.
-	Wins int32 `protobuf:"varint,5,opt,name=wins,proto3" json:"wins,omitempty"`
-	// wins / decisive.
-	WinRate *float64 `protobuf:"fixed64,6,opt,name=win_rate,json=winRate,proto3,oneof" json:"win_rate,omitempty"`
-	// Mean payoff per match.
-	MeanPayoff *float64 `protobuf:"fixed64,7,opt,name=mean_payoff,json=meanPayoff,proto3,oneof" json:"mean_payoff,omitempty"`
-	// Share of its matches that ended in a deal.
-	AgreementRate *float64 `protobuf:"fixed64,8,opt,name=agreement_rate,json=agreementRate,proto3,oneof" json:"agreement_rate,omitempty"`
-	// Its refused actions.
-	Refused int32 `protobuf:"varint,9,opt,name=refused,proto3" json:"refused,omitempty"`
-	// Matches in which its agent faulted.
-	Faulted       int32 `protobuf:"varint,10,opt,name=faulted,proto3" json:"faulted,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *AgentStanding) Reset() {
-	*x = AgentStanding{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[12]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *AgentStanding) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*AgentStanding) ProtoMessage() {}
-
-func (x *AgentStanding) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[12]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use AgentStanding.ProtoReflect.Descriptor instead.
-func (*AgentStanding) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
-}
-
-func (x *AgentStanding) GetLabel() string {
-	if x != nil {
-		return x.Label
-	}
-	return ""
-}
-
-func (x *AgentStanding) GetMatches() int32 {
-	if x != nil {
-		return x.Matches
-	}
-	return 0
-}
-
-func (x *AgentStanding) GetVoid() int32 {
-	if x != nil {
-		return x.Void
-	}
-	return 0
-}
-
-func (x *AgentStanding) GetDecisive() int32 {
-	if x != nil {
-		return x.Decisive
-	}
-	return 0
-}
-
-func (x *AgentStanding) GetWins() int32 {
-	if x != nil {
-		return x.Wins
-	}
-	return 0
-}
-
-func (x *AgentStanding) GetWinRate() float64 {
-	if x != nil && x.WinRate != nil {
-		return *x.WinRate
-	}
-	return 0
-}
-
-func (x *AgentStanding) GetMeanPayoff() float64 {
-	if x != nil && x.MeanPayoff != nil {
-		return *x.MeanPayoff
-	}
-	return 0
-}
-
-func (x *AgentStanding) GetAgreementRate() float64 {
-	if x != nil && x.AgreementRate != nil {
-		return *x.AgreementRate
-	}
-	return 0
-}
-
-func (x *AgentStanding) GetRefused() int32 {
-	if x != nil {
-		return x.Refused
-	}
-	return 0
-}
-
-func (x *AgentStanding) GetFaulted() int32 {
-	if x != nil {
-		return x.Faulted
-	}
-	return 0
-}
-
-// PairTable is the ordered-pair table of a two-player game: rows are the agents in seat 1
-// (P2), columns the agents in seat 0 (P1), as in the published heat maps.
-type PairTable struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Seat whose wins win_rate counts.
-	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	// Display name of that seat.
-	SeatName string `protobuf:"bytes,2,opt,name=seat_name,json=seatName,proto3" json:"seat_name,omitempty"`
-	// Labels of the agents in seat 1, one per row.
-	Rows []string `protobuf:"bytes,3,rep,name=rows,proto3" json:"rows,omitempty"`
-	// Labels of the agents in seat 0, one per column.
-	Cols []string `protobuf:"bytes,4,rep,name=cols,proto3" json:"cols,omitempty"`
-	// cells[r].cells[c] is the pair with rows[r] in seat 1 and cols[c] in seat 0.
-	Cells         []*PairRow `protobuf:"bytes,5,rep,name=cells,proto3" json:"cells,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *PairTable) Reset() {
-	*x = PairTable{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[13]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PairTable) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PairTable) ProtoMessage() {}
-
-func (x *PairTable) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[13]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PairTable.ProtoReflect.Descriptor instead.
-func (*PairTable) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
-}
-
-func (x *PairTable) GetSeat() int32 {
-	if x != nil {
-		return x.Seat
-	}
-	return 0
-}
-
-func (x *PairTable) GetSeatName() string {
-	if x != nil {
-		return x.SeatName
-	}
-	return ""
-}
-
-func (x *PairTable) GetRows() []string {
-	if x != nil {
-		return x.Rows
-	}
-	return nil
-}
-
-func (x *PairTable) GetCols() []string {
-	if x != nil {
-		return x.Cols
-	}
-	return nil
-}
-
-func (x *PairTable) GetCells() []*PairRow {
-	if x != nil {
-		return x.Cells
-	}
-	return nil
-}
-
-// PairRow is one row of a PairTable.
-type PairRow struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// One cell per column.
-	Cells         []*PairCell `protobuf:"bytes,1,rep,name=cells,proto3" json:"cells,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *PairRow) Reset() {
-	*x = PairRow{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[14]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PairRow) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PairRow) ProtoMessage() {}
-
-func (x *PairRow) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[14]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PairRow.ProtoReflect.Descriptor instead.
-func (*PairRow) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
-}
-
-func (x *PairRow) GetCells() []*PairCell {
-	if x != nil {
-		return x.Cells
-	}
-	return nil
-}
-
-// PairCell is one ordered pair's results. Rates are unset while there is nothing to average.
-type PairCell struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Non-void matches of the pair.
-	Matches int32 `protobuf:"varint,1,opt,name=matches,proto3" json:"matches,omitempty"`
-	// Void matches of the pair.
-	Void int32 `protobuf:"varint,2,opt,name=void,proto3" json:"void,omitempty"`
-	// Non-void matches with a winner.
-	Decisive int32 `protobuf:"varint,3,opt,name=decisive,proto3" json:"decisive,omitempty"`
-	// Of those, the ones PairTable.seat won.
-	Wins int32 `protobuf:"varint,4,opt,name=wins,proto3" json:"wins,omitempty"`
-	// wins / decisive.
-	WinRate *float64 `protobuf:"fixed64,5,opt,name=win_rate,json=winRate,proto3,oneof" json:"win_rate,omitempty"`
-	// Mean payoff of seat 0 over the non-void matches.
-	PayoffSeat0 *float64 `protobuf:"fixed64,6,opt,name=payoff_seat0,json=payoffSeat0,proto3,oneof" json:"payoff_seat0,omitempty"`
-	// Mean payoff of seat 1 over the non-void matches.
-	PayoffSeat1 *float64 `protobuf:"fixed64,7,opt,name=payoff_seat1,json=payoffSeat1,proto3,oneof" json:"payoff_seat1,omitempty"`
-	// Share of the non-void matches that ended in a deal.
-	AgreementRate *float64 `protobuf:"fixed64,8,opt,name=agreement_rate,json=agreementRate,proto3,oneof" json:"agreement_rate,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *PairCell) Reset() {
-	*x = PairCell{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[15]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PairCell) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PairCell) ProtoMessage() {}
-
-func (x *PairCell) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[15]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PairCell.ProtoReflect.Descriptor instead.
-func (*PairCell) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
-}
-
-func (x *PairCell) GetMatches() int32 {
-	if x != nil {
-		return x.Matches
-	}
-	return 0
-}
-
-func (x *PairCell) GetVoid() int32 {
-	if x != nil {
-		return x.Void
-	}
-	return 0
-}
-
-func (x *PairCell) GetDecisive() int32 {
-	if x != nil {
-		return x.Decisive
-	}
-	return 0
-}
-
-func (x *PairCell) GetWins() int32 {
-	if x != nil {
-		return x.Wins
-	}
-	return 0
-}
-
-func (x *PairCell) GetWinRate() float64 {
-	if x != nil && x.WinRate != nil {
-		return *x.WinRate
-	}
-	return 0
-}
-
-func (x *PairCell) GetPayoffSeat0() float64 {
-	if x != nil && x.PayoffSeat0 != nil {
-		return *x.PayoffSeat0
-	}
-	return 0
-}
-
-func (x *PairCell) GetPayoffSeat1() float64 {
-	if x != nil && x.PayoffSeat1 != nil {
-		return *x.PayoffSeat1
-	}
-	return 0
-}
-
-func (x *PairCell) GetAgreementRate() float64 {
-	if x != nil && x.AgreementRate != nil {
-		return *x.AgreementRate
-	}
-	return 0
-}
-
-// Table is one table of the tournament report, as text.
-type Table struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// What the table shows.
-	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	// How to read it.
-	Note string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
-	// Column names.
-	Header []string `protobuf:"bytes,3,rep,name=header,proto3" json:"header,omitempty"`
-	// The rows.
-	Rows          []*TableRow `protobuf:"bytes,4,rep,name=rows,proto3" json:"rows,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Table) Reset() {
-	*x = Table{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[16]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Table) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Table) ProtoMessage() {}
-
-func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[16]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Table.ProtoReflect.Descriptor instead.
-func (*Table) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
-}
-
-func (x *Table) GetTitle() string {
-	if x != nil {
-		return x.Title
-	}
-	return ""
-}
-
-func (x *Table) GetNote() string {
-	if x != nil {
-		return x.Note
-	}
-	return ""
-}
-
-func (x *Table) GetHeader() []string {
-	if x != nil {
-		return x.Header
-	}
-	return nil
-}
-
-func (x *Table) GetRows() []*TableRow {
-	if x != nil {
-		return x.Rows
-	}
-	return nil
-}
-
-// TableRow is one row of a Table.
-type TableRow struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// One cell per column, as text.
-	Cells         []string `protobuf:"bytes,1,rep,name=cells,proto3" json:"cells,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *TableRow) Reset() {
-	*x = TableRow{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[17]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *TableRow) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*TableRow) ProtoMessage() {}
-
-func (x *TableRow) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[17]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use TableRow.ProtoReflect.Descriptor instead.
-func (*TableRow) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
-}
-
-func (x *TableRow) GetCells() []string {
-	if x != nil {
-		return x.Cells
-	}
-	return nil
-}
-
-// MatchRetried says that a match's referee stopped before the match ended (it crashed, lost
-// the broker, or was shut down): the match was closed as void and is run again under
-// retry_match_id. Written by the referee worker on parley.retry.<match_id> in the stream
-// PARLEY_TOURNAMENTS before the void MatchEnded of match_id, so whoever sees that ending can
-// follow the rerun. Public.
-type MatchRetried struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The interrupted match.
-	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	// The match that replaces it: same game, parameters, seed, agents and tournament.
-	RetryMatchId string `protobuf:"bytes,2,opt,name=retry_match_id,json=retryMatchId,proto3" json:"retry_match_id,omitempty"`
-	// Tournament of both matches; empty outside a tournament.
-	TournamentId string `protobuf:"bytes,3,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
-	// Why the first match did not finish, for people.
-	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *MatchRetried) Reset() {
-	*x = MatchRetried{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[18]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *MatchRetried) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*MatchRetried) ProtoMessage() {}
-
-func (x *MatchRetried) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[18]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use MatchRetried.ProtoReflect.Descriptor instead.
-func (*MatchRetried) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
-}
-
-func (x *MatchRetried) GetMatchId() string {
-	if x != nil {
-		return x.MatchId
-	}
-	return ""
-}
-
-func (x *MatchRetried) GetRetryMatchId() string {
-	if x != nil {
-		return x.RetryMatchId
-	}
-	return ""
-}
-
-func (x *MatchRetried) GetTournamentId() string {
-	if x != nil {
-		return x.TournamentId
-	}
-	return ""
-}
-
-func (x *MatchRetried) GetReason() string {
-	if x != nil {
-		return x.Reason
-	}
-	return ""
-}
-
 var File_parley_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
-	"%parley/tournament/v1/tournament.proto\x12\x14parley.tournament.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#parley/analytics/v1/analytics.proto\x1a\x1bparley/match/v1/match.proto\"\xb3\x02\n" +
-	"\fMatchRequest\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
-	"\rtournament_id\x18\x02 \x01(\tR\ftournamentId\x12\x12\n" +
-	"\x04game\x18\x03 \x01(\tR\x04game\x123\n" +
-	"\x06params\x18\x04 \x01(\v2\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n" +
-	"\x04seed\x18\x05 \x01(\x04R\x04seed\x12\x16\n" +
-	"\x06agents\x18\x06 \x03(\tR\x06agents\x12/\n" +
-	"\x06limits\x18\a \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12\x16\n" +
-	"\x06labels\x18\b \x03(\tR\x06labels\x12%\n" +
-	"\x0ereveal_private\x18\t \x01(\bR\rrevealPrivate\"9\n" +
+	"%parley/tournament/v1/tournament.proto\x12\x14parley.tournament.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#parley/analytics/v1/analytics.proto\x1a\x1bparley/match/v1/match.proto\"9\n" +
 	"\aEntrant\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\"\x9a\x01\n" +
@@ -1691,10 +853,10 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x18\n" +
 	"\amatches\x18\x02 \x01(\rR\amatches\";\n" +
 	"\x14GetTournamentRequest\x12#\n" +
-	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\"\x90\x01\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\"\x8f\x01\n" +
 	"\x15GetTournamentResponse\x128\n" +
-	"\x04spec\x18\x01 \x01(\v2$.parley.tournament.v1.TournamentSpecR\x04spec\x12=\n" +
-	"\tstandings\x18\x02 \x01(\v2\x1f.parley.tournament.v1.StandingsR\tstandings\"T\n" +
+	"\x04spec\x18\x01 \x01(\v2$.parley.tournament.v1.TournamentSpecR\x04spec\x12<\n" +
+	"\tstandings\x18\x02 \x01(\v2\x1e.parley.analytics.v1.StandingsR\tstandings\"T\n" +
 	"\x16ListTournamentsRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -1707,69 +869,7 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x16\n" +
 	"\x06labels\x18\x03 \x03(\tR\x06labels\x12\x18\n" +
 	"\amatches\x18\x04 \x01(\rR\amatches\x124\n" +
-	"\acreated\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\acreated\"\xac\x03\n" +
-	"\tStandings\x12#\n" +
-	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
-	"\x04game\x18\x02 \x01(\tR\x04game\x12\x18\n" +
-	"\amatches\x18\x03 \x01(\rR\amatches\x12\x14\n" +
-	"\x05ended\x18\x04 \x01(\rR\x05ended\x12\x12\n" +
-	"\x04void\x18\x05 \x01(\rR\x04void\x12\x1a\n" +
-	"\bcomplete\x18\x06 \x01(\bR\bcomplete\x12\x14\n" +
-	"\x05seats\x18\a \x03(\tR\x05seats\x12;\n" +
-	"\x06agents\x18\b \x03(\v2#.parley.tournament.v1.AgentStandingR\x06agents\x125\n" +
-	"\x05pairs\x18\t \x01(\v2\x1f.parley.tournament.v1.PairTableR\x05pairs\x12G\n" +
-	"\vleaderboard\x18\n" +
-	" \x03(\v2%.parley.analytics.v1.LeaderboardEntryR\vleaderboard\x123\n" +
-	"\x06tables\x18\v \x03(\v2\x1b.parley.tournament.v1.TableR\x06tables\"\xd9\x02\n" +
-	"\rAgentStanding\x12\x14\n" +
-	"\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n" +
-	"\amatches\x18\x02 \x01(\x05R\amatches\x12\x12\n" +
-	"\x04void\x18\x03 \x01(\x05R\x04void\x12\x1a\n" +
-	"\bdecisive\x18\x04 \x01(\x05R\bdecisive\x12\x12\n" +
-	"\x04wins\x18\x05 \x01(\x05R\x04wins\x12\x1e\n" +
-	"\bwin_rate\x18\x06 \x01(\x01H\x00R\awinRate\x88\x01\x01\x12$\n" +
-	"\vmean_payoff\x18\a \x01(\x01H\x01R\n" +
-	"meanPayoff\x88\x01\x01\x12*\n" +
-	"\x0eagreement_rate\x18\b \x01(\x01H\x02R\ragreementRate\x88\x01\x01\x12\x18\n" +
-	"\arefused\x18\t \x01(\x05R\arefused\x12\x18\n" +
-	"\afaulted\x18\n" +
-	" \x01(\x05R\afaultedB\v\n" +
-	"\t_win_rateB\x0e\n" +
-	"\f_mean_payoffB\x11\n" +
-	"\x0f_agreement_rate\"\x99\x01\n" +
-	"\tPairTable\x12\x12\n" +
-	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
-	"\tseat_name\x18\x02 \x01(\tR\bseatName\x12\x12\n" +
-	"\x04rows\x18\x03 \x03(\tR\x04rows\x12\x12\n" +
-	"\x04cols\x18\x04 \x03(\tR\x04cols\x123\n" +
-	"\x05cells\x18\x05 \x03(\v2\x1d.parley.tournament.v1.PairRowR\x05cells\"?\n" +
-	"\aPairRow\x124\n" +
-	"\x05cells\x18\x01 \x03(\v2\x1e.parley.tournament.v1.PairCellR\x05cells\"\xc6\x02\n" +
-	"\bPairCell\x12\x18\n" +
-	"\amatches\x18\x01 \x01(\x05R\amatches\x12\x12\n" +
-	"\x04void\x18\x02 \x01(\x05R\x04void\x12\x1a\n" +
-	"\bdecisive\x18\x03 \x01(\x05R\bdecisive\x12\x12\n" +
-	"\x04wins\x18\x04 \x01(\x05R\x04wins\x12\x1e\n" +
-	"\bwin_rate\x18\x05 \x01(\x01H\x00R\awinRate\x88\x01\x01\x12&\n" +
-	"\fpayoff_seat0\x18\x06 \x01(\x01H\x01R\vpayoffSeat0\x88\x01\x01\x12&\n" +
-	"\fpayoff_seat1\x18\a \x01(\x01H\x02R\vpayoffSeat1\x88\x01\x01\x12*\n" +
-	"\x0eagreement_rate\x18\b \x01(\x01H\x03R\ragreementRate\x88\x01\x01B\v\n" +
-	"\t_win_rateB\x0f\n" +
-	"\r_payoff_seat0B\x0f\n" +
-	"\r_payoff_seat1B\x11\n" +
-	"\x0f_agreement_rate\"}\n" +
-	"\x05Table\x12\x14\n" +
-	"\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n" +
-	"\x04note\x18\x02 \x01(\tR\x04note\x12\x16\n" +
-	"\x06header\x18\x03 \x03(\tR\x06header\x122\n" +
-	"\x04rows\x18\x04 \x03(\v2\x1e.parley.tournament.v1.TableRowR\x04rows\" \n" +
-	"\bTableRow\x12\x14\n" +
-	"\x05cells\x18\x01 \x03(\tR\x05cells\"\x8c\x01\n" +
-	"\fMatchRetried\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
-	"\x0eretry_match_id\x18\x02 \x01(\tR\fretryMatchId\x12#\n" +
-	"\rtournament_id\x18\x03 \x01(\tR\ftournamentId\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason2\xdd\x02\n" +
+	"\acreated\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\acreated2\xdd\x02\n" +
 	"\x11TournamentService\x12n\n" +
 	"\x0fStartTournament\x12,.parley.tournament.v1.StartTournamentRequest\x1a-.parley.tournament.v1.StartTournamentResponse\x12h\n" +
 	"\rGetTournament\x12*.parley.tournament.v1.GetTournamentRequest\x1a+.parley.tournament.v1.GetTournamentResponse\x12n\n" +
@@ -1788,65 +888,47 @@ func file_parley_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 	return file_parley_tournament_v1_tournament_proto_rawDescData
 }
 
-var file_parley_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_parley_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_parley_tournament_v1_tournament_proto_goTypes = []any{
-	(*MatchRequest)(nil),            // 0: parley.tournament.v1.MatchRequest
-	(*Entrant)(nil),                 // 1: parley.tournament.v1.Entrant
-	(*ScheduledMatch)(nil),          // 2: parley.tournament.v1.ScheduledMatch
-	(*TournamentSpec)(nil),          // 3: parley.tournament.v1.TournamentSpec
-	(*StartTournamentRequest)(nil),  // 4: parley.tournament.v1.StartTournamentRequest
-	(*StartTournamentResponse)(nil), // 5: parley.tournament.v1.StartTournamentResponse
-	(*GetTournamentRequest)(nil),    // 6: parley.tournament.v1.GetTournamentRequest
-	(*GetTournamentResponse)(nil),   // 7: parley.tournament.v1.GetTournamentResponse
-	(*ListTournamentsRequest)(nil),  // 8: parley.tournament.v1.ListTournamentsRequest
-	(*ListTournamentsResponse)(nil), // 9: parley.tournament.v1.ListTournamentsResponse
-	(*TournamentSummary)(nil),       // 10: parley.tournament.v1.TournamentSummary
-	(*Standings)(nil),               // 11: parley.tournament.v1.Standings
-	(*AgentStanding)(nil),           // 12: parley.tournament.v1.AgentStanding
-	(*PairTable)(nil),               // 13: parley.tournament.v1.PairTable
-	(*PairRow)(nil),                 // 14: parley.tournament.v1.PairRow
-	(*PairCell)(nil),                // 15: parley.tournament.v1.PairCell
-	(*Table)(nil),                   // 16: parley.tournament.v1.Table
-	(*TableRow)(nil),                // 17: parley.tournament.v1.TableRow
-	(*MatchRetried)(nil),            // 18: parley.tournament.v1.MatchRetried
-	(*v1.GameParams)(nil),           // 19: parley.match.v1.GameParams
-	(*v1.Limits)(nil),               // 20: parley.match.v1.Limits
-	(*timestamppb.Timestamp)(nil),   // 21: google.protobuf.Timestamp
-	(*v11.LeaderboardEntry)(nil),    // 22: parley.analytics.v1.LeaderboardEntry
+	(*Entrant)(nil),                 // 0: parley.tournament.v1.Entrant
+	(*ScheduledMatch)(nil),          // 1: parley.tournament.v1.ScheduledMatch
+	(*TournamentSpec)(nil),          // 2: parley.tournament.v1.TournamentSpec
+	(*StartTournamentRequest)(nil),  // 3: parley.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil), // 4: parley.tournament.v1.StartTournamentResponse
+	(*GetTournamentRequest)(nil),    // 5: parley.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),   // 6: parley.tournament.v1.GetTournamentResponse
+	(*ListTournamentsRequest)(nil),  // 7: parley.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil), // 8: parley.tournament.v1.ListTournamentsResponse
+	(*TournamentSummary)(nil),       // 9: parley.tournament.v1.TournamentSummary
+	(*v1.GameParams)(nil),           // 10: parley.match.v1.GameParams
+	(*v1.Limits)(nil),               // 11: parley.match.v1.Limits
+	(*timestamppb.Timestamp)(nil),   // 12: google.protobuf.Timestamp
+	(*v11.Standings)(nil),           // 13: parley.analytics.v1.Standings
 }
 var file_parley_tournament_v1_tournament_proto_depIdxs = []int32{
-	19, // 0: parley.tournament.v1.MatchRequest.params:type_name -> parley.match.v1.GameParams
-	20, // 1: parley.tournament.v1.MatchRequest.limits:type_name -> parley.match.v1.Limits
-	19, // 2: parley.tournament.v1.TournamentSpec.params:type_name -> parley.match.v1.GameParams
-	1,  // 3: parley.tournament.v1.TournamentSpec.entrants:type_name -> parley.tournament.v1.Entrant
-	20, // 4: parley.tournament.v1.TournamentSpec.limits:type_name -> parley.match.v1.Limits
-	2,  // 5: parley.tournament.v1.TournamentSpec.matches:type_name -> parley.tournament.v1.ScheduledMatch
-	21, // 6: parley.tournament.v1.TournamentSpec.created:type_name -> google.protobuf.Timestamp
-	19, // 7: parley.tournament.v1.StartTournamentRequest.params:type_name -> parley.match.v1.GameParams
-	1,  // 8: parley.tournament.v1.StartTournamentRequest.entrants:type_name -> parley.tournament.v1.Entrant
-	20, // 9: parley.tournament.v1.StartTournamentRequest.limits:type_name -> parley.match.v1.Limits
-	3,  // 10: parley.tournament.v1.GetTournamentResponse.spec:type_name -> parley.tournament.v1.TournamentSpec
-	11, // 11: parley.tournament.v1.GetTournamentResponse.standings:type_name -> parley.tournament.v1.Standings
-	10, // 12: parley.tournament.v1.ListTournamentsResponse.tournaments:type_name -> parley.tournament.v1.TournamentSummary
-	21, // 13: parley.tournament.v1.TournamentSummary.created:type_name -> google.protobuf.Timestamp
-	12, // 14: parley.tournament.v1.Standings.agents:type_name -> parley.tournament.v1.AgentStanding
-	13, // 15: parley.tournament.v1.Standings.pairs:type_name -> parley.tournament.v1.PairTable
-	22, // 16: parley.tournament.v1.Standings.leaderboard:type_name -> parley.analytics.v1.LeaderboardEntry
-	16, // 17: parley.tournament.v1.Standings.tables:type_name -> parley.tournament.v1.Table
-	14, // 18: parley.tournament.v1.PairTable.cells:type_name -> parley.tournament.v1.PairRow
-	15, // 19: parley.tournament.v1.PairRow.cells:type_name -> parley.tournament.v1.PairCell
-	17, // 20: parley.tournament.v1.Table.rows:type_name -> parley.tournament.v1.TableRow
-	4,  // 21: parley.tournament.v1.TournamentService.StartTournament:input_type -> parley.tournament.v1.StartTournamentRequest
-	6,  // 22: parley.tournament.v1.TournamentService.GetTournament:input_type -> parley.tournament.v1.GetTournamentRequest
-	8,  // 23: parley.tournament.v1.TournamentService.ListTournaments:input_type -> parley.tournament.v1.ListTournamentsRequest
-	5,  // 24: parley.tournament.v1.TournamentService.StartTournament:output_type -> parley.tournament.v1.StartTournamentResponse
-	7,  // 25: parley.tournament.v1.TournamentService.GetTournament:output_type -> parley.tournament.v1.GetTournamentResponse
-	9,  // 26: parley.tournament.v1.TournamentService.ListTournaments:output_type -> parley.tournament.v1.ListTournamentsResponse
-	24, // [24:27] is the sub-list for method output_type
-	21, // [21:24] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	10, // 0: parley.tournament.v1.TournamentSpec.params:type_name -> parley.match.v1.GameParams
+	0,  // 1: parley.tournament.v1.TournamentSpec.entrants:type_name -> parley.tournament.v1.Entrant
+	11, // 2: parley.tournament.v1.TournamentSpec.limits:type_name -> parley.match.v1.Limits
+	1,  // 3: parley.tournament.v1.TournamentSpec.matches:type_name -> parley.tournament.v1.ScheduledMatch
+	12, // 4: parley.tournament.v1.TournamentSpec.created:type_name -> google.protobuf.Timestamp
+	10, // 5: parley.tournament.v1.StartTournamentRequest.params:type_name -> parley.match.v1.GameParams
+	0,  // 6: parley.tournament.v1.StartTournamentRequest.entrants:type_name -> parley.tournament.v1.Entrant
+	11, // 7: parley.tournament.v1.StartTournamentRequest.limits:type_name -> parley.match.v1.Limits
+	2,  // 8: parley.tournament.v1.GetTournamentResponse.spec:type_name -> parley.tournament.v1.TournamentSpec
+	13, // 9: parley.tournament.v1.GetTournamentResponse.standings:type_name -> parley.analytics.v1.Standings
+	9,  // 10: parley.tournament.v1.ListTournamentsResponse.tournaments:type_name -> parley.tournament.v1.TournamentSummary
+	12, // 11: parley.tournament.v1.TournamentSummary.created:type_name -> google.protobuf.Timestamp
+	3,  // 12: parley.tournament.v1.TournamentService.StartTournament:input_type -> parley.tournament.v1.StartTournamentRequest
+	5,  // 13: parley.tournament.v1.TournamentService.GetTournament:input_type -> parley.tournament.v1.GetTournamentRequest
+	7,  // 14: parley.tournament.v1.TournamentService.ListTournaments:input_type -> parley.tournament.v1.ListTournamentsRequest
+	4,  // 15: parley.tournament.v1.TournamentService.StartTournament:output_type -> parley.tournament.v1.StartTournamentResponse
+	6,  // 16: parley.tournament.v1.TournamentService.GetTournament:output_type -> parley.tournament.v1.GetTournamentResponse
+	8,  // 17: parley.tournament.v1.TournamentService.ListTournaments:output_type -> parley.tournament.v1.ListTournamentsResponse
+	15, // [15:18] is the sub-list for method output_type
+	12, // [12:15] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_parley_tournament_v1_tournament_proto_init() }
@@ -1854,15 +936,13 @@ func file_parley_tournament_v1_tournament_proto_init() {
 	if File_parley_tournament_v1_tournament_proto != nil {
 		return
 	}
-	file_parley_tournament_v1_tournament_proto_msgTypes[12].OneofWrappers = []any{}
-	file_parley_tournament_v1_tournament_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_tournament_v1_tournament_proto_rawDesc), len(file_parley_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

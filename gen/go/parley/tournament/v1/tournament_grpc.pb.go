@@ -4,11 +4,11 @@
 // - protoc             (unknown)
 // source: parley/tournament/v1/tournament.proto
 
-// Package parley.tournament.v1 is how tournaments reach referees. A tournament is a schedule of
-// matches (TournamentSpec); each match becomes one MatchRequest in a JetStream work queue that
-// any referee worker may take, so more referee processes means more throughput. A match whose
-// referee stopped before its end is closed as void and run again under a new id
-// (MatchRetried). None of these messages is ever sent to an agent.
+// Package parley.tournament.v1 is the tournaments' API: a tournament is a schedule of matches
+// (TournamentSpec) whose matches are requested from the referees' work queue (see
+// parley.queue.v1), so more referee processes means more throughput; its standings come from
+// the analytics service (parley.analytics.v1.Standings). None of these messages is ever sent
+// to an agent.
 
 package tournamentv1
 
@@ -34,9 +34,10 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// TournamentService starts tournaments and reports how they stand. It is served by the gateway
-// (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
-// from the referee workers of the work queue, at most `concurrency` at a time.
+// TournamentService starts tournaments and reports how they stand. It is served by the referee
+// role (`parley referee`, `parley up`) and offered over HTTP/JSON by the gateway: starting a
+// tournament stores its TournamentSpec and requests its matches from the referee workers of
+// the work queue, at most `concurrency` at a time.
 type TournamentServiceClient interface {
 	// StartTournament plans a tournament, stores its schedule and starts requesting its matches;
 	// it returns at once. INVALID_ARGUMENT for an unknown game, bad parameters or agents that
@@ -92,9 +93,10 @@ func (c *tournamentServiceClient) ListTournaments(ctx context.Context, in *ListT
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
 //
-// TournamentService starts tournaments and reports how they stand. It is served by the gateway
-// (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
-// from the referee workers of the work queue, at most `concurrency` at a time.
+// TournamentService starts tournaments and reports how they stand. It is served by the referee
+// role (`parley referee`, `parley up`) and offered over HTTP/JSON by the gateway: starting a
+// tournament stores its TournamentSpec and requests its matches from the referee workers of
+// the work queue, at most `concurrency` at a time.
 type TournamentServiceServer interface {
 	// StartTournament plans a tournament, stores its schedule and starts requesting its matches;
 	// it returns at once. INVALID_ARGUMENT for an unknown game, bad parameters or agents that

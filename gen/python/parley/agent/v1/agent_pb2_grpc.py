@@ -7,7 +7,11 @@ from parley.agent.v1 import agent_pb2 as parley_dot_agent_dot_v1_dot_agent__pb2
 
 class AgentServiceStub(object):
     """AgentService is implemented by every agent: built-in bots, language-model agents, and bots
-    written by teams in any language.
+    written by teams in any language. An agent that serves on an address (grpc://host:port, gRPC
+    without TLS) serves, on the same server, the standard health service grpc.health.v1.Health
+    (proto/grpc/health/v1/health.proto), whose Check answers SERVING for the service "" and for
+    "parley.agent.v1.AgentService". An agent that dials out serves these two calls over its link
+    instead (parley.botlink.v1) and needs no health service: its link is its health.
     """
 
     def __init__(self, channel):
@@ -30,7 +34,11 @@ class AgentServiceStub(object):
 
 class AgentServiceServicer(object):
     """AgentService is implemented by every agent: built-in bots, language-model agents, and bots
-    written by teams in any language.
+    written by teams in any language. An agent that serves on an address (grpc://host:port, gRPC
+    without TLS) serves, on the same server, the standard health service grpc.health.v1.Health
+    (proto/grpc/health/v1/health.proto), whose Check answers SERVING for the service "" and for
+    "parley.agent.v1.AgentService". An agent that dials out serves these two calls over its link
+    instead (parley.botlink.v1) and needs no health service: its link is its health.
     """
 
     def Act(self, request, context):
@@ -70,7 +78,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class AgentService(object):
     """AgentService is implemented by every agent: built-in bots, language-model agents, and bots
-    written by teams in any language.
+    written by teams in any language. An agent that serves on an address (grpc://host:port, gRPC
+    without TLS) serves, on the same server, the standard health service grpc.health.v1.Health
+    (proto/grpc/health/v1/health.proto), whose Check answers SERVING for the service "" and for
+    "parley.agent.v1.AgentService". An agent that dials out serves these two calls over its link
+    instead (parley.botlink.v1) and needs no health service: its link is its health.
     """
 
     @staticmethod

@@ -45,6 +45,11 @@ class AnalyticsServiceStub(object):
                 request_serializer=parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStatusRequest.SerializeToString,
                 response_deserializer=parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStatusResponse.FromString,
                 )
+        self.GetStandings = channel.unary_unary(
+                '/parley.analytics.v1.AnalyticsService/GetStandings',
+                request_serializer=parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStandingsRequest.SerializeToString,
+                response_deserializer=parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStandingsResponse.FromString,
+                )
 
 
 class AnalyticsServiceServicer(object):
@@ -94,6 +99,14 @@ class AnalyticsServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetStandings(self, request, context):
+        """GetStandings returns how a tournament stands, from its matches the database holds.
+        NOT_FOUND when it holds none of them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AnalyticsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -126,6 +139,11 @@ def add_AnalyticsServiceServicer_to_server(servicer, server):
                     servicer.GetStatus,
                     request_deserializer=parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStatusRequest.FromString,
                     response_serializer=parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStatusResponse.SerializeToString,
+            ),
+            'GetStandings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStandings,
+                    request_deserializer=parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStandingsRequest.FromString,
+                    response_serializer=parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStandingsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -237,5 +255,22 @@ class AnalyticsService(object):
         return grpc.experimental.unary_unary(request, target, '/parley.analytics.v1.AnalyticsService/GetStatus',
             parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStatusRequest.SerializeToString,
             parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStatusResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetStandings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.analytics.v1.AnalyticsService/GetStandings',
+            parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStandingsRequest.SerializeToString,
+            parley_dot_analytics_dot_v1_dot_analytics__pb2.GetStandingsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

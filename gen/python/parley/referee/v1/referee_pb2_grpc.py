@@ -40,6 +40,16 @@ class RefereeServiceStub(object):
                 request_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesRequest.SerializeToString,
                 response_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesResponse.FromString,
                 )
+        self.ListAgents = channel.unary_unary(
+                '/parley.referee.v1.RefereeService/ListAgents',
+                request_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListAgentsRequest.SerializeToString,
+                response_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListAgentsResponse.FromString,
+                )
+        self.ParseParams = channel.unary_unary(
+                '/parley.referee.v1.RefereeService/ParseParams',
+                request_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsRequest.SerializeToString,
+                response_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsResponse.FromString,
+                )
 
 
 class RefereeServiceServicer(object):
@@ -54,7 +64,9 @@ class RefereeServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def StartMatch(self, request, context):
-        """StartMatch starts a match and returns its id at once; the match runs in the background.
+        """StartMatch checks a match (the game, its parameters, the agents: allowed, reachable and
+        playing the game) and puts it into the referees' work queue; it returns the match's id at
+        once and any referee worker plays it. INVALID_ARGUMENT names what is wrong.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -76,9 +88,23 @@ class RefereeServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """ListMatches lists matches, running ones and those that ended recently, newest first. A
-        referee lists the matches it ran itself since it started; the gateway lists every match
-        recorded in the match stream.
+        """ListMatches lists the matches recorded in the match stream, running ones and those that
+        ended recently, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAgents(self, request, context):
+        """ListAgents lists the built-in agents this referee serves ("builtin:NAME").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ParseParams(self, request, context):
+        """ParseParams reads a game's parameters written as text, exactly as `parley play --param
+        NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -111,6 +137,16 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.ListMatches,
                     request_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesRequest.FromString,
                     response_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesResponse.SerializeToString,
+            ),
+            'ListAgents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAgents,
+                    request_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListAgentsRequest.FromString,
+                    response_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ListAgentsResponse.SerializeToString,
+            ),
+            'ParseParams': grpc.unary_unary_rpc_method_handler(
+                    servicer.ParseParams,
+                    request_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsRequest.FromString,
+                    response_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -205,5 +241,39 @@ class RefereeService(object):
         return grpc.experimental.unary_unary(request, target, '/parley.referee.v1.RefereeService/ListMatches',
             parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesRequest.SerializeToString,
             parley_dot_referee_dot_v1_dot_referee__pb2.ListMatchesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListAgents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.referee.v1.RefereeService/ListAgents',
+            parley_dot_referee_dot_v1_dot_referee__pb2.ListAgentsRequest.SerializeToString,
+            parley_dot_referee_dot_v1_dot_referee__pb2.ListAgentsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ParseParams(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.referee.v1.RefereeService/ParseParams',
+            parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsRequest.SerializeToString,
+            parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -16,7 +16,7 @@ from parley.analytics.v1 import analytics_pb2 as parley_dot_analytics_dot_v1_dot
 from parley.match.v1 import match_pb2 as parley_dot_match_dot_v1_dot_match__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%parley/tournament/v1/tournament.proto\x12\x14parley.tournament.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#parley/analytics/v1/analytics.proto\x1a\x1bparley/match/v1/match.proto\"\xb3\x02\n\x0cMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12#\n\rtournament_id\x18\x02 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x03 \x01(\tR\x04game\x12\x33\n\x06params\x18\x04 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x05 \x01(\x04R\x04seed\x12\x16\n\x06\x61gents\x18\x06 \x03(\tR\x06\x61gents\x12/\n\x06limits\x18\x07 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x16\n\x06labels\x18\x08 \x03(\tR\x06labels\x12%\n\x0ereveal_private\x18\t \x01(\x08R\rrevealPrivate\"9\n\x07\x45ntrant\x12\x14\n\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n\x07\x61\x64\x64ress\x18\x02 \x01(\tR\x07\x61\x64\x64ress\"\x9a\x01\n\x0eScheduledMatch\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x1a\n\x08\x65ntrants\x18\x02 \x03(\x05R\x08\x65ntrants\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x1e\n\nassignment\x18\x04 \x01(\rR\nassignment\x12\x1d\n\ngame_index\x18\x05 \x01(\rR\tgameIndex\"\x9d\x04\n\x0eTournamentSpec\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x33\n\x06params\x18\x03 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x39\n\x08\x65ntrants\x18\x04 \x03(\x0b\x32\x1d.parley.tournament.v1.EntrantR\x08\x65ntrants\x12\x30\n\x14games_per_assignment\x18\x05 \x01(\rR\x12gamesPerAssignment\x12\x12\n\x04seed\x18\x06 \x01(\x04R\x04seed\x12/\n\x06limits\x18\x07 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x1b\n\tself_play\x18\x08 \x01(\x08R\x08selfPlay\x12\x31\n\x14\x61ssignments_possible\x18\t \x01(\x04R\x13\x61ssignmentsPossible\x12>\n\x07matches\x18\n \x03(\x0b\x32$.parley.tournament.v1.ScheduledMatchR\x07matches\x12\x34\n\x07\x63reated\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07\x63reated\x12%\n\x0ereveal_private\x18\x0c \x01(\x08R\rrevealPrivate\"\xc7\x03\n\x16StartTournamentRequest\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x33\n\x06params\x18\x03 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x39\n\x08\x65ntrants\x18\x04 \x03(\x0b\x32\x1d.parley.tournament.v1.EntrantR\x08\x65ntrants\x12\x30\n\x14games_per_assignment\x18\x05 \x01(\rR\x12gamesPerAssignment\x12\x12\n\x04seed\x18\x06 \x01(\x04R\x04seed\x12\x1b\n\tself_play\x18\x07 \x01(\x08R\x08selfPlay\x12\'\n\x0fmax_assignments\x18\x08 \x01(\rR\x0emaxAssignments\x12/\n\x06limits\x18\t \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12 \n\x0b\x63oncurrency\x18\n \x01(\rR\x0b\x63oncurrency\x12%\n\x0ereveal_private\x18\x0b \x01(\x08R\rrevealPrivate\"X\n\x17StartTournamentResponse\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x18\n\x07matches\x18\x02 \x01(\rR\x07matches\";\n\x14GetTournamentRequest\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\"\x90\x01\n\x15GetTournamentResponse\x12\x38\n\x04spec\x18\x01 \x01(\x0b\x32$.parley.tournament.v1.TournamentSpecR\x04spec\x12=\n\tstandings\x18\x02 \x01(\x0b\x32\x1f.parley.tournament.v1.StandingsR\tstandings\"T\n\x16ListTournamentsRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\"\x8c\x01\n\x17ListTournamentsResponse\x12I\n\x0btournaments\x18\x01 \x03(\x0b\x32\'.parley.tournament.v1.TournamentSummaryR\x0btournaments\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb4\x01\n\x11TournamentSummary\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x16\n\x06labels\x18\x03 \x03(\tR\x06labels\x12\x18\n\x07matches\x18\x04 \x01(\rR\x07matches\x12\x34\n\x07\x63reated\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07\x63reated\"\xac\x03\n\tStandings\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x18\n\x07matches\x18\x03 \x01(\rR\x07matches\x12\x14\n\x05\x65nded\x18\x04 \x01(\rR\x05\x65nded\x12\x12\n\x04void\x18\x05 \x01(\rR\x04void\x12\x1a\n\x08\x63omplete\x18\x06 \x01(\x08R\x08\x63omplete\x12\x14\n\x05seats\x18\x07 \x03(\tR\x05seats\x12;\n\x06\x61gents\x18\x08 \x03(\x0b\x32#.parley.tournament.v1.AgentStandingR\x06\x61gents\x12\x35\n\x05pairs\x18\t \x01(\x0b\x32\x1f.parley.tournament.v1.PairTableR\x05pairs\x12G\n\x0bleaderboard\x18\n \x03(\x0b\x32%.parley.analytics.v1.LeaderboardEntryR\x0bleaderboard\x12\x33\n\x06tables\x18\x0b \x03(\x0b\x32\x1b.parley.tournament.v1.TableR\x06tables\"\xd9\x02\n\rAgentStanding\x12\x14\n\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n\x07matches\x18\x02 \x01(\x05R\x07matches\x12\x12\n\x04void\x18\x03 \x01(\x05R\x04void\x12\x1a\n\x08\x64\x65\x63isive\x18\x04 \x01(\x05R\x08\x64\x65\x63isive\x12\x12\n\x04wins\x18\x05 \x01(\x05R\x04wins\x12\x1e\n\x08win_rate\x18\x06 \x01(\x01H\x00R\x07winRate\x88\x01\x01\x12$\n\x0bmean_payoff\x18\x07 \x01(\x01H\x01R\nmeanPayoff\x88\x01\x01\x12*\n\x0e\x61greement_rate\x18\x08 \x01(\x01H\x02R\ragreementRate\x88\x01\x01\x12\x18\n\x07refused\x18\t \x01(\x05R\x07refused\x12\x18\n\x07\x66\x61ulted\x18\n \x01(\x05R\x07\x66\x61ultedB\x0b\n\t_win_rateB\x0e\n\x0c_mean_payoffB\x11\n\x0f_agreement_rate\"\x99\x01\n\tPairTable\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n\tseat_name\x18\x02 \x01(\tR\x08seatName\x12\x12\n\x04rows\x18\x03 \x03(\tR\x04rows\x12\x12\n\x04\x63ols\x18\x04 \x03(\tR\x04\x63ols\x12\x33\n\x05\x63\x65lls\x18\x05 \x03(\x0b\x32\x1d.parley.tournament.v1.PairRowR\x05\x63\x65lls\"?\n\x07PairRow\x12\x34\n\x05\x63\x65lls\x18\x01 \x03(\x0b\x32\x1e.parley.tournament.v1.PairCellR\x05\x63\x65lls\"\xc6\x02\n\x08PairCell\x12\x18\n\x07matches\x18\x01 \x01(\x05R\x07matches\x12\x12\n\x04void\x18\x02 \x01(\x05R\x04void\x12\x1a\n\x08\x64\x65\x63isive\x18\x03 \x01(\x05R\x08\x64\x65\x63isive\x12\x12\n\x04wins\x18\x04 \x01(\x05R\x04wins\x12\x1e\n\x08win_rate\x18\x05 \x01(\x01H\x00R\x07winRate\x88\x01\x01\x12&\n\x0cpayoff_seat0\x18\x06 \x01(\x01H\x01R\x0bpayoffSeat0\x88\x01\x01\x12&\n\x0cpayoff_seat1\x18\x07 \x01(\x01H\x02R\x0bpayoffSeat1\x88\x01\x01\x12*\n\x0e\x61greement_rate\x18\x08 \x01(\x01H\x03R\ragreementRate\x88\x01\x01\x42\x0b\n\t_win_rateB\x0f\n\r_payoff_seat0B\x0f\n\r_payoff_seat1B\x11\n\x0f_agreement_rate\"}\n\x05Table\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n\x04note\x18\x02 \x01(\tR\x04note\x12\x16\n\x06header\x18\x03 \x03(\tR\x06header\x12\x32\n\x04rows\x18\x04 \x03(\x0b\x32\x1e.parley.tournament.v1.TableRowR\x04rows\" \n\x08TableRow\x12\x14\n\x05\x63\x65lls\x18\x01 \x03(\tR\x05\x63\x65lls\"\x8c\x01\n\x0cMatchRetried\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12$\n\x0eretry_match_id\x18\x02 \x01(\tR\x0cretryMatchId\x12#\n\rtournament_id\x18\x03 \x01(\tR\x0ctournamentId\x12\x16\n\x06reason\x18\x04 \x01(\tR\x06reason2\xdd\x02\n\x11TournamentService\x12n\n\x0fStartTournament\x12,.parley.tournament.v1.StartTournamentRequest\x1a-.parley.tournament.v1.StartTournamentResponse\x12h\n\rGetTournament\x12*.parley.tournament.v1.GetTournamentRequest\x1a+.parley.tournament.v1.GetTournamentResponse\x12n\n\x0fListTournaments\x12,.parley.tournament.v1.ListTournamentsRequest\x1a-.parley.tournament.v1.ListTournamentsResponseB\xe6\x01\n\x18\x63om.parley.tournament.v1B\x0fTournamentProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/tournament/v1;tournamentv1\xa2\x02\x03PTX\xaa\x02\x14Parley.Tournament.V1\xca\x02\x14Parley\\Tournament\\V1\xe2\x02 Parley\\Tournament\\V1\\GPBMetadata\xea\x02\x16Parley::Tournament::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%parley/tournament/v1/tournament.proto\x12\x14parley.tournament.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#parley/analytics/v1/analytics.proto\x1a\x1bparley/match/v1/match.proto\"9\n\x07\x45ntrant\x12\x14\n\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n\x07\x61\x64\x64ress\x18\x02 \x01(\tR\x07\x61\x64\x64ress\"\x9a\x01\n\x0eScheduledMatch\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x1a\n\x08\x65ntrants\x18\x02 \x03(\x05R\x08\x65ntrants\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x1e\n\nassignment\x18\x04 \x01(\rR\nassignment\x12\x1d\n\ngame_index\x18\x05 \x01(\rR\tgameIndex\"\x9d\x04\n\x0eTournamentSpec\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x33\n\x06params\x18\x03 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x39\n\x08\x65ntrants\x18\x04 \x03(\x0b\x32\x1d.parley.tournament.v1.EntrantR\x08\x65ntrants\x12\x30\n\x14games_per_assignment\x18\x05 \x01(\rR\x12gamesPerAssignment\x12\x12\n\x04seed\x18\x06 \x01(\x04R\x04seed\x12/\n\x06limits\x18\x07 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x1b\n\tself_play\x18\x08 \x01(\x08R\x08selfPlay\x12\x31\n\x14\x61ssignments_possible\x18\t \x01(\x04R\x13\x61ssignmentsPossible\x12>\n\x07matches\x18\n \x03(\x0b\x32$.parley.tournament.v1.ScheduledMatchR\x07matches\x12\x34\n\x07\x63reated\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07\x63reated\x12%\n\x0ereveal_private\x18\x0c \x01(\x08R\rrevealPrivate\"\xc7\x03\n\x16StartTournamentRequest\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x33\n\x06params\x18\x03 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x39\n\x08\x65ntrants\x18\x04 \x03(\x0b\x32\x1d.parley.tournament.v1.EntrantR\x08\x65ntrants\x12\x30\n\x14games_per_assignment\x18\x05 \x01(\rR\x12gamesPerAssignment\x12\x12\n\x04seed\x18\x06 \x01(\x04R\x04seed\x12\x1b\n\tself_play\x18\x07 \x01(\x08R\x08selfPlay\x12\'\n\x0fmax_assignments\x18\x08 \x01(\rR\x0emaxAssignments\x12/\n\x06limits\x18\t \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12 \n\x0b\x63oncurrency\x18\n \x01(\rR\x0b\x63oncurrency\x12%\n\x0ereveal_private\x18\x0b \x01(\x08R\rrevealPrivate\"X\n\x17StartTournamentResponse\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x18\n\x07matches\x18\x02 \x01(\rR\x07matches\";\n\x14GetTournamentRequest\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\"\x8f\x01\n\x15GetTournamentResponse\x12\x38\n\x04spec\x18\x01 \x01(\x0b\x32$.parley.tournament.v1.TournamentSpecR\x04spec\x12<\n\tstandings\x18\x02 \x01(\x0b\x32\x1e.parley.analytics.v1.StandingsR\tstandings\"T\n\x16ListTournamentsRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\"\x8c\x01\n\x17ListTournamentsResponse\x12I\n\x0btournaments\x18\x01 \x03(\x0b\x32\'.parley.tournament.v1.TournamentSummaryR\x0btournaments\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb4\x01\n\x11TournamentSummary\x12#\n\rtournament_id\x18\x01 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12\x16\n\x06labels\x18\x03 \x03(\tR\x06labels\x12\x18\n\x07matches\x18\x04 \x01(\rR\x07matches\x12\x34\n\x07\x63reated\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07\x63reated2\xdd\x02\n\x11TournamentService\x12n\n\x0fStartTournament\x12,.parley.tournament.v1.StartTournamentRequest\x1a-.parley.tournament.v1.StartTournamentResponse\x12h\n\rGetTournament\x12*.parley.tournament.v1.GetTournamentRequest\x1a+.parley.tournament.v1.GetTournamentResponse\x12n\n\x0fListTournaments\x12,.parley.tournament.v1.ListTournamentsRequest\x1a-.parley.tournament.v1.ListTournamentsResponseB\xe6\x01\n\x18\x63om.parley.tournament.v1B\x0fTournamentProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/tournament/v1;tournamentv1\xa2\x02\x03PTX\xaa\x02\x14Parley.Tournament.V1\xca\x02\x14Parley\\Tournament\\V1\xe2\x02 Parley\\Tournament\\V1\\GPBMetadata\xea\x02\x16Parley::Tournament::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.tournament.v1.tournament_pb2', globals())
@@ -24,44 +24,26 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\030com.parley.tournament.v1B\017TournamentProtoP\001ZGgithub.com/parley-arena/parley/gen/go/parley/tournament/v1;tournamentv1\242\002\003PTX\252\002\024Parley.Tournament.V1\312\002\024Parley\\Tournament\\V1\342\002 Parley\\Tournament\\V1\\GPBMetadata\352\002\026Parley::Tournament::V1'
-  _MATCHREQUEST._serialized_start=163
-  _MATCHREQUEST._serialized_end=470
-  _ENTRANT._serialized_start=472
-  _ENTRANT._serialized_end=529
-  _SCHEDULEDMATCH._serialized_start=532
-  _SCHEDULEDMATCH._serialized_end=686
-  _TOURNAMENTSPEC._serialized_start=689
-  _TOURNAMENTSPEC._serialized_end=1230
-  _STARTTOURNAMENTREQUEST._serialized_start=1233
-  _STARTTOURNAMENTREQUEST._serialized_end=1688
-  _STARTTOURNAMENTRESPONSE._serialized_start=1690
-  _STARTTOURNAMENTRESPONSE._serialized_end=1778
-  _GETTOURNAMENTREQUEST._serialized_start=1780
-  _GETTOURNAMENTREQUEST._serialized_end=1839
-  _GETTOURNAMENTRESPONSE._serialized_start=1842
-  _GETTOURNAMENTRESPONSE._serialized_end=1986
-  _LISTTOURNAMENTSREQUEST._serialized_start=1988
-  _LISTTOURNAMENTSREQUEST._serialized_end=2072
-  _LISTTOURNAMENTSRESPONSE._serialized_start=2075
-  _LISTTOURNAMENTSRESPONSE._serialized_end=2215
-  _TOURNAMENTSUMMARY._serialized_start=2218
-  _TOURNAMENTSUMMARY._serialized_end=2398
-  _STANDINGS._serialized_start=2401
-  _STANDINGS._serialized_end=2829
-  _AGENTSTANDING._serialized_start=2832
-  _AGENTSTANDING._serialized_end=3177
-  _PAIRTABLE._serialized_start=3180
-  _PAIRTABLE._serialized_end=3333
-  _PAIRROW._serialized_start=3335
-  _PAIRROW._serialized_end=3398
-  _PAIRCELL._serialized_start=3401
-  _PAIRCELL._serialized_end=3727
-  _TABLE._serialized_start=3729
-  _TABLE._serialized_end=3854
-  _TABLEROW._serialized_start=3856
-  _TABLEROW._serialized_end=3888
-  _MATCHRETRIED._serialized_start=3891
-  _MATCHRETRIED._serialized_end=4031
-  _TOURNAMENTSERVICE._serialized_start=4034
-  _TOURNAMENTSERVICE._serialized_end=4383
+  _ENTRANT._serialized_start=162
+  _ENTRANT._serialized_end=219
+  _SCHEDULEDMATCH._serialized_start=222
+  _SCHEDULEDMATCH._serialized_end=376
+  _TOURNAMENTSPEC._serialized_start=379
+  _TOURNAMENTSPEC._serialized_end=920
+  _STARTTOURNAMENTREQUEST._serialized_start=923
+  _STARTTOURNAMENTREQUEST._serialized_end=1378
+  _STARTTOURNAMENTRESPONSE._serialized_start=1380
+  _STARTTOURNAMENTRESPONSE._serialized_end=1468
+  _GETTOURNAMENTREQUEST._serialized_start=1470
+  _GETTOURNAMENTREQUEST._serialized_end=1529
+  _GETTOURNAMENTRESPONSE._serialized_start=1532
+  _GETTOURNAMENTRESPONSE._serialized_end=1675
+  _LISTTOURNAMENTSREQUEST._serialized_start=1677
+  _LISTTOURNAMENTSREQUEST._serialized_end=1761
+  _LISTTOURNAMENTSRESPONSE._serialized_start=1764
+  _LISTTOURNAMENTSRESPONSE._serialized_end=1904
+  _TOURNAMENTSUMMARY._serialized_start=1907
+  _TOURNAMENTSUMMARY._serialized_end=2087
+  _TOURNAMENTSERVICE._serialized_start=2090
+  _TOURNAMENTSERVICE._serialized_end=2439
 # @@protoc_insertion_point(module_scope)

@@ -6,9 +6,10 @@ from parley.tournament.v1 import tournament_pb2 as parley_dot_tournament_dot_v1_
 
 
 class TournamentServiceStub(object):
-    """TournamentService starts tournaments and reports how they stand. It is served by the gateway
-    (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
-    from the referee workers of the work queue, at most `concurrency` at a time.
+    """TournamentService starts tournaments and reports how they stand. It is served by the referee
+    role (`parley referee`, `parley up`) and offered over HTTP/JSON by the gateway: starting a
+    tournament stores its TournamentSpec and requests its matches from the referee workers of
+    the work queue, at most `concurrency` at a time.
     """
 
     def __init__(self, channel):
@@ -35,9 +36,10 @@ class TournamentServiceStub(object):
 
 
 class TournamentServiceServicer(object):
-    """TournamentService starts tournaments and reports how they stand. It is served by the gateway
-    (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
-    from the referee workers of the work queue, at most `concurrency` at a time.
+    """TournamentService starts tournaments and reports how they stand. It is served by the referee
+    role (`parley referee`, `parley up`) and offered over HTTP/JSON by the gateway: starting a
+    tournament stores its TournamentSpec and requests its matches from the referee workers of
+    the work queue, at most `concurrency` at a time.
     """
 
     def StartTournament(self, request, context):
@@ -91,9 +93,10 @@ def add_TournamentServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class TournamentService(object):
-    """TournamentService starts tournaments and reports how they stand. It is served by the gateway
-    (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
-    from the referee workers of the work queue, at most `concurrency` at a time.
+    """TournamentService starts tournaments and reports how they stand. It is served by the referee
+    role (`parley referee`, `parley up`) and offered over HTTP/JSON by the gateway: starting a
+    tournament stores its TournamentSpec and requests its matches from the referee workers of
+    the work queue, at most `concurrency` at a time.
     """
 
     @staticmethod

@@ -3,7 +3,8 @@
 // Source: parley/agent/v1/agent.proto
 
 // Package parley.agent.v1 is what every agent serves and what the referee sends it. It is kept
-// small so that any language with gRPC can implement an agent.
+// small so that any language with gRPC can implement an agent: docs/writing-an-agent.md walks
+// through one written from these files alone.
 package agentv1connect
 
 import (

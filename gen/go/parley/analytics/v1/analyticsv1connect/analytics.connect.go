@@ -55,6 +55,9 @@ const (
 	// AnalyticsServiceGetStatusProcedure is the fully-qualified name of the AnalyticsService's
 	// GetStatus RPC.
 	AnalyticsServiceGetStatusProcedure = "/parley.analytics.v1.AnalyticsService/GetStatus"
+	// AnalyticsServiceGetStandingsProcedure is the fully-qualified name of the AnalyticsService's
+	// GetStandings RPC.
+	AnalyticsServiceGetStandingsProcedure = "/parley.analytics.v1.AnalyticsService/GetStandings"
 )
 
 // AnalyticsServiceClient is a client for the parley.analytics.v1.AnalyticsService service.
@@ -72,6 +75,9 @@ type AnalyticsServiceClient interface {
 	ExportRows(context.Context, *connect.Request[v1.ExportRowsRequest]) (*connect.ServerStreamForClient[v1.ExportRowsResponse], error)
 	// GetStatus reports what the database holds.
 	GetStatus(context.Context, *connect.Request[v1.GetStatusRequest]) (*connect.Response[v1.GetStatusResponse], error)
+	// GetStandings returns how a tournament stands, from its matches the database holds.
+	// NOT_FOUND when it holds none of them.
+	GetStandings(context.Context, *connect.Request[v1.GetStandingsRequest]) (*connect.Response[v1.GetStandingsResponse], error)
 }
 
 // NewAnalyticsServiceClient constructs a client for the parley.analytics.v1.AnalyticsService
@@ -121,6 +127,12 @@ func NewAnalyticsServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(analyticsServiceMethods.ByName("GetStatus")),
 			connect.WithClientOptions(opts...),
 		),
+		getStandings: connect.NewClient[v1.GetStandingsRequest, v1.GetStandingsResponse](
+			httpClient,
+			baseURL+AnalyticsServiceGetStandingsProcedure,
+			connect.WithSchema(analyticsServiceMethods.ByName("GetStandings")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -132,6 +144,7 @@ type analyticsServiceClient struct {
 	getUsage       *connect.Client[v1.GetUsageRequest, v1.GetUsageResponse]
 	exportRows     *connect.Client[v1.ExportRowsRequest, v1.ExportRowsResponse]
 	getStatus      *connect.Client[v1.GetStatusRequest, v1.GetStatusResponse]
+	getStandings   *connect.Client[v1.GetStandingsRequest, v1.GetStandingsResponse]
 }
 
 // ListMatches calls parley.analytics.v1.AnalyticsService.ListMatches.
@@ -164,6 +177,11 @@ func (c *analyticsServiceClient) GetStatus(ctx context.Context, req *connect.Req
 	return c.getStatus.CallUnary(ctx, req)
 }
 
+// GetStandings calls parley.analytics.v1.AnalyticsService.GetStandings.
+func (c *analyticsServiceClient) GetStandings(ctx context.Context, req *connect.Request[v1.GetStandingsRequest]) (*connect.Response[v1.GetStandingsResponse], error) {
+	return c.getStandings.CallUnary(ctx, req)
+}
+
 // AnalyticsServiceHandler is an implementation of the parley.analytics.v1.AnalyticsService service.
 type AnalyticsServiceHandler interface {
 	// ListMatches lists finished matches, oldest computed first, one page at a time.
@@ -179,6 +197,9 @@ type AnalyticsServiceHandler interface {
 	ExportRows(context.Context, *connect.Request[v1.ExportRowsRequest], *connect.ServerStream[v1.ExportRowsResponse]) error
 	// GetStatus reports what the database holds.
 	GetStatus(context.Context, *connect.Request[v1.GetStatusRequest]) (*connect.Response[v1.GetStatusResponse], error)
+	// GetStandings returns how a tournament stands, from its matches the database holds.
+	// NOT_FOUND when it holds none of them.
+	GetStandings(context.Context, *connect.Request[v1.GetStandingsRequest]) (*connect.Response[v1.GetStandingsResponse], error)
 }
 
 // NewAnalyticsServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -224,6 +245,12 @@ func NewAnalyticsServiceHandler(svc AnalyticsServiceHandler, opts ...connect.Han
 		connect.WithSchema(analyticsServiceMethods.ByName("GetStatus")),
 		connect.WithHandlerOptions(opts...),
 	)
+	analyticsServiceGetStandingsHandler := connect.NewUnaryHandler(
+		AnalyticsServiceGetStandingsProcedure,
+		svc.GetStandings,
+		connect.WithSchema(analyticsServiceMethods.ByName("GetStandings")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/parley.analytics.v1.AnalyticsService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AnalyticsServiceListMatchesProcedure:
@@ -238,6 +265,8 @@ func NewAnalyticsServiceHandler(svc AnalyticsServiceHandler, opts ...connect.Han
 			analyticsServiceExportRowsHandler.ServeHTTP(w, r)
 		case AnalyticsServiceGetStatusProcedure:
 			analyticsServiceGetStatusHandler.ServeHTTP(w, r)
+		case AnalyticsServiceGetStandingsProcedure:
+			analyticsServiceGetStandingsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -269,4 +298,8 @@ func (UnimplementedAnalyticsServiceHandler) ExportRows(context.Context, *connect
 
 func (UnimplementedAnalyticsServiceHandler) GetStatus(context.Context, *connect.Request[v1.GetStatusRequest]) (*connect.Response[v1.GetStatusResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.analytics.v1.AnalyticsService.GetStatus is not implemented"))
+}
+
+func (UnimplementedAnalyticsServiceHandler) GetStandings(context.Context, *connect.Request[v1.GetStandingsRequest]) (*connect.Response[v1.GetStandingsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.analytics.v1.AnalyticsService.GetStandings is not implemented"))
 }

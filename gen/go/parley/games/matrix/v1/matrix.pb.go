@@ -4,16 +4,16 @@
 // 	protoc        (unknown)
 // source: parley/games/matrix/v1/matrix.proto
 
-// Package parley.games.matrix.v1 holds the matrix game: a two-player game given as data (a
-// payoff table with any number of actions per player), played after optional public talk by
-// both players choosing at the same time, once or for several rounds. Both players know every
-// payoff, so nothing in a view is private except a player's own choice of the current round,
-// which the other sees only once both have chosen. It also holds Rational, the exact number
-// every game given as data uses for payoffs.
+// Package parley.games.matrix.v1 holds the matrix game: a game of two or more players given as
+// data (a payoff table with any number of actions per player), played after optional public
+// talk by all players choosing at the same time, once or for several rounds. Every player
+// knows every payoff, so nothing in a view is private except a player's own choice of the
+// current round, which the others see only once all have chosen.
 
 package matrixv1
 
 import (
+	v1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -27,63 +27,6 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
-
-// Rational is an exact number, num/den. Payoffs of games given as data are rationals so that,
-// e.g., half a jackpot stays exact. Set by whoever writes the game; public.
-type Rational struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Numerator.
-	Num int64 `protobuf:"varint,1,opt,name=num,proto3" json:"num,omitempty"`
-	// Denominator, at least 1; 0 is read as 1 (a whole number). Resolved params and views write
-	// every rational in lowest terms with den >= 1.
-	Den           int64 `protobuf:"varint,2,opt,name=den,proto3" json:"den,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Rational) Reset() {
-	*x = Rational{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Rational) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Rational) ProtoMessage() {}
-
-func (x *Rational) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Rational.ProtoReflect.Descriptor instead.
-func (*Rational) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *Rational) GetNum() int64 {
-	if x != nil {
-		return x.Num
-	}
-	return 0
-}
-
-func (x *Rational) GetDen() int64 {
-	if x != nil {
-		return x.Den
-	}
-	return 0
-}
 
 // Action is one action of a player in a game given as data. Public.
 type Action struct {
@@ -99,7 +42,7 @@ type Action struct {
 
 func (x *Action) Reset() {
 	*x = Action{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[1]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -111,7 +54,7 @@ func (x *Action) String() string {
 func (*Action) ProtoMessage() {}
 
 func (x *Action) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[1]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -124,7 +67,7 @@ func (x *Action) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Action.ProtoReflect.Descriptor instead.
 func (*Action) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{1}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Action) GetId() string {
@@ -144,15 +87,15 @@ func (x *Action) GetLabel() string {
 // Cell is the outcome of one profile of a matrix game. Public.
 type Cell struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Payoff of each seat (two entries, row player first), before Params.scale.
-	Payoffs       []*Rational `protobuf:"bytes,1,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
+	// Payoff of each seat (one entry per player, seat 0 first), before Params.scale.
+	Payoffs       []*v1.Rational `protobuf:"bytes,1,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Cell) Reset() {
 	*x = Cell{}
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[2]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -164,7 +107,7 @@ func (x *Cell) String() string {
 func (*Cell) ProtoMessage() {}
 
 func (x *Cell) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[2]
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -177,29 +120,80 @@ func (x *Cell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cell.ProtoReflect.Descriptor instead.
 func (*Cell) Descriptor() ([]byte, []int) {
-	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{2}
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *Cell) GetPayoffs() []*Rational {
+func (x *Cell) GetPayoffs() []*v1.Rational {
 	if x != nil {
 		return x.Payoffs
 	}
 	return nil
 }
 
-// Table is a two-player matrix game: the row player (seat 0) picks a row, the column player
-// (seat 1) a column, at the same time. Written by the author of the game file; public.
+// PlayerActions are one player's actions in a game of more than two players. Public.
+type PlayerActions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The player's actions, in order.
+	Actions       []*Action `protobuf:"bytes,1,rep,name=actions,proto3" json:"actions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerActions) Reset() {
+	*x = PlayerActions{}
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerActions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerActions) ProtoMessage() {}
+
+func (x *PlayerActions) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_games_matrix_v1_matrix_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerActions.ProtoReflect.Descriptor instead.
+func (*PlayerActions) Descriptor() ([]byte, []int) {
+	return file_parley_games_matrix_v1_matrix_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *PlayerActions) GetActions() []*Action {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+// Table is a matrix game: every player picks one of its actions at the same time. With two
+// players the row player (seat 0) picks a row and the column player (seat 1) a column (rows,
+// cols); with more, player_actions lists every seat's actions. Written by the author of the
+// game file; public.
 type Table struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Display title, e.g. "Prisoner's dilemma". Players never see it when labels are neutral.
 	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	// Player names, row player first (two entries). Empty: Alice and Bob.
+	// Player names in seat order, row player first: two entries, or one per entry of
+	// player_actions. Empty: Alice and Bob (two players only).
 	Players []string `protobuf:"bytes,2,rep,name=players,proto3" json:"players,omitempty"`
-	// The row player's actions, in order.
+	// The row player's actions, in order (two-player games; empty otherwise).
 	Rows []*Action `protobuf:"bytes,3,rep,name=rows,proto3" json:"rows,omitempty"`
-	// The column player's actions, in order.
+	// The column player's actions, in order (two-player games; empty otherwise).
 	Cols []*Action `protobuf:"bytes,4,rep,name=cols,proto3" json:"cols,omitempty"`
-	// Payoffs, row-major: cells[i * len(cols) + j] is row i against column j.
+	// Payoffs, one cell per profile in row-major order: the first player's action changes
+	// slowest, the last player's fastest. With two players cells[i * len(cols) + j] is row i
+	// against column j.
 	Cells []*Cell `protobuf:"bytes,5,rep,name=cells,proto3" json:"cells,omitempty"`
 	// One paragraph for people (analyses, listings): where the game comes from, what it shows,
 	// possibly its equilibria. Never shown to players.
@@ -208,7 +202,10 @@ type Table struct {
 	// stake (golden balls: "jackpot"); empty when the game declares none.
 	ScaleName string `protobuf:"bytes,7,opt,name=scale_name,json=scaleName,proto3" json:"scale_name,omitempty"`
 	// Default of Params.scale for this game; unset: 1.
-	ScaleDefault  *Rational `protobuf:"bytes,8,opt,name=scale_default,json=scaleDefault,proto3" json:"scale_default,omitempty"`
+	ScaleDefault *v1.Rational `protobuf:"bytes,8,opt,name=scale_default,json=scaleDefault,proto3" json:"scale_default,omitempty"`
+	// Every seat's actions, seat 0 first, in games of three or more players (rows and cols are
+	// then empty); empty in two-player games.
+	PlayerActions []*PlayerActions `protobuf:"bytes,9,rep,name=player_actions,json=playerActions,proto3" json:"player_actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -292,9 +289,16 @@ func (x *Table) GetScaleName() string {
 	return ""
 }
 
-func (x *Table) GetScaleDefault() *Rational {
+func (x *Table) GetScaleDefault() *v1.Rational {
 	if x != nil {
 		return x.ScaleDefault
+	}
+	return nil
+}
+
+func (x *Table) GetPlayerActions() []*PlayerActions {
+	if x != nil {
+		return x.PlayerActions
 	}
 	return nil
 }
@@ -317,17 +321,18 @@ type Params struct {
 	// Multiplies every payoff of the table (e.g. golden balls' jackpot), a rational written
 	// "13600", "27.5" or "55/2". Default: the table's scale_default, else 1.
 	Scale *string `protobuf:"bytes,4,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
-	// Rounds of public talk before each choice: one message from the opener, then one reply.
-	// Either player may end the talk early. Default 0.
+	// Rounds of public talk before each choice: one message from the opener, then one reply
+	// from each other player. Any player may end the talk early. Default 0.
 	TalkRounds *int32 `protobuf:"varint,5,opt,name=talk_rounds,json=talkRounds,proto3,oneof" json:"talk_rounds,omitempty"`
-	// Seat that opens every talk round: 0 (row player, default) or 1.
+	// Seat that opens every talk round: 0 (row player, default) to the last seat. The others
+	// reply in seat order after it.
 	TalkOpener *int32 `protobuf:"varint,6,opt,name=talk_opener,json=talkOpener,proto3,oneof" json:"talk_opener,omitempty"`
 	// Show neutral labels (choice_1, choice_2, ...) instead of the table's, and never name the
 	// game, as the published prompts do. Default false.
 	NeutralLabels *bool `protobuf:"varint,7,opt,name=neutral_labels,json=neutralLabels,proto3,oneof" json:"neutral_labels,omitempty"`
 	// Times the stage game is played (repeated play); payoffs add up over rounds. Default 1.
 	Rounds *int32 `protobuf:"varint,8,opt,name=rounds,proto3,oneof" json:"rounds,omitempty"`
-	// In repeated play, whether each player sees the other's earlier choices and payoffs.
+	// In repeated play, whether each player sees the others' earlier choices and payoffs.
 	// Default true. Without it a player sees only its own choices and payoffs.
 	ShowHistory   *bool `protobuf:"varint,9,opt,name=show_history,json=showHistory,proto3,oneof" json:"show_history,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -435,12 +440,19 @@ type RoundResult struct {
 	// Index of the action this seat chose (a row for seat 0, a column for seat 1).
 	OwnChoice int32 `protobuf:"varint,2,opt,name=own_choice,json=ownChoice,proto3" json:"own_choice,omitempty"`
 	// This seat's payoff in the round, scaled.
-	OwnPayoff *Rational `protobuf:"bytes,3,opt,name=own_payoff,json=ownPayoff,proto3" json:"own_payoff,omitempty"`
-	// Index of the action the other seat chose; unset when this seat may not see it
-	// (show_history=false).
+	OwnPayoff *v1.Rational `protobuf:"bytes,3,opt,name=own_payoff,json=ownPayoff,proto3" json:"own_payoff,omitempty"`
+	// Index of the action the other seat chose in a two-player game; unset when this seat may
+	// not see it (show_history=false) and in games of more players (see choices).
 	OtherChoice *int32 `protobuf:"varint,4,opt,name=other_choice,json=otherChoice,proto3,oneof" json:"other_choice,omitempty"`
-	// The other seat's payoff in the round, scaled; unset when this seat may not see it.
-	OtherPayoff   *Rational `protobuf:"bytes,5,opt,name=other_payoff,json=otherPayoff,proto3" json:"other_payoff,omitempty"`
+	// The other seat's payoff in the round, scaled, in a two-player game; unset when this seat
+	// may not see it and in games of more players (see payoffs).
+	OtherPayoff *v1.Rational `protobuf:"bytes,5,opt,name=other_payoff,json=otherPayoff,proto3" json:"other_payoff,omitempty"`
+	// Every seat's action index, seat 0 first, in games of three or more players; empty when
+	// this seat may not see the others' choices (show_history=false) and in two-player games.
+	Choices []int32 `protobuf:"varint,6,rep,packed,name=choices,proto3" json:"choices,omitempty"`
+	// Every seat's payoff in the round, scaled, seat 0 first, under the same conditions as
+	// choices.
+	Payoffs       []*v1.Rational `protobuf:"bytes,7,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -489,7 +501,7 @@ func (x *RoundResult) GetOwnChoice() int32 {
 	return 0
 }
 
-func (x *RoundResult) GetOwnPayoff() *Rational {
+func (x *RoundResult) GetOwnPayoff() *v1.Rational {
 	if x != nil {
 		return x.OwnPayoff
 	}
@@ -503,9 +515,23 @@ func (x *RoundResult) GetOtherChoice() int32 {
 	return 0
 }
 
-func (x *RoundResult) GetOtherPayoff() *Rational {
+func (x *RoundResult) GetOtherPayoff() *v1.Rational {
 	if x != nil {
 		return x.OtherPayoff
+	}
+	return nil
+}
+
+func (x *RoundResult) GetChoices() []int32 {
+	if x != nil {
+		return x.Choices
+	}
+	return nil
+}
+
+func (x *RoundResult) GetPayoffs() []*v1.Rational {
+	if x != nil {
+		return x.Payoffs
 	}
 	return nil
 }
@@ -530,7 +556,7 @@ type View struct {
 	// Finished rounds, oldest first.
 	Results []*RoundResult `protobuf:"bytes,7,rep,name=results,proto3" json:"results,omitempty"`
 	// This seat's payoff so far, summed over finished rounds.
-	Total *Rational `protobuf:"bytes,8,opt,name=total,proto3" json:"total,omitempty"`
+	Total *v1.Rational `protobuf:"bytes,8,opt,name=total,proto3" json:"total,omitempty"`
 	// This seat's choice in the current round once made and not yet revealed: the action index.
 	// Never in the other seat's view.
 	OwnChoice     *int32 `protobuf:"varint,9,opt,name=own_choice,json=ownChoice,proto3,oneof" json:"own_choice,omitempty"`
@@ -617,7 +643,7 @@ func (x *View) GetResults() []*RoundResult {
 	return nil
 }
 
-func (x *View) GetTotal() *Rational {
+func (x *View) GetTotal() *v1.Rational {
 	if x != nil {
 		return x.Total
 	}
@@ -635,15 +661,14 @@ var File_parley_games_matrix_v1_matrix_proto protoreflect.FileDescriptor
 
 const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\n" +
-	"#parley/games/matrix/v1/matrix.proto\x12\x16parley.games.matrix.v1\".\n" +
-	"\bRational\x12\x10\n" +
-	"\x03num\x18\x01 \x01(\x03R\x03num\x12\x10\n" +
-	"\x03den\x18\x02 \x01(\x03R\x03den\".\n" +
+	"#parley/games/matrix/v1/matrix.proto\x12\x16parley.games.matrix.v1\x1a\x19parley/game/v1/game.proto\".\n" +
 	"\x06Action\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05label\x18\x02 \x01(\tR\x05label\"B\n" +
-	"\x04Cell\x12:\n" +
-	"\apayoffs\x18\x01 \x03(\v2 .parley.games.matrix.v1.RationalR\apayoffs\"\xdb\x02\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\":\n" +
+	"\x04Cell\x122\n" +
+	"\apayoffs\x18\x01 \x03(\v2\x18.parley.game.v1.RationalR\apayoffs\"I\n" +
+	"\rPlayerActions\x128\n" +
+	"\aactions\x18\x01 \x03(\v2\x1e.parley.games.matrix.v1.ActionR\aactions\"\xa1\x03\n" +
 	"\x05Table\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\aplayers\x18\x02 \x03(\tR\aplayers\x122\n" +
@@ -652,8 +677,9 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\x05cells\x18\x05 \x03(\v2\x1c.parley.games.matrix.v1.CellR\x05cells\x12 \n" +
 	"\vdescription\x18\x06 \x01(\tR\vdescription\x12\x1d\n" +
 	"\n" +
-	"scale_name\x18\a \x01(\tR\tscaleName\x12E\n" +
-	"\rscale_default\x18\b \x01(\v2 .parley.games.matrix.v1.RationalR\fscaleDefault\"\xb2\x03\n" +
+	"scale_name\x18\a \x01(\tR\tscaleName\x12=\n" +
+	"\rscale_default\x18\b \x01(\v2\x18.parley.game.v1.RationalR\fscaleDefault\x12L\n" +
+	"\x0eplayer_actions\x18\t \x03(\v2%.parley.games.matrix.v1.PlayerActionsR\rplayerActions\"\xb2\x03\n" +
 	"\x06Params\x12\x17\n" +
 	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n" +
 	"\x04file\x18\x02 \x01(\tH\x01R\x04file\x88\x01\x01\x123\n" +
@@ -673,16 +699,18 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\f_talk_openerB\x11\n" +
 	"\x0f_neutral_labelsB\t\n" +
 	"\a_roundsB\x0f\n" +
-	"\r_show_history\"\x81\x02\n" +
+	"\r_show_history\"\xbf\x02\n" +
 	"\vRoundResult\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x05R\x05round\x12\x1d\n" +
 	"\n" +
-	"own_choice\x18\x02 \x01(\x05R\townChoice\x12?\n" +
+	"own_choice\x18\x02 \x01(\x05R\townChoice\x127\n" +
 	"\n" +
-	"own_payoff\x18\x03 \x01(\v2 .parley.games.matrix.v1.RationalR\townPayoff\x12&\n" +
-	"\fother_choice\x18\x04 \x01(\x05H\x00R\votherChoice\x88\x01\x01\x12C\n" +
-	"\fother_payoff\x18\x05 \x01(\v2 .parley.games.matrix.v1.RationalR\votherPayoffB\x0f\n" +
-	"\r_other_choice\"\xf4\x02\n" +
+	"own_payoff\x18\x03 \x01(\v2\x18.parley.game.v1.RationalR\townPayoff\x12&\n" +
+	"\fother_choice\x18\x04 \x01(\x05H\x00R\votherChoice\x88\x01\x01\x12;\n" +
+	"\fother_payoff\x18\x05 \x01(\v2\x18.parley.game.v1.RationalR\votherPayoff\x12\x18\n" +
+	"\achoices\x18\x06 \x03(\x05R\achoices\x122\n" +
+	"\apayoffs\x18\a \x03(\v2\x18.parley.game.v1.RationalR\apayoffsB\x0f\n" +
+	"\r_other_choice\"\xec\x02\n" +
 	"\x04View\x123\n" +
 	"\x05table\x18\x01 \x01(\v2\x1d.parley.games.matrix.v1.TableR\x05table\x12\x1f\n" +
 	"\vtalk_rounds\x18\x02 \x01(\x05R\n" +
@@ -693,8 +721,8 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"talkOpener\x12\x16\n" +
 	"\x06rounds\x18\x05 \x01(\x05R\x06rounds\x12\x14\n" +
 	"\x05round\x18\x06 \x01(\x05R\x05round\x12=\n" +
-	"\aresults\x18\a \x03(\v2#.parley.games.matrix.v1.RoundResultR\aresults\x126\n" +
-	"\x05total\x18\b \x01(\v2 .parley.games.matrix.v1.RationalR\x05total\x12\"\n" +
+	"\aresults\x18\a \x03(\v2#.parley.games.matrix.v1.RoundResultR\aresults\x12.\n" +
+	"\x05total\x18\b \x01(\v2\x18.parley.game.v1.RationalR\x05total\x12\"\n" +
 	"\n" +
 	"own_choice\x18\t \x01(\x05H\x00R\townChoice\x88\x01\x01B\r\n" +
 	"\v_own_choiceB\xeb\x01\n" +
@@ -714,31 +742,35 @@ func file_parley_games_matrix_v1_matrix_proto_rawDescGZIP() []byte {
 
 var file_parley_games_matrix_v1_matrix_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_parley_games_matrix_v1_matrix_proto_goTypes = []any{
-	(*Rational)(nil),    // 0: parley.games.matrix.v1.Rational
-	(*Action)(nil),      // 1: parley.games.matrix.v1.Action
-	(*Cell)(nil),        // 2: parley.games.matrix.v1.Cell
-	(*Table)(nil),       // 3: parley.games.matrix.v1.Table
-	(*Params)(nil),      // 4: parley.games.matrix.v1.Params
-	(*RoundResult)(nil), // 5: parley.games.matrix.v1.RoundResult
-	(*View)(nil),        // 6: parley.games.matrix.v1.View
+	(*Action)(nil),        // 0: parley.games.matrix.v1.Action
+	(*Cell)(nil),          // 1: parley.games.matrix.v1.Cell
+	(*PlayerActions)(nil), // 2: parley.games.matrix.v1.PlayerActions
+	(*Table)(nil),         // 3: parley.games.matrix.v1.Table
+	(*Params)(nil),        // 4: parley.games.matrix.v1.Params
+	(*RoundResult)(nil),   // 5: parley.games.matrix.v1.RoundResult
+	(*View)(nil),          // 6: parley.games.matrix.v1.View
+	(*v1.Rational)(nil),   // 7: parley.game.v1.Rational
 }
 var file_parley_games_matrix_v1_matrix_proto_depIdxs = []int32{
-	0,  // 0: parley.games.matrix.v1.Cell.payoffs:type_name -> parley.games.matrix.v1.Rational
-	1,  // 1: parley.games.matrix.v1.Table.rows:type_name -> parley.games.matrix.v1.Action
-	1,  // 2: parley.games.matrix.v1.Table.cols:type_name -> parley.games.matrix.v1.Action
-	2,  // 3: parley.games.matrix.v1.Table.cells:type_name -> parley.games.matrix.v1.Cell
-	0,  // 4: parley.games.matrix.v1.Table.scale_default:type_name -> parley.games.matrix.v1.Rational
-	3,  // 5: parley.games.matrix.v1.Params.table:type_name -> parley.games.matrix.v1.Table
-	0,  // 6: parley.games.matrix.v1.RoundResult.own_payoff:type_name -> parley.games.matrix.v1.Rational
-	0,  // 7: parley.games.matrix.v1.RoundResult.other_payoff:type_name -> parley.games.matrix.v1.Rational
-	3,  // 8: parley.games.matrix.v1.View.table:type_name -> parley.games.matrix.v1.Table
-	5,  // 9: parley.games.matrix.v1.View.results:type_name -> parley.games.matrix.v1.RoundResult
-	0,  // 10: parley.games.matrix.v1.View.total:type_name -> parley.games.matrix.v1.Rational
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	7,  // 0: parley.games.matrix.v1.Cell.payoffs:type_name -> parley.game.v1.Rational
+	0,  // 1: parley.games.matrix.v1.PlayerActions.actions:type_name -> parley.games.matrix.v1.Action
+	0,  // 2: parley.games.matrix.v1.Table.rows:type_name -> parley.games.matrix.v1.Action
+	0,  // 3: parley.games.matrix.v1.Table.cols:type_name -> parley.games.matrix.v1.Action
+	1,  // 4: parley.games.matrix.v1.Table.cells:type_name -> parley.games.matrix.v1.Cell
+	7,  // 5: parley.games.matrix.v1.Table.scale_default:type_name -> parley.game.v1.Rational
+	2,  // 6: parley.games.matrix.v1.Table.player_actions:type_name -> parley.games.matrix.v1.PlayerActions
+	3,  // 7: parley.games.matrix.v1.Params.table:type_name -> parley.games.matrix.v1.Table
+	7,  // 8: parley.games.matrix.v1.RoundResult.own_payoff:type_name -> parley.game.v1.Rational
+	7,  // 9: parley.games.matrix.v1.RoundResult.other_payoff:type_name -> parley.game.v1.Rational
+	7,  // 10: parley.games.matrix.v1.RoundResult.payoffs:type_name -> parley.game.v1.Rational
+	3,  // 11: parley.games.matrix.v1.View.table:type_name -> parley.games.matrix.v1.Table
+	5,  // 12: parley.games.matrix.v1.View.results:type_name -> parley.games.matrix.v1.RoundResult
+	7,  // 13: parley.games.matrix.v1.View.total:type_name -> parley.game.v1.Rational
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_parley_games_matrix_v1_matrix_proto_init() }

@@ -4,15 +4,15 @@
 // 	protoc        (unknown)
 // source: parley/games/sequential/v1/sequential.proto
 
-// Package parley.games.sequential.v1 holds the sequential game: a two-player game tree given
-// as data (decision nodes of either player, leaves with payoffs), played move by move with
-// optional public talk before every move. Both players know the whole tree and see every move,
-// so nothing in a view is private.
+// Package parley.games.sequential.v1 holds the sequential game: a game tree of two or more
+// players given as data (decision nodes of any player, leaves with payoffs), played move by
+// move with optional public talk before every move. Every player knows the whole tree and sees
+// every move, so nothing in a view is private.
 
 package sequentialv1
 
 import (
-	v1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
+	v1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -96,12 +96,12 @@ func (x *Branch) GetChild() int32 {
 // Node is a decision node or a leaf of a game tree. Public.
 type Node struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Seat to move at a decision node (0 or 1); ignored at a leaf.
+	// Seat to move at a decision node (0 to the number of players - 1); ignored at a leaf.
 	Player int32 `protobuf:"varint,1,opt,name=player,proto3" json:"player,omitempty"`
 	// Moves of a decision node, in order. Empty: the node is a leaf.
 	Branches []*Branch `protobuf:"bytes,2,rep,name=branches,proto3" json:"branches,omitempty"`
-	// Payoff of each seat at a leaf (two entries, seat 0 first), before Params.scale; empty at
-	// a decision node.
+	// Payoff of each seat at a leaf (one entry per player, seat 0 first), before Params.scale;
+	// empty at a decision node.
 	Payoffs       []*v1.Rational `protobuf:"bytes,3,rep,name=payoffs,proto3" json:"payoffs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -158,13 +158,13 @@ func (x *Node) GetPayoffs() []*v1.Rational {
 	return nil
 }
 
-// Tree is a two-player game tree with perfect information. Written by the author of the game
-// file; public.
+// Tree is a game tree with perfect information of two or more players. Written by the author
+// of the game file; public.
 type Tree struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Display title, e.g. "Escalation". Players never see it when labels are neutral.
 	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
-	// Player names, seat 0 first (two entries). Empty: Alice and Bob.
+	// Player names, seat 0 first, one per player. Empty: two players, Alice and Bob.
 	Players []string `protobuf:"bytes,2,rep,name=players,proto3" json:"players,omitempty"`
 	// Every node; nodes[0] is the root, and every other node is the child of exactly one branch.
 	Nodes []*Node `protobuf:"bytes,3,rep,name=nodes,proto3" json:"nodes,omitempty"`
@@ -268,10 +268,11 @@ type Params struct {
 	// Multiplies every payoff, a rational written "10", "2.5" or "5/2". Default: the tree's
 	// scale_default, else 1.
 	Scale *string `protobuf:"bytes,4,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
-	// Rounds of public talk before every move: one message from the opener, then one reply.
-	// Either player may end the talk early. Default 0.
+	// Rounds of public talk before every move: one message from the opener, then one reply
+	// from each other player. Any player may end the talk early. Default 0.
 	TalkRounds *int32 `protobuf:"varint,5,opt,name=talk_rounds,json=talkRounds,proto3,oneof" json:"talk_rounds,omitempty"`
-	// Seat that opens every talk round: 0 (default) or 1.
+	// Seat that opens every talk round: 0 (default) to the last seat; the others reply in seat
+	// order after it.
 	TalkOpener *int32 `protobuf:"varint,6,opt,name=talk_opener,json=talkOpener,proto3,oneof" json:"talk_opener,omitempty"`
 	// Show neutral labels (choice_1, choice_2, ... at every node) instead of the tree's, and
 	// never name the game. Default false.
@@ -455,23 +456,23 @@ var File_parley_games_sequential_v1_sequential_proto protoreflect.FileDescriptor
 
 const file_parley_games_sequential_v1_sequential_proto_rawDesc = "" +
 	"\n" +
-	"+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a#parley/games/matrix/v1/matrix.proto\"D\n" +
+	"+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a\x19parley/game/v1/game.proto\"D\n" +
 	"\x06Branch\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x14\n" +
-	"\x05child\x18\x03 \x01(\x05R\x05child\"\x9a\x01\n" +
+	"\x05child\x18\x03 \x01(\x05R\x05child\"\x92\x01\n" +
 	"\x04Node\x12\x16\n" +
 	"\x06player\x18\x01 \x01(\x05R\x06player\x12>\n" +
-	"\bbranches\x18\x02 \x03(\v2\".parley.games.sequential.v1.BranchR\bbranches\x12:\n" +
-	"\apayoffs\x18\x03 \x03(\v2 .parley.games.matrix.v1.RationalR\apayoffs\"\xf6\x01\n" +
+	"\bbranches\x18\x02 \x03(\v2\".parley.games.sequential.v1.BranchR\bbranches\x122\n" +
+	"\apayoffs\x18\x03 \x03(\v2\x18.parley.game.v1.RationalR\apayoffs\"\xee\x01\n" +
 	"\x04Tree\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
 	"\aplayers\x18\x02 \x03(\tR\aplayers\x126\n" +
 	"\x05nodes\x18\x03 \x03(\v2 .parley.games.sequential.v1.NodeR\x05nodes\x12 \n" +
 	"\vdescription\x18\x04 \x01(\tR\vdescription\x12\x1d\n" +
 	"\n" +
-	"scale_name\x18\x05 \x01(\tR\tscaleName\x12E\n" +
-	"\rscale_default\x18\x06 \x01(\v2 .parley.games.matrix.v1.RationalR\fscaleDefault\"\xd2\x02\n" +
+	"scale_name\x18\x05 \x01(\tR\tscaleName\x12=\n" +
+	"\rscale_default\x18\x06 \x01(\v2\x18.parley.game.v1.RationalR\fscaleDefault\"\xd2\x02\n" +
 	"\x06Params\x12\x17\n" +
 	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n" +
 	"\x04file\x18\x02 \x01(\tH\x01R\x04file\x88\x01\x01\x124\n" +
@@ -519,13 +520,13 @@ var file_parley_games_sequential_v1_sequential_proto_goTypes = []any{
 	(*Tree)(nil),        // 2: parley.games.sequential.v1.Tree
 	(*Params)(nil),      // 3: parley.games.sequential.v1.Params
 	(*View)(nil),        // 4: parley.games.sequential.v1.View
-	(*v1.Rational)(nil), // 5: parley.games.matrix.v1.Rational
+	(*v1.Rational)(nil), // 5: parley.game.v1.Rational
 }
 var file_parley_games_sequential_v1_sequential_proto_depIdxs = []int32{
 	0, // 0: parley.games.sequential.v1.Node.branches:type_name -> parley.games.sequential.v1.Branch
-	5, // 1: parley.games.sequential.v1.Node.payoffs:type_name -> parley.games.matrix.v1.Rational
+	5, // 1: parley.games.sequential.v1.Node.payoffs:type_name -> parley.game.v1.Rational
 	1, // 2: parley.games.sequential.v1.Tree.nodes:type_name -> parley.games.sequential.v1.Node
-	5, // 3: parley.games.sequential.v1.Tree.scale_default:type_name -> parley.games.matrix.v1.Rational
+	5, // 3: parley.games.sequential.v1.Tree.scale_default:type_name -> parley.game.v1.Rational
 	2, // 4: parley.games.sequential.v1.Params.tree:type_name -> parley.games.sequential.v1.Tree
 	2, // 5: parley.games.sequential.v1.View.tree:type_name -> parley.games.sequential.v1.Tree
 	6, // [6:6] is the sub-list for method output_type

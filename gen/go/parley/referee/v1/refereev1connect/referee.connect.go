@@ -49,23 +49,35 @@ const (
 	// RefereeServiceListMatchesProcedure is the fully-qualified name of the RefereeService's
 	// ListMatches RPC.
 	RefereeServiceListMatchesProcedure = "/parley.referee.v1.RefereeService/ListMatches"
+	// RefereeServiceListAgentsProcedure is the fully-qualified name of the RefereeService's ListAgents
+	// RPC.
+	RefereeServiceListAgentsProcedure = "/parley.referee.v1.RefereeService/ListAgents"
+	// RefereeServiceParseParamsProcedure is the fully-qualified name of the RefereeService's
+	// ParseParams RPC.
+	RefereeServiceParseParamsProcedure = "/parley.referee.v1.RefereeService/ParseParams"
 )
 
 // RefereeServiceClient is a client for the parley.referee.v1.RefereeService service.
 type RefereeServiceClient interface {
 	// ListGames returns every game the referee can run, with its parameters.
 	ListGames(context.Context, *connect.Request[v1.ListGamesRequest]) (*connect.Response[v1.ListGamesResponse], error)
-	// StartMatch starts a match and returns its id at once; the match runs in the background.
+	// StartMatch checks a match (the game, its parameters, the agents: allowed, reachable and
+	// playing the game) and puts it into the referees' work queue; it returns the match's id at
+	// once and any referee worker plays it. INVALID_ARGUMENT names what is wrong.
 	StartMatch(context.Context, *connect.Request[v1.StartMatchRequest]) (*connect.Response[v1.StartMatchResponse], error)
 	// GetMatch returns a match's record so far and whether it has ended.
 	GetMatch(context.Context, *connect.Request[v1.GetMatchRequest]) (*connect.Response[v1.GetMatchResponse], error)
 	// StreamMatchEvents sends a match's events from a sequence number on, then each new event as
 	// it happens, and ends after MatchEnded.
 	StreamMatchEvents(context.Context, *connect.Request[v1.StreamMatchEventsRequest]) (*connect.ServerStreamForClient[v1.StreamMatchEventsResponse], error)
-	// ListMatches lists matches, running ones and those that ended recently, newest first. A
-	// referee lists the matches it ran itself since it started; the gateway lists every match
-	// recorded in the match stream.
+	// ListMatches lists the matches recorded in the match stream, running ones and those that
+	// ended recently, newest first.
 	ListMatches(context.Context, *connect.Request[v1.ListMatchesRequest]) (*connect.Response[v1.ListMatchesResponse], error)
+	// ListAgents lists the built-in agents this referee serves ("builtin:NAME").
+	ListAgents(context.Context, *connect.Request[v1.ListAgentsRequest]) (*connect.Response[v1.ListAgentsResponse], error)
+	// ParseParams reads a game's parameters written as text, exactly as `parley play --param
+	// NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
+	ParseParams(context.Context, *connect.Request[v1.ParseParamsRequest]) (*connect.Response[v1.ParseParamsResponse], error)
 }
 
 // NewRefereeServiceClient constructs a client for the parley.referee.v1.RefereeService service. By
@@ -109,6 +121,18 @@ func NewRefereeServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(refereeServiceMethods.ByName("ListMatches")),
 			connect.WithClientOptions(opts...),
 		),
+		listAgents: connect.NewClient[v1.ListAgentsRequest, v1.ListAgentsResponse](
+			httpClient,
+			baseURL+RefereeServiceListAgentsProcedure,
+			connect.WithSchema(refereeServiceMethods.ByName("ListAgents")),
+			connect.WithClientOptions(opts...),
+		),
+		parseParams: connect.NewClient[v1.ParseParamsRequest, v1.ParseParamsResponse](
+			httpClient,
+			baseURL+RefereeServiceParseParamsProcedure,
+			connect.WithSchema(refereeServiceMethods.ByName("ParseParams")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -119,6 +143,8 @@ type refereeServiceClient struct {
 	getMatch          *connect.Client[v1.GetMatchRequest, v1.GetMatchResponse]
 	streamMatchEvents *connect.Client[v1.StreamMatchEventsRequest, v1.StreamMatchEventsResponse]
 	listMatches       *connect.Client[v1.ListMatchesRequest, v1.ListMatchesResponse]
+	listAgents        *connect.Client[v1.ListAgentsRequest, v1.ListAgentsResponse]
+	parseParams       *connect.Client[v1.ParseParamsRequest, v1.ParseParamsResponse]
 }
 
 // ListGames calls parley.referee.v1.RefereeService.ListGames.
@@ -146,21 +172,37 @@ func (c *refereeServiceClient) ListMatches(ctx context.Context, req *connect.Req
 	return c.listMatches.CallUnary(ctx, req)
 }
 
+// ListAgents calls parley.referee.v1.RefereeService.ListAgents.
+func (c *refereeServiceClient) ListAgents(ctx context.Context, req *connect.Request[v1.ListAgentsRequest]) (*connect.Response[v1.ListAgentsResponse], error) {
+	return c.listAgents.CallUnary(ctx, req)
+}
+
+// ParseParams calls parley.referee.v1.RefereeService.ParseParams.
+func (c *refereeServiceClient) ParseParams(ctx context.Context, req *connect.Request[v1.ParseParamsRequest]) (*connect.Response[v1.ParseParamsResponse], error) {
+	return c.parseParams.CallUnary(ctx, req)
+}
+
 // RefereeServiceHandler is an implementation of the parley.referee.v1.RefereeService service.
 type RefereeServiceHandler interface {
 	// ListGames returns every game the referee can run, with its parameters.
 	ListGames(context.Context, *connect.Request[v1.ListGamesRequest]) (*connect.Response[v1.ListGamesResponse], error)
-	// StartMatch starts a match and returns its id at once; the match runs in the background.
+	// StartMatch checks a match (the game, its parameters, the agents: allowed, reachable and
+	// playing the game) and puts it into the referees' work queue; it returns the match's id at
+	// once and any referee worker plays it. INVALID_ARGUMENT names what is wrong.
 	StartMatch(context.Context, *connect.Request[v1.StartMatchRequest]) (*connect.Response[v1.StartMatchResponse], error)
 	// GetMatch returns a match's record so far and whether it has ended.
 	GetMatch(context.Context, *connect.Request[v1.GetMatchRequest]) (*connect.Response[v1.GetMatchResponse], error)
 	// StreamMatchEvents sends a match's events from a sequence number on, then each new event as
 	// it happens, and ends after MatchEnded.
 	StreamMatchEvents(context.Context, *connect.Request[v1.StreamMatchEventsRequest], *connect.ServerStream[v1.StreamMatchEventsResponse]) error
-	// ListMatches lists matches, running ones and those that ended recently, newest first. A
-	// referee lists the matches it ran itself since it started; the gateway lists every match
-	// recorded in the match stream.
+	// ListMatches lists the matches recorded in the match stream, running ones and those that
+	// ended recently, newest first.
 	ListMatches(context.Context, *connect.Request[v1.ListMatchesRequest]) (*connect.Response[v1.ListMatchesResponse], error)
+	// ListAgents lists the built-in agents this referee serves ("builtin:NAME").
+	ListAgents(context.Context, *connect.Request[v1.ListAgentsRequest]) (*connect.Response[v1.ListAgentsResponse], error)
+	// ParseParams reads a game's parameters written as text, exactly as `parley play --param
+	// NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
+	ParseParams(context.Context, *connect.Request[v1.ParseParamsRequest]) (*connect.Response[v1.ParseParamsResponse], error)
 }
 
 // NewRefereeServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -200,6 +242,18 @@ func NewRefereeServiceHandler(svc RefereeServiceHandler, opts ...connect.Handler
 		connect.WithSchema(refereeServiceMethods.ByName("ListMatches")),
 		connect.WithHandlerOptions(opts...),
 	)
+	refereeServiceListAgentsHandler := connect.NewUnaryHandler(
+		RefereeServiceListAgentsProcedure,
+		svc.ListAgents,
+		connect.WithSchema(refereeServiceMethods.ByName("ListAgents")),
+		connect.WithHandlerOptions(opts...),
+	)
+	refereeServiceParseParamsHandler := connect.NewUnaryHandler(
+		RefereeServiceParseParamsProcedure,
+		svc.ParseParams,
+		connect.WithSchema(refereeServiceMethods.ByName("ParseParams")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/parley.referee.v1.RefereeService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case RefereeServiceListGamesProcedure:
@@ -212,6 +266,10 @@ func NewRefereeServiceHandler(svc RefereeServiceHandler, opts ...connect.Handler
 			refereeServiceStreamMatchEventsHandler.ServeHTTP(w, r)
 		case RefereeServiceListMatchesProcedure:
 			refereeServiceListMatchesHandler.ServeHTTP(w, r)
+		case RefereeServiceListAgentsProcedure:
+			refereeServiceListAgentsHandler.ServeHTTP(w, r)
+		case RefereeServiceParseParamsProcedure:
+			refereeServiceParseParamsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -239,4 +297,12 @@ func (UnimplementedRefereeServiceHandler) StreamMatchEvents(context.Context, *co
 
 func (UnimplementedRefereeServiceHandler) ListMatches(context.Context, *connect.Request[v1.ListMatchesRequest]) (*connect.Response[v1.ListMatchesResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.referee.v1.RefereeService.ListMatches is not implemented"))
+}
+
+func (UnimplementedRefereeServiceHandler) ListAgents(context.Context, *connect.Request[v1.ListAgentsRequest]) (*connect.Response[v1.ListAgentsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.referee.v1.RefereeService.ListAgents is not implemented"))
+}
+
+func (UnimplementedRefereeServiceHandler) ParseParams(context.Context, *connect.Request[v1.ParseParamsRequest]) (*connect.Response[v1.ParseParamsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.referee.v1.RefereeService.ParseParams is not implemented"))
 }

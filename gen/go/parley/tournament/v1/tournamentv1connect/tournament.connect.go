@@ -2,11 +2,11 @@
 //
 // Source: parley/tournament/v1/tournament.proto
 
-// Package parley.tournament.v1 is how tournaments reach referees. A tournament is a schedule of
-// matches (TournamentSpec); each match becomes one MatchRequest in a JetStream work queue that
-// any referee worker may take, so more referee processes means more throughput. A match whose
-// referee stopped before its end is closed as void and run again under a new id
-// (MatchRetried). None of these messages is ever sent to an agent.
+// Package parley.tournament.v1 is the tournaments' API: a tournament is a schedule of matches
+// (TournamentSpec) whose matches are requested from the referees' work queue (see
+// parley.queue.v1), so more referee processes means more throughput; its standings come from
+// the analytics service (parley.analytics.v1.Standings). None of these messages is ever sent
+// to an agent.
 package tournamentv1connect
 
 import (

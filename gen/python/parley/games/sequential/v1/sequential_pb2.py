@@ -11,10 +11,10 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
-from parley.games.matrix.v1 import matrix_pb2 as parley_dot_games_dot_matrix_dot_v1_dot_matrix__pb2
+from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a#parley/games/matrix/v1/matrix.proto\"D\n\x06\x42ranch\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\x12\x14\n\x05\x63hild\x18\x03 \x01(\x05R\x05\x63hild\"\x9a\x01\n\x04Node\x12\x16\n\x06player\x18\x01 \x01(\x05R\x06player\x12>\n\x08\x62ranches\x18\x02 \x03(\x0b\x32\".parley.games.sequential.v1.BranchR\x08\x62ranches\x12:\n\x07payoffs\x18\x03 \x03(\x0b\x32 .parley.games.matrix.v1.RationalR\x07payoffs\"\xf6\x01\n\x04Tree\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n\x07players\x18\x02 \x03(\tR\x07players\x12\x36\n\x05nodes\x18\x03 \x03(\x0b\x32 .parley.games.sequential.v1.NodeR\x05nodes\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\x12\x1d\n\nscale_name\x18\x05 \x01(\tR\tscaleName\x12\x45\n\rscale_default\x18\x06 \x01(\x0b\x32 .parley.games.matrix.v1.RationalR\x0cscaleDefault\"\xd2\x02\n\x06Params\x12\x17\n\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n\x04\x66ile\x18\x02 \x01(\tH\x01R\x04\x66ile\x88\x01\x01\x12\x34\n\x04tree\x18\x03 \x01(\x0b\x32 .parley.games.sequential.v1.TreeR\x04tree\x12\x19\n\x05scale\x18\x04 \x01(\tH\x02R\x05scale\x88\x01\x01\x12$\n\x0btalk_rounds\x18\x05 \x01(\x05H\x03R\ntalkRounds\x88\x01\x01\x12$\n\x0btalk_opener\x18\x06 \x01(\x05H\x04R\ntalkOpener\x88\x01\x01\x12*\n\x0eneutral_labels\x18\x07 \x01(\x08H\x05R\rneutralLabels\x88\x01\x01\x42\x07\n\x05_gameB\x07\n\x05_fileB\x08\n\x06_scaleB\x0e\n\x0c_talk_roundsB\x0e\n\x0c_talk_openerB\x11\n\x0f_neutral_labels\"\xc5\x01\n\x04View\x12\x34\n\x04tree\x18\x01 \x01(\x0b\x32 .parley.games.sequential.v1.TreeR\x04tree\x12\x12\n\x04node\x18\x02 \x01(\x05R\x04node\x12\x12\n\x04path\x18\x03 \x03(\tR\x04path\x12\x1f\n\x0btalk_rounds\x18\x04 \x01(\x05R\ntalkRounds\x12\x1d\n\ntalk_round\x18\x05 \x01(\x05R\ttalkRound\x12\x1f\n\x0btalk_opener\x18\x06 \x01(\x05R\ntalkOpenerB\x8b\x02\n\x1e\x63om.parley.games.sequential.v1B\x0fSequentialProtoP\x01ZMgithub.com/parley-arena/parley/gen/go/parley/games/sequential/v1;sequentialv1\xa2\x02\x03PGS\xaa\x02\x1aParley.Games.Sequential.V1\xca\x02\x1aParley\\Games\\Sequential\\V1\xe2\x02&Parley\\Games\\Sequential\\V1\\GPBMetadata\xea\x02\x1dParley::Games::Sequential::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a\x19parley/game/v1/game.proto\"D\n\x06\x42ranch\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\x12\x14\n\x05\x63hild\x18\x03 \x01(\x05R\x05\x63hild\"\x92\x01\n\x04Node\x12\x16\n\x06player\x18\x01 \x01(\x05R\x06player\x12>\n\x08\x62ranches\x18\x02 \x03(\x0b\x32\".parley.games.sequential.v1.BranchR\x08\x62ranches\x12\x32\n\x07payoffs\x18\x03 \x03(\x0b\x32\x18.parley.game.v1.RationalR\x07payoffs\"\xee\x01\n\x04Tree\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n\x07players\x18\x02 \x03(\tR\x07players\x12\x36\n\x05nodes\x18\x03 \x03(\x0b\x32 .parley.games.sequential.v1.NodeR\x05nodes\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\x12\x1d\n\nscale_name\x18\x05 \x01(\tR\tscaleName\x12=\n\rscale_default\x18\x06 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x0cscaleDefault\"\xd2\x02\n\x06Params\x12\x17\n\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n\x04\x66ile\x18\x02 \x01(\tH\x01R\x04\x66ile\x88\x01\x01\x12\x34\n\x04tree\x18\x03 \x01(\x0b\x32 .parley.games.sequential.v1.TreeR\x04tree\x12\x19\n\x05scale\x18\x04 \x01(\tH\x02R\x05scale\x88\x01\x01\x12$\n\x0btalk_rounds\x18\x05 \x01(\x05H\x03R\ntalkRounds\x88\x01\x01\x12$\n\x0btalk_opener\x18\x06 \x01(\x05H\x04R\ntalkOpener\x88\x01\x01\x12*\n\x0eneutral_labels\x18\x07 \x01(\x08H\x05R\rneutralLabels\x88\x01\x01\x42\x07\n\x05_gameB\x07\n\x05_fileB\x08\n\x06_scaleB\x0e\n\x0c_talk_roundsB\x0e\n\x0c_talk_openerB\x11\n\x0f_neutral_labels\"\xc5\x01\n\x04View\x12\x34\n\x04tree\x18\x01 \x01(\x0b\x32 .parley.games.sequential.v1.TreeR\x04tree\x12\x12\n\x04node\x18\x02 \x01(\x05R\x04node\x12\x12\n\x04path\x18\x03 \x03(\tR\x04path\x12\x1f\n\x0btalk_rounds\x18\x04 \x01(\x05R\ntalkRounds\x12\x1d\n\ntalk_round\x18\x05 \x01(\x05R\ttalkRound\x12\x1f\n\x0btalk_opener\x18\x06 \x01(\x05R\ntalkOpenerB\x8b\x02\n\x1e\x63om.parley.games.sequential.v1B\x0fSequentialProtoP\x01ZMgithub.com/parley-arena/parley/gen/go/parley/games/sequential/v1;sequentialv1\xa2\x02\x03PGS\xaa\x02\x1aParley.Games.Sequential.V1\xca\x02\x1aParley\\Games\\Sequential\\V1\xe2\x02&Parley\\Games\\Sequential\\V1\\GPBMetadata\xea\x02\x1dParley::Games::Sequential::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.sequential.v1.sequential_pb2', globals())
@@ -22,14 +22,14 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\036com.parley.games.sequential.v1B\017SequentialProtoP\001ZMgithub.com/parley-arena/parley/gen/go/parley/games/sequential/v1;sequentialv1\242\002\003PGS\252\002\032Parley.Games.Sequential.V1\312\002\032Parley\\Games\\Sequential\\V1\342\002&Parley\\Games\\Sequential\\V1\\GPBMetadata\352\002\035Parley::Games::Sequential::V1'
-  _BRANCH._serialized_start=112
-  _BRANCH._serialized_end=180
-  _NODE._serialized_start=183
-  _NODE._serialized_end=337
-  _TREE._serialized_start=340
-  _TREE._serialized_end=586
-  _PARAMS._serialized_start=589
-  _PARAMS._serialized_end=927
-  _VIEW._serialized_start=930
-  _VIEW._serialized_end=1127
+  _BRANCH._serialized_start=102
+  _BRANCH._serialized_end=170
+  _NODE._serialized_start=173
+  _NODE._serialized_end=319
+  _TREE._serialized_start=322
+  _TREE._serialized_end=560
+  _PARAMS._serialized_start=563
+  _PARAMS._serialized_end=901
+  _VIEW._serialized_start=904
+  _VIEW._serialized_end=1101
 # @@protoc_insertion_point(module_scope)

@@ -3,7 +3,8 @@
 /* eslint-disable */
 
 // Package parley.agent.v1 is what every agent serves and what the referee sends it. It is kept
-// small so that any language with gRPC can implement an agent.
+// small so that any language with gRPC can implement an agent: docs/writing-an-agent.md walks
+// through one written from these files alone.
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
@@ -33,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/agent/v1/agent.proto.
  */
 export const file_parley_agent_v1_agent: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyK3CQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEjQKCXVsdGltYXR1bRgeIAEoCzIfLnBhcmxleS5nYW1lcy51bHRpbWF0dW0udjEuVmlld0gAEjAKB2J1eXNlbGwYHyABKAsyHS5wYXJsZXkuZ2FtZXMuYnV5c2VsbC52MS5WaWV3SAASMAoHdHJhZGluZxggIAEoCzIdLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlZpZXdIABI0Cgljb2FsaXRpb24YISABKAsyHy5wYXJsZXkuZ2FtZXMuY29hbGl0aW9uLnYxLlZpZXdIABI6CgxkZWxpYmVyYXRpb24YJSABKAsyIi5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlZpZXdIABIuCgZtYXRyaXgYIiABKAsyHC5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlZpZXdIABI6CgxkZWFsb3Jub2RlYWwYIyABKAsyIi5wYXJsZXkuZ2FtZXMuZGVhbG9ybm9kZWFsLnYxLlZpZXdIABI2CgpzZXF1ZW50aWFsGCQgASgLMiAucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuVmlld0gAQgYKBHZpZXcioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UioAIKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2UqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMyoQEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZUK+AQoTY29tLnBhcmxleS5hZ2VudC52MUIKQWdlbnRQcm90b1ABWj1naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9hZ2VudC92MTthZ2VudHYxogIDUEFYqgIPUGFybGV5LkFnZW50LlYxygIPUGFybGV5XEFnZW50XFYx4gIbUGFybGV5XEFnZW50XFYxXEdQQk1ldGFkYXRh6gIRUGFybGV5OjpBZ2VudDo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
+  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyLhCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UimAMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMyoQEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZUK+AQoTY29tLnBhcmxleS5hZ2VudC52MUIKQWdlbnRQcm90b1ABWj1naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9hZ2VudC92MTthZ2VudHYxogIDUEFYqgIPUGFybGV5LkFnZW50LlYxygIPUGFybGV5XEFnZW50XFYx4gIbUGFybGV5XEFnZW50XFYxXEdQQk1ldGFkYXRh6gIRUGFybGV5OjpBZ2VudDo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
 
 /**
  * ActRequest asks an agent for one action.
@@ -220,7 +221,8 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
   legalMoves: MoveKind[];
 
   /**
-   * For a proposal: every amount the mover may fill in, with its legal range.
+   * For a proposal: every amount a proposal carries, with its legal range (see Bound: an
+   * amount the rules fix, min = max, is sent like the others). Set by the referee for this seat.
    *
    * @generated from field: repeated parley.game.v1.Bound proposal_bounds = 12;
    */
@@ -314,6 +316,17 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
    * @generated from field: repeated parley.game.v1.ProposalForm message_term_forms = 20;
    */
   messageTermForms: ProposalForm[];
+
+  /**
+   * Tokens the match's language-model seats may still spend together, when the match has a
+   * token budget (Limits.token_budget): the budget less every token the seats' actions have
+   * reported so far (Usage.prompt_tokens, completion_tokens and cached_tokens). Unset: no
+   * match budget. Set by the referee; every seat sees the same shared count, which reveals
+   * nothing private. An agent that honours it starts no model call once it is 0 or less.
+   *
+   * @generated from field: optional int64 tokens_left = 22;
+   */
+  tokensLeft?: bigint | undefined;
 
   /**
    * This seat's view of the game: parameters, its holdings and its private values. The branch
@@ -589,6 +602,47 @@ export type Usage = Message<"parley.agent.v1.Usage"> & {
    * @generated from field: parley.agent.v1.FallbackCause fallback_cause = 11;
    */
   fallbackCause: FallbackCause;
+
+  /**
+   * Tokens the replies served from the agent's cache cost when the model first produced them
+   * (prompt and completion together). Not spent again, but counted against token budgets like
+   * fresh tokens, so that a replay runs out of budget at the same move as the original run.
+   *
+   * @generated from field: int64 cached_tokens = 12;
+   */
+  cachedTokens: bigint;
+
+  /**
+   * Fallback actions: 1 in an action's usage when it is a fallback; summed in MatchEnded, so
+   * tables can count or exclude them per model.
+   *
+   * @generated from field: int32 fallbacks = 13;
+   */
+  fallbacks: number;
+
+  /**
+   * Of fallbacks, those played because a token or cost budget was spent.
+   *
+   * @generated from field: int32 budget_fallbacks = 14;
+   */
+  budgetFallbacks: number;
+
+  /**
+   * One line on why the agent fell back, without anything private (e.g. "the endpoint
+   * refused the connection"). The referee quotes it in a void match's summary. Public.
+   *
+   * @generated from field: string fallback_detail = 15;
+   */
+  fallbackDetail: string;
+
+  /**
+   * What the model calls of this action cost, in millionths of a US dollar, by the agent's
+   * price table; 0 when it has none for the model. Cached replies count at what they cost
+   * when made, as cached_tokens do.
+   *
+   * @generated from field: int64 cost_microdollars = 16;
+   */
+  costMicrodollars: bigint;
 };
 
 /**
@@ -643,7 +697,11 @@ export const FallbackCauseSchema: GenEnum<FallbackCause> = /*@__PURE__*/
 
 /**
  * AgentService is implemented by every agent: built-in bots, language-model agents, and bots
- * written by teams in any language.
+ * written by teams in any language. An agent that serves on an address (grpc://host:port, gRPC
+ * without TLS) serves, on the same server, the standard health service grpc.health.v1.Health
+ * (proto/grpc/health/v1/health.proto), whose Check answers SERVING for the service "" and for
+ * "parley.agent.v1.AgentService". An agent that dials out serves these two calls over its link
+ * instead (parley.botlink.v1) and needs no health service: its link is its health.
  *
  * @generated from service parley.agent.v1.AgentService
  */

@@ -19,7 +19,50 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/analytics/v1/analytics.proto.
  */
 export const file_parley_analytics_v1_analytics: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXJsZXkvYW5hbHl0aWNzL3YxL2FuYWx5dGljcy5wcm90bxITcGFybGV5LmFuYWx5dGljcy52MSJXCgtNYXRjaEZpbHRlchIVCg10b3VybmFtZW50X2lkGAEgASgJEgwKBGdhbWUYAiABKAkSDQoFYWdlbnQYAyABKAkSFAoMZXhjbHVkZV92b2lkGAQgASgIIm0KEkxpc3RNYXRjaGVzUmVxdWVzdBIwCgZmaWx0ZXIYASABKAsyIC5wYXJsZXkuYW5hbHl0aWNzLnYxLk1hdGNoRmlsdGVyEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJImIKE0xpc3RNYXRjaGVzUmVzcG9uc2USMgoHbWF0Y2hlcxgBIAMoCzIhLnBhcmxleS5hbmFseXRpY3MudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSL/AQoMTWF0Y2hTdW1tYXJ5EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIoCgVjYXVzZRgEIAEoDjIZLnBhcmxleS5tYXRjaC52MS5FbmRDYXVzZRIRCglhZ3JlZW1lbnQYBSABKAgSDAoEdm9pZBgGIAEoCBINCgV0dXJucxgHIAEoBRIOCgZldmVudHMYCCABKAUSDwoHc3VtbWFyeRgJIAEoCRIuCgVzZWF0cxgKIAMoCzIfLnBhcmxleS5hbmFseXRpY3MudjEuU2VhdFJlc3VsdBINCgVlcnJvchgLIAEoCSKRAQoKU2VhdFJlc3VsdBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSDQoFYWdlbnQYAyABKAkSFQoNYWdlbnRfdmVyc2lvbhgEIAEoCRIRCglhZ2VudF9rZXkYBSABKAkSDgoGcGF5b2ZmGAYgASgBEg8KB2ZhdWx0ZWQYByABKAgSDQoFbGFiZWwYCCABKAkiRgoLTWV0cmljVmFsdWUSDAoEbmFtZRgBIAEoCRIRCgRzZWF0GAIgASgFSACIAQESDQoFdmFsdWUYAyABKAFCBwoFX3NlYXQiwQEKCE1hdGNoUm93EjIKB3N1bW1hcnkYASABKAsyIS5wYXJsZXkuYW5hbHl0aWNzLnYxLk1hdGNoU3VtbWFyeRIVCg1ydWxlc192ZXJzaW9uGAIgASgJEgwKBHNlZWQYAyABKAQSMAoGdmFsdWVzGAQgAygLMiAucGFybGV5LmFuYWx5dGljcy52MS5NZXRyaWNWYWx1ZRIqCgV1c2FnZRgFIAMoCzIbLnBhcmxleS5ldmVudHMudjEuU2VhdFVzYWdlIiMKD0dldE1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJAChBHZXRNYXRjaFJlc3BvbnNlEiwKBW1hdGNoGAEgASgLMh0ucGFybGV5LmFuYWx5dGljcy52MS5NYXRjaFJvdyJyChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSMAoGZmlsdGVyGAEgASgLMiAucGFybGV5LmFuYWx5dGljcy52MS5NYXRjaEZpbHRlchIZChFib290c3RyYXBfc2FtcGxlcxgCIAEoBRIMCgRzZWVkGAMgASgEIpUBChZHZXRMZWFkZXJib2FyZFJlc3BvbnNlEgwKBGdhbWUYASABKAkSDwoHbWF0Y2hlcxgCIAEoBRIUCgx2b2lkX21hdGNoZXMYAyABKAUSNgoHZW50cmllcxgEIAMoCzIlLnBhcmxleS5hbmFseXRpY3MudjEuTGVhZGVyYm9hcmRFbnRyeRIOCgZtZXRob2QYBSABKAkiuwEKEExlYWRlcmJvYXJkRW50cnkSDQoFYWdlbnQYASABKAkSDgoGcmF0aW5nGAIgASgBEhIKCnJhdGluZ19sb3cYAyABKAESEwoLcmF0aW5nX2hpZ2gYBCABKAESDwoHbWF0Y2hlcxgFIAEoBRIMCgR3aW5zGAYgASgFEg4KBmxvc3NlcxgHIAEoBRIMCgR0aWVzGAggASgFEg0KBXNjb3JlGAkgASgBEhMKC21lYW5fcGF5b2ZmGAogASgBIkMKD0dldFVzYWdlUmVxdWVzdBIwCgZmaWx0ZXIYASABKAsyIC5wYXJsZXkuYW5hbHl0aWNzLnYxLk1hdGNoRmlsdGVyIkMKEEdldFVzYWdlUmVzcG9uc2USLwoGbW9kZWxzGAEgAygLMh8ucGFybGV5LmFuYWx5dGljcy52MS5Nb2RlbFVzYWdlIpICCgpNb2RlbFVzYWdlEg0KBW1vZGVsGAEgASgJEg8KB21hdGNoZXMYAiABKAUSDQoFc2VhdHMYAyABKAUSFQoNcHJvbXB0X3Rva2VucxgEIAEoAxIZChFjb21wbGV0aW9uX3Rva2VucxgFIAEoAxIPCgdyZXRyaWVzGAYgASgDEhcKD2Zvcm1hdF9mYWlsdXJlcxgHIAEoAxINCgVjYWxscxgIIAEoAxISCgpjYWNoZV9oaXRzGAkgASgDEhEKCWZhbGxiYWNrcxgKIAEoBRIbChNmb3JtYXRfZmFpbHVyZV9yYXRlGAsgASgBEhIKCnJldHJ5X3JhdGUYDCABKAESEgoKbGF0ZW5jeV9tcxgNIAEoASJ4ChFFeHBvcnRSb3dzUmVxdWVzdBIwCgZmaWx0ZXIYASABKAsyIC5wYXJsZXkuYW5hbHl0aWNzLnYxLk1hdGNoRmlsdGVyEjEKBmZvcm1hdBgCIAEoDjIhLnBhcmxleS5hbmFseXRpY3MudjEuRXhwb3J0Rm9ybWF0IjgKEkV4cG9ydFJvd3NSZXNwb25zZRIMCgRkYXRhGAEgASgMEhQKDGNvbnRlbnRfdHlwZRgCIAEoCSISChBHZXRTdGF0dXNSZXF1ZXN0InAKEUdldFN0YXR1c1Jlc3BvbnNlEg4KBmV2ZW50cxgBIAEoAxIUCgxtYXRjaGVzX3NlZW4YAiABKAMSDwoHbWF0Y2hlcxgDIAEoAxIUCgx2b2lkX21hdGNoZXMYBCABKAMSDgoGZXJyb3JzGAUgASgDKl0KDEV4cG9ydEZvcm1hdBIdChlFWFBPUlRfRk9STUFUX1VOU1BFQ0lGSUVEEAASFQoRRVhQT1JUX0ZPUk1BVF9DU1YQARIXChNFWFBPUlRfRk9STUFUX0pTT05MEAIyzgQKEEFuYWx5dGljc1NlcnZpY2USYAoLTGlzdE1hdGNoZXMSJy5wYXJsZXkuYW5hbHl0aWNzLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBooLnBhcmxleS5hbmFseXRpY3MudjEuTGlzdE1hdGNoZXNSZXNwb25zZRJXCghHZXRNYXRjaBIkLnBhcmxleS5hbmFseXRpY3MudjEuR2V0TWF0Y2hSZXF1ZXN0GiUucGFybGV5LmFuYWx5dGljcy52MS5HZXRNYXRjaFJlc3BvbnNlEmkKDkdldExlYWRlcmJvYXJkEioucGFybGV5LmFuYWx5dGljcy52MS5HZXRMZWFkZXJib2FyZFJlcXVlc3QaKy5wYXJsZXkuYW5hbHl0aWNzLnYxLkdldExlYWRlcmJvYXJkUmVzcG9uc2USVwoIR2V0VXNhZ2USJC5wYXJsZXkuYW5hbHl0aWNzLnYxLkdldFVzYWdlUmVxdWVzdBolLnBhcmxleS5hbmFseXRpY3MudjEuR2V0VXNhZ2VSZXNwb25zZRJfCgpFeHBvcnRSb3dzEiYucGFybGV5LmFuYWx5dGljcy52MS5FeHBvcnRSb3dzUmVxdWVzdBonLnBhcmxleS5hbmFseXRpY3MudjEuRXhwb3J0Um93c1Jlc3BvbnNlMAESWgoJR2V0U3RhdHVzEiUucGFybGV5LmFuYWx5dGljcy52MS5HZXRTdGF0dXNSZXF1ZXN0GiYucGFybGV5LmFuYWx5dGljcy52MS5HZXRTdGF0dXNSZXNwb25zZULeAQoXY29tLnBhcmxleS5hbmFseXRpY3MudjFCDkFuYWx5dGljc1Byb3RvUAFaRWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2FuYWx5dGljcy92MTthbmFseXRpY3N2MaICA1BBWKoCE1BhcmxleS5BbmFseXRpY3MuVjHKAhNQYXJsZXlcQW5hbHl0aWNzXFYx4gIfUGFybGV5XEFuYWx5dGljc1xWMVxHUEJNZXRhZGF0YeoCFVBhcmxleTo6QW5hbHl0aWNzOjpWMWIGcHJvdG8z", [file_parley_events_v1_events, file_parley_match_v1_match]);
+  fileDesc("CiNwYXJsZXkvYW5hbHl0aWNzL3YxL2FuYWx5dGljcy5wcm90bxITcGFybGV5LmFuYWx5dGljcy52MSIsChNHZXRTdGFuZGluZ3NSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkiSQoUR2V0U3RhbmRpbmdzUmVzcG9uc2USMQoJc3RhbmRpbmdzGAEgASgLMh4ucGFybGV5LmFuYWx5dGljcy52MS5TdGFuZGluZ3MiVwoLTWF0Y2hGaWx0ZXISFQoNdG91cm5hbWVudF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEg0KBWFnZW50GAMgASgJEhQKDGV4Y2x1ZGVfdm9pZBgEIAEoCCJtChJMaXN0TWF0Y2hlc1JlcXVlc3QSMAoGZmlsdGVyGAEgASgLMiAucGFybGV5LmFuYWx5dGljcy52MS5NYXRjaEZpbHRlchIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJiChNMaXN0TWF0Y2hlc1Jlc3BvbnNlEjIKB21hdGNoZXMYASADKAsyIS5wYXJsZXkuYW5hbHl0aWNzLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAki/wEKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIVCg10b3VybmFtZW50X2lkGAIgASgJEgwKBGdhbWUYAyABKAkSKAoFY2F1c2UYBCABKA4yGS5wYXJsZXkubWF0Y2gudjEuRW5kQ2F1c2USEQoJYWdyZWVtZW50GAUgASgIEgwKBHZvaWQYBiABKAgSDQoFdHVybnMYByABKAUSDgoGZXZlbnRzGAggASgFEg8KB3N1bW1hcnkYCSABKAkSLgoFc2VhdHMYCiADKAsyHy5wYXJsZXkuYW5hbHl0aWNzLnYxLlNlYXRSZXN1bHQSDQoFZXJyb3IYCyABKAkikQEKClNlYXRSZXN1bHQSDAoEc2VhdBgBIAEoBRIMCgRuYW1lGAIgASgJEg0KBWFnZW50GAMgASgJEhUKDWFnZW50X3ZlcnNpb24YBCABKAkSEQoJYWdlbnRfa2V5GAUgASgJEg4KBnBheW9mZhgGIAEoARIPCgdmYXVsdGVkGAcgASgIEg0KBWxhYmVsGAggASgJIkYKC01ldHJpY1ZhbHVlEgwKBG5hbWUYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBEg0KBXZhbHVlGAMgASgBQgcKBV9zZWF0IsEBCghNYXRjaFJvdxIyCgdzdW1tYXJ5GAEgASgLMiEucGFybGV5LmFuYWx5dGljcy52MS5NYXRjaFN1bW1hcnkSFQoNcnVsZXNfdmVyc2lvbhgCIAEoCRIMCgRzZWVkGAMgASgEEjAKBnZhbHVlcxgEIAMoCzIgLnBhcmxleS5hbmFseXRpY3MudjEuTWV0cmljVmFsdWUSKgoFdXNhZ2UYBSADKAsyGy5wYXJsZXkuZXZlbnRzLnYxLlNlYXRVc2FnZSIjCg9HZXRNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiQAoQR2V0TWF0Y2hSZXNwb25zZRIsCgVtYXRjaBgBIAEoCzIdLnBhcmxleS5hbmFseXRpY3MudjEuTWF0Y2hSb3cicgoVR2V0TGVhZGVyYm9hcmRSZXF1ZXN0EjAKBmZpbHRlchgBIAEoCzIgLnBhcmxleS5hbmFseXRpY3MudjEuTWF0Y2hGaWx0ZXISGQoRYm9vdHN0cmFwX3NhbXBsZXMYAiABKAUSDAoEc2VlZBgDIAEoBCKVAQoWR2V0TGVhZGVyYm9hcmRSZXNwb25zZRIMCgRnYW1lGAEgASgJEg8KB21hdGNoZXMYAiABKAUSFAoMdm9pZF9tYXRjaGVzGAMgASgFEjYKB2VudHJpZXMYBCADKAsyJS5wYXJsZXkuYW5hbHl0aWNzLnYxLkxlYWRlcmJvYXJkRW50cnkSDgoGbWV0aG9kGAUgASgJIrsBChBMZWFkZXJib2FyZEVudHJ5Eg0KBWFnZW50GAEgASgJEg4KBnJhdGluZxgCIAEoARISCgpyYXRpbmdfbG93GAMgASgBEhMKC3JhdGluZ19oaWdoGAQgASgBEg8KB21hdGNoZXMYBSABKAUSDAoEd2lucxgGIAEoBRIOCgZsb3NzZXMYByABKAUSDAoEdGllcxgIIAEoBRINCgVzY29yZRgJIAEoARITCgttZWFuX3BheW9mZhgKIAEoASJDCg9HZXRVc2FnZVJlcXVlc3QSMAoGZmlsdGVyGAEgASgLMiAucGFybGV5LmFuYWx5dGljcy52MS5NYXRjaEZpbHRlciJDChBHZXRVc2FnZVJlc3BvbnNlEi8KBm1vZGVscxgBIAMoCzIfLnBhcmxleS5hbmFseXRpY3MudjEuTW9kZWxVc2FnZSL4AgoKTW9kZWxVc2FnZRINCgVtb2RlbBgBIAEoCRIPCgdtYXRjaGVzGAIgASgFEg0KBXNlYXRzGAMgASgFEhUKDXByb21wdF90b2tlbnMYBCABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYBSABKAMSDwoHcmV0cmllcxgGIAEoAxIXCg9mb3JtYXRfZmFpbHVyZXMYByABKAMSDQoFY2FsbHMYCCABKAMSEgoKY2FjaGVfaGl0cxgJIAEoAxIRCglmYWxsYmFja3MYCiABKAUSGwoTZm9ybWF0X2ZhaWx1cmVfcmF0ZRgLIAEoARISCgpyZXRyeV9yYXRlGAwgASgBEhIKCmxhdGVuY3lfbXMYDSABKAESGAoQZmFsbGJhY2tfYWN0aW9ucxgOIAEoAxIYChBidWRnZXRfZmFsbGJhY2tzGA8gASgDEhUKDWNhY2hlZF90b2tlbnMYECABKAMSGQoRY29zdF9taWNyb2RvbGxhcnMYESABKAMieAoRRXhwb3J0Um93c1JlcXVlc3QSMAoGZmlsdGVyGAEgASgLMiAucGFybGV5LmFuYWx5dGljcy52MS5NYXRjaEZpbHRlchIxCgZmb3JtYXQYAiABKA4yIS5wYXJsZXkuYW5hbHl0aWNzLnYxLkV4cG9ydEZvcm1hdCI4ChJFeHBvcnRSb3dzUmVzcG9uc2USDAoEZGF0YRgBIAEoDBIUCgxjb250ZW50X3R5cGUYAiABKAkiEgoQR2V0U3RhdHVzUmVxdWVzdCJwChFHZXRTdGF0dXNSZXNwb25zZRIOCgZldmVudHMYASABKAMSFAoMbWF0Y2hlc19zZWVuGAIgASgDEg8KB21hdGNoZXMYAyABKAMSFAoMdm9pZF9tYXRjaGVzGAQgASgDEg4KBmVycm9ycxgFIAEoAyLKAgoJU3RhbmRpbmdzEhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIPCgdtYXRjaGVzGAMgASgNEg0KBWVuZGVkGAQgASgNEgwKBHZvaWQYBSABKA0SEAoIY29tcGxldGUYBiABKAgSDQoFc2VhdHMYByADKAkSMgoGYWdlbnRzGAggAygLMiIucGFybGV5LmFuYWx5dGljcy52MS5BZ2VudFN0YW5kaW5nEi0KBXBhaXJzGAkgASgLMh4ucGFybGV5LmFuYWx5dGljcy52MS5QYWlyVGFibGUSOgoLbGVhZGVyYm9hcmQYCiADKAsyJS5wYXJsZXkuYW5hbHl0aWNzLnYxLkxlYWRlcmJvYXJkRW50cnkSKgoGdGFibGVzGAsgAygLMhoucGFybGV5LmFuYWx5dGljcy52MS5UYWJsZSL9AQoNQWdlbnRTdGFuZGluZxINCgVsYWJlbBgBIAEoCRIPCgdtYXRjaGVzGAIgASgFEgwKBHZvaWQYAyABKAUSEAoIZGVjaXNpdmUYBCABKAUSDAoEd2lucxgFIAEoBRIVCgh3aW5fcmF0ZRgGIAEoAUgAiAEBEhgKC21lYW5fcGF5b2ZmGAcgASgBSAGIAQESGwoOYWdyZWVtZW50X3JhdGUYCCABKAFIAogBARIPCgdyZWZ1c2VkGAkgASgFEg8KB2ZhdWx0ZWQYCiABKAVCCwoJX3dpbl9yYXRlQg4KDF9tZWFuX3BheW9mZkIRCg9fYWdyZWVtZW50X3JhdGUidQoJUGFpclRhYmxlEgwKBHNlYXQYASABKAUSEQoJc2VhdF9uYW1lGAIgASgJEgwKBHJvd3MYAyADKAkSDAoEY29scxgEIAMoCRIrCgVjZWxscxgFIAMoCzIcLnBhcmxleS5hbmFseXRpY3MudjEuUGFpclJvdyI3CgdQYWlyUm93EiwKBWNlbGxzGAEgAygLMh0ucGFybGV5LmFuYWx5dGljcy52MS5QYWlyQ2VsbCL1AQoIUGFpckNlbGwSDwoHbWF0Y2hlcxgBIAEoBRIMCgR2b2lkGAIgASgFEhAKCGRlY2lzaXZlGAMgASgFEgwKBHdpbnMYBCABKAUSFQoId2luX3JhdGUYBSABKAFIAIgBARIZCgxwYXlvZmZfc2VhdDAYBiABKAFIAYgBARIZCgxwYXlvZmZfc2VhdDEYByABKAFIAogBARIbCg5hZ3JlZW1lbnRfcmF0ZRgIIAEoAUgDiAEBQgsKCV93aW5fcmF0ZUIPCg1fcGF5b2ZmX3NlYXQwQg8KDV9wYXlvZmZfc2VhdDFCEQoPX2FncmVlbWVudF9yYXRlImEKBVRhYmxlEg0KBXRpdGxlGAEgASgJEgwKBG5vdGUYAiABKAkSDgoGaGVhZGVyGAMgAygJEisKBHJvd3MYBCADKAsyHS5wYXJsZXkuYW5hbHl0aWNzLnYxLlRhYmxlUm93IhkKCFRhYmxlUm93Eg0KBWNlbGxzGAEgAygJKl0KDEV4cG9ydEZvcm1hdBIdChlFWFBPUlRfRk9STUFUX1VOU1BFQ0lGSUVEEAASFQoRRVhQT1JUX0ZPUk1BVF9DU1YQARIXChNFWFBPUlRfRk9STUFUX0pTT05MEAIyswUKEEFuYWx5dGljc1NlcnZpY2USYAoLTGlzdE1hdGNoZXMSJy5wYXJsZXkuYW5hbHl0aWNzLnYxLkxpc3RNYXRjaGVzUmVxdWVzdBooLnBhcmxleS5hbmFseXRpY3MudjEuTGlzdE1hdGNoZXNSZXNwb25zZRJXCghHZXRNYXRjaBIkLnBhcmxleS5hbmFseXRpY3MudjEuR2V0TWF0Y2hSZXF1ZXN0GiUucGFybGV5LmFuYWx5dGljcy52MS5HZXRNYXRjaFJlc3BvbnNlEmkKDkdldExlYWRlcmJvYXJkEioucGFybGV5LmFuYWx5dGljcy52MS5HZXRMZWFkZXJib2FyZFJlcXVlc3QaKy5wYXJsZXkuYW5hbHl0aWNzLnYxLkdldExlYWRlcmJvYXJkUmVzcG9uc2USVwoIR2V0VXNhZ2USJC5wYXJsZXkuYW5hbHl0aWNzLnYxLkdldFVzYWdlUmVxdWVzdBolLnBhcmxleS5hbmFseXRpY3MudjEuR2V0VXNhZ2VSZXNwb25zZRJfCgpFeHBvcnRSb3dzEiYucGFybGV5LmFuYWx5dGljcy52MS5FeHBvcnRSb3dzUmVxdWVzdBonLnBhcmxleS5hbmFseXRpY3MudjEuRXhwb3J0Um93c1Jlc3BvbnNlMAESWgoJR2V0U3RhdHVzEiUucGFybGV5LmFuYWx5dGljcy52MS5HZXRTdGF0dXNSZXF1ZXN0GiYucGFybGV5LmFuYWx5dGljcy52MS5HZXRTdGF0dXNSZXNwb25zZRJjCgxHZXRTdGFuZGluZ3MSKC5wYXJsZXkuYW5hbHl0aWNzLnYxLkdldFN0YW5kaW5nc1JlcXVlc3QaKS5wYXJsZXkuYW5hbHl0aWNzLnYxLkdldFN0YW5kaW5nc1Jlc3BvbnNlQt4BChdjb20ucGFybGV5LmFuYWx5dGljcy52MUIOQW5hbHl0aWNzUHJvdG9QAVpFZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvYW5hbHl0aWNzL3YxO2FuYWx5dGljc3YxogIDUEFYqgITUGFybGV5LkFuYWx5dGljcy5WMcoCE1BhcmxleVxBbmFseXRpY3NcVjHiAh9QYXJsZXlcQW5hbHl0aWNzXFYxXEdQQk1ldGFkYXRh6gIVUGFybGV5OjpBbmFseXRpY3M6OlYxYgZwcm90bzM", [file_parley_events_v1_events, file_parley_match_v1_match]);
+
+/**
+ * GetStandingsRequest names a tournament. Set by the caller.
+ *
+ * @generated from message parley.analytics.v1.GetStandingsRequest
+ */
+export type GetStandingsRequest = Message<"parley.analytics.v1.GetStandingsRequest"> & {
+  /**
+   * Id of the tournament (MatchStarted.tournament_id of its matches).
+   *
+   * @generated from field: string tournament_id = 1;
+   */
+  tournamentId: string;
+};
+
+/**
+ * Describes the message parley.analytics.v1.GetStandingsRequest.
+ * Use `create(GetStandingsRequestSchema)` to create a new message.
+ */
+export const GetStandingsRequestSchema: GenMessage<GetStandingsRequest> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 0);
+
+/**
+ * GetStandingsResponse is a tournament's standings. Public.
+ *
+ * @generated from message parley.analytics.v1.GetStandingsResponse
+ */
+export type GetStandingsResponse = Message<"parley.analytics.v1.GetStandingsResponse"> & {
+  /**
+   * The standings; `matches` and `complete` are left for whoever knows the schedule (the
+   * tournament service) to fill in.
+   *
+   * @generated from field: parley.analytics.v1.Standings standings = 1;
+   */
+  standings?: Standings | undefined;
+};
+
+/**
+ * Describes the message parley.analytics.v1.GetStandingsResponse.
+ * Use `create(GetStandingsResponseSchema)` to create a new message.
+ */
+export const GetStandingsResponseSchema: GenMessage<GetStandingsResponse> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 1);
 
 /**
  * MatchFilter selects finished matches. Unset fields select everything. Set by the caller.
@@ -62,7 +105,7 @@ export type MatchFilter = Message<"parley.analytics.v1.MatchFilter"> & {
  * Use `create(MatchFilterSchema)` to create a new message.
  */
 export const MatchFilterSchema: GenMessage<MatchFilter> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 0);
+  messageDesc(file_parley_analytics_v1_analytics, 2);
 
 /**
  * ListMatchesRequest asks for one page of finished matches.
@@ -97,7 +140,7 @@ export type ListMatchesRequest = Message<"parley.analytics.v1.ListMatchesRequest
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 1);
+  messageDesc(file_parley_analytics_v1_analytics, 3);
 
 /**
  * ListMatchesResponse is one page of finished matches.
@@ -125,7 +168,7 @@ export type ListMatchesResponse = Message<"parley.analytics.v1.ListMatchesRespon
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 2);
+  messageDesc(file_parley_analytics_v1_analytics, 4);
 
 /**
  * MatchSummary is a finished match in a listing. Public.
@@ -217,7 +260,7 @@ export type MatchSummary = Message<"parley.analytics.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 3);
+  messageDesc(file_parley_analytics_v1_analytics, 5);
 
 /**
  * SeatResult is one seat's part in a finished match. Public.
@@ -288,7 +331,7 @@ export type SeatResult = Message<"parley.analytics.v1.SeatResult"> & {
  * Use `create(SeatResultSchema)` to create a new message.
  */
 export const SeatResultSchema: GenMessage<SeatResult> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 4);
+  messageDesc(file_parley_analytics_v1_analytics, 6);
 
 /**
  * MetricValue is one named metric of a match. Public.
@@ -323,7 +366,7 @@ export type MetricValue = Message<"parley.analytics.v1.MetricValue"> & {
  * Use `create(MetricValueSchema)` to create a new message.
  */
 export const MetricValueSchema: GenMessage<MetricValue> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 5);
+  messageDesc(file_parley_analytics_v1_analytics, 7);
 
 /**
  * MatchRow is one finished match with all its metrics. Public.
@@ -373,7 +416,7 @@ export type MatchRow = Message<"parley.analytics.v1.MatchRow"> & {
  * Use `create(MatchRowSchema)` to create a new message.
  */
 export const MatchRowSchema: GenMessage<MatchRow> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 6);
+  messageDesc(file_parley_analytics_v1_analytics, 8);
 
 /**
  * GetMatchRequest names a match.
@@ -394,7 +437,7 @@ export type GetMatchRequest = Message<"parley.analytics.v1.GetMatchRequest"> & {
  * Use `create(GetMatchRequestSchema)` to create a new message.
  */
 export const GetMatchRequestSchema: GenMessage<GetMatchRequest> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 7);
+  messageDesc(file_parley_analytics_v1_analytics, 9);
 
 /**
  * GetMatchResponse is one finished match.
@@ -415,7 +458,7 @@ export type GetMatchResponse = Message<"parley.analytics.v1.GetMatchResponse"> &
  * Use `create(GetMatchResponseSchema)` to create a new message.
  */
 export const GetMatchResponseSchema: GenMessage<GetMatchResponse> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 8);
+  messageDesc(file_parley_analytics_v1_analytics, 10);
 
 /**
  * GetLeaderboardRequest asks for the ratings of one game's agents.
@@ -450,7 +493,7 @@ export type GetLeaderboardRequest = Message<"parley.analytics.v1.GetLeaderboardR
  * Use `create(GetLeaderboardRequestSchema)` to create a new message.
  */
 export const GetLeaderboardRequestSchema: GenMessage<GetLeaderboardRequest> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 9);
+  messageDesc(file_parley_analytics_v1_analytics, 11);
 
 /**
  * GetLeaderboardResponse is a game's leaderboard.
@@ -499,7 +542,7 @@ export type GetLeaderboardResponse = Message<"parley.analytics.v1.GetLeaderboard
  * Use `create(GetLeaderboardResponseSchema)` to create a new message.
  */
 export const GetLeaderboardResponseSchema: GenMessage<GetLeaderboardResponse> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 10);
+  messageDesc(file_parley_analytics_v1_analytics, 12);
 
 /**
  * LeaderboardEntry is one agent's rating in one game. Public.
@@ -583,7 +626,7 @@ export type LeaderboardEntry = Message<"parley.analytics.v1.LeaderboardEntry"> &
  * Use `create(LeaderboardEntrySchema)` to create a new message.
  */
 export const LeaderboardEntrySchema: GenMessage<LeaderboardEntry> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 11);
+  messageDesc(file_parley_analytics_v1_analytics, 13);
 
 /**
  * GetUsageRequest asks for language-model usage.
@@ -604,7 +647,7 @@ export type GetUsageRequest = Message<"parley.analytics.v1.GetUsageRequest"> & {
  * Use `create(GetUsageRequestSchema)` to create a new message.
  */
 export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 12);
+  messageDesc(file_parley_analytics_v1_analytics, 14);
 
 /**
  * GetUsageResponse is the usage per model.
@@ -625,7 +668,7 @@ export type GetUsageResponse = Message<"parley.analytics.v1.GetUsageResponse"> &
  * Use `create(GetUsageResponseSchema)` to create a new message.
  */
 export const GetUsageResponseSchema: GenMessage<GetUsageResponse> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 13);
+  messageDesc(file_parley_analytics_v1_analytics, 15);
 
 /**
  * ModelUsage is the summed resource use of the seats one model played. Public.
@@ -723,6 +766,34 @@ export type ModelUsage = Message<"parley.analytics.v1.ModelUsage"> & {
    * @generated from field: double latency_ms = 13;
    */
   latencyMs: number;
+
+  /**
+   * Fallback actions, counted one by one (fallbacks counts seat-matches).
+   *
+   * @generated from field: int64 fallback_actions = 14;
+   */
+  fallbackActions: bigint;
+
+  /**
+   * Of fallback_actions, those played because a token or cost budget was spent.
+   *
+   * @generated from field: int64 budget_fallbacks = 15;
+   */
+  budgetFallbacks: bigint;
+
+  /**
+   * Tokens of replies served from the cache, at what they cost when first made.
+   *
+   * @generated from field: int64 cached_tokens = 16;
+   */
+  cachedTokens: bigint;
+
+  /**
+   * Cost by the agents' price tables, in millionths of a US dollar.
+   *
+   * @generated from field: int64 cost_microdollars = 17;
+   */
+  costMicrodollars: bigint;
 };
 
 /**
@@ -730,7 +801,7 @@ export type ModelUsage = Message<"parley.analytics.v1.ModelUsage"> & {
  * Use `create(ModelUsageSchema)` to create a new message.
  */
 export const ModelUsageSchema: GenMessage<ModelUsage> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 14);
+  messageDesc(file_parley_analytics_v1_analytics, 16);
 
 /**
  * ExportRowsRequest asks for the per-match rows as a file.
@@ -758,7 +829,7 @@ export type ExportRowsRequest = Message<"parley.analytics.v1.ExportRowsRequest">
  * Use `create(ExportRowsRequestSchema)` to create a new message.
  */
 export const ExportRowsRequestSchema: GenMessage<ExportRowsRequest> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 15);
+  messageDesc(file_parley_analytics_v1_analytics, 17);
 
 /**
  * ExportRowsResponse is one chunk of the exported file; concatenate the chunks in order.
@@ -789,7 +860,7 @@ export type ExportRowsResponse = Message<"parley.analytics.v1.ExportRowsResponse
  * Use `create(ExportRowsResponseSchema)` to create a new message.
  */
 export const ExportRowsResponseSchema: GenMessage<ExportRowsResponse> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 16);
+  messageDesc(file_parley_analytics_v1_analytics, 18);
 
 /**
  * GetStatusRequest asks what the database holds.
@@ -804,7 +875,7 @@ export type GetStatusRequest = Message<"parley.analytics.v1.GetStatusRequest"> &
  * Use `create(GetStatusRequestSchema)` to create a new message.
  */
 export const GetStatusRequestSchema: GenMessage<GetStatusRequest> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 17);
+  messageDesc(file_parley_analytics_v1_analytics, 19);
 
 /**
  * GetStatusResponse counts what the database holds.
@@ -853,7 +924,392 @@ export type GetStatusResponse = Message<"parley.analytics.v1.GetStatusResponse">
  * Use `create(GetStatusResponseSchema)` to create a new message.
  */
 export const GetStatusResponseSchema: GenMessage<GetStatusResponse> = /*@__PURE__*/
-  messageDesc(file_parley_analytics_v1_analytics, 18);
+  messageDesc(file_parley_analytics_v1_analytics, 20);
+
+/**
+ * Standings is how a tournament stands: progress, a line per agent, the ordered-pair table of
+ * a two-player game, the ratings and every table of the tournament report. Computed by the
+ * analytics service from the records of the tournament's matches that ended (an interrupted
+ * match, closed void and played again, gives way to its rerun); agents are named by their
+ * entrant labels. Public: derived from the public parts of the records.
+ *
+ * @generated from message parley.analytics.v1.Standings
+ */
+export type Standings = Message<"parley.analytics.v1.Standings"> & {
+  /**
+   * Id of the tournament.
+   *
+   * @generated from field: string tournament_id = 1;
+   */
+  tournamentId: string;
+
+  /**
+   * Name of the game.
+   *
+   * @generated from field: string game = 2;
+   */
+  game: string;
+
+  /**
+   * Matches scheduled.
+   *
+   * @generated from field: uint32 matches = 3;
+   */
+  matches: number;
+
+  /**
+   * Scheduled matches whose counting match has ended.
+   *
+   * @generated from field: uint32 ended = 4;
+   */
+  ended: number;
+
+  /**
+   * Of those, void ones (left out of every rate).
+   *
+   * @generated from field: uint32 void = 5;
+   */
+  void: number;
+
+  /**
+   * Whether every scheduled match has ended.
+   *
+   * @generated from field: bool complete = 6;
+   */
+  complete: boolean;
+
+  /**
+   * Display names of the seats, in seat order.
+   *
+   * @generated from field: repeated string seats = 7;
+   */
+  seats: string[];
+
+  /**
+   * One line per agent, over its non-void matches against other agents, in label order.
+   *
+   * @generated from field: repeated parley.analytics.v1.AgentStanding agents = 8;
+   */
+  agents: AgentStanding[];
+
+  /**
+   * The ordered-pair table of a two-player game (the heat maps); unset for other games.
+   *
+   * @generated from field: parley.analytics.v1.PairTable pairs = 9;
+   */
+  pairs?: PairTable | undefined;
+
+  /**
+   * Bradley–Terry ratings of the agents by label, best first (as AnalyticsService's
+   * leaderboard, over this tournament's non-void matches).
+   *
+   * @generated from field: repeated parley.analytics.v1.LeaderboardEntry leaderboard = 10;
+   */
+  leaderboard: LeaderboardEntry[];
+
+  /**
+   * Every table of the tournament report, as text, in reading order.
+   *
+   * @generated from field: repeated parley.analytics.v1.Table tables = 11;
+   */
+  tables: Table[];
+};
+
+/**
+ * Describes the message parley.analytics.v1.Standings.
+ * Use `create(StandingsSchema)` to create a new message.
+ */
+export const StandingsSchema: GenMessage<Standings> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 21);
+
+/**
+ * AgentStanding is one agent's results in a tournament. Rates are unset while there is
+ * nothing to average.
+ *
+ * @generated from message parley.analytics.v1.AgentStanding
+ */
+export type AgentStanding = Message<"parley.analytics.v1.AgentStanding"> & {
+  /**
+   * Entrant label.
+   *
+   * @generated from field: string label = 1;
+   */
+  label: string;
+
+  /**
+   * Non-void matches against other agents (self-play left out).
+   *
+   * @generated from field: int32 matches = 2;
+   */
+  matches: number;
+
+  /**
+   * Void matches it sat in.
+   *
+   * @generated from field: int32 void = 3;
+   */
+  void: number;
+
+  /**
+   * Matches with a winner.
+   *
+   * @generated from field: int32 decisive = 4;
+   */
+  decisive: number;
+
+  /**
+   * Of those, the ones it won.
+   *
+   * @generated from field: int32 wins = 5;
+   */
+  wins: number;
+
+  /**
+   * wins / decisive.
+   *
+   * @generated from field: optional double win_rate = 6;
+   */
+  winRate?: number | undefined;
+
+  /**
+   * Mean payoff per match.
+   *
+   * @generated from field: optional double mean_payoff = 7;
+   */
+  meanPayoff?: number | undefined;
+
+  /**
+   * Share of its matches that ended in a deal.
+   *
+   * @generated from field: optional double agreement_rate = 8;
+   */
+  agreementRate?: number | undefined;
+
+  /**
+   * Its refused actions.
+   *
+   * @generated from field: int32 refused = 9;
+   */
+  refused: number;
+
+  /**
+   * Matches in which its agent faulted.
+   *
+   * @generated from field: int32 faulted = 10;
+   */
+  faulted: number;
+};
+
+/**
+ * Describes the message parley.analytics.v1.AgentStanding.
+ * Use `create(AgentStandingSchema)` to create a new message.
+ */
+export const AgentStandingSchema: GenMessage<AgentStanding> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 22);
+
+/**
+ * PairTable is the ordered-pair table of a two-player game: rows are the agents in seat 1
+ * (P2), columns the agents in seat 0 (P1), as in the published heat maps.
+ *
+ * @generated from message parley.analytics.v1.PairTable
+ */
+export type PairTable = Message<"parley.analytics.v1.PairTable"> & {
+  /**
+   * Seat whose wins win_rate counts.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Display name of that seat.
+   *
+   * @generated from field: string seat_name = 2;
+   */
+  seatName: string;
+
+  /**
+   * Labels of the agents in seat 1, one per row.
+   *
+   * @generated from field: repeated string rows = 3;
+   */
+  rows: string[];
+
+  /**
+   * Labels of the agents in seat 0, one per column.
+   *
+   * @generated from field: repeated string cols = 4;
+   */
+  cols: string[];
+
+  /**
+   * cells[r].cells[c] is the pair with rows[r] in seat 1 and cols[c] in seat 0.
+   *
+   * @generated from field: repeated parley.analytics.v1.PairRow cells = 5;
+   */
+  cells: PairRow[];
+};
+
+/**
+ * Describes the message parley.analytics.v1.PairTable.
+ * Use `create(PairTableSchema)` to create a new message.
+ */
+export const PairTableSchema: GenMessage<PairTable> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 23);
+
+/**
+ * PairRow is one row of a PairTable.
+ *
+ * @generated from message parley.analytics.v1.PairRow
+ */
+export type PairRow = Message<"parley.analytics.v1.PairRow"> & {
+  /**
+   * One cell per column.
+   *
+   * @generated from field: repeated parley.analytics.v1.PairCell cells = 1;
+   */
+  cells: PairCell[];
+};
+
+/**
+ * Describes the message parley.analytics.v1.PairRow.
+ * Use `create(PairRowSchema)` to create a new message.
+ */
+export const PairRowSchema: GenMessage<PairRow> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 24);
+
+/**
+ * PairCell is one ordered pair's results. Rates are unset while there is nothing to average.
+ *
+ * @generated from message parley.analytics.v1.PairCell
+ */
+export type PairCell = Message<"parley.analytics.v1.PairCell"> & {
+  /**
+   * Non-void matches of the pair.
+   *
+   * @generated from field: int32 matches = 1;
+   */
+  matches: number;
+
+  /**
+   * Void matches of the pair.
+   *
+   * @generated from field: int32 void = 2;
+   */
+  void: number;
+
+  /**
+   * Non-void matches with a winner.
+   *
+   * @generated from field: int32 decisive = 3;
+   */
+  decisive: number;
+
+  /**
+   * Of those, the ones PairTable.seat won.
+   *
+   * @generated from field: int32 wins = 4;
+   */
+  wins: number;
+
+  /**
+   * wins / decisive.
+   *
+   * @generated from field: optional double win_rate = 5;
+   */
+  winRate?: number | undefined;
+
+  /**
+   * Mean payoff of seat 0 over the non-void matches.
+   *
+   * @generated from field: optional double payoff_seat0 = 6;
+   */
+  payoffSeat0?: number | undefined;
+
+  /**
+   * Mean payoff of seat 1 over the non-void matches.
+   *
+   * @generated from field: optional double payoff_seat1 = 7;
+   */
+  payoffSeat1?: number | undefined;
+
+  /**
+   * Share of the non-void matches that ended in a deal.
+   *
+   * @generated from field: optional double agreement_rate = 8;
+   */
+  agreementRate?: number | undefined;
+};
+
+/**
+ * Describes the message parley.analytics.v1.PairCell.
+ * Use `create(PairCellSchema)` to create a new message.
+ */
+export const PairCellSchema: GenMessage<PairCell> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 25);
+
+/**
+ * Table is one table of the tournament report, as text.
+ *
+ * @generated from message parley.analytics.v1.Table
+ */
+export type Table = Message<"parley.analytics.v1.Table"> & {
+  /**
+   * What the table shows.
+   *
+   * @generated from field: string title = 1;
+   */
+  title: string;
+
+  /**
+   * How to read it.
+   *
+   * @generated from field: string note = 2;
+   */
+  note: string;
+
+  /**
+   * Column names.
+   *
+   * @generated from field: repeated string header = 3;
+   */
+  header: string[];
+
+  /**
+   * The rows.
+   *
+   * @generated from field: repeated parley.analytics.v1.TableRow rows = 4;
+   */
+  rows: TableRow[];
+};
+
+/**
+ * Describes the message parley.analytics.v1.Table.
+ * Use `create(TableSchema)` to create a new message.
+ */
+export const TableSchema: GenMessage<Table> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 26);
+
+/**
+ * TableRow is one row of a Table.
+ *
+ * @generated from message parley.analytics.v1.TableRow
+ */
+export type TableRow = Message<"parley.analytics.v1.TableRow"> & {
+  /**
+   * One cell per column, as text.
+   *
+   * @generated from field: repeated string cells = 1;
+   */
+  cells: string[];
+};
+
+/**
+ * Describes the message parley.analytics.v1.TableRow.
+ * Use `create(TableRowSchema)` to create a new message.
+ */
+export const TableRowSchema: GenMessage<TableRow> = /*@__PURE__*/
+  messageDesc(file_parley_analytics_v1_analytics, 27);
 
 /**
  * ExportFormat is the file format of an export.
@@ -955,6 +1411,17 @@ export const AnalyticsService: GenService<{
     methodKind: "unary";
     input: typeof GetStatusRequestSchema;
     output: typeof GetStatusResponseSchema;
+  },
+  /**
+   * GetStandings returns how a tournament stands, from its matches the database holds.
+   * NOT_FOUND when it holds none of them.
+   *
+   * @generated from rpc parley.analytics.v1.AnalyticsService.GetStandings
+   */
+  getStandings: {
+    methodKind: "unary";
+    input: typeof GetStandingsRequestSchema;
+    output: typeof GetStandingsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_parley_analytics_v1_analytics, 0);

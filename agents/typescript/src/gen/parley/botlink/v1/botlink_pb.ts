@@ -6,6 +6,12 @@
 // connections: it dials the gateway, authenticates with its team token, and answers the same
 // calls an agent server would (Act, Describe) over one bidirectional stream. To the referee
 // such a bot is an agent like any other, with the same deadlines.
+//
+// Where: the gateway's HTTP address (`parley up` prints it: "Parley is up: http://HOST:PORT/";
+// `parley gateway --listen`), which serves gRPC on the same port: over HTTP/2 without TLS for
+// an http:// URL (a gRPC client's "insecure" channel to HOST:PORT), over TLS where the organiser
+// fronts the gateway with https://. Authentication: the team token from `parley admin team
+// add`, in the metadata "authorization: Bearer TOKEN".
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
@@ -72,7 +78,11 @@ export type Hello = Message<"parley.botlink.v1.Hello"> & {
   bot: string;
 
   /**
-   * Version the bot runs; must equal the registered version.
+   * Version the bot runs. When set, it must equal the version the bot is registered at, or the
+   * gateway refuses the session (FAILED_PRECONDITION), so that a bot never plays under another
+   * version's name. Empty: not checked; the session serves the registered bot whatever it
+   * runs, and records and tables name the registered version. Set by the bot; read by the
+   * gateway only.
    *
    * @generated from field: string version = 2;
    */

@@ -14,7 +14,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file parley/game/v1/game.proto.
  */
 export const file_parley_game_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChlwYXJsZXkvZ2FtZS92MS9nYW1lLnByb3RvEg5wYXJsZXkuZ2FtZS52MSJeCglBZ2VudEluZm8SDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEg4KBmF1dGhvchgDIAEoCRINCgVnYW1lcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCSJtCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIoCgVhZ2VudBgEIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbxINCgVsYWJlbBgFIAEoCSKCAgoETW92ZRIqCgdwcm9wb3NlGAEgASgLMhcucGFybGV5LmdhbWUudjEuUHJvcG9zZUgAEigKBmFjY2VwdBgCIAEoCzIWLnBhcmxleS5nYW1lLnYxLkFjY2VwdEgAEigKBnJlamVjdBgDIAEoCzIWLnBhcmxleS5nYW1lLnYxLlJlamVjdEgAEiQKBHBhc3MYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5QYXNzSAASKAoGY2hvb3NlGAUgASgLMhYucGFybGV5LmdhbWUudjEuQ2hvb3NlSAASIgoDc2F5GAYgASgLMhMucGFybGV5LmdhbWUudjEuU2F5SABCBgoEa2luZCI1CgdQcm9wb3NlEioKCHByb3Bvc2FsGAEgASgLMhgucGFybGV5LmdhbWUudjEuUHJvcG9zYWwiHwoGQWNjZXB0EhUKDXByb3Bvc2FsX3R1cm4YASABKAUiCAoGUmVqZWN0IgYKBFBhc3MiBQoDU2F5IhgKBkNob29zZRIOCgZvcHRpb24YASABKAkiawoIUHJvcG9zYWwSMAoKYWxsb2NhdGlvbhgBIAEoCzIaLnBhcmxleS5nYW1lLnYxLkFsbG9jYXRpb25IABIkCgRkZWFsGAIgASgLMhQucGFybGV5LmdhbWUudjEuRGVhbEgAQgcKBXRlcm1zIjQKBERlYWwSLAoHY2hvaWNlcxgBIAMoCzIbLnBhcmxleS5nYW1lLnYxLklzc3VlQ2hvaWNlIiwKC0lzc3VlQ2hvaWNlEg0KBWlzc3VlGAEgASgJEg4KBm9wdGlvbhgCIAEoCSJLCgVJc3N1ZRIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCRInCgdvcHRpb25zGAMgAygLMhYucGFybGV5LmdhbWUudjEuT3B0aW9uIjcKCkFsbG9jYXRpb24SKQoGc2hhcmVzGAEgAygLMhkucGFybGV5LmdhbWUudjEuU2VhdFNoYXJlIugBCglTZWF0U2hhcmUSDAoEc2VhdBgBIAEoBRIzCgVnaXZlcxgCIAMoCzIkLnBhcmxleS5nYW1lLnYxLlNlYXRTaGFyZS5HaXZlc0VudHJ5EjkKCHJlY2VpdmVzGAMgAygLMicucGFybGV5LmdhbWUudjEuU2VhdFNoYXJlLlJlY2VpdmVzRW50cnkaLAoKR2l2ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGi8KDVJlY2VpdmVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJPCgdNZXNzYWdlEgoKAnRvGAEgAygFEgwKBHRleHQYAiABKAkSKgoIcHJvcG9zYWwYAyABKAsyGC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbCJJCglSZWplY3Rpb24SKwoEY29kZRgBIAEoDjIdLnBhcmxleS5nYW1lLnYxLlJlamVjdGlvbkNvZGUSDwoHbWVzc2FnZRgCIAEoCSI4CgZPcHRpb24SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkiGQoLTWVzc2FnZVNsb3QSCgoCdG8YASADKAUimAEKDFByb3Bvc2FsRm9ybRINCgVsYWJlbBgBIAEoCRIlCgZib3VuZHMYAiADKAsyFS5wYXJsZXkuZ2FtZS52MS5Cb3VuZBIrCgZ0b3RhbHMYAyADKAsyGy5wYXJsZXkuZ2FtZS52MS5BbW91bnRUb3RhbBIlCgZpc3N1ZXMYBCADKAsyFS5wYXJsZXkuZ2FtZS52MS5Jc3N1ZSJXCgtBbW91bnRUb3RhbBInCgRzaWRlGAEgASgOMhkucGFybGV5LmdhbWUudjEuU2hhcmVTaWRlEhAKCHJlc291cmNlGAIgASgJEg0KBXRvdGFsGAMgASgDImoKBUJvdW5kEgwKBHNlYXQYASABKAUSJwoEc2lkZRgCIAEoDjIZLnBhcmxleS5nYW1lLnYxLlNoYXJlU2lkZRIQCghyZXNvdXJjZRgDIAEoCRILCgNtaW4YBCABKAMSCwoDbWF4GAUgASgDKqUBCghNb3ZlS2luZBIZChVNT1ZFX0tJTkRfVU5TUEVDSUZJRUQQABIVChFNT1ZFX0tJTkRfUFJPUE9TRRABEhQKEE1PVkVfS0lORF9BQ0NFUFQQAhIUChBNT1ZFX0tJTkRfUkVKRUNUEAMSEgoOTU9WRV9LSU5EX1BBU1MQBBIUChBNT1ZFX0tJTkRfQ0hPT1NFEAUSEQoNTU9WRV9LSU5EX1NBWRAGKtMBCg1SZWplY3Rpb25Db2RlEh4KGlJFSkVDVElPTl9DT0RFX1VOU1BFQ0lGSUVEEAASHwobUkVKRUNUSU9OX0NPREVfTUlTU0lOR19NT1ZFEAESHwobUkVKRUNUSU9OX0NPREVfSUxMRUdBTF9NT1ZFEAISIAocUkVKRUNUSU9OX0NPREVfSU5WQUxJRF9URVJNUxADEh4KGlJFSkVDVElPTl9DT0RFX09VVF9PRl9UVVJOEAQSHgoaUkVKRUNUSU9OX0NPREVfQkFEX01FU1NBR0UQBSpWCglTaGFyZVNpZGUSGgoWU0hBUkVfU0lERV9VTlNQRUNJRklFRBAAEhQKEFNIQVJFX1NJREVfR0lWRVMQARIXChNTSEFSRV9TSURFX1JFQ0VJVkVTEAJCtgEKEmNvbS5wYXJsZXkuZ2FtZS52MUIJR2FtZVByb3RvUAFaO2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWUvdjE7Z2FtZXYxogIDUEdYqgIOUGFybGV5LkdhbWUuVjHKAg5QYXJsZXlcR2FtZVxWMeICGlBhcmxleVxHYW1lXFYxXEdQQk1ldGFkYXRh6gIQUGFybGV5OjpHYW1lOjpWMWIGcHJvdG8z");
+  fileDesc("ChlwYXJsZXkvZ2FtZS92MS9nYW1lLnByb3RvEg5wYXJsZXkuZ2FtZS52MSJeCglBZ2VudEluZm8SDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEg4KBmF1dGhvchgDIAEoCRINCgVnYW1lcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCSJtCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIoCgVhZ2VudBgEIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbxINCgVsYWJlbBgFIAEoCSKCAgoETW92ZRIqCgdwcm9wb3NlGAEgASgLMhcucGFybGV5LmdhbWUudjEuUHJvcG9zZUgAEigKBmFjY2VwdBgCIAEoCzIWLnBhcmxleS5nYW1lLnYxLkFjY2VwdEgAEigKBnJlamVjdBgDIAEoCzIWLnBhcmxleS5nYW1lLnYxLlJlamVjdEgAEiQKBHBhc3MYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5QYXNzSAASKAoGY2hvb3NlGAUgASgLMhYucGFybGV5LmdhbWUudjEuQ2hvb3NlSAASIgoDc2F5GAYgASgLMhMucGFybGV5LmdhbWUudjEuU2F5SABCBgoEa2luZCI1CgdQcm9wb3NlEioKCHByb3Bvc2FsGAEgASgLMhgucGFybGV5LmdhbWUudjEuUHJvcG9zYWwiHwoGQWNjZXB0EhUKDXByb3Bvc2FsX3R1cm4YASABKAUiCAoGUmVqZWN0IgYKBFBhc3MiBQoDU2F5IhgKBkNob29zZRIOCgZvcHRpb24YASABKAkiawoIUHJvcG9zYWwSMAoKYWxsb2NhdGlvbhgBIAEoCzIaLnBhcmxleS5nYW1lLnYxLkFsbG9jYXRpb25IABIkCgRkZWFsGAIgASgLMhQucGFybGV5LmdhbWUudjEuRGVhbEgAQgcKBXRlcm1zIjQKBERlYWwSLAoHY2hvaWNlcxgBIAMoCzIbLnBhcmxleS5nYW1lLnYxLklzc3VlQ2hvaWNlIiwKC0lzc3VlQ2hvaWNlEg0KBWlzc3VlGAEgASgJEg4KBm9wdGlvbhgCIAEoCSJLCgVJc3N1ZRIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCRInCgdvcHRpb25zGAMgAygLMhYucGFybGV5LmdhbWUudjEuT3B0aW9uIjcKCkFsbG9jYXRpb24SKQoGc2hhcmVzGAEgAygLMhkucGFybGV5LmdhbWUudjEuU2VhdFNoYXJlIugBCglTZWF0U2hhcmUSDAoEc2VhdBgBIAEoBRIzCgVnaXZlcxgCIAMoCzIkLnBhcmxleS5nYW1lLnYxLlNlYXRTaGFyZS5HaXZlc0VudHJ5EjkKCHJlY2VpdmVzGAMgAygLMicucGFybGV5LmdhbWUudjEuU2VhdFNoYXJlLlJlY2VpdmVzRW50cnkaLAoKR2l2ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGi8KDVJlY2VpdmVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJPCgdNZXNzYWdlEgoKAnRvGAEgAygFEgwKBHRleHQYAiABKAkSKgoIcHJvcG9zYWwYAyABKAsyGC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbCJJCglSZWplY3Rpb24SKwoEY29kZRgBIAEoDjIdLnBhcmxleS5nYW1lLnYxLlJlamVjdGlvbkNvZGUSDwoHbWVzc2FnZRgCIAEoCSI4CgZPcHRpb24SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkiGQoLTWVzc2FnZVNsb3QSCgoCdG8YASADKAUimAEKDFByb3Bvc2FsRm9ybRINCgVsYWJlbBgBIAEoCRIlCgZib3VuZHMYAiADKAsyFS5wYXJsZXkuZ2FtZS52MS5Cb3VuZBIrCgZ0b3RhbHMYAyADKAsyGy5wYXJsZXkuZ2FtZS52MS5BbW91bnRUb3RhbBIlCgZpc3N1ZXMYBCADKAsyFS5wYXJsZXkuZ2FtZS52MS5Jc3N1ZSJXCgtBbW91bnRUb3RhbBInCgRzaWRlGAEgASgOMhkucGFybGV5LmdhbWUudjEuU2hhcmVTaWRlEhAKCHJlc291cmNlGAIgASgJEg0KBXRvdGFsGAMgASgDImoKBUJvdW5kEgwKBHNlYXQYASABKAUSJwoEc2lkZRgCIAEoDjIZLnBhcmxleS5nYW1lLnYxLlNoYXJlU2lkZRIQCghyZXNvdXJjZRgDIAEoCRILCgNtaW4YBCABKAMSCwoDbWF4GAUgASgDIpIBCghHYW1lSW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDXJ1bGVzX3ZlcnNpb24YAyABKAkSDQoFc2VhdHMYBCADKAkSKQoGcGFyYW1zGAUgAygLMhkucGFybGV5LmdhbWUudjEuUGFyYW1JbmZvEhIKCnNlYXRfcm9sZXMYBiADKAkibgoJUGFyYW1JbmZvEgwKBG5hbWUYASABKAkSJwoEa2luZBgCIAEoDjIZLnBhcmxleS5nYW1lLnYxLlBhcmFtS2luZBIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJIiQKCFJhdGlvbmFsEgsKA251bRgBIAEoAxILCgNkZW4YAiABKAMqpQEKCE1vdmVLaW5kEhkKFU1PVkVfS0lORF9VTlNQRUNJRklFRBAAEhUKEU1PVkVfS0lORF9QUk9QT1NFEAESFAoQTU9WRV9LSU5EX0FDQ0VQVBACEhQKEE1PVkVfS0lORF9SRUpFQ1QQAxISCg5NT1ZFX0tJTkRfUEFTUxAEEhQKEE1PVkVfS0lORF9DSE9PU0UQBRIRCg1NT1ZFX0tJTkRfU0FZEAYq0wEKDVJlamVjdGlvbkNvZGUSHgoaUkVKRUNUSU9OX0NPREVfVU5TUEVDSUZJRUQQABIfChtSRUpFQ1RJT05fQ09ERV9NSVNTSU5HX01PVkUQARIfChtSRUpFQ1RJT05fQ09ERV9JTExFR0FMX01PVkUQAhIgChxSRUpFQ1RJT05fQ09ERV9JTlZBTElEX1RFUk1TEAMSHgoaUkVKRUNUSU9OX0NPREVfT1VUX09GX1RVUk4QBBIeChpSRUpFQ1RJT05fQ09ERV9CQURfTUVTU0FHRRAFKlYKCVNoYXJlU2lkZRIaChZTSEFSRV9TSURFX1VOU1BFQ0lGSUVEEAASFAoQU0hBUkVfU0lERV9HSVZFUxABEhcKE1NIQVJFX1NJREVfUkVDRUlWRVMQAip9CglQYXJhbUtpbmQSGgoWUEFSQU1fS0lORF9VTlNQRUNJRklFRBAAEhIKDlBBUkFNX0tJTkRfSU5UEAESFAoQUEFSQU1fS0lORF9GTE9BVBACEhUKEVBBUkFNX0tJTkRfU1RSSU5HEAMSEwoPUEFSQU1fS0lORF9CT09MEARCtgEKEmNvbS5wYXJsZXkuZ2FtZS52MUIJR2FtZVByb3RvUAFaO2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWUvdjE7Z2FtZXYxogIDUEdYqgIOUGFybGV5LkdhbWUuVjHKAg5QYXJsZXlcR2FtZVxWMeICGlBhcmxleVxHYW1lXFYxXEdQQk1ldGFkYXRh6gIQUGFybGV5OjpHYW1lOjpWMWIGcHJvdG8z");
 
 /**
  * AgentInfo identifies the program behind a seat. It is common knowledge in a match: every seat
@@ -627,8 +627,8 @@ export type ProposalForm = Message$1<"parley.game.v1.ProposalForm"> & {
   label: string;
 
   /**
-   * Every amount a proposal of this form fills in, with its legal range. Amounts not listed
-   * must be absent or 0.
+   * Every amount a proposal of this form carries, with its legal range, amounts fixed by the
+   * rules (min = max) included: see Bound. Amounts not listed must be absent or 0.
    *
    * @generated from field: repeated parley.game.v1.Bound bounds = 2;
    */
@@ -698,7 +698,11 @@ export const AmountTotalSchema: GenMessage<AmountTotal> = /*@__PURE__*/
 
 /**
  * Bound is the legal range of one amount in an Allocation proposal. The bounds in an
- * observation list every amount the mover may fill in; amounts not listed must be absent or 0.
+ * observation list every amount a proposal carries; amounts not listed must be absent or 0.
+ * An absent amount is 0, never "whatever the rules need": the referee fills nothing in. So
+ * every listed amount whose range leaves out 0 must be sent, including one the rules fix
+ * (min = max, e.g. the seller's 1 item in buysell), so that a proposal, as recorded and as
+ * the other seats see it, states all of its terms. Set by the referee; public.
  *
  * @generated from message parley.game.v1.Bound
  */
@@ -745,6 +749,135 @@ export type Bound = Message$1<"parley.game.v1.Bound"> & {
  */
 export const BoundSchema: GenMessage<Bound> = /*@__PURE__*/
   messageDesc(file_parley_game_v1_game, 21);
+
+/**
+ * GameInfo describes one game.
+ *
+ * @generated from message parley.game.v1.GameInfo
+ */
+export type GameInfo = Message$1<"parley.game.v1.GameInfo"> & {
+  /**
+   * Name used to start it, e.g. "ultimatum".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * One line saying what the game is.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * Version of the rules implementation.
+   *
+   * @generated from field: string rules_version = 3;
+   */
+  rulesVersion: string;
+
+  /**
+   * Display names of the seats, in seat order.
+   *
+   * @generated from field: repeated string seats = 4;
+   */
+  seats: string[];
+
+  /**
+   * Parameters the game takes.
+   *
+   * @generated from field: repeated parley.game.v1.ParamInfo params = 5;
+   */
+  params: ParamInfo[];
+
+  /**
+   * Roles of the seats, in seat order (e.g. "seller", "buyer"); empty strings where seats are
+   * symmetric. Same length as seats.
+   *
+   * @generated from field: repeated string seat_roles = 6;
+   */
+  seatRoles: string[];
+};
+
+/**
+ * Describes the message parley.game.v1.GameInfo.
+ * Use `create(GameInfoSchema)` to create a new message.
+ */
+export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
+  messageDesc(file_parley_game_v1_game, 22);
+
+/**
+ * ParamInfo describes one game parameter.
+ *
+ * @generated from message parley.game.v1.ParamInfo
+ */
+export type ParamInfo = Message$1<"parley.game.v1.ParamInfo"> & {
+  /**
+   * Name, as used in --param name=value and as the field of the family's Params message.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Type of its value.
+   *
+   * @generated from field: parley.game.v1.ParamKind kind = 2;
+   */
+  kind: ParamKind;
+
+  /**
+   * Default value, written as it would be on the command line.
+   *
+   * @generated from field: string default_value = 3;
+   */
+  defaultValue: string;
+
+  /**
+   * What it means and which values are legal.
+   *
+   * @generated from field: string description = 4;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message parley.game.v1.ParamInfo.
+ * Use `create(ParamInfoSchema)` to create a new message.
+ */
+export const ParamInfoSchema: GenMessage<ParamInfo> = /*@__PURE__*/
+  messageDesc(file_parley_game_v1_game, 23);
+
+/**
+ * Rational is an exact number, num/den. Payoffs of games given as data are rationals so that,
+ * e.g., half a jackpot stays exact. Set by whoever writes the game; public.
+ *
+ * @generated from message parley.game.v1.Rational
+ */
+export type Rational = Message$1<"parley.game.v1.Rational"> & {
+  /**
+   * Numerator.
+   *
+   * @generated from field: int64 num = 1;
+   */
+  num: bigint;
+
+  /**
+   * Denominator, at least 1; 0 is read as 1 (a whole number). Resolved params and views write
+   * every rational in lowest terms with den >= 1.
+   *
+   * @generated from field: int64 den = 2;
+   */
+  den: bigint;
+};
+
+/**
+ * Describes the message parley.game.v1.Rational.
+ * Use `create(RationalSchema)` to create a new message.
+ */
+export const RationalSchema: GenMessage<Rational> = /*@__PURE__*/
+  messageDesc(file_parley_game_v1_game, 24);
 
 /**
  * MoveKind names a kind of move, for lists of what is legal now.
@@ -897,4 +1030,52 @@ export enum ShareSide {
  */
 export const ShareSideSchema: GenEnum<ShareSide> = /*@__PURE__*/
   enumDesc(file_parley_game_v1_game, 2);
+
+/**
+ * ParamKind is the type of a parameter's value.
+ *
+ * @generated from enum parley.game.v1.ParamKind
+ */
+export enum ParamKind {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: PARAM_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A whole number.
+   *
+   * @generated from enum value: PARAM_KIND_INT = 1;
+   */
+  INT = 1,
+
+  /**
+   * A decimal number.
+   *
+   * @generated from enum value: PARAM_KIND_FLOAT = 2;
+   */
+  FLOAT = 2,
+
+  /**
+   * Text.
+   *
+   * @generated from enum value: PARAM_KIND_STRING = 3;
+   */
+  STRING = 3,
+
+  /**
+   * true or false.
+   *
+   * @generated from enum value: PARAM_KIND_BOOL = 4;
+   */
+  BOOL = 4,
+}
+
+/**
+ * Describes the enum parley.game.v1.ParamKind.
+ */
+export const ParamKindSchema: GenEnum<ParamKind> = /*@__PURE__*/
+  enumDesc(file_parley_game_v1_game, 3);
 

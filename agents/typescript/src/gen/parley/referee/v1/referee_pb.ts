@@ -11,7 +11,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { MatchEvent } from "../../events/v1/events_pb.js";
 import { file_parley_events_v1_events } from "../../events/v1/events_pb.js";
-import type { SeatInfo } from "../../game/v1/game_pb.js";
+import type { GameInfo, SeatInfo } from "../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../game/v1/game_pb.js";
 import type { GameParams, Limits, Outcome } from "../../match/v1/match_pb.js";
 import { file_parley_match_v1_match } from "../../match/v1/match_pb.js";
@@ -21,7 +21,127 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/referee/v1/referee.proto.
  */
 export const file_parley_referee_v1_referee: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wYXJsZXkvcmVmZXJlZS92MS9yZWZlcmVlLnByb3RvEhFwYXJsZXkucmVmZXJlZS52MSISChBMaXN0R2FtZXNSZXF1ZXN0Ij8KEUxpc3RHYW1lc1Jlc3BvbnNlEioKBWdhbWVzGAEgAygLMhsucGFybGV5LnJlZmVyZWUudjEuR2FtZUluZm8ilQEKCEdhbWVJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFQoNcnVsZXNfdmVyc2lvbhgDIAEoCRINCgVzZWF0cxgEIAMoCRIsCgZwYXJhbXMYBSADKAsyHC5wYXJsZXkucmVmZXJlZS52MS5QYXJhbUluZm8SEgoKc2VhdF9yb2xlcxgGIAMoCSJxCglQYXJhbUluZm8SDAoEbmFtZRgBIAEoCRIqCgRraW5kGAIgASgOMhwucGFybGV5LnJlZmVyZWUudjEuUGFyYW1LaW5kEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkizwEKEVN0YXJ0TWF0Y2hSZXF1ZXN0EgwKBGdhbWUYASABKAkSKwoGcGFyYW1zGAIgASgLMhsucGFybGV5Lm1hdGNoLnYxLkdhbWVQYXJhbXMSDAoEc2VlZBgDIAEoBBIOCgZhZ2VudHMYBCADKAkSJwoGbGltaXRzGAUgASgLMhcucGFybGV5Lm1hdGNoLnYxLkxpbWl0cxIQCghtYXRjaF9pZBgGIAEoCRIOCgZsYWJlbHMYByADKAkSFgoOcmV2ZWFsX3ByaXZhdGUYCCABKAgiJgoSU3RhcnRNYXRjaFJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJIiMKD0dldE1hdGNoUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCSJPChBHZXRNYXRjaFJlc3BvbnNlEiwKBmV2ZW50cxgBIAMoCzIcLnBhcmxleS5ldmVudHMudjEuTWF0Y2hFdmVudBINCgVlbmRlZBgCIAEoCCI+ChhTdHJlYW1NYXRjaEV2ZW50c1JlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkSEAoIZnJvbV9zZXEYAiABKAQiSAoZU3RyZWFtTWF0Y2hFdmVudHNSZXNwb25zZRIrCgVldmVudBgBIAEoCzIcLnBhcmxleS5ldmVudHMudjEuTWF0Y2hFdmVudCKOAQoSTGlzdE1hdGNoZXNSZXF1ZXN0EiwKBXN0YXRlGAEgASgOMh0ucGFybGV5LnJlZmVyZWUudjEuTWF0Y2hTdGF0ZRIMCgRnYW1lGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSEQoJcGFnZV9zaXplGAQgASgFEhIKCnBhZ2VfdG9rZW4YBSABKAkiYAoTTGlzdE1hdGNoZXNSZXNwb25zZRIwCgdtYXRjaGVzGAEgAygLMh8ucGFybGV5LnJlZmVyZWUudjEuTWF0Y2hTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLFAgoMTWF0Y2hTdW1tYXJ5EhAKCG1hdGNoX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRInCgVzZWF0cxgEIAMoCzIYLnBhcmxleS5nYW1lLnYxLlNlYXRJbmZvEiwKBXN0YXRlGAUgASgOMh0ucGFybGV5LnJlZmVyZWUudjEuTWF0Y2hTdGF0ZRIpCgdvdXRjb21lGAYgASgLMhgucGFybGV5Lm1hdGNoLnYxLk91dGNvbWUSKwoHc3RhcnRlZBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFZW5kZWQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDnJldmVhbF9wcml2YXRlGAkgASgIEgwKBHR1cm4YCiABKAUqfQoJUGFyYW1LaW5kEhoKFlBBUkFNX0tJTkRfVU5TUEVDSUZJRUQQABISCg5QQVJBTV9LSU5EX0lOVBABEhQKEFBBUkFNX0tJTkRfRkxPQVQQAhIVChFQQVJBTV9LSU5EX1NUUklORxADEhMKD1BBUkFNX0tJTkRfQk9PTBAEKlkKCk1hdGNoU3RhdGUSGwoXTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAESFQoRTUFUQ0hfU1RBVEVfRU5ERUQQAjLoAwoOUmVmZXJlZVNlcnZpY2USVgoJTGlzdEdhbWVzEiMucGFybGV5LnJlZmVyZWUudjEuTGlzdEdhbWVzUmVxdWVzdBokLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlElkKClN0YXJ0TWF0Y2gSJC5wYXJsZXkucmVmZXJlZS52MS5TdGFydE1hdGNoUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLlN0YXJ0TWF0Y2hSZXNwb25zZRJTCghHZXRNYXRjaBIiLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVxdWVzdBojLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVzcG9uc2UScAoRU3RyZWFtTWF0Y2hFdmVudHMSKy5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1JlcXVlc3QaLC5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlMAESXAoLTGlzdE1hdGNoZXMSJS5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlQs4BChVjb20ucGFybGV5LnJlZmVyZWUudjFCDFJlZmVyZWVQcm90b1ABWkFnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9yZWZlcmVlL3YxO3JlZmVyZWV2MaICA1BSWKoCEVBhcmxleS5SZWZlcmVlLlYxygIRUGFybGV5XFJlZmVyZWVcVjHiAh1QYXJsZXlcUmVmZXJlZVxWMVxHUEJNZXRhZGF0YeoCE1BhcmxleTo6UmVmZXJlZTo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_parley_events_v1_events, file_parley_game_v1_game, file_parley_match_v1_match]);
+  fileDesc("Ch9wYXJsZXkvcmVmZXJlZS92MS9yZWZlcmVlLnByb3RvEhFwYXJsZXkucmVmZXJlZS52MSITChFMaXN0QWdlbnRzUmVxdWVzdCJFChJMaXN0QWdlbnRzUmVzcG9uc2USLwoGYWdlbnRzGAEgAygLMh8ucGFybGV5LnJlZmVyZWUudjEuQnVpbHRpbkFnZW50Ij8KDEJ1aWx0aW5BZ2VudBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEAoIc2V0dGluZ3MYAyABKAkilAEKElBhcnNlUGFyYW1zUmVxdWVzdBIMCgRnYW1lGAEgASgJEkEKBnBhcmFtcxgCIAMoCzIxLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1BhcnNlUGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsucGFybGV5Lm1hdGNoLnYxLkdhbWVQYXJhbXMiEgoQTGlzdEdhbWVzUmVxdWVzdCI8ChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLnBhcmxleS5nYW1lLnYxLkdhbWVJbmZvIs8BChFTdGFydE1hdGNoUmVxdWVzdBIMCgRnYW1lGAEgASgJEisKBnBhcmFtcxgCIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYAyABKAQSDgoGYWdlbnRzGAQgAygJEicKBmxpbWl0cxgFIAEoCzIXLnBhcmxleS5tYXRjaC52MS5MaW1pdHMSEAoIbWF0Y2hfaWQYBiABKAkSDgoGbGFiZWxzGAcgAygJEhYKDnJldmVhbF9wcml2YXRlGAggASgIIiYKElN0YXJ0TWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCSIjCg9HZXRNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiTwoQR2V0TWF0Y2hSZXNwb25zZRIsCgZldmVudHMYASADKAsyHC5wYXJsZXkuZXZlbnRzLnYxLk1hdGNoRXZlbnQSDQoFZW5kZWQYAiABKAgiPgoYU3RyZWFtTWF0Y2hFdmVudHNSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhAKCGZyb21fc2VxGAIgASgEIkgKGVN0cmVhbU1hdGNoRXZlbnRzUmVzcG9uc2USKwoFZXZlbnQYASABKAsyHC5wYXJsZXkuZXZlbnRzLnYxLk1hdGNoRXZlbnQijgEKEkxpc3RNYXRjaGVzUmVxdWVzdBIsCgVzdGF0ZRgBIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSDAoEZ2FtZRgCIAEoCRIVCg10b3VybmFtZW50X2lkGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJImAKE0xpc3RNYXRjaGVzUmVzcG9uc2USMAoHbWF0Y2hlcxgBIAMoCzIfLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixQIKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSJwoFc2VhdHMYBCADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxIsCgVzdGF0ZRgFIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSKQoHb3V0Y29tZRgGIAEoCzIYLnBhcmxleS5tYXRjaC52MS5PdXRjb21lEisKB3N0YXJ0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBWVuZGVkGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIMCgR0dXJuGAogASgFKlkKCk1hdGNoU3RhdGUSGwoXTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAESFQoRTUFUQ0hfU1RBVEVfRU5ERUQQAjKhBQoOUmVmZXJlZVNlcnZpY2USVgoJTGlzdEdhbWVzEiMucGFybGV5LnJlZmVyZWUudjEuTGlzdEdhbWVzUmVxdWVzdBokLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlElkKClN0YXJ0TWF0Y2gSJC5wYXJsZXkucmVmZXJlZS52MS5TdGFydE1hdGNoUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLlN0YXJ0TWF0Y2hSZXNwb25zZRJTCghHZXRNYXRjaBIiLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVxdWVzdBojLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVzcG9uc2UScAoRU3RyZWFtTWF0Y2hFdmVudHMSKy5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1JlcXVlc3QaLC5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlMAESXAoLTGlzdE1hdGNoZXMSJS5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlElkKCkxpc3RBZ2VudHMSJC5wYXJsZXkucmVmZXJlZS52MS5MaXN0QWdlbnRzUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RBZ2VudHNSZXNwb25zZRJcCgtQYXJzZVBhcmFtcxIlLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdBomLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVzcG9uc2VCzgEKFWNvbS5wYXJsZXkucmVmZXJlZS52MUIMUmVmZXJlZVByb3RvUAFaQWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3JlZmVyZWUvdjE7cmVmZXJlZXYxogIDUFJYqgIRUGFybGV5LlJlZmVyZWUuVjHKAhFQYXJsZXlcUmVmZXJlZVxWMeICHVBhcmxleVxSZWZlcmVlXFYxXEdQQk1ldGFkYXRh6gITUGFybGV5OjpSZWZlcmVlOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parley_events_v1_events, file_parley_game_v1_game, file_parley_match_v1_match]);
+
+/**
+ * ListAgentsRequest asks for the built-in agents.
+ *
+ * @generated from message parley.referee.v1.ListAgentsRequest
+ */
+export type ListAgentsRequest = Message<"parley.referee.v1.ListAgentsRequest"> & {
+};
+
+/**
+ * Describes the message parley.referee.v1.ListAgentsRequest.
+ * Use `create(ListAgentsRequestSchema)` to create a new message.
+ */
+export const ListAgentsRequestSchema: GenMessage<ListAgentsRequest> = /*@__PURE__*/
+  messageDesc(file_parley_referee_v1_referee, 0);
+
+/**
+ * ListAgentsResponse lists the built-in agents. Public.
+ *
+ * @generated from message parley.referee.v1.ListAgentsResponse
+ */
+export type ListAgentsResponse = Message<"parley.referee.v1.ListAgentsResponse"> & {
+  /**
+   * The agents, by name.
+   *
+   * @generated from field: repeated parley.referee.v1.BuiltinAgent agents = 1;
+   */
+  agents: BuiltinAgent[];
+};
+
+/**
+ * Describes the message parley.referee.v1.ListAgentsResponse.
+ * Use `create(ListAgentsResponseSchema)` to create a new message.
+ */
+export const ListAgentsResponseSchema: GenMessage<ListAgentsResponse> = /*@__PURE__*/
+  messageDesc(file_parley_referee_v1_referee, 1);
+
+/**
+ * BuiltinAgent is a built-in agent a referee serves as "builtin:NAME?key=value&...". Public.
+ *
+ * @generated from message parley.referee.v1.BuiltinAgent
+ */
+export type BuiltinAgent = Message<"parley.referee.v1.BuiltinAgent"> & {
+  /**
+   * Name used in builtin:NAME.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * One line saying what it plays and how.
+   *
+   * @generated from field: string summary = 2;
+   */
+  summary: string;
+
+  /**
+   * The settings it accepts, with their defaults, as text.
+   *
+   * @generated from field: string settings = 3;
+   */
+  settings: string;
+};
+
+/**
+ * Describes the message parley.referee.v1.BuiltinAgent.
+ * Use `create(BuiltinAgentSchema)` to create a new message.
+ */
+export const BuiltinAgentSchema: GenMessage<BuiltinAgent> = /*@__PURE__*/
+  messageDesc(file_parley_referee_v1_referee, 2);
+
+/**
+ * ParseParamsRequest is a game's parameters as text. Set by the caller.
+ *
+ * @generated from message parley.referee.v1.ParseParamsRequest
+ */
+export type ParseParamsRequest = Message<"parley.referee.v1.ParseParamsRequest"> & {
+  /**
+   * Name of the game.
+   *
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * Parameter name -> value, as `parley play --param NAME=VALUE` takes them.
+   *
+   * @generated from field: map<string, string> params = 2;
+   */
+  params: { [key: string]: string };
+};
+
+/**
+ * Describes the message parley.referee.v1.ParseParamsRequest.
+ * Use `create(ParseParamsRequestSchema)` to create a new message.
+ */
+export const ParseParamsRequestSchema: GenMessage<ParseParamsRequest> = /*@__PURE__*/
+  messageDesc(file_parley_referee_v1_referee, 3);
+
+/**
+ * ParseParamsResponse is the parameters read. Public.
+ *
+ * @generated from message parley.referee.v1.ParseParamsResponse
+ */
+export type ParseParamsResponse = Message<"parley.referee.v1.ParseParamsResponse"> & {
+  /**
+   * The parameters, with unset ones left unset (not resolved to their defaults).
+   *
+   * @generated from field: parley.match.v1.GameParams params = 1;
+   */
+  params?: GameParams | undefined;
+};
+
+/**
+ * Describes the message parley.referee.v1.ParseParamsResponse.
+ * Use `create(ParseParamsResponseSchema)` to create a new message.
+ */
+export const ParseParamsResponseSchema: GenMessage<ParseParamsResponse> = /*@__PURE__*/
+  messageDesc(file_parley_referee_v1_referee, 4);
 
 /**
  * ListGamesRequest asks for the game catalogue.
@@ -36,7 +156,7 @@ export type ListGamesRequest = Message<"parley.referee.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 0);
+  messageDesc(file_parley_referee_v1_referee, 5);
 
 /**
  * ListGamesResponse is the game catalogue.
@@ -47,7 +167,7 @@ export type ListGamesResponse = Message<"parley.referee.v1.ListGamesResponse"> &
   /**
    * Every game, sorted by name.
    *
-   * @generated from field: repeated parley.referee.v1.GameInfo games = 1;
+   * @generated from field: repeated parley.game.v1.GameInfo games = 1;
    */
   games: GameInfo[];
 };
@@ -57,106 +177,7 @@ export type ListGamesResponse = Message<"parley.referee.v1.ListGamesResponse"> &
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 1);
-
-/**
- * GameInfo describes one game.
- *
- * @generated from message parley.referee.v1.GameInfo
- */
-export type GameInfo = Message<"parley.referee.v1.GameInfo"> & {
-  /**
-   * Name used to start it, e.g. "ultimatum".
-   *
-   * @generated from field: string name = 1;
-   */
-  name: string;
-
-  /**
-   * One line saying what the game is.
-   *
-   * @generated from field: string description = 2;
-   */
-  description: string;
-
-  /**
-   * Version of the rules implementation.
-   *
-   * @generated from field: string rules_version = 3;
-   */
-  rulesVersion: string;
-
-  /**
-   * Display names of the seats, in seat order.
-   *
-   * @generated from field: repeated string seats = 4;
-   */
-  seats: string[];
-
-  /**
-   * Parameters the game takes.
-   *
-   * @generated from field: repeated parley.referee.v1.ParamInfo params = 5;
-   */
-  params: ParamInfo[];
-
-  /**
-   * Roles of the seats, in seat order (e.g. "seller", "buyer"); empty strings where seats are
-   * symmetric. Same length as seats.
-   *
-   * @generated from field: repeated string seat_roles = 6;
-   */
-  seatRoles: string[];
-};
-
-/**
- * Describes the message parley.referee.v1.GameInfo.
- * Use `create(GameInfoSchema)` to create a new message.
- */
-export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 2);
-
-/**
- * ParamInfo describes one game parameter.
- *
- * @generated from message parley.referee.v1.ParamInfo
- */
-export type ParamInfo = Message<"parley.referee.v1.ParamInfo"> & {
-  /**
-   * Name, as used in --param name=value and as the field of the family's Params message.
-   *
-   * @generated from field: string name = 1;
-   */
-  name: string;
-
-  /**
-   * Type of its value.
-   *
-   * @generated from field: parley.referee.v1.ParamKind kind = 2;
-   */
-  kind: ParamKind;
-
-  /**
-   * Default value, written as it would be on the command line.
-   *
-   * @generated from field: string default_value = 3;
-   */
-  defaultValue: string;
-
-  /**
-   * What it means and which values are legal.
-   *
-   * @generated from field: string description = 4;
-   */
-  description: string;
-};
-
-/**
- * Describes the message parley.referee.v1.ParamInfo.
- * Use `create(ParamInfoSchema)` to create a new message.
- */
-export const ParamInfoSchema: GenMessage<ParamInfo> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 3);
+  messageDesc(file_parley_referee_v1_referee, 6);
 
 /**
  * StartMatchRequest describes a match to run.
@@ -230,7 +251,7 @@ export type StartMatchRequest = Message<"parley.referee.v1.StartMatchRequest"> &
  * Use `create(StartMatchRequestSchema)` to create a new message.
  */
 export const StartMatchRequestSchema: GenMessage<StartMatchRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 4);
+  messageDesc(file_parley_referee_v1_referee, 7);
 
 /**
  * StartMatchResponse says which match was started.
@@ -251,7 +272,7 @@ export type StartMatchResponse = Message<"parley.referee.v1.StartMatchResponse">
  * Use `create(StartMatchResponseSchema)` to create a new message.
  */
 export const StartMatchResponseSchema: GenMessage<StartMatchResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 5);
+  messageDesc(file_parley_referee_v1_referee, 8);
 
 /**
  * GetMatchRequest names a match.
@@ -272,7 +293,7 @@ export type GetMatchRequest = Message<"parley.referee.v1.GetMatchRequest"> & {
  * Use `create(GetMatchRequestSchema)` to create a new message.
  */
 export const GetMatchRequestSchema: GenMessage<GetMatchRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 6);
+  messageDesc(file_parley_referee_v1_referee, 9);
 
 /**
  * GetMatchResponse is a match's record so far.
@@ -301,7 +322,7 @@ export type GetMatchResponse = Message<"parley.referee.v1.GetMatchResponse"> & {
  * Use `create(GetMatchResponseSchema)` to create a new message.
  */
 export const GetMatchResponseSchema: GenMessage<GetMatchResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 7);
+  messageDesc(file_parley_referee_v1_referee, 10);
 
 /**
  * StreamMatchEventsRequest names a match and where to start.
@@ -329,7 +350,7 @@ export type StreamMatchEventsRequest = Message<"parley.referee.v1.StreamMatchEve
  * Use `create(StreamMatchEventsRequestSchema)` to create a new message.
  */
 export const StreamMatchEventsRequestSchema: GenMessage<StreamMatchEventsRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 8);
+  messageDesc(file_parley_referee_v1_referee, 11);
 
 /**
  * StreamMatchEventsResponse carries one event.
@@ -350,7 +371,7 @@ export type StreamMatchEventsResponse = Message<"parley.referee.v1.StreamMatchEv
  * Use `create(StreamMatchEventsResponseSchema)` to create a new message.
  */
 export const StreamMatchEventsResponseSchema: GenMessage<StreamMatchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 9);
+  messageDesc(file_parley_referee_v1_referee, 12);
 
 /**
  * ListMatchesRequest selects matches. Unset fields select everything. Set by the caller.
@@ -399,7 +420,7 @@ export type ListMatchesRequest = Message<"parley.referee.v1.ListMatchesRequest">
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 10);
+  messageDesc(file_parley_referee_v1_referee, 13);
 
 /**
  * ListMatchesResponse is one page of matches, newest first.
@@ -427,7 +448,7 @@ export type ListMatchesResponse = Message<"parley.referee.v1.ListMatchesResponse
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 11);
+  messageDesc(file_parley_referee_v1_referee, 14);
 
 /**
  * MatchSummary is a match in a listing: the public facts of its first and last events.
@@ -512,55 +533,7 @@ export type MatchSummary = Message<"parley.referee.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 12);
-
-/**
- * ParamKind is the type of a parameter's value.
- *
- * @generated from enum parley.referee.v1.ParamKind
- */
-export enum ParamKind {
-  /**
-   * Not set.
-   *
-   * @generated from enum value: PARAM_KIND_UNSPECIFIED = 0;
-   */
-  UNSPECIFIED = 0,
-
-  /**
-   * A whole number.
-   *
-   * @generated from enum value: PARAM_KIND_INT = 1;
-   */
-  INT = 1,
-
-  /**
-   * A decimal number.
-   *
-   * @generated from enum value: PARAM_KIND_FLOAT = 2;
-   */
-  FLOAT = 2,
-
-  /**
-   * Text.
-   *
-   * @generated from enum value: PARAM_KIND_STRING = 3;
-   */
-  STRING = 3,
-
-  /**
-   * true or false.
-   *
-   * @generated from enum value: PARAM_KIND_BOOL = 4;
-   */
-  BOOL = 4,
-}
-
-/**
- * Describes the enum parley.referee.v1.ParamKind.
- */
-export const ParamKindSchema: GenEnum<ParamKind> = /*@__PURE__*/
-  enumDesc(file_parley_referee_v1_referee, 0);
+  messageDesc(file_parley_referee_v1_referee, 15);
 
 /**
  * MatchState says whether a match is still running.
@@ -594,7 +567,7 @@ export enum MatchState {
  * Describes the enum parley.referee.v1.MatchState.
  */
 export const MatchStateSchema: GenEnum<MatchState> = /*@__PURE__*/
-  enumDesc(file_parley_referee_v1_referee, 1);
+  enumDesc(file_parley_referee_v1_referee, 0);
 
 /**
  * RefereeService runs matches between agents.
@@ -613,7 +586,9 @@ export const RefereeService: GenService<{
     output: typeof ListGamesResponseSchema;
   },
   /**
-   * StartMatch starts a match and returns its id at once; the match runs in the background.
+   * StartMatch checks a match (the game, its parameters, the agents: allowed, reachable and
+   * playing the game) and puts it into the referees' work queue; it returns the match's id at
+   * once and any referee worker plays it. INVALID_ARGUMENT names what is wrong.
    *
    * @generated from rpc parley.referee.v1.RefereeService.StartMatch
    */
@@ -644,9 +619,8 @@ export const RefereeService: GenService<{
     output: typeof StreamMatchEventsResponseSchema;
   },
   /**
-   * ListMatches lists matches, running ones and those that ended recently, newest first. A
-   * referee lists the matches it ran itself since it started; the gateway lists every match
-   * recorded in the match stream.
+   * ListMatches lists the matches recorded in the match stream, running ones and those that
+   * ended recently, newest first.
    *
    * @generated from rpc parley.referee.v1.RefereeService.ListMatches
    */
@@ -654,6 +628,27 @@ export const RefereeService: GenService<{
     methodKind: "unary";
     input: typeof ListMatchesRequestSchema;
     output: typeof ListMatchesResponseSchema;
+  },
+  /**
+   * ListAgents lists the built-in agents this referee serves ("builtin:NAME").
+   *
+   * @generated from rpc parley.referee.v1.RefereeService.ListAgents
+   */
+  listAgents: {
+    methodKind: "unary";
+    input: typeof ListAgentsRequestSchema;
+    output: typeof ListAgentsResponseSchema;
+  },
+  /**
+   * ParseParams reads a game's parameters written as text, exactly as `parley play --param
+   * NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
+   *
+   * @generated from rpc parley.referee.v1.RefereeService.ParseParams
+   */
+  parseParams: {
+    methodKind: "unary";
+    input: typeof ParseParamsRequestSchema;
+    output: typeof ParseParamsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_parley_referee_v1_referee, 0);

@@ -2,17 +2,17 @@
 // @generated from file parley/tournament/v1/tournament.proto (package parley.tournament.v1, syntax proto3)
 /* eslint-disable */
 
-// Package parley.tournament.v1 is how tournaments reach referees. A tournament is a schedule of
-// matches (TournamentSpec); each match becomes one MatchRequest in a JetStream work queue that
-// any referee worker may take, so more referee processes means more throughput. A match whose
-// referee stopped before its end is closed as void and run again under a new id
-// (MatchRetried). None of these messages is ever sent to an agent.
+// Package parley.tournament.v1 is the tournaments' API: a tournament is a schedule of matches
+// (TournamentSpec) whose matches are requested from the referees' work queue (see
+// parley.queue.v1), so more referee processes means more throughput; its standings come from
+// the analytics service (parley.analytics.v1.Standings). None of these messages is ever sent
+// to an agent.
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { LeaderboardEntry } from "../../analytics/v1/analytics_pb.js";
+import type { Standings } from "../../analytics/v1/analytics_pb.js";
 import { file_parley_analytics_v1_analytics } from "../../analytics/v1/analytics_pb.js";
 import type { GameParams, Limits } from "../../match/v1/match_pb.js";
 import { file_parley_match_v1_match } from "../../match/v1/match_pb.js";
@@ -22,92 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/tournament/v1/tournament.proto.
  */
 export const file_parley_tournament_v1_tournament: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXJsZXkvdG91cm5hbWVudC92MS90b3VybmFtZW50LnByb3RvEhRwYXJsZXkudG91cm5hbWVudC52MSLhAQoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCCIpCgdFbnRyYW50Eg0KBWxhYmVsGAEgASgJEg8KB2FkZHJlc3MYAiABKAkiagoOU2NoZWR1bGVkTWF0Y2gSEAoIbWF0Y2hfaWQYASABKAkSEAoIZW50cmFudHMYAiADKAUSDAoEc2VlZBgDIAEoBBISCgphc3NpZ25tZW50GAQgASgNEhIKCmdhbWVfaW5kZXgYBSABKA0ilQMKDlRvdXJuYW1lbnRTcGVjEhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIrCgZwYXJhbXMYAyABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIvCghlbnRyYW50cxgEIAMoCzIdLnBhcmxleS50b3VybmFtZW50LnYxLkVudHJhbnQSHAoUZ2FtZXNfcGVyX2Fzc2lnbm1lbnQYBSABKA0SDAoEc2VlZBgGIAEoBBInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEhEKCXNlbGZfcGxheRgIIAEoCBIcChRhc3NpZ25tZW50c19wb3NzaWJsZRgJIAEoBBI1CgdtYXRjaGVzGAogAygLMiQucGFybGV5LnRvdXJuYW1lbnQudjEuU2NoZWR1bGVkTWF0Y2gSKwoHY3JlYXRlZBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOcmV2ZWFsX3ByaXZhdGUYDCABKAgiyQIKFlN0YXJ0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEisKBnBhcmFtcxgDIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEi8KCGVudHJhbnRzGAQgAygLMh0ucGFybGV5LnRvdXJuYW1lbnQudjEuRW50cmFudBIcChRnYW1lc19wZXJfYXNzaWdubWVudBgFIAEoDRIMCgRzZWVkGAYgASgEEhEKCXNlbGZfcGxheRgHIAEoCBIXCg9tYXhfYXNzaWdubWVudHMYCCABKA0SJwoGbGltaXRzGAkgASgLMhcucGFybGV5Lm1hdGNoLnYxLkxpbWl0cxITCgtjb25jdXJyZW5jeRgKIAEoDRIWCg5yZXZlYWxfcHJpdmF0ZRgLIAEoCCJBChdTdGFydFRvdXJuYW1lbnRSZXNwb25zZRIVCg10b3VybmFtZW50X2lkGAEgASgJEg8KB21hdGNoZXMYAiABKA0iLQoUR2V0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCSJ/ChVHZXRUb3VybmFtZW50UmVzcG9uc2USMgoEc3BlYxgBIAEoCzIkLnBhcmxleS50b3VybmFtZW50LnYxLlRvdXJuYW1lbnRTcGVjEjIKCXN0YW5kaW5ncxgCIAEoCzIfLnBhcmxleS50b3VybmFtZW50LnYxLlN0YW5kaW5ncyI/ChZMaXN0VG91cm5hbWVudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJInAKF0xpc3RUb3VybmFtZW50c1Jlc3BvbnNlEjwKC3RvdXJuYW1lbnRzGAEgAygLMicucGFybGV5LnRvdXJuYW1lbnQudjEuVG91cm5hbWVudFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIoYBChFUb3VybmFtZW50U3VtbWFyeRIVCg10b3VybmFtZW50X2lkGAEgASgJEgwKBGdhbWUYAiABKAkSDgoGbGFiZWxzGAMgAygJEg8KB21hdGNoZXMYBCABKA0SKwoHY3JlYXRlZBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAizQIKCVN0YW5kaW5ncxIVCg10b3VybmFtZW50X2lkGAEgASgJEgwKBGdhbWUYAiABKAkSDwoHbWF0Y2hlcxgDIAEoDRINCgVlbmRlZBgEIAEoDRIMCgR2b2lkGAUgASgNEhAKCGNvbXBsZXRlGAYgASgIEg0KBXNlYXRzGAcgAygJEjMKBmFnZW50cxgIIAMoCzIjLnBhcmxleS50b3VybmFtZW50LnYxLkFnZW50U3RhbmRpbmcSLgoFcGFpcnMYCSABKAsyHy5wYXJsZXkudG91cm5hbWVudC52MS5QYWlyVGFibGUSOgoLbGVhZGVyYm9hcmQYCiADKAsyJS5wYXJsZXkuYW5hbHl0aWNzLnYxLkxlYWRlcmJvYXJkRW50cnkSKwoGdGFibGVzGAsgAygLMhsucGFybGV5LnRvdXJuYW1lbnQudjEuVGFibGUi/QEKDUFnZW50U3RhbmRpbmcSDQoFbGFiZWwYASABKAkSDwoHbWF0Y2hlcxgCIAEoBRIMCgR2b2lkGAMgASgFEhAKCGRlY2lzaXZlGAQgASgFEgwKBHdpbnMYBSABKAUSFQoId2luX3JhdGUYBiABKAFIAIgBARIYCgttZWFuX3BheW9mZhgHIAEoAUgBiAEBEhsKDmFncmVlbWVudF9yYXRlGAggASgBSAKIAQESDwoHcmVmdXNlZBgJIAEoBRIPCgdmYXVsdGVkGAogASgFQgsKCV93aW5fcmF0ZUIOCgxfbWVhbl9wYXlvZmZCEQoPX2FncmVlbWVudF9yYXRlInYKCVBhaXJUYWJsZRIMCgRzZWF0GAEgASgFEhEKCXNlYXRfbmFtZRgCIAEoCRIMCgRyb3dzGAMgAygJEgwKBGNvbHMYBCADKAkSLAoFY2VsbHMYBSADKAsyHS5wYXJsZXkudG91cm5hbWVudC52MS5QYWlyUm93IjgKB1BhaXJSb3cSLQoFY2VsbHMYASADKAsyHi5wYXJsZXkudG91cm5hbWVudC52MS5QYWlyQ2VsbCL1AQoIUGFpckNlbGwSDwoHbWF0Y2hlcxgBIAEoBRIMCgR2b2lkGAIgASgFEhAKCGRlY2lzaXZlGAMgASgFEgwKBHdpbnMYBCABKAUSFQoId2luX3JhdGUYBSABKAFIAIgBARIZCgxwYXlvZmZfc2VhdDAYBiABKAFIAYgBARIZCgxwYXlvZmZfc2VhdDEYByABKAFIAogBARIbCg5hZ3JlZW1lbnRfcmF0ZRgIIAEoAUgDiAEBQgsKCV93aW5fcmF0ZUIPCg1fcGF5b2ZmX3NlYXQwQg8KDV9wYXlvZmZfc2VhdDFCEQoPX2FncmVlbWVudF9yYXRlImIKBVRhYmxlEg0KBXRpdGxlGAEgASgJEgwKBG5vdGUYAiABKAkSDgoGaGVhZGVyGAMgAygJEiwKBHJvd3MYBCADKAsyHi5wYXJsZXkudG91cm5hbWVudC52MS5UYWJsZVJvdyIZCghUYWJsZVJvdxINCgVjZWxscxgBIAMoCSJfCgxNYXRjaFJldHJpZWQSEAoIbWF0Y2hfaWQYASABKAkSFgoOcmV0cnlfbWF0Y2hfaWQYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAky3QIKEVRvdXJuYW1lbnRTZXJ2aWNlEm4KD1N0YXJ0VG91cm5hbWVudBIsLnBhcmxleS50b3VybmFtZW50LnYxLlN0YXJ0VG91cm5hbWVudFJlcXVlc3QaLS5wYXJsZXkudG91cm5hbWVudC52MS5TdGFydFRvdXJuYW1lbnRSZXNwb25zZRJoCg1HZXRUb3VybmFtZW50EioucGFybGV5LnRvdXJuYW1lbnQudjEuR2V0VG91cm5hbWVudFJlcXVlc3QaKy5wYXJsZXkudG91cm5hbWVudC52MS5HZXRUb3VybmFtZW50UmVzcG9uc2USbgoPTGlzdFRvdXJuYW1lbnRzEiwucGFybGV5LnRvdXJuYW1lbnQudjEuTGlzdFRvdXJuYW1lbnRzUmVxdWVzdBotLnBhcmxleS50b3VybmFtZW50LnYxLkxpc3RUb3VybmFtZW50c1Jlc3BvbnNlQuYBChhjb20ucGFybGV5LnRvdXJuYW1lbnQudjFCD1RvdXJuYW1lbnRQcm90b1ABWkdnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS90b3VybmFtZW50L3YxO3RvdXJuYW1lbnR2MaICA1BUWKoCFFBhcmxleS5Ub3VybmFtZW50LlYxygIUUGFybGV5XFRvdXJuYW1lbnRcVjHiAiBQYXJsZXlcVG91cm5hbWVudFxWMVxHUEJNZXRhZGF0YeoCFlBhcmxleTo6VG91cm5hbWVudDo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_parley_analytics_v1_analytics, file_parley_match_v1_match]);
-
-/**
- * MatchRequest asks a referee worker to run one match and record it to the match stream.
- * Written by the tournament scheduler on parley.request.<match_id> into the work-queue stream
- * PARLEY_REQUESTS; taken by one worker at a time, acknowledged once the match's record is
- * stored. Seen by referees and operators only.
- *
- * @generated from message parley.tournament.v1.MatchRequest
- */
-export type MatchRequest = Message<"parley.tournament.v1.MatchRequest"> & {
-  /**
-   * Id to record the match under (parley.match.<match_id>.*). A worker that finds this id
-   * already started but never ended closes it as void and runs the match under a retry id
-   * (see MatchRetried); one that finds it ended does nothing more.
-   *
-   * @generated from field: string match_id = 1;
-   */
-  matchId: string;
-
-  /**
-   * Tournament the match belongs to, recorded in MatchStarted; empty for a match requested on
-   * its own.
-   *
-   * @generated from field: string tournament_id = 2;
-   */
-  tournamentId: string;
-
-  /**
-   * Name of the game, as in the referee's catalogue.
-   *
-   * @generated from field: string game = 3;
-   */
-  game: string;
-
-  /**
-   * Parameters; unset fields take the game's defaults.
-   *
-   * @generated from field: parley.match.v1.GameParams params = 4;
-   */
-  params?: GameParams | undefined;
-
-  /**
-   * Seed of the match's randomness.
-   *
-   * @generated from field: uint64 seed = 5;
-   */
-  seed: bigint;
-
-  /**
-   * One agent address per seat, in seat order: "grpc://host:port" or "builtin:NAME[?k=v]".
-   * Built-in agents are started by the worker that takes the request.
-   *
-   * @generated from field: repeated string agents = 6;
-   */
-  agents: string[];
-
-  /**
-   * Limits on agents; unset fields take the referee's defaults.
-   *
-   * @generated from field: parley.match.v1.Limits limits = 7;
-   */
-  limits?: Limits | undefined;
-
-  /**
-   * Names of the agents, one per seat in seat order (the entrants' labels), recorded in
-   * MatchStarted.seats[i].label. Empty: no labels.
-   *
-   * @generated from field: repeated string labels = 8;
-   */
-  labels: string[];
-
-  /**
-   * Let spectators see the match's private parts (MatchStarted.reveal_private).
-   *
-   * @generated from field: bool reveal_private = 9;
-   */
-  revealPrivate: boolean;
-};
-
-/**
- * Describes the message parley.tournament.v1.MatchRequest.
- * Use `create(MatchRequestSchema)` to create a new message.
- */
-export const MatchRequestSchema: GenMessage<MatchRequest> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 0);
+  fileDesc("CiVwYXJsZXkvdG91cm5hbWVudC92MS90b3VybmFtZW50LnByb3RvEhRwYXJsZXkudG91cm5hbWVudC52MSIpCgdFbnRyYW50Eg0KBWxhYmVsGAEgASgJEg8KB2FkZHJlc3MYAiABKAkiagoOU2NoZWR1bGVkTWF0Y2gSEAoIbWF0Y2hfaWQYASABKAkSEAoIZW50cmFudHMYAiADKAUSDAoEc2VlZBgDIAEoBBISCgphc3NpZ25tZW50GAQgASgNEhIKCmdhbWVfaW5kZXgYBSABKA0ilQMKDlRvdXJuYW1lbnRTcGVjEhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIrCgZwYXJhbXMYAyABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIvCghlbnRyYW50cxgEIAMoCzIdLnBhcmxleS50b3VybmFtZW50LnYxLkVudHJhbnQSHAoUZ2FtZXNfcGVyX2Fzc2lnbm1lbnQYBSABKA0SDAoEc2VlZBgGIAEoBBInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEhEKCXNlbGZfcGxheRgIIAEoCBIcChRhc3NpZ25tZW50c19wb3NzaWJsZRgJIAEoBBI1CgdtYXRjaGVzGAogAygLMiQucGFybGV5LnRvdXJuYW1lbnQudjEuU2NoZWR1bGVkTWF0Y2gSKwoHY3JlYXRlZBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOcmV2ZWFsX3ByaXZhdGUYDCABKAgiyQIKFlN0YXJ0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEisKBnBhcmFtcxgDIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEi8KCGVudHJhbnRzGAQgAygLMh0ucGFybGV5LnRvdXJuYW1lbnQudjEuRW50cmFudBIcChRnYW1lc19wZXJfYXNzaWdubWVudBgFIAEoDRIMCgRzZWVkGAYgASgEEhEKCXNlbGZfcGxheRgHIAEoCBIXCg9tYXhfYXNzaWdubWVudHMYCCABKA0SJwoGbGltaXRzGAkgASgLMhcucGFybGV5Lm1hdGNoLnYxLkxpbWl0cxITCgtjb25jdXJyZW5jeRgKIAEoDRIWCg5yZXZlYWxfcHJpdmF0ZRgLIAEoCCJBChdTdGFydFRvdXJuYW1lbnRSZXNwb25zZRIVCg10b3VybmFtZW50X2lkGAEgASgJEg8KB21hdGNoZXMYAiABKA0iLQoUR2V0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCSJ+ChVHZXRUb3VybmFtZW50UmVzcG9uc2USMgoEc3BlYxgBIAEoCzIkLnBhcmxleS50b3VybmFtZW50LnYxLlRvdXJuYW1lbnRTcGVjEjEKCXN0YW5kaW5ncxgCIAEoCzIeLnBhcmxleS5hbmFseXRpY3MudjEuU3RhbmRpbmdzIj8KFkxpc3RUb3VybmFtZW50c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkicAoXTGlzdFRvdXJuYW1lbnRzUmVzcG9uc2USPAoLdG91cm5hbWVudHMYASADKAsyJy5wYXJsZXkudG91cm5hbWVudC52MS5Ub3VybmFtZW50U3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkihgEKEVRvdXJuYW1lbnRTdW1tYXJ5EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIOCgZsYWJlbHMYAyADKAkSDwoHbWF0Y2hlcxgEIAEoDRIrCgdjcmVhdGVkGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDLdAgoRVG91cm5hbWVudFNlcnZpY2USbgoPU3RhcnRUb3VybmFtZW50EiwucGFybGV5LnRvdXJuYW1lbnQudjEuU3RhcnRUb3VybmFtZW50UmVxdWVzdBotLnBhcmxleS50b3VybmFtZW50LnYxLlN0YXJ0VG91cm5hbWVudFJlc3BvbnNlEmgKDUdldFRvdXJuYW1lbnQSKi5wYXJsZXkudG91cm5hbWVudC52MS5HZXRUb3VybmFtZW50UmVxdWVzdBorLnBhcmxleS50b3VybmFtZW50LnYxLkdldFRvdXJuYW1lbnRSZXNwb25zZRJuCg9MaXN0VG91cm5hbWVudHMSLC5wYXJsZXkudG91cm5hbWVudC52MS5MaXN0VG91cm5hbWVudHNSZXF1ZXN0Gi0ucGFybGV5LnRvdXJuYW1lbnQudjEuTGlzdFRvdXJuYW1lbnRzUmVzcG9uc2VC5gEKGGNvbS5wYXJsZXkudG91cm5hbWVudC52MUIPVG91cm5hbWVudFByb3RvUAFaR2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3RvdXJuYW1lbnQvdjE7dG91cm5hbWVudHYxogIDUFRYqgIUUGFybGV5LlRvdXJuYW1lbnQuVjHKAhRQYXJsZXlcVG91cm5hbWVudFxWMeICIFBhcmxleVxUb3VybmFtZW50XFYxXEdQQk1ldGFkYXRh6gIWUGFybGV5OjpUb3VybmFtZW50OjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parley_analytics_v1_analytics, file_parley_match_v1_match]);
 
 /**
  * Entrant is one agent taking part in a tournament. Set by the scheduler; public.
@@ -135,7 +50,7 @@ export type Entrant = Message<"parley.tournament.v1.Entrant"> & {
  * Use `create(EntrantSchema)` to create a new message.
  */
 export const EntrantSchema: GenMessage<Entrant> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 1);
+  messageDesc(file_parley_tournament_v1_tournament, 0);
 
 /**
  * ScheduledMatch is one match of a tournament's schedule. Set by the scheduler; public.
@@ -186,7 +101,7 @@ export type ScheduledMatch = Message<"parley.tournament.v1.ScheduledMatch"> & {
  * Use `create(ScheduledMatchSchema)` to create a new message.
  */
 export const ScheduledMatchSchema: GenMessage<ScheduledMatch> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 2);
+  messageDesc(file_parley_tournament_v1_tournament, 1);
 
 /**
  * TournamentSpec is what a tournament plays: stored once, before any request, on
@@ -288,7 +203,7 @@ export type TournamentSpec = Message<"parley.tournament.v1.TournamentSpec"> & {
  * Use `create(TournamentSpecSchema)` to create a new message.
  */
 export const TournamentSpecSchema: GenMessage<TournamentSpec> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 3);
+  messageDesc(file_parley_tournament_v1_tournament, 2);
 
 /**
  * StartTournamentRequest describes a tournament to play. Set by the caller.
@@ -382,7 +297,7 @@ export type StartTournamentRequest = Message<"parley.tournament.v1.StartTourname
  * Use `create(StartTournamentRequestSchema)` to create a new message.
  */
 export const StartTournamentRequestSchema: GenMessage<StartTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 4);
+  messageDesc(file_parley_tournament_v1_tournament, 3);
 
 /**
  * StartTournamentResponse says which tournament was started.
@@ -410,7 +325,7 @@ export type StartTournamentResponse = Message<"parley.tournament.v1.StartTournam
  * Use `create(StartTournamentResponseSchema)` to create a new message.
  */
 export const StartTournamentResponseSchema: GenMessage<StartTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 5);
+  messageDesc(file_parley_tournament_v1_tournament, 4);
 
 /**
  * GetTournamentRequest names a tournament.
@@ -431,7 +346,7 @@ export type GetTournamentRequest = Message<"parley.tournament.v1.GetTournamentRe
  * Use `create(GetTournamentRequestSchema)` to create a new message.
  */
 export const GetTournamentRequestSchema: GenMessage<GetTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 6);
+  messageDesc(file_parley_tournament_v1_tournament, 5);
 
 /**
  * GetTournamentResponse is a tournament's schedule and standings.
@@ -449,7 +364,7 @@ export type GetTournamentResponse = Message<"parley.tournament.v1.GetTournamentR
   /**
    * How it stands now.
    *
-   * @generated from field: parley.tournament.v1.Standings standings = 2;
+   * @generated from field: parley.analytics.v1.Standings standings = 2;
    */
   standings?: Standings | undefined;
 };
@@ -459,7 +374,7 @@ export type GetTournamentResponse = Message<"parley.tournament.v1.GetTournamentR
  * Use `create(GetTournamentResponseSchema)` to create a new message.
  */
 export const GetTournamentResponseSchema: GenMessage<GetTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 7);
+  messageDesc(file_parley_tournament_v1_tournament, 6);
 
 /**
  * ListTournamentsRequest asks for one page of tournaments.
@@ -487,7 +402,7 @@ export type ListTournamentsRequest = Message<"parley.tournament.v1.ListTournamen
  * Use `create(ListTournamentsRequestSchema)` to create a new message.
  */
 export const ListTournamentsRequestSchema: GenMessage<ListTournamentsRequest> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 8);
+  messageDesc(file_parley_tournament_v1_tournament, 7);
 
 /**
  * ListTournamentsResponse is one page of tournaments.
@@ -515,7 +430,7 @@ export type ListTournamentsResponse = Message<"parley.tournament.v1.ListTourname
  * Use `create(ListTournamentsResponseSchema)` to create a new message.
  */
 export const ListTournamentsResponseSchema: GenMessage<ListTournamentsResponse> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 9);
+  messageDesc(file_parley_tournament_v1_tournament, 8);
 
 /**
  * TournamentSummary is a tournament in a listing. Public.
@@ -564,442 +479,13 @@ export type TournamentSummary = Message<"parley.tournament.v1.TournamentSummary"
  * Use `create(TournamentSummarySchema)` to create a new message.
  */
 export const TournamentSummarySchema: GenMessage<TournamentSummary> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 10);
+  messageDesc(file_parley_tournament_v1_tournament, 9);
 
 /**
- * Standings is how a tournament stands: progress, a line per agent, the ordered-pair table of
- * a two-player game, the ratings and every table of the tournament report. Computed from the
- * records of its matches that ended (the last of each retry chain); agents are named by their
- * entrant labels. Public: derived from the public parts of the records.
- *
- * @generated from message parley.tournament.v1.Standings
- */
-export type Standings = Message<"parley.tournament.v1.Standings"> & {
-  /**
-   * Id of the tournament.
-   *
-   * @generated from field: string tournament_id = 1;
-   */
-  tournamentId: string;
-
-  /**
-   * Name of the game.
-   *
-   * @generated from field: string game = 2;
-   */
-  game: string;
-
-  /**
-   * Matches scheduled.
-   *
-   * @generated from field: uint32 matches = 3;
-   */
-  matches: number;
-
-  /**
-   * Scheduled matches whose counting match has ended.
-   *
-   * @generated from field: uint32 ended = 4;
-   */
-  ended: number;
-
-  /**
-   * Of those, void ones (left out of every rate).
-   *
-   * @generated from field: uint32 void = 5;
-   */
-  void: number;
-
-  /**
-   * Whether every scheduled match has ended.
-   *
-   * @generated from field: bool complete = 6;
-   */
-  complete: boolean;
-
-  /**
-   * Display names of the seats, in seat order.
-   *
-   * @generated from field: repeated string seats = 7;
-   */
-  seats: string[];
-
-  /**
-   * One line per agent, over its non-void matches against other agents, in label order.
-   *
-   * @generated from field: repeated parley.tournament.v1.AgentStanding agents = 8;
-   */
-  agents: AgentStanding[];
-
-  /**
-   * The ordered-pair table of a two-player game (the heat maps); unset for other games.
-   *
-   * @generated from field: parley.tournament.v1.PairTable pairs = 9;
-   */
-  pairs?: PairTable | undefined;
-
-  /**
-   * Bradley–Terry ratings of the agents by label, best first (as AnalyticsService's
-   * leaderboard, over this tournament's non-void matches).
-   *
-   * @generated from field: repeated parley.analytics.v1.LeaderboardEntry leaderboard = 10;
-   */
-  leaderboard: LeaderboardEntry[];
-
-  /**
-   * Every table of the tournament report, as text, in reading order.
-   *
-   * @generated from field: repeated parley.tournament.v1.Table tables = 11;
-   */
-  tables: Table[];
-};
-
-/**
- * Describes the message parley.tournament.v1.Standings.
- * Use `create(StandingsSchema)` to create a new message.
- */
-export const StandingsSchema: GenMessage<Standings> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 11);
-
-/**
- * AgentStanding is one agent's results in a tournament. Rates are unset while there is
- * nothing to average.
- *
- * @generated from message parley.tournament.v1.AgentStanding
- */
-export type AgentStanding = Message<"parley.tournament.v1.AgentStanding"> & {
-  /**
-   * Entrant label.
-   *
-   * @generated from field: string label = 1;
-   */
-  label: string;
-
-  /**
-   * Non-void matches against other agents (self-play left out).
-   *
-   * @generated from field: int32 matches = 2;
-   */
-  matches: number;
-
-  /**
-   * Void matches it sat in.
-   *
-   * @generated from field: int32 void = 3;
-   */
-  void: number;
-
-  /**
-   * Matches with a winner.
-   *
-   * @generated from field: int32 decisive = 4;
-   */
-  decisive: number;
-
-  /**
-   * Of those, the ones it won.
-   *
-   * @generated from field: int32 wins = 5;
-   */
-  wins: number;
-
-  /**
-   * wins / decisive.
-   *
-   * @generated from field: optional double win_rate = 6;
-   */
-  winRate?: number | undefined;
-
-  /**
-   * Mean payoff per match.
-   *
-   * @generated from field: optional double mean_payoff = 7;
-   */
-  meanPayoff?: number | undefined;
-
-  /**
-   * Share of its matches that ended in a deal.
-   *
-   * @generated from field: optional double agreement_rate = 8;
-   */
-  agreementRate?: number | undefined;
-
-  /**
-   * Its refused actions.
-   *
-   * @generated from field: int32 refused = 9;
-   */
-  refused: number;
-
-  /**
-   * Matches in which its agent faulted.
-   *
-   * @generated from field: int32 faulted = 10;
-   */
-  faulted: number;
-};
-
-/**
- * Describes the message parley.tournament.v1.AgentStanding.
- * Use `create(AgentStandingSchema)` to create a new message.
- */
-export const AgentStandingSchema: GenMessage<AgentStanding> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 12);
-
-/**
- * PairTable is the ordered-pair table of a two-player game: rows are the agents in seat 1
- * (P2), columns the agents in seat 0 (P1), as in the published heat maps.
- *
- * @generated from message parley.tournament.v1.PairTable
- */
-export type PairTable = Message<"parley.tournament.v1.PairTable"> & {
-  /**
-   * Seat whose wins win_rate counts.
-   *
-   * @generated from field: int32 seat = 1;
-   */
-  seat: number;
-
-  /**
-   * Display name of that seat.
-   *
-   * @generated from field: string seat_name = 2;
-   */
-  seatName: string;
-
-  /**
-   * Labels of the agents in seat 1, one per row.
-   *
-   * @generated from field: repeated string rows = 3;
-   */
-  rows: string[];
-
-  /**
-   * Labels of the agents in seat 0, one per column.
-   *
-   * @generated from field: repeated string cols = 4;
-   */
-  cols: string[];
-
-  /**
-   * cells[r].cells[c] is the pair with rows[r] in seat 1 and cols[c] in seat 0.
-   *
-   * @generated from field: repeated parley.tournament.v1.PairRow cells = 5;
-   */
-  cells: PairRow[];
-};
-
-/**
- * Describes the message parley.tournament.v1.PairTable.
- * Use `create(PairTableSchema)` to create a new message.
- */
-export const PairTableSchema: GenMessage<PairTable> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 13);
-
-/**
- * PairRow is one row of a PairTable.
- *
- * @generated from message parley.tournament.v1.PairRow
- */
-export type PairRow = Message<"parley.tournament.v1.PairRow"> & {
-  /**
-   * One cell per column.
-   *
-   * @generated from field: repeated parley.tournament.v1.PairCell cells = 1;
-   */
-  cells: PairCell[];
-};
-
-/**
- * Describes the message parley.tournament.v1.PairRow.
- * Use `create(PairRowSchema)` to create a new message.
- */
-export const PairRowSchema: GenMessage<PairRow> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 14);
-
-/**
- * PairCell is one ordered pair's results. Rates are unset while there is nothing to average.
- *
- * @generated from message parley.tournament.v1.PairCell
- */
-export type PairCell = Message<"parley.tournament.v1.PairCell"> & {
-  /**
-   * Non-void matches of the pair.
-   *
-   * @generated from field: int32 matches = 1;
-   */
-  matches: number;
-
-  /**
-   * Void matches of the pair.
-   *
-   * @generated from field: int32 void = 2;
-   */
-  void: number;
-
-  /**
-   * Non-void matches with a winner.
-   *
-   * @generated from field: int32 decisive = 3;
-   */
-  decisive: number;
-
-  /**
-   * Of those, the ones PairTable.seat won.
-   *
-   * @generated from field: int32 wins = 4;
-   */
-  wins: number;
-
-  /**
-   * wins / decisive.
-   *
-   * @generated from field: optional double win_rate = 5;
-   */
-  winRate?: number | undefined;
-
-  /**
-   * Mean payoff of seat 0 over the non-void matches.
-   *
-   * @generated from field: optional double payoff_seat0 = 6;
-   */
-  payoffSeat0?: number | undefined;
-
-  /**
-   * Mean payoff of seat 1 over the non-void matches.
-   *
-   * @generated from field: optional double payoff_seat1 = 7;
-   */
-  payoffSeat1?: number | undefined;
-
-  /**
-   * Share of the non-void matches that ended in a deal.
-   *
-   * @generated from field: optional double agreement_rate = 8;
-   */
-  agreementRate?: number | undefined;
-};
-
-/**
- * Describes the message parley.tournament.v1.PairCell.
- * Use `create(PairCellSchema)` to create a new message.
- */
-export const PairCellSchema: GenMessage<PairCell> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 15);
-
-/**
- * Table is one table of the tournament report, as text.
- *
- * @generated from message parley.tournament.v1.Table
- */
-export type Table = Message<"parley.tournament.v1.Table"> & {
-  /**
-   * What the table shows.
-   *
-   * @generated from field: string title = 1;
-   */
-  title: string;
-
-  /**
-   * How to read it.
-   *
-   * @generated from field: string note = 2;
-   */
-  note: string;
-
-  /**
-   * Column names.
-   *
-   * @generated from field: repeated string header = 3;
-   */
-  header: string[];
-
-  /**
-   * The rows.
-   *
-   * @generated from field: repeated parley.tournament.v1.TableRow rows = 4;
-   */
-  rows: TableRow[];
-};
-
-/**
- * Describes the message parley.tournament.v1.Table.
- * Use `create(TableSchema)` to create a new message.
- */
-export const TableSchema: GenMessage<Table> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 16);
-
-/**
- * TableRow is one row of a Table.
- *
- * @generated from message parley.tournament.v1.TableRow
- */
-export type TableRow = Message<"parley.tournament.v1.TableRow"> & {
-  /**
-   * One cell per column, as text.
-   *
-   * @generated from field: repeated string cells = 1;
-   */
-  cells: string[];
-};
-
-/**
- * Describes the message parley.tournament.v1.TableRow.
- * Use `create(TableRowSchema)` to create a new message.
- */
-export const TableRowSchema: GenMessage<TableRow> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 17);
-
-/**
- * MatchRetried says that a match's referee stopped before the match ended (it crashed, lost
- * the broker, or was shut down): the match was closed as void and is run again under
- * retry_match_id. Written by the referee worker on parley.retry.<match_id> in the stream
- * PARLEY_TOURNAMENTS before the void MatchEnded of match_id, so whoever sees that ending can
- * follow the rerun. Public.
- *
- * @generated from message parley.tournament.v1.MatchRetried
- */
-export type MatchRetried = Message<"parley.tournament.v1.MatchRetried"> & {
-  /**
-   * The interrupted match.
-   *
-   * @generated from field: string match_id = 1;
-   */
-  matchId: string;
-
-  /**
-   * The match that replaces it: same game, parameters, seed, agents and tournament.
-   *
-   * @generated from field: string retry_match_id = 2;
-   */
-  retryMatchId: string;
-
-  /**
-   * Tournament of both matches; empty outside a tournament.
-   *
-   * @generated from field: string tournament_id = 3;
-   */
-  tournamentId: string;
-
-  /**
-   * Why the first match did not finish, for people.
-   *
-   * @generated from field: string reason = 4;
-   */
-  reason: string;
-};
-
-/**
- * Describes the message parley.tournament.v1.MatchRetried.
- * Use `create(MatchRetriedSchema)` to create a new message.
- */
-export const MatchRetriedSchema: GenMessage<MatchRetried> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 18);
-
-/**
- * TournamentService starts tournaments and reports how they stand. It is served by the gateway
- * (HTTP/JSON, gRPC): starting a tournament stores its TournamentSpec and requests its matches
- * from the referee workers of the work queue, at most `concurrency` at a time.
+ * TournamentService starts tournaments and reports how they stand. It is served by the referee
+ * role (`parley referee`, `parley up`) and offered over HTTP/JSON by the gateway: starting a
+ * tournament stores its TournamentSpec and requests its matches from the referee workers of
+ * the work queue, at most `concurrency` at a time.
  *
  * @generated from service parley.tournament.v1.TournamentService
  */

@@ -2,52 +2,23 @@
 // @generated from file parley/games/matrix/v1/matrix.proto (package parley.games.matrix.v1, syntax proto3)
 /* eslint-disable */
 
-// Package parley.games.matrix.v1 holds the matrix game: a two-player game given as data (a
-// payoff table with any number of actions per player), played after optional public talk by
-// both players choosing at the same time, once or for several rounds. Both players know every
-// payoff, so nothing in a view is private except a player's own choice of the current round,
-// which the other sees only once both have chosen. It also holds Rational, the exact number
-// every game given as data uses for payoffs.
+// Package parley.games.matrix.v1 holds the matrix game: a game of two or more players given as
+// data (a payoff table with any number of actions per player), played after optional public
+// talk by all players choosing at the same time, once or for several rounds. Every player
+// knows every payoff, so nothing in a view is private except a player's own choice of the
+// current round, which the others see only once all have chosen.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Rational } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/matrix/v1/matrix.proto.
  */
 export const file_parley_games_matrix_v1_matrix: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXJsZXkvZ2FtZXMvbWF0cml4L3YxL21hdHJpeC5wcm90bxIWcGFybGV5LmdhbWVzLm1hdHJpeC52MSIkCghSYXRpb25hbBILCgNudW0YASABKAMSCwoDZGVuGAIgASgDIiMKBkFjdGlvbhIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCSI5CgRDZWxsEjEKB3BheW9mZnMYASADKAsyIC5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlJhdGlvbmFsIpICCgVUYWJsZRINCgV0aXRsZRgBIAEoCRIPCgdwbGF5ZXJzGAIgAygJEiwKBHJvd3MYAyADKAsyHi5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLkFjdGlvbhIsCgRjb2xzGAQgAygLMh4ucGFybGV5LmdhbWVzLm1hdHJpeC52MS5BY3Rpb24SKwoFY2VsbHMYBSADKAsyHC5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLkNlbGwSEwoLZGVzY3JpcHRpb24YBiABKAkSEgoKc2NhbGVfbmFtZRgHIAEoCRI3Cg1zY2FsZV9kZWZhdWx0GAggASgLMiAucGFybGV5LmdhbWVzLm1hdHJpeC52MS5SYXRpb25hbCLcAgoGUGFyYW1zEhEKBGdhbWUYASABKAlIAIgBARIRCgRmaWxlGAIgASgJSAGIAQESLAoFdGFibGUYAyABKAsyHS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlRhYmxlEhIKBXNjYWxlGAQgASgJSAKIAQESGAoLdGFsa19yb3VuZHMYBSABKAVIA4gBARIYCgt0YWxrX29wZW5lchgGIAEoBUgEiAEBEhsKDm5ldXRyYWxfbGFiZWxzGAcgASgISAWIAQESEwoGcm91bmRzGAggASgFSAaIAQESGQoMc2hvd19oaXN0b3J5GAkgASgISAeIAQFCBwoFX2dhbWVCBwoFX2ZpbGVCCAoGX3NjYWxlQg4KDF90YWxrX3JvdW5kc0IOCgxfdGFsa19vcGVuZXJCEQoPX25ldXRyYWxfbGFiZWxzQgkKB19yb3VuZHNCDwoNX3Nob3dfaGlzdG9yeSLKAQoLUm91bmRSZXN1bHQSDQoFcm91bmQYASABKAUSEgoKb3duX2Nob2ljZRgCIAEoBRI0Cgpvd25fcGF5b2ZmGAMgASgLMiAucGFybGV5LmdhbWVzLm1hdHJpeC52MS5SYXRpb25hbBIZCgxvdGhlcl9jaG9pY2UYBCABKAVIAIgBARI2CgxvdGhlcl9wYXlvZmYYBSABKAsyIC5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlJhdGlvbmFsQg8KDV9vdGhlcl9jaG9pY2UioAIKBFZpZXcSLAoFdGFibGUYASABKAsyHS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlRhYmxlEhMKC3RhbGtfcm91bmRzGAIgASgFEhIKCnRhbGtfcm91bmQYAyABKAUSEwoLdGFsa19vcGVuZXIYBCABKAUSDgoGcm91bmRzGAUgASgFEg0KBXJvdW5kGAYgASgFEjQKB3Jlc3VsdHMYByADKAsyIy5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlJvdW5kUmVzdWx0Ei8KBXRvdGFsGAggASgLMiAucGFybGV5LmdhbWVzLm1hdHJpeC52MS5SYXRpb25hbBIXCgpvd25fY2hvaWNlGAkgASgFSACIAQFCDQoLX293bl9jaG9pY2VC6wEKGmNvbS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxQgtNYXRyaXhQcm90b1ABWkVnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9nYW1lcy9tYXRyaXgvdjE7bWF0cml4djGiAgNQR02qAhZQYXJsZXkuR2FtZXMuTWF0cml4LlYxygIWUGFybGV5XEdhbWVzXE1hdHJpeFxWMeICIlBhcmxleVxHYW1lc1xNYXRyaXhcVjFcR1BCTWV0YWRhdGHqAhlQYXJsZXk6OkdhbWVzOjpNYXRyaXg6OlYxYgZwcm90bzM");
-
-/**
- * Rational is an exact number, num/den. Payoffs of games given as data are rationals so that,
- * e.g., half a jackpot stays exact. Set by whoever writes the game; public.
- *
- * @generated from message parley.games.matrix.v1.Rational
- */
-export type Rational = Message<"parley.games.matrix.v1.Rational"> & {
-  /**
-   * Numerator.
-   *
-   * @generated from field: int64 num = 1;
-   */
-  num: bigint;
-
-  /**
-   * Denominator, at least 1; 0 is read as 1 (a whole number). Resolved params and views write
-   * every rational in lowest terms with den >= 1.
-   *
-   * @generated from field: int64 den = 2;
-   */
-  den: bigint;
-};
-
-/**
- * Describes the message parley.games.matrix.v1.Rational.
- * Use `create(RationalSchema)` to create a new message.
- */
-export const RationalSchema: GenMessage<Rational> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 0);
+  fileDesc("CiNwYXJsZXkvZ2FtZXMvbWF0cml4L3YxL21hdHJpeC5wcm90bxIWcGFybGV5LmdhbWVzLm1hdHJpeC52MSIjCgZBY3Rpb24SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkiMQoEQ2VsbBIpCgdwYXlvZmZzGAEgAygLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwiQAoNUGxheWVyQWN0aW9ucxIvCgdhY3Rpb25zGAEgAygLMh4ucGFybGV5LmdhbWVzLm1hdHJpeC52MS5BY3Rpb24iyQIKBVRhYmxlEg0KBXRpdGxlGAEgASgJEg8KB3BsYXllcnMYAiADKAkSLAoEcm93cxgDIAMoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQWN0aW9uEiwKBGNvbHMYBCADKAsyHi5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLkFjdGlvbhIrCgVjZWxscxgFIAMoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQ2VsbBITCgtkZXNjcmlwdGlvbhgGIAEoCRISCgpzY2FsZV9uYW1lGAcgASgJEi8KDXNjYWxlX2RlZmF1bHQYCCABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBI9Cg5wbGF5ZXJfYWN0aW9ucxgJIAMoCzIlLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGxheWVyQWN0aW9ucyLcAgoGUGFyYW1zEhEKBGdhbWUYASABKAlIAIgBARIRCgRmaWxlGAIgASgJSAGIAQESLAoFdGFibGUYAyABKAsyHS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlRhYmxlEhIKBXNjYWxlGAQgASgJSAKIAQESGAoLdGFsa19yb3VuZHMYBSABKAVIA4gBARIYCgt0YWxrX29wZW5lchgGIAEoBUgEiAEBEhsKDm5ldXRyYWxfbGFiZWxzGAcgASgISAWIAQESEwoGcm91bmRzGAggASgFSAaIAQESGQoMc2hvd19oaXN0b3J5GAkgASgISAeIAQFCBwoFX2dhbWVCBwoFX2ZpbGVCCAoGX3NjYWxlQg4KDF90YWxrX3JvdW5kc0IOCgxfdGFsa19vcGVuZXJCEQoPX25ldXRyYWxfbGFiZWxzQgkKB19yb3VuZHNCDwoNX3Nob3dfaGlzdG9yeSL2AQoLUm91bmRSZXN1bHQSDQoFcm91bmQYASABKAUSEgoKb3duX2Nob2ljZRgCIAEoBRIsCgpvd25fcGF5b2ZmGAMgASgLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwSGQoMb3RoZXJfY2hvaWNlGAQgASgFSACIAQESLgoMb3RoZXJfcGF5b2ZmGAUgASgLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwSDwoHY2hvaWNlcxgGIAMoBRIpCgdwYXlvZmZzGAcgAygLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWxCDwoNX290aGVyX2Nob2ljZSKYAgoEVmlldxIsCgV0YWJsZRgBIAEoCzIdLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVGFibGUSEwoLdGFsa19yb3VuZHMYAiABKAUSEgoKdGFsa19yb3VuZBgDIAEoBRITCgt0YWxrX29wZW5lchgEIAEoBRIOCgZyb3VuZHMYBSABKAUSDQoFcm91bmQYBiABKAUSNAoHcmVzdWx0cxgHIAMoCzIjLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUm91bmRSZXN1bHQSJwoFdG90YWwYCCABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBIXCgpvd25fY2hvaWNlGAkgASgFSACIAQFCDQoLX293bl9jaG9pY2VC6wEKGmNvbS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxQgtNYXRyaXhQcm90b1ABWkVnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9nYW1lcy9tYXRyaXgvdjE7bWF0cml4djGiAgNQR02qAhZQYXJsZXkuR2FtZXMuTWF0cml4LlYxygIWUGFybGV5XEdhbWVzXE1hdHJpeFxWMeICIlBhcmxleVxHYW1lc1xNYXRyaXhcVjFcR1BCTWV0YWRhdGHqAhlQYXJsZXk6OkdhbWVzOjpNYXRyaXg6OlYxYgZwcm90bzM", [file_parley_game_v1_game]);
 
 /**
  * Action is one action of a player in a game given as data. Public.
@@ -76,7 +47,7 @@ export type Action = Message<"parley.games.matrix.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_parley_games_matrix_v1_matrix, 1);
+  messageDesc(file_parley_games_matrix_v1_matrix, 0);
 
 /**
  * Cell is the outcome of one profile of a matrix game. Public.
@@ -85,9 +56,9 @@ export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
  */
 export type Cell = Message<"parley.games.matrix.v1.Cell"> & {
   /**
-   * Payoff of each seat (two entries, row player first), before Params.scale.
+   * Payoff of each seat (one entry per player, seat 0 first), before Params.scale.
    *
-   * @generated from field: repeated parley.games.matrix.v1.Rational payoffs = 1;
+   * @generated from field: repeated parley.game.v1.Rational payoffs = 1;
    */
   payoffs: Rational[];
 };
@@ -97,11 +68,34 @@ export type Cell = Message<"parley.games.matrix.v1.Cell"> & {
  * Use `create(CellSchema)` to create a new message.
  */
 export const CellSchema: GenMessage<Cell> = /*@__PURE__*/
+  messageDesc(file_parley_games_matrix_v1_matrix, 1);
+
+/**
+ * PlayerActions are one player's actions in a game of more than two players. Public.
+ *
+ * @generated from message parley.games.matrix.v1.PlayerActions
+ */
+export type PlayerActions = Message<"parley.games.matrix.v1.PlayerActions"> & {
+  /**
+   * The player's actions, in order.
+   *
+   * @generated from field: repeated parley.games.matrix.v1.Action actions = 1;
+   */
+  actions: Action[];
+};
+
+/**
+ * Describes the message parley.games.matrix.v1.PlayerActions.
+ * Use `create(PlayerActionsSchema)` to create a new message.
+ */
+export const PlayerActionsSchema: GenMessage<PlayerActions> = /*@__PURE__*/
   messageDesc(file_parley_games_matrix_v1_matrix, 2);
 
 /**
- * Table is a two-player matrix game: the row player (seat 0) picks a row, the column player
- * (seat 1) a column, at the same time. Written by the author of the game file; public.
+ * Table is a matrix game: every player picks one of its actions at the same time. With two
+ * players the row player (seat 0) picks a row and the column player (seat 1) a column (rows,
+ * cols); with more, player_actions lists every seat's actions. Written by the author of the
+ * game file; public.
  *
  * @generated from message parley.games.matrix.v1.Table
  */
@@ -114,28 +108,31 @@ export type Table = Message<"parley.games.matrix.v1.Table"> & {
   title: string;
 
   /**
-   * Player names, row player first (two entries). Empty: Alice and Bob.
+   * Player names in seat order, row player first: two entries, or one per entry of
+   * player_actions. Empty: Alice and Bob (two players only).
    *
    * @generated from field: repeated string players = 2;
    */
   players: string[];
 
   /**
-   * The row player's actions, in order.
+   * The row player's actions, in order (two-player games; empty otherwise).
    *
    * @generated from field: repeated parley.games.matrix.v1.Action rows = 3;
    */
   rows: Action[];
 
   /**
-   * The column player's actions, in order.
+   * The column player's actions, in order (two-player games; empty otherwise).
    *
    * @generated from field: repeated parley.games.matrix.v1.Action cols = 4;
    */
   cols: Action[];
 
   /**
-   * Payoffs, row-major: cells[i * len(cols) + j] is row i against column j.
+   * Payoffs, one cell per profile in row-major order: the first player's action changes
+   * slowest, the last player's fastest. With two players cells[i * len(cols) + j] is row i
+   * against column j.
    *
    * @generated from field: repeated parley.games.matrix.v1.Cell cells = 5;
    */
@@ -160,9 +157,17 @@ export type Table = Message<"parley.games.matrix.v1.Table"> & {
   /**
    * Default of Params.scale for this game; unset: 1.
    *
-   * @generated from field: parley.games.matrix.v1.Rational scale_default = 8;
+   * @generated from field: parley.game.v1.Rational scale_default = 8;
    */
   scaleDefault?: Rational | undefined;
+
+  /**
+   * Every seat's actions, seat 0 first, in games of three or more players (rows and cols are
+   * then empty); empty in two-player games.
+   *
+   * @generated from field: repeated parley.games.matrix.v1.PlayerActions player_actions = 9;
+   */
+  playerActions: PlayerActions[];
 };
 
 /**
@@ -214,15 +219,16 @@ export type Params = Message<"parley.games.matrix.v1.Params"> & {
   scale?: string | undefined;
 
   /**
-   * Rounds of public talk before each choice: one message from the opener, then one reply.
-   * Either player may end the talk early. Default 0.
+   * Rounds of public talk before each choice: one message from the opener, then one reply
+   * from each other player. Any player may end the talk early. Default 0.
    *
    * @generated from field: optional int32 talk_rounds = 5;
    */
   talkRounds?: number | undefined;
 
   /**
-   * Seat that opens every talk round: 0 (row player, default) or 1.
+   * Seat that opens every talk round: 0 (row player, default) to the last seat. The others
+   * reply in seat order after it.
    *
    * @generated from field: optional int32 talk_opener = 6;
    */
@@ -244,7 +250,7 @@ export type Params = Message<"parley.games.matrix.v1.Params"> & {
   rounds?: number | undefined;
 
   /**
-   * In repeated play, whether each player sees the other's earlier choices and payoffs.
+   * In repeated play, whether each player sees the others' earlier choices and payoffs.
    * Default true. Without it a player sees only its own choices and payoffs.
    *
    * @generated from field: optional bool show_history = 9;
@@ -282,24 +288,41 @@ export type RoundResult = Message<"parley.games.matrix.v1.RoundResult"> & {
   /**
    * This seat's payoff in the round, scaled.
    *
-   * @generated from field: parley.games.matrix.v1.Rational own_payoff = 3;
+   * @generated from field: parley.game.v1.Rational own_payoff = 3;
    */
   ownPayoff?: Rational | undefined;
 
   /**
-   * Index of the action the other seat chose; unset when this seat may not see it
-   * (show_history=false).
+   * Index of the action the other seat chose in a two-player game; unset when this seat may
+   * not see it (show_history=false) and in games of more players (see choices).
    *
    * @generated from field: optional int32 other_choice = 4;
    */
   otherChoice?: number | undefined;
 
   /**
-   * The other seat's payoff in the round, scaled; unset when this seat may not see it.
+   * The other seat's payoff in the round, scaled, in a two-player game; unset when this seat
+   * may not see it and in games of more players (see payoffs).
    *
-   * @generated from field: parley.games.matrix.v1.Rational other_payoff = 5;
+   * @generated from field: parley.game.v1.Rational other_payoff = 5;
    */
   otherPayoff?: Rational | undefined;
+
+  /**
+   * Every seat's action index, seat 0 first, in games of three or more players; empty when
+   * this seat may not see the others' choices (show_history=false) and in two-player games.
+   *
+   * @generated from field: repeated int32 choices = 6;
+   */
+  choices: number[];
+
+  /**
+   * Every seat's payoff in the round, scaled, seat 0 first, under the same conditions as
+   * choices.
+   *
+   * @generated from field: repeated parley.game.v1.Rational payoffs = 7;
+   */
+  payoffs: Rational[];
 };
 
 /**
@@ -369,7 +392,7 @@ export type View = Message<"parley.games.matrix.v1.View"> & {
   /**
    * This seat's payoff so far, summed over finished rounds.
    *
-   * @generated from field: parley.games.matrix.v1.Rational total = 8;
+   * @generated from field: parley.game.v1.Rational total = 8;
    */
   total?: Rational | undefined;
 

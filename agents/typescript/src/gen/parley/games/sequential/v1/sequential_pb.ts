@@ -2,22 +2,22 @@
 // @generated from file parley/games/sequential/v1/sequential.proto (package parley.games.sequential.v1, syntax proto3)
 /* eslint-disable */
 
-// Package parley.games.sequential.v1 holds the sequential game: a two-player game tree given
-// as data (decision nodes of either player, leaves with payoffs), played move by move with
-// optional public talk before every move. Both players know the whole tree and see every move,
-// so nothing in a view is private.
+// Package parley.games.sequential.v1 holds the sequential game: a game tree of two or more
+// players given as data (decision nodes of any player, leaves with payoffs), played move by
+// move with optional public talk before every move. Every player knows the whole tree and sees
+// every move, so nothing in a view is private.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Rational } from "../../matrix/v1/matrix_pb.js";
-import { file_parley_games_matrix_v1_matrix } from "../../matrix/v1/matrix_pb.js";
+import type { Rational } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/sequential/v1/sequential.proto.
  */
 export const file_parley_games_sequential_v1_sequential: GenFile = /*@__PURE__*/
-  fileDesc("CitwYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MS9zZXF1ZW50aWFsLnByb3RvEhpwYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MSIyCgZCcmFuY2gSCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSDQoFY2hpbGQYAyABKAUifwoETm9kZRIOCgZwbGF5ZXIYASABKAUSNAoIYnJhbmNoZXMYAiADKAsyIi5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5CcmFuY2gSMQoHcGF5b2ZmcxgDIAMoCzIgLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUmF0aW9uYWwiuQEKBFRyZWUSDQoFdGl0bGUYASABKAkSDwoHcGxheWVycxgCIAMoCRIvCgVub2RlcxgDIAMoCzIgLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxLk5vZGUSEwoLZGVzY3JpcHRpb24YBCABKAkSEgoKc2NhbGVfbmFtZRgFIAEoCRI3Cg1zY2FsZV9kZWZhdWx0GAYgASgLMiAucGFybGV5LmdhbWVzLm1hdHJpeC52MS5SYXRpb25hbCKSAgoGUGFyYW1zEhEKBGdhbWUYASABKAlIAIgBARIRCgRmaWxlGAIgASgJSAGIAQESLgoEdHJlZRgDIAEoCzIgLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxLlRyZWUSEgoFc2NhbGUYBCABKAlIAogBARIYCgt0YWxrX3JvdW5kcxgFIAEoBUgDiAEBEhgKC3RhbGtfb3BlbmVyGAYgASgFSASIAQESGwoObmV1dHJhbF9sYWJlbHMYByABKAhIBYgBAUIHCgVfZ2FtZUIHCgVfZmlsZUIICgZfc2NhbGVCDgoMX3RhbGtfcm91bmRzQg4KDF90YWxrX29wZW5lckIRCg9fbmV1dHJhbF9sYWJlbHMikAEKBFZpZXcSLgoEdHJlZRgBIAEoCzIgLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxLlRyZWUSDAoEbm9kZRgCIAEoBRIMCgRwYXRoGAMgAygJEhMKC3RhbGtfcm91bmRzGAQgASgFEhIKCnRhbGtfcm91bmQYBSABKAUSEwoLdGFsa19vcGVuZXIYBiABKAVCiwIKHmNvbS5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MUIPU2VxdWVudGlhbFByb3RvUAFaTWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL3NlcXVlbnRpYWwvdjE7c2VxdWVudGlhbHYxogIDUEdTqgIaUGFybGV5LkdhbWVzLlNlcXVlbnRpYWwuVjHKAhpQYXJsZXlcR2FtZXNcU2VxdWVudGlhbFxWMeICJlBhcmxleVxHYW1lc1xTZXF1ZW50aWFsXFYxXEdQQk1ldGFkYXRh6gIdUGFybGV5OjpHYW1lczo6U2VxdWVudGlhbDo6VjFiBnByb3RvMw", [file_parley_games_matrix_v1_matrix]);
+  fileDesc("CitwYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MS9zZXF1ZW50aWFsLnByb3RvEhpwYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MSIyCgZCcmFuY2gSCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSDQoFY2hpbGQYAyABKAUidwoETm9kZRIOCgZwbGF5ZXIYASABKAUSNAoIYnJhbmNoZXMYAiADKAsyIi5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5CcmFuY2gSKQoHcGF5b2ZmcxgDIAMoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsIrEBCgRUcmVlEg0KBXRpdGxlGAEgASgJEg8KB3BsYXllcnMYAiADKAkSLwoFbm9kZXMYAyADKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5Ob2RlEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnNjYWxlX25hbWUYBSABKAkSLwoNc2NhbGVfZGVmYXVsdBgGIAEoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsIpICCgZQYXJhbXMSEQoEZ2FtZRgBIAEoCUgAiAEBEhEKBGZpbGUYAiABKAlIAYgBARIuCgR0cmVlGAMgASgLMiAucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuVHJlZRISCgVzY2FsZRgEIAEoCUgCiAEBEhgKC3RhbGtfcm91bmRzGAUgASgFSAOIAQESGAoLdGFsa19vcGVuZXIYBiABKAVIBIgBARIbCg5uZXV0cmFsX2xhYmVscxgHIAEoCEgFiAEBQgcKBV9nYW1lQgcKBV9maWxlQggKBl9zY2FsZUIOCgxfdGFsa19yb3VuZHNCDgoMX3RhbGtfb3BlbmVyQhEKD19uZXV0cmFsX2xhYmVscyKQAQoEVmlldxIuCgR0cmVlGAEgASgLMiAucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuVHJlZRIMCgRub2RlGAIgASgFEgwKBHBhdGgYAyADKAkSEwoLdGFsa19yb3VuZHMYBCABKAUSEgoKdGFsa19yb3VuZBgFIAEoBRITCgt0YWxrX29wZW5lchgGIAEoBUKLAgoeY29tLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxQg9TZXF1ZW50aWFsUHJvdG9QAVpNZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MTtzZXF1ZW50aWFsdjGiAgNQR1OqAhpQYXJsZXkuR2FtZXMuU2VxdWVudGlhbC5WMcoCGlBhcmxleVxHYW1lc1xTZXF1ZW50aWFsXFYx4gImUGFybGV5XEdhbWVzXFNlcXVlbnRpYWxcVjFcR1BCTWV0YWRhdGHqAh1QYXJsZXk6OkdhbWVzOjpTZXF1ZW50aWFsOjpWMWIGcHJvdG8z", [file_parley_game_v1_game]);
 
 /**
  * Branch is one move available at a decision node. Public.
@@ -63,7 +63,7 @@ export const BranchSchema: GenMessage<Branch> = /*@__PURE__*/
  */
 export type Node = Message<"parley.games.sequential.v1.Node"> & {
   /**
-   * Seat to move at a decision node (0 or 1); ignored at a leaf.
+   * Seat to move at a decision node (0 to the number of players - 1); ignored at a leaf.
    *
    * @generated from field: int32 player = 1;
    */
@@ -77,10 +77,10 @@ export type Node = Message<"parley.games.sequential.v1.Node"> & {
   branches: Branch[];
 
   /**
-   * Payoff of each seat at a leaf (two entries, seat 0 first), before Params.scale; empty at
-   * a decision node.
+   * Payoff of each seat at a leaf (one entry per player, seat 0 first), before Params.scale;
+   * empty at a decision node.
    *
-   * @generated from field: repeated parley.games.matrix.v1.Rational payoffs = 3;
+   * @generated from field: repeated parley.game.v1.Rational payoffs = 3;
    */
   payoffs: Rational[];
 };
@@ -93,8 +93,8 @@ export const NodeSchema: GenMessage<Node> = /*@__PURE__*/
   messageDesc(file_parley_games_sequential_v1_sequential, 1);
 
 /**
- * Tree is a two-player game tree with perfect information. Written by the author of the game
- * file; public.
+ * Tree is a game tree with perfect information of two or more players. Written by the author
+ * of the game file; public.
  *
  * @generated from message parley.games.sequential.v1.Tree
  */
@@ -107,7 +107,7 @@ export type Tree = Message<"parley.games.sequential.v1.Tree"> & {
   title: string;
 
   /**
-   * Player names, seat 0 first (two entries). Empty: Alice and Bob.
+   * Player names, seat 0 first, one per player. Empty: two players, Alice and Bob.
    *
    * @generated from field: repeated string players = 2;
    */
@@ -138,7 +138,7 @@ export type Tree = Message<"parley.games.sequential.v1.Tree"> & {
   /**
    * Default of Params.scale for this game; unset: 1.
    *
-   * @generated from field: parley.games.matrix.v1.Rational scale_default = 6;
+   * @generated from field: parley.game.v1.Rational scale_default = 6;
    */
   scaleDefault?: Rational | undefined;
 };
@@ -191,15 +191,16 @@ export type Params = Message<"parley.games.sequential.v1.Params"> & {
   scale?: string | undefined;
 
   /**
-   * Rounds of public talk before every move: one message from the opener, then one reply.
-   * Either player may end the talk early. Default 0.
+   * Rounds of public talk before every move: one message from the opener, then one reply
+   * from each other player. Any player may end the talk early. Default 0.
    *
    * @generated from field: optional int32 talk_rounds = 5;
    */
   talkRounds?: number | undefined;
 
   /**
-   * Seat that opens every talk round: 0 (default) or 1.
+   * Seat that opens every talk round: 0 (default) to the last seat; the others reply in seat
+   * order after it.
    *
    * @generated from field: optional int32 talk_opener = 6;
    */

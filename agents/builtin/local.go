@@ -1,0 +1,97 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+
+	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/referee/agentconn"
+)
+
+// Agents serves "builtin:NAME?key=value&..." addresses for the referee: each one a fresh agent
+// of the catalogue on a loopback gRPC port, for as long as its connection is open.
+type Agents struct{}
+
+var (
+	_ agentconn.LocalAgents = Agents{}
+	_ agentconn.Lister      = Agents{}
+)
+
+// List lists the catalogue.
+func (Agents) List() []*refereev1.BuiltinAgent {
+	var out []*refereev1.BuiltinAgent
+	for _, e := range Catalog() {
+		out = append(out, &refereev1.BuiltinAgent{Name: e.Name, Summary: e.Summary, Settings: e.Settings})
+	}
+	return out
+}
+
+// Open starts the built-in agent addr names.
+func (Agents) Open(_ context.Context, addr string) (*agentconn.Local, error) {
+	a, err := parse(addr)
+	if err != nil {
+		return nil, err
+	}
+	client, stop, err := sdk.Loopback(a)
+	if err != nil {
+		release(a)
+		return nil, fmt.Errorf("start agent %s: %w", addr, err)
+	}
+	return &agentconn.Local{Client: client, Close: func() error { return errors.Join(stop(), release(a)) }}, nil
+}
+
+// Check builds the agent addr names, to see its settings are right, and lets it go.
+func (Agents) Check(addr string) error {
+	a, err := parse(addr)
+	if err != nil {
+		return err
+	}
+	return release(a)
+}
+
+func parse(addr string) (sdk.Agent, error) {
+	name, query, _ := strings.Cut(strings.TrimPrefix(addr, agentconn.BuiltinPrefix), "?")
+	settings, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: settings must be key=value&key=value", agentconn.ErrBadAddress, addr)
+	}
+	a, err := New(name, settings)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", agentconn.ErrBadAddress, err)
+	}
+	return a, nil
+}
+
+// release lets an agent holding resources (the LLM agent's HTTP connections) free them.
+func release(a sdk.Agent) error {
+	if c, ok := a.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Background serves the built-in agent addr names as a bot of its own on a free loopback
+// port, taking latency more per move (a bot with a fixed thinking time, for load tests). It
+// returns the bot's grpc:// address and stop.
+func Background(addr string, latency time.Duration) (string, func(), error) {
+	a, err := parse(addr)
+	if err != nil {
+		return "", nil, err
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(addr, agentconn.BuiltinPrefix), "?")
+	bound, stop, err := sdk.Background("127.0.0.1:0", sdk.Delay(a, latency),
+		sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
+	if err != nil {
+		release(a)
+		return "", nil, err
+	}
+	return agentconn.GRPCPrefix + bound, func() { stop(); release(a) }, nil
+}

@@ -1,0 +1,193 @@
+// Package reproducecmd is `parley reproduce STUDY`: play a seed study's set-ups with the
+// models given and print its tables in the paper's layout, the paper's numbers beside ours.
+package reproducecmd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/parley-arena/parley/agents/llm"
+	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/stack"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/research/reproduce"
+	"github.com/parley-arena/parley/research/studies"
+	"github.com/parley-arena/parley/services/tournament"
+)
+
+type options struct {
+	study    string
+	r        reproduce.Options
+	dryRun   bool
+	nats     string
+	storeDir string
+	workers  int
+	conc     int
+	quiet    bool
+	verbose  bool
+}
+
+// NewCmd returns the reproduce command.
+func NewCmd(deps *cli.Deps) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "reproduce STUDY [--model [SLOT=]MODEL ...] --base-url URL [flags]",
+		Short: "Reproduce a seed study's tables (" + strings.Join(studies.Names(), ", ") + ") and print them beside the paper's",
+		Long: `Play a seed study's published set-ups (games, parameters, seats, roles, personas, prompt
+styles, matches per cell) with any OpenAI-compatible model(s), and print each of its tables in
+the paper's layout with the paper's numbers beside ours. Studies: ` + strings.Join(studies.Names(), ", ") + `.
+
+--model SLOT=MODEL puts a model in the place of one of the paper's models (the tables keep the
+paper's names); plain --model MODEL values fill the paper's models in order; a single one plays
+them all. Cells of a paper model without one are left empty. Tables that need no model (deal
+spaces, the corpus's human dialogues and best allocations) print without --model.
+
+Every set-up is a tournament in the NATS work queue (ID-<set-up>): stopped half-way, the same
+command with the same --id resumes it, and replies come from the cache (--cache). --games N
+plays at most N matches per cell; --table N picks tables; --dry-run prints the plan (matches,
+model calls, estimated tokens and cost) and plays nothing. --token-budget caps each match,
+--tournament-token-budget each set-up (split evenly over its matches).`,
+		Example: `  parley reproduce deliberation --table 4                       # the deal space: no model needed
+  parley reproduce gametheory --dry-run --model gpt-4o --base-url https://api.openai.com/v1
+  parley reproduce negotiationarena --model GPT-4=gpt-4o --model Claude-2.1=gpt-4o-mini \
+      --base-url https://api.openai.com/v1 --games 5 --id na-small
+  parley reproduce coalition --model GPT-4o=llama3.1 --model o3-mini=qwen2.5 --base-url http://localhost:11434/v1`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.study = args[0]
+			return run(cmd.Context(), deps, o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&o.r.Models, "model", nil, "[SLOT=]MODEL: a model in the place of one of the paper's (repeatable)")
+	fs.StringVar(&o.r.BaseURL, "base-url", "", "base URL of the OpenAI-compatible API")
+	fs.StringVar(&o.r.APIKeyEnv, "api-key-env", llm.DefaultAPIKeyEnv, "environment variable holding the API key")
+	fs.StringVar(&o.r.CacheDir, "cache", "", "reply cache directory (default: parley/llm under the user's cache directory)")
+	fs.BoolVar(&o.r.NoCache, "no-cache", false, "do not cache replies")
+	fs.StringVar(&o.r.Prices, "prices", "", "price table (YAML: model: {prompt: USD per million tokens, completion: ...}); default: the shipped one")
+	fs.IntVar(&o.r.Games, "games", 0, "at most this many matches per cell (0: the paper's number)")
+	fs.StringArrayVar(&o.r.Tables, "table", nil, "a table to reproduce, e.g. 5, \"Table 5\", \"Figure 3a\" (repeatable; default: all)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan (matches, model calls, tokens, cost) and play nothing")
+	fs.Uint64Var(&o.r.Seed, "seed", 1, "seed the match seeds derive from (set-ups whose paper fixed its seeds keep them)")
+	fs.StringVar(&o.r.ID, "id", "", "id of this reproduction (default STUDY-SEED); the same id resumes it")
+	fs.Int64Var(&o.r.TokenBudget, "token-budget", 0, "tokens the language-model seats of one match may spend together (0: no budget)")
+	fs.Int64Var(&o.r.TotalBudget, "tournament-token-budget", 0, "tokens each set-up may spend, split evenly over its matches (0: no budget)")
+	fs.StringVar(&o.r.DondData, "dond-data", "", "folder of the Deal-or-No-Deal corpus (sampled_50_deal_no_deal.txt, test.txt), e.g. ../shared/data/dealornodeal")
+	fs.StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server for this run")
+	fs.StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data, so a stopped run can resume (default: a temporary directory)")
+	fs.IntVar(&o.workers, "workers", -1, "referee workers in this process (default: --concurrency; 0: rely on 'parley referee' workers on --nats)")
+	fs.IntVar(&o.conc, "concurrency", tournament.DefaultConcurrency, "most matches requested and not yet ended at once")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
+	fs.BoolVar(&o.verbose, "verbose", false, "log what the referee workers do to stderr")
+	return cmd
+}
+
+func run(ctx context.Context, deps *cli.Deps, o *options) error {
+	study, err := studies.Load(o.study)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	switch {
+	case o.conc < 1:
+		return cli.Usagef("--concurrency must be at least 1, got %d", o.conc)
+	case o.nats != "" && o.storeDir != "":
+		return cli.Usagef("--store-dir is for the embedded NATS server, not with --nats")
+	}
+	if o.r.ID == "" {
+		o.r.ID = fmt.Sprintf("%s-%d", study.Name, o.r.Seed)
+	}
+	if err := bus.ValidMatchID(o.r.ID); err != nil {
+		return cli.Usagef("--id: %v", err)
+	}
+	if !o.r.NoCache && o.r.CacheDir == "" {
+		if o.r.CacheDir, err = llm.DefaultCacheDir(); err != nil {
+			return err
+		}
+	}
+	plan, err := reproduce.NewPlan(study, o.r, deps.Games)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	if o.dryRun {
+		return plan.WriteDryRun(deps.Out)
+	}
+	plan.WriteHeader(deps.Out)
+	res := studies.Results{}
+	if len(plan.Runs) > 0 {
+		if err := preflight(ctx, deps.Resolver(), plan); err != nil {
+			return err
+		}
+		if res, err = play(ctx, deps, o, plan); err != nil {
+			return err
+		}
+	}
+	return plan.WriteTables(deps.Out, res)
+}
+
+// preflight opens every language-model agent of the plan once, so that a wrong endpoint or a
+// missing key is told in one line before any match starts.
+func preflight(ctx context.Context, agents *agentconn.Resolver, plan *reproduce.Plan) error {
+	seen := map[string]bool{}
+	for _, r := range plan.Runs {
+		for _, e := range r.Spec.GetEntrants() {
+			if seen[e.GetAddress()] {
+				continue
+			}
+			seen[e.GetAddress()] = true
+			if err := agents.Check(ctx, e.GetAddress()); err != nil {
+				return cli.Usagef("%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// play runs the plan through the tournament machinery: NATS (embedded unless --nats) and
+// referee workers in this process. It is the one place that knows how, so it can follow the
+// tournament code wherever it moves.
+func play(ctx context.Context, deps *cli.Deps, o *options, plan *reproduce.Plan) (studies.Results, error) {
+	level := slog.LevelWarn
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	logger := deps.Logger(level)
+	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger)
+	if err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	}
+	defer b.Close()
+	workers := o.workers
+	if workers < 0 {
+		workers = o.conc
+	}
+	if workers == 0 && o.nats == "" {
+		return nil, cli.Usagef("--workers 0 needs --nats: with the embedded server nobody else could run the matches")
+	}
+	if workers > 0 {
+		stop := stack.RunWorkers(ctx, stack.WorkersConfig{
+			Bus: b, Games: deps.Games, Agents: deps.Resolver(), Concurrency: workers, Name: "reproduce",
+			Options: []match.Option{match.WithLogger(logger)}, Logger: logger,
+		})
+		defer stop()
+	}
+	matches, _, _, _ := plan.Totals()
+	done := func() {}
+	if !o.quiet {
+		bar := progressbar.NewOptions(matches, progressbar.OptionSetWriter(deps.Err), progressbar.OptionSetDescription(plan.Study.Name),
+			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(0))
+		done = func() { bar.Add(1) }
+		defer bar.Finish()
+	}
+	res, err := plan.Execute(ctx, reproduce.Tournaments{Bus: b, Concurrency: o.conc}, done)
+	if err != nil && ctx.Err() != nil && (o.nats != "" || o.storeDir != "") {
+		fmt.Fprintf(deps.Err, "stopped; resume with the same flags and --id %s\n", o.r.ID)
+	}
+	return res, err
+}

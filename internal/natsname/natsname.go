@@ -1,0 +1,107 @@
+// Package natsname names everything Parley keeps on NATS: the subjects, the JetStream streams
+// and consumers that hold them, and the key-value buckets. Every other package takes its names
+// from here, so the layout on the broker reads in one file:
+//
+//	stream PARLEY_MATCHES     parley.match.<match_id>.<event>        every event of every match
+//	stream PARLEY_REQUESTS    parley.request.<match_id>              match requests (work queue)
+//	stream PARLEY_TOURNAMENTS parley.tournament.<id>.spec            a tournament's schedule
+//	                          parley.tournament.<id>.request         how it was asked for
+//	                          parley.retry.<match_id>                the rerun of an interrupted match
+//	core NATS                 parley.botlink.<team>.<bot>.call|ping  calls to dial-out bots
+//	buckets                   PARLEY_TEAMS, PARLEY_TOKENS, PARLEY_BOTS
+//
+// Ids that go into subjects are single tokens (see bus.ValidMatchID); nothing here checks them.
+package natsname
+
+// Streams.
+const (
+	// MatchStream holds every match's events.
+	MatchStream = "PARLEY_MATCHES"
+	// RequestStream is the work queue of match requests every referee worker shares.
+	RequestStream = "PARLEY_REQUESTS"
+	// TournamentStream holds tournament schedules and rerun records.
+	TournamentStream = "PARLEY_TOURNAMENTS"
+)
+
+// Durable consumers.
+const (
+	// RefereeConsumer is the pull consumer of RequestStream that every referee worker shares.
+	RefereeConsumer = "referees"
+	// AnalyticsConsumer is the analytics service's consumer of MatchStream.
+	AnalyticsConsumer = "analytics"
+)
+
+// Key-value buckets of the bot registry.
+const (
+	// TeamsBucket: team name -> team (its token's hash).
+	TeamsBucket = "PARLEY_TEAMS"
+	// TokensBucket: token hash -> team name, so a request finds its team in one read.
+	TokensBucket = "PARLEY_TOKENS"
+	// BotsBucket: team.bot -> registered bot.
+	BotsBucket = "PARLEY_BOTS"
+)
+
+const (
+	matchPrefix      = "parley.match."
+	requestPrefix    = "parley.request."
+	tournamentPrefix = "parley.tournament."
+	retryPrefix      = "parley.retry."
+	botlinkPrefix    = "parley.botlink."
+)
+
+// Match subjects.
+const (
+	// AllMatches selects every event of every match: what MatchStream captures.
+	AllMatches = matchPrefix + ">"
+)
+
+// MatchSubject is the subject of a match's events of one kind; event is the payload branch's
+// proto name ("match_started", "action_taken", ...) or "*" for every match's such events when
+// matchID is "*".
+func MatchSubject(matchID, event string) string { return matchPrefix + matchID + "." + event }
+
+// MatchFilter selects every event of one match.
+func MatchFilter(matchID string) string { return matchPrefix + matchID + ".>" }
+
+// EventFilter selects the events of one kind of every match.
+func EventFilter(event string) string { return MatchSubject("*", event) }
+
+// Request subjects.
+const (
+	// AllRequests selects every match request: what RequestStream captures.
+	AllRequests = requestPrefix + ">"
+)
+
+// RequestSubject is the subject of a match's request.
+func RequestSubject(matchID string) string { return requestPrefix + matchID }
+
+// Tournament subjects.
+const (
+	// AllTournaments selects every tournament subject.
+	AllTournaments = tournamentPrefix + ">"
+	// AllRetries selects every rerun record.
+	AllRetries = retryPrefix + ">"
+	// AllTournamentSpecs selects every tournament's schedule.
+	AllTournamentSpecs = tournamentPrefix + "*.spec"
+	// AllTournamentRequests selects every tournament's request.
+	AllTournamentRequests = tournamentPrefix + "*.request"
+)
+
+// TournamentSpecSubject is the subject of a tournament's schedule.
+func TournamentSpecSubject(tournamentID string) string {
+	return tournamentPrefix + tournamentID + ".spec"
+}
+
+// TournamentRequestSubject is the subject of the request a tournament was started with.
+func TournamentRequestSubject(tournamentID string) string {
+	return tournamentPrefix + tournamentID + ".request"
+}
+
+// RetrySubject is the subject of the rerun record of an interrupted match.
+func RetrySubject(matchID string) string { return retryPrefix + matchID }
+
+// BotCallSubject is where calls to a dial-out bot go, answered by whoever holds its link.
+func BotCallSubject(team, bot string) string { return botlinkPrefix + team + "." + bot + ".call" }
+
+// BotPingSubject is where a dial-out bot's link answers "connected?".
+func BotPingSubject(team, bot string) string { return botlinkPrefix + team + "." + bot + ".ping" }

@@ -1,0 +1,91 @@
+package natsname
+
+import (
+	"strings"
+	"testing"
+)
+
+// matches reports whether subject matches a NATS filter: "*" stands for one token, a final
+// ">" for one or more.
+func matches(filter, subject string) bool {
+	f, s := strings.Split(filter, "."), strings.Split(subject, ".")
+	for i, tok := range f {
+		switch {
+		case tok == ">":
+			return i == len(f)-1 && len(s) > i
+		case i >= len(s):
+			return false
+		case tok != "*" && tok != s[i]:
+			return false
+		}
+	}
+	return len(f) == len(s)
+}
+
+// Each subject a package builds must be captured by the filter of the stream (or consumer)
+// that is meant to hold it, and by no other stream's: a subject two streams capture is
+// refused by JetStream, one no stream captures is lost.
+func TestSubjectsLandInTheirStream(t *testing.T) {
+	streams := map[string][]string{
+		MatchStream:      {AllMatches},
+		RequestStream:    {AllRequests},
+		TournamentStream: {AllTournaments, AllRetries},
+	}
+	tests := []struct {
+		subject, stream string
+		filters         []string // narrower filters that must select it too
+	}{
+		{MatchSubject("m-1", "match_started"), MatchStream, []string{MatchFilter("m-1"), EventFilter("match_started")}},
+		{MatchSubject("T_a1-g2", "action_taken"), MatchStream, []string{MatchFilter("T_a1-g2"), EventFilter("action_taken")}},
+		{RequestSubject("m-1"), RequestStream, nil},
+		{TournamentSpecSubject("cup"), TournamentStream, []string{AllTournamentSpecs}},
+		{TournamentRequestSubject("cup"), TournamentStream, []string{AllTournamentRequests}},
+		{RetrySubject("m-1"), TournamentStream, nil},
+	}
+	for _, tc := range tests {
+		for name, filters := range streams {
+			in := false
+			for _, f := range filters {
+				in = in || matches(f, tc.subject)
+			}
+			if in != (name == tc.stream) {
+				t.Errorf("%s captured by %s: %v, want %v", tc.subject, name, in, name == tc.stream)
+			}
+		}
+		for _, f := range tc.filters {
+			if !matches(f, tc.subject) {
+				t.Errorf("filter %s does not select %s", f, tc.subject)
+			}
+		}
+	}
+	// Filters of one kind select nothing of another.
+	if matches(AllTournamentSpecs, TournamentRequestSubject("cup")) || matches(AllTournamentRequests, TournamentSpecSubject("cup")) {
+		t.Error("the spec and request filters overlap")
+	}
+	if matches(MatchFilter("m-1"), MatchSubject("m-10", "match_started")) {
+		t.Error("one match's filter selects another match")
+	}
+	// Bot links are core NATS subjects outside every stream.
+	for _, s := range []string{BotCallSubject("acme", "fair"), BotPingSubject("acme", "fair")} {
+		for name, filters := range streams {
+			for _, f := range filters {
+				if matches(f, s) {
+					t.Errorf("%s is captured by stream %s", s, name)
+				}
+			}
+		}
+	}
+}
+
+func TestMatcher(t *testing.T) {
+	for _, tc := range []struct {
+		f, s string
+		want bool
+	}{
+		{"a.>", "a.b", true}, {"a.>", "a", false}, {"a.*", "a.b.c", false}, {"a.*.c", "a.b.c", true}, {"a.b", "a.c", false},
+	} {
+		if got := matches(tc.f, tc.s); got != tc.want {
+			t.Errorf("matches(%q, %q) = %v", tc.f, tc.s, got)
+		}
+	}
+}

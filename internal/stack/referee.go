@@ -1,0 +1,146 @@
+package stack
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/queue"
+	"github.com/parley-arena/parley/referee/server"
+	"github.com/parley-arena/parley/services/tournament"
+)
+
+// RefereeConfig is what the referee role needs.
+type RefereeConfig struct {
+	Bus    *bus.Bus
+	Games  *games.Registry
+	Agents *agentconn.Resolver
+	// Standings answers GetTournament's standings (the analytics service); nil: none.
+	Standings tournament.Standings
+	// Workers is how many queued matches this process plays at once; 0: no worker.
+	Workers int
+	// AckWait: see queue.WorkerConfig.
+	AckWait time.Duration
+	// Tournaments serves TournamentService and requests the matches of the tournaments it
+	// started (resuming them at start). One process per NATS server should.
+	Tournaments bool
+	// StartGrace: see server.Config (0: its default).
+	StartGrace time.Duration
+	// Name names the worker in logs.
+	Name string
+	// Options are given to every match's runner (observer, timestamps).
+	Options []match.Option
+	Logger  *slog.Logger
+}
+
+// Referee is the running referee role.
+type Referee struct {
+	// Referee and Tournaments are the services, for callers in the same process.
+	Referee     *server.Server
+	Tournaments *tournament.Service
+
+	srv    *grpc.Server
+	health *health.Server
+	stopW  func()
+	served chan error
+}
+
+// StartReferee starts the referee role, serving gRPC on lis. ctx bounds the start-up only.
+func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Referee, error) {
+	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents}
+	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger, StartGrace: cfg.StartGrace})
+	if err != nil {
+		return nil, err
+	}
+	r := &Referee{Referee: ref, srv: grpc.NewServer(), served: make(chan error, 1)}
+	refereev1.RegisterRefereeServiceServer(r.srv, ref)
+	names := []string{refereev1.RefereeService_ServiceDesc.ServiceName}
+	if cfg.Tournaments {
+		if r.Tournaments, err = tournament.NewService(ctx, tournament.ServiceConfig{
+			Bus: cfg.Bus, Matches: prep, Standings: cfg.Standings, Logger: cfg.Logger,
+		}); err != nil {
+			ref.Close()
+			return nil, err
+		}
+		tournamentv1.RegisterTournamentServiceServer(r.srv, r.Tournaments)
+		names = append(names, tournamentv1.TournamentService_ServiceDesc.ServiceName)
+	}
+	r.health = ServeHealth(r.srv, names...)
+
+	r.stopW = func() {}
+	if cfg.Workers > 0 {
+		r.stopW = RunWorkers(context.WithoutCancel(ctx), WorkersConfig{
+			Bus: cfg.Bus, Games: cfg.Games, Agents: cfg.Agents, Concurrency: cfg.Workers, AckWait: cfg.AckWait,
+			Name: cfg.Name, Options: cfg.Options, Logger: cfg.Logger,
+		})
+	}
+	go func() { r.served <- r.srv.Serve(lis) }()
+	return r, nil
+}
+
+// Served is closed, with the server's error, when the gRPC server stops by itself.
+func (r *Referee) Served() <-chan error { return r.served }
+
+// Stop stops the workers first (their running matches end void and go back to the queue for
+// another referee), then the tournaments' requesting, then the gRPC server (gracefully, for
+// five seconds at most).
+func (r *Referee) Stop() {
+	r.stopW()
+	if r.Tournaments != nil {
+		r.Tournaments.Close()
+	}
+	r.health.Shutdown()
+	stopped := make(chan struct{})
+	go func() { r.srv.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		r.srv.Stop()
+	}
+	r.Referee.Close()
+}
+
+// WorkersConfig is what RunWorkers needs.
+type WorkersConfig struct {
+	Bus    *bus.Bus
+	Games  *games.Registry
+	Agents *agentconn.Resolver
+	// Concurrency is how many matches they play at once.
+	Concurrency int
+	// AckWait: see queue.WorkerConfig.
+	AckWait time.Duration
+	Name    string
+	Options []match.Option
+	Logger  *slog.Logger
+}
+
+// RunWorkers plays queued matches in this process, as `parley tournament` and `parley
+// reproduce` do without a referee of their own, until the returned function is called (which
+// waits for them: their matches still running end void and go back to the queue).
+func RunWorkers(ctx context.Context, cfg WorkersConfig) (stop func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	w := queue.NewWorker(cfg.Bus, queue.WorkerConfig{
+		Matches:     &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, NoProbe: true},
+		Player:      &launch.Player{Agents: cfg.Agents, Options: cfg.Options},
+		Concurrency: cfg.Concurrency, AckWait: cfg.AckWait, Name: cfg.Name,
+	}, cfg.Logger)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := w.Run(wctx); err != nil && cfg.Logger != nil {
+			cfg.Logger.Error("referee worker", "err", err)
+		}
+	}()
+	return func() { cancel(); <-done }
+}

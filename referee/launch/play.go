@@ -1,0 +1,61 @@
+package launch
+
+import (
+	"context"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/match"
+)
+
+// Player plays prepared matches. It is safe for concurrent use.
+type Player struct {
+	// Agents opens the agents of each match. Required.
+	Agents *agentconn.Resolver
+	// Options are given to the runner of every match (logger, clock, observer, timestamps).
+	Options []match.Option
+}
+
+// PlayOptions are what one Play call adds.
+type PlayOptions struct {
+	// Options are added to the Player's.
+	Options []match.Option
+	// Opened, when set, is called once every agent is open, before the match starts (to tell
+	// people where their seats are).
+	Opened func([]*agentconn.Conn)
+}
+
+// Play opens m's agents, plays the match to its end recording every event to rec, and closes
+// the agents; people in human seats are told the outcome. An agent that cannot be opened
+// (a failure of ours or of the address, not of play) is an error and nothing is recorded; an
+// agent that fails once the match runs is part of the record.
+func (p *Player) Play(ctx context.Context, m *Match, rec match.Recorder, o PlayOptions) (*match.Result, error) {
+	conns, err := p.Agents.OpenAll(ctx, m.Agents)
+	if err != nil {
+		return nil, err
+	}
+	defer agentconn.CloseAll(conns)
+	if o.Opened != nil {
+		o.Opened(conns)
+	}
+	runner := match.NewRunner(rec, append(append([]match.Option(nil), p.Options...), o.Options...)...)
+	res, err := runner.Run(ctx, m.Spec(agentconn.Clients(conns), agentconn.Labels(conns, m.Labels)))
+	if res != nil {
+		for _, c := range conns {
+			if c.Seat != nil {
+				c.Seat.End(res.Outcome)
+			}
+		}
+	}
+	return res, err
+}
+
+// Spec is the runner's spec of m played by agents.
+func (m *Match) Spec(agents []agentv1.AgentServiceClient, labels []string) match.Spec {
+	return match.Spec{
+		ID: m.ID, Game: m.Game, Params: m.Params, Seed: m.Seed, Agents: agents, Limits: m.Limits,
+		Prefix: m.Prefix, FromTurn: m.FromTurn, TournamentID: m.TournamentID, Labels: labels,
+		RevealPrivate: m.RevealPrivate,
+	}
+}

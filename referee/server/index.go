@@ -1,0 +1,254 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
+)
+
+// maxEndedListed bounds the ended matches the index keeps for listings; older ones are
+// dropped from it (their records stay in JetStream and analytics).
+const maxEndedListed = 10_000
+
+// matchIndex lists matches from the first and last events of every record in the match stream:
+// an ordered consumer of parley.match.*.match_started and parley.match.*.match_ended from the
+// stream's start, so it lists every match of every referee and worker, across restarts.
+type matchIndex struct {
+	js  jetstream.JetStream
+	log *slog.Logger
+
+	mu    sync.Mutex
+	byID  map[string]*indexEntry
+	order []*indexEntry // by start, oldest first
+	ended int
+}
+
+type indexEntry struct {
+	sum *refereev1.MatchSummary
+}
+
+func newMatchIndex(js jetstream.JetStream, log *slog.Logger) *matchIndex {
+	return &matchIndex{js: js, log: log, byID: map[string]*indexEntry{}}
+}
+
+func subjectOf(payload *eventsv1.MatchEvent) string { return bus.Subject("*", payload) }
+
+var (
+	startedSubjects = subjectOf(&eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{}}})
+	endedSubjects   = subjectOf(&eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}})
+)
+
+// start reads what the stream holds now (bounded by ctx), then follows it in the background
+// until bg ends.
+func (x *matchIndex) start(ctx, bg context.Context, wg *sync.WaitGroup) error {
+	cons, err := x.js.OrderedConsumer(ctx, natsname.MatchStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects:    []string{startedSubjects, endedSubjects},
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		InactiveThreshold: 30 * time.Second,
+	})
+	if err != nil {
+		return err
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return err
+	}
+	pending := uint64(0)
+	if info := cons.CachedInfo(); info != nil {
+		pending = info.NumPending
+	}
+	for pending > 0 {
+		msg, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			it.Stop()
+			return fmt.Errorf("reading the match stream: %w", err)
+		}
+		md, _ := x.add(msg)
+		if md == nil || md.NumPending == 0 {
+			break
+		}
+	}
+	wg.Go(func() {
+		defer it.Stop()
+		for {
+			msg, err := it.Next(jetstream.NextContext(bg))
+			if err != nil {
+				if bg.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+					return
+				}
+				x.log.Warn("match index: reading the match stream", "err", err)
+				select {
+				case <-time.After(time.Second):
+				case <-bg.Done():
+					return
+				}
+				continue
+			}
+			x.add(msg)
+		}
+	})
+	return nil
+}
+
+// add indexes one message; it returns its metadata (nil when it could not be read) and, for a
+// match_ended, the match's id.
+func (x *matchIndex) add(msg jetstream.Msg) (md *jetstream.MsgMetadata, ended string) {
+	md, err := msg.Metadata()
+	if err != nil {
+		return nil, ""
+	}
+	ev := new(eventsv1.MatchEvent)
+	if err := proto.Unmarshal(msg.Data(), ev); err != nil {
+		x.log.Warn("match index: unreadable event", "subject", msg.Subject(), "err", err)
+		return md, ""
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	id := ev.GetMatchId()
+	switch p := ev.GetPayload().(type) {
+	case *eventsv1.MatchEvent_MatchStarted:
+		if _, seen := x.byID[id]; seen {
+			return md, "" // a re-sent start
+		}
+		sum := Summary(ev)
+		sum.MatchId = id
+		sum.Started = timestamppb.New(md.Timestamp)
+		// The listing is public: no parameters or seed in it anyway, only who plays.
+		e := &indexEntry{sum: sum}
+		x.byID[id] = e
+		x.order = append(x.order, e)
+	case *eventsv1.MatchEvent_MatchEnded:
+		e := x.byID[id]
+		if e == nil || e.sum.GetState() == refereev1.MatchState_MATCH_STATE_ENDED {
+			return md, id
+		}
+		e.sum.State = refereev1.MatchState_MATCH_STATE_ENDED
+		e.sum.Outcome = p.MatchEnded.GetOutcome()
+		e.sum.Ended = timestamppb.New(md.Timestamp)
+		e.sum.Turn = ev.GetTurn()
+		x.ended++
+		if x.ended > maxEndedListed+maxEndedListed/10 {
+			x.dropOldEnded()
+		}
+		return md, id
+	}
+	return md, ""
+}
+
+// dropOldEnded forgets the oldest ended matches until maxEndedListed are left.
+func (x *matchIndex) dropOldEnded() {
+	keep := x.order[:0]
+	for _, e := range x.order {
+		if x.ended > maxEndedListed && e.sum.GetState() == refereev1.MatchState_MATCH_STATE_ENDED {
+			delete(x.byID, e.sum.GetMatchId())
+			x.ended--
+			continue
+		}
+		keep = append(keep, e)
+	}
+	clear(x.order[len(keep):])
+	x.order = keep
+}
+
+// list answers a ListMatches request, newest first.
+func (x *matchIndex) list(req *refereev1.ListMatchesRequest) (*refereev1.ListMatchesResponse, error) {
+	size, err := PageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	var all []*refereev1.MatchSummary
+	for i := len(x.order) - 1; i >= 0; i-- {
+		if s := x.order[i].sum; Selects(req, s) {
+			all = append(all, proto.CloneOf(s))
+		}
+	}
+	x.mu.Unlock()
+	page, next, err := Page(all, req.GetPageToken(), size)
+	if err != nil {
+		return nil, err
+	}
+	return &refereev1.ListMatchesResponse{Matches: page, NextPageToken: next}, nil
+}
+
+// summary returns the listing of one match, if the index has it.
+func (x *matchIndex) summary(id string) (*refereev1.MatchSummary, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	e, ok := x.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return proto.CloneOf(e.sum), true
+}
+
+// Summary is the listing of a match from its first event: who plays, running.
+func Summary(first *eventsv1.MatchEvent) *refereev1.MatchSummary {
+	st := first.GetMatchStarted()
+	return &refereev1.MatchSummary{
+		MatchId:       first.GetMatchId(),
+		Game:          st.GetGame(),
+		TournamentId:  st.GetTournamentId(),
+		Seats:         st.GetSeats(),
+		State:         refereev1.MatchState_MATCH_STATE_RUNNING,
+		Started:       first.GetTime(),
+		RevealPrivate: st.GetRevealPrivate(),
+	}
+}
+
+// Page sizes of ListMatches.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 500
+)
+
+// PageSize reads ListMatchesRequest.page_size: 0 means DefaultPageSize, at most MaxPageSize.
+func PageSize(n int32) (int, error) {
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("page_size must be 0 or more, got %d", n)
+	case n == 0:
+		return DefaultPageSize, nil
+	default:
+		return min(int(n), MaxPageSize), nil
+	}
+}
+
+// Selects reports whether a ListMatches request selects m.
+func Selects(req *refereev1.ListMatchesRequest, m *refereev1.MatchSummary) bool {
+	return (req.GetState() == refereev1.MatchState_MATCH_STATE_UNSPECIFIED || req.GetState() == m.GetState()) &&
+		(req.GetGame() == "" || req.GetGame() == m.GetGame()) &&
+		(req.GetTournamentId() == "" || req.GetTournamentId() == m.GetTournamentId())
+}
+
+// Page returns the page of ms (newest first) after the match named by token (a match id; empty:
+// from the start), at most size of them, and the token of the next page.
+func Page(ms []*refereev1.MatchSummary, token string, size int) ([]*refereev1.MatchSummary, string, error) {
+	from := 0
+	if token != "" {
+		i := slices.IndexFunc(ms, func(m *refereev1.MatchSummary) bool { return m.GetMatchId() == token })
+		if i < 0 {
+			return nil, "", fmt.Errorf("page_token %q is not a match of this listing", token)
+		}
+		from = i + 1
+	}
+	to := min(from+size, len(ms))
+	next := ""
+	if to < len(ms) {
+		next = ms[to-1].GetMatchId()
+	}
+	return ms[from:to], next, nil
+}

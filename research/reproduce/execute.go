@@ -1,0 +1,144 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/research/studies"
+	"github.com/parley-arena/parley/services/analytics/metrics"
+	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/tournament"
+)
+
+// Executor plays a set-up's tournament to its end and returns its finished matches' rows;
+// done is called once per match that ends. A tournament already played in part is resumed.
+type Executor interface {
+	Play(ctx context.Context, spec *tournamentv1.TournamentSpec, params func(uint64) (*matchv1.GameParams, error), done func()) ([]metrics.Row, error)
+}
+
+// Tournaments plays set-ups as tournaments through the NATS work queue that referee workers
+// share (services/tournament): resumable by id, played by any referee on the bus.
+type Tournaments struct {
+	Bus         *bus.Bus
+	Concurrency int
+}
+
+// Play implements Executor.
+func (t Tournaments) Play(ctx context.Context, spec *tournamentv1.TournamentSpec, params func(uint64) (*matchv1.GameParams, error), done func()) ([]metrics.Row, error) {
+	err := tournament.Run(ctx, t.Bus, spec, tournament.RunConfig{Concurrency: t.Concurrency, Params: params,
+		Progress: func(tournament.Progress) { done() }})
+	if err != nil {
+		return nil, err
+	}
+	rows, _, err := tournament.Rows(ctx, t.Bus.JetStream(), spec, catalog.New())
+	return rows, err
+}
+
+// Execute plays every set-up of the plan, in order, and returns their rows by run id.
+func (p *Plan) Execute(ctx context.Context, ex Executor, done func()) (studies.Results, error) {
+	res := studies.Results{}
+	for _, r := range p.Runs {
+		rows, err := ex.Play(ctx, r.Spec, r.Params, done)
+		if err != nil {
+			return nil, fmt.Errorf("set-up %s (tournament %s): %w", r.Run.ID, r.Spec.GetTournamentId(), err)
+		}
+		res[r.Run.ID] = rows
+	}
+	return res, nil
+}
+
+// WriteHeader prints what is reproduced with which models.
+func (p *Plan) WriteHeader(w io.Writer) {
+	fmt.Fprintf(w, "%s: %s\n", p.Study.Name, p.Study.Title)
+	var slots []string
+	for _, s := range p.Study.Slots {
+		m := p.Slots[s]
+		if m == "" {
+			m = "(none)"
+		}
+		slots = append(slots, s+" = "+m)
+	}
+	fmt.Fprintf(w, "models: %s\n", strings.Join(slots, ", "))
+	matches, calls, tokens, cost := p.Totals()
+	fmt.Fprintf(w, "plan: %d set-ups, %d matches, about %d model calls and %d tokens (%s)\n\n", len(p.Runs), matches, calls, tokens, Money(cost))
+}
+
+// WriteDryRun prints the plan: per table and in all, matches, model calls, tokens and cost,
+// and what cannot be played.
+func (p *Plan) WriteDryRun(w io.Writer) error {
+	p.WriteHeader(w)
+	byRun := map[string]*Planned{}
+	for _, r := range p.Runs {
+		byRun[r.Run.ID] = r
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "table\tset-ups\tmatches\tmodel calls\ttokens\tcost\t")
+	counted := map[string]bool{}
+	for _, t := range p.Tables {
+		ids := studies.RunsOf([]*studies.Table{t})
+		var n, matches int
+		var calls, tokens, cost int64
+		for id := range ids {
+			r, ok := byRun[id]
+			if !ok {
+				continue
+			}
+			n++
+			if counted[id] {
+				continue // shared with an earlier table
+			}
+			counted[id] = true
+			matches += len(r.Spec.GetMatches())
+			calls, tokens, cost = calls+r.Calls, tokens+r.Tokens, cost+r.Cost
+		}
+		what := fmt.Sprintf("%d", n)
+		if t.NoModel {
+			what = "no model"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t\n", t.ID, what, matches, calls, tokens, Money(cost))
+	}
+	matches, calls, tokens, cost := p.Totals()
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%s\t\n", len(p.Runs), matches, calls, tokens, Money(cost))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "Estimates: one call per language-model move (corrections not counted), each the agent's own prompt for the first move, grown by half for the history, plus the completion cap (300 tokens when not set); cost by the price table. Set-ups already played in part cost less.")
+	p.writeMissing(w)
+	return nil
+}
+
+func (p *Plan) writeMissing(w io.Writer) {
+	why := map[string][]string{}
+	for id, reason := range p.Missing {
+		why[reason] = append(why[reason], id)
+	}
+	reasons := make([]string, 0, len(why))
+	for r := range why {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "not played (%d set-ups): %s\n", len(why[r]), r)
+	}
+}
+
+// WriteTables prints the tables, then what cannot be reproduced and the study's notes.
+func (p *Plan) WriteTables(w io.Writer, res studies.Results) error {
+	if err := studies.Render(w, p.Study, studies.Compute(p.Tables, res, p.Data, p.Missing)); err != nil {
+		return err
+	}
+	for _, s := range p.Study.NotReproduced {
+		fmt.Fprintf(w, "not reproduced: %s: %s\n", s.Table, s.Why)
+	}
+	for _, n := range p.Study.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}

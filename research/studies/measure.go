@@ -1,0 +1,321 @@
+package studies
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/parley-arena/parley/services/analytics/metrics"
+)
+
+// Results are the finished matches of each run, by run id.
+type Results map[string][]metrics.Row
+
+// DataSource computes the statistics that need no model (deal spaces, the corpus's human
+// dialogues and best allocations).
+type DataSource interface {
+	Stat(m Measure) (value float64, n int, err error)
+}
+
+// Cell is one of our cells.
+type Cell struct {
+	// Value is our number; N the matches (or data points) behind it.
+	Value float64
+	N     int
+	// Value2 is Bob's number of a payoff pair (Pair).
+	Value2 float64
+	Pair   bool
+	// OK is false when there is no number; Why says why.
+	OK  bool
+	Why string
+}
+
+// TableResult is a table with our cells beside the paper's.
+type TableResult struct {
+	Table *Table
+	// Ours[i][j] is row i, column j.
+	Ours [][]Cell
+}
+
+// Compute fills tables from the runs' results and the data source (nil: data-only cells are
+// left empty). missing names runs not played (a slot without a model, a table not picked):
+// their cells say so.
+func Compute(tables []*Table, res Results, data DataSource, missing map[string]string) []TableResult {
+	var out []TableResult
+	for _, t := range tables {
+		tr := TableResult{Table: t, Ours: make([][]Cell, len(t.Rows))}
+		for i, r := range t.Rows {
+			tr.Ours[i] = make([]Cell, len(t.Columns))
+			for j, c := range t.Columns {
+				m, ok := t.measureFor(r, c)
+				if !ok {
+					tr.Ours[i][j] = Cell{Why: "not measured"}
+					continue
+				}
+				tr.Ours[i][j] = measure(m, res, data, missing)
+			}
+		}
+		// Column means come last, over the other rows' numbers.
+		for i, r := range t.Rows {
+			for j, c := range t.Columns {
+				if m, ok := t.measureFor(r, c); ok && m.Stat == "column_mean" {
+					var sum float64
+					n, cells := 0, 0
+					for k := range t.Rows {
+						if k == i {
+							continue
+						}
+						cells++
+						if cl := tr.Ours[k][j]; cl.OK {
+							sum += cl.Value
+							n++
+						}
+					}
+					if n == cells && n > 0 {
+						tr.Ours[i][j] = Cell{Value: sum / float64(n), N: n, OK: true}
+					} else {
+						tr.Ours[i][j] = Cell{Why: "not every row has a number"}
+					}
+				}
+			}
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+func measure(m Measure, res Results, data DataSource, missing map[string]string) Cell {
+	if m.Stat == "column_mean" {
+		return Cell{}
+	}
+	scale := m.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	if m.Stat == "flag" {
+		// Whether our set-up asks for a reasoning step (Field) among Arg's.
+		return Cell{Value: b2f(slices.Contains(strings.Split(m.Arg, ","), m.Field)), N: 1, OK: true}
+	}
+	if m.Run == "" && len(m.Runs) == 0 {
+		if data == nil {
+			return Cell{Why: "needs data"}
+		}
+		v, n, err := data.Stat(m)
+		if err != nil {
+			return Cell{Why: err.Error()}
+		}
+		return Cell{Value: v * scale, N: n, OK: true}
+	}
+	var rows []metrics.Row
+	for _, id := range m.runIDs() {
+		if why, ok := missing[id]; ok {
+			return Cell{Why: why}
+		}
+	}
+	if m.Stat == "pair" {
+		// A payoff pair (Alice, Bob): the mean of Value for each seat.
+		a := measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: "0", Where: m.Where}, res, data, missing)
+		b := measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: "1", Where: m.Where}, res, data, missing)
+		if !a.OK || !b.OK {
+			return Cell{Why: a.Why + b.Why}
+		}
+		return Cell{Value: a.Value, Value2: b.Value, Pair: true, N: a.N, OK: true}
+	}
+	for _, id := range append([]string{m.Run}, m.Runs...) {
+		rows = append(rows, res[id]...)
+	}
+	rows = m.keep(rows)
+	if len(rows) == 0 {
+		return Cell{Why: "no match"}
+	}
+	seat := metrics.WholeMatch
+	if m.Seat != "" && m.Seat != "*" {
+		s, err := strconv.Atoi(m.Seat)
+		if err != nil {
+			return Cell{Why: "bad seat " + m.Seat}
+		}
+		seat = int32(s)
+	}
+	div := m.Divide
+	if div == 0 {
+		div = 1
+	}
+	switch m.Stat {
+	case "mean", "":
+		var sum float64
+		n := 0
+		for _, r := range rows {
+			for _, v := range r.Values {
+				if v.Name == m.Value && (v.Seat == seat || m.Seat == "*" && v.Seat != metrics.WholeMatch) {
+					sum += v.Value
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			return Cell{Why: "no match has " + m.Value}
+		}
+		return Cell{Value: sum / float64(n) / div * scale, N: n, OK: true}
+	case "share":
+		n, yes := 0, 0
+		for _, r := range rows {
+			if v, ok := r.Value(m.Value, seat); ok {
+				n++
+				if v > 0 {
+					yes++
+				}
+			}
+		}
+		if n == 0 {
+			return Cell{Why: "no match has " + m.Value}
+		}
+		return Cell{Value: float64(yes) / float64(n) * scale, N: n, OK: true}
+	case "sum":
+		var sum float64
+		for _, r := range rows {
+			for _, v := range r.Values {
+				if v.Name == m.Value && (m.Seat == "*" || v.Seat == seat) {
+					sum += v.Value
+				}
+			}
+		}
+		return Cell{Value: sum * scale, N: len(rows), OK: true}
+	case "winrate":
+		n, won := 0, 0
+		for _, r := range rows {
+			if len(r.Seats) != 2 || int(seat) < 0 || int(seat) > 1 {
+				continue
+			}
+			a, b := r.Seats[seat].Payoff, r.Seats[1-seat].Payoff
+			if a == b {
+				continue // ties are left out of win rates
+			}
+			n++
+			if a > b {
+				won++
+			}
+		}
+		if n == 0 {
+			return Cell{Why: "no decisive match"}
+		}
+		return Cell{Value: float64(won) / float64(n) * scale, N: n, OK: true}
+	case "spearman":
+		var xs, ys []float64
+		for _, r := range rows {
+			x, okx := r.Value(m.X, metrics.WholeMatch)
+			y, oky := r.Value(m.Y, metrics.WholeMatch)
+			if okx && oky {
+				xs, ys = append(xs, x), append(ys, y)
+			}
+		}
+		if len(xs) < 3 {
+			return Cell{Why: fmt.Sprintf("%d matches with both prices; a correlation needs 3", len(xs))}
+		}
+		rho := Spearman(xs, ys)
+		if math.IsNaN(rho) {
+			return Cell{Why: "no variation to correlate"}
+		}
+		return Cell{Value: rho * scale, N: len(xs), OK: true}
+	case "gain":
+		if m.Base == nil {
+			return Cell{Why: "gain without a base"}
+		}
+		this := measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: m.Seat, Where: m.Where, Agreed: m.Agreed}, res, data, missing)
+		base := measure(*m.Base, res, data, missing)
+		switch {
+		case !this.OK:
+			return this
+		case !base.OK:
+			return base
+		case base.Value == 0:
+			return Cell{Why: "the base is 0"}
+		}
+		return Cell{Value: (this.Value/base.Value - 1) * 100, N: this.N, OK: true}
+	}
+	return Cell{Why: "unknown statistic " + m.Stat}
+}
+
+// keep filters rows: void matches never count; Where and Agreed as the measure says.
+func (m Measure) keep(rows []metrics.Row) []metrics.Row {
+	var out []metrics.Row
+	for _, r := range rows {
+		if r.Void() || m.Agreed && !r.Agreement {
+			continue
+		}
+		ok := true
+		for s, slot := range m.Where {
+			i, err := strconv.Atoi(s)
+			if err != nil || i >= len(r.Seats) || SlotOf(r.Seats[i].Label) != slot {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// SlotOf is the slot of a seat label ("GPT-4" of "GPT-4/desperate").
+func SlotOf(label string) string {
+	for i := 0; i < len(label); i++ {
+		if label[i] == '/' {
+			return label[:i]
+		}
+	}
+	return label
+}
+
+// Spearman is the rank correlation of xs and ys (average ranks for ties); NaN when either
+// does not vary.
+func Spearman(xs, ys []float64) float64 {
+	rx, ry := ranks(xs), ranks(ys)
+	n := float64(len(xs))
+	var mx, my float64
+	for i := range rx {
+		mx += rx[i]
+		my += ry[i]
+	}
+	mx, my = mx/n, my/n
+	var cov, vx, vy float64
+	for i := range rx {
+		cov += (rx[i] - mx) * (ry[i] - my)
+		vx += (rx[i] - mx) * (rx[i] - mx)
+		vy += (ry[i] - my) * (ry[i] - my)
+	}
+	if vx == 0 || vy == 0 {
+		return math.NaN()
+	}
+	return cov / math.Sqrt(vx*vy)
+}
+
+func ranks(xs []float64) []float64 {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return xs[idx[a]] < xs[idx[b]] })
+	out := make([]float64, len(xs))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && xs[idx[j+1]] == xs[idx[i]] {
+			j++
+		}
+		r := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			out[idx[k]] = r
+		}
+		i = j + 1
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+package studies
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Render prints each table in the paper's layout: the row keys, then for every column the
+// paper's number and ours side by side, then how many matches stand behind our cells.
+func Render(w io.Writer, s *Study, results []TableResult) error {
+	for _, tr := range results {
+		t := tr.Table
+		fmt.Fprintf(w, "%s: %s\n", t.ID, t.Caption)
+		fmt.Fprintf(w, "paper: %s in %s (%s)\n", t.ID, s.Paper, s.Title)
+		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		head := append([]string(nil), t.RowKeys...)
+		sub := make([]string, len(t.RowKeys))
+		for _, c := range t.Columns {
+			label := c.Label
+			if c.Group != "" {
+				label = c.Group + ": " + label
+			}
+			head = append(head, label, "")
+			sub = append(sub, "paper", "ours")
+		}
+		head = append(head, "n")
+		sub = append(sub, "")
+		fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(sub, "\t")+"\t")
+		why := map[string]int{}
+		var order []string
+		for i, r := range t.Rows {
+			cells := append([]string(nil), r.Keys...)
+			n := 0
+			for j, c := range t.Columns {
+				dec := decimals(r, c)
+				cells = append(cells, paperText(r, c, dec))
+				our := tr.Ours[i][j]
+				if !our.OK {
+					cells = append(cells, "–")
+					if our.Why != "" {
+						if why[our.Why] == 0 {
+							order = append(order, our.Why)
+						}
+						why[our.Why]++
+					}
+					continue
+				}
+				n = max(n, our.N)
+				if c.Unit == "bool" && !our.Pair && (our.Value == 0 || our.Value == 1) {
+					cells = append(cells, formatValue(our.Value == 1, dec))
+					continue
+				}
+				cells = append(cells, oursText(our, dec))
+			}
+			cells = append(cells, strconv.Itoa(n))
+			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, reason := range order {
+			fmt.Fprintf(w, "  – %d %s: %s\n", why[reason], plural(why[reason], "cell", "cells"), reason)
+		}
+		for _, note := range t.Notes {
+			fmt.Fprintf(w, "  note: %s\n", note)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// paperText writes the paper's cell as printed.
+func paperText(r Row, c Column, dec int) string {
+	v, ok := r.Paper[c.Key]
+	if !ok {
+		return ""
+	}
+	text := formatValue(v, dec)
+	switch r.Qualifier[c.Key] {
+	case "":
+	case "greater than":
+		text = "> " + text
+	case "about":
+		text = "~" + text
+	default:
+		text = r.Qualifier[c.Key] + " " + text
+	}
+	return text
+}
+
+func formatValue(v any, dec int) string {
+	switch x := v.(type) {
+	case nil:
+		return "?"
+	case bool:
+		if x {
+			return "yes"
+		}
+		return "no"
+	case int:
+		return strconv.FormatFloat(float64(x), 'f', dec, 64)
+	case float64:
+		return strconv.FormatFloat(x, 'f', dec, 64)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = formatValue(e, dec)
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	return fmt.Sprint(v)
+}
+
+func oursText(c Cell, dec int) string {
+	if c.Pair {
+		return "(" + strconv.FormatFloat(c.Value, 'f', dec, 64) + ", " + strconv.FormatFloat(c.Value2, 'f', dec, 64) + ")"
+	}
+	return strconv.FormatFloat(c.Value, 'f', dec, 64)
+}
