@@ -21,6 +21,7 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -381,7 +382,7 @@ func TestRegisteredGRPCBotNeedsAllowBotDial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			addr := serveAgent(t, fair)
+			addr := sdktest.Addr(t, fair)
 			f.register(t, tok, "fair", "3", addr)
 			body := `{"game":"ultimatum","agents":["bot:served/fair","builtin:random?seed=2"],"seed":3}`
 			if !allow {

@@ -166,6 +166,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.
 func (g *Gateway) routes() http.Handler {
 	mux := http.NewServeMux()
 	opts := []connect.HandlerOption{
+		connect.WithCodec(strictJSON{"json"}), connect.WithCodec(strictJSON{"json; charset=utf-8"}),
 		connect.WithReadMaxBytes(int(g.cfg.MaxBodyBytes)),
 		connect.WithInterceptors(streamInterceptor{g: g}),
 	}

@@ -334,20 +334,6 @@ func sameEvents(t *testing.T, what string, got, want []*eventsv1.MatchEvent) {
 	}
 }
 
-// serveAgent serves a as a gRPC agent on loopback and returns its address.
-func serveAgent(t *testing.T, a sdk.Agent) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = sdk.ServeListener(ctx, lis, a, sdk.WithGracePeriod(100*time.Millisecond)); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return "grpc://" + lis.Addr().String()
-}
-
 // slowAgent plays random legal moves after delay.
 func slowAgent(delay time.Duration, seed uint64) sdk.Agent {
 	var mu sync.Mutex

@@ -137,7 +137,7 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	}
 	opts := []match.Option{match.WithTimestamps(true), match.WithLogger(logger)}
 	if cfg.Metrics != nil {
-		opts = append(opts, match.WithObserver(cfg.Metrics))
+		opts = append(opts, match.WithObserver(Observer(cfg.Metrics)))
 	}
 	if s.Referee, err = StartReferee(ctx, RefereeConfig{
 		Bus: cfg.Bus, Games: cfg.Games, Agents: agents, Standings: an, Workers: cfg.Workers, Tournaments: true,

@@ -130,9 +130,9 @@ func invalid(format string, args ...any) error {
 // Prepare checks req and completes it into a Match. Its errors wrap ErrInvalid and read as one
 // line a person can act on.
 func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
-	game, err := p.Games.Lookup(req.Game)
+	game, err := LookupGame(p.Games, req.Game)
 	if err != nil {
-		return nil, invalid("%v; see `parley games`", err)
+		return nil, err
 	}
 	m := &Match{
 		Game: game, Seed: req.Seed, TournamentID: req.TournamentID, RevealPrivate: req.RevealPrivate,
@@ -165,6 +165,15 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	return m, nil
 }
 
+// LookupGame finds a game of the catalogue, with the refusal every door gives.
+func LookupGame(reg *games.Registry, name string) (games.Game, error) {
+	g, err := reg.Lookup(name)
+	if err != nil {
+		return nil, invalid("%v; see `parley games`", err)
+	}
+	return g, nil
+}
+
 // params loads the files params name and resolves them.
 func (p *Preparer) params(game games.Game, params *matchv1.GameParams, seed uint64) (*matchv1.GameParams, error) {
 	if l, ok := game.(games.Loader); ok {
@@ -189,9 +198,9 @@ func (p *Preparer) params(game games.Game, params *matchv1.GameParams, seed uint
 // Params loads the files params name (drawing from a corpus with seed) and resolves them: the
 // parameters of a match Prepare would make, for a tournament's plan.
 func (p *Preparer) Params(game string, params *matchv1.GameParams, seed uint64) (games.Game, *matchv1.GameParams, error) {
-	g, err := p.Games.Lookup(game)
+	g, err := LookupGame(p.Games, game)
 	if err != nil {
-		return nil, nil, invalid("%v; see `parley games`", err)
+		return nil, nil, err
 	}
 	resolved, err := p.params(g, params, seed)
 	return g, resolved, err

@@ -33,13 +33,6 @@ const waitLimit = 20 * time.Second
 // shortTimeout is the move timeout of the cases that wait for an agent to time out.
 const shortTimeout = 200 * time.Millisecond
 
-// serveAgent serves a with the Go SDK on a loopback port and returns a client of it. The server
-// and the connection are closed when the test ends.
-func serveAgent(t *testing.T, a sdk.Agent, opts ...sdk.Option) agentv1.AgentServiceClient {
-	t.Helper()
-	return dial(t, serve(t, sdk.NewServer(a, opts...)))
-}
-
 // serve runs srv on a loopback port until the test ends and returns its address.
 func serve(t *testing.T, srv *grpc.Server) string {
 	t.Helper()

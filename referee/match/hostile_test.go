@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-arena/parley/agents/fixed"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -137,7 +138,7 @@ func TestHostileAgents(t *testing.T) {
 				t.Cleanup(bot.Close)
 				h := newHonest(t)
 				h.notes = tc.honestNotes
-				honestClient := serveAgent(t, h, sdk.WithInfo(&gamev1.AgentInfo{Name: "honest", Version: "1"}))
+				honestClient := sdktest.Client(t, h, sdk.WithInfo(&gamev1.AgentInfo{Name: "honest", Version: "1"}))
 				agents := []agentv1.AgentServiceClient{honestClient, honestClient}
 				agents[hostileSeat] = openConn(t, bot.Address()).Client
 				turns := tc.turns

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,9 +114,13 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 			return nil, status.Error(codes.InvalidArgument, err.Error())
 		}
 	}
+	agents, links, err := s.reserveSeats(req.GetAgents())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
 	m, err := s.cfg.Matches.Prepare(ctx, launch.Request{
 		Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), SeedGiven: req.GetSeed() != 0,
-		Agents: req.GetAgents(), Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: req.GetMatchId(),
+		Agents: agents, Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: req.GetMatchId(),
 		RevealPrivate: req.GetRevealPrivate(),
 	})
 	if err != nil {
@@ -132,7 +137,33 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	s.logger.Info("match requested", "match_id", m.ID, "game", req.GetGame())
-	return &refereev1.StartMatchResponse{MatchId: m.ID}, nil
+	return &refereev1.StartMatchResponse{MatchId: m.ID, Seed: m.Seed, SeatLinks: links}, nil
+}
+
+// reserveSeats reserves a seat for each person asked for without one ("human", "human:NAME")
+// and returns the addresses that open those seats, and each seat's page (nil when no seat
+// was reserved). The match may be played by any worker of the process that serves the seats.
+func (s *Server) reserveSeats(addrs []string) ([]string, []string, error) {
+	r, ok := s.cfg.Matches.Agents.Humans.(agentconn.Reserver)
+	if !ok {
+		return addrs, nil, nil // Prepare says whether human seats are served here
+	}
+	out := slices.Clone(addrs)
+	var links []string
+	for i, a := range addrs {
+		if !agentconn.IsHuman(a) || strings.Contains(a, "ticket=") {
+			continue
+		}
+		seat, link, err := r.Reserve(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if links == nil {
+			links = make([]string, len(addrs))
+		}
+		out[i], links[i] = seat, link
+	}
+	return out, links, nil
 }
 
 // Request is the work-queue request of a prepared match.

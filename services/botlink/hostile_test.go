@@ -2,19 +2,17 @@ package botlink_test
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/fixed"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -22,6 +20,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/hostile"
 	"github.com/parley-arena/parley/internal/natstest"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/services/botlink"
@@ -77,28 +76,12 @@ func dialHostile(t *testing.T, kind hostile.Kind) agentv1.AgentServiceClient {
 		t.Fatal(err)
 	}
 	t.Cleanup(bot.Close)
-	return dial(t, strings.TrimPrefix(bot.Address(), "grpc://"))
-}
-
-// serveLocal serves agent on a loopback port and returns a client of it.
-func serveLocal(t *testing.T, agent sdk.Agent) agentv1.AgentServiceClient {
-	t.Helper()
-	addr, stop, err := sdk.Background("127.0.0.1:0", agent)
+	c, err := (&agentconn.Resolver{}).Open(t.Context(), bot.Address())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(stop)
-	return dial(t, addr)
-}
-
-func dial(t *testing.T, addr string) agentv1.AgentServiceClient {
-	t.Helper()
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return agentv1.NewAgentServiceClient(conn)
+	t.Cleanup(func() { c.Close() })
+	return c.Client
 }
 
 // A dial-out bot is never faulted for the size of what the referee sends it: against an
@@ -169,7 +152,7 @@ func TestDialOutOversizedReply(t *testing.T) {
 	}
 	spec := match.Spec{
 		ID: "dial-out-huge", Game: ultimatum.New(), Seed: 1,
-		Agents: []agentv1.AgentServiceClient{linked(t, b.Conn(), "huge", huge, &got), serveLocal(t, honest)},
+		Agents: []agentv1.AgentServiceClient{linked(t, b.Conn(), "huge", huge, &got), sdktest.Client(t, honest)},
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(time.Minute), MaxReplyBytes: 512 << 10},
 	}
 	res, err := match.NewRunner(nil).Run(t.Context(), spec)

@@ -139,7 +139,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	role, err := stack.StartReferee(ctx, stack.RefereeConfig{
 		Bus: b, Games: deps.Games, Agents: agents, Standings: standings, Workers: workers, AckWait: o.ackWait,
 		Tournaments: o.tournaments, Name: lis.Addr().String(), Logger: logger,
-		Options: []match.Option{match.WithObserver(metrics), match.WithLogger(logger)},
+		Options: []match.Option{match.WithObserver(stack.Observer(metrics)), match.WithLogger(logger)},
 	}, lis)
 	if err != nil {
 		lis.Close()

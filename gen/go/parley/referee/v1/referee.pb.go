@@ -419,9 +419,13 @@ type StartMatchRequest struct {
 	Game string `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
 	// Parameters; unset fields take the game's defaults. May be left unset entirely.
 	Params *v1.GameParams `protobuf:"bytes,2,opt,name=params,proto3" json:"params,omitempty"`
-	// Seed of the match's randomness.
+	// Seed of the match's randomness; 0 or unset: a fresh random seed, returned in the response
+	// and recorded.
 	Seed uint64 `protobuf:"varint,3,opt,name=seed,proto3" json:"seed,omitempty"`
-	// One agent per seat, in seat order: "grpc://host:port" or "builtin:NAME".
+	// One agent per seat, in seat order: "builtin:NAME[?k=v&...]", "bot:TEAM/NAME[@VERSION]",
+	// "grpc://host:port" (where the organiser allows it), or a person: "human" or "human:NAME"
+	// (a seat is reserved and its page returned in StartMatchResponse.seat_links), or
+	// "human:NAME?ticket=ID" for a seat reserved beforehand.
 	Agents []string `protobuf:"bytes,4,rep,name=agents,proto3" json:"agents,omitempty"`
 	// Limits on agents; unset fields take the defaults.
 	Limits *v1.Limits `protobuf:"bytes,5,opt,name=limits,proto3" json:"limits,omitempty"`
@@ -525,11 +529,17 @@ func (x *StartMatchRequest) GetRevealPrivate() bool {
 	return false
 }
 
-// StartMatchResponse says which match was started.
+// StartMatchResponse says which match was started. Seen by the caller only.
 type StartMatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the match.
-	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// Seed the match plays with (the one asked for, or the fresh one drawn).
+	Seed uint64 `protobuf:"varint,2,opt,name=seed,proto3" json:"seed,omitempty"`
+	// For each seat, in seat order: the page where a person plays it (a path such as
+	// "/seat/TOKEN", on the server that answered), for the seats StartMatch reserved for a
+	// person; empty for the other seats. Whoever holds a link plays the seat.
+	SeatLinks     []string `protobuf:"bytes,3,rep,name=seat_links,json=seatLinks,proto3" json:"seat_links,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -569,6 +579,20 @@ func (x *StartMatchResponse) GetMatchId() string {
 		return x.MatchId
 	}
 	return ""
+}
+
+func (x *StartMatchResponse) GetSeed() uint64 {
+	if x != nil {
+		return x.Seed
+	}
+	return 0
+}
+
+func (x *StartMatchResponse) GetSeatLinks() []string {
+	if x != nil {
+		return x.SeatLinks
+	}
+	return nil
 }
 
 // GetMatchRequest names a match.
@@ -1070,9 +1094,12 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\x06limits\x18\x05 \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12\x19\n" +
 	"\bmatch_id\x18\x06 \x01(\tR\amatchId\x12\x16\n" +
 	"\x06labels\x18\a \x03(\tR\x06labels\x12%\n" +
-	"\x0ereveal_private\x18\b \x01(\bR\rrevealPrivate\"/\n" +
+	"\x0ereveal_private\x18\b \x01(\bR\rrevealPrivate\"b\n" +
 	"\x12StartMatchResponse\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\",\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
+	"\x04seed\x18\x02 \x01(\x04R\x04seed\x12\x1d\n" +
+	"\n" +
+	"seat_links\x18\x03 \x03(\tR\tseatLinks\",\n" +
 	"\x0fGetMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"^\n" +
 	"\x10GetMatchResponse\x124\n" +
