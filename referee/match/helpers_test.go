@@ -63,7 +63,7 @@ func dial(t *testing.T, addr string) agentv1.AgentServiceClient {
 }
 
 // openConn opens an agent address with agentconn, closed when the test ends.
-func openConn(t *testing.T, spec string) *agentconn.Conn {
+func openConn(t testing.TB, spec string) *agentconn.Conn {
 	t.Helper()
 	c, err := (&agentconn.Resolver{Builtins: builtin.Agents{}}).Open(t.Context(), spec)
 	if err != nil {

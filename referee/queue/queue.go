@@ -40,7 +40,10 @@
 //
 // A request that can never run (unknown game, bad parameters, an agent address that does not
 // parse) is recorded as a match that starts and ends void at once, with the reason, and
-// acknowledged, so whoever waits for it finishes.
+// acknowledged, so whoever waits for it finishes. So is one whose runs were interrupted
+// MaxReruns times: its last run is closed void naming no rerun. Reruns are for interruptions
+// only; what would fail the same way again (an agent's fault, a rules error, an event too large
+// for the bus, which the runner prevents) ends the match once, with its cause.
 package queue
 
 import (

@@ -527,6 +527,9 @@ func (m *match) observeAll(st games.State, when string) []*agentv1.Observation {
 			t.Fatalf("%s: seat %d is to move but has no legal move", when, s)
 		case !slices.Contains(toMove, s) && len(o.GetLegalMoves()) != 0:
 			t.Fatalf("%s: seat %d is not to move but has legal moves %v", when, s, o.GetLegalMoves())
+		case len(o.GetHistory()) > games.MaxHistoryEntries || o.GetHistoryOmitted() < 0:
+			// The history window (History.For) keeps observations bounded.
+			t.Fatalf("%s: Observe(%d) shows %d history entries, leaving out %d: not a window of at most %d", when, s, len(o.GetHistory()), o.GetHistoryOmitted(), games.MaxHistoryEntries)
 		}
 		// Purity: a second call is equal, and scribbling on what was returned does not reach
 		// the state (nor a cached observation).
