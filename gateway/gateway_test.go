@@ -37,7 +37,7 @@ func TestAPI(t *testing.T) {
 		t.Fatalf("ListGames: %v", games)
 	}
 
-	id := f.startMatch(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["fair","rnd"],"seed":"7","matchId":"api-1"}`)
+	id := f.organise(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["fair","rnd"],"seed":"7","matchId":"api-1"}`)
 	if id != "api-1" {
 		t.Fatalf("match id %q", id)
 	}
@@ -194,7 +194,7 @@ func TestStreamWaitsForStart(t *testing.T) {
 		ch <- opened{s, code}
 	}()
 	time.Sleep(300 * time.Millisecond)
-	f.startMatch(t, fmt.Sprintf(`{"game":"ultimatum","agents":[%q,%q],"matchId":"soon"}`, p1, p2))
+	f.organise(t, fmt.Sprintf(`{"game":"ultimatum","agents":[%q,%q],"matchId":"soon"}`, p1, p2))
 	o := <-ch
 	if o.s == nil {
 		t.Fatalf("stream opened before the match started: status %d", o.code)
@@ -354,8 +354,8 @@ func TestBadRequests(t *testing.T) {
 		{"unknown API route", "/api/v1/nope", 404, "not_found"},
 	}
 	// A match id already requested is refused, whether its match runs yet or not.
-	f.startMatch(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
-	status, data := f.call(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
+	f.organise(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
+	status, data := f.callAs(t, organiserToken, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
 	wantError(t, "a match id taken", status, data, http.StatusConflict, "already_exists")
 	for _, tc := range get {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"fmt"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 
@@ -31,6 +32,12 @@ type PlayOptions struct {
 // (a failure of ours or of the address, not of play) is an error and nothing is recorded; an
 // agent that fails once the match runs is part of the record.
 func (p *Player) Play(ctx context.Context, m *Match, rec match.Recorder, o PlayOptions) (*match.Result, error) {
+	if m.MaxDuration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, m.MaxDuration,
+			fmt.Errorf("the match went past the organiser's limit of %s on a match's time (max_match_time)", m.MaxDuration))
+		defer cancel()
+	}
 	conns, err := p.Agents.OpenAll(ctx, m.Agents)
 	if err != nil {
 		return nil, err

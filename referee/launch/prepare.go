@@ -29,6 +29,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 // DefaultProbeTimeout bounds asking one agent who it is while a match is prepared.
@@ -88,6 +89,8 @@ type Request struct {
 	// Prefix and FromTurn continue an earlier record (see match.Spec).
 	Prefix   []*eventsv1.MatchEvent
 	FromTurn int32
+	// Caller is who asks: the policy's bounds depend on it. The zero Caller is a spectator.
+	Caller policy.Caller
 }
 
 // Match is a checked request: what Play needs.
@@ -105,6 +108,9 @@ type Match struct {
 	RevealPrivate bool
 	Prefix        []*eventsv1.MatchEvent
 	FromTurn      int32
+	// MaxDuration bounds the match's wall-clock time (0: no bound); past it the match ends
+	// void, saying so.
+	MaxDuration time.Duration
 }
 
 // Preparer checks match requests. Its fields are read-only once it is in use.
@@ -121,6 +127,9 @@ type Preparer struct {
 	// NoProbe skips connecting to the agents: only their addresses are checked. For requests
 	// whose agents were checked when they were first asked for (a queued match).
 	NoProbe bool
+	// Policy bounds what callers may ask for (nil: only the runner's hard limits, as for the
+	// organiser's own command line).
+	Policy *policy.Policy
 }
 
 func invalid(format string, args ...any) error {
@@ -130,6 +139,19 @@ func invalid(format string, args ...any) error {
 // Prepare checks req and completes it into a Match. Its errors wrap ErrInvalid and read as one
 // line a person can act on.
 func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
+	if p.Policy != nil {
+		if err := p.Policy.StartMatch(req.Caller); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		if err := p.Policy.Limits(req.Caller, req.Limits); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		for _, a := range req.Agents {
+			if err := p.Policy.Agent(req.Caller, a); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			}
+		}
+	}
 	game, err := LookupGame(p.Games, req.Game)
 	if err != nil {
 		return nil, err
@@ -160,6 +182,14 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	registered, err := p.CheckAgents(ctx, name, req.Agents)
 	if err != nil {
 		return nil, err
+	}
+	if p.Policy != nil {
+		for i, l := range req.Labels {
+			if err := p.Policy.Label(req.Caller, l, registered[i]); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			}
+		}
+		m.MaxDuration = p.Policy.MaxMatchTime
 	}
 	m.Labels = labels(req.Labels, registered)
 	return m, nil

@@ -280,6 +280,15 @@ type errVoid struct{ reason string }
 
 func (e *errVoid) Error() string { return e.reason }
 
+// cancelled is the void ending of a match whose context ended: its cause when one was given
+// (a time limit), else "cancelled".
+func cancelled(ctx context.Context) *errVoid {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+		return &errVoid{reason: cause.Error()}
+	}
+	return &errVoid{reason: "the match was cancelled"}
+}
+
 // errRecord wraps a Recorder failure: the match cannot be recorded, so Run returns it.
 type errRecord struct{ err error }
 
@@ -400,7 +409,7 @@ func (m *run) loop(ctx context.Context) (err error) {
 	}
 	for {
 		if ctx.Err() != nil {
-			return &errVoid{reason: "the match was cancelled"}
+			return cancelled(ctx)
 		}
 		movers := m.state.ToMove()
 		if len(movers) == 0 {
@@ -479,7 +488,7 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 		}
 	}
 	if ctx.Err() != nil {
-		return &errVoid{reason: "the match was cancelled"}
+		return cancelled(ctx)
 	}
 	for _, d := range decisions {
 		if d.err != nil {

@@ -301,3 +301,12 @@ func Latest(ctx context.Context, js jetstream.JetStream, matchID string) (string
 
 // EndedFilter selects the match_ended events of every match.
 var EndedFilter = endedSubject("*")
+
+// Waiting returns how many match requests the work queue holds (waiting, or being played).
+func Waiting(ctx context.Context, js jetstream.JetStream) (int, error) {
+	st, err := js.Stream(ctx, natsname.RequestStream)
+	if err != nil {
+		return 0, fmt.Errorf("queue: stream %s: %w", natsname.RequestStream, err)
+	}
+	return int(st.CachedInfo().State.Msgs), nil
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 const (
@@ -299,6 +300,9 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 		Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), SeedGiven: true, Agents: req.GetAgents(),
 		Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: id, TournamentID: req.GetTournamentId(),
 		RevealPrivate: req.GetRevealPrivate(),
+		// The request was checked against the policy when it was asked for; what applies to
+		// every match (its time limit) still does.
+		Caller: policy.Caller{Role: policy.Organiser, Client: "queue"},
 	})
 	switch {
 	case errors.Is(err, agentconn.ErrNotServed):

@@ -25,6 +25,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/queue"
 )
 
@@ -46,6 +47,9 @@ type Config struct {
 	// StartGrace is how long StreamMatchEvents waits for a match that has not started and is
 	// not queued (0: DefaultStartGrace).
 	StartGrace time.Duration
+	// MaxQueued bounds the requests waiting in the work queue: past it StartMatch refuses
+	// callers other than the organiser with RESOURCE_EXHAUSTED (0: no bound).
+	MaxQueued int
 }
 
 // Server implements RefereeService. Make one with New; Close it.
@@ -118,15 +122,30 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
+	caller := policy.FromIncoming(ctx)
+	if req.GetMatchId() != "" && caller.Role != policy.Organiser {
+		// Ids are the organiser's to choose: a chosen id could take one a tournament will
+		// schedule, and stand in for its match.
+		return nil, status.Error(codes.InvalidArgument, "match_id: only the organiser chooses match ids; leave it empty and the referee names the match")
+	}
 	m, err := s.cfg.Matches.Prepare(ctx, launch.Request{
 		Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), SeedGiven: req.GetSeed() != 0,
 		Agents: agents, Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: req.GetMatchId(),
-		RevealPrivate: req.GetRevealPrivate(),
+		RevealPrivate: req.GetRevealPrivate(), Caller: caller,
 	})
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	js := s.cfg.Bus.JetStream()
+	if s.cfg.MaxQueued > 0 && caller.Role != policy.Organiser {
+		n, err := queue.Waiting(ctx, js)
+		switch {
+		case err != nil:
+			return nil, status.Error(codes.Unavailable, err.Error())
+		case n >= s.cfg.MaxQueued:
+			return nil, status.Errorf(codes.ResourceExhausted, "the work queue holds %d matches waiting, as many as max_queued allows; try again later", n)
+		}
+	}
 	switch taken, err := queue.Taken(ctx, js, m.ID); {
 	case err != nil:
 		return nil, status.Error(codes.Unavailable, err.Error())
