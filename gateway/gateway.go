@@ -57,7 +57,7 @@ type Teams interface {
 	Register(ctx context.Context, team string, req *registryv1.RegisterBotRequest) (*registryv1.Bot, error)
 	Update(ctx context.Context, team string, req *registryv1.UpdateBotRequest) (*registryv1.Bot, error)
 	Retire(ctx context.Context, team, name string) (*registryv1.Bot, error)
-	List(ctx context.Context, team string, retired bool) ([]*registryv1.Bot, error)
+	List(ctx context.Context, caller, team string, retired bool) ([]*registryv1.Bot, error)
 	Public(ctx context.Context) ([]*registryv1.Bot, error)
 }
 

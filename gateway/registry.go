@@ -117,8 +117,8 @@ func (s *registryService) RetireBot(ctx context.Context, req *connect.Request[re
 }
 
 func (s *registryService) ListBots(ctx context.Context, req *connect.Request[registryv1.ListBotsRequest]) (*connect.Response[registryv1.ListBotsResponse], error) {
-	return asTeam(ctx, s.g, req, func(string) (*registryv1.ListBotsResponse, error) {
-		bots, err := s.g.cfg.Teams.List(ctx, req.Msg.GetTeam(), req.Msg.GetIncludeRetired())
+	return asTeam(ctx, s.g, req, func(team string) (*registryv1.ListBotsResponse, error) {
+		bots, err := s.g.cfg.Teams.List(ctx, team, req.Msg.GetTeam(), req.Msg.GetIncludeRetired())
 		if err != nil {
 			return nil, err
 		}

@@ -58,7 +58,7 @@ func TestClusterScaleOut(t *testing.T) {
 	}
 
 	// The first referee creates the streams, replicated on the three servers.
-	refArgs := []string{"referee", "--listen", "127.0.0.1:0", "--nats", url, "--nats-replicas", "3",
+	refArgs := []string{"referee", "--listen", "127.0.0.1:0", "--nats", url, "--nats-replicas", "3", "--allow-dial", "127.0.0.1/32",
 		"--worker-concurrency", "3", "--ack-wait", "3s"}
 	refA := startProc(t, "", parleyBin, refArgs...)
 	refA.waitLine("referee worker taking match requests")

@@ -16,13 +16,14 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/services/analytics"
 	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
 )
 
-// TestSameRefusalsEverywhere walks the refusals of `parley play` through the HTTP API: the same
-// request is refused by both, the CLI with exit status 2 and the API with 400, and the API's
-// message is the CLI's (both come from the one preparation path, referee/launch). Parameters
+// TestSameRefusalsEverywhere walks the refusals of `parley play` through the HTTP API (as the
+// organiser, the command line's role): the same request is refused by both, the CLI with exit
+// status 2 and the API with 400, and the API's message is the CLI's (both come from the one preparation path, referee/launch). Parameters
 // travel as text on the command line and typed in JSON, so for them both name the bad
 // parameter or value rather than share a sentence.
 func TestSameRefusalsEverywhere(t *testing.T) {
@@ -120,9 +121,14 @@ func startStack(t *testing.T) string {
 		t.Cleanup(func() { lis.Close() })
 		return lis
 	}
+	// The organiser's own requests: what the command line refuses, the organiser's HTTP
+	// request is refused for too (a spectator is refused more: see referee/policy).
+	pol := policy.Default()
+	pol.StartsPerMinute = 0
+	pol.Dial = []string{"127.0.0.1/32"}
 	st, err := stack.Start(ctx, stack.Config{
 		Bus: b, Games: catalog.New(), Builtins: builtin.Agents{}, Analytics: store, Families: metricscatalog.New(),
-		Workers: 1, Gateway: gateway.Config{},
+		Workers: 1, Policy: &pol, AdminToken: refusalsToken, Gateway: gateway.Config{},
 	}, listen(), listen())
 	if err != nil {
 		t.Fatal(err)
@@ -134,10 +140,20 @@ func startStack(t *testing.T) string {
 	return srv.URL
 }
 
-// startMatch posts body to StartMatch and returns the status and the error's message.
+// refusalsToken is the organiser's token of TestSameRefusalsEverywhere.
+const refusalsToken = "the-organisers"
+
+// startMatch posts body to StartMatch as the organiser and returns the status and the error's
+// message.
 func startMatch(t *testing.T, base, body string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(base+"/parley.referee.v1.RefereeService/StartMatch", "application/json", strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, base+"/parley.referee.v1.RefereeService/StartMatch", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+refusalsToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,13 +103,14 @@ type Policy struct {
 	AuthFailuresPerMinute int `yaml:"auth_failures_per_minute"`
 }
 
-// Default is the policy a public arena starts from: short moves, a few retries, replies well
+// Default is the policy a public arena starts from: moves of at most two minutes (a person at
+// the web page gets 120 s), a few retries, replies well
 // inside what the transport and the bus carry, matches of at most half an hour, tournaments
 // of at most 20,000 matches, no dialling, no language models for callers other than the
 // organiser, and quotas.
 func Default() Policy {
 	return Policy{
-		MaxMoveTimeout: time.Minute, MaxRetries: 5, MaxReplyBytes: 256 << 10, MaxMatchTime: 30 * time.Minute,
+		MaxMoveTimeout: 2 * time.Minute, MaxRetries: 5, MaxReplyBytes: 256 << 10, MaxMatchTime: 30 * time.Minute,
 		MaxTournamentMatches: 20_000, MaxGamesPerAssignment: 1000, MaxConcurrency: 64,
 		SpectatorsStart: "tournaments", LLMRoles: []string{"organiser"},
 		StartsPerMinute: 30, MaxQueued: 10_000, AuthFailuresPerMinute: 20,

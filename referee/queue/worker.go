@@ -235,6 +235,29 @@ func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger 
 			id = retry.GetRetryMatchId()
 			continue
 		}
+		if state != stateNone {
+			// A record under the id that is not this request's (a match someone else started
+			// under it) is left alone: the request runs under the next id of its chain.
+			owner, _, err := Owner(ctx, w.js, id)
+			if err != nil {
+				return err
+			}
+			if owner != req.GetTournamentId() {
+				if rerun >= MaxReruns {
+					return w.refuse(ctx, req, RetryID(req.GetMatchId(), rerun+1), fmt.Errorf("%d ids of its chain were taken by other matches", rerun+1))
+				}
+				next := RetryID(req.GetMatchId(), rerun+1)
+				if err := storeRetry(ctx, w.js, &queuev1.MatchRetried{
+					MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(),
+					Reason: "the id was taken by a match that is not this request's",
+				}); err != nil {
+					return err
+				}
+				logger.Warn("the request's id is taken by another match; running it under the next id", "taken", id, "owner", owner, "rerun", next)
+				id = next
+				continue
+			}
+		}
 		switch state {
 		case stateEnded:
 			logger.Info("request already done", "recorded_as", id)

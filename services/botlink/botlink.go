@@ -322,6 +322,10 @@ func (d Directory) Bot(ctx context.Context, team, name string) (*registryv1.Bot,
 	if err := registry.ValidName("bot", name); err != nil {
 		return nil, err
 	}
+	// A revoked team's bots stay listed but play no more.
+	if err := d.Store.Active(ctx, team); err != nil {
+		return nil, err
+	}
 	return d.Store.Bot(ctx, team, name)
 }
 
