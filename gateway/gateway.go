@@ -159,8 +159,8 @@ func New(cfg Config) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, log: cfg.Logger, streams: newStreamLimiter(cfg.MaxStreamsPerClient)}
 	g.callers = &callers{
 		teams: cfg.Teams, adminToken: cfg.AdminToken, perMinute: cfg.StartsPerMinute,
-		starts:       newKeyedLimiter(float64(cfg.StartsPerMinute), max(cfg.StartsPerMinute/4, 1)),
-		authFailures: newKeyedLimiter(float64(cfg.AuthFailuresPerMinute), max(cfg.AuthFailuresPerMinute/4, 1)),
+		starts:       newKeyedLimiter(float64(cfg.StartsPerMinute), max(cfg.StartsPerMinute/2, 1)),
+		authFailures: newKeyedLimiter(float64(cfg.AuthFailuresPerMinute), max(cfg.AuthFailuresPerMinute/2, 1)),
 	}
 	g.auth = &teamAuth{callers: g.callers, limit: rate.Limit(cfg.TokenRate), burst: cfg.TokenBurst, limiters: map[string]*rate.Limiter{}}
 	g.handler = g.routes()

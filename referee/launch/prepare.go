@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -300,9 +301,27 @@ func (p *Preparer) probe(ctx context.Context, game, addr string, timeout time.Du
 		return "", unreachableError{err}
 	}
 	if claims := info.GetGames(); len(claims) > 0 && !slices.Contains(claims, game) {
-		return "", fmt.Errorf("agent %s plays %s, not %s", addr, strings.Join(claims, ", "), game)
+		return "", fmt.Errorf("agent %s plays %s, not %s", addr, quoted(claims), game)
 	}
 	return c.Label, nil
+}
+
+// quoted writes what an agent claims for a person to read: each name quoted and cut short, at
+// most a few of them, so that what an agent says cannot forge lines or flood a message.
+func quoted(names []string) string {
+	const most, long = 8, 40
+	var out []string
+	for i, n := range names {
+		if i == most {
+			out = append(out, fmt.Sprintf("and %d more", len(names)-most))
+			break
+		}
+		if len(n) > long {
+			n = n[:long] + "..."
+		}
+		out = append(out, strconv.Quote(n))
+	}
+	return strings.Join(out, ", ")
 }
 
 // labels returns the labels to record: each given one, or a registered bot's own; nil when no
