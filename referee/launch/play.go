@@ -46,8 +46,7 @@ func (p *Player) Play(ctx context.Context, m *Match, rec match.Recorder, o PlayO
 	if o.Opened != nil {
 		o.Opened(conns)
 	}
-	runner := match.NewRunner(rec, append(append([]match.Option(nil), p.Options...), o.Options...)...)
-	res, err := runner.Run(ctx, m.Spec(agentconn.Clients(conns), agentconn.Labels(conns, m.Labels)))
+	res, err := m.Run(ctx, agentconn.Clients(conns), agentconn.Labels(conns, m.Labels), rec, append(append([]match.Option(nil), p.Options...), o.Options...)...)
 	if res != nil {
 		for _, c := range conns {
 			if c.Seat != nil {
@@ -56,6 +55,13 @@ func (p *Player) Play(ctx context.Context, m *Match, rec match.Recorder, o PlayO
 		}
 	}
 	return res, err
+}
+
+// Run plays m with agents already connected, one per seat (labels as the record names them),
+// recording to rec: for callers that stand between the referee and an agent (the conformance
+// checks watch what the agent under check is sent). Most play with Player.Play.
+func (m *Match) Run(ctx context.Context, agents []agentv1.AgentServiceClient, labels []string, rec match.Recorder, opts ...match.Option) (*match.Result, error) {
+	return match.NewRunner(rec, opts...).Run(ctx, m.Spec(agents, labels))
 }
 
 // Spec is the runner's spec of m played by agents.
