@@ -59,53 +59,58 @@ func (fz Fuzz) Run(f *testing.F) {
 		}
 		f.Add(uint8(i), b)
 	}
-	f.Fuzz(func(t *testing.T, choice uint8, data []byte) {
-		action := &agentv1.Action{}
-		if err := proto.Unmarshal(data, action); err != nil {
-			return
+	f.Fuzz(fz.Input)
+}
+
+// Input runs the harness on one input, as the fuzzer does: choice picks the stage and the seat,
+// data is read as an Action (an input that is none is skipped).
+func (fz Fuzz) Input(t *testing.T, choice uint8, data []byte) {
+	t.Helper()
+	action := &agentv1.Action{}
+	if err := proto.Unmarshal(data, action); err != nil {
+		return
+	}
+	stage := int(choice) % len(fz.Stages)
+	params, st := fz.start(t, stage)
+	seats, _ := games.Seats(fz.Game, params)
+	n := len(seats)
+	toMove := st.ToMove()
+	// Even picks ask a seat to move, which reaches deeper into the rules; odd picks ask any
+	// seat, one past the last included, which must be refused unless it is to move.
+	pick := int(choice) / len(fz.Stages)
+	seat := games.Seat(pick / 2 % (n + 1))
+	if pick%2 == 0 && len(toMove) > 0 {
+		seat = toMove[pick/2%len(toMove)]
+	}
+	before := make([]*agentv1.Observation, n)
+	for s := range before {
+		before[s] = st.Observe(games.Seat(s))
+	}
+	if _, err := st.Apply(seat, action); err != nil {
+		if _, ok := games.AsRejection(err); !ok {
+			t.Fatalf("Apply returned %T %v, want *games.Rejection", err, err)
 		}
-		stage := int(choice) % len(fz.Stages)
-		params, st := fz.start(t, stage)
-		seats, _ := games.Seats(fz.Game, params)
-		n := len(seats)
-		toMove := st.ToMove()
-		// Even picks ask a seat to move, which reaches deeper into the rules; odd picks ask any
-		// seat, one past the last included, which must be refused unless it is to move.
-		pick := int(choice) / len(fz.Stages)
-		seat := games.Seat(pick / 2 % (n + 1))
-		if pick%2 == 0 && len(toMove) > 0 {
-			seat = toMove[pick/2%len(toMove)]
-		}
-		before := make([]*agentv1.Observation, n)
-		for s := range before {
-			before[s] = st.Observe(games.Seat(s))
-		}
-		if _, err := st.Apply(seat, action); err != nil {
-			if _, ok := games.AsRejection(err); !ok {
-				t.Fatalf("Apply returned %T %v, want *games.Rejection", err, err)
-			}
-			for s, b := range before {
-				if !proto.Equal(st.Observe(games.Seat(s)), b) {
-					t.Fatalf("refused action %v changed seat %d's observation", action, s)
-				}
-			}
-			return
-		}
-		for s := range games.Seat(n) {
-			if st.Observe(s) == nil {
-				t.Fatalf("after %v by seat %d, seat %d's observation is nil", action, seat, s)
-			}
-		}
-		if len(st.ToMove()) == 0 {
-			pay := st.Outcome().GetPayoffs()
-			if len(pay) != n || slices.ContainsFunc(pay, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }) {
-				t.Fatalf("after %v by seat %d the match is over with payoffs %v for %d seats", action, seat, pay, n)
+		for s, b := range before {
+			if !proto.Equal(st.Observe(games.Seat(s)), b) {
+				t.Fatalf("refused action %v changed seat %d's observation", action, s)
 			}
 		}
-		if fz.Check != nil {
-			fz.Check(t, Accepted{Stage: stage, Params: params, State: st, Seat: seat, Action: action, ToMove: toMove, Before: before})
+		return
+	}
+	for s := range games.Seat(n) {
+		if st.Observe(s) == nil {
+			t.Fatalf("after %v by seat %d, seat %d's observation is nil", action, seat, s)
 		}
-	})
+	}
+	if len(st.ToMove()) == 0 {
+		pay := st.Outcome().GetPayoffs()
+		if len(pay) != n || slices.ContainsFunc(pay, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }) {
+			t.Fatalf("after %v by seat %d the match is over with payoffs %v for %d seats", action, seat, pay, n)
+		}
+	}
+	if fz.Check != nil {
+		fz.Check(t, Accepted{Stage: stage, Params: params, State: st, Seat: seat, Action: action, ToMove: toMove, Before: before})
+	}
 }
 
 // start returns the resolved params of stage i and its state, its moves played.

@@ -1,6 +1,7 @@
 package gametest_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -122,6 +123,9 @@ type mutantState struct {
 func (s *mutantState) Apply(seat games.Seat, a *agentv1.Action) ([]*eventsv1.MatchEvent, error) {
 	if s.mut == "accepts-pass" && a.GetMove().GetPass() != nil && len(s.ToMove()) > 0 {
 		return nil, nil
+	}
+	if s.mut == "plain-error" && a.GetMove() == nil {
+		return nil, errors.New("no move")
 	}
 	if s.mut == "refuses-legal-proposals" && a.GetMove().GetPropose() != nil {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_ILLEGAL_MOVE, "no proposals today")
