@@ -21,8 +21,9 @@ millis() {
 }
 
 # Packages whose tests define a fuzz target; `go test -list` then names the targets exactly.
-packages=$(git ls-files '*_test.go' | xargs grep -l '^func Fuzz' |
-	xargs -n1 dirname | sort -u | sed 's|^|./|')
+# (Files on disk, committed or not, so that a new family's target is found before its commit.)
+packages=$(grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.git '^func Fuzz' . |
+	xargs -n1 dirname | sort -u)
 targets=()
 for pkg in $packages; do
 	for name in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do

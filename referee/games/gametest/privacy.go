@@ -146,8 +146,9 @@ func (m *match) lockstep(s *secret, varied *matchv1.GameParams, seed uint64) (ow
 	a, b := m.start(m.params, seed), m.start(varied, seed)
 	m.sameRecord(s, startEvents(m.params, a), startEvents(varied, b), "at the start")
 	rng := rand.New(rand.NewPCG(seed, 0x5ec7e7))
+	moves := 0
 	for step := 0; ; step++ {
-		when := fmt.Sprintf("seed %d, after %d actions", seed, step)
+		when := fmt.Sprintf("seed %d, after %d actions", seed, moves)
 		obsA := make([]*agentv1.Observation, m.nSeats)
 		for seat := range games.Seat(m.nSeats) {
 			obsA[seat] = safeObserve(t, a, seat)
@@ -184,6 +185,7 @@ func (m *match) lockstep(s *secret, varied *matchv1.GameParams, seed uint64) (ow
 			if (errA == nil) != (errB == nil) || !m.sameEvents(evA, evB) {
 				return ownerSaw
 			}
+			moves++
 		}
 	}
 }
