@@ -10,8 +10,8 @@ import (
 	"github.com/parley-arena/parley/referee/games/sequential"
 )
 
-// FuzzApply runs the shared harness (gametest.Fuzz) at the root, deeper in a tree, in talk and
-// with neutral labels.
+// FuzzApply runs the shared harness (gametest.Fuzz) at the root, deeper in a tree (of two
+// players and of three), in talk and with neutral labels.
 func FuzzApply(f *testing.F) {
 	stages := []gametest.FuzzStage{
 		{},
@@ -19,6 +19,7 @@ func FuzzApply(f *testing.F) {
 		{Params: params(f, "game=monopoly", "talk_rounds=1")},
 		{Params: params(f, "game=draco", "talk_rounds=2", "talk_opener=1"), Seats: []games.Seat{1}, Moves: []*agentv1.Action{say("hi")}},
 		{Params: params(f, "game=hot_cold", "neutral_labels=true"), Seats: []games.Seat{0}, Moves: []*agentv1.Action{choose("choice_2")}},
+		{Params: params(f, "game=trust_chain"), Moves: []*agentv1.Action{choose("invest")}},
 	}
 	gametest.Fuzz{Game: sequential.New(), Seed: 1, Stages: stages, Corpus: []*agentv1.Action{
 		say("x"), pass("y"), choose("a1"), choose("b2"), choose("choice_1"), {},
