@@ -140,7 +140,7 @@ func (s Suite) Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) 
 			t.Run("privacy", func(t *testing.T) {
 				seats, _ := games.Seats(g, params)
 				m := &match{t: t, g: g, name: info.GetName(), nSeats: len(seats), params: params}
-				m.checkParamPrivacy(cov, max(1, seeds/4))
+				m.checkParamPrivacy(cov, max(1, seeds/4), i)
 			})
 		})
 	}

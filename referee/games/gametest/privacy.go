@@ -35,21 +35,23 @@ type secret struct {
 	path   privacy.Path
 	seat   games.Seat // privacy.NoSeat: nobody's
 	leaves []privacy.Path
+	varied *matchv1.GameParams // the params with it varied alone, if it could be
 }
 
 // key names a declared field across variants and list elements, e.g.
 // parley.games.deliberation.v1.Party.threshold.
 func (s secret) key() string { return string(s.path[len(s.path)-1].Field.FullName()) }
 
-// privacyCoverage collects, over a Suite's variants, which secrets were varied and which were
-// seen by their owner.
+// privacyCoverage collects, over a Suite's variants, which secrets were varied, checked and seen
+// by their owner, and which public fields were checked.
 type privacyCoverage struct {
-	present, varied, seen map[string]bool
-	owner                 map[string]games.Seat
+	present, varied, checked, seen, public map[string]bool
+	owner                                  map[string]games.Seat
 }
 
 func newPrivacyCoverage() *privacyCoverage {
-	return &privacyCoverage{present: map[string]bool{}, varied: map[string]bool{}, seen: map[string]bool{}, owner: map[string]games.Seat{}}
+	return &privacyCoverage{present: map[string]bool{}, varied: map[string]bool{}, checked: map[string]bool{},
+		seen: map[string]bool{}, public: map[string]bool{}, owner: map[string]games.Seat{}}
 }
 
 // check reports a secret set in some variant that could never be varied, and one that never
@@ -67,16 +69,43 @@ func (c *privacyCoverage) check(t *testing.T) {
 		switch {
 		case !c.varied[k]:
 			t.Errorf("privacy: %s is declared private, but no variant let the suite vary it within the rules; add a variant in which it can change", k)
-		case c.owner[k] != privacy.NoSeat && !c.seen[k]:
+		case c.owner[k] != privacy.NoSeat && c.checked[k] && !c.seen[k]:
 			t.Errorf("privacy: %s is declared private to seat %d, but varying it never changed that seat's observation: a secret its owner cannot see is declared wrongly", k, c.owner[k])
 		}
 	}
 }
 
-// checkParamPrivacy runs the privacy checks on resolved params: each secret in lockstep matches of
-// the given seeds, each public leaf on the first observations.
-func (m *match) checkParamPrivacy(cov *privacyCoverage, seeds int) {
+// lightOwners is how many owners' secrets are checked per variant under -race or -short,
+// taking turns over the variants; then, too, each public field is checked once per Run, not
+// once per list element and variant.
+const lightOwners = 2
+
+// variation is params in which some secrets of one owner are varied.
+type variation struct {
+	seat    games.Seat
+	secrets []*secret
+	params  *matchv1.GameParams
+}
+
+// describe names v's secrets, their owner and how they were varied, for failure messages.
+func (m *match) describe(v *variation) string {
+	names := make([]string, len(v.secrets))
+	values := make([]string, len(v.secrets))
+	for i, s := range v.secrets {
+		names[i] = s.path.String()
+		values[i] = fmt.Sprintf("%s varied to %s", valueAt(m.params, s.path), valueAt(v.params, s.path))
+	}
+	return fmt.Sprintf("%s, private to %s (%s)", strings.Join(names, ", "), owner(v.seat), strings.Join(values, "; "))
+}
+
+// checkParamPrivacy runs the privacy checks on resolved params, the suite's variant-th. Each
+// secret is varied alone and checked on the first observations; then all the secrets of its
+// owner are varied at once and checked over whole matches of the given seeds. Under -race or
+// -short this is done for lightOwners owners only, a different pair in each variant. Each
+// public leaf is varied and checked on the first observations.
+func (m *match) checkParamPrivacy(cov *privacyCoverage, seeds, variant int) {
 	t := m.t
+	light := Race || testing.Short()
 	leaves, err := privacy.Leaves(m.params.ProtoReflect())
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +113,9 @@ func (m *match) checkParamPrivacy(cov *privacyCoverage, seeds int) {
 	var secrets []*secret
 	for _, l := range leaves {
 		if l.Secret == nil {
-			if !l.Unequal {
+			key := string(l.Path[len(l.Path)-1].Field.FullName())
+			if !l.Unequal && !(light && cov.public[key]) {
+				cov.public[key] = true
 				m.checkPublicLeaf(l.Path)
 			}
 			continue
@@ -98,21 +129,74 @@ func (m *match) checkParamPrivacy(cov *privacyCoverage, seeds int) {
 		}
 		secrets = append(secrets, &secret{path: l.Secret, seat: l.Seat, leaves: []privacy.Path{l.Path}})
 	}
+	var owners []*variation // each owner's secrets that could be varied
 	for _, s := range secrets {
 		k := s.key()
 		cov.present[k], cov.owner[k] = true, s.seat
-		varied := m.vary(s.path, s.leaves)
-		if varied == nil {
+		if s.varied = m.vary(s.path, s.leaves); s.varied == nil {
 			t.Logf("privacy: no variation of %s within the rules in this variant", s.path)
 			continue
 		}
 		cov.varied[k] = true
-		for seed := range uint64(seeds) {
-			if m.lockstep(s, varied, seed) {
+		i := slices.IndexFunc(owners, func(v *variation) bool { return v.seat == s.seat })
+		if i < 0 {
+			owners = append(owners, &variation{seat: s.seat})
+			i = len(owners) - 1
+		}
+		owners[i].secrets = append(owners[i].secrets, s)
+	}
+	slices.SortFunc(owners, func(a, b *variation) int { return int(a.seat) - int(b.seat) })
+	if light && len(owners) > lightOwners {
+		var some []*variation
+		for j := range lightOwners {
+			some = append(some, owners[(variant*lightOwners+j)%len(owners)])
+		}
+		owners = some
+	}
+	for _, v := range owners {
+		for _, s := range v.secrets {
+			k := s.key()
+			cov.checked[k] = true
+			// A secret its owner does not see at once may still reach it later.
+			alone := &variation{seat: s.seat, secrets: []*secret{s}, params: s.varied}
+			if m.lockstep(alone, 0, 0) || (!cov.seen[k] && m.lockstep(alone, 0, MaxSteps)) {
 				cov.seen[k] = true
 			}
 		}
+		m.combine(v)
+		for seed := range uint64(seeds) {
+			m.lockstep(v, seed, MaxSteps)
+		}
 	}
+}
+
+// combine sets v.params to m.params with every secret of v varied at once, as each was alone,
+// when Resolve accepts that; else to the first secret's variation alone.
+func (m *match) combine(v *variation) {
+	first := v.secrets[0].varied
+	v.params = first
+	if len(v.secrets) == 1 {
+		return
+	}
+	all := proto.CloneOf(m.params)
+	for _, s := range v.secrets {
+		fd := s.path[len(s.path)-1].Field
+		holder(all.ProtoReflect(), s.path).Set(fd, holder(proto.CloneOf(s.varied).ProtoReflect(), s.path).Get(fd))
+	}
+	resolved, err := m.g.Resolve(all)
+	if err != nil {
+		v.secrets = v.secrets[:1]
+		return
+	}
+	for _, s := range v.secrets {
+		fd := s.path[len(s.path)-1].Field
+		got, want := holder(resolved.ProtoReflect(), s.path), holder(s.varied.ProtoReflect(), s.path)
+		if got == nil || !got.Get(fd).Equal(want.Get(fd)) {
+			v.secrets = v.secrets[:1]
+			return
+		}
+	}
+	v.params = resolved
 }
 
 // checkPublicLeaf varies a public leaf and checks that the first observations of every seat
@@ -136,19 +220,21 @@ func (m *match) checkPublicLeaf(leaf privacy.Path) {
 	}
 }
 
-// lockstep plays a match with m.params and one with varied from the same seed with the same
-// random actions, comparing after every step: no seat but the secret's owner may see a
-// difference, nor may a spectator in the redacted record. It stops where the rules make a
-// consequence of the secret public (the two matches' redacted events differ, or a move is legal
-// in one and not the other). It reports whether the owner's observation ever differed.
-func (m *match) lockstep(s *secret, varied *matchv1.GameParams, seed uint64) (ownerSaw bool) {
+// lockstep plays a match with m.params and one with v.params from the same seed with the same
+// random actions, for up to maxMoves actions, comparing after each: no seat but v's owner may
+// see a difference, nor may a spectator in the redacted record. It stops where the rules make
+// a consequence of the secrets public (the two matches' redacted events differ, or a move is
+// legal in one and not the other). It reports whether the owner's observation ever differed.
+func (m *match) lockstep(v *variation, seed uint64, maxMoves int) (ownerSaw bool) {
 	t := m.t
-	a, b := m.start(m.params, seed), m.start(varied, seed)
-	m.sameRecord(s, startEvents(m.params, a), startEvents(varied, b), "at the start")
+	a, b := m.start(m.params, seed), m.start(v.params, seed)
+	if !m.sameEvents(startEvents(m.params, a), startEvents(v.params, b)) {
+		t.Fatalf("privacy: %s: the spectator's redacted record depends on %s:\nwith the first:  %v\nwith the second: %v",
+			m.name, m.describe(v), record.RedactAll(startEvents(m.params, a), record.Spectator), record.RedactAll(startEvents(v.params, b), record.Spectator))
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x5ec7e7))
 	moves := 0
-	for step := 0; ; step++ {
-		when := fmt.Sprintf("seed %d, after %d actions", seed, moves)
+	for {
 		obsA := make([]*agentv1.Observation, m.nSeats)
 		for seat := range games.Seat(m.nSeats) {
 			obsA[seat] = safeObserve(t, a, seat)
@@ -156,15 +242,15 @@ func (m *match) lockstep(s *secret, varied *matchv1.GameParams, seed uint64) (ow
 			if proto.Equal(obsA[seat], obsB) {
 				continue
 			}
-			if seat == s.seat {
+			if seat == v.seat {
 				ownerSaw = true
 				continue
 			}
-			t.Fatalf("privacy: %s, %s: seat %d's observation depends on %s, private to %s (varied from %v to %v):\nwith the first:  %s\nwith the second: %s",
-				m.name, when, seat, s.path, owner(s.seat), valueAt(m.params, s.path), valueAt(varied, s.path), prototext.Format(obsA[seat]), prototext.Format(obsB))
+			t.Fatalf("privacy: %s, seed %d, after %d actions: seat %d's observation depends on %s:\nwith the first:  %s\nwith the second: %s",
+				m.name, seed, moves, seat, m.describe(v), prototext.Format(obsA[seat]), prototext.Format(obsB))
 		}
 		toMove := a.ToMove()
-		if len(toMove) == 0 || step >= MaxSteps || !slices.Equal(toMove, b.ToMove()) {
+		if len(toMove) == 0 || moves >= maxMoves || !slices.Equal(toMove, b.ToMove()) {
 			return ownerSaw
 		}
 		actions := make([]*agentv1.Action, len(toMove))
@@ -206,14 +292,6 @@ func startEvents(params *matchv1.GameParams, st games.State) []*eventsv1.MatchEv
 		evs = append(evs, o.OpeningEvents()...)
 	}
 	return evs
-}
-
-// sameRecord fails unless a spectator sees the same redacted events in both matches.
-func (m *match) sameRecord(s *secret, a, b []*eventsv1.MatchEvent, when string) {
-	if !m.sameEvents(a, b) {
-		m.t.Fatalf("privacy: %s %s: the spectator's redacted record depends on %s, private to %s:\nwith the first:  %v\nwith the second: %v",
-			m.name, when, s.path, owner(s.seat), record.RedactAll(a, record.Spectator), record.RedactAll(b, record.Spectator))
-	}
 }
 
 // sameEvents reports whether a spectator sees the same redacted events.
