@@ -2,8 +2,6 @@ package gametest_test
 
 import (
 	"os"
-	"os/exec"
-	"strings"
 	"testing"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -21,35 +19,13 @@ const envFuzzMutant = "GAMETEST_FUZZ_MUTANT"
 // that refuses with a plain error, that panics, or that ends with a payoff missing, and passes
 // the unbroken game.
 func TestFuzzCatchesBrokenGames(t *testing.T) {
-	tests := []struct {
-		mutant string
-		want   string // in the child's output; "" means the child must pass
-	}{
+	checkMutants(t, "TestFuzzMutantChild", envFuzzMutant, []mutant{
 		{"none", ""},
 		{"refusal-changes-state", "changed seat 0's observation"},
 		{"plain-error", "want *games.Rejection"},
 		{"panics-in-observe", "no state to observe"},
 		{"wrong-payoff-count", "the match is over with payoffs"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.mutant, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestFuzzMutantChild$", "-test.v")
-			cmd.Env = append(os.Environ(), envFuzzMutant+"="+tc.mutant)
-			out, err := cmd.CombinedOutput()
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("the harness fails on an unbroken game: %v\n%s", err, tail(out))
-			case tc.want == "":
-				if !strings.Contains(string(out), "--- PASS: TestFuzzMutantChild") {
-					t.Fatalf("the child did not run:\n%s", tail(out))
-				}
-			case err == nil:
-				t.Fatalf("the harness passes a game that is broken (%s)", tc.mutant)
-			case !strings.Contains(string(out), tc.want):
-				t.Fatalf("the harness fails, but not with %q:\n%s", tc.want, tail(out))
-			}
-		})
-	}
+	})
 }
 
 // TestFuzzMutantChild runs the harness on the mutant named in the environment, with an empty

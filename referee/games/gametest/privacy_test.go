@@ -3,7 +3,6 @@ package gametest_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -25,13 +24,11 @@ const envPrivacyMutant = "GAMETEST_PRIVACY_MUTANT"
 // TestPrivacyCatchesLeaks proves the privacy checks, which read the families' declarations, can
 // fail: a buyer/seller game that leaks one side's private value to the other (at once, only at
 // the end, in the typed view, in a public event, or a value drawn from the seed), or whose
-// declared secret never reaches its owner or can never be varied, fails the suite; so does a Deal or No Deal game that
-// shows an undeclared parameter to one seat only. The unbroken games pass.
+// declared secret never reaches its owner or can never be varied, fails the suite; so does a
+// Deal or No Deal game that shows an undeclared parameter to one seat only. The unbroken games
+// pass.
 func TestPrivacyCatchesLeaks(t *testing.T) {
-	tests := []struct {
-		mutant string
-		want   string // in the child's output; "" means the child must pass
-	}{
+	checkMutants(t, "TestPrivacyMutantChild", envPrivacyMutant, []mutant{
 		{"none", ""},
 		{"leaks-cost", "seat 1's observation depends on buysell.cost, private to seat 0"},
 		{"leaks-willingness-at-the-end", "seat 0's observation depends on buysell.willingness, private to seat 1"},
@@ -41,26 +38,7 @@ func TestPrivacyCatchesLeaks(t *testing.T) {
 		{"leaks-draw", `seat 1's observation leaks "4`},
 		{"fixes-cost", "parley.games.buysell.v1.Params.cost is declared private, but no variant let the suite vary it"},
 		{"tells-alice-the-corpus", "parameter dealornodeal.corpus reaches seat(s) [0] only"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.mutant, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestPrivacyMutantChild$", "-test.short", "-test.v")
-			cmd.Env = append(os.Environ(), envPrivacyMutant+"="+tc.mutant)
-			out, err := cmd.CombinedOutput()
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("the suite fails on unbroken games: %v\n%s", err, tail(out))
-			case tc.want == "":
-				if !strings.Contains(string(out), "--- PASS: TestPrivacyMutantChild") {
-					t.Fatalf("the child did not run:\n%s", tail(out))
-				}
-			case err == nil:
-				t.Fatalf("the suite passes a game that is broken (%s)", tc.mutant)
-			case !strings.Contains(string(out), tc.want):
-				t.Fatalf("the suite fails, but not with %q:\n%s", tc.want, tail(out))
-			}
-		})
-	}
+	})
 }
 
 // TestPrivacyMutantChild runs the suite on the mutant named in the environment; it is the child
