@@ -15,9 +15,8 @@ import (
 const envFuzzMutant = "GAMETEST_FUZZ_MUTANT"
 
 // TestFuzzCatchesBrokenGames proves the shared fuzz harness's checks can fail: on inputs that
-// reach the bugs, it fails a game whose refusal changes the state,
-// that refuses with a plain error, that panics, or that ends with a payoff missing, and passes
-// the unbroken game.
+// reach the bugs, it fails a game whose refusal changes the state, that refuses with a plain
+// error, that panics, or that ends with a payoff missing, and passes the unbroken game.
 func TestFuzzCatchesBrokenGames(t *testing.T) {
 	checkMutants(t, "TestFuzzMutantChild", envFuzzMutant, []mutant{
 		{"none", ""},
