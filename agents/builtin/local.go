@@ -79,15 +79,19 @@ func release(a sdk.Agent) error {
 }
 
 // Background serves the built-in agent addr names as a bot of its own on a free loopback
-// port, taking latency more per move (a bot with a fixed thinking time, for load tests). It
-// returns the bot's grpc:// address and stop.
+// port, taking latency more per move (a bot with a fixed thinking time, for load tests; 0: it
+// answers at once). It returns the bot's grpc:// address and stop.
 func Background(addr string, latency time.Duration) (string, func(), error) {
 	a, err := parse(addr)
 	if err != nil {
 		return "", nil, err
 	}
 	name, _, _ := strings.Cut(strings.TrimPrefix(addr, agentconn.BuiltinPrefix), "?")
-	bound, stop, err := sdk.Background("127.0.0.1:0", sdk.Delay(a, latency),
+	served := a
+	if latency > 0 {
+		served = sdk.Delay(a, latency)
+	}
+	bound, stop, err := sdk.Background("127.0.0.1:0", served,
 		sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
 	if err != nil {
 		release(a)

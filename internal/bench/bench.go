@@ -6,14 +6,15 @@ package bench
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
-	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
@@ -71,34 +72,53 @@ func (s *Setup) Close() {
 	s.bus.Close()
 }
 
-// midMatchObservation is what P1 sees on turn 3 after two proposals, filled in as the runner
-// would, so the bare round trip carries a message of the same size as in a match.
+// midMatchObservation is the observation the runner sends P1 on its second move (turn 3,
+// after two proposals), captured from a real match, so that the bare round trip carries
+// exactly what a move of a match carries.
 func (s *Setup) midMatchObservation() (*agentv1.Observation, error) {
-	params, err := s.game.Resolve(nil)
-	if err != nil {
+	return CaptureObservation(context.Background(), s.game, []agentv1.AgentServiceClient{s.agents[0].Client, s.agents[1].Client}, 3)
+}
+
+// CaptureObservation plays one match of game between agents, recording nothing, and returns
+// the observation the runner sent with its n-th call to an agent (counting from 1).
+func CaptureObservation(ctx context.Context, game games.Game, agents []agentv1.AgentServiceClient, n int) (*agentv1.Observation, error) {
+	c := &capture{want: n}
+	wrapped := make([]agentv1.AgentServiceClient, len(agents))
+	for i, a := range agents {
+		wrapped[i] = &capturingClient{AgentServiceClient: a, c: c}
+	}
+	if _, err := match.NewRunner(nil).Run(ctx, match.Spec{ID: "bench-observation", Game: game, Seed: 1, Agents: wrapped}); err != nil {
 		return nil, err
 	}
-	st, err := s.game.NewState(params, 1)
-	if err != nil {
-		return nil, err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.obs == nil {
+		return nil, fmt.Errorf("bench: the match made fewer than %d calls", n)
 	}
-	for seat, x := range []int64{40, 55} {
-		a := &agentv1.Action{
-			Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-				Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{{Seat: 0, Gives: map[string]int64{"Dollars": x}}}}},
-			}}}},
-			Messages: []*gamev1.Message{{Text: "I propose a split close to even."}},
-		}
-		if _, err := st.Apply(int32(seat), a); err != nil {
-			return nil, err
-		}
+	return c.obs, nil
+}
+
+type capture struct {
+	mu    sync.Mutex
+	calls int
+	want  int
+	obs   *agentv1.Observation
+}
+
+// capturingClient keeps a copy of the want-th observation sent through it.
+type capturingClient struct {
+	agentv1.AgentServiceClient
+	c *capture
+}
+
+func (cc *capturingClient) Act(ctx context.Context, in *agentv1.ActRequest, opts ...grpc.CallOption) (*agentv1.ActResponse, error) {
+	cc.c.mu.Lock()
+	cc.c.calls++
+	if cc.c.calls == cc.c.want {
+		cc.c.obs = proto.CloneOf(in.GetObservation())
 	}
-	obs := st.Observe(0)
-	obs.MatchId = "bench-observation"
-	obs.Seats = []*gamev1.SeatInfo{{Seat: 0, Name: "P1", Agent: &gamev1.AgentInfo{Name: "fair", Version: "1"}}, {Seat: 1, Name: "P2", Agent: &gamev1.AgentInfo{Name: "fair", Version: "1"}}}
-	obs.TimeLimit = durationpb.New(match.DefaultMoveTimeout)
-	obs.Attempt = 1
-	return obs, nil
+	cc.c.mu.Unlock()
+	return cc.AgentServiceClient.Act(ctx, in, opts...)
 }
 
 // PlayMatch plays one match and waits until JetStream has stored all its events. It returns
@@ -139,6 +159,7 @@ func (s *Setup) Matches(b *testing.B) {
 	ctx := context.Background()
 	moves := 0
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		n, err := s.PlayMatch(ctx)
 		if err != nil {
@@ -146,9 +167,11 @@ func (s *Setup) Matches(b *testing.B) {
 		}
 		moves += n
 	}
+	cpu := cpuTime() - cpu0
 	if moves > 0 {
 		b.ReportMetric(float64(moves)/float64(b.N), "moves/match")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(moves), "ns/move")
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(moves), "cpu-ns/move")
 	}
 }
 
@@ -156,11 +179,13 @@ func (s *Setup) Matches(b *testing.B) {
 func (s *Setup) RoundTrips(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if err := s.RoundTrip(ctx, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // AlternatingRoundTrips benchmarks bare round trips that alternate between the two agents, as
@@ -169,12 +194,14 @@ func (s *Setup) AlternatingRoundTrips(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	i := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if err := s.RoundTrip(ctx, i%2); err != nil {
 			b.Fatal(err)
 		}
 		i++
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // Report is what `parley bench` prints.
@@ -194,6 +221,12 @@ func (r Report) Ratio() float64 { return r.NsPerMove() / float64(r.RoundTrip.NsP
 // AlternatingRatio is NsPerMove over the alternating round trip's time.
 func (r Report) AlternatingRatio() float64 {
 	return r.NsPerMove() / float64(r.AlternatingRoundTrip.NsPerOp())
+}
+
+// CPURatio is the CPU time of a move over that of a bare round trip (client and server): the
+// figure that holds up on a machine busy with other work, where wall times stretch.
+func (r Report) CPURatio() float64 {
+	return r.Match.Extra["cpu-ns/move"] / r.RoundTrip.Extra["cpu-ns/op"]
 }
 
 // AllocsPerMove is the allocations of the whole process (referee, agents, NATS) per move.

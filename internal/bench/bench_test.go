@@ -86,6 +86,46 @@ func BenchmarkRefereeLoad(b *testing.B) {
 	}
 }
 
+// saturating is how many matches BenchmarkLoadSaturated plays at once: enough to keep every
+// core of a small machine busy with instant bots.
+const saturating = 64
+
+// BenchmarkLoadSaturated is `parley bench --load` under `go test`: b.N match requests wait in
+// the work queue, one worker plays them saturating at a time against instant bots, then as
+// many bare round trips go to the same bots. Use a fixed count of matches, e.g.
+//
+//	go test -run '^$' -bench LoadSaturated -benchtime 1000x -count 5 ./internal/bench
+//
+// cpu-µs/move is the process's CPU (worker, NATS, bots) per move; x-bare-cpu divides it by
+// the CPU of one bare round trip (client and server) measured the same way.
+func BenchmarkLoadSaturated(b *testing.B) {
+	l, err := NewLoad(context.Background(), builtin.Background, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(l.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	b.ResetTimer()
+	r, err := l.Run(ctx, saturating, b.N, 0)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r.Ended != r.Requested || r.Void != 0 || r.Faults != 0 {
+		b.Fatalf("%d of %d requests ended, %d void, %d faults", r.Ended, r.Requested, r.Void, r.Faults)
+	}
+	bare, err := l.Bare(ctx, saturating, r.Moves)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(r.MovesPerSecond(), "moves/s")
+	b.ReportMetric(float64(r.CPUPerMove().Nanoseconds())/1e3, "cpu-µs/move")
+	b.ReportMetric(float64(bare.CPUPerCall().Nanoseconds())/1e3, "bare-cpu-µs/call")
+	b.ReportMetric(float64(r.CPUPerMove())/float64(bare.CPUPerCall()), "x-bare-cpu")
+	b.ReportMetric(bare.CallsPerSecond(), "bare-calls/s")
+}
+
 // TestLoadNoneDropped overloads a referee worker: ten times more requests than it runs at
 // once wait in the work queue, and every one of them ends exactly once, none void or faulted.
 func TestLoadNoneDropped(t *testing.T) {

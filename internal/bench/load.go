@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -11,13 +14,17 @@ import (
 	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/queue"
@@ -32,6 +39,9 @@ type Load struct {
 	agents []string
 	run    atomic.Int64
 	stop   []func()
+	// conns reach the bots directly, for bare round trips; obs is what they carry.
+	conns []*grpc.ClientConn
+	obs   *agentv1.Observation
 }
 
 // Serve serves a built-in agent (its address, "builtin:NAME?...") as a bot of its own on a
@@ -55,12 +65,34 @@ func NewLoad(ctx context.Context, serve Serve, latency time.Duration) (*Load, er
 		}
 		l.agents = append(l.agents, addr)
 		l.stop = append(l.stop, stop)
+		conn, err := grpc.NewClient(strings.TrimPrefix(addr, agentconn.GRPCPrefix), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		l.conns = append(l.conns, conn)
+	}
+	if l.obs, err = CaptureObservation(ctx, ultimatum.New(), l.clients(), 3); err != nil {
+		l.Close()
+		return nil, err
 	}
 	return l, nil
 }
 
+// clients are clients of the bots, dialled directly.
+func (l *Load) clients() []agentv1.AgentServiceClient {
+	out := make([]agentv1.AgentServiceClient, len(l.conns))
+	for i, c := range l.conns {
+		out[i] = agentv1.NewAgentServiceClient(c)
+	}
+	return out
+}
+
 // Close stops the bots and NATS.
 func (l *Load) Close() {
+	for _, c := range l.conns {
+		c.Close()
+	}
 	for _, stop := range l.stop {
 		stop()
 	}
@@ -75,7 +107,7 @@ type LoadResult struct {
 	Void, Faults int
 	// Moves applied in all.
 	Moves int
-	// Wall time from the first request to the last ending.
+	// Wall time from the worker's start (the requests all queued) to the last ending.
 	Wall time.Duration
 	// CPU time of this process (referee, NATS server and bots) over the run.
 	CPU time.Duration
@@ -86,6 +118,24 @@ type LoadResult struct {
 	MaxQueued uint64
 	// Left is the requests still in the work queue after the run (unacknowledged): 0.
 	Left uint64
+	// MaxRSS is the largest resident set of this process seen during the run (sampled every
+	// 20 ms; 0 where /proc is missing).
+	MaxRSS uint64
+}
+
+// CPUPerMove is the process's CPU time per move.
+func (r LoadResult) CPUPerMove() time.Duration { return r.CPU / time.Duration(max(r.Moves, 1)) }
+
+// MovesPerSecond is the throughput in moves.
+func (r LoadResult) MovesPerSecond() float64 { return float64(r.Moves) / r.Wall.Seconds() }
+
+// Overhead is how much longer a match took than its bots' time alone, as a fraction of the
+// bots' time: what the platform adds.
+func (r LoadResult) Overhead() float64 {
+	if r.Ideal <= 0 {
+		return 0
+	}
+	return float64(r.MatchTime-r.Ideal) / float64(r.Ideal)
 }
 
 // MatchesPerSecond is the throughput.
@@ -138,8 +188,8 @@ func (c *counter) AgentFaulted(match.ObservedMatch, int32, eventsv1.FaultKind) {
 	c.mu.Unlock()
 }
 
-// Run puts n ultimatum match requests into the work queue at once and lets one worker,
-// running concurrency matches at a time, play them all. It then checks the record: each
+// Run puts n ultimatum match requests into the work queue and then lets one worker, running
+// concurrency matches at a time, play them all; the time and CPU are those of the playing. It then checks the record: each
 // requested match ended exactly once, and the queue is empty.
 func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duration) (LoadResult, error) {
 	js := l.bus.JetStream()
@@ -158,8 +208,8 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 	if err != nil {
 		return LoadResult{}, err
 	}
-	cpu0 := cpuTime()
-	start := time.Now()
+	// The queue is filled first, as a tournament keeps it filled; the clock starts with the
+	// worker.
 	for i := range n {
 		if err := queue.Enqueue(ctx, js, &queuev1.MatchRequest{
 			MatchId: fmt.Sprintf("%s-%d", prefix, i), Game: "ultimatum", Seed: uint64(i + 1), Agents: l.agents,
@@ -167,6 +217,8 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 			return LoadResult{}, err
 		}
 	}
+	cpu0 := cpuTime()
+	start := time.Now()
 	wctx, stopWorker := context.WithCancel(ctx)
 	workerDone := make(chan error, 1)
 	go func() { workerDone <- w.Run(wctx) }()
@@ -179,6 +231,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 		if info, err := cons.Info(ctx); err == nil {
 			res.MaxQueued = max(res.MaxQueued, info.NumPending)
 		}
+		res.MaxRSS = max(res.MaxRSS, rss())
 	}
 	sample()
 wait:
@@ -239,6 +292,74 @@ wait:
 		time.Sleep(10 * time.Millisecond)
 	}
 	return res, nil
+}
+
+// BareResult is what a run of bare round trips measured.
+type BareResult struct {
+	// Calls made, all answered.
+	Calls int
+	// Wall time of the run, and the CPU time of this process (client and bots) over it.
+	Wall, CPU time.Duration
+}
+
+// CPUPerCall is the CPU time of one round trip, client and server.
+func (r BareResult) CPUPerCall() time.Duration { return r.CPU / time.Duration(max(r.Calls, 1)) }
+
+// CallsPerSecond is the throughput.
+func (r BareResult) CallsPerSecond() float64 { return float64(r.Calls) / r.Wall.Seconds() }
+
+// Bare makes n bare round trips to the bots, concurrency at a time, each carrying the
+// observation the runner sends on a mid-match move (alternating between the bots as a match
+// does), with nothing of the referee around them.
+func (l *Load) Bare(ctx context.Context, concurrency, n int) (BareResult, error) {
+	clients := l.clients()
+	req := &agentv1.ActRequest{Observation: l.obs}
+	var next atomic.Int64
+	errs := make(chan error, concurrency)
+	cpu0, start := cpuTime(), time.Now()
+	var wg sync.WaitGroup
+	for range concurrency {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(n) {
+					return
+				}
+				cctx, cancel := context.WithTimeout(ctx, match.DefaultMoveTimeout)
+				_, err := clients[i%int64(len(clients))].Act(cctx, req)
+				cancel()
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	res := BareResult{Calls: n, Wall: time.Since(start), CPU: cpuTime() - cpu0}
+	select {
+	case err := <-errs:
+		return res, fmt.Errorf("bench: bare round trip: %w", err)
+	default:
+	}
+	return res, nil
+}
+
+// rss is the resident set size of this process in bytes (0 where /proc is missing).
+func rss() uint64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseUint(fields[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * uint64(os.Getpagesize())
 }
 
 // cpuTime is the CPU time (user and system) this process has used.

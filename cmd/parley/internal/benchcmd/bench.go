@@ -1,36 +1,77 @@
-// Package benchcmd is `parley bench`: the referee benchmark outside `go test`.
+// Package benchcmd is `parley bench`: the referee benchmarks outside `go test`.
 package benchcmd
 
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/internal/bench"
 )
 
+type options struct {
+	count       int
+	load        bool
+	concurrency int
+	matches     int
+	latency     time.Duration
+}
+
 // NewCmd returns the bench command.
 func NewCmd(deps *cli.Deps) *cobra.Command {
-	var count int
+	o := &options{}
 	cmd := &cobra.Command{
-		Use:   "bench [--count N]",
+		Use:   "bench [--count N] [--load [--concurrency N] [--matches N] [--latency D]]",
 		Short: "Measure whole matches over gRPC with events to JetStream against a bare gRPC round trip",
 		Long: `Play ultimatum matches between two built-in agents over gRPC on loopback, publishing every
-event to an embedded NATS JetStream server, and time a bare gRPC round trip carrying the same
-kind of observation. Prints Go benchmark lines (feed several runs to benchstat) and a summary:
-matches/s, moves/s, the cost of a move as a multiple of the bare round trip, and allocations
-per move (the whole process: referee, agents and NATS).`,
+event to an embedded NATS JetStream server, and time a bare gRPC round trip carrying the
+observation a match sends on a mid-match move. Prints Go benchmark lines (feed several runs to
+benchstat) and a summary: matches/s, moves/s, the cost of a move as a multiple of the bare
+round trip, and allocations per move (the whole process: referee, agents and NATS).
+
+With --load, saturate the machine instead: --matches ultimatum match requests wait in the
+JetStream work queue and one referee worker plays them --concurrency at a time, as in
+production (every event stored in JetStream, each match's record settled before its request is
+acknowledged), against two bots served over loopback gRPC that answer after --latency. Then
+as many bare round trips, as many at a time, go to the same bots. Everything runs in this one
+process (the embedded NATS server, the worker, the bots), so the CPU time of the process is
+the CPU of all of it. Prints moves/s, CPU per move, the CPU of one bare round trip (client and
+server) and their ratio; with a --latency, also the largest resident set seen and how much
+longer a match took than its bots' time alone (the platform's overhead).`,
+		Example: `  parley bench --count 5
+  parley bench --load --count 3
+  parley bench --load --latency 1s --concurrency 1000 --matches 1000   # memory and overhead with slow bots`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if count < 1 {
-				return cli.Usagef("--count must be at least 1, got %d", count)
+			switch {
+			case o.count < 1:
+				return cli.Usagef("--count must be at least 1, got %d", o.count)
+			case o.concurrency < 1:
+				return cli.Usagef("--concurrency must be at least 1, got %d", o.concurrency)
+			case o.matches < 1:
+				return cli.Usagef("--matches must be at least 1, got %d", o.matches)
+			case o.latency < 0:
+				return cli.Usagef("--latency must not be negative, got %s", o.latency)
+			case !o.load && (cmd.Flags().Changed("concurrency") || cmd.Flags().Changed("matches") || cmd.Flags().Changed("latency")):
+				return cli.Usagef("--concurrency, --matches and --latency go with --load")
 			}
-			return run(cmd.Context(), deps, count)
+			if o.load {
+				return runLoad(cmd.Context(), deps, o)
+			}
+			return run(cmd.Context(), deps, o.count)
 		},
 	}
-	cmd.Flags().IntVar(&count, "count", 1, "how many times to run each benchmark")
+	fs := cmd.Flags()
+	fs.IntVar(&o.count, "count", 1, "how many times to run each benchmark")
+	fs.BoolVar(&o.load, "load", false, "saturate the machine with concurrent matches from the work queue (see above)")
+	fs.IntVar(&o.concurrency, "concurrency", 32*runtime.GOMAXPROCS(0), "with --load: matches played at once (and bare round trips made at once)")
+	fs.IntVar(&o.matches, "matches", 2000, "with --load: matches requested per run")
+	fs.DurationVar(&o.latency, "latency", 0, "with --load: how long the bots take per move")
 	return cmd
 }
 
@@ -48,10 +89,52 @@ func run(ctx context.Context, deps *cli.Deps, count int) error {
 		fmt.Fprintf(deps.Out, "BenchmarkMatch\t%s\t%s\n", r.Match.String(), r.Match.MemString())
 		fmt.Fprintf(deps.Out, "BenchmarkRoundTrip\t%s\t%s\n", r.RoundTrip.String(), r.RoundTrip.MemString())
 		fmt.Fprintf(deps.Out, "BenchmarkAlternatingRoundTrip\t%s\t%s\n", r.AlternatingRoundTrip.String(), r.AlternatingRoundTrip.MemString())
-		fmt.Fprintf(deps.Out, "# run %d: %.0f matches/s, %.0f moves/s, %.1f µs per move = %.2fx a bare round trip (%.1f µs), %.2fx one alternating between the agents (%.1f µs); %.0f allocs per move\n",
+		fmt.Fprintf(deps.Out, "# run %d: %.0f matches/s, %.0f moves/s, %.1f µs per move = %.2fx a bare round trip (%.1f µs), %.2fx one alternating between the agents (%.1f µs); CPU %.2fx a bare round trip's; %.0f allocs per move\n",
 			i+1, r.MatchesPerSecond(), r.MatchesPerSecond()*r.MovesPerMatch(), r.NsPerMove()/1e3,
 			r.Ratio(), float64(r.RoundTrip.NsPerOp())/1e3,
-			r.AlternatingRatio(), float64(r.AlternatingRoundTrip.NsPerOp())/1e3, r.AllocsPerMove())
+			r.AlternatingRatio(), float64(r.AlternatingRoundTrip.NsPerOp())/1e3, r.CPURatio(), r.AllocsPerMove())
+	}
+	return nil
+}
+
+func runLoad(ctx context.Context, deps *cli.Deps, o *options) error {
+	l, err := bench.NewLoad(ctx, builtin.Background, o.latency)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	cores := runtime.GOMAXPROCS(0)
+	for i := range o.count {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r, err := l.Run(ctx, o.concurrency, o.matches, o.latency)
+		if err != nil {
+			return err
+		}
+		if r.Void > 0 || r.Faults > 0 {
+			return fmt.Errorf("bench: %d void matches and %d agent faults in %d matches: the run measured failures", r.Void, r.Faults, r.Ended)
+		}
+		fmt.Fprintf(deps.Out, "BenchmarkLoad/concurrency=%d\t%d\t%d ns/op\t%.0f moves/s\t%.1f cpu-µs/move\t%.2f cores\t%.1f MB-rss\n",
+			o.concurrency, r.Ended, r.Wall.Nanoseconds()/int64(r.Ended), r.MovesPerSecond(),
+			float64(r.CPUPerMove().Nanoseconds())/1e3, r.CPU.Seconds()/r.Wall.Seconds(), float64(r.MaxRSS)/1e6)
+		if o.latency > 0 {
+			fmt.Fprintf(deps.Out, "# run %d: %d matches of %.1f moves, %d at a time, bots taking %s per move: %.0f moves/s, %.1f µs of CPU per move, largest resident set %.0f MB, a match took %s against its bots' %s (%.2f%% overhead)\n",
+				i+1, r.Ended, float64(r.Moves)/float64(r.Ended), o.concurrency, o.latency, r.MovesPerSecond(),
+				float64(r.CPUPerMove().Nanoseconds())/1e3, float64(r.MaxRSS)/1e6, r.MatchTime.Round(time.Millisecond),
+				r.Ideal.Round(time.Millisecond), 100*r.Overhead())
+			continue
+		}
+		bare, err := l.Bare(ctx, o.concurrency, r.Moves)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(deps.Out, "BenchmarkLoadBareRoundTrip/concurrency=%d\t%d\t%d ns/op\t%.0f calls/s\t%.1f cpu-µs/call\t%.2f cores\n",
+			o.concurrency, bare.Calls, bare.Wall.Nanoseconds()/int64(bare.Calls), bare.CallsPerSecond(),
+			float64(bare.CPUPerCall().Nanoseconds())/1e3, bare.CPU.Seconds()/bare.Wall.Seconds())
+		fmt.Fprintf(deps.Out, "# run %d: %d matches (%d moves), %d at a time on %d cores: %.0f moves/s, %.1f µs of CPU per move = %.2fx the CPU of a bare round trip (%.1f µs, %.0f calls/s saturated)\n",
+			i+1, r.Ended, r.Moves, o.concurrency, cores, r.MovesPerSecond(), float64(r.CPUPerMove().Nanoseconds())/1e3,
+			float64(r.CPUPerMove())/float64(bare.CPUPerCall()), float64(bare.CPUPerCall().Nanoseconds())/1e3, bare.CallsPerSecond())
 	}
 	return nil
 }
