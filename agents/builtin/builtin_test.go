@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -14,6 +15,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
@@ -168,5 +170,47 @@ func TestCatalog(t *testing.T) {
 	}
 	if got := builtin.Names(); !slices.Equal(got, names) {
 		t.Errorf("Names() = %q, want %q", got, names)
+	}
+}
+
+// Served by one host, every opened agent is still one of its own, with its own settings, for
+// as long as its connection is open.
+func TestHostedAgents(t *testing.T) {
+	host := sdk.NewHost()
+	defer host.Close()
+	agents := builtin.Agents{Host: host}
+	obs := firstObservation(t)
+	offer := func(l *agentconn.Local) int64 {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp, err := l.Client.Act(ctx, &agentv1.ActRequest{Observation: obs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.GetAction().GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetGives()["Dollars"]
+	}
+	var opened []*agentconn.Local
+	for _, addr := range []string{"builtin:fixed?offer=10", "builtin:fixed?offer=20", "builtin:fixed?offer=10"} {
+		l, err := agents.Open(context.Background(), addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		opened = append(opened, l)
+	}
+	a, b, c := offer(opened[0]), offer(opened[1]), offer(opened[2])
+	if a == b || a != c {
+		t.Errorf("agents opened as offer=10, 20, 10 proposed %d, %d, %d", a, b, c)
+	}
+	if host.Len() != 3 {
+		t.Errorf("the host serves %d agents, want 3", host.Len())
+	}
+	opened[0].Close()
+	if host.Len() != 2 {
+		t.Errorf("the host serves %d agents after one was closed, want 2", host.Len())
+	}
+	if got := offer(opened[2]); got != a {
+		t.Errorf("the other offer=10 agent proposed %d after the first closed, want %d", got, a)
 	}
 }

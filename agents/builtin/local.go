@@ -17,8 +17,13 @@ import (
 )
 
 // Agents serves "builtin:NAME?key=value&..." addresses for the referee: each one a fresh agent
-// of the catalogue on a loopback gRPC port, for as long as its connection is open.
-type Agents struct{}
+// of the catalogue (its own state, its own seeded randomness), reached over loopback gRPC for
+// as long as its connection is open. With a Host, every agent is served by that one server
+// (the binary makes one and closes it at exit); without, each gets a server of its own.
+type Agents struct {
+	// Host serves the agents; nil: a server on a port of its own per agent.
+	Host *sdk.Host
+}
 
 var (
 	_ agentconn.LocalAgents = Agents{}
@@ -35,12 +40,16 @@ func (Agents) List() []*refereev1.BuiltinAgent {
 }
 
 // Open starts the built-in agent addr names.
-func (Agents) Open(_ context.Context, addr string) (*agentconn.Local, error) {
+func (l Agents) Open(_ context.Context, addr string) (*agentconn.Local, error) {
 	a, err := parse(addr)
 	if err != nil {
 		return nil, err
 	}
-	client, stop, err := sdk.Loopback(a)
+	serve := sdk.Loopback
+	if l.Host != nil {
+		serve = l.Host.Serve
+	}
+	client, stop, err := serve(a)
 	if err != nil {
 		release(a)
 		return nil, fmt.Errorf("start agent %s: %w", addr, err)

@@ -38,7 +38,10 @@ func Delay(a Agent, d time.Duration) Agent {
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+		}
+		if err := ctx.Err(); err != nil {
+			// Also when both were ready at once (a goroutine woken late on a busy machine).
+			return nil, err
 		}
 		return a.Act(ctx, obs)
 	})

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"time"
 
 	"google.golang.org/grpc"
@@ -79,7 +80,7 @@ func NewServer(a Agent, opts ...Option) *grpc.Server {
 }
 
 func newServer(a Agent, o *options) *grpc.Server {
-	srv := grpc.NewServer(o.grpcOptions...)
+	srv := grpc.NewServer(serverOptions(o)...)
 	agentv1.RegisterAgentServiceServer(srv, &service{agent: a, info: o.info, logger: o.logger})
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
@@ -87,6 +88,13 @@ func newServer(a Agent, o *options) *grpc.Server {
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
 	return srv
+}
+
+// serverOptions are the gRPC server options of o: a pool of stream workers first (a call
+// handled on a worker's goroutine finds its stack already grown for decoding an observation;
+// when all are busy a call gets a goroutine of its own, so none waits), then the caller's.
+func serverOptions(o *options) []grpc.ServerOption {
+	return append([]grpc.ServerOption{grpc.NumStreamWorkers(uint32(4 * runtime.GOMAXPROCS(0)))}, o.grpcOptions...)
 }
 
 func buildOptions(a Agent, opts []Option) *options {
@@ -115,7 +123,11 @@ func Serve(ctx context.Context, addr string, a Agent, opts ...Option) error {
 // ServeListener serves the agent on lis until ctx ends, then stops gracefully. It closes lis.
 func ServeListener(ctx context.Context, lis net.Listener, a Agent, opts ...Option) error {
 	o := buildOptions(a, opts)
-	srv := newServer(a, o)
+	return serve(ctx, newServer(a, o), lis, o.gracePeriod)
+}
+
+// serve runs srv on lis until ctx ends, then stops it gracefully, for grace at most.
+func serve(ctx context.Context, srv *grpc.Server, lis net.Listener, grace time.Duration) error {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(lis) }()
 	select {
@@ -130,7 +142,7 @@ func ServeListener(ctx context.Context, lis net.Listener, a Agent, opts ...Optio
 	}()
 	select {
 	case <-stopped:
-	case <-time.After(o.gracePeriod):
+	case <-time.After(grace):
 		srv.Stop()
 	}
 	if err := <-done; err != nil && !errors.Is(err, grpc.ErrServerStopped) {

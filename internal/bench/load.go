@@ -39,6 +39,8 @@ type Load struct {
 	agents []string
 	run    atomic.Int64
 	stop   []func()
+	// pool keeps the worker's connections to the bots, as the binary's does.
+	pool *agentconn.Pool
 	// conns reach the bots directly, for bare round trips; obs is what they carry.
 	conns []*grpc.ClientConn
 	obs   *agentv1.Observation
@@ -56,7 +58,7 @@ func NewLoad(ctx context.Context, serve Serve, latency time.Duration) (*Load, er
 	if err != nil {
 		return nil, err
 	}
-	l := &Load{bus: b}
+	l := &Load{bus: b, pool: agentconn.NewPool()}
 	for _, spec := range Agents {
 		addr, stop, err := serve(spec, latency)
 		if err != nil {
@@ -90,6 +92,7 @@ func (l *Load) clients() []agentv1.AgentServiceClient {
 
 // Close stops the bots and NATS.
 func (l *Load) Close() {
+	l.pool.Close()
 	for _, c := range l.conns {
 		c.Close()
 	}
@@ -195,7 +198,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 	js := l.bus.JetStream()
 	prefix := fmt.Sprintf("load%d-%x", l.run.Add(1), time.Now().UnixNano())
 	c := &counter{want: n, done: make(chan struct{})}
-	agents := &agentconn.Resolver{}
+	agents := &agentconn.Resolver{Pool: l.pool}
 	w := queue.NewWorker(l.bus, queue.WorkerConfig{
 		Matches:     &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true},
 		Player:      &launch.Player{Agents: agents, Options: []match.Option{match.WithObserver(c)}},

@@ -64,6 +64,9 @@ type Config struct {
 	Games *games.Registry
 	// Builtins serves the built-in agents. Required.
 	Builtins agentconn.LocalAgents
+	// Pool keeps the connections to dialled agents across matches (nil: one per match); the
+	// caller closes it.
+	Pool *agentconn.Pool
 	// Analytics is the analytics database (the caller opens and closes it). Required.
 	Analytics *analytics.Store
 	// Families computes each game family's metrics. Required.
@@ -145,7 +148,7 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 		return nil, fmt.Errorf("nats: %w", err)
 	}
 	agents := Resolver(cfg.Builtins, dir, cfg.AllowBotDial, cfg.Policy)
-	agents.Humans = s.Hub.Agents()
+	agents.Humans, agents.Pool = s.Hub.Agents(), cfg.Pool
 	opts := []match.Option{match.WithTimestamps(true), match.WithLogger(logger)}
 	if cfg.Metrics != nil {
 		opts = append(opts, match.WithObserver(Observer(cfg.Metrics)))

@@ -10,7 +10,9 @@
 //     where the organiser allows it.
 //
 // The package knows the address forms and nothing of the agents behind them: the binary plugs
-// the built-in agents, the human seats and the bot registry in.
+// the built-in agents, the human seats and the bot registry in. It also gives the resolver a
+// Pool, so that every match at one address shares one connection (and one Describe) rather
+// than dialling its own.
 package agentconn
 
 import (
@@ -120,6 +122,9 @@ type Resolver struct {
 	AllowBotDial bool
 	// Options are added to every client dialled (message size limits).
 	Options []grpc.DialOption
+	// Pool, when set, keeps dialled connections for every match that plays at the same
+	// target (see Pool); nil: each Open dials a connection of its own, closed with the Conn.
+	Pool *Pool
 }
 
 // Conn is a connection to one agent.
@@ -135,8 +140,9 @@ type Conn struct {
 	// Seat is set when a person plays the agent.
 	Seat HumanSeat
 
-	conn  *grpc.ClientConn // a dialled connection, closed by Close
-	close func() error     // stops a local agent
+	conn   *grpc.ClientConn // a dialled connection, closed by Close
+	shared *grpc.ClientConn // a pooled connection, left open by Close
+	close  func() error     // stops a local agent, or gives a pooled connection back
 }
 
 // IsHuman reports whether addr names a person's seat.
@@ -234,6 +240,9 @@ func (r *Resolver) dialAllowed(addr, target string) error {
 }
 
 func (r *Resolver) dial(addr, target string) (*Conn, error) {
+	if r.Pool != nil {
+		return r.dialPooled(addr, target)
+	}
 	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, r.Options...)
 	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {
@@ -257,14 +266,18 @@ func (c *Conn) Describe(ctx context.Context, timeout time.Duration) (*gamev1.Age
 // ClientConn is the dialled gRPC connection, for services other than the agent protocol on
 // the same server (health checks); nil for agents served in process and dial-out bots.
 func (c *Conn) ClientConn() grpc.ClientConnInterface {
-	if c.conn == nil {
-		return nil
+	switch {
+	case c.conn != nil:
+		return c.conn
+	case c.shared != nil:
+		return c.shared
 	}
-	return c.conn
+	return nil
 }
 
-// Close closes the connection, or stops serving a local agent. A person's seat is closed
-// first, so that an Act still waiting for the person returns at once.
+// Close closes the connection (a pooled one is given back to the pool), or stops serving a
+// local agent. A person's seat is closed first, so that an Act still waiting for the person
+// returns at once.
 func (c *Conn) Close() error {
 	var err error
 	if c.close != nil {

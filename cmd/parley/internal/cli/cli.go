@@ -27,12 +27,16 @@ type Deps struct {
 	Getenv func(string) string
 	// Builtins serves the built-in agents ("builtin:NAME").
 	Builtins agentconn.LocalAgents
+	// Pool keeps the connections the resolvers dial, for every match at the same address;
+	// nil: a connection per agent per match. The program closes it at exit.
+	Pool *agentconn.Pool
 }
 
 // Resolver returns a resolver of agent addresses that opens built-in agents and dials
-// grpc:// addresses; commands add human seats and registered bots where they serve them.
+// grpc:// addresses through the pool; commands add human seats and registered bots where
+// they serve them.
 func (d *Deps) Resolver() *agentconn.Resolver {
-	return &agentconn.Resolver{Builtins: d.Builtins}
+	return &agentconn.Resolver{Builtins: d.Builtins, Pool: d.Pool}
 }
 
 // Logger returns a text logger on Err at the given level.
@@ -116,9 +120,10 @@ func ApplyEnv(cmd *cobra.Command, getenv func(string) string) error {
 	return err
 }
 
-// DefaultDeps returns the dependencies of the real program.
+// DefaultDeps returns the dependencies of the real program, with a fresh connection pool the
+// caller closes.
 func DefaultDeps(reg *games.Registry, builtins agentconn.LocalAgents) *Deps {
-	return &Deps{Out: os.Stdout, Err: os.Stderr, Games: reg, Getenv: os.Getenv, Builtins: builtins}
+	return &Deps{Out: os.Stdout, Err: os.Stderr, Games: reg, Getenv: os.Getenv, Builtins: builtins, Pool: agentconn.NewPool()}
 }
 
 // PolicyFlags are the flags that set the organiser's policy (referee/policy) of a server.

@@ -130,6 +130,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return fmt.Errorf("nats: %w", err)
 	}
 	agents := stack.Resolver(deps.Builtins, dir, o.allowBotDial, pol)
+	agents.Pool = deps.Pool
 	var standings tournament.Standings
 	if o.analytics != "" {
 		conn, err := grpc.NewClient(o.analytics, grpc.WithTransportCredentials(insecure.NewCredentials()))

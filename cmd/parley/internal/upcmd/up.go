@@ -159,7 +159,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
 
 	st, err := stack.Start(ctx, stack.Config{
-		Bus: b, Games: deps.Games, Builtins: deps.Builtins, Analytics: store, Families: metricscatalog.New(),
+		Bus: b, Games: deps.Games, Builtins: deps.Builtins, Pool: deps.Pool, Analytics: store, Families: metricscatalog.New(),
 		Workers: o.workers, AllowBotDial: o.allowBotDial, Policy: pol, AdminToken: deps.Getenv("PARLEY_ADMIN_TOKEN"),
 		Metrics: metrics, Logger: logger, Gateway: gateway.Config{Web: web.Handler()},
 	}, refLis, anLis)

@@ -1,0 +1,208 @@
+package agentconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+)
+
+// Pool defaults.
+const (
+	// DefaultPoolIdle is how long a pooled connection nobody uses stays open.
+	DefaultPoolIdle = 2 * time.Minute
+	// DefaultPoolSize bounds the connections a pool keeps; past it, the ones idle longest are
+	// closed first (connections in use are never closed).
+	DefaultPoolSize = 256
+)
+
+// ErrPoolClosed is returned by opening through a closed pool.
+var ErrPoolClosed = errors.New("agentconn: pool closed")
+
+// Pool keeps the gRPC connections a Resolver dials, one per target, for every match that plays
+// there, instead of a connection (two TCP handshakes, HTTP/2 set-up, two transports' buffers
+// and goroutines) per agent per match. A connection also remembers what its agent answered to
+// Describe, until the connection is lost (the agent may have restarted as another version).
+// Whoever owns the resolver creates the pool and closes it when done: Close closes every
+// connection, in use or not.
+type Pool struct {
+	// Idle is how long an unused connection stays open (0: DefaultPoolIdle).
+	Idle time.Duration
+	// Size bounds the connections kept (0: DefaultPoolSize).
+	Size int
+
+	mu     sync.Mutex
+	conns  map[string]*pooled
+	closed bool
+}
+
+// NewPool returns an empty pool with the default settings.
+func NewPool() *Pool { return &Pool{} }
+
+// pooled is one shared connection.
+type pooled struct {
+	target string
+	cc     *grpc.ClientConn
+	client *describeCache
+	refs   int       // Conns open on it
+	idle   time.Time // when refs last fell to 0
+	stop   context.CancelFunc
+}
+
+// acquire returns the connection to target, dialling it with opts the first time, and
+// counts one more user of it.
+func (p *Pool) acquire(target string, opts []grpc.DialOption) (*pooled, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, ErrPoolClosed
+	}
+	if c := p.conns[target]; c != nil {
+		c.refs++
+		return c, nil
+	}
+	p.evictLocked(time.Now())
+	cc, err := grpc.NewClient(target, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	c := &pooled{target: target, cc: cc, refs: 1, stop: stop}
+	c.client = &describeCache{AgentServiceClient: agentv1.NewAgentServiceClient(cc)}
+	go c.client.forgetOnReconnect(ctx, cc)
+	if p.conns == nil {
+		p.conns = make(map[string]*pooled)
+	}
+	p.conns[target] = c
+	return c, nil
+}
+
+// release counts one user less of c.
+func (p *Pool) release(c *pooled) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c.refs--
+	if c.refs == 0 {
+		c.idle = time.Now()
+	}
+}
+
+// evictLocked closes the connections idle for longer than Idle, and, while more than Size
+// remain, those idle longest.
+func (p *Pool) evictLocked(now time.Time) {
+	idleFor, size := p.Idle, p.Size
+	if idleFor <= 0 {
+		idleFor = DefaultPoolIdle
+	}
+	if size <= 0 {
+		size = DefaultPoolSize
+	}
+	var idle []*pooled
+	for _, c := range p.conns {
+		if c.refs > 0 {
+			continue
+		}
+		if now.Sub(c.idle) > idleFor {
+			p.closeLocked(c)
+			continue
+		}
+		idle = append(idle, c)
+	}
+	slices.SortFunc(idle, func(a, b *pooled) int { return a.idle.Compare(b.idle) })
+	for len(p.conns) >= size && len(idle) > 0 {
+		p.closeLocked(idle[0])
+		idle = idle[1:]
+	}
+}
+
+func (p *Pool) closeLocked(c *pooled) {
+	delete(p.conns, c.target)
+	c.stop()
+	c.cc.Close()
+}
+
+// Len returns how many connections the pool holds.
+func (p *Pool) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.conns)
+}
+
+// Close closes every connection of the pool; opening through it fails from then on.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, c := range p.conns {
+		p.closeLocked(c)
+	}
+	return nil
+}
+
+// dialPooled opens addr over the pool's connection to target.
+func (r *Resolver) dialPooled(addr, target string) (*Conn, error) {
+	c, err := r.Pool.acquire(target, r.Options)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", addr, err)
+	}
+	var once sync.Once
+	return &Conn{Client: c.client, Addr: addr, Target: target, shared: c.cc, close: func() error {
+		once.Do(func() { r.Pool.release(c) })
+		return nil
+	}}, nil
+}
+
+// describeCache is an agent client that asks Describe over the network once per connection:
+// the answer is kept until the connection leaves the ready state (lost, or idle), since an
+// agent that comes back may be another version.
+type describeCache struct {
+	agentv1.AgentServiceClient
+
+	mu   sync.Mutex
+	resp *agentv1.DescribeResponse
+	gen  uint64 // counts the times the connection left the ready state
+}
+
+func (d *describeCache) Describe(ctx context.Context, in *agentv1.DescribeRequest, opts ...grpc.CallOption) (*agentv1.DescribeResponse, error) {
+	d.mu.Lock()
+	resp, gen := d.resp, d.gen
+	d.mu.Unlock()
+	if resp != nil {
+		return proto.CloneOf(resp), nil
+	}
+	resp, err := d.AgentServiceClient.Describe(ctx, in, opts...)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	if d.gen == gen { // else the answer may come from the agent as it was before a reconnect
+		d.resp = proto.CloneOf(resp)
+	}
+	d.mu.Unlock()
+	return resp, nil
+}
+
+// forgetOnReconnect drops the kept answer whenever cc leaves the ready state, until ctx ends.
+func (d *describeCache) forgetOnReconnect(ctx context.Context, cc *grpc.ClientConn) {
+	for {
+		s := cc.GetState()
+		if !cc.WaitForStateChange(ctx, s) {
+			return
+		}
+		if s == connectivity.Ready { // it left the ready state, however briefly
+			d.mu.Lock()
+			d.resp = nil
+			d.gen++
+			d.mu.Unlock()
+		}
+	}
+}
