@@ -176,10 +176,11 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Bus, err err
 		}
 		return nil, fmt.Errorf("bus: connect to embedded server: %w", err)
 	}
-	b.js, err = jetstream.New(b.nc)
+	js, err := jetstream.New(b.nc)
 	if err != nil {
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
 	}
+	b.js = NewStreamCache(js)
 	if err := b.ensureStream(ctx); err != nil {
 		return nil, err
 	}
@@ -281,19 +282,27 @@ func (b *Bus) ensureStream(ctx context.Context) error {
 		if cfg.Replicas == 0 {
 			cfg.Replicas = have.Replicas
 		}
+		cfg.AllowDirect = DirectGets(max(cfg.Replicas, 1))
 		if have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) &&
 			have.Storage == cfg.Storage && have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates &&
-			have.Replicas == cfg.Replicas {
+			have.Replicas == cfg.Replicas && have.AllowDirect == cfg.AllowDirect {
 			return nil
 		}
 	}
 	cfg.Replicas = max(cfg.Replicas, 1)
+	cfg.AllowDirect = DirectGets(cfg.Replicas)
 	_, err := b.js.CreateOrUpdateStream(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("bus: stream %s: %w", natsname.MatchStream, err)
 	}
 	return nil
 }
+
+// DirectGets says whether a stream kept on replicas servers lets its messages be read by
+// direct get (a raw message rather than JSON, answered without the JetStream API's queue): on
+// one server only, since with several a follower may answer with what it has not caught up on,
+// and the exactly-once checks read what was just stored.
+func DirectGets(replicas int) bool { return replicas <= 1 }
 
 // StreamReplicas returns how many servers keep a copy of the match stream (1 when it does not
 // exist), for packages that create streams of their own next to it: they keep as many.
@@ -313,7 +322,7 @@ func StreamReplicas(ctx context.Context, js jetstream.JetStream) (int, error) {
 func (b *Bus) Conn() *nats.Conn { return b.nc }
 
 // JetStream returns the JetStream handle for stream and consumer management
-// and for ReadMatch.
+// and for ReadMatch. It is a StreamCache: stream handles are kept once made.
 func (b *Bus) JetStream() jetstream.JetStream { return b.js }
 
 // URL returns the address other processes can use to reach this broker: the

@@ -19,7 +19,9 @@ func MatchExists(ctx context.Context, b *Bus, matchID string) (bool, error) {
 	return ok, err
 }
 
-// LastMsg returns the last message stored on subject in stream, if any.
+// LastMsg returns the last message stored on subject in stream, if any. The subject may hold
+// wildcards: the last message on any subject it matches. Through a StreamCache it makes one
+// request (a direct get where the stream allows it); otherwise two.
 func LastMsg(ctx context.Context, js jetstream.JetStream, stream, subject string) (*jetstream.RawStreamMsg, bool, error) {
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
@@ -32,6 +34,7 @@ func LastMsg(ctx context.Context, js jetstream.JetStream, stream, subject string
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return nil, false, nil
 	default:
+		forgetGone(js, stream)
 		return nil, false, fmt.Errorf("bus: read %s: %w", subject, err)
 	}
 }

@@ -288,6 +288,12 @@ func (p *Publisher) SettleEachMatch() MatchSettler { return MatchSettler{p: p} }
 // MaxEventBytes is the Publisher's.
 func (s MatchSettler) MaxEventBytes() int { return s.p.MaxEventBytes() }
 
+// Settle waits until every event of matchID recorded so far is stored, and returns the first
+// failure among them (see FlushMatch).
+func (s MatchSettler) Settle(ctx context.Context, matchID string) error {
+	return s.p.FlushMatch(ctx, matchID)
+}
+
 // Record records ev as Publisher.Record does; a MatchEnded event only once the match's
 // earlier events are stored, and then it waits for the ending to be stored too.
 func (s MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {

@@ -13,6 +13,8 @@
 // Ids that go into subjects are single tokens (see bus.ValidMatchID); nothing here checks them.
 package natsname
 
+import "strings"
+
 // Streams.
 const (
 	// MatchStream holds every match's events.
@@ -62,6 +64,19 @@ func MatchSubject(matchID, event string) string { return matchPrefix + matchID +
 
 // MatchFilter selects every event of one match.
 func MatchFilter(matchID string) string { return matchPrefix + matchID + ".>" }
+
+// MatchOf returns the match id of a match event's subject, or "" for another subject.
+func MatchOf(subject string) string {
+	rest, ok := strings.CutPrefix(subject, matchPrefix)
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return ""
+	}
+	return rest[:i]
+}
 
 // EventFilter selects the events of one kind of every match.
 func EventFilter(event string) string { return MatchSubject("*", event) }

@@ -89,3 +89,16 @@ func TestMatcher(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchOf(t *testing.T) {
+	for _, tc := range []struct{ subject, want string }{
+		{MatchSubject("m-1", "match_started"), "m-1"},
+		{MatchSubject("T_a1-g2-r3", "action_taken"), "T_a1-g2-r3"},
+		{RequestSubject("m-1"), ""},
+		{"parley.match.nodot", ""},
+	} {
+		if got := MatchOf(tc.subject); got != tc.want {
+			t.Errorf("MatchOf(%q) = %q, want %q", tc.subject, got, tc.want)
+		}
+	}
+}

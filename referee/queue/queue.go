@@ -111,6 +111,7 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 		Retention:   jetstream.WorkQueuePolicy,
 		Duplicates:  bus.DuplicateWindow,
 		Replicas:    replicas,
+		AllowDirect: bus.DirectGets(replicas),
 	}, {
 		Name:        natsname.TournamentStream,
 		Description: "Parley tournament schedules and reruns of interrupted matches",
@@ -119,6 +120,7 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  bus.DuplicateWindow,
 		Replicas:    replicas,
+		AllowDirect: bus.DirectGets(replicas),
 	}}
 }
 
@@ -128,10 +130,14 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 // nats-server, with consumers being created on the stream at the same moment).
 func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
 	if st, err := js.Stream(ctx, cfg.Name); err == nil {
-		have := st.CachedInfo().Config
-		if have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) && have.Storage == cfg.Storage &&
-			have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates && have.Replicas == cfg.Replicas {
-			return nil
+		info, err := st.Info(ctx) // fresh: the handle may be a kept one
+		if err == nil {
+			have := info.Config
+			if have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) && have.Storage == cfg.Storage &&
+				have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates && have.Replicas == cfg.Replicas &&
+				have.AllowDirect == cfg.AllowDirect {
+				return nil
+			}
 		}
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
@@ -217,8 +223,21 @@ const (
 	stateEnded                   // match_ended stored
 )
 
-// stateOf looks up the start and end of a match's record.
+// stateOf looks up how far a match's record got: one lookup of its last event of any kind,
+// which for a match never started (the common case) or ended (its last event the ending) is
+// all it takes. Any event stored counts as started: a record is never begun twice.
 func stateOf(ctx context.Context, js jetstream.JetStream, matchID string) (matchState, error) {
+	last, any, err := bus.LastMsg(ctx, js, natsname.MatchStream, natsname.MatchFilter(matchID))
+	switch {
+	case err != nil:
+		return 0, err
+	case !any:
+		return stateNone, nil
+	case last.Subject == endedSubject(matchID):
+		return stateEnded, nil
+	}
+	// Events after an ending are late ones of a referee that was cut off: look for the
+	// ending itself.
 	_, ended, err := bus.LastMsg(ctx, js, natsname.MatchStream, endedSubject(matchID))
 	if err != nil {
 		return 0, err
@@ -226,14 +245,7 @@ func stateOf(ctx context.Context, js jetstream.JetStream, matchID string) (match
 	if ended {
 		return stateEnded, nil
 	}
-	_, started, err := bus.LastMsg(ctx, js, natsname.MatchStream, startedSubject(matchID))
-	if err != nil {
-		return 0, err
-	}
-	if started {
-		return stateOpen, nil
-	}
-	return stateNone, nil
+	return stateOpen, nil
 }
 
 // Subjects of a match's first and last events.
@@ -337,5 +349,9 @@ func Waiting(ctx context.Context, js jetstream.JetStream) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("queue: stream %s: %w", natsname.RequestStream, err)
 	}
-	return int(st.CachedInfo().State.Msgs), nil
+	info, err := st.Info(ctx) // fresh: the handle may be a kept one
+	if err != nil {
+		return 0, fmt.Errorf("queue: stream %s: %w", natsname.RequestStream, err)
+	}
+	return int(info.State.Msgs), nil
 }

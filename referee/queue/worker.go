@@ -221,6 +221,10 @@ func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger 
 		if err != nil {
 			return err
 		}
+		if state == stateNone {
+			// A rerun is recorded only once its match's start is stored, so there is none.
+			return w.run(ctx, req, id, rerun, logger)
+		}
 		retry, retried, err := LookupRetry(ctx, w.js, id)
 		if err != nil {
 			return err
@@ -235,35 +239,30 @@ func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger 
 			id = retry.GetRetryMatchId()
 			continue
 		}
-		if state != stateNone {
-			// A record under the id that is not this request's (a match someone else started
-			// under it) is left alone: the request runs under the next id of its chain.
-			owner, _, err := Owner(ctx, w.js, id)
-			if err != nil {
+		// A record under the id that is not this request's (a match someone else started
+		// under it) is left alone: the request runs under the next id of its chain.
+		owner, _, err := Owner(ctx, w.js, id)
+		if err != nil {
+			return err
+		}
+		if owner != req.GetTournamentId() {
+			if rerun >= MaxReruns {
+				return w.refuse(ctx, req, RetryID(req.GetMatchId(), rerun+1), fmt.Errorf("%d ids of its chain were taken by other matches", rerun+1))
+			}
+			next := RetryID(req.GetMatchId(), rerun+1)
+			if err := storeRetry(ctx, w.js, &queuev1.MatchRetried{
+				MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(),
+				Reason: "the id was taken by a match that is not this request's",
+			}); err != nil {
 				return err
 			}
-			if owner != req.GetTournamentId() {
-				if rerun >= MaxReruns {
-					return w.refuse(ctx, req, RetryID(req.GetMatchId(), rerun+1), fmt.Errorf("%d ids of its chain were taken by other matches", rerun+1))
-				}
-				next := RetryID(req.GetMatchId(), rerun+1)
-				if err := storeRetry(ctx, w.js, &queuev1.MatchRetried{
-					MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(),
-					Reason: "the id was taken by a match that is not this request's",
-				}); err != nil {
-					return err
-				}
-				logger.Warn("the request's id is taken by another match; running it under the next id", "taken", id, "owner", owner, "rerun", next)
-				id = next
-				continue
-			}
+			logger.Warn("the request's id is taken by another match; running it under the next id", "taken", id, "owner", owner, "rerun", next)
+			id = next
+			continue
 		}
-		switch state {
-		case stateEnded:
+		if state == stateEnded {
 			logger.Info("request already done", "recorded_as", id)
 			return nil
-		case stateNone:
-			return w.run(ctx, req, id, rerun, logger)
 		}
 		// Started, never ended: its referee died mid-match.
 		reason := "its referee stopped before the match ended"
@@ -345,6 +344,10 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 			stopped.Store(true)
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), settleTimeout)
 			defer cancel()
+			// The match's start is stored before its rerun is named (see process).
+			if err := w.settler.Settle(sctx, id); err != nil {
+				return err
+			}
 			reason := "its referee was shut down before the match ended"
 			if err := storeRetry(sctx, w.js, &queuev1.MatchRetried{
 				MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(), Reason: reason,

@@ -195,7 +195,7 @@ func checkWhole(t *testing.T, ctx context.Context, js jetstream.JetStream, id, t
 	for _, n := range counts {
 		stored += n
 	}
-	if stored != uint64(len(events)) || counts[startedSubject(id)] != 1 || counts[endedSubject(id)] != 1 {
+	if stored != uint64(len(events)) || counts[natsname.MatchSubject(id, "match_started")] != 1 || counts[endedSubject(id)] != 1 {
 		t.Errorf("match %s: the stream holds %d messages (%v) for a record of %d events: run more than once?", id, stored, counts, len(events))
 	}
 	return events

@@ -52,6 +52,10 @@ type RunConfig struct {
 	Progress func(Progress)
 	// Now is the clock for the spec's creation time (default time.Now).
 	Now func() time.Time
+	// Fresh says the caller has just stored the spec for the first time (StoreSpec said so),
+	// so no match of it can have been requested yet. Run also knows it when it stores the
+	// spec itself. A fresh tournament's matches are requested without looking each one up.
+	Fresh bool
 }
 
 // Progress reports one scheduled match that ended.
@@ -85,9 +89,11 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 	if err := queue.EnsureStreams(ctx, js); err != nil {
 		return err
 	}
-	if err := storeSpec(ctx, js, spec, cfg.Now); err != nil {
+	fresh, err := storeSpec(ctx, js, spec, cfg.Now)
+	if err != nil {
 		return err
 	}
+	fresh = fresh || cfg.Fresh
 	// Follow endings from now on, before any request is made, so none is missed. The stream
 	// of endings is the fast path; every pollEvery without one, the matches waited for are
 	// looked up one by one, which also covers a follower that stalls while the cluster fails
@@ -157,20 +163,23 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 		for next < total && len(waiting) < cfg.Concurrency {
 			m := spec.GetMatches()[next]
 			next++
-			var id string
-			var end *eventsv1.MatchEnded
-			if err := retrying(ctx, func() (err error) {
-				id, end, err = queue.Latest(ctx, js, m.GetMatchId(), spec.GetTournamentId())
-				return err
-			}); err != nil {
-				return err
-			}
-			if end != nil {
-				finish(m, id, end.GetOutcome())
-				continue
+			id := m.GetMatchId()
+			if !fresh {
+				// A resumed tournament: the match may have ended, or be running.
+				var end *eventsv1.MatchEnded
+				if err := retrying(ctx, func() (err error) {
+					id, end, err = queue.Latest(ctx, js, m.GetMatchId(), spec.GetTournamentId())
+					return err
+				}); err != nil {
+					return err
+				}
+				if end != nil {
+					finish(m, id, end.GetOutcome())
+					continue
+				}
 			}
 			waiting[id] = m
-			if err := retrying(ctx, func() error { return request(ctx, js, spec, m, cfg.Params) }); err != nil {
+			if err := retrying(ctx, func() error { return request(ctx, js, spec, m, cfg.Params, !fresh) }); err != nil {
 				return err
 			}
 		}
@@ -290,16 +299,18 @@ func pollEndings(ctx context.Context, js jetstream.JetStream, waiting map[string
 	return nil
 }
 
-// request publishes the request of one scheduled match, unless its request is still in the
-// work queue (waiting, or taken by a worker that runs it now): a request published again
-// after the duplicate window would be stored twice, and its second taker would close the
-// running match as interrupted.
+// request publishes the request of one scheduled match. When resuming, it does not when the
+// request is still in the work queue (waiting, or taken by a worker that runs it now): a
+// request published again after the duplicate window would be stored twice, and its second
+// taker would close the running match as interrupted.
 func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch,
-	paramsOf func(uint64) (*matchv1.GameParams, error)) error {
-	if queued, err := queue.Queued(ctx, js, m.GetMatchId()); err != nil {
-		return err
-	} else if queued {
-		return nil
+	paramsOf func(uint64) (*matchv1.GameParams, error), resuming bool) error {
+	if resuming {
+		if queued, err := queue.Queued(ctx, js, m.GetMatchId()); err != nil {
+			return err
+		} else if queued {
+			return nil
+		}
 	}
 	params := spec.GetParams()
 	if paramsOf != nil {
@@ -332,41 +343,45 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 
 // StoreSpec stores spec, or checks that the one stored under its id is the same tournament
 // (ErrSpecMismatch otherwise, wrapped); Run does it first, this is for callers that need the
-// spec stored before Run starts.
-func StoreSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec) error {
+// spec stored before Run starts. fresh says this call stored it (pass it on as RunConfig.Fresh).
+func StoreSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec) (fresh bool, err error) {
 	if err := queue.EnsureStreams(ctx, js); err != nil {
-		return err
+		return false, err
 	}
 	return storeSpec(ctx, js, spec, time.Now)
 }
 
-// storeSpec stores spec, or checks that the one stored under its id is the same tournament.
-func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, now func() time.Time) error {
+// storeSpec stores spec, or checks that the one stored under its id is the same tournament;
+// fresh says it stored it.
+func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, now func() time.Time) (fresh bool, err error) {
 	stored, err := LoadSpec(ctx, js, spec.GetTournamentId())
 	switch {
 	case err == nil:
 		a, b := proto.CloneOf(stored), proto.CloneOf(spec)
 		a.Created, b.Created = nil, nil
 		if !proto.Equal(a, b) {
-			return fmt.Errorf("%w: %s", ErrSpecMismatch, spec.GetTournamentId())
+			return false, fmt.Errorf("%w: %s", ErrSpecMismatch, spec.GetTournamentId())
 		}
 		spec.Created = stored.GetCreated()
-		return nil
+		return false, nil
 	case !errors.Is(err, ErrNotFound):
-		return err
+		return false, err
 	}
 	if spec.GetCreated() == nil {
 		spec.Created = timestamppb.New(now())
 	}
 	data, err := proto.Marshal(spec)
 	if err != nil {
-		return fmt.Errorf("tournament: spec: %w", err)
+		return false, fmt.Errorf("tournament: spec: %w", err)
 	}
-	if _, err := js.Publish(ctx, natsname.TournamentSpecSubject(spec.GetTournamentId()), data,
-		jetstream.WithMsgID("spec/"+spec.GetTournamentId()), jetstream.WithExpectStream(natsname.TournamentStream)); err != nil {
-		return fmt.Errorf("tournament: store spec of %s: %w", spec.GetTournamentId(), err)
+	ack, err := js.Publish(ctx, natsname.TournamentSpecSubject(spec.GetTournamentId()), data,
+		jetstream.WithMsgID("spec/"+spec.GetTournamentId()), jetstream.WithExpectStream(natsname.TournamentStream))
+	if err != nil {
+		return false, fmt.Errorf("tournament: store spec of %s: %w", spec.GetTournamentId(), err)
 	}
-	return nil
+	// Another caller storing the same spec at the same moment got it stored once: only the
+	// one whose message was not a duplicate goes on as fresh.
+	return !ack.Duplicate, nil
 }
 
 // LoadSpec returns the stored spec of a tournament; the error wraps ErrNotFound when there is
@@ -407,63 +422,145 @@ type Record struct {
 // no record.
 func LoadRecords(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec) ([]Record, error) {
 	var out []Record
-	for _, m := range spec.GetMatches() {
-		id := m.GetMatchId()
-		for range queue.MaxReruns + 1 {
-			events, err := bus.ReadMatch(ctx, js, id)
-			if err != nil {
-				return nil, err
-			}
-			retry, retried, err := queue.LookupRetry(ctx, js, id)
-			if err != nil {
-				return nil, err
-			}
-			if len(events) > 0 {
-				out = append(out, Record{Scheduled: m, MatchID: id, Events: events, Interrupted: retried})
-			}
-			if !retried {
-				break
-			}
-			id = retry.GetRetryMatchId()
-		}
-	}
-	return out, nil
+	err := EachRecord(ctx, js, spec, func(r Record) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
 }
 
-// Labels returns, for every match id of records, the entrant label of each seat.
-func Labels(spec *tournamentv1.TournamentSpec, records []Record) map[string][]string {
-	out := make(map[string][]string, len(records))
-	for _, r := range records {
-		labels := make([]string, len(r.Scheduled.GetEntrants()))
-		for i, e := range r.Scheduled.GetEntrants() {
-			if int(e) < len(spec.GetEntrants()) {
-				labels[i] = spec.GetEntrants()[e].GetLabel()
+// readSkew is how long before its spec was stored EachRecord starts reading a tournament's
+// events: the spec and the events may be stored by different servers of a cluster, whose
+// clocks differ a little.
+const readSkew = time.Minute
+
+// EachRecord calls f with every match of a tournament in LoadRecords' order. It reads the
+// match stream once, with one consumer, from the time the tournament's spec was stored
+// (bus.ReadSince), and looks up a rerun only for a match whose record ended void (or never
+// ended): the time it takes grows with the events stored since the tournament began, and no
+// faster. It hands each scheduled match's records to f as soon as they and those of every
+// match scheduled before are read, so it holds few of them at a time.
+func EachRecord(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, f func(Record) error) error {
+	stored, ok, err := bus.LastMsg(ctx, js, natsname.TournamentStream, natsname.TournamentSpecSubject(spec.GetTournamentId()))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: no tournament %q", ErrNotFound, spec.GetTournamentId())
+	}
+	matches := spec.GetMatches()
+	owner := make(map[string]int, len(matches)) // match id (a rerun's too) -> scheduled match
+	for i, m := range matches {
+		owner[m.GetMatchId()] = i
+	}
+	runs := make([][]Record, len(matches))  // each scheduled match's records so far
+	current := make([]string, len(matches)) // the id whose record it waits for
+	done := make([]bool, len(matches))      // its last record is read and is not rerun
+	next := 0                               // the first scheduled match not yet given to f
+	for i, m := range matches {
+		current[i] = m.GetMatchId()
+	}
+	flush := func() error {
+		for ; next < len(matches) && done[next]; next++ {
+			for _, r := range runs[next] {
+				if err := f(r); err != nil {
+					return err
+				}
+			}
+			runs[next] = nil
+		}
+		return nil
+	}
+	// settle records the match id's record for its scheduled match and follows its rerun,
+	// if it was interrupted.
+	settle := func(id string, events []*eventsv1.MatchEvent) error {
+		i := owner[id]
+		rec := Record{Scheduled: matches[i], MatchID: id, Events: events}
+		end := events[len(events)-1].GetMatchEnded()
+		if end == nil || end.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+			retry, retried, err := queue.LookupRetry(ctx, js, id)
+			if err != nil {
+				return err
+			}
+			if retried && len(runs[i]) < queue.MaxReruns {
+				rec.Interrupted = true
+				runs[i] = append(runs[i], rec)
+				current[i] = retry.GetRetryMatchId()
+				owner[current[i]] = i
+				return nil
 			}
 		}
-		out[r.MatchID] = labels
+		runs[i] = append(runs[i], rec)
+		done[i] = true
+		return flush()
 	}
-	return out
+	var recs bus.Records
+	err = bus.ReadSince(ctx, js, stored.Time.Add(-readSkew), func(id string) bool {
+		_, ok := owner[id]
+		return ok
+	}, func(id string, ev *eventsv1.MatchEvent) error {
+		if !recs.Add(id, ev) {
+			return nil
+		}
+		return settle(id, recs.Take(id))
+	})
+	if err != nil {
+		return err
+	}
+	// What is left did not end during the read: a match still running or never started, or
+	// one whose rerun was learned of only now (its events then are read on their own).
+	for i, m := range matches {
+		for !done[i] {
+			id := current[i]
+			events := recs.Take(id)
+			if events == nil && id != m.GetMatchId() {
+				if events, err = bus.ReadMatch(ctx, js, id); err != nil {
+					return err
+				}
+			}
+			if len(events) == 0 {
+				done[i] = true
+				break
+			}
+			if err := settle(id, events); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// entrantLabels is the entrant label of each seat of r.
+func entrantLabels(spec *tournamentv1.TournamentSpec, r Record) []string {
+	labels := make([]string, len(r.Scheduled.GetEntrants()))
+	for i, e := range r.Scheduled.GetEntrants() {
+		if int(e) < len(spec.GetEntrants()) {
+			labels[i] = spec.GetEntrants()[e].GetLabel()
+		}
+	}
+	return labels
 }
 
 // Rows reads a tournament's matches into metrics rows, with the family values of reg (nil:
 // the common values only), in schedule order; a match not yet ended is left out. The
 // returned function names the agent of a seat by its entrant label (for tables.Options.Agent).
 func Rows(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, reg *metrics.Registry) ([]metrics.Row, func(metrics.Row, int) string, error) {
-	records, err := LoadRecords(ctx, js, spec)
-	if err != nil {
-		return nil, nil, err
-	}
-	labels := Labels(spec, records)
 	var rows []metrics.Row
-	for _, rec := range records {
+	labels := make(map[string][]string)
+	err := EachRecord(ctx, js, spec, func(rec Record) error {
+		labels[rec.MatchID] = entrantLabels(spec, rec)
 		if len(rec.Events) == 0 || rec.Events[len(rec.Events)-1].GetMatchEnded() == nil {
-			continue
+			return nil
 		}
 		row, err := metrics.NewRow(rec.Events, reg)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		rows = append(rows, row)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	label := func(r metrics.Row, seat int) string {
 		if l := labels[r.MatchID]; seat < len(l) && l[seat] != "" {

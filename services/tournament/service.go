@@ -169,7 +169,7 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 		return nil, invalid("%v", err)
 	}
 	js := s.cfg.Bus.JetStream()
-	err = StoreSpec(ctx, js, spec)
+	fresh, err := StoreSpec(ctx, js, spec)
 	switch {
 	case errors.Is(err, ErrSpecMismatch):
 		return nil, status.Errorf(codes.AlreadyExists, "tournament id %q is taken by a different tournament", id)
@@ -186,7 +186,7 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 		jetstream.WithExpectStream(natsname.TournamentStream)); err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
-	s.run(spec, int(m.GetConcurrency()))
+	s.run(spec, int(m.GetConcurrency()), fresh)
 	s.log.Info("tournament started", "tournament_id", id, "game", spec.GetGame(), "matches", len(spec.GetMatches()))
 	return &tournamentv1.StartTournamentResponse{TournamentId: id, Matches: uint32(len(spec.GetMatches()))}, nil
 }
@@ -239,7 +239,7 @@ func Entrants(in []*tournamentv1.Entrant, registered []string) ([]*tournamentv1.
 
 // run requests spec's matches in the background until they have all ended or the service
 // closes; it does nothing when this service already does so.
-func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int) {
+func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int, fresh bool) {
 	if concurrency <= 0 {
 		concurrency = s.cfg.Concurrency
 	}
@@ -259,7 +259,7 @@ func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int) {
 			delete(s.running, id)
 			s.mu.Unlock()
 		}()
-		err := Run(s.ctx, s.cfg.Bus, spec, RunConfig{Concurrency: concurrency})
+		err := Run(s.ctx, s.cfg.Bus, spec, RunConfig{Concurrency: concurrency, Fresh: fresh})
 		switch {
 		case err == nil:
 			s.log.Info("tournament complete", "tournament_id", id)
@@ -291,7 +291,7 @@ func (s *Service) resume(ctx context.Context) error {
 			s.log.Warn("tournament not resumed", "tournament_id", r.GetTournamentId(), "err", err)
 			continue
 		}
-		s.run(spec, int(r.GetConcurrency()))
+		s.run(spec, int(r.GetConcurrency()), false)
 	}
 	return nil
 }
