@@ -15,11 +15,11 @@ import (
 	"github.com/parley-arena/parley/internal/natsname"
 )
 
-// madeUp is a short made-up match record: started, one action, then ended with cause (none:
-// still running).
+// madeUp is a short made-up match record of tournament "rec": started, one action, then ended
+// with cause (none: still running).
 func madeUp(id string, cause matchv1.EndCause) []*eventsv1.MatchEvent {
 	evs := []*eventsv1.MatchEvent{
-		{MatchId: id, Seq: 1, Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{Game: "ultimatum"}}},
+		{MatchId: id, Seq: 1, Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{Game: "ultimatum", TournamentId: "rec"}}},
 		{MatchId: id, Seq: 2, Turn: 1, Payload: &eventsv1.MatchEvent_ActionTaken{ActionTaken: &eventsv1.ActionTaken{Seat: 0}}},
 	}
 	if cause != matchv1.EndCause_END_CAUSE_UNSPECIFIED {
@@ -32,9 +32,10 @@ func madeUp(id string, cause matchv1.EndCause) []*eventsv1.MatchEvent {
 
 // LoadRecords reads a tournament's records in schedule order, interrupted runs before their
 // reruns, from one read of the stream, and leaves no consumer behind. The schedule holds a
-// match that ended, one interrupted and rerun, one never started, one still running, and one
+// match that ended, one interrupted and rerun, one never started, one still running, one
 // whose rerun was stored before its interrupted run's ending (so the read learns of the rerun
-// only after passing it).
+// only after passing it), and one whose id another match took first (not the tournament's
+// record: it plays under the next id).
 func TestLoadRecords(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -44,7 +45,7 @@ func TestLoadRecords(t *testing.T) {
 	}
 	defer b.Close()
 	js := b.JetStream()
-	spec, err := Plan(PlanConfig{ID: "rec", Game: "ultimatum", Seats: 2, Entrants: entrants(2), GamesPerAssignment: 3, Seed: 1})
+	spec, err := Plan(PlanConfig{ID: "rec", Game: "ultimatum", Seats: 2, Entrants: entrants(2), GamesPerAssignment: 4, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +59,10 @@ func TestLoadRecords(t *testing.T) {
 	for i, m := range spec.GetMatches() {
 		ids[i] = m.GetMatchId()
 	}
-	// Another match on the same stream, not the tournament's.
+	// Another match on the same stream, not the tournament's; and one under its id.
 	other := madeUp("not-ours", matchv1.EndCause_END_CAUSE_AGREEMENT)
+	forged := madeUp(ids[6], matchv1.EndCause_END_CAUSE_AGREEMENT)
+	forged[0].GetMatchStarted().TournamentId = ""
 	retry := func(id, rerun string) []func() {
 		return []func(){func() {
 			data, err := proto.Marshal(&queuev1.MatchRetried{MatchId: id, RetryMatchId: rerun, TournamentId: "rec"})
@@ -99,6 +102,8 @@ func TestLoadRecords(t *testing.T) {
 		events(early[:2]), retry(ids[4], ids[4]+"-r1"),
 		events(madeUp(ids[4]+"-r1", matchv1.EndCause_END_CAUSE_AGREEMENT)), events(early[2:]),
 		events(madeUp(ids[5], matchv1.EndCause_END_CAUSE_AGREEMENT)),
+		events(forged), retry(ids[6], ids[6]+"-r1"), events(madeUp(ids[6]+"-r1", matchv1.EndCause_END_CAUSE_AGREEMENT)),
+		// ids[7] never starts.
 	} {
 		steps = append(steps, s...)
 	}
@@ -126,6 +131,7 @@ func TestLoadRecords(t *testing.T) {
 		{ids[3], 2, false, ids[3]},
 		{ids[4], 3, true, ids[4]}, {ids[4] + "-r1", 3, false, ids[4]},
 		{ids[5], 3, false, ids[5]},
+		{ids[6] + "-r1", 3, false, ids[6]},
 	}
 	if !slices.Equal(have, want) {
 		t.Errorf("records:\n got %v\nwant %v", have, want)

@@ -123,6 +123,22 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 		if !ok {
 			return nil
 		}
+		if end.GetOutcome().GetCause() != matchv1.EndCause_END_CAUSE_VOID {
+			// The common case in one lookup: a match of this tournament that ended for good
+			// (a match interrupted, or a record of another, goes the long way below).
+			var owner string
+			if err := retrying(ctx, func() (err error) {
+				owner, _, err = queue.Owner(ctx, js, id)
+				return err
+			}); err != nil {
+				return err
+			}
+			if owner == spec.GetTournamentId() {
+				delete(waiting, id)
+				finish(m, id, end.GetOutcome())
+				return nil
+			}
+		}
 		// Whose ending is it? A record of another under the scheduled id is passed over: the
 		// worker runs the match under the next id of its chain.
 		var latest string
@@ -419,7 +435,7 @@ type Record struct {
 
 // LoadRecords reads every match of a tournament: for each scheduled match, in schedule order,
 // the interrupted runs and then the match that counts. A scheduled match never started has
-// no record.
+// no record, and a match another started under one of its ids is not the tournament's.
 func LoadRecords(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec) ([]Record, error) {
 	var out []Record
 	err := EachRecord(ctx, js, spec, func(r Record) error {
@@ -475,6 +491,21 @@ func EachRecord(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.
 	// if it was interrupted.
 	settle := func(id string, events []*eventsv1.MatchEvent) error {
 		i := owner[id]
+		if events[0].GetMatchStarted().GetTournamentId() != spec.GetTournamentId() {
+			// Another's match under the id: not this tournament's record. Its match runs
+			// under the next id of the chain, once a worker has named it.
+			retry, retried, err := queue.LookupRetry(ctx, js, id)
+			if err != nil {
+				return err
+			}
+			if retried && len(runs[i]) < queue.MaxReruns {
+				current[i] = retry.GetRetryMatchId()
+				owner[current[i]] = i
+				return nil
+			}
+			done[i] = true
+			return flush()
+		}
 		rec := Record{Scheduled: matches[i], MatchID: id, Events: events}
 		end := events[len(events)-1].GetMatchEnded()
 		if end == nil || end.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
