@@ -97,6 +97,11 @@ func serverOptions(o *options) []grpc.ServerOption {
 	return append([]grpc.ServerOption{grpc.NumStreamWorkers(uint32(4 * runtime.GOMAXPROCS(0)))}, o.grpcOptions...)
 }
 
+// InfoOf returns what an agent served with opts answers to Describe.
+func InfoOf(a Agent, opts ...Option) *gamev1.AgentInfo {
+	return proto.CloneOf(buildOptions(a, opts).info)
+}
+
 func buildOptions(a Agent, opts []Option) *options {
 	o := &options{logger: slog.New(slog.DiscardHandler), gracePeriod: 5 * time.Second}
 	if d, ok := a.(Describer); ok {

@@ -1,6 +1,7 @@
 // Package bench measures the referee: whole ultimatum matches between two built-in agents over
-// gRPC on loopback with every event published to JetStream, against a bare gRPC round trip
-// carrying a mid-match observation. `go test -bench` and `parley bench` run the same code.
+// gRPC on loopback with every event stored in JetStream, against a bare gRPC round trip
+// carrying the observation a move of such a match carries. `go test -bench` and `parley
+// bench` run the same code.
 package bench
 
 import (
@@ -17,8 +18,10 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 )
 
@@ -26,38 +29,44 @@ import (
 // the referee and the transport rather than a strategy. They bargain over several turns.
 var Agents = []string{"builtin:fair", "builtin:fair?open=0.7&target=0.55"}
 
-// Setup holds what the benchmarks share: two built-in agents behind real gRPC servers and an
-// embedded NATS server with the match stream.
+// Setup holds what the benchmarks share: an embedded NATS server with the match stream, and
+// the agents, opened through a resolver as a referee opens them.
 type Setup struct {
-	game   games.Game
+	game    games.Game
+	bus     *bus.Bus
+	settler bus.MatchSettler
+	player  *launch.Player
+	match   *launch.Match // prepared once; each match takes a fresh id and seed
+	// agents stay open for the bare round trips; obs is what those carry.
 	agents []*agentconn.Conn
-	bus    *bus.Bus
-	pub    *bus.Publisher
-	runner *match.Runner
 	obs    *agentv1.Observation
 	run    string
 	seq    atomic.Uint64
 }
 
-// NewSetup starts the agents, opened with agents, and the embedded NATS server.
+// NewSetup prepares the benchmark match, opening its agents with agents as every match of a
+// referee does (give it the binary's: built-in agents on one host, a connection pool), and
+// starts the embedded NATS server.
 func NewSetup(ctx context.Context, agents *agentconn.Resolver) (*Setup, error) {
-	conns, err := agents.OpenAll(ctx, Agents)
-	if err != nil {
-		return nil, err
-	}
 	b, err := bus.Open(ctx, bus.Config{}, nil)
 	if err != nil {
-		agentconn.CloseAll(conns)
 		return nil, err
 	}
-	pub := bus.NewPublisher(b)
 	s := &Setup{
-		game:   ultimatum.New(),
-		agents: conns,
-		bus:    b,
-		pub:    pub,
-		runner: match.NewRunner(pub),
-		run:    fmt.Sprintf("%x", time.Now().UnixNano()),
+		game:    ultimatum.New(),
+		bus:     b,
+		settler: bus.NewPublisher(b).SettleEachMatch(),
+		player:  &launch.Player{Agents: agents},
+		run:     fmt.Sprintf("%x", time.Now().UnixNano()),
+	}
+	prep := &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true}
+	if s.match, err = prep.Prepare(ctx, launch.Request{Game: s.game.Info().GetName(), Agents: Agents, MatchID: "bench-" + s.run}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.agents, err = agents.OpenAll(ctx, Agents); err != nil {
+		s.Close()
+		return nil, err
 	}
 	if s.obs, err = s.midMatchObservation(); err != nil {
 		s.Close()
@@ -76,7 +85,7 @@ func (s *Setup) Close() {
 // after two proposals), captured from a real match, so that the bare round trip carries
 // exactly what a move of a match carries.
 func (s *Setup) midMatchObservation() (*agentv1.Observation, error) {
-	return CaptureObservation(context.Background(), s.game, []agentv1.AgentServiceClient{s.agents[0].Client, s.agents[1].Client}, 3)
+	return CaptureObservation(context.Background(), s.game, agentconn.Clients(s.agents), 3)
 }
 
 // CaptureObservation plays one match of game between agents, recording nothing, and returns
@@ -121,20 +130,15 @@ func (cc *capturingClient) Act(ctx context.Context, in *agentv1.ActRequest, opts
 	return cc.AgentServiceClient.Act(ctx, in, opts...)
 }
 
-// PlayMatch plays one match and waits until JetStream has stored all its events. It returns
-// the number of agent moves.
+// PlayMatch plays one match as a referee worker does (its agents opened through the resolver,
+// its record settled: every event stored before it returns). It returns the number of agent
+// moves.
 func (s *Setup) PlayMatch(ctx context.Context) (moves int, err error) {
-	id := fmt.Sprintf("bench-%s-%d", s.run, s.seq.Add(1))
-	res, err := s.runner.Run(ctx, match.Spec{
-		ID:     id,
-		Game:   s.game,
-		Seed:   s.seq.Load(),
-		Agents: []agentv1.AgentServiceClient{s.agents[0].Client, s.agents[1].Client},
-	})
+	m := *s.match
+	n := s.seq.Add(1)
+	m.ID, m.Seed = fmt.Sprintf("bench-%s-%d", s.run, n), n
+	res, err := s.player.Play(ctx, &m, s.settler, launch.PlayOptions{})
 	if err != nil {
-		return 0, err
-	}
-	if err := s.pub.Flush(ctx); err != nil {
 		return 0, err
 	}
 	for _, ev := range res.Events {

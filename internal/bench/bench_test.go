@@ -7,12 +7,21 @@ import (
 	"time"
 
 	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/referee/agentconn"
 )
 
+// resolver opens agents as the binary's does: built-in agents on one host, dialled ones
+// through a connection pool.
+func resolver(t testing.TB) *agentconn.Resolver {
+	host, pool := sdk.NewHost(), agentconn.NewPool()
+	t.Cleanup(func() { pool.Close(); host.Close() })
+	return &agentconn.Resolver{Builtins: builtin.Agents{Host: host}, Pool: pool}
+}
+
 func setup(b *testing.B) *Setup {
 	b.Helper()
-	s, err := NewSetup(context.Background(), &agentconn.Resolver{Builtins: builtin.Agents{}})
+	s, err := NewSetup(context.Background(), resolver(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,7 +36,7 @@ func BenchmarkAlternatingRoundTrip(b *testing.B) { setup(b).AlternatingRoundTrip
 
 // TestPlayMatch checks the benchmark's match is a real, finished match with moves.
 func TestPlayMatch(t *testing.T) {
-	s, err := NewSetup(context.Background(), &agentconn.Resolver{Builtins: builtin.Agents{}})
+	s, err := NewSetup(context.Background(), resolver(t))
 	if err != nil {
 		t.Fatal(err)
 	}

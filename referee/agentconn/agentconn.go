@@ -61,6 +61,9 @@ type Local struct {
 	Close func() error
 	// Seat is set when a person plays the agent.
 	Seat HumanSeat
+	// Info, when set, is what the agent answers to Describe, known without asking (an agent
+	// of this process): Describe through the Conn answers it without a call.
+	Info *gamev1.AgentInfo
 }
 
 // HumanSeat is a seat a person plays from a web page.
@@ -212,7 +215,16 @@ func (r *Resolver) openLocal(ctx context.Context, l LocalAgents, addr, what stri
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Client: loc.Client, Addr: addr, Target: "in process", Seat: loc.Seat, close: loc.Close}, nil
+	c := &Conn{Client: loc.Client, Addr: addr, Target: "in process", Seat: loc.Seat, close: loc.Close}
+	if loc.Info != nil {
+		d := &describeCache{AgentServiceClient: loc.Client, resp: &agentv1.DescribeResponse{Agent: loc.Info}}
+		c.Client = d
+		c.close = func() error {
+			d.forget() // a stopped agent describes itself no more
+			return loc.Close()
+		}
+	}
+	return c, nil
 }
 
 // parseTarget checks a grpc://host:port address and returns host:port.

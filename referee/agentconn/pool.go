@@ -163,7 +163,8 @@ func (r *Resolver) dialPooled(addr, target string) (*Conn, error) {
 
 // describeCache is an agent client that asks Describe over the network once per connection:
 // the answer is kept until the connection leaves the ready state (lost, or idle), since an
-// agent that comes back may be another version.
+// agent that comes back may be another version. An agent of this process is described from
+// the start, for good.
 type describeCache struct {
 	agentv1.AgentServiceClient
 
@@ -191,6 +192,14 @@ func (d *describeCache) Describe(ctx context.Context, in *agentv1.DescribeReques
 	return resp, nil
 }
 
+// forget drops the kept answer.
+func (d *describeCache) forget() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.resp = nil
+	d.gen++
+}
+
 // forgetOnReconnect drops the kept answer whenever cc leaves the ready state, until ctx ends.
 func (d *describeCache) forgetOnReconnect(ctx context.Context, cc *grpc.ClientConn) {
 	for {
@@ -199,10 +208,7 @@ func (d *describeCache) forgetOnReconnect(ctx context.Context, cc *grpc.ClientCo
 			return
 		}
 		if s == connectivity.Ready { // it left the ready state, however briefly
-			d.mu.Lock()
-			d.resp = nil
-			d.gen++
-			d.mu.Unlock()
+			d.forget()
 		}
 	}
 }
