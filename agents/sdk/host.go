@@ -173,6 +173,14 @@ func (r *router) Describe(ctx context.Context, req *agentv1.DescribeRequest) (*a
 	return s.Describe(ctx, req)
 }
 
+func (r *router) Play(stream agentv1.AgentService_PlayServer) error {
+	s, err := r.h.lookup(stream.Context())
+	if err != nil {
+		return err
+	}
+	return s.Play(stream)
+}
+
 // hostedClient calls one hosted agent.
 type hostedClient struct {
 	inner agentv1.AgentServiceClient
@@ -185,4 +193,8 @@ func (c *hostedClient) Act(ctx context.Context, in *agentv1.ActRequest, opts ...
 
 func (c *hostedClient) Describe(ctx context.Context, in *agentv1.DescribeRequest, opts ...grpc.CallOption) (*agentv1.DescribeResponse, error) {
 	return c.inner.Describe(metadata.AppendToOutgoingContext(ctx, hostedKey, c.key), in, opts...)
+}
+
+func (c *hostedClient) Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[agentv1.PlayRequest, agentv1.PlayResponse], error) {
+	return c.inner.Play(metadata.AppendToOutgoingContext(ctx, hostedKey, c.key), opts...)
 }

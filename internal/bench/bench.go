@@ -149,12 +149,12 @@ func (s *Setup) PlayMatch(ctx context.Context) (moves int, err error) {
 	return moves, nil
 }
 
-// RoundTrip sends the observation to one agent once, as the referee would, without any referee
-// work around it.
+// RoundTrip sends the observation to one agent once in a gRPC call of its own (Act, unary),
+// without any referee work around it.
 func (s *Setup) RoundTrip(ctx context.Context, agent int) error {
 	cctx, cancel := context.WithTimeout(ctx, match.DefaultMoveTimeout)
 	defer cancel()
-	_, err := s.agents[agent].Client.Act(cctx, &agentv1.ActRequest{Observation: s.obs})
+	_, err := agentconn.ActOnly(s.agents[agent].Client).Act(cctx, &agentv1.ActRequest{Observation: s.obs})
 	return err
 }
 

@@ -215,16 +215,20 @@ func (r *Resolver) openLocal(ctx context.Context, l LocalAgents, addr, what stri
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{Client: loc.Client, Addr: addr, Target: "in process", Seat: loc.Seat, close: loc.Close}
+	client := loc.Client
+	var described *describeCache
 	if loc.Info != nil {
-		d := &describeCache{AgentServiceClient: loc.Client, resp: &agentv1.DescribeResponse{Agent: loc.Info}}
-		c.Client = d
-		c.close = func() error {
-			d.forget() // a stopped agent describes itself no more
-			return loc.Close()
-		}
+		described = &describeCache{AgentServiceClient: client, resp: &agentv1.DescribeResponse{Agent: loc.Info}}
+		client = described
 	}
-	return c, nil
+	seat := newSeatClient(client, &streams{})
+	return &Conn{Client: seat, Addr: addr, Target: "in process", Seat: loc.Seat, close: func() error {
+		seat.close()
+		if described != nil {
+			described.forget() // a stopped agent describes itself no more
+		}
+		return loc.Close()
+	}}, nil
 }
 
 // parseTarget checks a grpc://host:port address and returns host:port.
@@ -260,7 +264,11 @@ func (r *Resolver) dial(addr, target string) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}
-	return &Conn{Client: agentv1.NewAgentServiceClient(conn), Addr: addr, Target: target, conn: conn}, nil
+	seat := newSeatClient(agentv1.NewAgentServiceClient(conn), &streams{})
+	return &Conn{Client: seat, Addr: addr, Target: target, conn: conn, close: func() error {
+		seat.close()
+		return nil
+	}}, nil
 }
 
 // Describe asks the agent who it is, within timeout. An error here means the agent cannot be

@@ -53,9 +53,11 @@ type pooled struct {
 	target string
 	cc     *grpc.ClientConn
 	client *describeCache
-	refs   int       // Conns open on it
-	idle   time.Time // when refs last fell to 0
-	stop   context.CancelFunc
+	// streams says whether the agent serves Play, for every Conn on the connection.
+	streams streams
+	refs    int       // Conns open on it
+	idle    time.Time // when refs last fell to 0
+	stop    context.CancelFunc
 }
 
 // acquire returns the connection to target, dialling it with opts the first time, and
@@ -155,8 +157,12 @@ func (r *Resolver) dialPooled(addr, target string) (*Conn, error) {
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}
 	var once sync.Once
-	return &Conn{Client: c.client, Addr: addr, Target: target, shared: c.cc, close: func() error {
-		once.Do(func() { r.Pool.release(c) })
+	seat := newSeatClient(c.client, &c.streams)
+	return &Conn{Client: seat, Addr: addr, Target: target, shared: c.cc, close: func() error {
+		once.Do(func() {
+			seat.close()
+			r.Pool.release(c)
+		})
 		return nil
 	}}, nil
 }

@@ -103,6 +103,10 @@ func (l local) Act(ctx context.Context, in *agentv1.ActRequest, _ ...grpc.CallOp
 	return &agentv1.ActResponse{Action: a}, err
 }
 
+func (l local) Play(context.Context, ...grpc.CallOption) (grpc.BidiStreamingClient[agentv1.PlayRequest, agentv1.PlayResponse], error) {
+	return nil, errors.New("no Play here")
+}
+
 func (l local) Describe(context.Context, *agentv1.DescribeRequest, ...grpc.CallOption) (*agentv1.DescribeResponse, error) {
 	return &agentv1.DescribeResponse{Agent: &gamev1.AgentInfo{Name: "opponent"}}, nil
 }

@@ -48,6 +48,12 @@ type probe struct {
 
 var _ agentv1.AgentServiceClient = (*probe)(nil)
 
+// Play is not the probe's: the bot's own client (under it) carries the calls over Play where
+// the bot serves it.
+func (p *probe) Play(context.Context, ...grpc.CallOption) (grpc.BidiStreamingClient[agentv1.PlayRequest, agentv1.PlayResponse], error) {
+	return nil, status.Error(codes.Unimplemented, "agenttest: the probe is asked with Act")
+}
+
 func (p *probe) Describe(ctx context.Context, in *agentv1.DescribeRequest, opts ...grpc.CallOption) (*agentv1.DescribeResponse, error) {
 	return p.bot.Describe(ctx, in, opts...)
 }

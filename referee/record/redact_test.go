@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -198,6 +199,11 @@ type secretAgent struct {
 	rng  *rand.Rand
 	seat int32
 	n    int
+}
+
+// Play is not served: the runner asks with Act.
+func (a *secretAgent) Play(context.Context, ...grpc.CallOption) (grpc.BidiStreamingClient[agentv1.PlayRequest, agentv1.PlayResponse], error) {
+	return nil, errors.New("no Play here")
 }
 
 func (a *secretAgent) Describe(context.Context, *agentv1.DescribeRequest, ...grpc.CallOption) (*agentv1.DescribeResponse, error) {

@@ -71,6 +71,11 @@ func (c *Client) Act(ctx context.Context, req *agentv1.ActRequest, opts ...grpc.
 	return res.GetAct(), nil
 }
 
+// Play is not carried over a link: UNIMPLEMENTED, so the referee asks the bot with Act.
+func (c *Client) Play(context.Context, ...grpc.CallOption) (grpc.BidiStreamingClient[agentv1.PlayRequest, agentv1.PlayResponse], error) {
+	return nil, status.Errorf(codes.Unimplemented, "bot %s/%s is reached through its link, which carries Act and Describe calls", c.team, c.name)
+}
+
 // Describe asks the bot who it is.
 func (c *Client) Describe(ctx context.Context, req *agentv1.DescribeRequest, opts ...grpc.CallOption) (*agentv1.DescribeResponse, error) {
 	res, err := c.call(ctx, &botlinkv1.Call{Kind: &botlinkv1.Call_Describe{Describe: req}}, opts)

@@ -91,7 +91,7 @@ func (l *Links) Relay() *Relay { return &Relay{Teams: l.Registry, NC: l.NC} }
 
 // Mount adds the relay's routes to mux: AgentService and the health check.
 func (r *Relay) Mount(mux *http.ServeMux) {
-	mux.Handle(agentv1connect.NewAgentServiceHandler(relayedAgent{r}))
+	mux.Handle(agentv1connect.NewAgentServiceHandler(relayedAgent{r: r}))
 	mux.Handle(healthCheckProcedure, connect.NewUnaryHandler(healthCheckProcedure, r.healthCheck))
 }
 
@@ -167,7 +167,12 @@ func (r *Relay) client(ctx context.Context, h http.Header) (*Client, func(), err
 }
 
 // relayedAgent is the relay's AgentService.
-type relayedAgent struct{ r *Relay }
+// relayedAgent relays Act and Describe; Play is not relayed (UNIMPLEMENTED: the referee
+// falls back to Act).
+type relayedAgent struct {
+	agentv1connect.UnimplementedAgentServiceHandler
+	r *Relay
+}
 
 func (a relayedAgent) Act(ctx context.Context, req *connect.Request[agentv1.ActRequest]) (*connect.Response[agentv1.ActResponse], error) {
 	return relay(ctx, a.r, req, (*Client).Act)

@@ -95,6 +95,228 @@ func (FallbackCause) EnumDescriptor() ([]byte, []int) {
 	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{0}
 }
 
+// PlayRequest is one call on a Play stream. Sent by the referee; seen by the seat's agent
+// only.
+type PlayRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Numbers the calls of the stream, from 1 up; the answer names the call it answers.
+	Call uint64 `protobuf:"varint,1,opt,name=call,proto3" json:"call,omitempty"`
+	// The call: what Act would be sent, less what same_as_before says is the previous call's.
+	Act *ActRequest `protobuf:"bytes,2,opt,name=act,proto3" json:"act,omitempty"`
+	// What of the observation the stream's previous call carried already and this one leaves
+	// out: the seats, the rules at the head of the briefing, the history entries both show. The
+	// agent's side puts it back, so that the agent is given the whole observation, exactly as
+	// Act would give it; the Go SDK does. Unset on a stream's first call and whenever nothing is
+	// left out. A stream that cannot be followed is answered with an error (INVALID_ARGUMENT)
+	// and the referee opens another.
+	SameAsBefore  *SameAsBefore `protobuf:"bytes,3,opt,name=same_as_before,json=sameAsBefore,proto3" json:"same_as_before,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayRequest) Reset() {
+	*x = PlayRequest{}
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayRequest) ProtoMessage() {}
+
+func (x *PlayRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayRequest.ProtoReflect.Descriptor instead.
+func (*PlayRequest) Descriptor() ([]byte, []int) {
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *PlayRequest) GetCall() uint64 {
+	if x != nil {
+		return x.Call
+	}
+	return 0
+}
+
+func (x *PlayRequest) GetAct() *ActRequest {
+	if x != nil {
+		return x.Act
+	}
+	return nil
+}
+
+func (x *PlayRequest) GetSameAsBefore() *SameAsBefore {
+	if x != nil {
+		return x.SameAsBefore
+	}
+	return nil
+}
+
+// SameAsBefore says what of a Play call's observation is the previous call's (its whole
+// observation, as put back together) and was left out. Set by the referee; read by the
+// agent's side of the stream only.
+type SameAsBefore struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seats (Observation.seats) are the previous call's; the observation carries none.
+	Seats bool `protobuf:"varint,1,opt,name=seats,proto3" json:"seats,omitempty"`
+	// The briefing begins with this many bytes of the previous call's briefing (a run of whole
+	// lines); the observation's briefing is what follows them.
+	BriefingBytes uint32 `protobuf:"varint,2,opt,name=briefing_bytes,json=briefingBytes,proto3" json:"briefing_bytes,omitempty"`
+	// When set, the history begins with the previous call's entries from history_from on (those
+	// before it are no longer shown); the observation's own entries follow them.
+	History bool `protobuf:"varint,3,opt,name=history,proto3" json:"history,omitempty"`
+	// With history: the first of the previous call's entries still shown.
+	HistoryFrom   uint32 `protobuf:"varint,4,opt,name=history_from,json=historyFrom,proto3" json:"history_from,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SameAsBefore) Reset() {
+	*x = SameAsBefore{}
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SameAsBefore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SameAsBefore) ProtoMessage() {}
+
+func (x *SameAsBefore) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SameAsBefore.ProtoReflect.Descriptor instead.
+func (*SameAsBefore) Descriptor() ([]byte, []int) {
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SameAsBefore) GetSeats() bool {
+	if x != nil {
+		return x.Seats
+	}
+	return false
+}
+
+func (x *SameAsBefore) GetBriefingBytes() uint32 {
+	if x != nil {
+		return x.BriefingBytes
+	}
+	return 0
+}
+
+func (x *SameAsBefore) GetHistory() bool {
+	if x != nil {
+		return x.History
+	}
+	return false
+}
+
+func (x *SameAsBefore) GetHistoryFrom() uint32 {
+	if x != nil {
+		return x.HistoryFrom
+	}
+	return 0
+}
+
+// PlayResponse answers one call of a Play stream. Read by the referee only; the action in it
+// is judged and recorded as Act's answer would be.
+type PlayResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call answered (PlayRequest.call). An answer naming another call is ignored.
+	Call uint64 `protobuf:"varint,1,opt,name=call,proto3" json:"call,omitempty"`
+	// The answer, as Act would return it. Unset when the agent failed to answer.
+	Act *ActResponse `protobuf:"bytes,2,opt,name=act,proto3" json:"act,omitempty"`
+	// When the agent failed to answer: the gRPC status code (google.rpc.Code, never 0) that Act
+	// would have failed with. It counts against the agent as that failure of Act would.
+	ErrorCode int32 `protobuf:"varint,3,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	// With error_code: what went wrong, as the status message of Act's failure.
+	ErrorMessage  string `protobuf:"bytes,4,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayResponse) Reset() {
+	*x = PlayResponse{}
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayResponse) ProtoMessage() {}
+
+func (x *PlayResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayResponse.ProtoReflect.Descriptor instead.
+func (*PlayResponse) Descriptor() ([]byte, []int) {
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *PlayResponse) GetCall() uint64 {
+	if x != nil {
+		return x.Call
+	}
+	return 0
+}
+
+func (x *PlayResponse) GetAct() *ActResponse {
+	if x != nil {
+		return x.Act
+	}
+	return nil
+}
+
+func (x *PlayResponse) GetErrorCode() int32 {
+	if x != nil {
+		return x.ErrorCode
+	}
+	return 0
+}
+
+func (x *PlayResponse) GetErrorMessage() string {
+	if x != nil {
+		return x.ErrorMessage
+	}
+	return ""
+}
+
 // ActRequest asks an agent for one action.
 type ActRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -106,7 +328,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[0]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -118,7 +340,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[0]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -131,7 +353,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{0}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ActRequest) GetObservation() *Observation {
@@ -155,7 +377,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[1]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -167,7 +389,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[1]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -180,7 +402,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{1}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ActResponse) GetAction() *Action {
@@ -206,7 +428,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[2]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -218,7 +440,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[2]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -231,7 +453,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{2}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{5}
 }
 
 // DescribeResponse tells who the agent is.
@@ -248,7 +470,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[3]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -260,7 +482,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[3]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -273,7 +495,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{3}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DescribeResponse) GetAgent() *v1.AgentInfo {
@@ -383,7 +605,7 @@ type Observation struct {
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[4]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -395,7 +617,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[4]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -408,7 +630,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{4}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Observation) GetMatchId() string {
@@ -741,7 +963,7 @@ type HistoryEntry struct {
 
 func (x *HistoryEntry) Reset() {
 	*x = HistoryEntry{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[5]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +975,7 @@ func (x *HistoryEntry) String() string {
 func (*HistoryEntry) ProtoMessage() {}
 
 func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[5]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +988,7 @@ func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
 func (*HistoryEntry) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{5}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *HistoryEntry) GetTurn() int32 {
@@ -833,7 +1055,7 @@ type Action struct {
 
 func (x *Action) Reset() {
 	*x = Action{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -845,7 +1067,7 @@ func (x *Action) String() string {
 func (*Action) ProtoMessage() {}
 
 func (x *Action) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -858,7 +1080,7 @@ func (x *Action) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Action.ProtoReflect.Descriptor instead.
 func (*Action) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{6}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Action) GetMove() *v1.Move {
@@ -945,7 +1167,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1179,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1192,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{7}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Usage) GetModel() string {
@@ -1089,7 +1311,22 @@ var File_parley_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"L\n" +
+	"\x1bparley/agent/v1/agent.proto\x12\x0fparley.agent.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19parley/game/v1/game.proto\x1a%parley/games/buysell/v1/buysell.proto\x1a)parley/games/coalition/v1/coalition.proto\x1a/parley/games/dealornodeal/v1/dealornodeal.proto\x1a/parley/games/deliberation/v1/deliberation.proto\x1a#parley/games/matrix/v1/matrix.proto\x1a+parley/games/sequential/v1/sequential.proto\x1a%parley/games/trading/v1/trading.proto\x1a)parley/games/ultimatum/v1/ultimatum.proto\"\x95\x01\n" +
+	"\vPlayRequest\x12\x12\n" +
+	"\x04call\x18\x01 \x01(\x04R\x04call\x12-\n" +
+	"\x03act\x18\x02 \x01(\v2\x1b.parley.agent.v1.ActRequestR\x03act\x12C\n" +
+	"\x0esame_as_before\x18\x03 \x01(\v2\x1d.parley.agent.v1.SameAsBeforeR\fsameAsBefore\"\x88\x01\n" +
+	"\fSameAsBefore\x12\x14\n" +
+	"\x05seats\x18\x01 \x01(\bR\x05seats\x12%\n" +
+	"\x0ebriefing_bytes\x18\x02 \x01(\rR\rbriefingBytes\x12\x18\n" +
+	"\ahistory\x18\x03 \x01(\bR\ahistory\x12!\n" +
+	"\fhistory_from\x18\x04 \x01(\rR\vhistoryFrom\"\x96\x01\n" +
+	"\fPlayResponse\x12\x12\n" +
+	"\x04call\x18\x01 \x01(\x04R\x04call\x12.\n" +
+	"\x03act\x18\x02 \x01(\v2\x1c.parley.agent.v1.ActResponseR\x03act\x12\x1d\n" +
+	"\n" +
+	"error_code\x18\x03 \x01(\x05R\terrorCode\x12#\n" +
+	"\rerror_message\x18\x04 \x01(\tR\ferrorMessage\"L\n" +
 	"\n" +
 	"ActRequest\x12>\n" +
 	"\vobservation\x18\x01 \x01(\v2\x1c.parley.agent.v1.ObservationR\vobservation\"R\n" +
@@ -1177,10 +1414,11 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x1aFALLBACK_CAUSE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14FALLBACK_CAUSE_AGENT\x10\x01\x12\x1b\n" +
 	"\x17FALLBACK_CAUSE_PROVIDER\x10\x02\x12\x19\n" +
-	"\x15FALLBACK_CAUSE_BUDGET\x10\x032\xa1\x01\n" +
+	"\x15FALLBACK_CAUSE_BUDGET\x10\x032\xea\x01\n" +
 	"\fAgentService\x12@\n" +
 	"\x03Act\x12\x1b.parley.agent.v1.ActRequest\x1a\x1c.parley.agent.v1.ActResponse\x12O\n" +
-	"\bDescribe\x12 .parley.agent.v1.DescribeRequest\x1a!.parley.agent.v1.DescribeResponseB\xbe\x01\n" +
+	"\bDescribe\x12 .parley.agent.v1.DescribeRequest\x1a!.parley.agent.v1.DescribeResponse\x12G\n" +
+	"\x04Play\x12\x1c.parley.agent.v1.PlayRequest\x1a\x1d.parley.agent.v1.PlayResponse(\x010\x01B\xbe\x01\n" +
 	"\x13com.parley.agent.v1B\n" +
 	"AgentProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/agent/v1;agentv1\xa2\x02\x03PAX\xaa\x02\x0fParley.Agent.V1\xca\x02\x0fParley\\Agent\\V1\xe2\x02\x1bParley\\Agent\\V1\\GPBMetadata\xea\x02\x11Parley::Agent::V1b\x06proto3"
 
@@ -1197,77 +1435,85 @@ func file_parley_agent_v1_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_agent_v1_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_parley_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_parley_agent_v1_agent_proto_goTypes = []any{
 	(FallbackCause)(0),            // 0: parley.agent.v1.FallbackCause
-	(*ActRequest)(nil),            // 1: parley.agent.v1.ActRequest
-	(*ActResponse)(nil),           // 2: parley.agent.v1.ActResponse
-	(*DescribeRequest)(nil),       // 3: parley.agent.v1.DescribeRequest
-	(*DescribeResponse)(nil),      // 4: parley.agent.v1.DescribeResponse
-	(*Observation)(nil),           // 5: parley.agent.v1.Observation
-	(*HistoryEntry)(nil),          // 6: parley.agent.v1.HistoryEntry
-	(*Action)(nil),                // 7: parley.agent.v1.Action
-	(*Usage)(nil),                 // 8: parley.agent.v1.Usage
-	(*v1.AgentInfo)(nil),          // 9: parley.game.v1.AgentInfo
-	(*v1.SeatInfo)(nil),           // 10: parley.game.v1.SeatInfo
-	(*durationpb.Duration)(nil),   // 11: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
-	(v1.MoveKind)(0),              // 13: parley.game.v1.MoveKind
-	(*v1.Bound)(nil),              // 14: parley.game.v1.Bound
-	(*v1.Option)(nil),             // 15: parley.game.v1.Option
-	(*v1.Rejection)(nil),          // 16: parley.game.v1.Rejection
-	(*v1.MessageSlot)(nil),        // 17: parley.game.v1.MessageSlot
-	(*v1.ProposalForm)(nil),       // 18: parley.game.v1.ProposalForm
-	(*v11.View)(nil),              // 19: parley.games.ultimatum.v1.View
-	(*v12.View)(nil),              // 20: parley.games.buysell.v1.View
-	(*v13.View)(nil),              // 21: parley.games.trading.v1.View
-	(*v14.View)(nil),              // 22: parley.games.coalition.v1.View
-	(*v15.View)(nil),              // 23: parley.games.deliberation.v1.View
-	(*v16.View)(nil),              // 24: parley.games.matrix.v1.View
-	(*v17.View)(nil),              // 25: parley.games.dealornodeal.v1.View
-	(*v18.View)(nil),              // 26: parley.games.sequential.v1.View
-	(*v1.Move)(nil),               // 27: parley.game.v1.Move
-	(*v1.Message)(nil),            // 28: parley.game.v1.Message
+	(*PlayRequest)(nil),           // 1: parley.agent.v1.PlayRequest
+	(*SameAsBefore)(nil),          // 2: parley.agent.v1.SameAsBefore
+	(*PlayResponse)(nil),          // 3: parley.agent.v1.PlayResponse
+	(*ActRequest)(nil),            // 4: parley.agent.v1.ActRequest
+	(*ActResponse)(nil),           // 5: parley.agent.v1.ActResponse
+	(*DescribeRequest)(nil),       // 6: parley.agent.v1.DescribeRequest
+	(*DescribeResponse)(nil),      // 7: parley.agent.v1.DescribeResponse
+	(*Observation)(nil),           // 8: parley.agent.v1.Observation
+	(*HistoryEntry)(nil),          // 9: parley.agent.v1.HistoryEntry
+	(*Action)(nil),                // 10: parley.agent.v1.Action
+	(*Usage)(nil),                 // 11: parley.agent.v1.Usage
+	(*v1.AgentInfo)(nil),          // 12: parley.game.v1.AgentInfo
+	(*v1.SeatInfo)(nil),           // 13: parley.game.v1.SeatInfo
+	(*durationpb.Duration)(nil),   // 14: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
+	(v1.MoveKind)(0),              // 16: parley.game.v1.MoveKind
+	(*v1.Bound)(nil),              // 17: parley.game.v1.Bound
+	(*v1.Option)(nil),             // 18: parley.game.v1.Option
+	(*v1.Rejection)(nil),          // 19: parley.game.v1.Rejection
+	(*v1.MessageSlot)(nil),        // 20: parley.game.v1.MessageSlot
+	(*v1.ProposalForm)(nil),       // 21: parley.game.v1.ProposalForm
+	(*v11.View)(nil),              // 22: parley.games.ultimatum.v1.View
+	(*v12.View)(nil),              // 23: parley.games.buysell.v1.View
+	(*v13.View)(nil),              // 24: parley.games.trading.v1.View
+	(*v14.View)(nil),              // 25: parley.games.coalition.v1.View
+	(*v15.View)(nil),              // 26: parley.games.deliberation.v1.View
+	(*v16.View)(nil),              // 27: parley.games.matrix.v1.View
+	(*v17.View)(nil),              // 28: parley.games.dealornodeal.v1.View
+	(*v18.View)(nil),              // 29: parley.games.sequential.v1.View
+	(*v1.Move)(nil),               // 30: parley.game.v1.Move
+	(*v1.Message)(nil),            // 31: parley.game.v1.Message
 }
 var file_parley_agent_v1_agent_proto_depIdxs = []int32{
-	5,  // 0: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
-	7,  // 1: parley.agent.v1.ActResponse.action:type_name -> parley.agent.v1.Action
-	9,  // 2: parley.agent.v1.DescribeResponse.agent:type_name -> parley.game.v1.AgentInfo
-	10, // 3: parley.agent.v1.Observation.seats:type_name -> parley.game.v1.SeatInfo
-	11, // 4: parley.agent.v1.Observation.time_limit:type_name -> google.protobuf.Duration
-	12, // 5: parley.agent.v1.Observation.deadline:type_name -> google.protobuf.Timestamp
-	13, // 6: parley.agent.v1.Observation.legal_moves:type_name -> parley.game.v1.MoveKind
-	14, // 7: parley.agent.v1.Observation.proposal_bounds:type_name -> parley.game.v1.Bound
-	15, // 8: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
-	6,  // 9: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
-	16, // 10: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
-	17, // 11: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
-	18, // 12: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
-	18, // 13: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
-	19, // 14: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
-	20, // 15: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
-	21, // 16: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
-	22, // 17: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
-	23, // 18: parley.agent.v1.Observation.deliberation:type_name -> parley.games.deliberation.v1.View
-	24, // 19: parley.agent.v1.Observation.matrix:type_name -> parley.games.matrix.v1.View
-	25, // 20: parley.agent.v1.Observation.dealornodeal:type_name -> parley.games.dealornodeal.v1.View
-	26, // 21: parley.agent.v1.Observation.sequential:type_name -> parley.games.sequential.v1.View
-	27, // 22: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
-	28, // 23: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
-	27, // 24: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
-	28, // 25: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
-	8,  // 26: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
-	11, // 27: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
-	0,  // 28: parley.agent.v1.Usage.fallback_cause:type_name -> parley.agent.v1.FallbackCause
-	1,  // 29: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
-	3,  // 30: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
-	2,  // 31: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
-	4,  // 32: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
-	31, // [31:33] is the sub-list for method output_type
-	29, // [29:31] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	4,  // 0: parley.agent.v1.PlayRequest.act:type_name -> parley.agent.v1.ActRequest
+	2,  // 1: parley.agent.v1.PlayRequest.same_as_before:type_name -> parley.agent.v1.SameAsBefore
+	5,  // 2: parley.agent.v1.PlayResponse.act:type_name -> parley.agent.v1.ActResponse
+	8,  // 3: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
+	10, // 4: parley.agent.v1.ActResponse.action:type_name -> parley.agent.v1.Action
+	12, // 5: parley.agent.v1.DescribeResponse.agent:type_name -> parley.game.v1.AgentInfo
+	13, // 6: parley.agent.v1.Observation.seats:type_name -> parley.game.v1.SeatInfo
+	14, // 7: parley.agent.v1.Observation.time_limit:type_name -> google.protobuf.Duration
+	15, // 8: parley.agent.v1.Observation.deadline:type_name -> google.protobuf.Timestamp
+	16, // 9: parley.agent.v1.Observation.legal_moves:type_name -> parley.game.v1.MoveKind
+	17, // 10: parley.agent.v1.Observation.proposal_bounds:type_name -> parley.game.v1.Bound
+	18, // 11: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
+	9,  // 12: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
+	19, // 13: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
+	20, // 14: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
+	21, // 15: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
+	21, // 16: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
+	22, // 17: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
+	23, // 18: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
+	24, // 19: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
+	25, // 20: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
+	26, // 21: parley.agent.v1.Observation.deliberation:type_name -> parley.games.deliberation.v1.View
+	27, // 22: parley.agent.v1.Observation.matrix:type_name -> parley.games.matrix.v1.View
+	28, // 23: parley.agent.v1.Observation.dealornodeal:type_name -> parley.games.dealornodeal.v1.View
+	29, // 24: parley.agent.v1.Observation.sequential:type_name -> parley.games.sequential.v1.View
+	30, // 25: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
+	31, // 26: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
+	30, // 27: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
+	31, // 28: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
+	11, // 29: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
+	14, // 30: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
+	0,  // 31: parley.agent.v1.Usage.fallback_cause:type_name -> parley.agent.v1.FallbackCause
+	4,  // 32: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
+	6,  // 33: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
+	1,  // 34: parley.agent.v1.AgentService.Play:input_type -> parley.agent.v1.PlayRequest
+	5,  // 35: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
+	7,  // 36: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
+	3,  // 37: parley.agent.v1.AgentService.Play:output_type -> parley.agent.v1.PlayResponse
+	35, // [35:38] is the sub-list for method output_type
+	32, // [32:35] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_parley_agent_v1_agent_proto_init() }
@@ -1275,7 +1521,7 @@ func file_parley_agent_v1_agent_proto_init() {
 	if File_parley_agent_v1_agent_proto != nil {
 		return
 	}
-	file_parley_agent_v1_agent_proto_msgTypes[4].OneofWrappers = []any{
+	file_parley_agent_v1_agent_proto_msgTypes[7].OneofWrappers = []any{
 		(*Observation_Ultimatum)(nil),
 		(*Observation_Buysell)(nil),
 		(*Observation_Trading)(nil),
@@ -1291,7 +1537,7 @@ func file_parley_agent_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_agent_v1_agent_proto_rawDesc), len(file_parley_agent_v1_agent_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	AgentService_Act_FullMethodName      = "/parley.agent.v1.AgentService/Act"
 	AgentService_Describe_FullMethodName = "/parley.agent.v1.AgentService/Describe"
+	AgentService_Play_FullMethodName     = "/parley.agent.v1.AgentService/Play"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -43,6 +44,19 @@ type AgentServiceClient interface {
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
 	// Describe returns who the agent is. Cheap; called before a match to fill the seat list.
 	Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error)
+	// Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
+	// needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
+	// through Act (and remembers that for its connection). Where an agent serves it, the
+	// referee opens the stream when the seat is first asked to act, sends one PlayRequest for
+	// each call Act would get (the same request, with the same time to answer, counted from
+	// when it is sent), waits for its PlayResponse before sending the next, and closes the
+	// stream when the match ends. A call that fails (no answer in time, an answer too large or
+	// that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
+	// referee cancels the stream then: the agent's work on it should stop, as for a cancelled
+	// Act; the next call opens another stream. A stream costs less per move than a call does
+	// (no call set-up, no headers); what the agent is sent and how its answers are judged are
+	// Act's in every other way.
+	Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayRequest, PlayResponse], error)
 }
 
 type agentServiceClient struct {
@@ -73,6 +87,19 @@ func (c *agentServiceClient) Describe(ctx context.Context, in *DescribeRequest, 
 	return out, nil
 }
 
+func (c *agentServiceClient) Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayRequest, PlayResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &AgentService_ServiceDesc.Streams[0], AgentService_Play_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[PlayRequest, PlayResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AgentService_PlayClient = grpc.BidiStreamingClient[PlayRequest, PlayResponse]
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -89,6 +116,19 @@ type AgentServiceServer interface {
 	Act(context.Context, *ActRequest) (*ActResponse, error)
 	// Describe returns who the agent is. Cheap; called before a match to fill the seat list.
 	Describe(context.Context, *DescribeRequest) (*DescribeResponse, error)
+	// Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
+	// needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
+	// through Act (and remembers that for its connection). Where an agent serves it, the
+	// referee opens the stream when the seat is first asked to act, sends one PlayRequest for
+	// each call Act would get (the same request, with the same time to answer, counted from
+	// when it is sent), waits for its PlayResponse before sending the next, and closes the
+	// stream when the match ends. A call that fails (no answer in time, an answer too large or
+	// that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
+	// referee cancels the stream then: the agent's work on it should stop, as for a cancelled
+	// Act; the next call opens another stream. A stream costs less per move than a call does
+	// (no call set-up, no headers); what the agent is sent and how its answers are judged are
+	// Act's in every other way.
+	Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -104,6 +144,9 @@ func (UnimplementedAgentServiceServer) Act(context.Context, *ActRequest) (*ActRe
 }
 func (UnimplementedAgentServiceServer) Describe(context.Context, *DescribeRequest) (*DescribeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Describe not implemented")
+}
+func (UnimplementedAgentServiceServer) Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error {
+	return status.Error(codes.Unimplemented, "method Play not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -162,6 +205,13 @@ func _AgentService_Describe_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_Play_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(AgentServiceServer).Play(&grpc.GenericServerStream[PlayRequest, PlayResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AgentService_PlayServer = grpc.BidiStreamingServer[PlayRequest, PlayResponse]
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -178,6 +228,13 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _AgentService_Describe_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Play",
+			Handler:       _AgentService_Play_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "parley/agent/v1/agent.proto",
 }

@@ -30,6 +30,11 @@ class AgentServiceStub(object):
                 request_serializer=parley_dot_agent_dot_v1_dot_agent__pb2.DescribeRequest.SerializeToString,
                 response_deserializer=parley_dot_agent_dot_v1_dot_agent__pb2.DescribeResponse.FromString,
                 )
+        self.Play = channel.stream_stream(
+                '/parley.agent.v1.AgentService/Play',
+                request_serializer=parley_dot_agent_dot_v1_dot_agent__pb2.PlayRequest.SerializeToString,
+                response_deserializer=parley_dot_agent_dot_v1_dot_agent__pb2.PlayResponse.FromString,
+                )
 
 
 class AgentServiceServicer(object):
@@ -56,6 +61,24 @@ class AgentServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
+        needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
+        through Act (and remembers that for its connection). Where an agent serves it, the
+        referee opens the stream when the seat is first asked to act, sends one PlayRequest for
+        each call Act would get (the same request, with the same time to answer, counted from
+        when it is sent), waits for its PlayResponse before sending the next, and closes the
+        stream when the match ends. A call that fails (no answer in time, an answer too large or
+        that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
+        referee cancels the stream then: the agent's work on it should stop, as for a cancelled
+        Act; the next call opens another stream. A stream costs less per move than a call does
+        (no call set-up, no headers); what the agent is sent and how its answers are judged are
+        Act's in every other way.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -68,6 +91,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.Describe,
                     request_deserializer=parley_dot_agent_dot_v1_dot_agent__pb2.DescribeRequest.FromString,
                     response_serializer=parley_dot_agent_dot_v1_dot_agent__pb2.DescribeResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=parley_dot_agent_dot_v1_dot_agent__pb2.PlayRequest.FromString,
+                    response_serializer=parley_dot_agent_dot_v1_dot_agent__pb2.PlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -116,5 +144,22 @@ class AgentService(object):
         return grpc.experimental.unary_unary(request, target, '/parley.agent.v1.AgentService/Describe',
             parley_dot_agent_dot_v1_dot_agent__pb2.DescribeRequest.SerializeToString,
             parley_dot_agent_dot_v1_dot_agent__pb2.DescribeResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(request_iterator, target, '/parley.agent.v1.AgentService/Play',
+            parley_dot_agent_dot_v1_dot_agent__pb2.PlayRequest.SerializeToString,
+            parley_dot_agent_dot_v1_dot_agent__pb2.PlayResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -40,6 +40,8 @@ const (
 	AgentServiceActProcedure = "/parley.agent.v1.AgentService/Act"
 	// AgentServiceDescribeProcedure is the fully-qualified name of the AgentService's Describe RPC.
 	AgentServiceDescribeProcedure = "/parley.agent.v1.AgentService/Describe"
+	// AgentServicePlayProcedure is the fully-qualified name of the AgentService's Play RPC.
+	AgentServicePlayProcedure = "/parley.agent.v1.AgentService/Play"
 )
 
 // AgentServiceClient is a client for the parley.agent.v1.AgentService service.
@@ -49,6 +51,19 @@ type AgentServiceClient interface {
 	Act(context.Context, *connect.Request[v1.ActRequest]) (*connect.Response[v1.ActResponse], error)
 	// Describe returns who the agent is. Cheap; called before a match to fill the seat list.
 	Describe(context.Context, *connect.Request[v1.DescribeRequest]) (*connect.Response[v1.DescribeResponse], error)
+	// Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
+	// needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
+	// through Act (and remembers that for its connection). Where an agent serves it, the
+	// referee opens the stream when the seat is first asked to act, sends one PlayRequest for
+	// each call Act would get (the same request, with the same time to answer, counted from
+	// when it is sent), waits for its PlayResponse before sending the next, and closes the
+	// stream when the match ends. A call that fails (no answer in time, an answer too large or
+	// that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
+	// referee cancels the stream then: the agent's work on it should stop, as for a cancelled
+	// Act; the next call opens another stream. A stream costs less per move than a call does
+	// (no call set-up, no headers); what the agent is sent and how its answers are judged are
+	// Act's in every other way.
+	Play(context.Context) *connect.BidiStreamForClient[v1.PlayRequest, v1.PlayResponse]
 }
 
 // NewAgentServiceClient constructs a client for the parley.agent.v1.AgentService service. By
@@ -74,6 +89,12 @@ func NewAgentServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(agentServiceMethods.ByName("Describe")),
 			connect.WithClientOptions(opts...),
 		),
+		play: connect.NewClient[v1.PlayRequest, v1.PlayResponse](
+			httpClient,
+			baseURL+AgentServicePlayProcedure,
+			connect.WithSchema(agentServiceMethods.ByName("Play")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -81,6 +102,7 @@ func NewAgentServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 type agentServiceClient struct {
 	act      *connect.Client[v1.ActRequest, v1.ActResponse]
 	describe *connect.Client[v1.DescribeRequest, v1.DescribeResponse]
+	play     *connect.Client[v1.PlayRequest, v1.PlayResponse]
 }
 
 // Act calls parley.agent.v1.AgentService.Act.
@@ -93,6 +115,11 @@ func (c *agentServiceClient) Describe(ctx context.Context, req *connect.Request[
 	return c.describe.CallUnary(ctx, req)
 }
 
+// Play calls parley.agent.v1.AgentService.Play.
+func (c *agentServiceClient) Play(ctx context.Context) *connect.BidiStreamForClient[v1.PlayRequest, v1.PlayResponse] {
+	return c.play.CallBidiStream(ctx)
+}
+
 // AgentServiceHandler is an implementation of the parley.agent.v1.AgentService service.
 type AgentServiceHandler interface {
 	// Act returns the agent's action for the observation. Called once per move the agent must
@@ -100,6 +127,19 @@ type AgentServiceHandler interface {
 	Act(context.Context, *connect.Request[v1.ActRequest]) (*connect.Response[v1.ActResponse], error)
 	// Describe returns who the agent is. Cheap; called before a match to fill the seat list.
 	Describe(context.Context, *connect.Request[v1.DescribeRequest]) (*connect.Response[v1.DescribeResponse], error)
+	// Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
+	// needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
+	// through Act (and remembers that for its connection). Where an agent serves it, the
+	// referee opens the stream when the seat is first asked to act, sends one PlayRequest for
+	// each call Act would get (the same request, with the same time to answer, counted from
+	// when it is sent), waits for its PlayResponse before sending the next, and closes the
+	// stream when the match ends. A call that fails (no answer in time, an answer too large or
+	// that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
+	// referee cancels the stream then: the agent's work on it should stop, as for a cancelled
+	// Act; the next call opens another stream. A stream costs less per move than a call does
+	// (no call set-up, no headers); what the agent is sent and how its answers are judged are
+	// Act's in every other way.
+	Play(context.Context, *connect.BidiStream[v1.PlayRequest, v1.PlayResponse]) error
 }
 
 // NewAgentServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -121,12 +161,20 @@ func NewAgentServiceHandler(svc AgentServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(agentServiceMethods.ByName("Describe")),
 		connect.WithHandlerOptions(opts...),
 	)
+	agentServicePlayHandler := connect.NewBidiStreamHandler(
+		AgentServicePlayProcedure,
+		svc.Play,
+		connect.WithSchema(agentServiceMethods.ByName("Play")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/parley.agent.v1.AgentService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AgentServiceActProcedure:
 			agentServiceActHandler.ServeHTTP(w, r)
 		case AgentServiceDescribeProcedure:
 			agentServiceDescribeHandler.ServeHTTP(w, r)
+		case AgentServicePlayProcedure:
+			agentServicePlayHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -142,4 +190,8 @@ func (UnimplementedAgentServiceHandler) Act(context.Context, *connect.Request[v1
 
 func (UnimplementedAgentServiceHandler) Describe(context.Context, *connect.Request[v1.DescribeRequest]) (*connect.Response[v1.DescribeResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.agent.v1.AgentService.Describe is not implemented"))
+}
+
+func (UnimplementedAgentServiceHandler) Play(context.Context, *connect.BidiStream[v1.PlayRequest, v1.PlayResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("parley.agent.v1.AgentService.Play is not implemented"))
 }

@@ -34,7 +34,138 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/agent/v1/agent.proto.
  */
 export const file_parley_agent_v1_agent: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyLhCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UimAMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMyoQEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZUK+AQoTY29tLnBhcmxleS5hZ2VudC52MUIKQWdlbnRQcm90b1ABWj1naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9hZ2VudC92MTthZ2VudHYxogIDUEFYqgIPUGFybGV5LkFnZW50LlYxygIPUGFybGV5XEFnZW50XFYx4gIbUGFybGV5XEFnZW50XFYxXEdQQk1ldGFkYXRh6gIRUGFybGV5OjpBZ2VudDo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
+  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSJ8CgtQbGF5UmVxdWVzdBIMCgRjYWxsGAEgASgEEigKA2FjdBgCIAEoCzIbLnBhcmxleS5hZ2VudC52MS5BY3RSZXF1ZXN0EjUKDnNhbWVfYXNfYmVmb3JlGAMgASgLMh0ucGFybGV5LmFnZW50LnYxLlNhbWVBc0JlZm9yZSJcCgxTYW1lQXNCZWZvcmUSDQoFc2VhdHMYASABKAgSFgoOYnJpZWZpbmdfYnl0ZXMYAiABKA0SDwoHaGlzdG9yeRgDIAEoCBIUCgxoaXN0b3J5X2Zyb20YBCABKA0icgoMUGxheVJlc3BvbnNlEgwKBGNhbGwYASABKAQSKQoDYWN0GAIgASgLMhwucGFybGV5LmFnZW50LnYxLkFjdFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYAyABKAUSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyLhCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UimAMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMy6gEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZRJHCgRQbGF5EhwucGFybGV5LmFnZW50LnYxLlBsYXlSZXF1ZXN0Gh0ucGFybGV5LmFnZW50LnYxLlBsYXlSZXNwb25zZSgBMAFCvgEKE2NvbS5wYXJsZXkuYWdlbnQudjFCCkFnZW50UHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvYWdlbnQvdjE7YWdlbnR2MaICA1BBWKoCD1BhcmxleS5BZ2VudC5WMcoCD1BhcmxleVxBZ2VudFxWMeICG1BhcmxleVxBZ2VudFxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6QWdlbnQ6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
+
+/**
+ * PlayRequest is one call on a Play stream. Sent by the referee; seen by the seat's agent
+ * only.
+ *
+ * @generated from message parley.agent.v1.PlayRequest
+ */
+export type PlayRequest = Message<"parley.agent.v1.PlayRequest"> & {
+  /**
+   * Numbers the calls of the stream, from 1 up; the answer names the call it answers.
+   *
+   * @generated from field: uint64 call = 1;
+   */
+  call: bigint;
+
+  /**
+   * The call: what Act would be sent, less what same_as_before says is the previous call's.
+   *
+   * @generated from field: parley.agent.v1.ActRequest act = 2;
+   */
+  act?: ActRequest | undefined;
+
+  /**
+   * What of the observation the stream's previous call carried already and this one leaves
+   * out: the seats, the rules at the head of the briefing, the history entries both show. The
+   * agent's side puts it back, so that the agent is given the whole observation, exactly as
+   * Act would give it; the Go SDK does. Unset on a stream's first call and whenever nothing is
+   * left out. A stream that cannot be followed is answered with an error (INVALID_ARGUMENT)
+   * and the referee opens another.
+   *
+   * @generated from field: parley.agent.v1.SameAsBefore same_as_before = 3;
+   */
+  sameAsBefore?: SameAsBefore | undefined;
+};
+
+/**
+ * Describes the message parley.agent.v1.PlayRequest.
+ * Use `create(PlayRequestSchema)` to create a new message.
+ */
+export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
+  messageDesc(file_parley_agent_v1_agent, 0);
+
+/**
+ * SameAsBefore says what of a Play call's observation is the previous call's (its whole
+ * observation, as put back together) and was left out. Set by the referee; read by the
+ * agent's side of the stream only.
+ *
+ * @generated from message parley.agent.v1.SameAsBefore
+ */
+export type SameAsBefore = Message<"parley.agent.v1.SameAsBefore"> & {
+  /**
+   * The seats (Observation.seats) are the previous call's; the observation carries none.
+   *
+   * @generated from field: bool seats = 1;
+   */
+  seats: boolean;
+
+  /**
+   * The briefing begins with this many bytes of the previous call's briefing (a run of whole
+   * lines); the observation's briefing is what follows them.
+   *
+   * @generated from field: uint32 briefing_bytes = 2;
+   */
+  briefingBytes: number;
+
+  /**
+   * When set, the history begins with the previous call's entries from history_from on (those
+   * before it are no longer shown); the observation's own entries follow them.
+   *
+   * @generated from field: bool history = 3;
+   */
+  history: boolean;
+
+  /**
+   * With history: the first of the previous call's entries still shown.
+   *
+   * @generated from field: uint32 history_from = 4;
+   */
+  historyFrom: number;
+};
+
+/**
+ * Describes the message parley.agent.v1.SameAsBefore.
+ * Use `create(SameAsBeforeSchema)` to create a new message.
+ */
+export const SameAsBeforeSchema: GenMessage<SameAsBefore> = /*@__PURE__*/
+  messageDesc(file_parley_agent_v1_agent, 1);
+
+/**
+ * PlayResponse answers one call of a Play stream. Read by the referee only; the action in it
+ * is judged and recorded as Act's answer would be.
+ *
+ * @generated from message parley.agent.v1.PlayResponse
+ */
+export type PlayResponse = Message<"parley.agent.v1.PlayResponse"> & {
+  /**
+   * The call answered (PlayRequest.call). An answer naming another call is ignored.
+   *
+   * @generated from field: uint64 call = 1;
+   */
+  call: bigint;
+
+  /**
+   * The answer, as Act would return it. Unset when the agent failed to answer.
+   *
+   * @generated from field: parley.agent.v1.ActResponse act = 2;
+   */
+  act?: ActResponse | undefined;
+
+  /**
+   * When the agent failed to answer: the gRPC status code (google.rpc.Code, never 0) that Act
+   * would have failed with. It counts against the agent as that failure of Act would.
+   *
+   * @generated from field: int32 error_code = 3;
+   */
+  errorCode: number;
+
+  /**
+   * With error_code: what went wrong, as the status message of Act's failure.
+   *
+   * @generated from field: string error_message = 4;
+   */
+  errorMessage: string;
+};
+
+/**
+ * Describes the message parley.agent.v1.PlayResponse.
+ * Use `create(PlayResponseSchema)` to create a new message.
+ */
+export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
+  messageDesc(file_parley_agent_v1_agent, 2);
 
 /**
  * ActRequest asks an agent for one action.
@@ -55,7 +186,7 @@ export type ActRequest = Message<"parley.agent.v1.ActRequest"> & {
  * Use `create(ActRequestSchema)` to create a new message.
  */
 export const ActRequestSchema: GenMessage<ActRequest> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 0);
+  messageDesc(file_parley_agent_v1_agent, 3);
 
 /**
  * ActResponse is the agent's answer.
@@ -84,7 +215,7 @@ export type ActResponse = Message<"parley.agent.v1.ActResponse"> & {
  * Use `create(ActResponseSchema)` to create a new message.
  */
 export const ActResponseSchema: GenMessage<ActResponse> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 1);
+  messageDesc(file_parley_agent_v1_agent, 4);
 
 /**
  * DescribeRequest asks an agent to describe itself.
@@ -99,7 +230,7 @@ export type DescribeRequest = Message<"parley.agent.v1.DescribeRequest"> & {
  * Use `create(DescribeRequestSchema)` to create a new message.
  */
 export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 2);
+  messageDesc(file_parley_agent_v1_agent, 5);
 
 /**
  * DescribeResponse tells who the agent is.
@@ -123,7 +254,7 @@ export type DescribeResponse = Message<"parley.agent.v1.DescribeResponse"> & {
  * Use `create(DescribeResponseSchema)` to create a new message.
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 3);
+  messageDesc(file_parley_agent_v1_agent, 6);
 
 /**
  * Observation is what one seat may know when it must act. The referee builds it for that seat
@@ -406,7 +537,7 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
  * Use `create(ObservationSchema)` to create a new message.
  */
 export const ObservationSchema: GenMessage<Observation> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 4);
+  messageDesc(file_parley_agent_v1_agent, 7);
 
 /**
  * HistoryEntry is one thing that happened in the match, as a given seat may see it: a seat's
@@ -464,7 +595,7 @@ export type HistoryEntry = Message<"parley.agent.v1.HistoryEntry"> & {
  * Use `create(HistoryEntrySchema)` to create a new message.
  */
 export const HistoryEntrySchema: GenMessage<HistoryEntry> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 5);
+  messageDesc(file_parley_agent_v1_agent, 8);
 
 /**
  * Action is an agent's answer to an observation.
@@ -516,7 +647,7 @@ export type Action = Message<"parley.agent.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 6);
+  messageDesc(file_parley_agent_v1_agent, 9);
 
 /**
  * Usage reports what producing an action cost, for language-model agents.
@@ -650,7 +781,7 @@ export type Usage = Message<"parley.agent.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 7);
+  messageDesc(file_parley_agent_v1_agent, 10);
 
 /**
  * FallbackCause says why an agent returned its fallback action instead of its model's.
@@ -726,6 +857,27 @@ export const AgentService: GenService<{
     methodKind: "unary";
     input: typeof DescribeRequestSchema;
     output: typeof DescribeResponseSchema;
+  },
+  /**
+   * Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
+   * needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
+   * through Act (and remembers that for its connection). Where an agent serves it, the
+   * referee opens the stream when the seat is first asked to act, sends one PlayRequest for
+   * each call Act would get (the same request, with the same time to answer, counted from
+   * when it is sent), waits for its PlayResponse before sending the next, and closes the
+   * stream when the match ends. A call that fails (no answer in time, an answer too large or
+   * that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
+   * referee cancels the stream then: the agent's work on it should stop, as for a cancelled
+   * Act; the next call opens another stream. A stream costs less per move than a call does
+   * (no call set-up, no headers); what the agent is sent and how its answers are judged are
+   * Act's in every other way.
+   *
+   * @generated from rpc parley.agent.v1.AgentService.Play
+   */
+  play: {
+    methodKind: "bidi_streaming";
+    input: typeof PlayRequestSchema;
+    output: typeof PlayResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_parley_agent_v1_agent, 0);

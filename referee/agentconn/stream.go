@@ -1,0 +1,285 @@
+package agentconn
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+)
+
+// streams says whether an agent serves Play, as far as known: one per connection, shared by
+// every seat client on it.
+type streams struct {
+	unsupported atomic.Bool
+}
+
+// seatClient asks one seat's agent over one Play stream (AgentService.Play): the stream is
+// opened by the first Act and closed with the Conn, so a match pays for a call's set-up once
+// per seat instead of once per move. A call that fails ends the stream with it (the agent's
+// work is cancelled as for Act) and the next call opens another. An agent that answers Play
+// with UNIMPLEMENTED is asked with Act from then on, and so is every seat on its connection.
+// Calls come one at a time, as the runner makes them for one seat.
+type seatClient struct {
+	agentv1.AgentServiceClient
+	support *streams
+	ctx     context.Context // ends with the Conn
+	stop    context.CancelFunc
+
+	mu     sync.Mutex // one call at a time
+	stream *seatStream
+	calls  uint64
+}
+
+// seatStream is an open Play stream.
+type seatStream struct {
+	s      agentv1.AgentService_PlayClient
+	cancel context.CancelFunc
+	calls  int                  // calls sent on it
+	prev   *agentv1.Observation // the last observation it carried, whole
+}
+
+// playOverhead bounds what a PlayResponse adds to the ActResponse it carries (the call
+// number, the field's tag and length), so that the largest answer accepted is Act's.
+const playOverhead = 16
+
+func newSeatClient(c agentv1.AgentServiceClient, support *streams) *seatClient {
+	ctx, stop := context.WithCancel(context.Background())
+	return &seatClient{AgentServiceClient: c, support: support, ctx: ctx, stop: stop}
+}
+
+// Act sends the call over the seat's stream and waits for its answer, ctx's end, or the end
+// of the stream. The errors are those Act would give: the agent's status, the transport's
+// (an answer too large or that cannot be decoded, a broken connection), or ctx's.
+func (c *seatClient) Act(ctx context.Context, in *agentv1.ActRequest, opts ...grpc.CallOption) (*agentv1.ActResponse, error) {
+	if c.support.unsupported.Load() {
+		return c.AgentServiceClient.Act(ctx, in, opts...)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ans, err := c.send(ctx, in, opts)
+	if err == nil && codes.Code(ans.GetErrorCode()) == codes.InvalidArgument && ans.leftOut {
+		// The agent's side could not put the observation back together: send it whole, on a
+		// stream of its own (once).
+		ans, err = c.send(ctx, in, opts)
+	}
+	if err != nil {
+		if status.Code(err) == codes.Unimplemented && ans.first {
+			// Not served: Act from now on.
+			c.support.unsupported.Store(true)
+			return c.AgentServiceClient.Act(ctx, in, opts...)
+		}
+		return nil, err
+	}
+	if code := codes.Code(ans.GetErrorCode()); code != codes.OK {
+		return nil, status.Error(code, ans.GetErrorMessage())
+	}
+	if ans.GetAct() == nil {
+		return &agentv1.ActResponse{}, nil
+	}
+	return ans.GetAct(), nil
+}
+
+// answer is a call's answer, and how the call went.
+type answer struct {
+	*agentv1.PlayResponse
+	first   bool // the call was its stream's first
+	leftOut bool // the call left out what the previous one carried
+}
+
+// send makes one call over the seat's stream, opening one when there is none. A call that
+// fails takes its stream down with it (an answer that is an error does not).
+func (c *seatClient) send(ctx context.Context, in *agentv1.ActRequest, opts []grpc.CallOption) (answer, error) {
+	if c.ctx.Err() != nil {
+		return answer{}, status.Error(codes.Canceled, "agentconn: the agent's connection is closed")
+	}
+	if c.stream == nil {
+		sctx, cancel := context.WithCancel(c.ctx)
+		s, err := c.AgentServiceClient.Play(sctx, streamOptions(opts)...)
+		if err != nil {
+			cancel()
+			return answer{}, err
+		}
+		c.stream = &seatStream{s: s, cancel: cancel}
+	}
+	st := c.stream
+	// Whatever blocks (an agent that reads nothing, or answers nothing) ends with ctx: the
+	// stream is cancelled under it.
+	timedOut := context.AfterFunc(ctx, st.cancel)
+	defer timedOut()
+	c.calls++
+	st.calls++
+	ans := answer{first: st.calls == 1}
+	var err error
+	ans.PlayResponse, ans.leftOut, err = st.roundTrip(c.calls, in)
+	if limit := maxRecv(opts); err == nil && limit > 0 && proto.Size(ans.GetAct()) > limit {
+		err = status.Errorf(codes.ResourceExhausted, "grpc: received message larger than max (%d vs. %d)", proto.Size(ans.GetAct()), limit)
+	}
+	if err != nil || ans.leftOut && codes.Code(ans.GetErrorCode()) == codes.InvalidArgument {
+		c.stream = nil
+		st.cancel()
+	}
+	if err != nil && ctx.Err() != nil {
+		err = status.FromContextError(ctx.Err()).Err()
+	}
+	return ans, err
+}
+
+// roundTrip sends one call, leaving out what the stream's previous call carried, and reads
+// until its answer.
+func (st *seatStream) roundTrip(call uint64, in *agentv1.ActRequest) (ans *agentv1.PlayResponse, leftOut bool, err error) {
+	obs := in.GetObservation()
+	req := &agentv1.PlayRequest{Call: call, Act: in}
+	var restore func()
+	if obs != nil && st.prev != nil {
+		req.SameAsBefore, restore = leaveOut(obs, st.prev)
+	}
+	err = st.s.Send(req) // encodes req before it returns
+	if restore != nil {
+		restore()
+	}
+	leftOut = restore != nil
+	st.prev = obs
+	if err != nil {
+		// Send reports only that the stream ended; Recv says why.
+		if _, rerr := st.s.Recv(); rerr != nil {
+			return nil, leftOut, rerr
+		}
+		return nil, leftOut, err
+	}
+	for {
+		ans, err := st.s.Recv()
+		if err != nil {
+			return nil, leftOut, err
+		}
+		if ans.GetCall() == call {
+			return ans, leftOut, nil
+		}
+		// An answer to no call waiting: skipped, as a stale answer to Act would be.
+	}
+}
+
+// briefingKept is the least run of briefing lines worth leaving out.
+const briefingKept = 256
+
+// leaveOut takes out of obs what prev (the stream's previous observation) carried already, and
+// returns what it took out and how to put it back into obs. What is left out:
+//   - the seats, when they are prev's (the runner gives every observation of a match the same);
+//   - the lines that begin both briefings (the rules);
+//   - the history entries both show. A seat's history is a window on an append-only list:
+//     the entries it sees in all, Observation.history_omitted plus those shown, only grow, so
+//     the counts say which of prev's entries lead obs's and which follow them; the two ends of
+//     that run are checked all the same, and anything amiss sends the history whole.
+func leaveOut(obs, prev *agentv1.Observation) (*agentv1.SameAsBefore, func()) {
+	same := &agentv1.SameAsBefore{}
+	seats, briefing, history := obs.Seats, obs.Briefing, obs.History
+	if len(seats) > 0 && len(seats) == len(prev.Seats) && sameSeats(seats, prev.Seats) {
+		same.Seats = true
+		obs.Seats = nil
+	}
+	if n := commonLines(briefing, prev.Briefing); n >= briefingKept {
+		same.BriefingBytes = uint32(n)
+		obs.Briefing = briefing[n:]
+	}
+	if from, kept, ok := sharedHistory(obs, prev); ok && kept > 0 {
+		same.History, same.HistoryFrom = true, uint32(from)
+		obs.History = history[kept:]
+	}
+	if !same.Seats && same.BriefingBytes == 0 && !same.History {
+		return nil, nil
+	}
+	return same, func() { obs.Seats, obs.Briefing, obs.History = seats, briefing, history }
+}
+
+func sameSeats(a, b []*gamev1.SeatInfo) bool {
+	for i := range a {
+		if a[i] != b[i] && !proto.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// commonLines is the length of the longest run of whole lines both strings begin with.
+func commonLines(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return strings.LastIndexByte(a[:i], '\n') + 1
+}
+
+// sharedHistory finds the entries obs's history and prev's share: prev's from index from on
+// are obs's first kept entries.
+func sharedHistory(obs, prev *agentv1.Observation) (from, kept int, ok bool) {
+	from = int(obs.GetHistoryOmitted()) - int(prev.GetHistoryOmitted())
+	kept = len(prev.History) - from
+	if from < 0 || kept <= 0 || kept > len(obs.History) {
+		return 0, 0, false
+	}
+	if !sameEntry(obs.History[0], prev.History[from]) || !sameEntry(obs.History[kept-1], prev.History[len(prev.History)-1]) {
+		return 0, 0, false
+	}
+	return from, kept, true
+}
+
+// sameEntry compares what tells history entries apart (cheaply: the counts have placed them
+// already; this is a check).
+func sameEntry(a, b *agentv1.HistoryEntry) bool {
+	if a.GetTurn() != b.GetTurn() || a.GetSeat() != b.GetSeat() || a.GetFromReferee() != b.GetFromReferee() ||
+		a.GetSummary() != b.GetSummary() || len(a.GetMessages()) != len(b.GetMessages()) || (a.GetMove() == nil) != (b.GetMove() == nil) {
+		return false
+	}
+	for i, m := range a.GetMessages() {
+		if m.GetText() != b.GetMessages()[i].GetText() || len(m.GetTo()) != len(b.GetMessages()[i].GetTo()) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxRecv is the largest answer opts accept (0: gRPC's default).
+func maxRecv(opts []grpc.CallOption) int {
+	n := 0
+	for _, o := range opts {
+		if m, ok := o.(grpc.MaxRecvMsgSizeCallOption); ok {
+			n = m.MaxRecvMsgSize
+		}
+	}
+	return n
+}
+
+// streamOptions are opts for a stream: the largest message accepted grows by what a
+// PlayResponse adds to its answer (Act checks the answer itself).
+func streamOptions(opts []grpc.CallOption) []grpc.CallOption {
+	out := make([]grpc.CallOption, len(opts))
+	for i, o := range opts {
+		if m, ok := o.(grpc.MaxRecvMsgSizeCallOption); ok && m.MaxRecvMsgSize > 0 {
+			o = grpc.MaxCallRecvMsgSize(m.MaxRecvMsgSize + playOverhead)
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// ActOnly returns c as a client that asks with Act alone, never over a Play stream: for a
+// bare round trip to measure a stream against, or to check what an agent's Act answers.
+func ActOnly(c agentv1.AgentServiceClient) agentv1.AgentServiceClient {
+	if s, ok := c.(*seatClient); ok {
+		return s.AgentServiceClient
+	}
+	return c
+}
+
+// close ends the stream, and a call still waiting on it.
+func (c *seatClient) close() {
+	c.stop()
+}

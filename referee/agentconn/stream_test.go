@@ -1,0 +1,219 @@
+package agentconn_test
+
+import (
+	"context"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/stats"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/parley-arena/parley/agents/random"
+	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/match"
+)
+
+// recorder is an agent that keeps every observation it is given, per seat, without the
+// deadline (a wall-clock time). It plays at random, but never accepts or rejects while it can
+// do something else, so that matches run long.
+type recorder struct {
+	mu   sync.Mutex
+	seen map[int32][]*agentv1.Observation
+}
+
+func (r *recorder) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	kept := proto.CloneOf(obs)
+	kept.Deadline = nil
+	r.mu.Lock()
+	r.seen[obs.GetSeat()] = append(r.seen[obs.GetSeat()], kept)
+	r.mu.Unlock()
+	var action *agentv1.Action
+	for seed := range uint64(32) {
+		a, err := random.New(seed).Act(ctx, obs)
+		if err != nil {
+			return nil, err
+		}
+		action = a
+		if a.GetMove().GetAccept() == nil && a.GetMove().GetReject() == nil {
+			break
+		}
+	}
+	return action, nil
+}
+
+// received counts the bytes of the messages a server receives.
+type received struct{ bytes atomic.Int64 }
+
+func (*received) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context   { return ctx }
+func (*received) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (*received) HandleConn(context.Context, stats.ConnStats)                       {}
+func (r *received) HandleRPC(_ context.Context, s stats.RPCStats) {
+	if in, ok := s.(*stats.InPayload); ok {
+		r.bytes.Add(int64(in.Length))
+	}
+}
+
+// playOnce plays game with one recording agent in every seat, reached through a pooled
+// resolver over Play (streamed) or over Act, and returns what each seat was given and how
+// many bytes the agent received.
+func playOnce(t *testing.T, g games.Game, params *matchv1.GameParams, streamed bool) (map[int32][]*agentv1.Observation, int64) {
+	t.Helper()
+	rec := &recorder{seen: map[int32][]*agentv1.Observation{}}
+	in := &received{}
+	addr, stop, err := sdk.Background("127.0.0.1:0", rec, sdk.WithServerOptions(grpc.StatsHandler(in)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	pool := agentconn.NewPool()
+	defer pool.Close()
+	r := &agentconn.Resolver{Pool: pool}
+	params, err = g.Resolve(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := games.Seats(g, params)
+	var clients []agentv1.AgentServiceClient
+	for range names {
+		c, err := r.Open(context.Background(), "grpc://"+addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if streamed {
+			clients = append(clients, c.Client)
+		} else {
+			clients = append(clients, agentconn.ActOnly(c.Client))
+		}
+	}
+	res, err := match.NewRunner(nil).Run(context.Background(), match.Spec{ID: "same", Game: g, Params: params, Seed: 3, Agents: clients})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+		t.Fatalf("void match: %s", res.Outcome.GetSummary())
+	}
+	return rec.seen, in.bytes.Load()
+}
+
+// Over a Play stream the agent is given, call for call, the very observations Act gives it
+// (what each call leaves out as the previous call's is put back), in games with private talk,
+// history only some seats see, and long briefings; and it is sent much less.
+func TestPlayGivesWhatActGives(t *testing.T) {
+	reg := catalog.New()
+	for _, tc := range []struct {
+		game   string
+		params []string
+	}{
+		{"ultimatum", nil}, {"buysell", nil}, {"trading", nil}, {"coalition", nil},
+		{"matrix", []string{"talk_rounds=2", "rounds=3"}}, {"deliberation", nil},
+	} {
+		t.Run(tc.game, func(t *testing.T) {
+			g, err := reg.Lookup(tc.game)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params, err := games.ParseParams(tc.game, tc.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamed, streamedBytes := playOnce(t, g, params, true)
+			acted, actedBytes := playOnce(t, g, params, false)
+			if streamedBytes*10 > actedBytes*7 {
+				t.Errorf("the agent received %d bytes over Play, %d over Act: the stream left little out", streamedBytes, actedBytes)
+			}
+			calls := 0
+			for seat, got := range streamed {
+				want := acted[seat]
+				if len(got) != len(want) {
+					t.Fatalf("seat %d: %d observations over Play, %d over Act", seat, len(got), len(want))
+				}
+				for k := range got {
+					if !proto.Equal(got[k], want[k]) {
+						t.Fatalf("seat %d, call %d: over Play\n%v\nover Act\n%v", seat, k+1, got[k], want[k])
+					}
+				}
+				calls += len(got)
+			}
+			if calls < 6 || len(streamed) != len(acted) {
+				t.Errorf("%d calls of %d seats compared (%d seats over Act)", calls, len(streamed), len(acted))
+			}
+		})
+	}
+}
+
+// actOnly serves Act and Describe only (Play: UNIMPLEMENTED), counting the Play streams
+// opened to it.
+type actOnly struct {
+	agentv1.UnimplementedAgentServiceServer
+	mu    sync.Mutex
+	acts  int
+	plays int
+}
+
+func (a *actOnly) Act(ctx context.Context, req *agentv1.ActRequest) (*agentv1.ActResponse, error) {
+	a.mu.Lock()
+	a.acts++
+	a.mu.Unlock()
+	action, err := random.New(1).Act(ctx, req.GetObservation())
+	return &agentv1.ActResponse{Action: action}, err
+}
+
+func (a *actOnly) Play(grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1.PlayResponse]) error {
+	a.mu.Lock()
+	a.plays++
+	a.mu.Unlock()
+	return a.UnimplementedAgentServiceServer.Play(nil)
+}
+
+// An agent that serves Act alone plays all the same, asked with Act; its connection remembers
+// it, so later matches open no stream.
+func TestPlayFallsBackToAct(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &actOnly{}
+	srv := grpc.NewServer()
+	agentv1.RegisterAgentServiceServer(srv, a)
+	go srv.Serve(lis)
+	defer srv.Stop()
+	pool := agentconn.NewPool()
+	defer pool.Close()
+	r := &agentconn.Resolver{Pool: pool}
+	g, err := catalog.New().Lookup("ultimatum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range 3 {
+		var conns []*agentconn.Conn
+		for range 2 {
+			c, err := r.Open(context.Background(), "grpc://"+lis.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+		res, err := match.NewRunner(nil).Run(context.Background(), match.Spec{ID: "fallback", Game: g, Seed: uint64(m), Agents: agentconn.Clients(conns)})
+		agentconn.CloseAll(conns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Outcome.GetFaultedSeats()) > 0 {
+			t.Fatalf("match %d: seats %v faulted: %s", m, res.Outcome.GetFaultedSeats(), res.Outcome.GetSummary())
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.plays != 1 || a.acts < 3 {
+		t.Errorf("%d Play streams and %d Act calls over three matches; want one stream refused, then Act", a.plays, a.acts)
+	}
+}
