@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 )
 
 // Play serves one seat of a match over one stream: each call's observation is put back
@@ -21,7 +22,7 @@ import (
 // given the whole observation; it must not change it, since the next call's is built on it.
 func (s *service) Play(stream agentv1.AgentService_PlayServer) error {
 	ctx := stream.Context()
-	var prev *agentv1.Observation
+	var prev *carried
 	for {
 		req, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -36,7 +37,8 @@ func (s *service) Play(stream agentv1.AgentService_PlayServer) error {
 			out.ErrorCode, out.ErrorMessage = int32(codes.InvalidArgument), err.Error()
 			prev = nil
 		} else {
-			prev = req.GetAct().GetObservation()
+			obs := req.GetAct().GetObservation()
+			prev = &carried{seats: obs.GetSeats(), briefing: obs.GetBriefing(), history: obs.GetHistory()}
 			cctx, cancel := callContext(ctx, req)
 			resp, err := s.Act(cctx, req.GetAct())
 			cancel()
@@ -52,8 +54,16 @@ func (s *service) Play(stream agentv1.AgentService_PlayServer) error {
 	}
 }
 
+// carried is what a call's whole observation carried that the next call may leave out: all
+// the stream keeps of it.
+type carried struct {
+	seats    []*gamev1.SeatInfo
+	briefing string
+	history  []*agentv1.HistoryEntry
+}
+
 // restore puts back into req's observation what it left out as prev's.
-func restore(req *agentv1.PlayRequest, prev *agentv1.Observation) error {
+func restore(req *agentv1.PlayRequest, prev *carried) error {
 	same := req.GetSameAsBefore()
 	obs := req.GetAct().GetObservation()
 	if same == nil || obs == nil {
@@ -63,20 +73,20 @@ func restore(req *agentv1.PlayRequest, prev *agentv1.Observation) error {
 		return errors.New("play: the call leaves out what no earlier call of the stream carried")
 	}
 	if same.GetSeats() {
-		obs.Seats = prev.GetSeats()
+		obs.Seats = prev.seats
 	}
 	if n := int(same.GetBriefingBytes()); n > 0 {
-		if n > len(prev.GetBriefing()) {
-			return fmt.Errorf("play: the call keeps %d bytes of a %d-byte briefing", n, len(prev.GetBriefing()))
+		if n > len(prev.briefing) {
+			return fmt.Errorf("play: the call keeps %d bytes of a %d-byte briefing", n, len(prev.briefing))
 		}
-		obs.Briefing = prev.GetBriefing()[:n] + obs.GetBriefing()
+		obs.Briefing = prev.briefing[:n] + obs.GetBriefing()
 	}
 	if same.GetHistory() {
 		from := int(same.GetHistoryFrom())
-		if from > len(prev.GetHistory()) {
-			return fmt.Errorf("play: the call keeps history from entry %d of %d", from, len(prev.GetHistory()))
+		if from > len(prev.history) {
+			return fmt.Errorf("play: the call keeps history from entry %d of %d", from, len(prev.history))
 		}
-		obs.History = append(slices.Clip(prev.GetHistory()[from:]), obs.GetHistory()...)
+		obs.History = append(slices.Clip(prev.history[from:]), obs.GetHistory()...)
 	}
 	return nil
 }

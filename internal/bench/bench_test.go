@@ -65,7 +65,7 @@ const loadLatency = 20 * time.Millisecond
 // ns/op is wall time per match; x-ideal is the throughput over concurrency / (moves per match
 // x loadLatency), the most the bots allow; it falls below 1 where the referee stops keeping up.
 func BenchmarkRefereeLoad(b *testing.B) {
-	l, err := NewLoad(context.Background(), builtin.Background, loadLatency)
+	l, err := NewLoad(context.Background(), InProcess(builtin.Background), loadLatency)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +108,7 @@ const saturating = 64
 // cpu-µs/move is the process's CPU (worker, NATS, bots) per move; x-bare-cpu divides it by
 // the CPU of one bare round trip (client and server) measured the same way.
 func BenchmarkLoadSaturated(b *testing.B) {
-	l, err := NewLoad(context.Background(), builtin.Background, 0)
+	l, err := NewLoad(context.Background(), InProcess(builtin.Background), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func BenchmarkLoadSaturated(b *testing.B) {
 func TestLoadNoneDropped(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	l, err := NewLoad(ctx, builtin.Background, 5*time.Millisecond)
+	l, err := NewLoad(ctx, InProcess(builtin.Background), 5*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,8 +37,8 @@ import (
 type Load struct {
 	bus    *bus.Bus
 	agents []string
+	bots   []Bot
 	run    atomic.Int64
-	stop   []func()
 	// pool keeps the worker's connections to the bots, as the binary's does.
 	pool *agentconn.Pool
 	// conns reach the bots directly, for bare round trips; obs is what they carry.
@@ -46,10 +46,30 @@ type Load struct {
 	obs   *agentv1.Observation
 }
 
+// Bot is a bot a load runs against.
+type Bot struct {
+	// Addr is its grpc:// address.
+	Addr string
+	// Stop stops it.
+	Stop func()
+	// CPU, for a bot in a process of its own, is the CPU time that process has used; nil for
+	// a bot in this process (its CPU is this process's).
+	CPU func() time.Duration
+	// RSS, for a bot in a process of its own, is that process's resident set; nil otherwise.
+	RSS func() uint64
+}
+
 // Serve serves a built-in agent (its address, "builtin:NAME?...") as a bot of its own on a
-// loopback port, taking latency more per move; it returns the bot's grpc:// address and how
-// to stop it.
-type Serve func(builtin string, latency time.Duration) (addr string, stop func(), err error)
+// loopback port, taking latency more per move.
+type Serve func(builtin string, latency time.Duration) (Bot, error)
+
+// InProcess serves bots in this process with serve (builtin.Background's signature).
+func InProcess(serve func(builtin string, latency time.Duration) (string, func(), error)) Serve {
+	return func(addr string, latency time.Duration) (Bot, error) {
+		bound, stop, err := serve(addr, latency)
+		return Bot{Addr: bound, Stop: stop}, err
+	}
+}
 
 // NewLoad starts an embedded NATS server and two bots, the built-in agents of Agents served by
 // serve, each taking latency per move.
@@ -60,14 +80,14 @@ func NewLoad(ctx context.Context, serve Serve, latency time.Duration) (*Load, er
 	}
 	l := &Load{bus: b, pool: agentconn.NewPool()}
 	for _, spec := range Agents {
-		addr, stop, err := serve(spec, latency)
+		bot, err := serve(spec, latency)
 		if err != nil {
 			l.Close()
 			return nil, err
 		}
-		l.agents = append(l.agents, addr)
-		l.stop = append(l.stop, stop)
-		conn, err := grpc.NewClient(strings.TrimPrefix(addr, agentconn.GRPCPrefix), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		l.agents = append(l.agents, bot.Addr)
+		l.bots = append(l.bots, bot)
+		conn, err := grpc.NewClient(strings.TrimPrefix(bot.Addr, agentconn.GRPCPrefix), grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			l.Close()
 			return nil, err
@@ -96,8 +116,8 @@ func (l *Load) Close() {
 	for _, c := range l.conns {
 		c.Close()
 	}
-	for _, stop := range l.stop {
-		stop()
+	for _, b := range l.bots {
+		b.Stop()
 	}
 	l.bus.Close()
 }
@@ -112,7 +132,8 @@ type LoadResult struct {
 	Moves int
 	// Wall time from the worker's start (the requests all queued) to the last ending.
 	Wall time.Duration
-	// CPU time of this process (referee, NATS server and bots) over the run.
+	// CPU time over the run of this process (referee, NATS server, bots served in it) and of
+	// the bots' own processes.
 	CPU time.Duration
 	// MatchTime is the mean time a match took once started; Ideal is what the bots' latency
 	// alone makes it (moves per match times the latency).
@@ -122,8 +143,8 @@ type LoadResult struct {
 	// Left is the requests still in the work queue after the run (unacknowledged): 0.
 	Left uint64
 	// MaxRSS is the largest resident set of this process seen during the run (sampled every
-	// 20 ms; 0 where /proc is missing).
-	MaxRSS uint64
+	// 20 ms; 0 where /proc is missing); BotsRSS, of the bots' own processes together.
+	MaxRSS, BotsRSS uint64
 }
 
 // CPUPerMove is the process's CPU time per move.
@@ -220,7 +241,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 			return LoadResult{}, err
 		}
 	}
-	cpu0 := cpuTime()
+	cpu0 := l.cpuTime()
 	start := time.Now()
 	wctx, stopWorker := context.WithCancel(ctx)
 	workerDone := make(chan error, 1)
@@ -235,6 +256,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 			res.MaxQueued = max(res.MaxQueued, info.NumPending)
 		}
 		res.MaxRSS = max(res.MaxRSS, rss())
+		res.BotsRSS = max(res.BotsRSS, l.botsRSS())
 	}
 	sample()
 wait:
@@ -249,7 +271,7 @@ wait:
 		}
 	}
 	res.Wall = time.Since(start)
-	res.CPU = cpuTime() - cpu0
+	res.CPU = l.cpuTime() - cpu0
 	c.mu.Lock()
 	res.Ended, res.Void, res.Moves, res.Faults = c.ended, c.void, c.moves, c.faults
 	res.MatchTime = c.elapsed / time.Duration(c.ended)
@@ -319,7 +341,7 @@ func (l *Load) Bare(ctx context.Context, concurrency, n int) (BareResult, error)
 	req := &agentv1.ActRequest{Observation: l.obs}
 	var next atomic.Int64
 	errs := make(chan error, concurrency)
-	cpu0, start := cpuTime(), time.Now()
+	cpu0, start := l.cpuTime(), time.Now()
 	var wg sync.WaitGroup
 	for range concurrency {
 		wg.Go(func() {
@@ -339,7 +361,7 @@ func (l *Load) Bare(ctx context.Context, concurrency, n int) (BareResult, error)
 		})
 	}
 	wg.Wait()
-	res := BareResult{Calls: n, Wall: time.Since(start), CPU: cpuTime() - cpu0}
+	res := BareResult{Calls: n, Wall: time.Since(start), CPU: l.cpuTime() - cpu0}
 	select {
 	case err := <-errs:
 		return res, fmt.Errorf("bench: bare round trip: %w", err)
@@ -348,9 +370,35 @@ func (l *Load) Bare(ctx context.Context, concurrency, n int) (BareResult, error)
 	return res, nil
 }
 
+// cpuTime is the CPU time this process and the bots' own processes have used.
+func (l *Load) cpuTime() time.Duration {
+	t := cpuTime()
+	for _, b := range l.bots {
+		if b.CPU != nil {
+			t += b.CPU()
+		}
+	}
+	return t
+}
+
+// botsRSS is the resident set of the bots' own processes together.
+func (l *Load) botsRSS() uint64 {
+	var n uint64
+	for _, b := range l.bots {
+		if b.RSS != nil {
+			n += b.RSS()
+		}
+	}
+	return n
+}
+
 // rss is the resident set size of this process in bytes (0 where /proc is missing).
-func rss() uint64 {
-	data, err := os.ReadFile("/proc/self/statm")
+func rss() uint64 { return RSSOf("self") }
+
+// RSSOf is the resident set size of process pid ("self": this one) in bytes (0 where /proc is
+// missing).
+func RSSOf(pid string) uint64 {
+	data, err := os.ReadFile("/proc/" + pid + "/statm")
 	if err != nil {
 		return 0
 	}
@@ -364,6 +412,27 @@ func rss() uint64 {
 	}
 	return pages * uint64(os.Getpagesize())
 }
+
+// CPUOf is the CPU time (user and system) process pid has used (0 where /proc is missing).
+func CPUOf(pid string) time.Duration {
+	data, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: count fields after it.
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseUint(fields[11], 10, 64)
+	stime, _ := strconv.ParseUint(fields[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / clockTicks
+}
+
+// clockTicks is the kernel's clock ticks per second, in which /proc counts CPU time (100 on
+// Linux everywhere Go runs).
+const clockTicks = 100
 
 // cpuTime is the CPU time (user and system) this process has used.
 func cpuTime() time.Duration {

@@ -148,7 +148,7 @@ func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 			if p.unsettled == nil {
 				p.unsettled = make(map[string][]pending)
 			}
-			p.unsettled[matchID] = append(p.unsettled[matchID], pending{id: id, ack: ack})
+			p.unsettled[matchID] = append(settled(p.unsettled[matchID]), pending{id: id, ack: ack})
 			p.mu.Unlock()
 			return nil
 		}
@@ -247,6 +247,25 @@ func (p *Publisher) FlushMatch(ctx context.Context, matchID string) error {
 		return fmt.Errorf("%w (and %d more of the match failed)", first, failed-1)
 	}
 	return first
+}
+
+// settled drops from the front of q the events already stored, so that a long match holds
+// only the acks still to come (and failures, which FlushMatch reports), not its whole record.
+func settled(q []pending) []pending {
+	k := 0
+	for k < len(q) {
+		select {
+		case <-q[k].ack.Ok():
+			k++
+			continue
+		default:
+		}
+		break
+	}
+	if k == 0 {
+		return q
+	}
+	return append(q[:0], q[k:]...)
 }
 
 // fail is the JetStream async error handler: it keeps the first failure.

@@ -42,8 +42,17 @@ type seatClient struct {
 type seatStream struct {
 	s      agentv1.AgentService_PlayClient
 	cancel context.CancelFunc
-	calls  int                  // calls sent on it
-	prev   *agentv1.Observation // the last observation it carried, whole
+	calls  int       // calls sent on it
+	prev   *carried  // what its last observation carried, whole
+}
+
+// carried is what a call's observation carried that the next call may leave out: all the
+// stream keeps of it, so the rest of the observation is not held between calls.
+type carried struct {
+	seats    []*gamev1.SeatInfo
+	briefing string
+	history  []*agentv1.HistoryEntry
+	omitted  int32 // Observation.history_omitted
 }
 
 // playOverhead bounds what a PlayResponse adds to the ActResponse it carries (the call
@@ -146,7 +155,10 @@ func (st *seatStream) roundTrip(call uint64, in *agentv1.ActRequest) (ans *agent
 		restore()
 	}
 	leftOut = restore != nil
-	st.prev = obs
+	st.prev = nil
+	if obs != nil {
+		st.prev = &carried{seats: obs.Seats, briefing: obs.Briefing, history: obs.History, omitted: obs.HistoryOmitted}
+	}
 	if err != nil {
 		// Send reports only that the stream ended; Recv says why.
 		if _, rerr := st.s.Recv(); rerr != nil {
@@ -177,14 +189,14 @@ const briefingKept = 256
 //     the entries it sees in all, Observation.history_omitted plus those shown, only grow, so
 //     the counts say which of prev's entries lead obs's and which follow them; the two ends of
 //     that run are checked all the same, and anything amiss sends the history whole.
-func leaveOut(obs, prev *agentv1.Observation) (*agentv1.SameAsBefore, func()) {
+func leaveOut(obs *agentv1.Observation, prev *carried) (*agentv1.SameAsBefore, func()) {
 	same := &agentv1.SameAsBefore{}
 	seats, briefing, history := obs.Seats, obs.Briefing, obs.History
-	if len(seats) > 0 && len(seats) == len(prev.Seats) && sameSeats(seats, prev.Seats) {
+	if len(seats) > 0 && len(seats) == len(prev.seats) && sameSeats(seats, prev.seats) {
 		same.Seats = true
 		obs.Seats = nil
 	}
-	if n := commonLines(briefing, prev.Briefing); n >= briefingKept {
+	if n := commonLines(briefing, prev.briefing); n >= briefingKept {
 		same.BriefingBytes = uint32(n)
 		obs.Briefing = briefing[n:]
 	}
@@ -219,13 +231,13 @@ func commonLines(a, b string) int {
 
 // sharedHistory finds the entries obs's history and prev's share: prev's from index from on
 // are obs's first kept entries.
-func sharedHistory(obs, prev *agentv1.Observation) (from, kept int, ok bool) {
-	from = int(obs.GetHistoryOmitted()) - int(prev.GetHistoryOmitted())
-	kept = len(prev.History) - from
+func sharedHistory(obs *agentv1.Observation, prev *carried) (from, kept int, ok bool) {
+	from = int(obs.GetHistoryOmitted()) - int(prev.omitted)
+	kept = len(prev.history) - from
 	if from < 0 || kept <= 0 || kept > len(obs.History) {
 		return 0, 0, false
 	}
-	if !sameEntry(obs.History[0], prev.History[from]) || !sameEntry(obs.History[kept-1], prev.History[len(prev.History)-1]) {
+	if !sameEntry(obs.History[0], prev.history[from]) || !sameEntry(obs.History[kept-1], prev.history[len(prev.history)-1]) {
 		return 0, 0, false
 	}
 	return from, kept, true

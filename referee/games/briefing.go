@@ -13,6 +13,7 @@ type BriefingLine func(format string, args ...any)
 // do now", which options writes.
 func Brief(fixed, situationHeading string, situation, options func(line BriefingLine)) string {
 	var b strings.Builder
+	b.Grow(len(fixed) + 1024) // the fixed text and the lines below, in one allocation
 	line := func(format string, args ...any) {
 		fmt.Fprintf(&b, format, args...)
 		b.WriteByte('\n')

@@ -67,7 +67,7 @@ type Worker struct {
 	logger  *slog.Logger
 
 	ran     atomic.Int64
-	running sync.Map // request ids this worker is playing now
+	running sync.Map // request id -> its message, for the requests this worker is playing now
 }
 
 // NewWorker returns a worker playing the requests of the queue on b and recording through b.
@@ -110,6 +110,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		return err
 	}
 	w.logger.Info("referee worker ready", "concurrency", w.cfg.Concurrency, "consumer", natsname.RefereeConsumer)
+	defer w.keepAlive()() // stops once every match has ended (the deferred Wait below)
 	slots := make(chan struct{}, w.cfg.Concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -158,17 +159,15 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	logger := w.logger.With("request", req.GetMatchId())
-	if _, dup := w.running.LoadOrStore(req.GetMatchId(), true); dup {
+	if _, dup := w.running.LoadOrStore(req.GetMatchId(), msg); dup {
 		// Our own keep-alives were lost for a while (the cluster failing over) and the request
 		// came back to us. The delivery being played keeps it alive and acknowledges it; this
 		// one is left alone, never played a second time.
 		logger.Warn("request redelivered while this worker still plays it; keeping the match running")
 		return
 	}
-	defer w.running.Delete(req.GetMatchId())
-	stop := w.keepAlive(msg, logger)
 	err := w.process(ctx, req, logger)
-	stop()
+	w.running.Delete(req.GetMatchId())
 
 	settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
@@ -190,9 +189,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 }
 
-// keepAlive tells the server the request is being worked on, every third of AckWait, until
-// the returned function is called.
-func (w *Worker) keepAlive(msg jetstream.Msg, logger *slog.Logger) func() {
+// keepAlive tells the server every request being played is being worked on, every third of
+// AckWait (one goroutine and one ticker for all of them), until the returned function is
+// called.
+func (w *Worker) keepAlive() func() {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -204,9 +204,12 @@ func (w *Worker) keepAlive(msg jetstream.Msg, logger *slog.Logger) func() {
 			case <-done:
 				return
 			case <-tick.C:
-				if err := msg.InProgress(); err != nil {
-					logger.Warn("keeping request alive", "err", err)
-				}
+				w.running.Range(func(id, msg any) bool {
+					if err := msg.(jetstream.Msg).InProgress(); err != nil {
+						w.logger.Warn("keeping request alive", "request", id, "err", err)
+					}
+					return true
+				})
 			}
 		}
 	}()

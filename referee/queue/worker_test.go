@@ -415,3 +415,42 @@ func TestForeignRecordUnderATournamentsID(t *testing.T) {
 		t.Errorf("owner of the foreign record: %q, %v", owner, err)
 	}
 }
+
+// Matches that last several times AckWait keep their requests: the worker's one keep-alive
+// ticker speaks for every match it plays, so no request comes back to the other worker while
+// its match runs, and each match ends once, under its own id.
+func TestLongMatchesKeptAlive(t *testing.T) {
+	srv := natstest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	slow := startAgent(t, 500*time.Millisecond, nil) // a match of four moves or more: two AckWaits
+	wA, _ := startWorker(t, openBus(t, srv.URL), WorkerConfig{Concurrency: 3, Name: "A", AckWait: time.Second})
+	js := openBus(t, srv.URL).JetStream()
+	reqs := requests("long", 3, slow, "builtin:fair")[:3]
+	for _, r := range reqs {
+		if err := Enqueue(ctx, js, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range reqs {
+		waitStarted(t, ctx, js, r.GetMatchId())
+	}
+	// A second worker now, idle: a request whose keep-alives stopped would come to it.
+	wB, _ := startWorker(t, openBus(t, srv.URL), WorkerConfig{Concurrency: 3, Name: "B", AckWait: time.Second})
+	for wA.Ran() < 3 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond) // polling to the deadline
+	}
+	for _, r := range reqs {
+		id := r.GetMatchId()
+		end, ok, err := Ended(ctx, js, id)
+		if err != nil || !ok || end.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+			t.Errorf("match %s: ended %v (%v), %v", id, ok, err, end.GetOutcome())
+		}
+		if _, retried, err := LookupRetry(ctx, js, id); err != nil || retried {
+			t.Errorf("match %s was rerun (%v): its request came back while it ran", id, err)
+		}
+	}
+	if wB.Ran() != 0 {
+		t.Errorf("the idle worker ran %d matches", wB.Ran())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ type options struct {
 	name     string
 	mode     sdk.Mode
 	settings []string
+	delay    time.Duration
 }
 
 // NewCmd returns the agent command.
@@ -44,6 +46,7 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 	}
 	o.mode.Bind(cmd.Flags(), "127.0.0.1:50051")
 	cmd.Flags().StringArrayVar(&o.settings, "set", nil, "agent setting key=value (repeatable)")
+	cmd.Flags().DurationVar(&o.delay, "delay", 0, "wait this long before each answer (a bot with a fixed thinking time, for load tests)")
 	cmd.AddCommand(newLLMCmd(deps))
 	return cmd
 }
@@ -57,9 +60,16 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		settings.Set(k, v)
 	}
+	if o.delay < 0 {
+		return cli.Usagef("--delay must not be negative, got %s", o.delay)
+	}
 	agent, err := builtin.New(o.name, settings)
 	if err != nil {
 		return cli.Usagef("%v", err)
+	}
+	opts := []sdk.Option{sdk.WithLogger(deps.Logger(0)), sdk.WithInfo(sdk.InfoOf(agent))}
+	if o.delay > 0 {
+		agent = sdk.Delay(agent, o.delay)
 	}
 	if d := o.mode.DialOut; d.URL != "" {
 		if d.Token == "" || d.Bot == "" {
@@ -67,12 +77,12 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		d.Reconnect = true
 		d.OnWelcome = func(address string) { fmt.Fprintf(deps.Out, "agent %s connected as %s\n", o.name, address) }
-		return sdk.Dial(ctx, d, agent, sdk.WithLogger(deps.Logger(0)))
+		return sdk.Dial(ctx, d, agent, opts...)
 	}
 	lis, err := net.Listen("tcp", o.mode.Listen)
 	if err != nil {
 		return cli.Usagef("--listen %s: %v", o.mode.Listen, err)
 	}
 	fmt.Fprintf(deps.Out, "agent %s listening on %s\n", o.name, lis.Addr())
-	return sdk.ServeListener(ctx, lis, agent, sdk.WithLogger(deps.Logger(0)))
+	return sdk.ServeListener(ctx, lis, agent, opts...)
 }

@@ -20,6 +20,7 @@ type options struct {
 	concurrency int
 	matches     int
 	latency     time.Duration
+	inProcess   bool
 }
 
 // NewCmd returns the bench command.
@@ -36,13 +37,16 @@ round trip, and allocations per move (the whole process: referee, agents and NAT
 
 With --load, saturate the machine instead: --matches ultimatum match requests wait in the
 JetStream work queue and one referee worker plays them --concurrency at a time, as in
-production (every event stored in JetStream, each match's record settled before its request is
-acknowledged), against two bots served over loopback gRPC that answer after --latency. Then
-as many bare round trips, as many at a time, go to the same bots. Everything runs in this one
-process (the embedded NATS server, the worker, the bots), so the CPU time of the process is
-the CPU of all of it. Prints moves/s, CPU per move, the CPU of one bare round trip (client and
-server) and their ratio; with a --latency, also the largest resident set seen and how much
-longer a match took than its bots' time alone (the platform's overhead).`,
+production (agents opened through a connection pool, every event stored in JetStream, each
+match's record settled before its request is acknowledged), against two bots that answer over
+loopback gRPC after --latency, each a 'parley agent' process of its own that this command
+starts (--bots-in-process: served in this process). Then as many bare round trips (Act, one
+gRPC call each, carrying a mid-match observation), as many at a time, go to the same bots.
+CPU is counted over every process the command runs: this one (the worker and the embedded
+NATS server) and the bots'. Prints moves/s, CPU per move, the CPU of one bare round trip
+(client and server) and their ratio; with a --latency, the largest resident set of this
+process (referee and NATS; the bots' apart) and how much longer a match took than its bots'
+time alone (the platform's overhead).`,
 		Example: `  parley bench --count 5
   parley bench --load --count 3
   parley bench --load --latency 1s --concurrency 1000 --matches 1000   # memory and overhead with slow bots`,
@@ -57,8 +61,8 @@ longer a match took than its bots' time alone (the platform's overhead).`,
 				return cli.Usagef("--matches must be at least 1, got %d", o.matches)
 			case o.latency < 0:
 				return cli.Usagef("--latency must not be negative, got %s", o.latency)
-			case !o.load && (cmd.Flags().Changed("concurrency") || cmd.Flags().Changed("matches") || cmd.Flags().Changed("latency")):
-				return cli.Usagef("--concurrency, --matches and --latency go with --load")
+			case !o.load && (cmd.Flags().Changed("concurrency") || cmd.Flags().Changed("matches") || cmd.Flags().Changed("latency") || o.inProcess):
+				return cli.Usagef("--concurrency, --matches, --latency and --bots-in-process go with --load")
 			}
 			if o.load {
 				return runLoad(cmd.Context(), deps, o)
@@ -72,6 +76,7 @@ longer a match took than its bots' time alone (the platform's overhead).`,
 	fs.IntVar(&o.concurrency, "concurrency", 32*runtime.GOMAXPROCS(0), "with --load: matches played at once (and bare round trips made at once)")
 	fs.IntVar(&o.matches, "matches", 2000, "with --load: matches requested per run")
 	fs.DurationVar(&o.latency, "latency", 0, "with --load: how long the bots take per move")
+	fs.BoolVar(&o.inProcess, "bots-in-process", false, "with --load: serve the bots in this process instead of processes of their own")
 	return cmd
 }
 
@@ -98,7 +103,14 @@ func run(ctx context.Context, deps *cli.Deps, count int) error {
 }
 
 func runLoad(ctx context.Context, deps *cli.Deps, o *options) error {
-	l, err := bench.NewLoad(ctx, builtin.Background, o.latency)
+	serve := bench.InProcess(builtin.Background)
+	if !o.inProcess {
+		var err error
+		if serve, err = childBots(ctx); err != nil {
+			return err
+		}
+	}
+	l, err := bench.NewLoad(ctx, serve, o.latency)
 	if err != nil {
 		return err
 	}
@@ -119,9 +131,9 @@ func runLoad(ctx context.Context, deps *cli.Deps, o *options) error {
 			o.concurrency, r.Ended, r.Wall.Nanoseconds()/int64(r.Ended), r.MovesPerSecond(),
 			float64(r.CPUPerMove().Nanoseconds())/1e3, r.CPU.Seconds()/r.Wall.Seconds(), float64(r.MaxRSS)/1e6)
 		if o.latency > 0 {
-			fmt.Fprintf(deps.Out, "# run %d: %d matches of %.1f moves, %d at a time, bots taking %s per move: %.0f moves/s, %.1f µs of CPU per move, largest resident set %.0f MB, a match took %s against its bots' %s (%.2f%% overhead)\n",
+			fmt.Fprintf(deps.Out, "# run %d: %d matches of %.1f moves, %d at a time, bots taking %s per move: %.0f moves/s, %.1f µs of CPU per move, largest resident set %.0f MB (the bots' processes: %.0f MB), a match took %s against its bots' %s (%.2f%% overhead)\n",
 				i+1, r.Ended, float64(r.Moves)/float64(r.Ended), o.concurrency, o.latency, r.MovesPerSecond(),
-				float64(r.CPUPerMove().Nanoseconds())/1e3, float64(r.MaxRSS)/1e6, r.MatchTime.Round(time.Millisecond),
+				float64(r.CPUPerMove().Nanoseconds())/1e3, float64(r.MaxRSS)/1e6, float64(r.BotsRSS)/1e6, r.MatchTime.Round(time.Millisecond),
 				r.Ideal.Round(time.Millisecond), 100*r.Overhead())
 			continue
 		}
