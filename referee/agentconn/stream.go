@@ -42,8 +42,8 @@ type seatClient struct {
 type seatStream struct {
 	s      agentv1.AgentService_PlayClient
 	cancel context.CancelFunc
-	calls  int       // calls sent on it
-	prev   *carried  // what its last observation carried, whole
+	calls  int      // calls sent on it
+	prev   *carried // what its last observation carried, whole
 }
 
 // carried is what a call's observation carried that the next call may leave out: all the
