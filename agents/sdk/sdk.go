@@ -6,7 +6,9 @@
 //	err := sdk.Serve(ctx, "127.0.0.1:50051", myAgent{}, sdk.WithInfo(&gamev1.AgentInfo{Name: "mine"}))
 //
 // The server also answers standard gRPC health checks and server reflection, turns a panic in
-// Act into an error status instead of a crash, and stops gracefully when ctx ends.
+// Act into an error status instead of a crash, serves Play (Act over one stream per seat of a
+// match, putting back what a call leaves out as the previous one's), and stops gracefully when
+// ctx ends. A Host serves many agents of one process on one loopback server.
 package sdk
 
 import (

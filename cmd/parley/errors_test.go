@@ -132,6 +132,12 @@ func TestErrors(t *testing.T) {
 			[]string{`"open"`, "key=value"}},
 		{"bad listen address", []string{"agent", "fair", "--listen", "127.0.0.1"}, nil, 2,
 			[]string{"--listen", "127.0.0.1"}},
+		{"bench load flags without --load", []string{"bench", "--latency", "1s"}, nil, 2,
+			[]string{"--latency", "--load"}},
+		{"bench load concurrency", []string{"bench", "--load", "--concurrency", "0"}, nil, 2,
+			[]string{"--concurrency", "at least 1"}},
+		{"negative agent delay", []string{"agent", "fair", "--listen", "127.0.0.1:0", "--delay", "-1s"}, nil, 2,
+			[]string{"--delay", "negative"}},
 		{"bench count", []string{"bench", "--count", "0"}, nil, 2,
 			[]string{"--count", "at least 1"}},
 	}

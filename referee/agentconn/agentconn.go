@@ -12,7 +12,8 @@
 // The package knows the address forms and nothing of the agents behind them: the binary plugs
 // the built-in agents, the human seats and the bot registry in. It also gives the resolver a
 // Pool, so that every match at one address shares one connection (and one Describe) rather
-// than dialling its own.
+// than dialling its own; and a Conn asks its agent over one Play stream for the whole match
+// where the agent serves it (Act otherwise).
 package agentconn
 
 import (
