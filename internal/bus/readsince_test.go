@@ -10,6 +10,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/internal/natstest"
 )
 
 // ReadSince with Records reads the records of many matches, each as ReadMatch would:
@@ -85,15 +86,7 @@ func TestReadSince(t *testing.T) {
 			t.Errorf("%s: %v", id, err)
 		}
 	}
-	st, err := js.Stream(ctx, natsname.MatchStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.State.Consumers != 0 {
-		t.Errorf("%d consumers left on the stream after the reads", info.State.Consumers)
+	if n := natstest.Consumers(t, js, natsname.MatchStream); n != 0 {
+		t.Errorf("%d consumers left on the stream after the reads", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/internal/natstest"
 )
 
 // madeUp is a short made-up match record of tournament "rec": started, one action, then ended
@@ -136,15 +137,7 @@ func TestLoadRecords(t *testing.T) {
 	if !slices.Equal(have, want) {
 		t.Errorf("records:\n got %v\nwant %v", have, want)
 	}
-	st, err := js.Stream(ctx, natsname.MatchStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.State.Consumers != 0 {
-		t.Errorf("%d consumers left on the match stream", info.State.Consumers)
+	if n := natstest.Consumers(t, js, natsname.MatchStream); n != 0 {
+		t.Errorf("%d consumers left on the match stream", n)
 	}
 }
