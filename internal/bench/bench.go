@@ -85,18 +85,18 @@ func (s *Setup) Close() {
 // after two proposals), captured from a real match, so that the bare round trip carries
 // exactly what a move of a match carries.
 func (s *Setup) midMatchObservation() (*agentv1.Observation, error) {
-	return CaptureObservation(context.Background(), s.game, agentconn.Clients(s.agents), 3)
+	return CaptureObservation(context.Background(), s.match, agentconn.Clients(s.agents), 3)
 }
 
-// CaptureObservation plays one match of game between agents, recording nothing, and returns
+// CaptureObservation plays the prepared match m between agents, recording nothing, and returns
 // the observation the runner sent with its n-th call to an agent (counting from 1).
-func CaptureObservation(ctx context.Context, game games.Game, agents []agentv1.AgentServiceClient, n int) (*agentv1.Observation, error) {
+func CaptureObservation(ctx context.Context, m *launch.Match, agents []agentv1.AgentServiceClient, n int) (*agentv1.Observation, error) {
 	c := &capture{want: n}
 	wrapped := make([]agentv1.AgentServiceClient, len(agents))
 	for i, a := range agents {
 		wrapped[i] = &capturingClient{AgentServiceClient: a, c: c}
 	}
-	if _, err := match.NewRunner(nil).Run(ctx, match.Spec{ID: "bench-observation", Game: game, Seed: 1, Agents: wrapped}); err != nil {
+	if _, err := m.Run(ctx, wrapped, nil, nil); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()

@@ -24,7 +24,6 @@ import (
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
-	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/queue"
@@ -94,7 +93,13 @@ func NewLoad(ctx context.Context, serve Serve, latency time.Duration) (*Load, er
 		}
 		l.conns = append(l.conns, conn)
 	}
-	if l.obs, err = CaptureObservation(ctx, ultimatum.New(), l.clients(), 3); err != nil {
+	prep := &launch.Preparer{Games: catalog.New(), Agents: &agentconn.Resolver{}, NoProbe: true}
+	m, err := prep.Prepare(ctx, launch.Request{Game: "ultimatum", Agents: l.agents, MatchID: "bench-observation", Seed: 1, SeedGiven: true})
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	if l.obs, err = CaptureObservation(ctx, m, l.clients(), 3); err != nil {
 		l.Close()
 		return nil, err
 	}
