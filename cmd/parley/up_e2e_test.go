@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +147,59 @@ func TestGatewayWithoutReferee(t *testing.T) {
 	}
 	if code, _ := gw.interrupt(20 * time.Second); code != 0 {
 		t.Fatalf("parley gateway exited %d\n%s", code, gw.output())
+	}
+}
+
+// TestUpOwnsItsDataDirectory runs two `parley up` processes on one data directory: the second
+// stops at once with one line naming the first (its pid and URL), and the first is untouched:
+// its nats.url stays, its NATS server keeps serving `parley admin`, and its store was never
+// opened by the second (whose output has no NATS line). Once the first stops, the directory
+// is free again.
+func TestUpOwnsItsDataDirectory(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0", "--log-level", "debug"}
+	first := startProc(t, "", parleyBin, args...)
+	url := first.waitLine("Parley is up: ")
+	natsURL, err := os.ReadFile(filepath.Join(dir, "nats.url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	second := runParley(t, nil, args...)
+	if second.code == 0 {
+		t.Fatalf("a second parley up on the same directory ran:\n%s", second)
+	}
+	lines := strings.Split(strings.TrimSpace(second.stderr), "\n")
+	want := fmt.Sprintf("pid %d at %s", first.cmd.Process.Pid, url)
+	if len(lines) != 1 || !strings.Contains(lines[0], dir) || !strings.Contains(lines[0], want) || second.stdout != "" {
+		t.Errorf("second parley up said, want one line naming %s and %q:\n%s", dir, want, second)
+	}
+	if strings.Contains(second.stderr, "nats") || strings.Contains(second.stderr, "JetStream") {
+		t.Errorf("the second parley up started NATS:\n%s", second)
+	}
+
+	if after, err := os.ReadFile(filepath.Join(dir, "nats.url")); err != nil || string(after) != string(natsURL) {
+		t.Errorf("nats.url after the second parley up = %q (%v), want %q kept", after, err, natsURL)
+	}
+	if r := runParley(t, nil, "admin", "team", "list", "--data-dir", dir); r.code != 0 {
+		t.Errorf("parley admin cannot reach the first parley up any more:\n%s", r)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("the first parley up stopped serving: %v", err)
+	}
+	resp.Body.Close()
+	// The embedded server warns when a second one opens its store ("rebuild stream state").
+	if out := first.stderr.String(); strings.Contains(out, "level=WARN") || strings.Contains(out, "level=ERROR") {
+		t.Errorf("the first parley up warned:\n%s", out)
+	}
+
+	if code, _ := first.interrupt(20 * time.Second); code != 0 {
+		t.Fatalf("parley up exited %d\n%s", code, first.output())
+	}
+	again := startProc(t, "", parleyBin, args...)
+	again.waitLine("Parley is up: ")
+	if code, _ := again.interrupt(20 * time.Second); code != 0 {
+		t.Fatalf("parley up after the first stopped exited %d\n%s", code, again.output())
 	}
 }
