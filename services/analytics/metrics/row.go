@@ -23,17 +23,21 @@ type SeatResult struct {
 	Label string
 }
 
-// AgentKey names an agent in tables and ratings: the organiser's label when it has one (so
-// variants of one program stay apart), else "name@version", or the name alone when it gave no
-// version.
+// AgentKey names an agent in tables, ratings and standings, one name per agent: its own
+// "name@version" (the name alone when it gave no version), or the organiser's label when the
+// label says more than that (variants of one program, builtin:concede and
+// builtin:concede?curve=boulware labelled apart, stay apart). A label that only repeats the
+// agent's name, as a tournament's default label "fair" for builtin:fair does, is the same agent
+// as an unlabelled fair@1, and gets the same key.
 func (s SeatResult) AgentKey() string {
-	if s.Label != "" {
+	own := s.Agent
+	if s.AgentVersion != "" {
+		own += "@" + s.AgentVersion
+	}
+	if s.Label != "" && s.Label != s.Agent && s.Label != own {
 		return s.Label
 	}
-	if s.AgentVersion == "" {
-		return s.Agent
-	}
-	return s.Agent + "@" + s.AgentVersion
+	return own
 }
 
 // Row is one finished match as analytics keeps it: who played, how it ended, and its metrics.
