@@ -177,4 +177,3 @@ func TestSchemaUpgradeRekeys(t *testing.T) {
 		t.Errorf("stored key %q (%v), want fair@1", key, err)
 	}
 }
-
