@@ -231,7 +231,8 @@ func PageSize(n int32) (int, error) {
 func Selects(req *refereev1.ListMatchesRequest, m *refereev1.MatchSummary) bool {
 	return (req.GetState() == refereev1.MatchState_MATCH_STATE_UNSPECIFIED || req.GetState() == m.GetState()) &&
 		(req.GetGame() == "" || req.GetGame() == m.GetGame()) &&
-		(req.GetTournamentId() == "" || req.GetTournamentId() == m.GetTournamentId())
+		(req.GetTournamentId() == "" || req.GetTournamentId() == m.GetTournamentId()) &&
+		(!req.GetStandalone() || m.GetTournamentId() == "")
 }
 
 // Page returns the page of ms (newest first) after the match named by token (a match id; empty:

@@ -786,7 +786,10 @@ type ListMatchesRequest struct {
 	// Most matches to return; 0 means 50, and at most 500 are returned.
 	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// next_page_token of the previous response; empty for the first page.
-	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Keep only the matches played on their own, leaving out every tournament's (the home page's
+	// lists, which a large tournament would otherwise fill).
+	Standalone    bool `protobuf:"varint,6,opt,name=standalone,proto3" json:"standalone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -854,6 +857,13 @@ func (x *ListMatchesRequest) GetPageToken() string {
 		return x.PageToken
 	}
 	return ""
+}
+
+func (x *ListMatchesRequest) GetStandalone() bool {
+	if x != nil {
+		return x.Standalone
+	}
+	return false
 }
 
 // ListMatchesResponse is one page of matches, newest first.
@@ -1082,14 +1092,17 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
 	"\bfrom_seq\x18\x02 \x01(\x04R\afromSeq\"O\n" +
 	"\x19StreamMatchEventsResponse\x122\n" +
-	"\x05event\x18\x01 \x01(\v2\x1c.parley.events.v1.MatchEventR\x05event\"\xbe\x01\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.parley.events.v1.MatchEventR\x05event\"\xde\x01\n" +
 	"\x12ListMatchesRequest\x123\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x1d.parley.referee.v1.MatchStateR\x05state\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12#\n" +
 	"\rtournament_id\x18\x03 \x01(\tR\ftournamentId\x12\x1b\n" +
 	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x05 \x01(\tR\tpageToken\"x\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\x12\x1e\n" +
+	"\n" +
+	"standalone\x18\x06 \x01(\bR\n" +
+	"standalone\"x\n" +
 	"\x13ListMatchesResponse\x129\n" +
 	"\amatches\x18\x01 \x03(\v2\x1f.parley.referee.v1.MatchSummaryR\amatches\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9e\x03\n" +
