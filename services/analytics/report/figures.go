@@ -212,7 +212,7 @@ func trajectoryPlot(game string, rows []metrics.Row) (*plot.Plot, bool, error) {
 	drawn := 0
 	maxK, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 	type drawnLine struct {
-		id    string
+		id     string
 		thumbs []plot.Thumbnailer
 	}
 	var lines []drawnLine
