@@ -143,6 +143,23 @@ func (tb *tab) screenshot(name string) string {
 	return path
 }
 
+// shotOf saves one element (the first sel matches) as NAME.png in the screenshot directory.
+func (tb *tab) shotOf(sel, name string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, browserTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err != nil {
+		tb.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(tb.b.shots, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.t.Logf("screenshot: %s", path)
+}
+
 // jsString quotes s for JavaScript.
 func jsString(s string) string {
 	b, _ := json.Marshal(s)

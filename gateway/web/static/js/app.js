@@ -98,14 +98,14 @@ function viewMatches(query) {
   // Tournament matches are on their tournament's page; here only when asked for.
   const withTournaments = el('input', { type: 'checkbox', id: 'show-tournament-matches', checked: query.get('tournaments') === 'shown' });
   const listed = () => ({ standalone: !withTournaments.checked, pageSize: 50 });
-  const liveRow = (x) => el('tr', {}, el('td', {}, matchLink(x.matchId), ' ', el('span', { class: 'tag live' }, 'live'), x.tournamentId ? el('div', { class: 'small muted' }, 'in ', tournamentLink(x.tournamentId)) : null), el('td', {}, x.game), el('td', {}, players(x.seats)), el('td', {}, fmtTime(x.started)));
+  const liveRow = (x) => el('tr', {}, el('td', {}, matchLink(x.matchId), ' ', el('span', { class: 'tag live' }, 'live'), x.tournamentId ? el('div', { class: 'small muted in-tournament' }, 'in ', tournamentLink(x.tournamentId)) : null), el('td', {}, x.game), el('td', {}, players(x.seats)), el('td', {}, fmtTime(x.started)));
   const doneRow = (x) => {
     const names = seatNames(x.seats);
     const o = x.outcome || {};
     return el(
       'tr',
       {},
-      el('td', {}, matchLink(x.matchId), x.tournamentId ? el('div', { class: 'small muted' }, 'in ', tournamentLink(x.tournamentId)) : null),
+      el('td', {}, matchLink(x.matchId), x.tournamentId ? el('div', { class: 'small muted in-tournament' }, 'in ', tournamentLink(x.tournamentId)) : null),
       el('td', {}, x.game),
       el('td', {}, players(x.seats)),
       el('td', {}, el('strong', {}, causeText(o.cause)), o.summary ? el('div', { class: 'small muted' }, o.summary) : null),
@@ -306,10 +306,14 @@ function renderStandings(st, parts) {
     parts.agents,
     ag.length
       ? el(
+          'div',
+          { class: 'scroll' },
+          el(
           'table',
           { class: 'grid small' },
           el('thead', {}, el('tr', {}, ['Agent', 'Matches', 'Void', 'Wins / decisive', 'Win rate', 'Mean payoff', 'Agreements', 'Refused', 'Faulted'].map((h) => el('th', {}, h)))),
           el('tbody', {}, ag.map((a) => el('tr', {}, el('td', {}, a.label), el('td', { class: 'num' }, fmtNum(a.matches)), el('td', { class: 'num' }, fmtNum(a.void)), el('td', { class: 'num' }, `${a.wins || 0} / ${a.decisive || 0}`), el('td', { class: 'num' }, fmtRate(a.winRate)), el('td', { class: 'num' }, a.meanPayoff === undefined ? '–' : fmtNum(a.meanPayoff)), el('td', { class: 'num' }, fmtRate(a.agreementRate)), el('td', { class: 'num' }, fmtNum(a.refused)), el('td', { class: 'num' }, fmtNum(a.faulted))))),
+          ),
         )
       : el('p', { class: 'empty' }, 'Nothing yet.'),
   );
@@ -338,7 +342,7 @@ function renderStandings(st, parts) {
         {},
         el('summary', {}, t.title),
         t.note ? el('p', { class: 'small muted' }, t.note) : null,
-        el('table', { class: 'grid small' }, el('thead', {}, el('tr', {}, (t.header || []).map((h) => el('th', {}, h)))), el('tbody', {}, (t.rows || []).map((r) => el('tr', {}, (r.cells || []).map((c) => el('td', {}, c)))))),
+        el('div', { class: 'scroll' }, el('table', { class: 'grid small' }, el('thead', {}, el('tr', {}, (t.header || []).map((h) => el('th', {}, h)))), el('tbody', {}, (t.rows || []).map((r) => el('tr', {}, (r.cells || []).map((c) => el('td', {}, c))))))),
       ),
     ),
   );
@@ -363,7 +367,7 @@ function viewTournament(id) {
     el('div', { class: 'toolbar' }, el('h1', {}, `Tournament ${id}`), parts.state, el('span', { class: 'grow' }), link('#/', 'All matches')),
     msg,
     el('section', { class: 'card' }, info, el('div', { class: 'progress' }, parts.progressBar), parts.progressText),
-    el('section', { class: 'card' }, el('h2', {}, 'Leaderboard'), parts.leaderboard),
+    el('section', { class: 'card', id: 'leaderboard-card' }, el('h2', {}, 'Leaderboard'), parts.leaderboard),
     el('section', { class: 'card' }, el('h2', {}, 'Heat maps'), parts.heat),
     el('section', { class: 'card' }, el('h2', {}, 'Agents'), parts.agents),
     el('section', { class: 'card' }, el('h2', {}, 'Report tables'), parts.tables),
