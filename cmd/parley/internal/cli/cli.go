@@ -44,6 +44,13 @@ func (d *Deps) JSONLogger(level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(d.Err, &slog.HandlerOptions{Level: level}))
 }
 
+// ParamsFlag adds -p/--param, the repeatable KEY=VALUE game parameters of play, tournament and
+// analyze; more extends the help text. (pflag takes a backquoted word in a usage as the value's
+// name: KEY=VALUE here, never a command named in the text.)
+func ParamsFlag(fs *pflag.FlagSet, params *[]string, more string) {
+	fs.StringArrayVarP(params, "param", "p", nil, "game parameter `KEY=VALUE` (repeatable)"+more+"; 'parley games' lists every game's parameters")
+}
+
 // DefaultLogLevel is the services' log level: warnings and errors only, so the embedded NATS
 // server's start-up lines and banner stay out of the way unless asked for.
 const DefaultLogLevel = "warn"
