@@ -5,6 +5,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // SeatResult is one seat's part in a finished match.
@@ -23,22 +24,9 @@ type SeatResult struct {
 	Label string
 }
 
-// AgentKey names an agent in tables, ratings and standings, one name per agent: its own
-// "name@version" (the name alone when it gave no version), or the organiser's label when the
-// label says more than that (variants of one program, builtin:concede and
-// builtin:concede?curve=boulware labelled apart, stay apart). A label that only repeats the
-// agent's name, as a tournament's default label "fair" for builtin:fair does, is the same agent
-// as an unlabelled fair@1, and gets the same key.
-func (s SeatResult) AgentKey() string {
-	own := s.Agent
-	if s.AgentVersion != "" {
-		own += "@" + s.AgentVersion
-	}
-	if s.Label != "" && s.Label != s.Agent && s.Label != own {
-		return s.Label
-	}
-	return own
-}
+// AgentKey names the seat's agent in tables, ratings and standings: games.AgentKey, one name
+// per agent.
+func (s SeatResult) AgentKey() string { return games.AgentKey(s.Agent, s.AgentVersion, s.Label) }
 
 // Row is one finished match as analytics keeps it: who played, how it ended, and its metrics.
 type Row struct {
