@@ -22,6 +22,7 @@ NATS_SERVER_VERSION        := v2.15.2
 
 APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium
 FUZZTIME ?= 8s
+FUZZ_BUDGET ?= 100s
 
 .PHONY: test deps apt-packages node tools generate proto-check vet gotest gotest-race gotest-plain fuzz python-test ts-test minimal-bots-test demo build
 
@@ -99,19 +100,10 @@ gotest-race:
 gotest-plain:
 	go test -count=1 $(PLAIN_PKGS)
 
-## fuzz: a few seconds of each action-validator fuzz target
+## fuzz: every fuzz target in the repository (scripts/fuzz.sh finds them), FUZZTIME each, or an
+## equal share of FUZZ_BUDGET when there are too many targets for it
 fuzz:
-	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/ultimatum/
-	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/buysell/
-	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/trading/
-	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/coalition/
-	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/matrix/
-	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/sequential/
-	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/dealornodeal/
-	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./referee/games/gamefile/
-	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./referee/games/dealornodeal/corpus/
-	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./referee/games/deliberation/
-	go test -run '^$$' -fuzz '^FuzzTagged$$' -fuzztime $(FUZZTIME) ./agents/llm/
+	FUZZTIME=$(FUZZTIME) FUZZ_BUDGET=$(FUZZ_BUDGET) scripts/fuzz.sh
 
 ## minimal-bots-test: the bots of examples/ (plain gRPC, no SDK), stubs generated from proto/
 ## now, through agent-check, served and dialling out to `parley up` (part of gotest too)

@@ -42,7 +42,7 @@ func (s *botLinkService) Connect(ctx context.Context, stream *connect.BidiStream
 	if s.g.cfg.BotLinks == nil {
 		return connect.NewError(connect.CodeUnavailable, errors.New("this gateway holds no bot links"))
 	}
-	team, err := s.g.auth.authenticate(ctx, stream.RequestHeader())
+	team, err := s.g.auth.authenticate(ctx, stream.RequestHeader(), stream.Peer().Addr)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -145,8 +146,15 @@ func TestRegistryTokensAndOwnership(t *testing.T) {
 	if err != nil || !ret.Msg.GetBot().GetRetired() {
 		t.Fatalf("retire: %v %v", ret, err)
 	}
-	if got := f.listBots(t, blue); !got["bot:red/alpha"].GetRetired() {
+	if got := f.listBots(t, red); !got["bot:red/alpha"].GetRetired() {
 		t.Fatalf("list after retire: %v", got)
+	}
+	// Another team sees none of them: where a team serves its bots is its business.
+	if got := f.listBots(t, blue); got["bot:red/alpha"] != nil {
+		t.Fatalf("team blue lists team red's bots: %v", got)
+	}
+	if _, err := c.ListBots(ctx, withToken(&registryv1.ListBotsRequest{Team: "red"}, blue)); connect.CodeOf(err) != connect.CodePermissionDenied {
+		t.Fatalf("team blue asking for team red's bots: %v, want permission denied", err)
 	}
 
 	// A revoked team's token stops working at once.
@@ -303,9 +311,9 @@ func TestDialOutBotsPlayAMatch(t *testing.T) {
 	}
 	f.dialBot(t, goTeam, "conceder", concede)
 	f.startPythonBot(t, pyTeam, "steady")
-	bots := f.listBots(t, goTeam)
-	if !bots["bot:gophers/conceder"].GetConnected() || !bots["bot:snakes/steady"].GetConnected() {
-		t.Fatalf("bots not shown connected: %v", bots)
+	gophers, snakes := f.listBots(t, goTeam), f.listBots(t, pyTeam)
+	if !gophers["bot:gophers/conceder"].GetConnected() || !snakes["bot:snakes/steady"].GetConnected() {
+		t.Fatalf("bots not shown connected: %v, %v", gophers, snakes)
 	}
 
 	id := f.startMatch(t, `{"game":"ultimatum","agents":["bot:gophers/conceder","bot:snakes/steady@2.1"],"seed":7}`)
@@ -381,7 +389,7 @@ func TestRegisteredGRPCBotNeedsAllowBotDial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			addr := serveAgent(t, fair)
+			addr := sdktest.Addr(t, fair)
 			f.register(t, tok, "fair", "3", addr)
 			body := `{"game":"ultimatum","agents":["bot:served/fair","builtin:random?seed=2"],"seed":3}`
 			if !allow {

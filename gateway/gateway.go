@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
@@ -58,7 +57,7 @@ type Teams interface {
 	Register(ctx context.Context, team string, req *registryv1.RegisterBotRequest) (*registryv1.Bot, error)
 	Update(ctx context.Context, team string, req *registryv1.UpdateBotRequest) (*registryv1.Bot, error)
 	Retire(ctx context.Context, team, name string) (*registryv1.Bot, error)
-	List(ctx context.Context, team string, retired bool) ([]*registryv1.Bot, error)
+	List(ctx context.Context, caller, team string, retired bool) ([]*registryv1.Bot, error)
 	Public(ctx context.Context) ([]*registryv1.Bot, error)
 }
 
@@ -108,15 +107,17 @@ type Config struct {
 	// StandingsEvery is how often a live standings stream looks for a change (0:
 	// DefaultStandingsEvery).
 	StandingsEvery time.Duration
-	// AllowLLMAgents lets HTTP clients start matches and tournaments with builtin:llm agents.
-	// Off by default: their settings name servers, files and environment variables of this
-	// machine (base_url with api_key_env would send any variable's value to any server). Serve
-	// a language model with `parley agent llm` and name it grpc://host:port instead.
-	AllowLLMAgents bool
 	// TokenRate and TokenBurst bound each team token's requests to RegistryService and
 	// BotLinkService (0: DefaultTokenRate a second, DefaultTokenBurst at once).
 	TokenRate  float64
 	TokenBurst int
+	// AdminToken, when set, makes a request bearing it the organiser's.
+	AdminToken string
+	// StartsPerMinute bounds the matches and tournaments one client address (a spectator) or
+	// one team starts a minute (0: no bound); AuthFailuresPerMinute the failed token
+	// attempts of one client address (0: no bound). See referee/policy.
+	StartsPerMinute       int
+	AuthFailuresPerMinute int
 }
 
 // Gateway serves HTTP. Make one with New.
@@ -126,6 +127,7 @@ type Gateway struct {
 	handler http.Handler
 	streams *streamLimiter
 	auth    *teamAuth
+	callers *callers
 }
 
 // New checks cfg and returns the gateway.
@@ -155,7 +157,12 @@ func New(cfg Config) (*Gateway, error) {
 		cfg.TokenBurst = DefaultTokenBurst
 	}
 	g := &Gateway{cfg: cfg, log: cfg.Logger, streams: newStreamLimiter(cfg.MaxStreamsPerClient)}
-	g.auth = &teamAuth{teams: cfg.Teams, limit: rate.Limit(cfg.TokenRate), burst: cfg.TokenBurst, limiters: map[string]*rate.Limiter{}}
+	g.callers = &callers{
+		teams: cfg.Teams, adminToken: cfg.AdminToken, perMinute: cfg.StartsPerMinute,
+		starts:       newKeyedLimiter(float64(cfg.StartsPerMinute), max(cfg.StartsPerMinute/2, 1)),
+		authFailures: newKeyedLimiter(float64(cfg.AuthFailuresPerMinute), max(cfg.AuthFailuresPerMinute/2, 1)),
+	}
+	g.auth = &teamAuth{callers: g.callers, limit: rate.Limit(cfg.TokenRate), burst: cfg.TokenBurst, limiters: map[string]*rate.Limiter{}}
 	g.handler = g.routes()
 	return g, nil
 }
@@ -166,6 +173,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.
 func (g *Gateway) routes() http.Handler {
 	mux := http.NewServeMux()
 	opts := []connect.HandlerOption{
+		connect.WithCodec(strictJSON{"json"}), connect.WithCodec(strictJSON{"json; charset=utf-8"}),
 		connect.WithReadMaxBytes(int(g.cfg.MaxBodyBytes)),
 		connect.WithInterceptors(streamInterceptor{g: g}),
 	}
@@ -286,20 +294,4 @@ func placeholder() http.Handler {
 <code>GET /api/v1/matches/{id}/events</code>, <a href="/metrics">/metrics</a>.</p>
 `))
 	})
-}
-
-// checkAgents refuses agent addresses that HTTP clients may not use (see
-// Config.AllowLLMAgents). Whether an address opens at all is the referee's to say.
-func (g *Gateway) checkAgents(addrs ...string) error {
-	if g.cfg.AllowLLMAgents {
-		return nil
-	}
-	for _, a := range addrs {
-		if a == "builtin:llm" || strings.HasPrefix(a, "builtin:llm?") {
-			return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf(
-				"agent %q: language-model agents cannot be started through the gateway (their settings name servers, files and "+
-					"environment variables of this machine); serve one with `parley agent llm` and give its grpc://host:port", a))
-		}
-	}
-	return nil
 }

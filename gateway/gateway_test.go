@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -9,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
@@ -33,7 +37,7 @@ func TestAPI(t *testing.T) {
 		t.Fatalf("ListGames: %v", games)
 	}
 
-	id := f.startMatch(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["fair","rnd"],"seed":"7","matchId":"api-1"}`)
+	id := f.organise(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["fair","rnd"],"seed":"7","matchId":"api-1"}`)
 	if id != "api-1" {
 		t.Fatalf("match id %q", id)
 	}
@@ -138,7 +142,7 @@ func h2cTransport() *http.Transport {
 // ends after match_ended.
 func TestLateJoiner(t *testing.T) {
 	f := start(t)
-	p1, p2 := serveAgent(t, slowAgent(60*time.Millisecond, 1)), serveAgent(t, slowAgent(60*time.Millisecond, 2))
+	p1, p2 := sdktest.Addr(t, slowAgent(60*time.Millisecond, 1)), sdktest.Addr(t, slowAgent(60*time.Millisecond, 2))
 	id := f.startMatch(t, fmt.Sprintf(`{"game":"ultimatum","agents":[%q,%q],"params":{"ultimatum":{"maxTurns":8}}}`, p1, p2))
 
 	early, _, data := f.openStream(t, "/api/v1/matches/"+id+"/events")
@@ -179,7 +183,7 @@ func TestLateJoiner(t *testing.T) {
 // it; one for an id that never starts is 404 after the grace period.
 func TestStreamWaitsForStart(t *testing.T) {
 	f := start(t)
-	p1, p2 := serveAgent(t, slowAgent(0, 1)), serveAgent(t, slowAgent(0, 2))
+	p1, p2 := sdktest.Addr(t, slowAgent(0, 1)), sdktest.Addr(t, slowAgent(0, 2))
 	type opened struct {
 		s    *stream
 		code int
@@ -190,7 +194,7 @@ func TestStreamWaitsForStart(t *testing.T) {
 		ch <- opened{s, code}
 	}()
 	time.Sleep(300 * time.Millisecond)
-	f.startMatch(t, fmt.Sprintf(`{"game":"ultimatum","agents":[%q,%q],"matchId":"soon"}`, p1, p2))
+	f.organise(t, fmt.Sprintf(`{"game":"ultimatum","agents":[%q,%q],"matchId":"soon"}`, p1, p2))
 	o := <-ch
 	if o.s == nil {
 		t.Fatalf("stream opened before the match started: status %d", o.code)
@@ -219,7 +223,7 @@ func TestRedaction(t *testing.T) {
 		t.Run(tc.game, func(t *testing.T) {
 			var agents []string
 			for i := range tc.seats {
-				agents = append(agents, fmt.Sprintf("%q", serveAgent(t, secretAgent(i, uint64(i)))))
+				agents = append(agents, fmt.Sprintf("%q", sdktest.Addr(t, secretAgent(i, uint64(i)))))
 			}
 			id := f.startMatch(t, fmt.Sprintf(`{"game":%q,"agents":[%s],"params":%s}`, tc.game, strings.Join(agents, ","), tc.params))
 			full := f.fullRecord(t, id)
@@ -272,7 +276,7 @@ func TestRedaction(t *testing.T) {
 	}
 
 	// A match that reveals its private parts shows them to spectators, not to another seat.
-	a, b := serveAgent(t, secretAgent(0, 9)), serveAgent(t, secretAgent(1, 9))
+	a, b := sdktest.Addr(t, secretAgent(0, 9)), sdktest.Addr(t, secretAgent(1, 9))
 	id := f.startMatch(t, fmt.Sprintf(`{"game":"buysell","agents":[%q,%q],"params":{"buysell":{"draw":true}},"revealPrivate":true}`, a, b))
 	full := f.fullRecord(t, id)
 	s, _, _ := f.openStream(t, "/api/v1/matches/"+id+"/events")
@@ -350,8 +354,8 @@ func TestBadRequests(t *testing.T) {
 		{"unknown API route", "/api/v1/nope", 404, "not_found"},
 	}
 	// A match id already requested is refused, whether its match runs yet or not.
-	f.startMatch(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
-	status, data := f.call(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
+	f.organise(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
+	status, data := f.callAs(t, organiserToken, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"],"matchId":"twice"}`)
 	wantError(t, "a match id taken", status, data, http.StatusConflict, "already_exists")
 	for _, tc := range get {
 		t.Run(tc.name, func(t *testing.T) {
@@ -364,7 +368,7 @@ func TestBadRequests(t *testing.T) {
 	}
 
 	// Too many streams from one address: the third is refused while two are open.
-	p1, p2 := serveAgent(t, slowAgent(300*time.Millisecond, 1)), serveAgent(t, slowAgent(300*time.Millisecond, 2))
+	p1, p2 := sdktest.Addr(t, slowAgent(300*time.Millisecond, 1)), sdktest.Addr(t, slowAgent(300*time.Millisecond, 2))
 	id := f.startMatch(t, fmt.Sprintf(`{"game":"ultimatum","agents":[%q,%q]}`, p1, p2))
 	var open []*stream
 	for range 2 {
@@ -539,5 +543,57 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("/metrics lacks %q", missing())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A match asked for without a seed gets a fresh one, returned and recorded; one with a bare
+// human seat gets that seat reserved and its page returned, and the person plays it there.
+func TestSeedsAndHumanSeatsOverTheAPI(t *testing.T) {
+	f := start(t)
+	seeds := map[uint64]bool{}
+	for range 3 {
+		resp := &refereev1.StartMatchResponse{}
+		f.mustCall(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"]}`, resp)
+		if resp.GetSeed() == 0 || seeds[resp.GetSeed()] {
+			t.Errorf("seed %d: want a fresh one each time (have %v)", resp.GetSeed(), seeds)
+		}
+		seeds[resp.GetSeed()] = true
+		if got := f.fullRecord(t, resp.GetMatchId())[0].GetMatchStarted().GetSeed(); got != resp.GetSeed() {
+			t.Errorf("recorded seed %d, answered %d", got, resp.GetSeed())
+		}
+	}
+
+	resp := &refereev1.StartMatchResponse{}
+	f.mustCall(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","human:ada"],"limits":{"moveTimeout":"20s"}}`, resp)
+	links := resp.GetSeatLinks()
+	if len(links) != 2 || links[0] != "" || !strings.HasPrefix(links[1], "/seat/") {
+		t.Fatalf("seat links %q, want the second seat's page", links)
+	}
+	token := strings.TrimPrefix(links[1], "/seat/")
+	seat, status, data := f.openStream(t, "/api/v1/seats/"+token)
+	if seat == nil {
+		t.Fatalf("the seat's stream: %d %s", status, data)
+	}
+	defer seat.close()
+	for ev := range seat.events {
+		var snap struct {
+			State       string
+			Observation *json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(ev.data), &snap); err != nil {
+			t.Fatal(err)
+		}
+		if snap.State == "acting" {
+			break
+		}
+	}
+	code, body := f.call(t, "/api/v1/seats/"+token+"/action", `{"move":{"reject":{}}}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("the person's move: %d %s", code, body)
+	}
+	events := f.fullRecord(t, resp.GetMatchId())
+	end := events[len(events)-1].GetMatchEnded().GetOutcome()
+	if end.GetCause() != matchv1.EndCause_END_CAUSE_REJECTED {
+		t.Errorf("outcome %v, want the person's reject", end)
 	}
 }

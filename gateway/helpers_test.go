@@ -32,6 +32,7 @@ import (
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/services/analytics"
 	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
 )
@@ -87,10 +88,15 @@ func start(t *testing.T, mutate ...func(*stack.Config)) *fixture {
 	t.Cleanup(func() { store.Close() })
 
 	f := &fixture{bus: b, metrics: metrics, seats: &fakeSeats{}}
+	// The organiser's policy of these tests: the defaults, but the referee may dial the bots
+	// the tests serve on loopback, and no quotas (the quota tests set their own).
+	pol := policy.Default()
+	pol.Dial = []string{"127.0.0.1/32"}
+	pol.StartsPerMinute, pol.AuthFailuresPerMinute = 0, 0
 	cfg := stack.Config{
 		Bus: b, Games: catalog.New(), Builtins: builtin.Agents{}, Analytics: store, Families: metricscatalog.New(),
 		Workers: 2, StartGrace: 2 * time.Second, Consumer: analytics.ConsumerConfig{IdleWait: 200 * time.Millisecond},
-		Metrics: metrics,
+		Metrics: metrics, Policy: &pol, AdminToken: organiserToken,
 		Gateway: gateway.Config{Seats: f.seats, KeepAlive: 200 * time.Millisecond, StandingsEvery: 50 * time.Millisecond},
 	}
 	for _, m := range mutate {
@@ -114,9 +120,18 @@ func start(t *testing.T, mutate ...func(*stack.Config)) *fixture {
 	return f
 }
 
-// call makes a Connect-protocol JSON call: POST url/procedure with body. It returns the status
-// and the body.
+// organiserToken is the admin token of the fixtures: a request bearing it is the organiser's.
+const organiserToken = "organiser-of-the-tests"
+
+// call makes a Connect-protocol JSON call as a spectator: POST url/procedure with body. It
+// returns the status and the body.
 func (f *fixture) call(t *testing.T, procedure, body string) (int, []byte) {
+	t.Helper()
+	return f.callAs(t, "", procedure, body)
+}
+
+// callAs makes the call with a bearer token ("" for none).
+func (f *fixture) callAs(t *testing.T, token, procedure, body string) (int, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
@@ -125,6 +140,9 @@ func (f *fixture) call(t *testing.T, procedure, body string) (int, []byte) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -194,6 +212,20 @@ func (f *fixture) startMatch(t *testing.T, body string) string {
 	t.Helper()
 	resp := &refereev1.StartMatchResponse{}
 	f.mustCall(t, "/parley.referee.v1.RefereeService/StartMatch", body, resp)
+	return resp.GetMatchId()
+}
+
+// organise starts a match as the organiser (who may name it).
+func (f *fixture) organise(t *testing.T, body string) string {
+	t.Helper()
+	status, data := f.callAs(t, organiserToken, "/parley.referee.v1.RefereeService/StartMatch", body)
+	if status != http.StatusOK {
+		t.Fatalf("StartMatch %s as the organiser: %d %s", body, status, data)
+	}
+	resp := &refereev1.StartMatchResponse{}
+	if err := protojson.Unmarshal(data, resp); err != nil {
+		t.Fatal(err)
+	}
 	return resp.GetMatchId()
 }
 
@@ -332,20 +364,6 @@ func sameEvents(t *testing.T, what string, got, want []*eventsv1.MatchEvent) {
 			t.Fatalf("%s: event %d:\n got  %v\n want %v", what, i+1, got[i], want[i])
 		}
 	}
-}
-
-// serveAgent serves a as a gRPC agent on loopback and returns its address.
-func serveAgent(t *testing.T, a sdk.Agent) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = sdk.ServeListener(ctx, lis, a, sdk.WithGracePeriod(100*time.Millisecond)); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return "grpc://" + lis.Addr().String()
 }
 
 // slowAgent plays random legal moves after delay.

@@ -1,8 +1,12 @@
 package gateway
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -77,8 +81,49 @@ func limitBody(max int64, next http.Handler) http.Handler {
 		if r.Body != nil && r.URL.Path != botlinkv1connect.BotLinkServiceConnectProcedure {
 			r.Body = http.MaxBytesReader(w, r.Body, max)
 		}
+		if r.Body != nil && r.Method == http.MethodPost && !isStreamingRPC(r) {
+			// A body of unknown length (chunked) or compressed is read here, within the limit,
+			// so that one too large is a 413 like any other, not the RPC layer's 429.
+			if ok := readWhole(w, r, max); !ok {
+				return
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// readWhole reads r's body, inflating a gzip one, and puts it back in r; a body over max
+// bytes, before or after inflating, is answered 413 and false returned.
+func readWhole(w http.ResponseWriter, r *http.Request, max int64) bool {
+	data, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeErrorStatus(w, http.StatusRequestEntityTooLarge, connect.CodeResourceExhausted, fmt.Sprintf("request body is larger than the limit of %d bytes", max))
+		} else {
+			writeErrorStatus(w, http.StatusBadRequest, connect.CodeInvalidArgument, "reading the request body: "+err.Error())
+		}
+		return false
+	}
+	if strings.EqualFold(r.Header.Get("Content-Encoding"), "gzip") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(io.LimitReader(zr, max+1))
+		}
+		if err != nil {
+			writeErrorStatus(w, http.StatusBadRequest, connect.CodeInvalidArgument, "the gzip request body does not inflate: "+err.Error())
+			return false
+		}
+		if int64(len(data)) > max {
+			writeErrorStatus(w, http.StatusRequestEntityTooLarge, connect.CodeResourceExhausted, fmt.Sprintf("request body inflates past the limit of %d bytes", max))
+			return false
+		}
+		r.Header.Del("Content-Encoding")
+	}
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	r.ContentLength = int64(len(data))
+	return true
 }
 
 // isStreamingRPC reports whether r is a gRPC, gRPC-Web or Connect streaming request, whose

@@ -138,7 +138,7 @@ func TestQueuedMatchWaitsForAWorker(t *testing.T) {
 	defer cancel()
 	broker, client := queueGateway(t)
 	resp, err := client.StartMatch(ctx, connect.NewRequest(&refereev1.StartMatchRequest{
-		Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:random"}, MatchId: "queued",
+		Game: "ultimatum", Agents: []string{"builtin:fair", "builtin:random"},
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ func TestQueuedMatchWaitsForAWorker(t *testing.T) {
 		events[n-1].GetMatchEnded().GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
 		t.Fatalf("stream of a queued match: %d events, last %v", n, events[n-1])
 	}
-	recordedOnce(t, ctx, broker.JetStream(), "queued")
+	recordedOnce(t, ctx, broker.JetStream(), resp.Msg.GetMatchId())
 }
 
 // queueGrace is how long the gateways of these tests wait for a match that is not queued.

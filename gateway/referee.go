@@ -34,7 +34,8 @@ func (s *refereeService) ListGames(ctx context.Context, req *connect.Request[ref
 // StartMatch asks the referee to start the match: it checks the request as every door does,
 // and puts the match into the work queue any referee worker takes.
 func (s *refereeService) StartMatch(ctx context.Context, req *connect.Request[refereev1.StartMatchRequest]) (*connect.Response[refereev1.StartMatchResponse], error) {
-	if err := s.g.checkAgents(req.Msg.GetAgents()...); err != nil {
+	ctx, err := s.g.starting(ctx, req.Header(), req.Peer().Addr)
+	if err != nil {
 		return nil, err
 	}
 	resp, err := s.g.cfg.Referee.StartMatch(ctx, req.Msg)

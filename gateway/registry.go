@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 
 	"connectrpc.com/connect"
@@ -14,6 +13,7 @@ import (
 
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/gen/go/parley/registry/v1/registryv1connect"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 // Defaults of Config's per-token rate limit.
@@ -26,9 +26,9 @@ var errNoTeams = connect.NewError(connect.CodeUnavailable, errors.New("this gate
 
 // teamAuth checks team tokens and applies the per-token rate limit.
 type teamAuth struct {
-	teams Teams
-	limit rate.Limit
-	burst int
+	callers *callers
+	limit   rate.Limit
+	burst   int
 
 	mu       sync.Mutex
 	limiters map[string]*rate.Limiter // by team: a team has one token
@@ -36,18 +36,19 @@ type teamAuth struct {
 
 // authenticate returns the team whose bearer token h carries: Unauthenticated (401) without a
 // valid one, ResourceExhausted (429) over the team's rate.
-func (a *teamAuth) authenticate(ctx context.Context, h http.Header) (string, error) {
-	if a.teams == nil {
+func (a *teamAuth) authenticate(ctx context.Context, h http.Header, peer string) (string, error) {
+	if a.callers.teams == nil {
 		return "", errNoTeams
 	}
-	scheme, token, ok := strings.Cut(h.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return "", connect.NewError(connect.CodeUnauthenticated, errors.New("give the team token: header \"Authorization: Bearer TOKEN\" (from `parley admin team add`)"))
+	caller, err := a.callers.of(ctx, h, clientAddr(peer))
+	switch {
+	case err != nil:
+		return "", err
+	case caller.Role != policy.Team:
+		return "", a.callers.failed(caller.Client, connect.NewError(connect.CodeUnauthenticated,
+			errors.New("give the team token: header \"Authorization: Bearer TOKEN\" (from `parley admin team add`)")))
 	}
-	team, err := a.teams.Authenticate(ctx, strings.TrimSpace(token))
-	if err != nil {
-		return "", fromGRPC(err)
-	}
+	team := caller.Team
 	a.mu.Lock()
 	l, ok := a.limiters[team]
 	if !ok {
@@ -71,7 +72,7 @@ var _ registryv1connect.RegistryServiceHandler = (*registryService)(nil)
 
 // asTeam authenticates the request's team token and calls f with the team.
 func asTeam[Req, Resp any](ctx context.Context, g *Gateway, req *connect.Request[Req], f func(team string) (*Resp, error)) (*connect.Response[Resp], error) {
-	team, err := g.auth.authenticate(ctx, req.Header())
+	team, err := g.auth.authenticate(ctx, req.Header(), req.Peer().Addr)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +117,8 @@ func (s *registryService) RetireBot(ctx context.Context, req *connect.Request[re
 }
 
 func (s *registryService) ListBots(ctx context.Context, req *connect.Request[registryv1.ListBotsRequest]) (*connect.Response[registryv1.ListBotsResponse], error) {
-	return asTeam(ctx, s.g, req, func(string) (*registryv1.ListBotsResponse, error) {
-		bots, err := s.g.cfg.Teams.List(ctx, req.Msg.GetTeam(), req.Msg.GetIncludeRetired())
+	return asTeam(ctx, s.g, req, func(team string) (*registryv1.ListBotsResponse, error) {
+		bots, err := s.g.cfg.Teams.List(ctx, team, req.Msg.GetTeam(), req.Msg.GetIncludeRetired())
 		if err != nil {
 			return nil, err
 		}

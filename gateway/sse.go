@@ -237,7 +237,7 @@ func (g *Gateway) standingsEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	get := func() (*analyticsv1.Standings, error) {
-		resp, err := g.cfg.Tournaments.GetTournament(ctx, &tournamentv1.GetTournamentRequest{TournamentId: id})
+		resp, err := g.cfg.Tournaments.GetTournament(ctx, &tournamentv1.GetTournamentRequest{TournamentId: id, StandingsOnly: true})
 		if err != nil {
 			return nil, fromGRPC(err)
 		}

@@ -35,10 +35,9 @@ func (s *tournamentService) StartTournament(ctx context.Context, req *connect.Re
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range req.Msg.GetEntrants() {
-		if err := s.g.checkAgents(e.GetAddress()); err != nil {
-			return nil, err
-		}
+	ctx, err = s.g.starting(ctx, req.Header(), req.Peer().Addr)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := c.StartTournament(ctx, req.Msg)
 	if err != nil {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The house's load-bearing walls, checked on the import graph of the non-test code:
 #   - the referee imports nothing from agents/ (the binary plugs the agents in);
-#   - the gateway is an edge: it imports the contract (gen/), the redaction of records and the
-#     metrics, nothing of the rules, the runner, the services or the broker.
+#   - the gateway is an edge: it imports the contract (gen/), the redaction of records, the
+#     roles of the organiser's policy and the metrics; nothing of the rules, the runner, the
+#     services or the broker.
 set -euo pipefail
 mod=github.com/parley-arena/parley
 fail=0
@@ -12,7 +13,7 @@ if [ -n "$bad" ]; then
 	echo "$bad"
 	fail=1
 fi
-allowed="^$mod/(gen/|internal/telemetry$|referee/record$|gateway)"
+allowed="^$mod/(gen/|internal/telemetry$|referee/record$|referee/policy$|gateway)"
 bad=$(go list -f '{{join .Imports "\n"}}' ./gateway/... | grep "^$mod/" | grep -vE "$allowed" || true)
 if [ -n "$bad" ]; then
 	echo "gateway/ is an edge: it speaks the services' contracts; found imports of:"

@@ -106,6 +106,9 @@ type State struct {
 
 // Replay runs steps 3 and 4 over the visible history of the agent in seat me.
 func (a *Agent) Replay(g solution.Game, items []string, me int, history []*agentv1.HistoryEntry) (*State, error) {
+	if err := checkSize(g, me); err != nil {
+		return nil, err
+	}
 	m := newModel(g, me, a.cfg.Gamma, a.cfg.Lambda)
 	return m.replay(items, history)
 }
@@ -145,8 +148,9 @@ func (m *model) replay(items []string, history []*agentv1.HistoryEntry) (*State,
 	return st, nil
 }
 
-// Act decides one move.
-func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+// Act decides one move. It stops when ctx ends, and refuses set-ups too large to weigh in
+// one move.
+func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 	v := obs.GetDealornodeal()
 	if v == nil {
 		return nil, fmt.Errorf("bayes: plays Deal or No Deal only, not %q", obs.GetGame())
@@ -154,12 +158,19 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 	me := int(obs.GetSeat())
 	g := dealornodeal.ViewGame(v, me)
 	items := v.GetItems()
+	if err := checkSize(g, me); err != nil {
+		return nil, err
+	}
 	m := newModel(g, me, a.cfg.Gamma, a.cfg.Lambda)
+	m.ctx = ctx
 	st, err := m.replay(items, obs.GetHistory())
 	if err != nil {
 		return nil, err
 	}
 	cands := m.candidates(st.Belief, st.Rejected)
+	if m.err != nil {
+		return nil, fmt.Errorf("bayes: %w", m.err)
+	}
 	var next solution.Alloc
 	why := ""
 	if len(cands) > 0 {

@@ -2,6 +2,8 @@ package bayes
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"math/big"
 	"slices"
 
@@ -51,8 +53,42 @@ func normalize(p []*big.Rat) bool {
 	return true
 }
 
+// maxWork bounds what one move weighs: the opponent's possible value vectors times the
+// allocations (about 2 s of work at the bound). The corpus' set-ups need a few thousand; the
+// largest the rules allow (100,000 allocations, items worth up to 1000 each) would need more
+// than 10^15, which no move has time for.
+const maxWork = 1 << 22
+
+// checkSize refuses a set-up whose belief would be too large to weigh in one move: the agent
+// then says so instead of computing until long after its time is up.
+func checkSize(g solution.Game, me int) error {
+	allocs := 1
+	for _, c := range g.Counts {
+		allocs *= c + 1
+	}
+	total := solution.Score(g.Counts, g.Values[me])
+	// ways[t]: the value vectors of the types seen so far worth t in all, saturating.
+	ways := make([]int, total+1)
+	ways[0] = 1
+	for _, c := range g.Counts {
+		for t := c; t <= total; t++ {
+			ways[t] = min(ways[t]+ways[t-c], maxWork+1)
+		}
+	}
+	if ways[total] > maxWork || ways[total]*allocs > maxWork {
+		return fmt.Errorf("bayes: this set-up gives the opponent more possible value vectors (%d or more, over %d allocations) than one move can weigh (at most %d pairs)", ways[total], allocs, maxWork)
+	}
+	return nil
+}
+
 // model is what the agent knows: the pool, its seat and its own values, plus the settings.
 type model struct {
+	// ctx, when set, is the move's: the loops over vectors and allocations stop once it ends,
+	// leaving err set.
+	ctx   context.Context
+	ticks int
+	err   error
+
 	g      solution.Game // Values[me] set; Values[opp] unknown
 	me     int
 	gamma  *big.Rat
@@ -76,6 +112,17 @@ func newModel(g solution.Game, me int, gamma, lambda *big.Rat) *model {
 		}
 	}
 	return m
+}
+
+// stopped reports whether the move's time is up (looking at ctx every 1024 calls only).
+func (m *model) stopped() bool {
+	if m.err != nil || m.ctx == nil {
+		return m.err != nil
+	}
+	if m.ticks++; m.ticks%1024 == 0 {
+		m.err = m.ctx.Err()
+	}
+	return m.err != nil
 }
 
 func (m *model) opp() int { return 1 - m.me }
@@ -104,6 +151,9 @@ func (m *model) likelihood(l solution.Alloc, v []int) *big.Rat {
 	}
 	mine := m.oppScore(l, v)
 	for _, a := range m.efSelf {
+		if m.stopped() {
+			break
+		}
 		if m.oppScore(a, v) > mine {
 			return new(big.Rat).Set(m.gamma)
 		}
@@ -142,7 +192,7 @@ func (m *model) bayes(b Belief, l solution.Alloc) ([]*big.Rat, bool) {
 	post := make([]*big.Rat, len(b.P))
 	for i, v := range b.Vectors {
 		post[i] = new(big.Rat)
-		if b.P[i].Sign() > 0 {
+		if b.P[i].Sign() > 0 && !m.stopped() {
 			post[i].Mul(b.P[i], m.likelihood(l, v))
 		}
 	}
@@ -155,7 +205,7 @@ func (m *model) proposed(b Belief, a solution.Alloc) Belief {
 	out := Belief{Vectors: b.Vectors, P: make([]*big.Rat, len(b.P))}
 	for i, v := range b.Vectors {
 		out.P[i] = new(big.Rat)
-		if b.P[i].Sign() > 0 && m.efOpp(a, v) {
+		if b.P[i].Sign() > 0 && !m.stopped() && m.efOpp(a, v) {
 			out.P[i].Set(b.P[i])
 		}
 	}
@@ -186,6 +236,9 @@ func (m *model) candidates(b Belief, rejected []solution.Alloc) []candidate {
 		c := candidate{a: a, own: m.own(a), efMass: new(big.Rat), expOpp: new(big.Rat), order: k}
 		possible := false
 		for i, v := range b.Vectors {
+			if m.stopped() {
+				return nil
+			}
 			if b.P[i].Sign() == 0 {
 				continue
 			}

@@ -24,7 +24,9 @@ func TestBargainingAgents(t *testing.T) {
 		{agent: "concede", settings: "curve=boulware&open=1.5", wantPrice: 60},
 		{agent: "concede", settings: "open=9", wantPrice: 100}, // at most the budget
 		{agent: "concede", settings: "curve=fast", wantErr: `curve must be linear or boulware, got "fast"`},
-		{agent: "concede", settings: "open=0.5", wantErr: "open must be a number of at least 1"},
+		{agent: "concede", settings: "open=0.5", wantErr: "open must be a number from 1 to 1000"},
+		{agent: "concede", settings: "open=1e300", wantErr: "open must be a number from 1 to 1000"},
+		{agent: "concede", settings: "open=NaN", wantErr: "open must be a number from 1 to 1000"},
 		{agent: "concede", settings: "open=lots", wantErr: `open="lots": want a number`},
 		{agent: "concede", settings: "seed=1", wantErr: `unknown setting "seed"`},
 		{agent: "trader"},

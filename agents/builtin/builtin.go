@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -219,9 +220,9 @@ func Catalog() []Entry {
 				cfg := bayes.DefaultConfig()
 				for key, dst := range map[string]**big.Rat{"gamma": &cfg.Gamma, "lambda": &cfg.Lambda} {
 					if v := s.Get(key); v != "" {
-						r, ok := new(big.Rat).SetString(v)
-						if !ok {
-							return nil, fmt.Errorf("setting %s=%q: want a decimal or a fraction", key, v)
+						r, err := ratSetting(key, v)
+						if err != nil {
+							return nil, err
 						}
 						*dst = r
 					}
@@ -292,6 +293,22 @@ func uintSetting(s url.Values, key string, def uint64) (uint64, error) {
 		return 0, fmt.Errorf("setting %s=%q: want a non-negative whole number", key, v)
 	}
 	return n, nil
+}
+
+// plainRat is a decimal or a fraction of whole numbers of at most 9 digits each: exact, and
+// small enough that the arithmetic of an agent using it stays quick (an exponent such as
+// 1e-500000 would make every later number half a million digits long).
+var plainRat = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,9}|/[0-9]{1,9})?$`)
+
+func ratSetting(key, v string) (*big.Rat, error) {
+	r, ok := new(big.Rat), plainRat.MatchString(v)
+	if ok {
+		_, ok = r.SetString(v)
+	}
+	if !ok {
+		return nil, fmt.Errorf("setting %s=%.40q: want a decimal or a fraction of whole numbers, at most 9 digits each (such as 0.25 or 1/3)", key, v)
+	}
+	return r, nil
 }
 
 func floatSetting(s url.Values, key string, def float64) (float64, error) {

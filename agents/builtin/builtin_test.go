@@ -90,6 +90,16 @@ func TestNew(t *testing.T) {
 			wantErr: []string{"0 <= floor <= target <= open <= 1"}},
 		{name: "NaN share", agent: "fair", settings: "floor=NaN",
 			wantErr: []string{"0 <= floor <= target <= open <= 1"}},
+		{name: "bayes decimal and fraction", agent: "bayes", settings: "gamma=0.25&lambda=1/3", wantName: "bayes"},
+		// An exponent would make every later number of the agent half a million digits long.
+		{name: "bayes exponent", agent: "bayes", settings: "gamma=1e-500000",
+			wantErr: []string{"builtin agent bayes", `gamma="1e-500000"`, "decimal or a fraction", "at most 9 digits"}},
+		{name: "bayes long fraction", agent: "bayes", settings: "lambda=1/10000000000",
+			wantErr: []string{`lambda="1/10000000000"`, "at most 9 digits"}},
+		{name: "bayes division by zero", agent: "bayes", settings: "gamma=1/0", wantErr: []string{`gamma="1/0"`}},
+		{name: "bayes out of range", agent: "bayes", settings: "gamma=2", wantErr: []string{"gamma must be from 0 to 1"}},
+		{name: "adversary's target too long", agent: "adversarial", settings: "target=" + strings.Repeat("x", 200),
+			wantErr: []string{"target is 200 bytes"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -47,13 +47,18 @@ type Config struct {
 // DefaultConfig returns the default strategy: linear concessions from a factor of 2.
 func DefaultConfig() Config { return Config{Curve: Linear, Open: 2} }
 
+// MaxOpen bounds the opening factor: a seller asking more than a thousand times its cost is
+// not conceding, and the prices would overflow.
+const MaxOpen = 1000
+
 // Validate checks the curve's name and that Open is a finite factor of at least 1.
 func (c Config) Validate() error {
 	if c.Curve != Linear && c.Curve != Boulware {
 		return fmt.Errorf("concede: curve must be %s or %s, got %q", Linear, Boulware, c.Curve)
 	}
-	if !(c.Open >= 1) || math.IsInf(c.Open, 0) {
-		return fmt.Errorf("concede: open must be a number of at least 1, got %g", c.Open)
+	// Written as "not in range" so that NaN fails; past 1000 the opening asks overflow.
+	if !(c.Open >= 1 && c.Open <= MaxOpen) {
+		return fmt.Errorf("concede: open must be a number from 1 to %d, got %g", MaxOpen, c.Open)
 	}
 	return nil
 }
@@ -162,7 +167,8 @@ func (a *Agent) ask(seller bool, value, budget int64, made, left int32) (int64, 
 		}
 		open := budget
 		if value > 0 {
-			open = min(budget, int64(math.Ceil(float64(value)*a.cfg.Open)))
+			// Compared as floats: value times open may not fit an int64.
+			open = int64(math.Min(float64(budget), math.Ceil(float64(value)*a.cfg.Open)))
 		}
 		p := int64(math.Ceil(float64(open) - float64(open-value)*progress))
 		return min(max(p, value), budget), true

@@ -92,6 +92,9 @@ type Config struct {
 	Floor float64
 }
 
+// maxTarget bounds the target's length: longer than any party's id or name.
+const maxTarget = 128
+
 // Validate checks the settings.
 func (c *Config) Validate() error {
 	if c.Role == "" {
@@ -112,6 +115,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("deliberation agent: floor must be from 0 to 1, got %g", c.Floor)
 	case c.Target != "" && c.Role != Adversarial:
 		return fmt.Errorf("deliberation agent: only an adversary takes a target")
+	case len(c.Target) > maxTarget:
+		return fmt.Errorf("deliberation agent: target is %d bytes; a party's id or name is at most %d", len(c.Target), maxTarget)
 	}
 	return nil
 }

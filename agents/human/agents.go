@@ -15,6 +15,26 @@ func (h *Hub) Agents() agentconn.LocalAgents { return hubAgents{h} }
 
 type hubAgents struct{ h *Hub }
 
+var _ agentconn.Reserver = hubAgents{}
+
+// Reserve holds a seat for a person, as POST /api/v1/seats does.
+func (a hubAgents) Reserve(addr string) (string, string, error) {
+	name, ticket, err := ParseAddress(addr)
+	switch {
+	case err != nil:
+		return "", "", asAgentconn(addr, err)
+	case ticket != "":
+		return "", "", fmt.Errorf("%w %q: the seat is reserved already", agentconn.ErrBadAddress, addr)
+	case !a.h.served.Load():
+		return "", "", asAgentconn(addr, ErrNotServed)
+	}
+	seat, seatAddr, err := a.h.Reserve(name)
+	if err != nil {
+		return "", "", asAgentconn(addr, err)
+	}
+	return seatAddr, seat.Path(), nil
+}
+
 func (a hubAgents) Check(addr string) error { return asAgentconn(addr, a.h.Check(addr)) }
 
 func (a hubAgents) Open(_ context.Context, addr string) (*agentconn.Local, error) {

@@ -54,6 +54,15 @@ const (
 	DefaultAPIKeyEnv = "OPENAI_API_KEY"
 )
 
+// Bounds of the settings an agent address may carry: past them the agent would hold a move,
+// a connection pool or a provider's quota far longer than any match needs.
+const (
+	MaxAttempts       = 10
+	MaxConcurrency    = 64
+	MaxTokens         = 1 << 20
+	MaxRequestTimeout = 10 * time.Minute
+)
+
 // Cache scopes.
 const (
 	// CacheScopeMatch (the default) files replies by the match id too: a re-run of the same
@@ -251,8 +260,14 @@ func New(cfg Config) (*Agent, error) {
 		return nil, fmt.Errorf("%w: the model is required", ErrConfig)
 	case cfg.Temperature != nil && (*cfg.Temperature < 0 || *cfg.Temperature > 2 || *cfg.Temperature != *cfg.Temperature):
 		return nil, fmt.Errorf("%w: temperature %v must be from 0 to 2", ErrConfig, *cfg.Temperature)
-	case cfg.MaxTokens < 0:
-		return nil, fmt.Errorf("%w: max tokens %d must be 0 (server default) or more", ErrConfig, cfg.MaxTokens)
+	case cfg.MaxTokens < 0 || cfg.MaxTokens > MaxTokens:
+		return nil, fmt.Errorf("%w: max tokens %d must be from 0 (server default) to %d", ErrConfig, cfg.MaxTokens, MaxTokens)
+	case cfg.Attempts > MaxAttempts:
+		return nil, fmt.Errorf("%w: attempts %d must be from 1 to %d", ErrConfig, cfg.Attempts, MaxAttempts)
+	case cfg.Concurrency > MaxConcurrency:
+		return nil, fmt.Errorf("%w: concurrency %d must be from 1 to %d", ErrConfig, cfg.Concurrency, MaxConcurrency)
+	case cfg.RequestTimeout < 0 || cfg.RequestTimeout > MaxRequestTimeout:
+		return nil, fmt.Errorf("%w: request timeout %s must be from 0 (the move's deadline) to %s", ErrConfig, cfg.RequestTimeout, MaxRequestTimeout)
 	case cfg.CacheScope != CacheScopeGlobal && cfg.CacheScope != CacheScopeMatch:
 		return nil, fmt.Errorf("%w: cache scope %q must be %s or %s", ErrConfig, cfg.CacheScope, CacheScopeMatch, CacheScopeGlobal)
 	case cfg.BudgetTokens < 0 || cfg.BudgetMicrodollars < 0:

@@ -619,6 +619,10 @@ func TestPrompts(t *testing.T) {
 		"bad structured":     {Structured: "maybe"},
 		"reasoning model T":  {Model: "o3-mini", Temperature: ptr(0.7)},
 		"base URL no scheme": {BaseURL: "localhost:8080/v1"},
+		"too many attempts":  {Attempts: llm.MaxAttempts + 1},
+		"too many in flight": {Concurrency: llm.MaxConcurrency + 1},
+		"too many tokens":    {MaxTokens: llm.MaxTokens + 1},
+		"a day per call":     {RequestTimeout: 24 * time.Hour},
 	} {
 		if cfg.BaseURL == "" {
 			cfg.BaseURL = srv.URL

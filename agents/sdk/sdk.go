@@ -160,6 +160,11 @@ func (s *service) Act(ctx context.Context, req *agentv1.ActRequest) (resp *agent
 			resp, err = nil, status.Errorf(codes.Internal, "act: agent panicked: %v", p)
 		}
 	}()
+	if err := ctx.Err(); err != nil {
+		// The referee stopped waiting before the agent began (the call queued behind others):
+		// no work is worth starting.
+		return nil, status.FromContextError(err).Err()
+	}
 	action, err := s.agent.Act(ctx, obs)
 	if err != nil {
 		if _, ok := status.FromError(err); ok {

@@ -12,33 +12,14 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/parley-arena/parley/agents/builtin"
-	"github.com/parley-arena/parley/agents/sdk"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
-	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/services/tournament"
 )
-
-// serveSlow serves the built-in agent name over gRPC from the test process, each move taking
-// at least delay, and returns its address.
-func serveSlow(t *testing.T, name string, delay time.Duration) string {
-	t.Helper()
-	inner, err := builtin.New(name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, stop, err := sdk.Background("127.0.0.1:0", sdk.Delay(inner, delay),
-		sdk.WithInfo(&gamev1.AgentInfo{Name: "slow-" + name, Version: "1"}), sdk.WithGracePeriod(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return "grpc://" + addr
-}
 
 // subjectCounts counts the messages of the match stream on each subject matching filter.
 func subjectCounts(t *testing.T, ctx context.Context, js jetstream.JetStream, filter string) map[string]uint64 {
@@ -77,7 +58,7 @@ func TestClusterScaleOut(t *testing.T) {
 	}
 
 	// The first referee creates the streams, replicated on the three servers.
-	refArgs := []string{"referee", "--listen", "127.0.0.1:0", "--nats", url, "--nats-replicas", "3",
+	refArgs := []string{"referee", "--listen", "127.0.0.1:0", "--nats", url, "--nats-replicas", "3", "--allow-dial", "127.0.0.1/32",
 		"--worker-concurrency", "3", "--ack-wait", "3s"}
 	refA := startProc(t, "", parleyBin, refArgs...)
 	refA.waitLine("referee worker taking match requests")
@@ -282,4 +263,16 @@ func startedSubject(id string) string {
 
 func endedSubject(id string) string {
 	return bus.Subject(id, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}})
+}
+
+// serveSlow serves the built-in agent name over gRPC from the test process, each move taking
+// at least delay, and returns its address.
+func serveSlow(t *testing.T, name string, delay time.Duration) string {
+	t.Helper()
+	addr, stop, err := builtin.Background("builtin:"+name, delay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return addr
 }

@@ -36,7 +36,7 @@ func teamCall(t *testing.T, base, token, procedure, body string) (int, string) {
 // on up's NATS server: the dial-out bot plays, the served one only with --allow-bot-dial.
 func TestCompetition(t *testing.T) {
 	dir := t.TempDir()
-	up := startProc(t, "", parleyBin, "up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0")
+	up := startProc(t, "", parleyBin, "up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0", "--allow-dial", "127.0.0.1/32")
 	url := up.waitLine("Parley is up: ")
 	natsURL, err := os.ReadFile(filepath.Join(dir, "nats.url"))
 	if err != nil {

@@ -95,6 +95,11 @@ func TestErrors(t *testing.T) {
 			[]string{"$PARLEY_MOVE_TIMEOUT", `"soon"`, "duration"}},
 		{"negative retries", play(append(two, "--retries", "-1")...), nil, 2,
 			[]string{"--retries", "0 or more", "-1"}},
+		// 2^32 would wrap around to 0 retries as an int32.
+		{"retries past the hard limit", play(append(two, "--retries", "4294967296")...), nil, 2,
+			[]string{"--retries", "at most 10", "4294967296"}},
+		{"reply limit past the hard limit", play(append(two, "--max-reply-bytes", "2147483648")...), nil, 2,
+			[]string{"--max-reply-bytes", "1024 to 524288", "2147483648"}},
 		{"bad match id", play(append(two, "--match-id", "a.b")...), nil, 2,
 			[]string{`"a.b"`, "A-Z"}},
 		{"unknown flag", play(append(two, "--sed", "1")...), nil, 2,

@@ -6,18 +6,16 @@ package main
 
 import (
 	"context"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/parley-arena/parley/agents/llm/llmtest"
-	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -124,25 +122,6 @@ func (r *recordingAgent) Act(_ context.Context, obs *agentv1.Observation) (*agen
 	return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}}}, nil
 }
 
-// serveInTest serves a on a loopback port until the test ends; returns grpc://host:port.
-func serveInTest(t *testing.T, a sdk.Agent) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sdk.ServeListener(ctx, lis, a, sdk.WithGracePeriod(time.Second)) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return "grpc://" + lis.Addr().String()
-}
-
 // TestLLMPrivateNeverReachesOpponent: an opponent that records what it is sent never sees the
 // LLM seat's private reasoning, plan, raw output or usage, though it hears its message.
 func TestLLMPrivateNeverReachesOpponent(t *testing.T) {
@@ -150,7 +129,7 @@ func TestLLMPrivateNeverReachesOpponent(t *testing.T) {
 	srv := autoplayServer(t)
 	opponent := &recordingAgent{}
 	r := mustRun(t, nil, "play", "ultimatum", "--seed", "9", "--json",
-		"--agent", llmAgentSpec(srv, "no_cache=true", "reasoning=cot"), "--agent", serveInTest(t, opponent))
+		"--agent", llmAgentSpec(srv, "no_cache=true", "reasoning=cot"), "--agent", sdktest.Addr(t, opponent))
 	evs := decodeRecord(t, r.stdout)
 	checkRecord(t, evs, 2)
 	opponent.mu.Lock()

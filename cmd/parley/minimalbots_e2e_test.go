@@ -107,7 +107,7 @@ func TestMinimalBots(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	up := startProc(t, "", parleyBin, "up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0")
+	up := startProc(t, "", parleyBin, "up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0", "--allow-dial", "127.0.0.1/32")
 	url := strings.TrimSuffix(up.waitLine("Parley is up: "), "/")
 	token := strings.TrimSpace(mustRun(t, nil, "admin", "team", "add", "acme", "--data-dir", dir).stdout)
 	var names []string

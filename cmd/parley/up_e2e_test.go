@@ -70,7 +70,8 @@ func TestUpRestart(t *testing.T) {
 	}
 	started := &refereev1.StartMatchResponse{}
 	apiCall(t, url, "/parley.referee.v1.RefereeService/StartMatch",
-		`{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["fair","rnd"],"seed":"3","matchId":"kept"}`, started)
+		`{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["fair","rnd"],"seed":"3"}`, started)
+	kept := fmt.Sprintf(`{"matchId":%q}`, started.GetMatchId())
 	tstart := &tournamentv1.StartTournamentResponse{}
 	apiCall(t, url, "/parley.tournament.v1.TournamentService/StartTournament",
 		`{"tournamentId":"kept-cup","game":"ultimatum","entrants":[{"address":"builtin:fair"},{"address":"builtin:random"}],"gamesPerAssignment":1}`, tstart)
@@ -81,7 +82,7 @@ func TestUpRestart(t *testing.T) {
 		return before.GetMatches() == 3
 	})
 	record := &refereev1.GetMatchResponse{}
-	apiCall(t, url, "/parley.referee.v1.RefereeService/GetMatch", `{"matchId":"kept"}`, record)
+	apiCall(t, url, "/parley.referee.v1.RefereeService/GetMatch", kept, record)
 	resp, err := http.Get(url + "metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestUpRestart(t *testing.T) {
 	again := startProc(t, "", parleyBin, args...)
 	url = again.waitLine("Parley is up: ")
 	after := &refereev1.GetMatchResponse{}
-	apiCall(t, url, "/parley.referee.v1.RefereeService/GetMatch", `{"matchId":"kept"}`, after)
+	apiCall(t, url, "/parley.referee.v1.RefereeService/GetMatch", kept, after)
 	if !after.GetEnded() || !proto.Equal(after, record) {
 		t.Errorf("the match after the restart:\n got  %v\n want %v", after, record)
 	}

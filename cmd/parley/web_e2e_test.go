@@ -195,7 +195,7 @@ func recordOf(t *testing.T, base, matchID string) []*eventsv1.MatchEvent {
 // agent, and a coalition turn with its required private messages.
 func TestWebPage(t *testing.T) {
 	dir := t.TempDir()
-	up := startProc(t, "", parleyBin, "up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0")
+	up := startProc(t, "", parleyBin, "up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0", "--analytics-listen", "127.0.0.1:0", "--allow-dial", "127.0.0.1/32")
 	base := strings.TrimSuffix(up.waitLine("Parley is up: "), "/")
 	b := newBrowser(t)
 

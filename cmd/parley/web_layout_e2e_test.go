@@ -288,7 +288,7 @@ func testManyEntrants(t *testing.T, b *browser, base string) {
 		apiCall(t, base, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["builtin:fair","builtin:random"]}`, single)
 		pollUntil(t, "the single match to end", func() bool {
 			ms := &refereev1.ListMatchesResponse{}
-			apiCall(t, base, "/parley.referee.v1.RefereeService/ListMatches", `{"state":"MATCH_STATE_ENDED","standalone":true,"pageSize":500}`, ms)
+			apiCall(t, base, "/parley.referee.v1.RefereeService/ListMatches", `{"state":"MATCH_STATE_ENDED","excludeTournaments":true,"pageSize":500}`, ms)
 			for _, m := range ms.GetMatches() {
 				if m.GetMatchId() == single.GetMatchId() {
 					return true

@@ -30,6 +30,10 @@ const (
 	// stallPoll is how long one attempt of Record waits for a free slot
 	// before looking at its ctx again.
 	stallPoll = 100 * time.Millisecond
+
+	// headerRoom is what the headers Record adds (message id, expected
+	// stream) may take of the server's payload limit, which counts them.
+	headerRoom = 1 << 10
 )
 
 // Errors returned, wrapped, by Record.
@@ -38,6 +42,9 @@ var (
 	ErrNoPayload = errors.New("bus: event has no payload")
 	// ErrNoSeq reports an event with seq 0; sequences start at 1.
 	ErrNoSeq = errors.New("bus: event has seq 0")
+	// ErrTooLarge reports an event larger than MaxEventBytes: the server
+	// would refuse it, every time.
+	ErrTooLarge = errors.New("bus: event too large")
 )
 
 // Publisher records match events to JetStream without waiting for each ack.
@@ -48,6 +55,7 @@ var (
 // events of a match recorded one after the other are stored in that order.
 type Publisher struct {
 	js     jetstream.JetStream
+	nc     *nats.Conn
 	closed <-chan struct{}
 
 	mu       sync.Mutex
@@ -66,7 +74,7 @@ type pending struct {
 // NewPublisher returns a Publisher sending through b's connection. It has its
 // own JetStream handle, so its pending acks and failures are its own.
 func NewPublisher(b *Bus) *Publisher {
-	p := &Publisher{closed: b.closed}
+	p := &Publisher{closed: b.closed, nc: b.nc}
 	js, err := jetstream.New(b.nc,
 		jetstream.WithPublishAsyncMaxPending(MaxPendingPublishes),
 		jetstream.WithPublishAsyncTimeout(ackTimeout),
@@ -80,14 +88,24 @@ func NewPublisher(b *Bus) *Publisher {
 	return p
 }
 
+// MaxEventBytes is the largest encoded event Record sends: the server's
+// payload limit (1 MiB unless its max_payload says otherwise) less room for
+// the headers. The match runner keeps every event within it
+// (match.EventSizer).
+func (p *Publisher) MaxEventBytes() int {
+	return max(int(p.nc.MaxPayload())-headerRoom, 0)
+}
+
 // Record sends ev on its subject with its message id and returns without
 // waiting for JetStream to store it; Flush waits. ev must have a valid match
-// id (ValidMatchID), seq >= 1 and a payload. Recording an event twice is
-// harmless: JetStream keeps the first within DuplicateWindow.
+// id (ValidMatchID), seq >= 1, a payload, and encode in at most
+// MaxEventBytes. Recording an event twice is harmless: JetStream keeps the
+// first within DuplicateWindow.
 //
 // When MaxPendingPublishes events are awaiting acks, Record blocks until one
 // is acked or ctx ends. Errors wrap ErrInvalidMatchID, ErrNoSeq, ErrNoPayload,
-// ctx's error, ErrClosed once the connection is closed, or the NATS error.
+// ErrTooLarge, ctx's error, ErrClosed once the connection is closed, or the
+// NATS error.
 func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 	matchID := ev.GetMatchId()
 	if err := ValidMatchID(matchID); err != nil {
@@ -107,6 +125,9 @@ func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 	data, err := proto.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("bus: record %s: marshal: %w", id, err)
+	}
+	if limit := p.MaxEventBytes(); limit > 0 && len(data) > limit {
+		return fmt.Errorf("bus: record %s: %w: %d bytes, over the %d the server carries", id, ErrTooLarge, len(data), limit)
 	}
 	msg := &nats.Msg{
 		Subject: natsname.MatchSubject(matchID, name),
@@ -263,6 +284,9 @@ type MatchSettler struct {
 
 // SettleEachMatch returns a MatchSettler recording through p.
 func (p *Publisher) SettleEachMatch() MatchSettler { return MatchSettler{p: p} }
+
+// MaxEventBytes is the Publisher's.
+func (s MatchSettler) MaxEventBytes() int { return s.p.MaxEventBytes() }
 
 // Record records ev as Publisher.Record does; a MatchEnded event only once the match's
 // earlier events are stored, and then it waits for the ending to be stored too.

@@ -45,6 +45,18 @@ func Start(t testing.TB) *Server {
 	return start(t, binary(t), t.TempDir(), FreePort(t))
 }
 
+// StartWithMaxPayload is Start with the server's payload limit set to maxPayload bytes (its
+// default is 1 MiB), for tests of what happens to messages a smaller limit cannot carry.
+func StartWithMaxPayload(t testing.TB, maxPayload int) *Server {
+	t.Helper()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "nats.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("max_payload: %d\n", maxPayload)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return start(t, binary(t), dir, FreePort(t), "-c", conf)
+}
+
 // start runs bin as a JetStream server with its files in dir, clients on port, and extra
 // arguments, and waits until it accepts clients.
 func start(t testing.TB, bin, dir string, port int, extra ...string) *Server {

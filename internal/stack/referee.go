@@ -16,6 +16,7 @@ import (
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/queue"
 	"github.com/parley-arena/parley/referee/server"
 	"github.com/parley-arena/parley/services/tournament"
@@ -37,6 +38,9 @@ type RefereeConfig struct {
 	Tournaments bool
 	// StartGrace: see server.Config (0: its default).
 	StartGrace time.Duration
+	// Policy bounds what callers ask for; nil: policy.Default(). Its dial rule must already
+	// be the Agents resolver's (see Resolver).
+	Policy *policy.Policy
 	// Name names the worker in logs.
 	Name string
 	// Options are given to every match's runner (observer, timestamps).
@@ -58,8 +62,12 @@ type Referee struct {
 
 // StartReferee starts the referee role, serving gRPC on lis. ctx bounds the start-up only.
 func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Referee, error) {
-	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents}
-	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger, StartGrace: cfg.StartGrace})
+	if cfg.Policy == nil {
+		p := policy.Default()
+		cfg.Policy = &p
+	}
+	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, Policy: cfg.Policy}
+	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger, StartGrace: cfg.StartGrace, MaxQueued: cfg.Policy.MaxQueued})
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +76,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	names := []string{refereev1.RefereeService_ServiceDesc.ServiceName}
 	if cfg.Tournaments {
 		if r.Tournaments, err = tournament.NewService(ctx, tournament.ServiceConfig{
-			Bus: cfg.Bus, Matches: prep, Standings: cfg.Standings, Logger: cfg.Logger,
+			Bus: cfg.Bus, Matches: prep, Standings: cfg.Standings, Logger: cfg.Logger, Policy: cfg.Policy,
 		}); err != nil {
 			ref.Close()
 			return nil, err
@@ -82,7 +90,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	if cfg.Workers > 0 {
 		r.stopW = RunWorkers(context.WithoutCancel(ctx), WorkersConfig{
 			Bus: cfg.Bus, Games: cfg.Games, Agents: cfg.Agents, Concurrency: cfg.Workers, AckWait: cfg.AckWait,
-			Name: cfg.Name, Options: cfg.Options, Logger: cfg.Logger,
+			Name: cfg.Name, Options: cfg.Options, Logger: cfg.Logger, Policy: cfg.Policy,
 		})
 	}
 	go func() { r.served <- r.srv.Serve(lis) }()
@@ -123,6 +131,8 @@ type WorkersConfig struct {
 	Name    string
 	Options []match.Option
 	Logger  *slog.Logger
+	// Policy's per-match bounds apply to every match played (nil: none).
+	Policy *policy.Policy
 }
 
 // RunWorkers plays queued matches in this process, as `parley tournament` and `parley
@@ -131,7 +141,7 @@ type WorkersConfig struct {
 func RunWorkers(ctx context.Context, cfg WorkersConfig) (stop func()) {
 	wctx, cancel := context.WithCancel(ctx)
 	w := queue.NewWorker(cfg.Bus, queue.WorkerConfig{
-		Matches:     &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, NoProbe: true},
+		Matches:     &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, NoProbe: true, Policy: cfg.Policy},
 		Player:      &launch.Player{Agents: cfg.Agents, Options: cfg.Options},
 		Concurrency: cfg.Concurrency, AckWait: cfg.AckWait, Name: cfg.Name,
 	}, cfg.Logger)
@@ -143,4 +153,17 @@ func RunWorkers(ctx context.Context, cfg WorkersConfig) (stop func()) {
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// Resolver returns the agent resolver of a referee process: the built-in agents, registered
+// bots through dir when given, and the policy's dial rule on every address it dials.
+func Resolver(builtins agentconn.LocalAgents, dir agentconn.BotDirectory, allowBotDial bool, p *policy.Policy) *agentconn.Resolver {
+	r := &agentconn.Resolver{Builtins: builtins, AllowBotDial: allowBotDial}
+	if dir != nil {
+		r.Bots = dir
+	}
+	if p != nil {
+		r.Dial = p.DialRule()
+	}
+	return r
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/services/analytics"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 	"github.com/parley-arena/parley/services/botlink"
@@ -75,6 +76,10 @@ type Config struct {
 	Consumer analytics.ConsumerConfig
 	// AllowBotDial lets registered bots with grpc:// endpoints be dialled.
 	AllowBotDial bool
+	// Policy bounds what callers ask for (nil: policy.Default()).
+	Policy *policy.Policy
+	// AdminToken, when set, makes an HTTP request bearing it the organiser's.
+	AdminToken string
 	// Metrics counts what the referee and gateway do (nil: nothing is counted).
 	Metrics *telemetry.Metrics
 	// Gateway holds the gateway's settings; its Referee, Tournaments, Analytics, Teams,
@@ -130,18 +135,24 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 
 	// Agents: the built-in ones, people's seats (the hub's page is mounted on the gateway) and
 	// registered bots through the registry on the same server.
+	if cfg.Policy == nil {
+		p := policy.Default()
+		cfg.Policy = &p
+	}
 	s.Hub = human.NewHub(human.WithLogger(logger))
-	agents := &agentconn.Resolver{Builtins: cfg.Builtins, Humans: s.Hub.Agents(), AllowBotDial: cfg.AllowBotDial}
-	if agents.Bots, err = botlink.OpenDirectory(ctx, cfg.Bus); err != nil {
+	dir, err := botlink.OpenDirectory(ctx, cfg.Bus)
+	if err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
+	agents := Resolver(cfg.Builtins, dir, cfg.AllowBotDial, cfg.Policy)
+	agents.Humans = s.Hub.Agents()
 	opts := []match.Option{match.WithTimestamps(true), match.WithLogger(logger)}
 	if cfg.Metrics != nil {
-		opts = append(opts, match.WithObserver(cfg.Metrics))
+		opts = append(opts, match.WithObserver(Observer(cfg.Metrics)))
 	}
 	if s.Referee, err = StartReferee(ctx, RefereeConfig{
 		Bus: cfg.Bus, Games: cfg.Games, Agents: agents, Standings: an, Workers: cfg.Workers, Tournaments: true,
-		StartGrace: cfg.StartGrace, Name: "up", Logger: logger, Options: opts,
+		StartGrace: cfg.StartGrace, Name: "up", Logger: logger, Options: opts, Policy: cfg.Policy,
 	}, refLis); err != nil {
 		return nil, err
 	}
@@ -175,6 +186,8 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	if gc.Metrics == nil {
 		gc.Metrics = cfg.Metrics
 	}
+	gc.AdminToken = cfg.AdminToken
+	gc.StartsPerMinute, gc.AuthFailuresPerMinute = cfg.Policy.StartsPerMinute, cfg.Policy.AuthFailuresPerMinute
 	if s.Gateway, err = gateway.New(gc); err != nil {
 		return nil, err
 	}

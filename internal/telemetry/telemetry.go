@@ -1,6 +1,7 @@
-// Package telemetry is Parley's Prometheus metrics: what matches do (a match.Observer), what
-// the HTTP gateway serves, and how far behind the JetStream consumers are. Each process makes
-// one Metrics with its own registry (no global state) and serves it on /metrics.
+// Package telemetry is Parley's Prometheus metrics: what matches do (the referee tells it through
+// internal/stack.Observer; this package knows nothing of the runner), what the HTTP gateway
+// serves, and how far behind the JetStream consumers are. Each process makes one Metrics with
+// its own registry (no global state) and serves it on /metrics.
 //
 // Metrics (every name starts with parley_):
 //
@@ -41,7 +42,6 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/referee/match"
 )
 
 // lagTimeout bounds asking JetStream about one consumer during a scrape.
@@ -66,8 +66,6 @@ type Metrics struct {
 
 	lag *lagCollector
 }
-
-var _ match.Observer = (*Metrics)(nil)
 
 // New returns a Metrics with every metric registered on a fresh registry, the Go runtime and
 // process collectors included.
@@ -157,44 +155,45 @@ func (m *Metrics) Serve(ctx context.Context, lis net.Listener) error {
 	return nil
 }
 
-// MatchStarted implements match.Observer.
-func (m *Metrics) MatchStarted(o match.ObservedMatch) {
-	m.matchesStarted.WithLabelValues(o.Game).Inc()
-	m.matchesRunning.WithLabelValues(o.Game).Inc()
+// MatchStarted counts a match of game started.
+func (m *Metrics) MatchStarted(game string) {
+	m.matchesStarted.WithLabelValues(game).Inc()
+	m.matchesRunning.WithLabelValues(game).Inc()
 }
 
-// MatchEnded implements match.Observer.
-func (m *Metrics) MatchEnded(o match.ObservedMatch, out *matchv1.Outcome, elapsed time.Duration) {
-	m.matchesRunning.WithLabelValues(o.Game).Dec()
+// MatchEnded counts a match of game ended with cause (nil: its record failed before its end),
+// elapsed after its start.
+func (m *Metrics) MatchEnded(game string, out *matchv1.Outcome, elapsed time.Duration) {
+	m.matchesRunning.WithLabelValues(game).Dec()
 	cause := "record_failed"
 	if out != nil {
 		cause = enumName(out.GetCause().String(), "END_CAUSE_")
-		m.matchDuration.WithLabelValues(o.Game).Observe(elapsed.Seconds())
+		m.matchDuration.WithLabelValues(game).Observe(elapsed.Seconds())
 	}
-	m.matchesFinished.WithLabelValues(o.Game, cause).Inc()
+	m.matchesFinished.WithLabelValues(game, cause).Inc()
 }
 
-// AgentCalled implements match.Observer.
-func (m *Metrics) AgentCalled(o match.ObservedMatch, seat int32, latency time.Duration, _ eventsv1.FaultKind) {
-	m.moveLatency.WithLabelValues(o.Agent(seat)).Observe(latency.Seconds())
+// AgentCalled observes how long agent took to answer one request.
+func (m *Metrics) AgentCalled(agent string, latency time.Duration) {
+	m.moveLatency.WithLabelValues(agent).Observe(latency.Seconds())
 }
 
-// ActionTaken implements match.Observer.
-func (m *Metrics) ActionTaken(o match.ObservedMatch, seat int32, defaulted bool) {
-	m.moves.WithLabelValues(o.Game, o.Agent(seat)).Inc()
+// ActionTaken counts a move of agent in game; defaulted when it was the game's default move.
+func (m *Metrics) ActionTaken(game, agent string, defaulted bool) {
+	m.moves.WithLabelValues(game, agent).Inc()
 	if defaulted {
-		m.defaultMoves.WithLabelValues(o.Game, o.Agent(seat)).Inc()
+		m.defaultMoves.WithLabelValues(game, agent).Inc()
 	}
 }
 
-// ActionRefused implements match.Observer.
-func (m *Metrics) ActionRefused(o match.ObservedMatch, seat int32) {
-	m.invalid.WithLabelValues(o.Game, o.Agent(seat)).Inc()
+// ActionRefused counts an action of agent in game the rules refused.
+func (m *Metrics) ActionRefused(game, agent string) {
+	m.invalid.WithLabelValues(game, agent).Inc()
 }
 
-// AgentFaulted implements match.Observer.
-func (m *Metrics) AgentFaulted(o match.ObservedMatch, seat int32, kind eventsv1.FaultKind) {
-	m.faults.WithLabelValues(o.Game, o.Agent(seat), enumName(kind.String(), "FAULT_KIND_")).Inc()
+// AgentFaulted counts a fault of agent in game.
+func (m *Metrics) AgentFaulted(game, agent string, kind eventsv1.FaultKind) {
+	m.faults.WithLabelValues(game, agent, enumName(kind.String(), "FAULT_KIND_")).Inc()
 }
 
 func enumName(s, prefix string) string { return strings.ToLower(strings.TrimPrefix(s, prefix)) }

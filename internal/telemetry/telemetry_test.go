@@ -16,7 +16,6 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
-	"github.com/parley-arena/parley/referee/match"
 )
 
 func scrape(t *testing.T, m *telemetry.Metrics) string {
@@ -29,18 +28,16 @@ func scrape(t *testing.T, m *telemetry.Metrics) string {
 
 func TestObserverAndHTTP(t *testing.T) {
 	m := telemetry.New()
-	o := match.ObservedMatch{ID: "m", Game: "ultimatum", Agents: []string{"fair@1", "tough"}}
-	m.MatchStarted(o)
-	m.AgentCalled(o, 0, 20*time.Millisecond, eventsv1.FaultKind_FAULT_KIND_UNSPECIFIED)
-	m.ActionTaken(o, 0, false)
-	m.ActionRefused(o, 1)
-	m.AgentCalled(o, 1, time.Second, eventsv1.FaultKind_FAULT_KIND_TIMEOUT)
-	m.AgentFaulted(o, 1, eventsv1.FaultKind_FAULT_KIND_TIMEOUT)
-	m.ActionTaken(o, 1, true)
-	m.MatchEnded(o, &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_AGENT_FAULT}, 2*time.Second)
-	o2 := match.ObservedMatch{ID: "m2", Game: "ultimatum"}
-	m.MatchStarted(o2)
-	m.MatchEnded(o2, nil, 0) // its record failed
+	m.MatchStarted("ultimatum")
+	m.AgentCalled("fair@1", 20*time.Millisecond)
+	m.ActionTaken("ultimatum", "fair@1", false)
+	m.ActionRefused("ultimatum", "tough")
+	m.AgentCalled("tough", time.Second)
+	m.AgentFaulted("ultimatum", "tough", eventsv1.FaultKind_FAULT_KIND_TIMEOUT)
+	m.ActionTaken("ultimatum", "tough", true)
+	m.MatchEnded("ultimatum", &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_AGENT_FAULT}, 2*time.Second)
+	m.MatchStarted("ultimatum")
+	m.MatchEnded("ultimatum", nil, 0) // its record failed
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /x/{id}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })

@@ -78,6 +78,13 @@ type LocalAgents interface {
 	Check(addr string) error
 }
 
+// Reserver is implemented by LocalAgents that seat people: Reserve holds a fresh seat for addr
+// ("human" or "human:NAME") and returns the address that opens that very seat and the page
+// where the person plays it (a path on the server that serves the seats).
+type Reserver interface {
+	Reserve(addr string) (seat, link string, err error)
+}
+
 // Lister is implemented by LocalAgents that can list the agents they serve (the built-in
 // ones), for people choosing one.
 type Lister interface {

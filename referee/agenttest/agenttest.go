@@ -27,7 +27,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
-	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/launch"
 )
 
 // Conn is an open connection to an agent: the one under check, or an opponent.
@@ -262,12 +262,8 @@ func (c *checker) play(ctx context.Context, game games.Game, seat int32, seed ui
 	if err != nil {
 		return nil, fmt.Errorf("%s: parameters: %w", name, err)
 	}
-	if l, ok := game.(games.Loader); ok {
-		if params, err = l.Load(params, seed, os.ReadFile); err != nil {
-			return nil, fmt.Errorf("%s: parameters: %w", name, err)
-		}
-	}
-	resolved, err := game.Resolve(params)
+	// Prepared as every match is: files the parameters name read, defaults filled in.
+	_, resolved, err := (&launch.Preparer{Games: c.games, ReadFile: os.ReadFile}).Params(name, params, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: parameters: %w", name, err)
 	}
@@ -286,14 +282,11 @@ func (c *checker) play(ctx context.Context, game games.Game, seat int32, seed ui
 		defer opp.close()
 		clients[i] = opp.Client
 	}
-	res, err := match.NewRunner(nil).Run(ctx, match.Spec{
-		ID:     fmt.Sprintf("agent-check-%s-s%d-%d", name, seat, seed),
-		Game:   game,
-		Params: resolved,
-		Seed:   seed,
-		Agents: clients,
+	match := &launch.Match{
+		ID: fmt.Sprintf("agent-check-%s-s%d-%d", name, seat, seed), Game: game, Params: resolved, Seed: seed, Seats: seats,
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(c.cfg.Deadline)},
-	})
+	}
+	res, err := match.Run(ctx, clients, nil, nil)
 	if err != nil {
 		return nil, err
 	}

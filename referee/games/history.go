@@ -1,6 +1,7 @@
 package games
 
 import (
+	"maps"
 	"slices"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -15,6 +16,10 @@ import (
 // History is append-only; Clone shares the entries already written.
 type History struct {
 	entries []historyEntry
+	// public counts the entries every seat sees; private[s] those only some seats see, seat s
+	// among them. Together they say how many entries For leaves out, without reading them.
+	public  int
+	private map[Seat]int
 }
 
 type historyEntry struct {
@@ -25,7 +30,7 @@ type historyEntry struct {
 // AddMove records seat's move and messages on turn. visibleTo limits who sees the move
 // itself; pass nothing for a public move. Messages are always filtered by their recipients.
 func (h *History) AddMove(turn int32, seat Seat, move *gamev1.Move, messages []*gamev1.Message, summary string, visibleTo ...Seat) {
-	h.entries = append(h.entries, historyEntry{
+	h.add(historyEntry{
 		entry: &agentv1.HistoryEntry{
 			Turn:     turn,
 			Seat:     seat,
@@ -39,39 +44,80 @@ func (h *History) AddMove(turn int32, seat Seat, move *gamev1.Move, messages []*
 
 // AddAnnouncement records a public note from the referee (a chance draw, a phase change).
 func (h *History) AddAnnouncement(turn int32, summary string) {
-	h.entries = append(h.entries, historyEntry{entry: &agentv1.HistoryEntry{Turn: turn, FromReferee: true, Summary: summary}})
+	h.add(historyEntry{entry: &agentv1.HistoryEntry{Turn: turn, FromReferee: true, Summary: summary}})
+}
+
+func (h *History) add(he historyEntry) {
+	h.entries = append(h.entries, he)
+	e := he.entry
+	everyone := e.FromReferee || he.visibleTo == nil
+	seers := append([]Seat{e.Seat}, he.visibleTo...)
+	for _, m := range e.Messages {
+		everyone = everyone || len(m.To) == 0
+		seers = append(seers, m.To...)
+	}
+	if everyone {
+		h.public++
+		return
+	}
+	if h.private == nil {
+		h.private = map[Seat]int{}
+	}
+	slices.Sort(seers)
+	for _, s := range slices.Compact(seers) {
+		h.private[s]++
+	}
 }
 
 // Len returns the number of entries.
 func (h *History) Len() int { return len(h.entries) }
 
-// For returns the entries seat may see, as fresh copies the caller may keep.
-func (h *History) For(seat Seat) []*agentv1.HistoryEntry {
-	out := make([]*agentv1.HistoryEntry, 0, len(h.entries))
-	for _, he := range h.entries {
-		e := he.entry
-		moveVisible := e.FromReferee || he.visibleTo == nil || e.Seat == seat || slices.Contains(he.visibleTo, seat)
-		var msgs []*gamev1.Message
-		for _, m := range e.Messages {
-			if e.Seat == seat || len(m.To) == 0 || slices.Contains(m.To, seat) {
-				msgs = append(msgs, proto.CloneOf(m))
-			}
-		}
-		if !moveVisible && len(msgs) == 0 {
+// For returns the entries seat may see, oldest first, as fresh copies the caller may keep:
+// the latest MaxHistoryEntries of them at most, and no more than MaxHistoryBytes of them
+// encoded, whatever the match's length. omitted counts the older entries seat may see that
+// are left out (Observation.history_omitted). The work is bounded the same way: entries
+// before the window are counted, never read.
+func (h *History) For(seat Seat) (entries []*agentv1.HistoryEntry, omitted int32) {
+	size := 0
+	for i := len(h.entries) - 1; i >= 0 && len(entries) < MaxHistoryEntries; i-- {
+		ve := h.entries[i].view(seat)
+		if ve == nil {
 			continue
 		}
-		ve := &agentv1.HistoryEntry{Turn: e.Turn, Seat: e.Seat, FromReferee: e.FromReferee, Messages: msgs}
-		if moveVisible {
-			ve.Move = proto.CloneOf(e.Move)
-			ve.Summary = e.Summary
+		n := listedSize(historyField, proto.Size(ve))
+		if size+n > MaxHistoryBytes {
+			break
 		}
-		out = append(out, ve)
+		size += n
+		entries = append(entries, ve)
 	}
-	return out
+	slices.Reverse(entries)
+	return entries, int32(h.public + h.private[seat] - len(entries))
+}
+
+// view returns the entry as seat may see it, or nil when seat may see none of it.
+func (he historyEntry) view(seat Seat) *agentv1.HistoryEntry {
+	e := he.entry
+	moveVisible := e.FromReferee || he.visibleTo == nil || e.Seat == seat || slices.Contains(he.visibleTo, seat)
+	var msgs []*gamev1.Message
+	for _, m := range e.Messages {
+		if e.Seat == seat || len(m.To) == 0 || slices.Contains(m.To, seat) {
+			msgs = append(msgs, proto.CloneOf(m))
+		}
+	}
+	if !moveVisible && len(msgs) == 0 {
+		return nil
+	}
+	ve := &agentv1.HistoryEntry{Turn: e.Turn, Seat: e.Seat, FromReferee: e.FromReferee, Messages: msgs}
+	if moveVisible {
+		ve.Move = proto.CloneOf(e.Move)
+		ve.Summary = e.Summary
+	}
+	return ve
 }
 
 // Clone returns a history that shares the entries written so far; appends to either copy do
 // not show in the other.
 func (h History) Clone() History {
-	return History{entries: slices.Clip(h.entries)}
+	return History{entries: slices.Clip(h.entries), public: h.public, private: maps.Clone(h.private)}
 }

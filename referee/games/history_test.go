@@ -92,9 +92,19 @@ func TestHistoryFor(t *testing.T) {
 			if h.Len() != 4 {
 				t.Fatalf("Len() = %d, want 4", h.Len())
 			}
-			assertEntries(t, h.For(tc.seat), tc.want)
+			got, omitted := h.For(tc.seat)
+			assertEntries(t, got, tc.want)
+			if omitted != 0 {
+				t.Errorf("omitted = %d, want 0 for a history inside the window", omitted)
+			}
 		})
 	}
+}
+
+// seen returns the entries h shows seat.
+func seen(h *games.History, seat games.Seat) []*agentv1.HistoryEntry {
+	entries, _ := h.For(seat)
+	return entries
 }
 
 func assertEntries(t *testing.T, got, want []*agentv1.HistoryEntry) {
@@ -126,12 +136,12 @@ func TestHistoryForReturnsCopies(t *testing.T) {
 	for _, tc := range mutations {
 		t.Run(tc.name, func(t *testing.T) {
 			h := threeSeatHistory()
-			before := h.For(1)
-			tc.mutate(h.For(1))
-			assertEntries(t, h.For(1), before)
+			before := seen(h, 1)
+			tc.mutate(seen(h, 1))
+			assertEntries(t, seen(h, 1), before)
 			// Another seat's view is untouched too.
 			other := threeSeatHistory()
-			assertEntries(t, h.For(0), other.For(0))
+			assertEntries(t, seen(h, 0), seen(other, 0))
 		})
 	}
 }
@@ -140,7 +150,7 @@ func TestHistoryClone(t *testing.T) {
 	// Every entry is a public announcement, so For(0) lists every entry's summary.
 	summaries := func(h *games.History) []string {
 		var out []string
-		for _, e := range h.For(0) {
+		for _, e := range seen(h, 0) {
 			out = append(out, e.GetSummary())
 		}
 		return out
@@ -202,5 +212,102 @@ func TestHistoryClone(t *testing.T) {
 				t.Errorf("after appending to a clone of the clone, clone = %q, want %q", got, wantClone)
 			}
 		})
+	}
+}
+
+// A long history is shown as its latest entries, within MaxHistoryEntries and
+// MaxHistoryBytes, and the count of the older entries each seat may see is exact.
+func TestHistoryForWindow(t *testing.T) {
+	// Three seats. Turn k: seat k%3 moves. Every third turn is a public move; the others are
+	// hidden moves shown to one other seat, some with a message to a third. Sizes vary: every
+	// 50th entry carries the longest messages the rules allow.
+	long := make([]*gamev1.Message, games.MaxMessages)
+	for i := range long {
+		long[i] = msg(string(make([]byte, games.MaxTextBytes)))
+	}
+	type made struct {
+		turn  int32
+		seers map[games.Seat]bool // nil: everyone
+		full  *agentv1.HistoryEntry
+	}
+	var all []made
+	h := &games.History{}
+	const n = 3*games.MaxHistoryEntries + 7
+	for k := range int32(n) {
+		seat := k % 3
+		switch {
+		case k%50 == 0:
+			h.AddMove(k, seat, chooseMove("loud"), long, "loud")
+			all = append(all, made{turn: k, full: &agentv1.HistoryEntry{Turn: k, Seat: seat, Move: chooseMove("loud"), Messages: long, Summary: "loud"}})
+		case k%3 == 0:
+			h.AddMove(k, seat, chooseMove("public"), nil, "public")
+			all = append(all, made{turn: k, full: &agentv1.HistoryEntry{Turn: k, Seat: seat, Move: chooseMove("public"), Summary: "public"}})
+		case k%3 == 1:
+			other := (seat + 1) % 3
+			h.AddMove(k, seat, chooseMove("hidden"), nil, "hidden", other)
+			all = append(all, made{turn: k, seers: map[games.Seat]bool{seat: true, other: true},
+				full: &agentv1.HistoryEntry{Turn: k, Seat: seat, Move: chooseMove("hidden"), Summary: "hidden"}})
+		default:
+			other, third := (seat+1)%3, (seat+2)%3
+			psst := []*gamev1.Message{msg("psst", third)}
+			h.AddMove(k, seat, chooseMove("hidden"), psst, "hidden", other)
+			all = append(all, made{turn: k, seers: map[games.Seat]bool{seat: true, other: true, third: true},
+				full: &agentv1.HistoryEntry{Turn: k, Seat: seat, Move: chooseMove("hidden"), Messages: psst, Summary: "hidden"}})
+		}
+	}
+	for _, seat := range []games.Seat{0, 1, 2, 5} {
+		var visible []made
+		for _, m := range all {
+			if m.seers == nil || m.seers[seat] {
+				visible = append(visible, m)
+			}
+		}
+		got, omitted := h.For(seat)
+		if len(got) == 0 || len(got) > games.MaxHistoryEntries {
+			t.Fatalf("seat %d: %d entries, want 1 to %d", seat, len(got), games.MaxHistoryEntries)
+		}
+		size := 0
+		for _, e := range got {
+			size += proto.Size(e) + 4
+		}
+		if size > games.MaxHistoryBytes {
+			t.Errorf("seat %d: the entries take %d bytes, over %d", seat, size, games.MaxHistoryBytes)
+		}
+		if int(omitted)+len(got) != len(visible) {
+			t.Errorf("seat %d: %d shown + %d omitted, want the %d it may see", seat, len(got), omitted, len(visible))
+		}
+		// The entries shown are the latest the seat may see, in order.
+		for i, e := range got {
+			if want := visible[len(visible)-len(got)+i].turn; e.GetTurn() != want {
+				t.Fatalf("seat %d: entry %d is turn %d, want %d", seat, i, e.GetTurn(), want)
+			}
+		}
+		// The window is as full as the budget allows: the next older entry would not fit (a
+		// seat's view of an entry is never larger than the whole entry).
+		if next := len(visible) - len(got) - 1; next >= 0 && len(got) < games.MaxHistoryEntries {
+			if extra := proto.Size(visible[next].full) + 4; size+extra <= games.MaxHistoryBytes {
+				t.Errorf("seat %d: the window stops at %d entries with room for turn %d", seat, len(got), visible[next].turn)
+			}
+		}
+	}
+}
+
+// A clone counts what it leaves out on its own.
+func TestHistoryCloneCounts(t *testing.T) {
+	var h games.History
+	for k := range int32(games.MaxHistoryEntries) {
+		h.AddAnnouncement(k, "a")
+	}
+	c := h.Clone()
+	c.AddMove(999, 1, chooseMove("hidden"), nil, "hidden", 2)
+	c.AddAnnouncement(1000, "b")
+	if _, omitted := h.For(2); omitted != 0 {
+		t.Errorf("original: omitted %d, want 0", omitted)
+	}
+	if _, omitted := c.For(2); omitted != 2 {
+		t.Errorf("clone, seat 2: omitted %d, want 2", omitted)
+	}
+	if _, omitted := c.For(0); omitted != 1 {
+		t.Errorf("clone, seat 0 (does not see the hidden move): omitted %d, want 1", omitted)
 	}
 }

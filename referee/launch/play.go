@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"fmt"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 
@@ -31,6 +32,12 @@ type PlayOptions struct {
 // (a failure of ours or of the address, not of play) is an error and nothing is recorded; an
 // agent that fails once the match runs is part of the record.
 func (p *Player) Play(ctx context.Context, m *Match, rec match.Recorder, o PlayOptions) (*match.Result, error) {
+	if m.MaxDuration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, m.MaxDuration,
+			fmt.Errorf("the match went past the organiser's limit of %s on a match's time (max_match_time)", m.MaxDuration))
+		defer cancel()
+	}
 	conns, err := p.Agents.OpenAll(ctx, m.Agents)
 	if err != nil {
 		return nil, err
@@ -39,8 +46,7 @@ func (p *Player) Play(ctx context.Context, m *Match, rec match.Recorder, o PlayO
 	if o.Opened != nil {
 		o.Opened(conns)
 	}
-	runner := match.NewRunner(rec, append(append([]match.Option(nil), p.Options...), o.Options...)...)
-	res, err := runner.Run(ctx, m.Spec(agentconn.Clients(conns), agentconn.Labels(conns, m.Labels)))
+	res, err := m.Run(ctx, agentconn.Clients(conns), agentconn.Labels(conns, m.Labels), rec, append(append([]match.Option(nil), p.Options...), o.Options...)...)
 	if res != nil {
 		for _, c := range conns {
 			if c.Seat != nil {
@@ -49,6 +55,13 @@ func (p *Player) Play(ctx context.Context, m *Match, rec match.Recorder, o PlayO
 		}
 	}
 	return res, err
+}
+
+// Run plays m with agents already connected, one per seat (labels as the record names them),
+// recording to rec: for callers that stand between the referee and an agent (the conformance
+// checks watch what the agent under check is sent). Most play with Player.Play.
+func (m *Match) Run(ctx context.Context, agents []agentv1.AgentServiceClient, labels []string, rec match.Recorder, opts ...match.Option) (*match.Result, error) {
+	return match.NewRunner(rec, opts...).Run(ctx, m.Spec(agents, labels))
 }
 
 // Spec is the runner's spec of m played by agents.

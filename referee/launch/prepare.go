@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 // DefaultProbeTimeout bounds asking one agent who it is while a match is prepared.
@@ -88,6 +90,8 @@ type Request struct {
 	// Prefix and FromTurn continue an earlier record (see match.Spec).
 	Prefix   []*eventsv1.MatchEvent
 	FromTurn int32
+	// Caller is who asks: the policy's bounds depend on it. The zero Caller is a spectator.
+	Caller policy.Caller
 }
 
 // Match is a checked request: what Play needs.
@@ -105,6 +109,9 @@ type Match struct {
 	RevealPrivate bool
 	Prefix        []*eventsv1.MatchEvent
 	FromTurn      int32
+	// MaxDuration bounds the match's wall-clock time (0: no bound); past it the match ends
+	// void, saying so.
+	MaxDuration time.Duration
 }
 
 // Preparer checks match requests. Its fields are read-only once it is in use.
@@ -121,6 +128,9 @@ type Preparer struct {
 	// NoProbe skips connecting to the agents: only their addresses are checked. For requests
 	// whose agents were checked when they were first asked for (a queued match).
 	NoProbe bool
+	// Policy bounds what callers may ask for (nil: only the runner's hard limits, as for the
+	// organiser's own command line).
+	Policy *policy.Policy
 }
 
 func invalid(format string, args ...any) error {
@@ -130,9 +140,22 @@ func invalid(format string, args ...any) error {
 // Prepare checks req and completes it into a Match. Its errors wrap ErrInvalid and read as one
 // line a person can act on.
 func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
-	game, err := p.Games.Lookup(req.Game)
+	if p.Policy != nil {
+		if err := p.Policy.StartMatch(req.Caller); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		if err := p.Policy.Limits(req.Caller, req.Limits); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		for _, a := range req.Agents {
+			if err := p.Policy.Agent(req.Caller, a); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			}
+		}
+	}
+	game, err := LookupGame(p.Games, req.Game)
 	if err != nil {
-		return nil, invalid("%v; see `parley games`", err)
+		return nil, err
 	}
 	m := &Match{
 		Game: game, Seed: req.Seed, TournamentID: req.TournamentID, RevealPrivate: req.RevealPrivate,
@@ -161,8 +184,25 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Policy != nil {
+		for i, l := range req.Labels {
+			if err := p.Policy.Label(req.Caller, l, registered[i]); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			}
+		}
+		m.MaxDuration = p.Policy.MaxMatchTime
+	}
 	m.Labels = labels(req.Labels, registered)
 	return m, nil
+}
+
+// LookupGame finds a game of the catalogue, with the refusal every door gives.
+func LookupGame(reg *games.Registry, name string) (games.Game, error) {
+	g, err := reg.Lookup(name)
+	if err != nil {
+		return nil, invalid("%v; see `parley games`", err)
+	}
+	return g, nil
 }
 
 // params loads the files params name and resolves them.
@@ -189,9 +229,9 @@ func (p *Preparer) params(game games.Game, params *matchv1.GameParams, seed uint
 // Params loads the files params name (drawing from a corpus with seed) and resolves them: the
 // parameters of a match Prepare would make, for a tournament's plan.
 func (p *Preparer) Params(game string, params *matchv1.GameParams, seed uint64) (games.Game, *matchv1.GameParams, error) {
-	g, err := p.Games.Lookup(game)
+	g, err := LookupGame(p.Games, game)
 	if err != nil {
-		return nil, nil, invalid("%v; see `parley games`", err)
+		return nil, nil, err
 	}
 	resolved, err := p.params(g, params, seed)
 	return g, resolved, err
@@ -261,9 +301,27 @@ func (p *Preparer) probe(ctx context.Context, game, addr string, timeout time.Du
 		return "", unreachableError{err}
 	}
 	if claims := info.GetGames(); len(claims) > 0 && !slices.Contains(claims, game) {
-		return "", fmt.Errorf("agent %s plays %s, not %s", addr, strings.Join(claims, ", "), game)
+		return "", fmt.Errorf("agent %s plays %s, not %s", addr, quoted(claims), game)
 	}
 	return c.Label, nil
+}
+
+// quoted writes what an agent claims for a person to read: each name quoted and cut short, at
+// most a few of them, so that what an agent says cannot forge lines or flood a message.
+func quoted(names []string) string {
+	const most, long = 8, 40
+	var out []string
+	for i, n := range names {
+		if i == most {
+			out = append(out, fmt.Sprintf("and %d more", len(names)-most))
+			break
+		}
+		if len(n) > long {
+			n = n[:long] + "..."
+		}
+		out = append(out, strconv.Quote(n))
+	}
+	return strings.Join(out, ", ")
 }
 
 // labels returns the labels to record: each given one, or a registered bot's own; nil when no

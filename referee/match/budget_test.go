@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 )
@@ -28,7 +29,7 @@ func TestTokenBudgetShared(t *testing.T) {
 		}
 	}
 	var p1, p2 obsLog
-	spec := ultimatumSpec("budget", serveAgent(t, logged(&p1, metered(20, 0, false))), serveAgent(t, logged(&p2, metered(0, 30, true))))
+	spec := ultimatumSpec("budget", sdktest.Client(t, logged(&p1, metered(20, 0, false))), sdktest.Client(t, logged(&p2, metered(0, 30, true))))
 	spec.Limits = &matchv1.Limits{MoveTimeout: durationpb.New(waitLimit), TokenBudget: budget}
 	res := run(t, spec)
 	if res.Outcome.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
@@ -71,7 +72,7 @@ func TestTokenBudgetShared(t *testing.T) {
 	}
 
 	var free obsLog
-	run(t, ultimatumSpec("no-budget", serveAgent(t, logged(&free, metered(20, 0, false))), serveAgent(t, accepter(30))))
+	run(t, ultimatumSpec("no-budget", sdktest.Client(t, logged(&free, metered(20, 0, false))), sdktest.Client(t, accepter(30))))
 	for _, o := range free.all() {
 		if o.TokensLeft != nil {
 			t.Fatalf("tokens_left %d without a budget", o.GetTokensLeft())

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parley-arena/parley/agents/random"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/coalition"
@@ -23,7 +24,7 @@ func TestOpeningEventsAndParamSeats(t *testing.T) {
 	}
 	agents := make([]agentv1.AgentServiceClient, 4)
 	for i := range agents {
-		agents[i] = serveAgent(t, random.New(uint64(i)))
+		agents[i] = sdktest.Client(t, random.New(uint64(i)))
 	}
 	runner := match.NewRunner(nil)
 	if _, err := runner.Run(t.Context(), match.Spec{ID: "c-3", Game: coalition.New(), Params: p, Agents: agents[:3]}); !errors.Is(err, match.ErrBadSpec) {

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -68,7 +69,7 @@ func TestAgentFaults(t *testing.T) {
 	}{
 		{
 			name:       "stalls past the deadline",
-			agent:      func(t *testing.T) agentv1.AgentServiceClient { return serveAgent(t, sdk.AgentFunc(stall)) },
+			agent:      func(t *testing.T) agentv1.AgentServiceClient { return sdktest.Client(t, sdk.AgentFunc(stall)) },
 			limits:     withTimeout(shortTimeout),
 			kind:       eventsv1.FaultKind_FAULT_KIND_TIMEOUT,
 			describeOK: true,
@@ -83,7 +84,7 @@ func TestAgentFaults(t *testing.T) {
 		{
 			name: "garbage reply",
 			agent: func(t *testing.T) agentv1.AgentServiceClient {
-				return serveAgent(t, patient(50), sdk.WithServerOptions(grpc.ForceServerCodec(garbageCodec{})))
+				return sdktest.Client(t, patient(50), sdk.WithServerOptions(grpc.ForceServerCodec(garbageCodec{})))
 			},
 			kind:       eventsv1.FaultKind_FAULT_KIND_MALFORMED,
 			detail:     "unmarshal",
@@ -92,7 +93,7 @@ func TestAgentFaults(t *testing.T) {
 		{
 			name: "oversized reply",
 			agent: func(t *testing.T) agentv1.AgentServiceClient {
-				return serveAgent(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+				return sdktest.Client(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 					a := propose(50)
 					a.PrivateReasoning = strings.Repeat("x", 200<<10)
 					return a, nil
@@ -105,7 +106,7 @@ func TestAgentFaults(t *testing.T) {
 		{
 			name: "error status",
 			agent: func(t *testing.T) agentv1.AgentServiceClient {
-				return serveAgent(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+				return sdktest.Client(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 					return nil, status.Error(codes.FailedPrecondition, "out of budget")
 				}))
 			},
@@ -116,7 +117,7 @@ func TestAgentFaults(t *testing.T) {
 		{
 			name: "plain error",
 			agent: func(t *testing.T) agentv1.AgentServiceClient {
-				return serveAgent(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+				return sdktest.Client(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 					return nil, errors.New("model said no")
 				}))
 			},
@@ -127,7 +128,7 @@ func TestAgentFaults(t *testing.T) {
 		{
 			name: "panics in Act",
 			agent: func(t *testing.T) agentv1.AgentServiceClient {
-				return serveAgent(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+				return sdktest.Client(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 					panic("boom")
 				}))
 			},
@@ -205,7 +206,7 @@ func TestAgentCrash(t *testing.T) {
 			})
 			srv = sdk.NewServer(crasher)
 			client := dial(t, serve(t, srv))
-			opponent := serveAgent(t, patient(60))
+			opponent := sdktest.Client(t, patient(60))
 
 			res := run(t, ultimatumSpec("crash", client, opponent))
 			checkFaultEnding(t, res, 0, eventsv1.FaultKind_FAULT_KIND_UNAVAILABLE, "")
@@ -224,7 +225,7 @@ func TestAgentCrash(t *testing.T) {
 // TestPanicKeepsServer: a panic inside Act is one fault of one match; the same server plays the
 // next match normally.
 func TestPanicKeepsServer(t *testing.T) {
-	agent := serveAgent(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	agent := sdktest.Client(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 		if obs.GetMatchId() == "panics" {
 			panic("bad day")
 		}
@@ -468,7 +469,7 @@ func TestCancelMidMatch(t *testing.T) {
 	asked := make(chan struct{})
 	released := make(chan struct{})
 	var once sync.Once
-	blocker := serveAgent(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	blocker := sdktest.Client(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 		if obs.GetTurn() < 4 {
 			return patient(50)(ctx, obs)
 		}
@@ -522,10 +523,10 @@ func TestCancelMidMatch(t *testing.T) {
 // TestRulesPanic: rules that panic void the match, which is still recorded to its end, and Run
 // neither panics nor returns an error.
 func TestRulesPanic(t *testing.T) {
-	healthy := serveAgent(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+	healthy := sdktest.Client(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 		return pick("5"), nil
 	}))
-	failing := serveAgent(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+	failing := sdktest.Client(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 		return nil, status.Error(codes.Internal, "no")
 	}))
 	tests := []struct {
@@ -569,7 +570,7 @@ func TestRulesPanic(t *testing.T) {
 // resolving its parameters, dealing the first state) make Run return an ErrBadSpec error that
 // names the failure; nothing panics and nothing is recorded.
 func TestRulesPanicBeforeStart(t *testing.T) {
-	healthy := serveAgent(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+	healthy := sdktest.Client(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 		return pick("5"), nil
 	}))
 	for _, method := range []string{"info", "resolve", "newstate"} {

@@ -33,13 +33,6 @@ const waitLimit = 20 * time.Second
 // shortTimeout is the move timeout of the cases that wait for an agent to time out.
 const shortTimeout = 200 * time.Millisecond
 
-// serveAgent serves a with the Go SDK on a loopback port and returns a client of it. The server
-// and the connection are closed when the test ends.
-func serveAgent(t *testing.T, a sdk.Agent, opts ...sdk.Option) agentv1.AgentServiceClient {
-	t.Helper()
-	return dial(t, serve(t, sdk.NewServer(a, opts...)))
-}
-
 // serve runs srv on a loopback port until the test ends and returns its address.
 func serve(t *testing.T, srv *grpc.Server) string {
 	t.Helper()
@@ -70,7 +63,7 @@ func dial(t *testing.T, addr string) agentv1.AgentServiceClient {
 }
 
 // openConn opens an agent address with agentconn, closed when the test ends.
-func openConn(t *testing.T, spec string) *agentconn.Conn {
+func openConn(t testing.TB, spec string) *agentconn.Conn {
 	t.Helper()
 	c, err := (&agentconn.Resolver{Builtins: builtin.Agents{}}).Open(t.Context(), spec)
 	if err != nil {

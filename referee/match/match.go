@@ -32,15 +32,50 @@ const (
 	DefaultMoveTimeout   = 10 * time.Second
 	DefaultMaxRetries    = 2
 	DefaultMaxReplyBytes = 64 << 10
+)
+
+// Hard limits: whatever a Spec's Limits ask, the runner keeps within these (values beyond
+// are taken as the nearer end), so that no request can make a match hold a worker for days,
+// pile up refusals or read replies larger than its record carries. An organiser's policy may
+// set tighter ones.
+const (
+	MaxMoveTimeout   = 30 * time.Minute
+	MaxMaxRetries    = 10
+	MinMaxReplyBytes = 1 << 10
+	// MaxMaxReplyBytes keeps a recorded reply, with its event's envelope, well inside the
+	// 1 MiB NATS payload. A reply holds at most MaxMessages texts of MaxTextBytes plus
+	// reasoning and notes (about 150 KiB) when legal, so honest agents never come near it.
+	MaxMaxReplyBytes = 512 << 10
+)
+
+// DefaultMaxEventBytes is the largest event the runner records when its Recorder does not say
+// (EventSizer): NATS' default payload limit, less room for the headers JetStream adds.
+const DefaultMaxEventBytes = 1<<20 - 1<<10
+
+const (
 	// maxEvents bounds a match's record so that a game whose rules never end cannot run
 	// forever; reaching it voids the match.
 	maxEvents = 100_000
+	// eventEnvelope is room for what an event adds around the reply it records: match id,
+	// sequence, turn, time, seat, attempt, default reason.
+	eventEnvelope = 4 << 10
+	// maxTextBytes bounds the texts an agent or the rules may make long that the runner
+	// records and feeds back: a fault's detail, a rejection's reason, a model's name.
+	maxTextBytes = 1 << 10
 )
 
 // Recorder receives every event of a match, in order. An error from Record is an
 // infrastructure failure: the match stops and Run returns it.
 type Recorder interface {
 	Record(ctx context.Context, ev *eventsv1.MatchEvent) error
+}
+
+// EventSizer is implemented by a Recorder whose transport carries events of bounded size
+// (bus.Publisher: the NATS payload limit). The runner keeps every event within MaxEventBytes,
+// and agents' replies with room to spare under it; without one it assumes
+// DefaultMaxEventBytes.
+type EventSizer interface {
+	MaxEventBytes() int
 }
 
 // RecorderFunc adapts a function to Recorder.
@@ -138,16 +173,21 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxEvent := DefaultMaxEventBytes
+	if s, ok := r.recorder.(EventSizer); ok && s.MaxEventBytes() > 0 {
+		maxEvent = s.MaxEventBytes()
+	}
 	m := &run{
 		Runner: r,
 		spec:   spec,
-		limits: ResolveLimits(spec.Limits),
+		limits: resolveLimits(spec.Limits, maxEvent),
 		state:  state,
 		notes:  make([][]string, len(spec.Agents)),
 		faults: make([]bool, len(spec.Agents)),
 		usage:  make([]*agentv1.Usage, len(spec.Agents)),
 		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
 	}
+	m.maxEvent = maxEvent
 	m.budget.limit = m.limits.GetTokenBudget()
 	return m.play(ctx, info, params, seatNames, seatRoles)
 }
@@ -178,22 +218,32 @@ func setUp(spec Spec) (info *gamev1.GameInfo, params *matchv1.GameParams, seatNa
 	return info, params, seatNames, seatRoles, state, nil
 }
 
-// ResolveLimits returns l with every unset field set to its default.
-func ResolveLimits(l *matchv1.Limits) *matchv1.Limits {
-	out := &matchv1.Limits{
-		MoveTimeout:   durationpb.New(DefaultMoveTimeout),
-		MaxRetries:    proto.Int32(DefaultMaxRetries),
-		MaxReplyBytes: DefaultMaxReplyBytes,
+// ResolveLimits returns l with every unset field set to its default and every value within the
+// hard limits, as the runner applies it with a recorder that does not say how large an event
+// it carries (the runner may lower max_reply_bytes further for one that carries less).
+func ResolveLimits(l *matchv1.Limits) *matchv1.Limits { return resolveLimits(l, DefaultMaxEventBytes) }
+
+// resolveLimits fills l's unset fields with the defaults and brings every value within the
+// hard limits; replies also stay an envelope under maxEvent, the largest event recorded.
+func resolveLimits(l *matchv1.Limits, maxEvent int) *matchv1.Limits {
+	timeout := DefaultMoveTimeout
+	if d := l.GetMoveTimeout(); d.IsValid() && d.AsDuration() > 0 {
+		timeout = min(d.AsDuration(), MaxMoveTimeout)
 	}
-	if d := l.GetMoveTimeout(); d != nil && d.AsDuration() > 0 {
-		out.MoveTimeout = durationpb.New(d.AsDuration())
-	}
+	retries := int32(DefaultMaxRetries)
 	if l != nil && l.MaxRetries != nil {
-		out.MaxRetries = proto.Int32(max(0, l.GetMaxRetries()))
+		retries = min(max(0, l.GetMaxRetries()), MaxMaxRetries)
 	}
+	reply := int32(DefaultMaxReplyBytes)
 	if l.GetMaxReplyBytes() > 0 {
-		out.MaxReplyBytes = l.GetMaxReplyBytes()
+		reply = l.GetMaxReplyBytes()
 	}
+	reply = max(min(reply, int32(min(MaxMaxReplyBytes, maxEvent-eventEnvelope))), MinMaxReplyBytes)
+	out := &matchv1.Limits{}
+	if l != nil {
+		out = proto.CloneOf(l) // limits this function does not know pass through
+	}
+	out.MoveTimeout, out.MaxRetries, out.MaxReplyBytes = durationpb.New(timeout), proto.Int32(retries), reply
 	out.TokenBudget = max(0, l.GetTokenBudget())
 	return out
 }
@@ -220,6 +270,8 @@ type run struct {
 	over     bool          // MatchEnded was recorded
 
 	lastWasDefault bool // a default move was applied on the last turn played
+
+	maxEvent int // the largest event the record carries, in bytes
 }
 
 // errVoid carries the reason a match is void because of something that is not an agent's
@@ -227,6 +279,15 @@ type run struct {
 type errVoid struct{ reason string }
 
 func (e *errVoid) Error() string { return e.reason }
+
+// cancelled is the void ending of a match whose context ended: its cause when one was given
+// (a time limit), else "cancelled".
+func cancelled(ctx context.Context) *errVoid {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+		return &errVoid{reason: cause.Error()}
+	}
+	return &errVoid{reason: "the match was cancelled"}
+}
 
 // errRecord wraps a Recorder failure: the match cannot be recorded, so Run returns it.
 type errRecord struct{ err error }
@@ -258,6 +319,11 @@ func (m *run) play(ctx context.Context, info *gamev1.GameInfo, params *matchv1.G
 		RevealPrivate: m.spec.RevealPrivate,
 	}
 	if err := m.emit(ctx, 0, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: started}}); err != nil {
+		var void *errVoid
+		if errors.As(err, &void) {
+			// Nothing is recorded yet: the spec (its parameters, labels) cannot be.
+			return nil, fmt.Errorf("%w: %s", ErrBadSpec, void.reason)
+		}
 		return nil, err
 	}
 	err := m.loop(ctx)
@@ -280,7 +346,14 @@ func (m *run) play(ctx context.Context, info *gamev1.GameInfo, params *matchv1.G
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	end := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: outcome, Usage: m.seatUsage()}}}
-	if err := m.emit(endCtx, m.turnSafe(), end); err != nil {
+	err = m.emit(endCtx, m.turnSafe(), end)
+	if errors.As(err, &void) {
+		// The ending itself is too large for the record: end void, saying so.
+		outcome = &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: "Void: " + void.reason, FaultedSeats: m.faultedSeats()}
+		end = &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: outcome}}}
+		err = m.emit(endCtx, m.turnSafe(), end)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &Result{Events: m.events, Outcome: outcome}, nil
@@ -308,7 +381,7 @@ func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*ga
 				return
 			}
 			if a := resp.GetAgent(); a != nil {
-				seats[i].Agent = a
+				seats[i].Agent = tidyAgent(a)
 			}
 		})
 	}
@@ -336,10 +409,7 @@ func (m *run) loop(ctx context.Context) (err error) {
 	}
 	for {
 		if ctx.Err() != nil {
-			return &errVoid{reason: "the match was cancelled"}
-		}
-		if len(m.events) >= maxEvents {
-			return &errVoid{reason: fmt.Sprintf("referee error: the match passed %d events without ending", maxEvents)}
+			return cancelled(ctx)
 		}
 		movers := m.state.ToMove()
 		if len(movers) == 0 {
@@ -384,6 +454,7 @@ type decision struct {
 	attempt       int32
 	defaultReason string
 	gameEvents    []*eventsv1.MatchEvent // from the successful Apply on the validating state
+	err           error                  // the seat could not be asked: the match is void
 }
 
 // turn asks the movers (in parallel when several move at once), then applies their actions in
@@ -417,7 +488,12 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 		}
 	}
 	if ctx.Err() != nil {
-		return &errVoid{reason: "the match was cancelled"}
+		return cancelled(ctx)
+	}
+	for _, d := range decisions {
+		if d.err != nil {
+			return d.err
+		}
 	}
 	m.lastWasDefault = false
 	for _, d := range decisions {
@@ -463,7 +539,11 @@ func (m *run) ask(ctx context.Context, seat games.Seat, st games.State) *decisio
 	var lastRejection *gamev1.Rejection
 	maxAttempts := m.limits.GetMaxRetries() + 1
 	for attempt := int32(1); ; attempt++ {
-		obs := m.observe(st, seat, attempt, lastRejection)
+		obs, err := m.observe(st, seat, attempt, lastRejection)
+		if err != nil {
+			d.err = err
+			return d
+		}
 		action, rej, fault := m.call(ctx, seat, obs)
 		if fault != nil {
 			if ctx.Err() != nil {
@@ -484,14 +564,14 @@ func (m *run) ask(ctx context.Context, seat games.Seat, st games.State) *decisio
 				panic(fmt.Sprintf("seat %d: rules returned a non-rejection error: %v", seat, err))
 			}
 		}
-		lastRejection = rej.Proto()
+		lastRejection = &gamev1.Rejection{Code: rej.Code, Message: Clip(rej.Message, maxTextBytes)}
 		d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_ActionRefused{ActionRefused: &eventsv1.ActionRefused{
 			Seat: seat, Attempt: attempt, Action: action, Rejection: lastRejection,
 		}}})
 		if attempt >= maxAttempts {
 			d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_AgentFault{AgentFault: &eventsv1.AgentFault{
 				Seat: seat, Attempt: attempt, Kind: eventsv1.FaultKind_FAULT_KIND_RETRIES_EXHAUSTED,
-				Detail: fmt.Sprintf("%d actions refused; last: %s", attempt, rej.Message),
+				Detail: Clip(fmt.Sprintf("%d actions refused; last: %s", attempt, rej.Message), maxTextBytes),
 			}}})
 			return m.fallback(d, st, fmt.Sprintf("%d refused actions", attempt))
 		}
@@ -518,14 +598,14 @@ func whoPlays(seats []*gamev1.SeatInfo) []string {
 		b.WriteString("\nWho plays\n")
 		for _, s := range seats {
 			a := s.GetAgent()
-			who := a.GetName()
-			if who == "" {
+			who := shown(a.GetName())
+			if a.GetName() == "" {
 				who = "an agent that did not say who it is"
 			} else if a.GetVersion() != "" {
-				who += " version " + a.GetVersion()
+				who += " version " + shown(a.GetVersion())
 			}
 			if a.GetAuthor() != "" {
-				who += " by " + a.GetAuthor()
+				who += " by " + shown(a.GetAuthor())
 			}
 			you := ""
 			if int(s.GetSeat()) == i {
@@ -553,8 +633,10 @@ func faultReason(f *eventsv1.AgentFault) string {
 	}
 }
 
-// observe builds seat's observation: the rules' part plus what the runner owns.
-func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastRejection *gamev1.Rejection) *agentv1.Observation {
+// observe builds seat's observation: the rules' part plus what the runner owns, within the
+// observation's budget (games.MaxObservationBytes). One the budget cannot hold even without
+// history and notes is a referee error (errVoid): it would recur on every rerun.
+func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastRejection *gamev1.Rejection) (*agentv1.Observation, error) {
 	obs := st.Observe(seat)
 	timeout := m.limits.GetMoveTimeout().AsDuration()
 	obs.MatchId = m.spec.ID
@@ -565,10 +647,14 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	obs.Attempt = attempt
 	obs.MaxReplyBytes = m.limits.GetMaxReplyBytes()
 	obs.LastRejection = lastRejection
-	obs.Notes = m.notes[seat] // only this seat's own notes
+	obs.Notes, obs.NotesOmitted = games.LatestNotes(m.notes[seat]) // only this seat's own notes
 	obs.TokensLeft = m.budget.left()
 	obs.Briefing += m.whoPlays[seat]
-	return obs
+	if !games.FitObservation(obs, games.MaxObservationBytes) {
+		return nil, &errVoid{reason: fmt.Sprintf("referee error: %s's observation on turn %d is %d bytes without history or notes, over the %d-byte budget",
+			m.seats[seat].GetName(), obs.GetTurn(), proto.Size(obs), games.MaxObservationBytes)}
+	}
+	return obs, nil
 }
 
 // call sends one request. It returns the action, or a refusal the runner makes itself (an
@@ -587,6 +673,7 @@ func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observatio
 			f.Kind = eventsv1.FaultKind_FAULT_KIND_TIMEOUT
 		}
 		f.Seat = seat
+		f.Detail = Clip(f.Detail, maxTextBytes)
 		m.logger.Info("agent fault", "seat", seat, "turn", obs.GetTurn(), "kind", f.GetKind(), "detail", f.GetDetail())
 		if ctx.Err() == nil {
 			m.observer.AgentCalled(m.observed, seat, latency, f.GetKind())
@@ -642,13 +729,21 @@ func (m *run) emitTaken(ctx context.Context, turn int32, taken *eventsv1.ActionT
 	return nil
 }
 
-// emit stamps ev with the match id, the next sequence number and turn, and records it.
+// emit stamps ev with the match id, the next sequence number and turn, and records it. An
+// event the record cannot take (past maxEvents, or larger than maxEvent even once fitted) is
+// not recorded: the match is void (errVoid), since running it again would meet it again.
 func (m *run) emit(ctx context.Context, turn int32, ev *eventsv1.MatchEvent) error {
+	if len(m.events) >= maxEvents && ev.GetMatchEnded() == nil {
+		return &errVoid{reason: fmt.Sprintf("referee error: the match passed %d events without ending", maxEvents)}
+	}
 	ev.MatchId = m.spec.ID
 	ev.Seq = uint64(len(m.events) + 1)
 	ev.Turn = turn
 	if m.timestamps {
 		ev.Time = timestamppb.New(m.clock())
+	}
+	if err := m.fit(ev); err != nil {
+		return err
 	}
 	m.events = append(m.events, ev)
 	if m.recorder != nil {
@@ -658,6 +753,24 @@ func (m *run) emit(ctx context.Context, turn int32, ev *eventsv1.MatchEvent) err
 	}
 	m.notify(ev)
 	return nil
+}
+
+// fit keeps ev within maxEvent: a refused action too large for the record is left out of it,
+// its size kept (ActionRefused.action_omitted_bytes); any other event that large is a referee
+// error.
+func (m *run) fit(ev *eventsv1.MatchEvent) error {
+	size := proto.Size(ev)
+	if size <= m.maxEvent {
+		return nil
+	}
+	if r := ev.GetActionRefused(); r != nil {
+		r.ActionOmittedBytes = int32(proto.Size(r.GetAction()))
+		r.Action = nil
+		if proto.Size(ev) <= m.maxEvent {
+			return nil
+		}
+	}
+	return &errVoid{reason: fmt.Sprintf("referee error: event %d of the match would be %d bytes, over the %d bytes its record carries", ev.GetSeq(), size, m.maxEvent)}
 }
 
 // notify tells the observer about a recorded event.
@@ -699,7 +812,7 @@ func (m *run) addUsage(seat games.Seat, u *agentv1.Usage) {
 		m.usage[seat] = t
 	}
 	if u.GetModel() != "" {
-		t.Model = u.GetModel()
+		t.Model = Clip(u.GetModel(), maxTextBytes)
 	}
 	t.PromptTokens += u.GetPromptTokens()
 	t.CompletionTokens += u.GetCompletionTokens()
@@ -756,14 +869,27 @@ func (m *run) outcome() (out *matchv1.Outcome) {
 }
 
 // Tee returns a Recorder that records each event to every recorder in turn, stopping at the
-// first error.
-func Tee(recorders ...Recorder) Recorder {
-	return RecorderFunc(func(ctx context.Context, ev *eventsv1.MatchEvent) error {
-		for _, r := range recorders {
-			if err := r.Record(ctx, ev); err != nil {
-				return err
-			}
+// first error. It carries the smallest event any of them says it carries (EventSizer).
+func Tee(recorders ...Recorder) Recorder { return tee(recorders) }
+
+type tee []Recorder
+
+func (t tee) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
+	for _, r := range t {
+		if err := r.Record(ctx, ev); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
+}
+
+// MaxEventBytes is the smallest of the recorders' that say; 0 when none does.
+func (t tee) MaxEventBytes() int {
+	least := 0
+	for _, r := range t {
+		if s, ok := r.(EventSizer); ok && s.MaxEventBytes() > 0 && (least == 0 || s.MaxEventBytes() < least) {
+			least = s.MaxEventBytes()
+		}
+	}
+	return least
 }

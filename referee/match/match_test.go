@@ -15,6 +15,7 @@ import (
 	"github.com/parley-arena/parley/agents/fair"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -132,7 +133,7 @@ func TestDeterminism(t *testing.T) {
 	t.Run("timestamps from the clock", func(t *testing.T) {
 		base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 		var seen obsLog
-		agent := serveAgent(t, logged(&seen, patient(50)))
+		agent := sdktest.Client(t, logged(&seen, patient(50)))
 		spec := ultimatumSpec("det-clock", agent, agent)
 		spec.Limits = withTimeout(3 * time.Second)
 
@@ -176,7 +177,7 @@ func TestDeterminism(t *testing.T) {
 func TestConcurrentMatches(t *testing.T) {
 	fairC := openConn(t, "builtin:fair").Client
 	stalled := make(chan struct{}, 8)
-	staller := serveAgent(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	staller := sdktest.Client(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 		stalled <- struct{}{}
 		return stall(ctx, obs)
 	}))
@@ -280,7 +281,7 @@ func TestPrivateNotes(t *testing.T) {
 	// and checks that its observations carry exactly its own earlier notes.
 	secretive := func(name string, inner sdk.Agent) agentv1.AgentServiceClient {
 		var wrote sync.Map // "match/seat" -> []string of notes written so far
-		return serveAgent(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		return sdktest.Client(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 			key := fmt.Sprintf("%s/%d", obs.GetMatchId(), obs.GetSeat())
 			logFor(obs.GetMatchId(), obs.GetSeat()).add(obs)
 			loaded, _ := wrote.Load(key)
@@ -370,7 +371,7 @@ func TestCounterfactual(t *testing.T) {
 	for _, k := range []int32{1, 2, 5, 8} {
 		t.Run(fmt.Sprintf("from turn %d", k), func(t *testing.T) {
 			var seen obsLog
-			newAgent := serveAgent(t, logged(&seen, accepter(10)), sdk.WithInfo(&gamev1.AgentInfo{Name: "accepter"}))
+			newAgent := sdktest.Client(t, logged(&seen, accepter(10)), sdk.WithInfo(&gamev1.AgentInfo{Name: "accepter"}))
 			spec := ultimatumSpec("counterfactual", newAgent, newAgent)
 			spec.Prefix, spec.FromTurn = original.Events, k
 			res := run(t, spec)

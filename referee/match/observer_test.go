@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -68,7 +69,7 @@ func TestObserver(t *testing.T) {
 	// game's default move ends the match).
 	first := true
 	var mu sync.Mutex
-	p1 := serveAgent(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	p1 := sdktest.Client(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if first {
@@ -77,7 +78,7 @@ func TestObserver(t *testing.T) {
 		}
 		return propose(50), nil
 	}))
-	p2 := serveAgent(t, sdk.AgentFunc(stall))
+	p2 := sdktest.Client(t, sdk.AgentFunc(stall))
 	obs := &countingObserver{}
 	spec := ultimatumSpec("observed", p1, p2)
 	spec.Limits = withTimeout(200 * time.Millisecond)

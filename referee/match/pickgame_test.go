@@ -3,6 +3,7 @@ package match_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -20,6 +21,9 @@ type pickGame struct {
 	rounds     int32
 	sequential bool
 	panicIn    string // "info", "resolve", "newstate", "apply", "observe", "tomove", "clone", "default" or "outcome"
+	// hugeFrom, when set, is the first round whose briefing alone is over the observation's
+	// budget.
+	hugeFrom int32
 }
 
 func (g pickGame) Info() *gamev1.GameInfo {
@@ -92,7 +96,8 @@ func (s *pickState) pickedSeats() []games.Seat {
 
 func (s *pickState) Observe(seat games.Seat) *agentv1.Observation {
 	s.maybePanic("observe")
-	obs := &agentv1.Observation{Game: "pick", Seat: seat, Turn: s.Turn(), MaxTurns: s.g.rounds, History: s.history.For(seat)}
+	obs := &agentv1.Observation{Game: "pick", Seat: seat, Turn: s.Turn(), MaxTurns: s.g.rounds}
+	obs.History, obs.HistoryOmitted = s.history.For(seat)
 	if !s.over() && !s.chosen[seat] {
 		obs.LegalMoves = []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_CHOOSE}
 		for d := range 10 {
@@ -101,6 +106,9 @@ func (s *pickState) Observe(seat games.Seat) *agentv1.Observation {
 	}
 	obs.Briefing = fmt.Sprintf("Round %d of %d: pick a digit; the higher total wins. Your total: %d. Seats that have picked this round: %v.",
 		s.Turn(), s.g.rounds, s.totals[seat], s.pickedSeats())
+	if s.g.hugeFrom > 0 && s.round >= s.g.hugeFrom {
+		obs.Briefing += strings.Repeat(" ", games.MaxObservationBytes)
+	}
 	return obs
 }
 

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -94,7 +95,7 @@ func TestSimultaneousMoves(t *testing.T) {
 	logs := [2]*obsLog{{}, {}}
 	agents := make([]agentv1.AgentServiceClient, 2)
 	for seat := range int32(2) {
-		agents[seat] = serveAgent(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		agents[seat] = sdktest.Client(t, sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 			logs[seat].add(obs)
 			turn, attempt := obs.GetTurn(), obs.GetAttempt()
 			if attempt == 1 {
@@ -178,7 +179,7 @@ func TestSimultaneousDefault(t *testing.T) {
 		t.Run(fmt.Sprintf("seat %d fails", failing), func(t *testing.T) {
 			agents := make([]agentv1.AgentServiceClient, 2)
 			for seat := range int32(2) {
-				agents[seat] = serveAgent(t, sdk.AgentFunc(func(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+				agents[seat] = sdktest.Client(t, sdk.AgentFunc(func(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 					if seat == failing && obs.GetTurn() == 2 {
 						return nil, status.Error(codes.Unavailable, "model provider down")
 					}

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 )
 
@@ -39,7 +40,7 @@ func TestUsageSummedPerSeat(t *testing.T) {
 		action.Usage = u
 		return action, nil
 	})
-	res := run(t, ultimatumSpec("usage", serveAgent(t, metered), serveAgent(t, accepter(30))))
+	res := run(t, ultimatumSpec("usage", sdktest.Client(t, metered), sdktest.Client(t, accepter(30))))
 	ended := res.Events[len(res.Events)-1].GetMatchEnded()
 	if len(ended.GetUsage()) != 1 || ended.GetUsage()[0].GetSeat() != 0 {
 		t.Fatalf("usage = %v, want one entry, for seat 0", ended.GetUsage())

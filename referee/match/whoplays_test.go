@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 )
 
@@ -12,8 +13,8 @@ import (
 // marking the reader's own, as the coalition seed made the models common knowledge.
 func TestBriefingNamesEveryAgent(t *testing.T) {
 	var logs [2]obsLog
-	a := serveAgent(t, logged(&logs[0], patient(40)), sdk.WithInfo(&gamev1.AgentInfo{Name: "alpha-bot", Version: "3", Author: "team-a"}))
-	b := serveAgent(t, logged(&logs[1], accepter(30)), sdk.WithInfo(&gamev1.AgentInfo{Name: "beta-bot"}))
+	a := sdktest.Client(t, logged(&logs[0], patient(40)), sdk.WithInfo(&gamev1.AgentInfo{Name: "alpha-bot", Version: "3", Author: "team-a"}))
+	b := sdktest.Client(t, logged(&logs[1], accepter(30)), sdk.WithInfo(&gamev1.AgentInfo{Name: "beta-bot"}))
 	run(t, ultimatumSpec("who-plays", a, b))
 	want := [2][]string{
 		{"- P1 (you): alpha-bot version 3 by team-a", "- P2: beta-bot"},

@@ -5,7 +5,7 @@
 // # Streams and subjects
 //
 //   - PARLEY_REQUESTS (work-queue retention) holds one MatchRequest per match on
-//     parley.request.<match_id>, with Nats-Msg-Id <match_id> so a request published twice is
+//     parley.request.<match_id>, with Nats-Msg-Id <tournament_id>/<match_id> so a request published twice is
 //     stored once. Every referee worker pulls from the one durable consumer "referees", so a
 //     request is given to one worker at a time and leaves the stream when acknowledged.
 //   - PARLEY_TOURNAMENTS (limits retention) holds the MatchRetried records on
@@ -40,7 +40,10 @@
 //
 // A request that can never run (unknown game, bad parameters, an agent address that does not
 // parse) is recorded as a match that starts and ends void at once, with the reason, and
-// acknowledged, so whoever waits for it finishes.
+// acknowledged, so whoever waits for it finishes. So is one whose runs were interrupted
+// MaxReruns times: its last run is closed void naming no rerun. Reruns are for interruptions
+// only; what would fail the same way again (an agent's fault, a rules error, an event too large
+// for the bus, which the runner prevents) ends the match once, with its cause.
 package queue
 
 import (
@@ -137,6 +140,12 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Str
 	return nil
 }
 
+// requestMsgID de-duplicates a request: the same tournament's request for the same match
+// id, published twice, is stored once; another's request for that id is not taken for it.
+func requestMsgID(req *queuev1.MatchRequest) string {
+	return req.GetTournamentId() + "/" + req.GetMatchId()
+}
+
 // Enqueue puts a match request into the work queue. Publishing one twice within the
 // duplicate window stores it once.
 func Enqueue(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequest) error {
@@ -148,7 +157,7 @@ func Enqueue(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequ
 		return fmt.Errorf("queue: request %s: %w", req.GetMatchId(), err)
 	}
 	if _, err := js.Publish(ctx, natsname.RequestSubject(req.GetMatchId()), data,
-		jetstream.WithMsgID(req.GetMatchId()), jetstream.WithExpectStream(natsname.RequestStream)); err != nil {
+		jetstream.WithMsgID(requestMsgID(req)), jetstream.WithExpectStream(natsname.RequestStream)); err != nil {
 		return fmt.Errorf("queue: request %s: %w", req.GetMatchId(), err)
 	}
 	return nil
@@ -266,11 +275,28 @@ func Ended(ctx context.Context, js jetstream.JetStream, matchID string) (*events
 	return ev.GetMatchEnded(), true, nil
 }
 
-// Latest follows the retry chain from matchID (a requested match's id) to the match that
-// counts now, and returns its id and, when it has ended, its MatchEnded.
-func Latest(ctx context.Context, js jetstream.JetStream, matchID string) (string, *eventsv1.MatchEnded, error) {
+// Owner returns the tournament a recorded match belongs to (its MatchStarted.tournament_id;
+// "" for a single match), and whether the match was started at all.
+func Owner(ctx context.Context, js jetstream.JetStream, matchID string) (string, bool, error) {
+	msg, started, err := bus.LastMsg(ctx, js, natsname.MatchStream, startedSubject(matchID))
+	if err != nil || !started {
+		return "", false, err
+	}
+	ev := new(eventsv1.MatchEvent)
+	if err := proto.Unmarshal(msg.Data, ev); err != nil {
+		return "", false, fmt.Errorf("queue: match_started of %s: %w", matchID, err)
+	}
+	return ev.GetMatchStarted().GetTournamentId(), true, nil
+}
+
+// Latest follows the retry chain from matchID (a requested match's id, of tournament
+// tournamentID or "") to the match that counts now, and returns its id and, when it has ended,
+// its MatchEnded. A record under the id that belongs to no match of that tournament is never
+// taken for its match: the chain goes on past it (see Worker), and until it does the match has
+// not ended.
+func Latest(ctx context.Context, js jetstream.JetStream, matchID, tournamentID string) (string, *eventsv1.MatchEnded, error) {
 	id := matchID
-	for range MaxReruns + 1 {
+	for range MaxReruns + 2 {
 		retry, ok, err := LookupRetry(ctx, js, id)
 		if err != nil {
 			return "", nil, err
@@ -280,8 +306,14 @@ func Latest(ctx context.Context, js jetstream.JetStream, matchID string) (string
 			continue
 		}
 		end, _, err := Ended(ctx, js, id)
-		if err != nil || end.GetOutcome().GetCause() != matchv1.EndCause_END_CAUSE_VOID {
-			return id, end, err
+		if err != nil || end == nil {
+			return id, nil, err
+		}
+		if owner, _, err := Owner(ctx, js, id); err != nil || owner != tournamentID {
+			return id, nil, err // a foreign record: the worker chains past it
+		}
+		if end.GetOutcome().GetCause() != matchv1.EndCause_END_CAUSE_VOID {
+			return id, end, nil
 		}
 		// An interrupted match names its rerun before its void ending is stored: look again.
 		if retry, ok, err := LookupRetry(ctx, js, id); err != nil || ok {
@@ -298,3 +330,12 @@ func Latest(ctx context.Context, js jetstream.JetStream, matchID string) (string
 
 // EndedFilter selects the match_ended events of every match.
 var EndedFilter = endedSubject("*")
+
+// Waiting returns how many match requests the work queue holds (waiting, or being played).
+func Waiting(ctx context.Context, js jetstream.JetStream) (int, error) {
+	st, err := js.Stream(ctx, natsname.RequestStream)
+	if err != nil {
+		return 0, fmt.Errorf("queue: stream %s: %w", natsname.RequestStream, err)
+	}
+	return int(st.CachedInfo().State.Msgs), nil
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 const (
@@ -33,8 +34,10 @@ const (
 	// settleTimeout bounds the bookkeeping done after ctx ends (void endings, acks).
 	settleTimeout = 10 * time.Second
 	// MaxReruns bounds the retry chain of one request: past it the request is given up and
-	// its last match stays void.
+	// its last match is closed void, naming no rerun.
 	MaxReruns = 20
+	// maxSummaryBytes bounds the reason a refused request's void record gives.
+	maxSummaryBytes = 2 << 10
 )
 
 // WorkerConfig configures a Worker.
@@ -214,10 +217,6 @@ func (w *Worker) keepAlive(msg jetstream.Msg, logger *slog.Logger) func() {
 func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger *slog.Logger) error {
 	id := req.GetMatchId()
 	for rerun := 0; ; rerun++ {
-		if rerun > MaxReruns {
-			logger.Error("request given up: too many interrupted runs", "last_match_id", id)
-			return nil
-		}
 		state, err := stateOf(ctx, w.js, id)
 		if err != nil {
 			return err
@@ -236,6 +235,29 @@ func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger 
 			id = retry.GetRetryMatchId()
 			continue
 		}
+		if state != stateNone {
+			// A record under the id that is not this request's (a match someone else started
+			// under it) is left alone: the request runs under the next id of its chain.
+			owner, _, err := Owner(ctx, w.js, id)
+			if err != nil {
+				return err
+			}
+			if owner != req.GetTournamentId() {
+				if rerun >= MaxReruns {
+					return w.refuse(ctx, req, RetryID(req.GetMatchId(), rerun+1), fmt.Errorf("%d ids of its chain were taken by other matches", rerun+1))
+				}
+				next := RetryID(req.GetMatchId(), rerun+1)
+				if err := storeRetry(ctx, w.js, &queuev1.MatchRetried{
+					MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(),
+					Reason: "the id was taken by a match that is not this request's",
+				}); err != nil {
+					return err
+				}
+				logger.Warn("the request's id is taken by another match; running it under the next id", "taken", id, "owner", owner, "rerun", next)
+				id = next
+				continue
+			}
+		}
 		switch state {
 		case stateEnded:
 			logger.Info("request already done", "recorded_as", id)
@@ -244,8 +266,14 @@ func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger 
 			return w.run(ctx, req, id, rerun, logger)
 		}
 		// Started, never ended: its referee died mid-match.
-		next := RetryID(req.GetMatchId(), rerun+1)
 		reason := "its referee stopped before the match ended"
+		if rerun >= MaxReruns {
+			// Whatever keeps interrupting it would interrupt one more run too: the void
+			// ending names no rerun, so whoever waits for the request is done.
+			logger.Error("request given up: too many interrupted runs", "last_match_id", id)
+			return w.closeVoid(ctx, id, fmt.Sprintf("interrupted before its end (%s); given up after %d interrupted runs", reason, rerun+1), "")
+		}
+		next := RetryID(req.GetMatchId(), rerun+1)
 		if err := storeRetry(ctx, w.js, &queuev1.MatchRetried{
 			MatchId: id, RetryMatchId: next, TournamentId: req.GetTournamentId(), Reason: reason,
 		}); err != nil {
@@ -295,6 +323,9 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 		Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), SeedGiven: true, Agents: req.GetAgents(),
 		Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: id, TournamentID: req.GetTournamentId(),
 		RevealPrivate: req.GetRevealPrivate(),
+		// The request was checked against the policy when it was asked for; what applies to
+		// every match (its time limit) still does.
+		Caller: policy.Caller{Role: policy.Organiser, Client: "queue"},
 	})
 	switch {
 	case errors.Is(err, agentconn.ErrNotServed):
@@ -327,7 +358,12 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 		}
 		return w.settler.Record(rctx, ev)
 	})
-	res, err := w.cfg.Player.Play(ctx, m, rec, launch.PlayOptions{Options: []match.Option{
+	// The runner keeps every event, and agents' replies, within what the bus carries.
+	sized := struct {
+		match.RecorderFunc
+		match.EventSizer
+	}{rec, w.settler}
+	res, err := w.cfg.Player.Play(ctx, m, sized, launch.PlayOptions{Options: []match.Option{
 		match.WithLogger(logger), match.WithTimestamps(w.cfg.Timestamps),
 	}})
 	switch {
@@ -346,7 +382,9 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 	return nil
 }
 
-// refuse records a request that cannot run as a match that starts and ends void at once.
+// refuse records a request that cannot run as a match that starts and ends void at once. A
+// request too large to record whole (its parameters, labels or addresses) is recorded
+// without them, so that the refusal itself never fails.
 func (w *Worker) refuse(ctx context.Context, req *queuev1.MatchRequest, id string, why error) error {
 	w.logger.Error("refusing a request", "match_id", id, "err", why)
 	seats := make([]*gamev1.SeatInfo, len(req.GetAgents()))
@@ -362,8 +400,18 @@ func (w *Worker) refuse(ctx context.Context, req *queuev1.MatchRequest, id strin
 			Limits: req.GetLimits(), TournamentId: req.GetTournamentId(), RevealPrivate: req.GetRevealPrivate(),
 		}}},
 		{MatchId: id, Seq: 2, Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: &matchv1.Outcome{
-			Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: "Void: the referee refused the request: " + why.Error(),
+			Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: match.Clip("Void: the referee refused the request: "+why.Error(), maxSummaryBytes),
 		}}}},
+	}
+	if started, limit := events[0].GetMatchStarted(), w.settler.MaxEventBytes(); limit > 0 && proto.Size(events[0]) > limit {
+		started.Game, started.Params = match.Clip(started.Game, 256), nil
+		for _, s := range started.Seats {
+			s.Label, s.Agent.Name = "", match.Clip(s.Agent.Name, 256)
+		}
+		events[1].GetMatchEnded().GetOutcome().Summary += " (the request was too large to record whole: its parameters and labels are left out)"
+		if proto.Size(events[0]) > limit {
+			started.Seats = nil
+		}
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()

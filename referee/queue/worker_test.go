@@ -140,7 +140,7 @@ func enqueueAndWait(t *testing.T, ctx context.Context, js jetstream.JetStream, r
 			if _, done := out[r.GetMatchId()]; done {
 				continue
 			}
-			id, end, err := Latest(ctx, js, r.GetMatchId())
+			id, end, err := Latest(ctx, js, r.GetMatchId(), r.GetTournamentId())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -379,5 +379,39 @@ func TestHumanSeatWaitsForItsProcess(t *testing.T) {
 	events := checkWhole(t, ctx, js, req.GetMatchId(), "")
 	if end := events[len(events)-1].GetMatchEnded().GetOutcome(); end.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
 		t.Errorf("the match with a person ended void: %q", end.GetSummary())
+	}
+}
+
+// A match started by someone else under the id a tournament schedules is never taken for the
+// tournament's: the worker leaves it alone and plays the tournament's match under the next id
+// of its chain, which is the one that counts.
+func TestForeignRecordUnderATournamentsID(t *testing.T) {
+	srv := natstest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	js := openBus(t, srv.URL).JetStream()
+	startWorker(t, openBus(t, srv.URL), WorkerConfig{Name: "A", AckWait: time.Second})
+
+	// The forger's match, a single match under the id the tournament will use.
+	forged := requests("cup", 1, "builtin:fair", "builtin:random?seed=9")[0]
+	id := forged.GetMatchId()
+	forged.TournamentId = ""
+	enqueueAndWait(t, ctx, js, []*queuev1.MatchRequest{forged})
+	before := checkWhole(t, ctx, js, id, "")
+
+	// The tournament's own request for that id.
+	real := requests("cup", 1, "builtin:fair", "builtin:random?seed=9")[0]
+	real.MatchId = id
+	got := enqueueAndWait(t, ctx, js, []*queuev1.MatchRequest{real})[id]
+	if got.recordedAs != RetryID(id, 1) {
+		t.Fatalf("the tournament's match counts as %s, want %s", got.recordedAs, RetryID(id, 1))
+	}
+	checkWhole(t, ctx, js, got.recordedAs, "cup")
+	after := checkWhole(t, ctx, js, id, "")
+	if len(after) != len(before) {
+		t.Errorf("the foreign record changed: %d events, then %d", len(before), len(after))
+	}
+	if owner, _, err := Owner(ctx, js, id); err != nil || owner != "" {
+		t.Errorf("owner of the foreign record: %q, %v", owner, err)
 	}
 }

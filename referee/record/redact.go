@@ -8,6 +8,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games/privacy"
 )
 
 // Viewer is who looks at a match's record: a spectator, or the player of one seat.
@@ -42,7 +43,7 @@ func (v Viewer) is(seat int32) bool { return v.seat >= 0 && v.seat == seat }
 //   - messages addressed to some seats only (they are removed from the action);
 //   - a refused action (the action is removed, the rejection keeps its code only);
 //   - a chance draw with visible_to (the event keeps what was drawn for whom, not the draw);
-//   - the seed and the parameters private to a seat (see PublicParams).
+//   - the seed and the parameters private to a seat or to none (see PublicParams).
 //
 // A seat viewer sees what a spectator sees without reveal, plus its own actions' private
 // parts, its own refused actions, the messages it sent or that name it, and the draws visible
@@ -118,27 +119,16 @@ func RedactAll(events []*eventsv1.MatchEvent, viewer Viewer) []*eventsv1.MatchEv
 	return out
 }
 
-// PublicParams returns a copy of resolved params without the parts private to a seat: buysell's
-// cost and willingness, dealornodeal's values and the datapoint they came from, deliberation's
-// unanimity bonus and each party's threshold, points and briefing. Families with nothing
-// private come back as they are. nil gives nil.
+// PublicParams returns a copy of resolved params without the fields their family declares
+// private to a seat or to none (the (parley.game.v1.privacy) option, see
+// referee/games/privacy), such as buysell's cost and willingness, and without fields this
+// program has no descriptor for. A family that declares nothing private comes back whole.
+// nil gives nil.
 func PublicParams(params *matchv1.GameParams) *matchv1.GameParams {
 	if params == nil {
 		return nil
 	}
 	out := proto.CloneOf(params)
-	switch f := out.GetFamily().(type) {
-	case *matchv1.GameParams_Buysell:
-		f.Buysell.Cost, f.Buysell.Willingness = nil, nil
-	case *matchv1.GameParams_Dealornodeal:
-		p := f.Dealornodeal
-		p.AliceValues, p.BobValues, p.Datapoint, p.Source = nil, nil, nil, nil
-	case *matchv1.GameParams_Deliberation:
-		p := f.Deliberation
-		p.P1Bonus = nil
-		for _, party := range p.GetScenario().GetParties() {
-			party.Threshold, party.Points, party.Briefing = 0, nil, ""
-		}
-	}
+	privacy.Clear(out.ProtoReflect())
 	return out
 }

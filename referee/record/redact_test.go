@@ -19,10 +19,12 @@ import (
 	buysellv1 "github.com/parley-arena/parley/gen/go/parley/games/buysell/v1"
 	dealornodealv1 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
+	tradingv1 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/privacy"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/record"
 )
@@ -154,6 +156,19 @@ func TestPublicParams(t *testing.T) {
 			}}},
 			&matchv1.GameParams{Family: &matchv1.GameParams_Dealornodeal{Dealornodeal: &dealornodealv1.Params{
 				Items: []string{"book"}, Counts: []int64{2}, Corpus: proto.String("test.txt"),
+			}}}},
+		{"trading: each seat's holdings and goal",
+			&matchv1.GameParams{Family: &matchv1.GameParams_Trading{Trading: &tradingv1.Params{
+				MaxTurns: proto.Int32(8), P1Holdings: map[string]int64{"X": 25}, P2Holdings: map[string]int64{"Y": 25},
+				P1Goal: map[string]int64{"X": 15}, P2Goal: map[string]int64{"Y": 15},
+			}}},
+			&matchv1.GameParams{Family: &matchv1.GameParams_Trading{Trading: &tradingv1.Params{MaxTurns: proto.Int32(8)}}}},
+		{"buysell: cost and willingness, not the public ranges",
+			&matchv1.GameParams{Family: &matchv1.GameParams_Buysell{Buysell: &buysellv1.Params{
+				Cost: proto.Int64(40), Willingness: proto.Int64(60), CostMin: proto.Int64(20), SelfInterestedBuyer: proto.Bool(true),
+			}}},
+			&matchv1.GameParams{Family: &matchv1.GameParams_Buysell{Buysell: &buysellv1.Params{
+				CostMin: proto.Int64(20), SelfInterestedBuyer: proto.Bool(true),
 			}}}},
 		{"deliberation: score sheets, thresholds, briefings, bonus",
 			&matchv1.GameParams{Family: &matchv1.GameParams_Deliberation{Deliberation: &deliberationv1.Params{
@@ -304,6 +319,17 @@ func checkView(t *testing.T, full, view []*eventsv1.MatchEvent, v record.Viewer)
 		}
 		if s := ev.GetMatchStarted(); s != nil && s.GetSeed() != 0 {
 			t.Errorf("%s sees the seed", who)
+		}
+		if s := ev.GetMatchStarted(); s != nil {
+			leaves, err := privacy.Leaves(s.GetParams().ProtoReflect())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range leaves {
+				if l.Secret != nil {
+					t.Errorf("%s sees %s, which its family declares private", who, l.Path)
+				}
+			}
 		}
 		if a := ev.GetActionTaken(); a != nil {
 			fullMsgs := full[i].GetActionTaken().GetAction().GetMessages()

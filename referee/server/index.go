@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
+
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
@@ -20,8 +22,9 @@ import (
 )
 
 // maxEndedListed bounds the ended matches the index keeps for listings; older ones are
-// dropped from it (their records stay in JetStream and analytics).
-const maxEndedListed = 10_000
+// dropped from it (their records stay in JetStream and analytics). An entry is a few hundred
+// bytes (who played, how it ended), so the whole index stays in the tens of megabytes.
+const maxEndedListed = 200_000
 
 // matchIndex lists matches from the first and last events of every record in the match stream:
 // an ordered consumer of parley.match.*.match_started and parley.match.*.match_ended from the
@@ -126,7 +129,13 @@ func (x *matchIndex) add(msg jetstream.Msg) (md *jetstream.MsgMetadata, ended st
 		sum := Summary(ev)
 		sum.MatchId = id
 		sum.Started = timestamppb.New(md.Timestamp)
-		// The listing is public: no parameters or seed in it anyway, only who plays.
+		// The listing is public: no parameters or seed in it anyway, only who plays; and
+		// compact: the agents' names and versions, not their descriptions.
+		for i, seat := range sum.GetSeats() {
+			seat = proto.CloneOf(seat)
+			seat.Agent = &gamev1.AgentInfo{Name: seat.GetAgent().GetName(), Version: seat.GetAgent().GetVersion()}
+			sum.Seats[i] = seat
+		}
 		e := &indexEntry{sum: sum}
 		x.byID[id] = e
 		x.order = append(x.order, e)
@@ -136,7 +145,9 @@ func (x *matchIndex) add(msg jetstream.Msg) (md *jetstream.MsgMetadata, ended st
 			return md, id
 		}
 		e.sum.State = refereev1.MatchState_MATCH_STATE_ENDED
-		e.sum.Outcome = p.MatchEnded.GetOutcome()
+		out := p.MatchEnded.GetOutcome()
+		e.sum.Outcome = &matchv1.Outcome{Cause: out.GetCause(), Payoffs: out.GetPayoffs(), Agreement: out.GetAgreement(),
+			FaultedSeats: out.GetFaultedSeats(), Summary: out.GetSummary(), RerunMatchId: out.GetRerunMatchId()}
 		e.sum.Ended = timestamppb.New(md.Timestamp)
 		e.sum.Turn = ev.GetTurn()
 		x.ended++
@@ -163,25 +174,40 @@ func (x *matchIndex) dropOldEnded() {
 	x.order = keep
 }
 
-// list answers a ListMatches request, newest first.
+// list answers a ListMatches request, newest first. A page costs a walk over the index (no
+// copies but of the matches returned), whatever its size.
 func (x *matchIndex) list(req *refereev1.ListMatchesRequest) (*refereev1.ListMatchesResponse, error) {
 	size, err := PageSize(req.GetPageSize())
 	if err != nil {
 		return nil, err
 	}
+	token := req.GetPageToken()
 	x.mu.Lock()
-	var all []*refereev1.MatchSummary
-	for i := len(x.order) - 1; i >= 0; i-- {
-		if s := x.order[i].sum; Selects(req, s) {
-			all = append(all, proto.CloneOf(s))
+	defer x.mu.Unlock()
+	collecting := token == ""
+	var page []*refereev1.MatchSummary
+	for i := len(x.order) - 1; i >= 0 && len(page) <= size; i-- {
+		s := x.order[i].sum
+		switch {
+		case !Selects(req, s):
+		case !collecting:
+			collecting = s.GetMatchId() == token
+		default:
+			page = append(page, s)
 		}
 	}
-	x.mu.Unlock()
-	page, next, err := Page(all, req.GetPageToken(), size)
-	if err != nil {
-		return nil, err
+	if !collecting {
+		return nil, fmt.Errorf("page_token %q is not a match of this listing", token)
 	}
-	return &refereev1.ListMatchesResponse{Matches: page, NextPageToken: next}, nil
+	resp := &refereev1.ListMatchesResponse{}
+	if len(page) > size {
+		page = page[:size]
+		resp.NextPageToken = page[size-1].GetMatchId()
+	}
+	for _, s := range page {
+		resp.Matches = append(resp.Matches, proto.CloneOf(s))
+	}
+	return resp, nil
 }
 
 // summary returns the listing of one match, if the index has it.
@@ -232,24 +258,5 @@ func Selects(req *refereev1.ListMatchesRequest, m *refereev1.MatchSummary) bool 
 	return (req.GetState() == refereev1.MatchState_MATCH_STATE_UNSPECIFIED || req.GetState() == m.GetState()) &&
 		(req.GetGame() == "" || req.GetGame() == m.GetGame()) &&
 		(req.GetTournamentId() == "" || req.GetTournamentId() == m.GetTournamentId()) &&
-		(!req.GetStandalone() || m.GetTournamentId() == "")
-}
-
-// Page returns the page of ms (newest first) after the match named by token (a match id; empty:
-// from the start), at most size of them, and the token of the next page.
-func Page(ms []*refereev1.MatchSummary, token string, size int) ([]*refereev1.MatchSummary, string, error) {
-	from := 0
-	if token != "" {
-		i := slices.IndexFunc(ms, func(m *refereev1.MatchSummary) bool { return m.GetMatchId() == token })
-		if i < 0 {
-			return nil, "", fmt.Errorf("page_token %q is not a match of this listing", token)
-		}
-		from = i + 1
-	}
-	to := min(from+size, len(ms))
-	next := ""
-	if to < len(ms) {
-		next = ms[to-1].GetMatchId()
-	}
-	return ms[from:to], next, nil
+		(!req.GetExcludeTournaments() || m.GetTournamentId() == "")
 }

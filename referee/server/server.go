@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/queue"
 )
 
@@ -45,6 +47,9 @@ type Config struct {
 	// StartGrace is how long StreamMatchEvents waits for a match that has not started and is
 	// not queued (0: DefaultStartGrace).
 	StartGrace time.Duration
+	// MaxQueued bounds the requests waiting in the work queue: past it StartMatch refuses
+	// callers other than the organiser with RESOURCE_EXHAUSTED (0: no bound).
+	MaxQueued int
 }
 
 // Server implements RefereeService. Make one with New; Close it.
@@ -113,15 +118,34 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 			return nil, status.Error(codes.InvalidArgument, err.Error())
 		}
 	}
+	agents, links, err := s.reserveSeats(req.GetAgents())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	caller := policy.FromIncoming(ctx)
+	if req.GetMatchId() != "" && caller.Role != policy.Organiser {
+		// Ids are the organiser's to choose: a chosen id could take one a tournament will
+		// schedule, and stand in for its match.
+		return nil, status.Error(codes.InvalidArgument, "match_id: only the organiser chooses match ids; leave it empty and the referee names the match")
+	}
 	m, err := s.cfg.Matches.Prepare(ctx, launch.Request{
 		Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), SeedGiven: req.GetSeed() != 0,
-		Agents: req.GetAgents(), Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: req.GetMatchId(),
-		RevealPrivate: req.GetRevealPrivate(),
+		Agents: agents, Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: req.GetMatchId(),
+		RevealPrivate: req.GetRevealPrivate(), Caller: caller,
 	})
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	js := s.cfg.Bus.JetStream()
+	if s.cfg.MaxQueued > 0 && caller.Role != policy.Organiser {
+		n, err := queue.Waiting(ctx, js)
+		switch {
+		case err != nil:
+			return nil, status.Error(codes.Unavailable, err.Error())
+		case n >= s.cfg.MaxQueued:
+			return nil, status.Errorf(codes.ResourceExhausted, "the work queue holds %d matches waiting, as many as max_queued allows; try again later", n)
+		}
+	}
 	switch taken, err := queue.Taken(ctx, js, m.ID); {
 	case err != nil:
 		return nil, status.Error(codes.Unavailable, err.Error())
@@ -132,7 +156,33 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	s.logger.Info("match requested", "match_id", m.ID, "game", req.GetGame())
-	return &refereev1.StartMatchResponse{MatchId: m.ID}, nil
+	return &refereev1.StartMatchResponse{MatchId: m.ID, Seed: m.Seed, SeatLinks: links}, nil
+}
+
+// reserveSeats reserves a seat for each person asked for without one ("human", "human:NAME")
+// and returns the addresses that open those seats, and each seat's page (nil when no seat
+// was reserved). The match may be played by any worker of the process that serves the seats.
+func (s *Server) reserveSeats(addrs []string) ([]string, []string, error) {
+	r, ok := s.cfg.Matches.Agents.Humans.(agentconn.Reserver)
+	if !ok {
+		return addrs, nil, nil // Prepare says whether human seats are served here
+	}
+	out := slices.Clone(addrs)
+	var links []string
+	for i, a := range addrs {
+		if !agentconn.IsHuman(a) || strings.Contains(a, "ticket=") {
+			continue
+		}
+		seat, link, err := r.Reserve(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if links == nil {
+			links = make([]string, len(addrs))
+		}
+		out[i], links[i] = seat, link
+	}
+	return out, links, nil
 }
 
 // Request is the work-queue request of a prepared match.

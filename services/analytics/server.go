@@ -207,7 +207,7 @@ func rowProto(r metrics.Row, info MatchInfo) *analyticsv1.MatchRow {
 
 // GetStandings returns how a tournament stands.
 func (s *Server) GetStandings(ctx context.Context, req *analyticsv1.GetStandingsRequest) (*analyticsv1.GetStandingsResponse, error) {
-	st, err := s.store.Standings(ctx, req.GetTournamentId())
+	st, err := s.store.CachedStandings(ctx, req.GetTournamentId())
 	if err != nil {
 		return nil, grpcError(err)
 	}

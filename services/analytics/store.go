@@ -77,6 +77,7 @@ CREATE TABLE IF NOT EXISTS matches (
 	error         TEXT    NOT NULL         -- why the record or the family metrics failed
 );
 CREATE INDEX IF NOT EXISTS matches_tournament ON matches (tournament_id, game);
+CREATE INDEX IF NOT EXISTS matches_tournament_n ON matches (tournament_id, n); -- the last row of a tournament
 CREATE INDEX IF NOT EXISTS matches_game ON matches (game);
 
 -- Each seat of each finished match.
@@ -130,6 +131,8 @@ CREATE TABLE IF NOT EXISTS usage (
 type Store struct {
 	db   *sql.DB
 	path string
+
+	standings standingsCache
 }
 
 // OpenStore opens (creating if needed) the database file at path. The caller must Close it.

@@ -30,6 +30,7 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/services/registry"
 )
 
@@ -39,6 +40,10 @@ const codeHeader = "Parley-Code"
 
 // queueGroup spreads calls over a bot's sessions when it holds several (replicas).
 const queueGroup = "parley-botlink"
+
+// linkRoom is what a call or result may not use of the NATS payload limit: the headers of a
+// request and its reply.
+const linkRoom = 1 << 10
 
 // Client reaches a dial-out bot through whichever gateway holds its session. It implements
 // agentv1.AgentServiceClient; grpc.MaxCallRecvMsgSize is honoured, other call options ignored.
@@ -83,6 +88,9 @@ func (c *Client) call(ctx context.Context, call *botlinkv1.Call, opts []grpc.Cal
 	if d, ok := ctx.Deadline(); ok {
 		call.Deadline = timestamppb.New(d)
 	}
+	if err := c.fit(call); err != nil {
+		return nil, err
+	}
 	data, err := proto.Marshal(call)
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
@@ -114,6 +122,26 @@ func (c *Client) call(ctx context.Context, call *botlinkv1.Call, opts []grpc.Cal
 		return nil, status.Errorf(code, "bot %s/%s: %s", c.team, c.name, e.Error)
 	}
 	return res, nil
+}
+
+// fit keeps call within what NATS carries: an observation too large for the link (a server
+// whose payload limit is under the observation's budget) leaves out more of its oldest history
+// and notes, counted as the referee counts them (games.FitObservation), on a copy.
+func (c *Client) fit(call *botlinkv1.Call) error {
+	limit := int(c.nc.MaxPayload()) - linkRoom
+	over := proto.Size(call) - limit
+	obs := call.GetAct().GetObservation()
+	if over <= 0 || limit <= 0 {
+		return nil
+	}
+	if obs != nil {
+		obs = proto.CloneOf(obs)
+		if games.FitObservation(obs, proto.Size(obs)-over) {
+			call.GetAct().Observation = obs
+			return nil
+		}
+	}
+	return status.Errorf(codes.Unavailable, "the bot link to %s/%s carries at most %d bytes, and this call needs %d even without history or notes", c.team, c.name, limit, limit+over)
 }
 
 func newID() string {
@@ -257,6 +285,12 @@ func (s *Session) handle(m *nats.Msg) {
 			s.fail(m, codes.Internal, err.Error())
 			return
 		}
+		if limit := int(s.nc.MaxPayload()) - linkRoom; len(data) > limit {
+			// NATS would drop it and the referee wait out the deadline: say at once, in
+			// grpc-go's words, that the reply is too large, as a direct connection would.
+			s.fail(m, codes.ResourceExhausted, fmt.Sprintf("grpc: received message larger than max (%d vs. %d)", len(data), limit))
+			return
+		}
 		_ = m.Respond(data)
 	case <-s.closed:
 		s.fail(m, codes.Unavailable, "the bot disconnected before answering: "+s.reason)
@@ -286,6 +320,10 @@ func (d Directory) Bot(ctx context.Context, team, name string) (*registryv1.Bot,
 		return nil, err
 	}
 	if err := registry.ValidName("bot", name); err != nil {
+		return nil, err
+	}
+	// A revoked team's bots stay listed but play no more.
+	if err := d.Store.Active(ctx, team); err != nil {
 		return nil, err
 	}
 	return d.Store.Bot(ctx, team, name)

@@ -17,11 +17,14 @@ import (
 	"github.com/parley-arena/parley/services/botlink"
 )
 
-func openBus(t *testing.T) *bus.Bus {
+func openBus(t *testing.T) *bus.Bus { return openBusAt(t, "") }
+
+// openBusAt opens a bus on the NATS server at url ("": an embedded one).
+func openBusAt(t *testing.T, url string) *bus.Bus {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := bus.Open(ctx, bus.Config{}, nil)
+	b, err := bus.Open(ctx, bus.Config{URL: url}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,6 +161,13 @@ func (s *Store) team(ctx context.Context, name string) (Team, error) {
 	return parseTeam(e.Value())
 }
 
+// Active returns nil when the team exists (was added and not revoked), an ErrNotFound error
+// otherwise.
+func (s *Store) Active(ctx context.Context, team string) error {
+	_, err := s.team(ctx, team)
+	return err
+}
+
 // RevokeTeam removes a team: its token stops working at once. Its bots stay listed but can no
 // longer be changed or connect.
 func (s *Store) RevokeTeam(ctx context.Context, name string) error {

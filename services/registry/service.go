@@ -143,9 +143,13 @@ func (s *Service) Retire(ctx context.Context, team, given string) (*registryv1.B
 	return b, statusOf(err)
 }
 
-// List lists the bots of one team (every team's when team is empty) with their endpoints.
-func (s *Service) List(ctx context.Context, team string, retired bool) ([]*registryv1.Bot, error) {
-	bots, err := s.Store.Bots(ctx, team, retired)
+// List lists the bots of the caller's own team, with their endpoints; asking for another
+// team's is PermissionDenied (where a team serves its bots is its business).
+func (s *Service) List(ctx context.Context, caller, team string, retired bool) ([]*registryv1.Bot, error) {
+	if team != "" && team != caller {
+		return nil, status.Errorf(codes.PermissionDenied, "team %q may list only its own bots, not team %q's (everyone's active bots are at GET /api/v1/bots, without endpoints)", caller, team)
+	}
+	bots, err := s.Store.Bots(ctx, caller, retired)
 	if err != nil {
 		return nil, statusOf(err)
 	}

@@ -117,7 +117,21 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 		if !ok {
 			return nil
 		}
+		// Whose ending is it? A record of another under the scheduled id is passed over: the
+		// worker runs the match under the next id of its chain.
+		var latest string
+		var last *eventsv1.MatchEnded
+		if err := retrying(ctx, func() (err error) {
+			latest, last, err = queue.Latest(ctx, js, id, spec.GetTournamentId())
+			return err
+		}); err != nil {
+			return err
+		}
 		delete(waiting, id)
+		if last == nil || latest != id {
+			waiting[latest] = m
+			return nil
+		}
 		out := end.GetOutcome()
 		if out.GetCause() == matchv1.EndCause_END_CAUSE_VOID {
 			// An interrupted match names its rerun before its void ending is stored.
@@ -146,7 +160,7 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 			var id string
 			var end *eventsv1.MatchEnded
 			if err := retrying(ctx, func() (err error) {
-				id, end, err = queue.Latest(ctx, js, m.GetMatchId())
+				id, end, err = queue.Latest(ctx, js, m.GetMatchId(), spec.GetTournamentId())
 				return err
 			}); err != nil {
 				return err

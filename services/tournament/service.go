@@ -24,15 +24,12 @@ import (
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/record"
 )
 
-// Limits of StartTournament.
 const (
 	defaultGamesPerAssignment = 10
-	maxGamesPerAssignment     = 1000
-	maxScheduled              = 20_000
-	maxConcurrency            = 64
 	// agentCheckTimeout bounds checking that the entrants' addresses open.
 	agentCheckTimeout = 10 * time.Second
 )
@@ -53,6 +50,8 @@ type ServiceConfig struct {
 	Standings Standings
 	// Concurrency is the default of StartTournamentRequest.concurrency (0: DefaultConcurrency).
 	Concurrency int
+	// Policy bounds what callers may ask for (nil: policy.Default()).
+	Policy *policy.Policy
 	// Logger (nil: discard).
 	Logger *slog.Logger
 }
@@ -73,7 +72,11 @@ type Service struct {
 
 	mu      sync.Mutex
 	running map[string]bool
+	specs   map[string]*tournamentv1.TournamentSpec // stored specs never change: read once
 }
+
+// maxCachedSpecs bounds the schedules kept in memory for GetTournament.
+const maxCachedSpecs = 64
 
 var _ tournamentv1.TournamentServiceServer = (*Service)(nil)
 
@@ -92,8 +95,12 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}
+	if cfg.Policy == nil {
+		p := policy.Default()
+		cfg.Policy = &p
+	}
 	bg, cancel := context.WithCancel(context.Background())
-	s := &Service{cfg: cfg, log: cfg.Logger, ctx: bg, cancel: cancel, running: map[string]bool{}}
+	s := &Service{cfg: cfg, log: cfg.Logger, ctx: bg, cancel: cancel, running: map[string]bool{}, specs: map[string]*tournamentv1.TournamentSpec{}}
 	if err := s.resume(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("tournament: resume: %w", err)
@@ -113,12 +120,22 @@ func invalid(format string, args ...any) error {
 
 // StartTournament plans the tournament, stores its schedule and starts requesting its matches.
 func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTournamentRequest) (*tournamentv1.StartTournamentResponse, error) {
+	caller := policy.FromIncoming(ctx)
+	pol := s.cfg.Policy
 	n := m.GetGamesPerAssignment()
-	switch {
-	case n == 0:
+	if n == 0 {
 		n = defaultGamesPerAssignment
-	case n > maxGamesPerAssignment:
-		return nil, invalid("games_per_assignment must be at most %d, got %d", maxGamesPerAssignment, n)
+	}
+	if err := pol.StartTournament(caller, 0, int(n), int(m.GetConcurrency())); err != nil {
+		return nil, invalid("%v", err)
+	}
+	if err := pol.Limits(caller, m.GetLimits()); err != nil {
+		return nil, invalid("%v", err)
+	}
+	for _, e := range m.GetEntrants() {
+		if err := pol.Agent(caller, e.GetAddress()); err != nil {
+			return nil, invalid("%v", err)
+		}
 	}
 	seed := m.GetSeed()
 	if seed == 0 {
@@ -129,7 +146,7 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 		return nil, invalid("%v", err)
 	}
 	name := game.Info().GetName()
-	entrants, err := s.checkEntrants(ctx, name, m.GetEntrants())
+	entrants, err := s.checkEntrants(ctx, caller, name, m.GetEntrants())
 	if err != nil {
 		return nil, err
 	}
@@ -148,8 +165,8 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
-	if len(spec.GetMatches()) > maxScheduled {
-		return nil, invalid("the tournament would schedule %d matches; at most %d (fewer games per assignment, or max_assignments)", len(spec.GetMatches()), maxScheduled)
+	if err := pol.StartTournament(caller, len(spec.GetMatches()), int(n), int(m.GetConcurrency())); err != nil {
+		return nil, invalid("%v", err)
 	}
 	js := s.cfg.Bus.JetStream()
 	err = StoreSpec(ctx, js, spec)
@@ -176,7 +193,7 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 
 // checkEntrants fills in default labels, checks that labels are unique and that every address
 // may play the game, as every match of it is checked.
-func (s *Service) checkEntrants(ctx context.Context, game string, in []*tournamentv1.Entrant) ([]*tournamentv1.Entrant, error) {
+func (s *Service) checkEntrants(ctx context.Context, caller policy.Caller, game string, in []*tournamentv1.Entrant) ([]*tournamentv1.Entrant, error) {
 	if len(in) == 0 {
 		return nil, invalid("give the agents taking part (entrants)")
 	}
@@ -189,6 +206,11 @@ func (s *Service) checkEntrants(ctx context.Context, game string, in []*tourname
 	registered, err := s.cfg.Matches.CheckAgents(ctx, game, addrs)
 	if err != nil {
 		return nil, invalid("%v", err)
+	}
+	for i, e := range in {
+		if err := s.cfg.Policy.Label(caller, e.GetLabel(), registered[i]); err != nil {
+			return nil, invalid("%v", err)
+		}
 	}
 	return Entrants(in, registered)
 }
@@ -221,7 +243,9 @@ func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int) {
 	if concurrency <= 0 {
 		concurrency = s.cfg.Concurrency
 	}
-	concurrency = min(concurrency, maxConcurrency)
+	if mc := s.cfg.Policy.MaxConcurrency; mc > 0 {
+		concurrency = min(concurrency, mc)
+	}
 	id := spec.GetTournamentId()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -305,9 +329,33 @@ func readAll(ctx context.Context, js jetstream.JetStream, stream, filter string,
 	}
 }
 
+// spec returns a tournament's stored schedule, read once.
+func (s *Service) spec(ctx context.Context, id string) (*tournamentv1.TournamentSpec, error) {
+	s.mu.Lock()
+	spec, ok := s.specs[id]
+	s.mu.Unlock()
+	if ok {
+		return spec, nil
+	}
+	spec, err := LoadSpec(ctx, s.cfg.Bus.JetStream(), id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.specs) >= maxCachedSpecs {
+		for k := range s.specs { // any one: they are all cheap to read again
+			delete(s.specs, k)
+			break
+		}
+	}
+	s.specs[id] = spec
+	s.mu.Unlock()
+	return spec, nil
+}
+
 // GetTournament returns a tournament's schedule, as the public may see it, and its standings.
 func (s *Service) GetTournament(ctx context.Context, req *tournamentv1.GetTournamentRequest) (*tournamentv1.GetTournamentResponse, error) {
-	spec, err := LoadSpec(ctx, s.cfg.Bus.JetStream(), req.GetTournamentId())
+	spec, err := s.spec(ctx, req.GetTournamentId())
 	switch {
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidID):
 		return nil, status.Errorf(codes.NotFound, "no tournament %q", req.GetTournamentId())
@@ -327,6 +375,9 @@ func (s *Service) GetTournament(ctx context.Context, req *tournamentv1.GetTourna
 	}
 	st.Matches = uint32(len(spec.GetMatches()))
 	st.Complete = st.GetEnded() >= st.GetMatches()
+	if req.GetStandingsOnly() {
+		return &tournamentv1.GetTournamentResponse{Standings: st}, nil
+	}
 	return &tournamentv1.GetTournamentResponse{Spec: PublicSpec(spec), Standings: st}, nil
 }
 

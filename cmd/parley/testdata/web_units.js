@@ -101,6 +101,8 @@ eq('move text', f.describeMove({ propose: { proposal: { allocation: { shares: [{
 eq('recipients', f.recipients([1, 2], ['A', 'B', 'C']), 'B and C (private)');
 eq('public', f.recipients([], ['A']), 'everyone');
 eq('humanize', f.humanize('standingOffer'), 'standing offer');
+eq('view of a family the page does not know', f.viewOf({ game: 'nim', seat: 1, deadline: '2030-01-01T00:00:00Z', timeLimit: '10s', lastRejection: { code: 'REJECTION_CODE_ILLEGAL_MOVE' }, legalMoves: ['MOVE_KIND_CHOOSE'], nim: { heaps: ['3', '4'] } }), ['nim', { heaps: ['3', '4'] }]);
+eq('no view', f.viewOf({ game: 'nim', lastRejection: { code: 'REJECTION_CODE_ILLEGAL_MOVE' } }), ['', null]);
 eq('numbers', [f.fmtNum('12'), f.fmtNum(2.5), f.fmtNum(undefined)], ['12', '2.50', '0']);
 eq('rates', [f.fmtRate(0.5), f.fmtRate(undefined)], ['50%', '–']);
 eq('seat names', f.seatNames([{ name: 'P1' }, { seat: 1, name: 'P2' }]), ['P1', 'P2']);

@@ -558,7 +558,7 @@ func (m *Match[T]) Observe(seat games.Seat) *agentv1.Observation {
 			obs.ProposalForms = f.Forms(m, seat)
 		}
 	}
-	obs.History = m.history.For(seat)
+	obs.History, obs.HistoryOmitted = m.history.For(seat)
 	m.rules.View(m, seat, obs)
 	obs.Briefing = m.rules.Briefing(m, seat)
 	return obs

@@ -61,22 +61,12 @@ func play(t testing.TB, p *matchv1.GameParams, seed uint64, moves ...*agentv1.Ac
 	return st
 }
 
-// Secret values: no price can equal them, since each exceeds the budget.
+// Private values no price can equal, since each exceeds the budget.
 var (
 	secretFixed = &buysellv1.Params{Cost: proto.Int64(4321), Willingness: proto.Int64(8765), Budget: proto.Int64(1000)}
-	secretScale = &buysellv1.Params{Cost: proto.Int64(43), Willingness: proto.Int64(87), Budget: proto.Int64(9), Scale: proto.Int64(101)}
 	secretDrawn = &buysellv1.Params{Draw: proto.Bool(true), Budget: proto.Int64(1000),
 		CostMin: proto.Int64(4000), CostMax: proto.Int64(4999), WillingnessMin: proto.Int64(8000), WillingnessMax: proto.Int64(8999)}
 )
-
-// secrets declares each side's private value as private to it.
-func secrets(p *matchv1.GameParams, seed uint64) [][]string {
-	cost, willingness, err := buysell.Values(p, seed)
-	if err != nil {
-		panic(err)
-	}
-	return [][]string{{fmt.Sprint(cost)}, {fmt.Sprint(willingness)}}
-}
 
 func TestConformance(t *testing.T) {
 	gametest.Run(t, buysell.New(),
@@ -91,10 +81,12 @@ func TestConformance(t *testing.T) {
 	)
 }
 
-// TestPrivacy plays whole random matches and checks that neither side ever sees the other's
-// private value.
+// TestPrivacy runs the suite where its checks of values drawn from the seed apply: they look
+// for the drawn numbers in the other seat's observations, so they need four digits and a
+// budget no price can reach them under. (Cost and willingness given as parameters are checked
+// in every variant, from the proto's declaration.)
 func TestPrivacy(t *testing.T) {
-	gametest.Suite{Secrets: secrets}.Run(t, buysell.New(), params(secretFixed), params(secretScale), params(secretDrawn))
+	gametest.Run(t, buysell.New(), params(secretDrawn), params(secretFixed))
 }
 
 func TestRefusals(t *testing.T) {

@@ -830,7 +830,7 @@ func (st *state) Observe(seat games.Seat) *agentv1.Observation {
 		}
 		obs.MessageTermForms = copyForms(st.r.forms[seat])
 	}
-	obs.History = st.history.For(seat)
+	obs.History, obs.HistoryOmitted = st.history.For(seat)
 	obs.View = &agentv1.Observation_Coalition{Coalition: st.view()}
 	obs.Briefing = st.briefing(seat)
 	return obs

@@ -238,6 +238,20 @@ func newSetup(gp *matchv1.GameParams) (*setup, error) {
 	if !given {
 		p.Counts, p.AliceValues, p.BobValues = slices.Clone(defaultCounts), slices.Clone(defaultAlice), slices.Clone(defaultBob)
 	}
+	lists := []struct {
+		name string
+		xs   []int64
+	}{{"counts", p.Counts}, {"alice_values", p.AliceValues}, {"bob_values", p.BobValues}}
+	var missing []string
+	for _, l := range lists {
+		if len(l.xs) == 0 {
+			missing = append(missing, l.name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("dealornodeal: counts, alice_values and bob_values go together, and %s %s missing: give all three, or none for the default set-up",
+			strings.Join(missing, " and "), map[bool]string{true: "is", false: "are"}[len(missing) == 1])
+	}
 	if p.MaxTurns == nil {
 		p.MaxTurns = proto.Int32(DefaultMaxTurns)
 	}
@@ -256,10 +270,7 @@ func newSetup(gp *matchv1.GameParams) (*setup, error) {
 			return nil, fmt.Errorf("dealornodeal: item %q is listed twice", it)
 		}
 	}
-	for _, l := range []struct {
-		name string
-		xs   []int64
-	}{{"counts", p.Counts}, {"alice_values", p.AliceValues}, {"bob_values", p.BobValues}} {
+	for _, l := range lists {
 		if len(l.xs) != n {
 			return nil, fmt.Errorf("dealornodeal: %s has %d entries for %d item types (%s)", l.name, len(l.xs), n, strings.Join(p.Items, ", "))
 		}

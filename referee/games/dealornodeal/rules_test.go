@@ -154,6 +154,19 @@ func TestResolve(t *testing.T) {
 			t.Errorf("%v accepted", kvs)
 		}
 	}
+	// Values without counts: the error names what is missing rather than "0 entries".
+	for _, tc := range []struct {
+		kvs  []string
+		want string
+	}{
+		{[]string{"alice_values=2,3,1", "bob_values=8,1,0"}, "and counts is missing"},
+		{[]string{"counts=1,2,2"}, "and alice_values and bob_values are missing"},
+	} {
+		_, err := dealornodeal.New().Resolve(params(t, tc.kvs...))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "0 entries") {
+			t.Errorf("%v: %v, want %q", tc.kvs, err, tc.want)
+		}
+	}
 }
 
 // TestLoad draws set-ups from the sample corpus: a datapoint by number, or from the seed; the

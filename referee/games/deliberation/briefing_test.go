@@ -2,11 +2,13 @@ package deliberation_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/deliberation"
 )
@@ -105,4 +107,37 @@ func TestBriefingHoldsOnlyOwnNumbers(t *testing.T) {
 			t.Errorf("seat %d's briefing mentions the bonus: %v", seat, has)
 		}
 	}
+}
+
+// sheetSecrets declares each party's score-sheet lines, as its briefing writes them, as its
+// secrets, and its minimum-score sentence: those no other party shares.
+func sheetSecrets(p *matchv1.GameParams, _ uint64) [][]string {
+	s, err := deliberation.NewSetup(p)
+	if err != nil {
+		panic(err)
+	}
+	lines := make([][]string, s.N())
+	count := map[string]int{}
+	for seat, party := range s.Parties {
+		for i, is := range s.Issues {
+			pts := make([]string, len(is.Options))
+			for k := range is.Options {
+				pts[k] = fmt.Sprintf("%s %d", is.OptionID(k), party.Points[i][k])
+			}
+			lines[seat] = append(lines[seat], fmt.Sprintf("%s: %s (best", is.Label, strings.Join(pts, ", ")))
+		}
+		lines[seat] = append(lines[seat], fmt.Sprintf("Your minimum score is %d:", party.Threshold))
+		for _, l := range lines[seat] {
+			count[l]++
+		}
+	}
+	out := make([][]string, s.N())
+	for seat := range lines {
+		for _, l := range lines[seat] {
+			if count[l] == 1 {
+				out[seat] = append(out[seat], l)
+			}
+		}
+	}
+	return out
 }

@@ -424,7 +424,9 @@ func (m *match) Observe(seat games.Seat) *agentv1.Observation {
 			obs.ProposalForms = []*gamev1.ProposalForm{s.DealForm()}
 		}
 	}
-	obs.History = window(m.history.For(seat), s.HistoryWindow)
+	entries, omitted := m.history.For(seat)
+	obs.History = window(entries, s.HistoryWindow)
+	obs.HistoryOmitted = omitted + int32(len(entries)-len(obs.History))
 	obs.View = &agentv1.Observation_Deliberation{Deliberation: m.view(me)}
 	obs.Briefing = m.briefing(me)
 	return obs

@@ -1,7 +1,8 @@
 // Package gametest is the conformance suite every game family runs, after open_spiel's
 // RandomSimTest: many random matches, each checked at every step against the rules the Game
 // and State interfaces promise (refusals change nothing, clones are independent, a record
-// replays to the same match, and no seat ever sees what is private to another).
+// replays to the same match, and no seat ever sees what is private to another, as the family's
+// parameter proto declares it).
 package gametest
 
 import (
@@ -10,10 +11,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
@@ -56,7 +59,16 @@ const (
 //     private_notes and in messages to the public, to one seat and to a subset of seats (when
 //     the observation prescribes the messages, the markers go into the texts of those instead);
 //     no seat's observation (text and wire form) ever holds another seat's reasoning or notes,
-//     or a message not addressed to it, and each holds every message addressed to it.
+//     or a message not addressed to it, and each holds every message addressed to it; a number
+//     of four digits or more drawn for some seats only (ChanceDrawn.visible_to) is seen by
+//     those seats and by no other.
+//
+// Then, for each variant, it checks what the family's parameter proto declares private (the
+// (parley.game.v1.privacy) option; see privacy.go): each private value, varied within the
+// rules, changes no other seat's observations and no spectator's redacted record in lockstep
+// matches with the same actions, and does change its owner's in some variant; each public
+// parameter, varied, reaches the first observations of every seat or of none, unless declared
+// unequal. A family writes no list of its secrets for the suite.
 //
 // At the end it checks the outcome (a cause, a summary, one finite payoff per seat) and
 // replays the applied actions on a fresh NewState with the same seed, which must reproduce
@@ -71,14 +83,6 @@ func Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) {
 
 // Suite is the conformance suite with options; the zero Suite is what Run runs.
 type Suite struct {
-	// Secrets, when set, names the private values of a match: Secrets(params, seed)[s] are the
-	// strings private to seat s (e.g. a seller's cost written "4321", as its own observation
-	// shows it), for the resolved params and the seed of the match. On top of Run's checks,
-	// every secret must appear in its own seat's first observation (so that a value written
-	// differently from how the game shows it is caught) and none may ever appear in another
-	// seat's observation, text or wire form, at any step of any match. Pick distinctive values
-	// that play cannot produce by chance: a number no proposal amount can equal, say.
-	Secrets func(params *matchv1.GameParams, seed uint64) [][]string
 	// Seeds, when above 0, replaces Seeds as the number of random matches per variant (still
 	// a quarter of it with -short), for games whose matches are long to check.
 	Seeds int
@@ -113,6 +117,7 @@ func (s Suite) Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) 
 		// The race detector slows every step several times; the invariants are the same.
 		seeds = max(1, seeds/4)
 	}
+	cov := newPrivacyCoverage()
 	for i, v := range variants {
 		t.Run(fmt.Sprintf("variant%d", i), func(t *testing.T) {
 			t.Logf("params: %v", v)
@@ -129,14 +134,17 @@ func (s Suite) Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) 
 					seats, _ := games.Seats(g, params)
 					m := &match{t: t, g: g, name: info.GetName(), nSeats: len(seats), params: params, seed: seed,
 						rng: rand.New(rand.NewPCG(seed, 0x9a3e))}
-					if s.Secrets != nil {
-						m.secrets = s.Secrets(proto.CloneOf(params), seed)
-					}
 					m.play()
 				})
 			}
+			t.Run("privacy", func(t *testing.T) {
+				seats, _ := games.Seats(g, params)
+				m := &match{t: t, g: g, name: info.GetName(), nSeats: len(seats), params: params}
+				m.checkParamPrivacy(cov, max(1, seeds/4), i)
+			})
 		})
 	}
+	cov.check(t)
 }
 
 // applied is one action the suite applied, kept for the replay.
@@ -145,9 +153,11 @@ type applied struct {
 	action *agentv1.Action
 }
 
-// marker is a unique string planted in an action, and the seats allowed to see it.
+// marker is a unique string planted in an action, or a number drawn for some seats only, and
+// the seats allowed to see it.
 type marker struct {
 	text    string
+	number  bool         // text is a number, to be found as a whole number in the text form
 	visible []games.Seat // seats that may see it
 	must    []games.Seat // seats that must see it
 }
@@ -165,9 +175,8 @@ type match struct {
 	log         []applied
 	snapshots   [][]*agentv1.Observation // every seat's observation after each applied action
 	markers     []marker
-	lastMarkers int        // markers added by the latest decorate, dropped if its action is refused
-	tolerated   int        // random actions refused with INVALID_TERMS
-	secrets     [][]string // secrets[s]: strings private to seat s (Suite.Secrets)
+	lastMarkers int // markers added by the latest decorate, dropped if its action is refused
+	tolerated   int // random actions refused with INVALID_TERMS
 }
 
 func (m *match) play() {
@@ -177,8 +186,10 @@ func (m *match) play() {
 		t.Fatalf("NewState: %v", err)
 	}
 	m.st = st
+	if o, ok := st.(games.Opener); ok {
+		m.markDraws(o.OpeningEvents())
+	}
 	m.snapshots = append(m.snapshots, m.observeAll(st, "initial state"))
-	m.checkSecretsShown(m.snapshots[0])
 	for step := 0; ; step++ {
 		toMove := st.ToMove()
 		if len(toMove) == 0 {
@@ -252,7 +263,7 @@ func (m *match) applyChecked(seat games.Seat, action *agentv1.Action) error {
 	cloneErr := safeApply(t, clone, seat, proto.CloneOf(action))
 	m.expectUnchanged(before, "after Apply on a clone")
 	kept := proto.CloneOf(action)
-	err := safeApply(t, m.st, seat, action)
+	events, err := safeApplyEvents(t, m.st, seat, action)
 	if (err == nil) != (cloneErr == nil) {
 		t.Fatalf("seat %d: Apply on the state gives %v, on a clone %v", seat, err, cloneErr)
 	}
@@ -261,6 +272,7 @@ func (m *match) applyChecked(seat games.Seat, action *agentv1.Action) error {
 		return err
 	}
 	m.log = append(m.log, applied{seat: seat, action: kept})
+	m.markDraws(events)
 	after := m.observeAll(m.st, fmt.Sprintf("after seat %d played %v", seat, kept))
 	scribble(action.ProtoReflect())
 	m.expectUnchanged(after, "after scribbling on an applied action")
@@ -527,6 +539,9 @@ func (m *match) observeAll(st games.State, when string) []*agentv1.Observation {
 			t.Fatalf("%s: seat %d is to move but has no legal move", when, s)
 		case !slices.Contains(toMove, s) && len(o.GetLegalMoves()) != 0:
 			t.Fatalf("%s: seat %d is not to move but has legal moves %v", when, s, o.GetLegalMoves())
+		case len(o.GetHistory()) > games.MaxHistoryEntries || o.GetHistoryOmitted() < 0:
+			// The history window (History.For) keeps observations bounded.
+			t.Fatalf("%s: Observe(%d) shows %d history entries, leaving out %d: not a window of at most %d", when, s, len(o.GetHistory()), o.GetHistoryOmitted(), games.MaxHistoryEntries)
 		}
 		// Purity: a second call is equal, and scribbling on what was returned does not reach
 		// the state (nor a cached observation).
@@ -540,31 +555,24 @@ func (m *match) observeAll(st games.State, when string) []*agentv1.Observation {
 		if third := safeObserve(t, st, s); !proto.Equal(keep, third) {
 			t.Fatalf("%s: changing an observation of seat %d changed the state", when, s)
 		}
-		m.checkPrivacy(s, keep, when)
+		m.checkMarkers(s, keep, when)
 		out[s] = keep
 	}
 	return out
 }
 
-// checkPrivacy searches seat's observation for the planted markers, in text and wire form.
-func (m *match) checkPrivacy(seat games.Seat, o *agentv1.Observation, when string) {
+// checkMarkers searches seat's observation for the planted markers, in text and wire form.
+func (m *match) checkMarkers(seat games.Seat, o *agentv1.Observation, when string) {
 	text := prototext.Format(o)
 	wire, err := proto.Marshal(o)
 	if err != nil {
 		m.t.Fatalf("%s: marshal observation: %v", when, err)
 	}
-	for owner, secrets := range m.secrets {
-		if games.Seat(owner) == seat {
-			continue
-		}
-		for _, secret := range secrets {
-			if strings.Contains(text, secret) || bytes.Contains(wire, []byte(secret)) {
-				m.t.Fatalf("%s: seat %d's observation leaks secret %q of seat %d:\n%s", when, seat, secret, owner, text)
-			}
-		}
-	}
 	for _, mk := range m.markers {
 		found := strings.Contains(text, mk.text) || bytes.Contains(wire, []byte(mk.text))
+		if mk.number {
+			found = containsNumber(text, mk.text)
+		}
 		switch {
 		case found && !slices.Contains(mk.visible, seat):
 			m.t.Fatalf("%s: seat %d's observation leaks %q:\n%s", when, seat, mk.text, text)
@@ -574,24 +582,42 @@ func (m *match) checkPrivacy(seat games.Seat, o *agentv1.Observation, when strin
 	}
 }
 
-// checkSecretsShown checks that each seat's first observation shows its own secrets: a secret
-// its owner cannot see is declared wrongly, and its absence elsewhere would prove nothing.
-func (m *match) checkSecretsShown(first []*agentv1.Observation) {
-	for owner, secrets := range m.secrets {
-		if owner >= m.nSeats {
-			m.t.Fatalf("Secrets names seat %d, but the game has %d seats", owner, m.nSeats)
+// minDrawDigits is the fewest digits a number drawn for some seats only must have to be looked
+// for in observations: shorter numbers turn up in play by chance.
+const minDrawDigits = 4
+
+// markDraws adds a marker for each number drawn for some seats only (ChanceDrawn.visible_to)
+// that is long enough to look for: those seats must see it, no other seat may.
+func (m *match) markDraws(events []*eventsv1.MatchEvent) {
+	for _, ev := range events {
+		d := ev.GetChanceDrawn()
+		if d == nil || len(d.GetVisibleTo()) == 0 || d.Value == nil {
+			continue
 		}
-		text := prototext.Format(first[owner])
-		for _, secret := range secrets {
-			if secret == "" {
-				m.t.Fatalf("Secrets gives seat %d an empty secret", owner)
-			}
-			if !strings.Contains(text, secret) {
-				m.t.Fatalf("secret %q of seat %d never appears in its own first observation; declare it as the game shows it:\n%s", secret, owner, text)
-			}
+		text := strconv.FormatInt(d.GetValue(), 10)
+		if len(strings.TrimPrefix(text, "-")) < minDrawDigits {
+			continue
 		}
+		m.markers = append(m.markers, marker{text: text, number: true, visible: d.GetVisibleTo(), must: d.GetVisibleTo()})
 	}
 }
+
+// containsNumber reports whether text holds n as a whole number, not inside a longer one.
+func containsNumber(text, n string) bool {
+	for i := 0; ; {
+		k := strings.Index(text[i:], n)
+		if k < 0 {
+			return false
+		}
+		start, end := i+k, i+k+len(n)
+		if (start == 0 || !isDigit(text[start-1])) && (end == len(text) || !isDigit(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // decorate returns a copy of action carrying fresh markers: reasoning, notes, and messages to
 // everyone, to one other seat and to a subset of the others.
@@ -706,15 +732,21 @@ func (m *match) expectUnchanged(before []*agentv1.Observation, what string) {
 }
 
 // safeApply calls Apply, turning a panic into a test failure that names the action.
-func safeApply(t *testing.T, st games.State, seat games.Seat, a *agentv1.Action) (err error) {
+func safeApply(t *testing.T, st games.State, seat games.Seat, a *agentv1.Action) error {
+	t.Helper()
+	_, err := safeApplyEvents(t, st, seat, a)
+	return err
+}
+
+// safeApplyEvents is safeApply keeping the events.
+func safeApplyEvents(t *testing.T, st games.State, seat games.Seat, a *agentv1.Action) (evs []*eventsv1.MatchEvent, err error) {
 	t.Helper()
 	defer func() {
 		if r := recover(); r != nil {
 			t.Fatalf("Apply(%d, %v) panicked: %v", seat, a, r)
 		}
 	}()
-	_, err = st.Apply(seat, a)
-	return err
+	return st.Apply(seat, a)
 }
 
 // safeObserve calls Observe, turning a panic into a test failure.

@@ -1,6 +1,7 @@
 package gametest_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,10 +28,7 @@ const envMutant = "GAMETEST_MUTANT"
 // *testing.T cannot be observed from inside), and the child must fail for that reason. The
 // unbroken wrapper must pass, so the failures are the mutations' doing.
 func TestRunCatchesBrokenGames(t *testing.T) {
-	tests := []struct {
-		mutant string
-		want   string // in the child's output; "" means the child must pass
-	}{
+	tests := []mutant{
 		{"none", ""},
 		{"leaks-reasoning", "leaks \"gametest-reasoning-seat"},
 		{"leaks-notes", "leaks \"gametest-notes-seat"},
@@ -49,22 +47,37 @@ func TestRunCatchesBrokenGames(t *testing.T) {
 		{"illegal-default", "Default"},
 		{"fills-in-fixed-amounts", " left out ("},
 	}
-	for _, tc := range tests {
+	checkMutants(t, "TestMutantChild", envMutant, tests)
+}
+
+// mutant is a broken game a child process runs a check on, and what the child's output must
+// hold: "" means the child must pass.
+type mutant struct {
+	mutant string
+	want   string
+}
+
+// checkMutants runs child, a test of this binary, in a process of its own for each mutant
+// (a failing *testing.T cannot be observed from inside), with env naming the mutant, and
+// checks that it fails with the mutant's want, or passes when want is "".
+func checkMutants(t *testing.T, child, env string, mutants []mutant) {
+	t.Helper()
+	for _, tc := range mutants {
 		t.Run(tc.mutant, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestMutantChild$", "-test.short", "-test.v")
-			cmd.Env = append(os.Environ(), envMutant+"="+tc.mutant)
+			cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.short", "-test.v")
+			cmd.Env = append(os.Environ(), env+"="+tc.mutant)
 			out, err := cmd.CombinedOutput()
 			switch {
 			case tc.want == "" && err != nil:
-				t.Fatalf("the suite fails on an unbroken game: %v\n%s", err, tail(out))
+				t.Fatalf("the check fails on an unbroken game: %v\n%s", err, tail(out))
 			case tc.want == "":
-				if !strings.Contains(string(out), "--- PASS: TestMutantChild") {
+				if !strings.Contains(string(out), "--- PASS: "+child) {
 					t.Fatalf("the child did not run:\n%s", tail(out))
 				}
 			case err == nil:
-				t.Fatalf("the suite passes a game that is broken (%s)", tc.mutant)
+				t.Fatalf("the check passes a game that is broken (%s)", tc.mutant)
 			case !strings.Contains(string(out), tc.want):
-				t.Fatalf("the suite fails, but not with %q:\n%s", tc.want, tail(out))
+				t.Fatalf("the check fails, but not with %q:\n%s", tc.want, tail(out))
 			}
 		})
 	}
@@ -122,6 +135,9 @@ type mutantState struct {
 func (s *mutantState) Apply(seat games.Seat, a *agentv1.Action) ([]*eventsv1.MatchEvent, error) {
 	if s.mut == "accepts-pass" && a.GetMove().GetPass() != nil && len(s.ToMove()) > 0 {
 		return nil, nil
+	}
+	if s.mut == "plain-error" && a.GetMove() == nil {
+		return nil, errors.New("no move")
 	}
 	if s.mut == "refuses-legal-proposals" && a.GetMove().GetPropose() != nil {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_ILLEGAL_MOVE, "no proposals today")

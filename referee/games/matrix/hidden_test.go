@@ -2,19 +2,15 @@ package matrix_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -54,29 +50,6 @@ func (s *spy) observations() []*agentv1.Observation {
 	return s.seen
 }
 
-func serveSpy(t *testing.T, a sdk.Agent) agentv1.AgentServiceClient {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := sdk.NewServer(a)
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn.Close()
-		srv.Stop()
-		if err := <-done; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return agentv1.NewAgentServiceClient(conn)
-}
-
 // playSpies plays a whole match through the runner (both seats asked in parallel when they
 // choose) and returns each seat's observations; flip[s] is the round in which seat s picks
 // the other option (0: none).
@@ -87,7 +60,7 @@ func playSpies(t *testing.T, kvs []string, flip [2]int32) [2][]*agentv1.Observat
 	defer cancel()
 	res, err := match.NewRunner(nil).Run(ctx, match.Spec{
 		ID: "hidden", Game: matrix.New(), Params: params(t, kvs...), Seed: 1,
-		Agents: []agentv1.AgentServiceClient{serveSpy(t, spies[0]), serveSpy(t, spies[1])},
+		Agents: []agentv1.AgentServiceClient{sdktest.Client(t, spies[0]), sdktest.Client(t, spies[1])},
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(10 * time.Second)},
 	})
 	if err != nil {

@@ -301,7 +301,7 @@ func (st *state) Observe(seat games.Seat) *agentv1.Observation {
 			obs.Choices = st.options(seat)
 		}
 	}
-	obs.History = st.history.For(seat)
+	obs.History, obs.HistoryOmitted = st.history.For(seat)
 	obs.View = &agentv1.Observation_Matrix{Matrix: st.view(seat)}
 	obs.Briefing = st.briefing(seat)
 	return obs

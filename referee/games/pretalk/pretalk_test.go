@@ -52,7 +52,7 @@ func TestSpeak(t *testing.T) {
 	if _, err := tk.Speak(&h, 2, 2, &agentv1.Action{Move: say.Move}, names); err == nil {
 		t.Fatal("a say without a message was accepted")
 	}
-	if got := h.For(0); len(got) != 1 || got[0].GetMessages()[0].GetText() != "hello" {
+	if got, _ := h.For(0); len(got) != 1 || got[0].GetMessages()[0].GetText() != "hello" {
 		t.Errorf("history %v", got)
 	}
 	if got := pretalk.Order(1, names); got != "Ben writes one message and then Cat and Ann reply with one each, in that order" {

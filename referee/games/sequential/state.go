@@ -225,7 +225,7 @@ func (st *state) Observe(seat games.Seat) *agentv1.Observation {
 			}
 		}
 	}
-	obs.History = st.history.For(seat)
+	obs.History, obs.HistoryOmitted = st.history.For(seat)
 	v := &sequentialv1.View{
 		Tree:       proto.CloneOf(st.s.shown),
 		Node:       int32(st.node),

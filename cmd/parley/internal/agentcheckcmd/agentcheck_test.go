@@ -11,22 +11,12 @@ import (
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/catalog"
 )
-
-// serve serves agent over gRPC on a loopback port until the test ends and returns its address.
-func serve(t *testing.T, agent sdk.Agent, info *gamev1.AgentInfo) string {
-	t.Helper()
-	addr, stop, err := sdk.Background("127.0.0.1:0", agent, sdk.WithInfo(info), sdk.WithGracePeriod(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return "grpc://" + addr
-}
 
 // check runs `parley agent-check` in process and returns its output and exit status.
 func check(t *testing.T, args ...string) (string, int) {
@@ -64,7 +54,7 @@ var botInfo = &gamev1.AgentInfo{Name: "testbot", Version: "1", Author: "tests"}
 
 // A built-in Go bot served over gRPC passes every check of every game.
 func TestGoBotPasses(t *testing.T) {
-	addr := serve(t, randomBot(7), botInfo)
+	addr := sdktest.Addr(t, randomBot(7), sdk.WithInfo(botInfo))
 	out, code := check(t, addr, "--matches", "1", "--deadline", "5s")
 	if code != 0 {
 		t.Fatalf("exit status %d, want 0", code)
@@ -94,7 +84,7 @@ func TestIllegalBot(t *testing.T) {
 	bad := sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: "no-such-option"}}}}, nil
 	})
-	addr := serve(t, bad, &gamev1.AgentInfo{Name: "bad", Games: []string{"ultimatum"}})
+	addr := sdktest.Addr(t, bad, sdk.WithInfo(&gamev1.AgentInfo{Name: "bad", Games: []string{"ultimatum"}}))
 	out, code := check(t, addr, "--matches", "1", "--deadline", "5s")
 	if code != 1 {
 		t.Errorf("exit status %d, want 1", code)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 // Deps are the dependencies of every subcommand, injected so tests can replace them.
@@ -148,4 +149,37 @@ func ApplyEnv(cmd *cobra.Command, getenv func(string) string) error {
 // DefaultDeps returns the dependencies of the real program.
 func DefaultDeps(reg *games.Registry, builtins agentconn.LocalAgents) *Deps {
 	return &Deps{Out: os.Stdout, Err: os.Stderr, Games: reg, Getenv: os.Getenv, Builtins: builtins}
+}
+
+// PolicyFlags are the flags that set the organiser's policy (referee/policy) of a server.
+type PolicyFlags struct {
+	File      string
+	AllowDial []string
+	AllowLLM  bool
+}
+
+// Bind adds the flags to fs.
+func (f *PolicyFlags) Bind(fs *pflag.FlagSet) {
+	fs.StringVar(&f.File, "policy", "", "the organiser's policy, a YAML file of bounds over the defaults (see SECURITY.md): move timeout, retries, reply size, match time, tournament sizes, where the referee may dial, quotas")
+	fs.StringSliceVar(&f.AllowDial, "allow-dial", nil, "networks (10.0.0.0/8) and host names the referee may dial agents at, added to the policy's; * for anywhere (default: nowhere: built-in agents, people and dial-out bots only)")
+	fs.BoolVar(&f.AllowLLM, "allow-llm", false, "let spectators and teams start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
+}
+
+// Policy returns the policy the flags set.
+func (f *PolicyFlags) Policy() (*policy.Policy, error) {
+	p := policy.Default()
+	if f.File != "" {
+		var err error
+		if p, err = policy.Open(f.File); err != nil {
+			return nil, Usagef("--policy: %v", err)
+		}
+	}
+	p.Dial = append(p.Dial, f.AllowDial...)
+	if f.AllowLLM {
+		p.LLMRoles = append(p.LLMRoles, "spectator", "team")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, Usagef("%v", err)
+	}
+	return &p, nil
 }

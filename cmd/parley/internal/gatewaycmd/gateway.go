@@ -37,7 +37,7 @@ type options struct {
 	analytics   string
 	maxBody     int64
 	maxStreams  int
-	allowLLM    bool
+	policy      string
 	tokenRate   float64
 	tokenBurst  int
 }
@@ -71,7 +71,7 @@ read from the NATS server (--nats), where dial-out bots' links are also offered 
 	fs.StringVar(&o.analytics, "analytics", "127.0.0.1:7080", "address of the analytics gRPC API (parley analytics); empty: none")
 	fs.Int64Var(&o.maxBody, "max-body", gateway.DefaultMaxBodyBytes, "largest request body, in bytes")
 	fs.IntVar(&o.maxStreams, "max-streams", gateway.DefaultMaxStreamsPerClient, "most live streams open at once from one client address")
-	fs.BoolVar(&o.allowLLM, "allow-llm", false, "let HTTP clients start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
+	fs.StringVar(&o.policy, "policy", "", "the organiser's policy file (see SECURITY.md), for its quotas: starts per minute and failed token attempts per client (the referee applies the rest); PARLEY_ADMIN_TOKEN in the environment is the organiser's token")
 	fs.Float64Var(&o.tokenRate, "token-rate", gateway.DefaultTokenRate, "requests a second each team token may make to the bot registry and bot links")
 	fs.IntVar(&o.tokenBurst, "token-burst", gateway.DefaultTokenBurst, "requests a team token may make at once above --token-rate")
 	cli.LogLevelFlag(fs, &o.logLevel)
@@ -90,6 +90,11 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--token-rate must be positive and --token-burst at least 1")
 	case o.maxStreams < 1:
 		return cli.Usagef("--max-streams must be at least 1, got %d", o.maxStreams)
+	}
+	pf := cli.PolicyFlags{File: o.policy}
+	pol, err := pf.Policy()
+	if err != nil {
+		return err
 	}
 	level, err := cli.ParseLogLevel(o.logLevel)
 	if err != nil {
@@ -136,7 +141,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	gw, err := gateway.New(gateway.Config{
 		Referee: refereev1.NewRefereeServiceClient(refConn), Tournaments: tournamentv1.NewTournamentServiceClient(tourConn),
 		Analytics: an, Teams: teams, BotLinks: links, Metrics: metrics, Logger: logger, Web: web.Handler(),
-		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, AllowLLMAgents: o.allowLLM,
+		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, AdminToken: deps.Getenv("PARLEY_ADMIN_TOKEN"),
+		StartsPerMinute: pol.StartsPerMinute, AuthFailuresPerMinute: pol.AuthFailuresPerMinute,
 		TokenRate: o.tokenRate, TokenBurst: o.tokenBurst, Mount: links.Relay().Mount,
 	})
 	if err != nil {

@@ -78,10 +78,12 @@ func (o *Options) Validate() error {
 	switch {
 	case o.MoveTimeout <= 0:
 		return cli.Usagef("--move-timeout must be positive, got %s", o.MoveTimeout)
-	case o.Retries < 0:
-		return cli.Usagef("--retries must be 0 or more, got %d", o.Retries)
-	case o.MaxReplyBytes < 1024:
-		return cli.Usagef("--max-reply-bytes must be at least 1024, got %d", o.MaxReplyBytes)
+	case o.MoveTimeout > match.MaxMoveTimeout:
+		return cli.Usagef("--move-timeout must be at most %s, got %s", match.MaxMoveTimeout, o.MoveTimeout)
+	case o.Retries < 0 || o.Retries > match.MaxMaxRetries:
+		return cli.Usagef("--retries must be 0 or more, at most %d, got %d", match.MaxMaxRetries, o.Retries)
+	case o.MaxReplyBytes < match.MinMaxReplyBytes || o.MaxReplyBytes > match.MaxMaxReplyBytes:
+		return cli.Usagef("--max-reply-bytes must be from %d to %d, got %d", match.MinMaxReplyBytes, match.MaxMaxReplyBytes, o.MaxReplyBytes)
 	case o.TokenBudget < 0:
 		return cli.Usagef("--token-budget must be 0 (none) or more, got %d", o.TokenBudget)
 	}

@@ -79,8 +79,8 @@ agents replaying a match from their reply cache give the same record but for eac
 }
 
 func run(ctx context.Context, deps *cli.Deps, o *options) error {
-	if _, err := deps.Games.Lookup(o.game); err != nil {
-		return cli.Usagef("%v; see `parley games`", err)
+	if _, err := launch.LookupGame(deps.Games, o.game); err != nil {
+		return cli.Usagef("%v", err)
 	}
 	if err := o.run.Validate(); err != nil {
 		return err

@@ -35,6 +35,7 @@ type options struct {
 	metrics           string
 	replicas          int
 	allowBotDial      bool
+	policy            cli.PolicyFlags
 	tournaments       bool
 	analytics         string
 }
@@ -74,6 +75,7 @@ through it, and resumes them when it starts again: run one such referee per NATS
 	cmd.Flags().StringVar(&o.analytics, "analytics", "", "address (host:port) of the analytics service, where tournament standings come from; empty: tournaments report no standings")
 	cmd.Flags().IntVar(&o.replicas, "nats-replicas", 0, "servers of a NATS cluster that keep a copy of each Parley stream (3 survives the loss of one); 0 leaves existing streams as they are")
 	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (matches, moves, latency, faults, work-queue lag); empty: off")
+	o.policy.Bind(cmd.Flags())
 	cmd.Flags().BoolVar(&o.allowBotDial, "allow-bot-dial", false, "dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave; off, such bots cannot play (the address may point into your own network)")
 	cli.LogLevelFlag(cmd.Flags(), &o.logLevel)
 	return cmd
@@ -122,12 +124,17 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		fmt.Fprintf(deps.Out, "metrics on http://%s/metrics\n", metricsLis.Addr())
 	}
 
-	// Registered bots (bot:TEAM/NAME) open through the registry on the same NATS server.
-	agents := deps.Resolver()
-	if agents.Bots, err = botlink.OpenDirectory(ctx, b); err != nil {
+	// Registered bots (bot:TEAM/NAME) open through the registry on the same NATS server; every
+	// address the referee dials passes the policy's dial rule.
+	pol, err := o.policy.Policy()
+	if err != nil {
+		return err
+	}
+	dir, err := botlink.OpenDirectory(ctx, b)
+	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}
-	agents.AllowBotDial = o.allowBotDial
+	agents := stack.Resolver(deps.Builtins, dir, o.allowBotDial, pol)
 	var standings tournament.Standings
 	if o.analytics != "" {
 		conn, err := grpc.NewClient(o.analytics, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -143,8 +150,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 	role, err := stack.StartReferee(ctx, stack.RefereeConfig{
 		Bus: b, Games: deps.Games, Agents: agents, Standings: standings, Workers: workers, AckWait: o.ackWait,
-		Tournaments: o.tournaments, Name: lis.Addr().String(), Logger: logger,
-		Options: []match.Option{match.WithObserver(metrics), match.WithLogger(logger)},
+		Tournaments: o.tournaments, Name: lis.Addr().String(), Logger: logger, Policy: pol,
+		Options: []match.Option{match.WithObserver(stack.Observer(metrics)), match.WithLogger(logger)},
 	}, lis)
 	if err != nil {
 		lis.Close()

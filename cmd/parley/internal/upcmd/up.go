@@ -42,7 +42,7 @@ type options struct {
 	natsListen      string
 	workers         int
 	logLevel        string
-	allowLLM        bool
+	policy          cli.PolicyFlags
 	allowBotDial    bool
 }
 
@@ -79,7 +79,7 @@ naming the first.`,
 	fs.StringVar(&o.natsListen, "nats-listen", DefaultNATSListen, "address where other processes reach the embedded NATS server (loopback, a free port by default; its URL is printed and kept in DATA/nats.url, which 'parley admin' reads); more 'parley referee' workers use --nats URL")
 	fs.IntVar(&o.workers, "workers", tournament.DefaultConcurrency, "queued matches (the page's single matches and tournament matches) this process runs at once")
 	cli.LogLevelFlag(fs, &o.logLevel)
-	fs.BoolVar(&o.allowLLM, "allow-llm", false, "let HTTP clients start builtin:llm agents, whose settings name servers, files and environment variables of this machine (a trusted network only)")
+	o.policy.Bind(fs)
 	fs.BoolVar(&o.allowBotDial, "allow-bot-dial", false, "dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave; off, such bots cannot play (the address may point into your own network)")
 	return cmd
 }
@@ -121,6 +121,10 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 	defer lock.release()
 	logger := deps.Logger(level)
+	pol, err := o.policy.Policy()
+	if err != nil {
+		return err
+	}
 
 	// Listeners next: a port in use is the commonest failure, and it should say which flag.
 	httpLis, err := net.Listen("tcp", o.listen)
@@ -164,8 +168,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 
 	st, err := stack.Start(ctx, stack.Config{
 		Bus: b, Games: deps.Games, Builtins: deps.Builtins, Analytics: store, Families: metricscatalog.New(),
-		Workers: o.workers, AllowBotDial: o.allowBotDial, Metrics: metrics, Logger: logger,
-		Gateway: gateway.Config{Web: web.Handler(), AllowLLMAgents: o.allowLLM},
+		Workers: o.workers, AllowBotDial: o.allowBotDial, Policy: pol, AdminToken: deps.Getenv("PARLEY_ADMIN_TOKEN"),
+		Metrics: metrics, Logger: logger, Gateway: gateway.Config{Web: web.Handler()},
 	}, refLis, anLis)
 	if err != nil {
 		return err

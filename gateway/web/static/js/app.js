@@ -97,7 +97,7 @@ function viewMatches(query) {
   const msg = el('div');
   // Tournament matches are on their tournament's page; here only when asked for.
   const withTournaments = el('input', { type: 'checkbox', id: 'show-tournament-matches', checked: query.get('tournaments') === 'shown' });
-  const listed = () => ({ standalone: !withTournaments.checked, pageSize: 50 });
+  const listed = () => ({ excludeTournaments: !withTournaments.checked, pageSize: 50 });
   const liveRow = (x) => el('tr', {}, el('td', {}, matchLink(x.matchId), ' ', el('span', { class: 'tag live' }, 'live'), x.tournamentId ? el('div', { class: 'small muted in-tournament' }, 'in ', tournamentLink(x.tournamentId)) : null), el('td', {}, x.game), el('td', {}, players(x.seats)), el('td', {}, fmtTime(x.started)));
   const doneRow = (x) => {
     const names = seatNames(x.seats);

@@ -299,10 +299,17 @@ function renderTable(rows, depth) {
   );
 }
 
-/** viewOf returns [family, view] of an observation's view oneof. */
+// The object-valued fields of an Observation that are not its view (in protojson, time
+// stamps and durations are strings and lists are arrays).
+const observationObjects = new Set(['lastRejection']);
+
+/**
+ * viewOf returns [family, view] of an observation's view oneof: its one object-valued field
+ * besides observationObjects, named after the family, so a new family needs no edit here.
+ */
 export function viewOf(obs) {
-  for (const f of ['ultimatum', 'buysell', 'trading', 'coalition', 'deliberation', 'matrix', 'dealornodeal', 'sequential']) {
-    if (obs && obs[f]) return [f, obs[f]];
+  for (const [k, v] of Object.entries(obs || {})) {
+    if (v && typeof v === 'object' && !Array.isArray(v) && !observationObjects.has(k)) return [k, v];
   }
   return ['', null];
 }

@@ -237,7 +237,10 @@ func (*DescribeRequest) Descriptor() ([]byte, []int) {
 // DescribeResponse tells who the agent is.
 type DescribeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The agent's identity; shown to every seat of the matches it plays.
+	// The agent's identity; shown to every seat of the matches it plays. The referee records
+	// and shows it tidied: control characters and line breaks become spaces, name, version and
+	// author keep at most 64 bytes each, description at most 1 KiB, games at most 32 names of
+	// 64 bytes; what is cut ends in "…". So no agent can write lines into another's briefing.
 	Agent         *v1.AgentInfo `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -282,6 +285,17 @@ func (x *DescribeResponse) GetAgent() *v1.AgentInfo {
 
 // Observation is what one seat may know when it must act. The referee builds it for that seat
 // from what that seat is entitled to see; nothing in it belongs to another seat.
+//
+// Budget: whatever the match's length, an observation is at most 512 KiB encoded, so that it
+// crosses every transport the referee uses (gRPC's 4 MiB default, the 1 MiB NATS payload of
+// the bot link) and an agent is never faulted for the size of what it is sent. The referee
+// keeps it there with two windows, newest first: history holds at most the latest 256 entries
+// this seat may see and at most 256 KiB of them; notes holds at most the latest 64 KiB of this
+// seat's own notes. What a window leaves out is counted in history_omitted and notes_omitted,
+// so an agent always knows its view is partial. Should the rest (briefing, view, seats) leave
+// less room, or a transport carry less (a NATS server with a smaller payload limit), older
+// history entries and then older notes are left out and counted the same way. Everything
+// else is bounded by the game's parameters and by the Describe bounds (see DescribeResponse).
 type Observation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the match.
@@ -323,6 +337,15 @@ type Observation struct {
 	Briefing string `protobuf:"bytes,17,opt,name=briefing,proto3" json:"briefing,omitempty"`
 	// Largest reply, in bytes, the referee reads; a larger one is the agent's fault.
 	MaxReplyBytes int32 `protobuf:"varint,21,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
+	// How many of the history entries this seat may see are left out of history: the oldest
+	// ones, beyond the observation's budget. 0: history is the whole match as this seat sees it.
+	// Set by the referee (and raised by the bot link when its transport carries less); for this
+	// seat only.
+	HistoryOmitted int32 `protobuf:"varint,23,opt,name=history_omitted,json=historyOmitted,proto3" json:"history_omitted,omitempty"`
+	// How many of this seat's own earlier notes are left out of notes: the oldest ones, beyond
+	// the observation's budget. 0: notes holds every note. Set by the referee (and raised by the
+	// bot link when its transport carries less); for this seat only.
+	NotesOmitted int32 `protobuf:"varint,24,opt,name=notes_omitted,json=notesOmitted,proto3" json:"notes_omitted,omitempty"`
 	// Messages the action must carry now, whatever its move: exactly one per slot, each
 	// addressed exactly as its slot says, and no others. Empty: the game prescribes no
 	// particular messages (its rules may still refuse some). Set by the referee for this seat.
@@ -510,6 +533,20 @@ func (x *Observation) GetBriefing() string {
 func (x *Observation) GetMaxReplyBytes() int32 {
 	if x != nil {
 		return x.MaxReplyBytes
+	}
+	return 0
+}
+
+func (x *Observation) GetHistoryOmitted() int32 {
+	if x != nil {
+		return x.HistoryOmitted
+	}
+	return 0
+}
+
+func (x *Observation) GetNotesOmitted() int32 {
+	if x != nil {
+		return x.NotesOmitted
 	}
 	return 0
 }
@@ -784,7 +821,9 @@ type Action struct {
 	// The agent's reasoning. Kept in the record only: never sent to another seat; shown to
 	// spectators only where the match allows it.
 	PrivateReasoning string `protobuf:"bytes,3,opt,name=private_reasoning,json=privateReasoning,proto3" json:"private_reasoning,omitempty"`
-	// A note to its future self (a plan). Returned to this seat only, in later observations.
+	// A note to its future self (a plan). Returned to this seat only, in later observations,
+	// within the observation's notes budget (the latest 64 KiB of notes). At most 8 KiB, like
+	// every text of an action; a longer one is refused.
 	PrivateNotes string `protobuf:"bytes,4,opt,name=private_notes,json=privateNotes,proto3" json:"private_notes,omitempty"`
 	// Resource use of producing this action (language-model agents); summed by analytics.
 	Usage         *Usage `protobuf:"bytes,5,opt,name=usage,proto3" json:"usage,omitempty"`
@@ -1059,7 +1098,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n" +
 	"\x0fDescribeRequest\"C\n" +
 	"\x10DescribeResponse\x12/\n" +
-	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xf6\v\n" +
+	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xc4\f\n" +
 	"\vObservation\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n" +
@@ -1081,7 +1120,9 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x0elast_rejection\x18\x0f \x01(\v2\x19.parley.game.v1.RejectionR\rlastRejection\x12\x14\n" +
 	"\x05notes\x18\x10 \x03(\tR\x05notes\x12\x1a\n" +
 	"\bbriefing\x18\x11 \x01(\tR\bbriefing\x12&\n" +
-	"\x0fmax_reply_bytes\x18\x15 \x01(\x05R\rmaxReplyBytes\x12H\n" +
+	"\x0fmax_reply_bytes\x18\x15 \x01(\x05R\rmaxReplyBytes\x12'\n" +
+	"\x0fhistory_omitted\x18\x17 \x01(\x05R\x0ehistoryOmitted\x12#\n" +
+	"\rnotes_omitted\x18\x18 \x01(\x05R\fnotesOmitted\x12H\n" +
 	"\x11required_messages\x18\x12 \x03(\v2\x1b.parley.game.v1.MessageSlotR\x10requiredMessages\x12C\n" +
 	"\x0eproposal_forms\x18\x13 \x03(\v2\x1c.parley.game.v1.ProposalFormR\rproposalForms\x12J\n" +
 	"\x12message_term_forms\x18\x14 \x03(\v2\x1c.parley.game.v1.ProposalFormR\x10messageTermForms\x12$\n" +

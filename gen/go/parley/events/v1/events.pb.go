@@ -759,9 +759,13 @@ type ActionRefused struct {
 	// The refused action, as received. Private to the seat and the record.
 	Action *v12.Action `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
 	// Why it was refused.
-	Rejection     *v1.Rejection `protobuf:"bytes,4,opt,name=rejection,proto3" json:"rejection,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Rejection *v1.Rejection `protobuf:"bytes,4,opt,name=rejection,proto3" json:"rejection,omitempty"`
+	// Set when the action was too large for the record, which then leaves it out: its size in
+	// bytes. An event never exceeds what the bus carries (NATS' payload limit, 1 MiB by
+	// default); the refusal and its reason are kept. Private like the action.
+	ActionOmittedBytes int32 `protobuf:"varint,5,opt,name=action_omitted_bytes,json=actionOmittedBytes,proto3" json:"action_omitted_bytes,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ActionRefused) Reset() {
@@ -822,6 +826,13 @@ func (x *ActionRefused) GetRejection() *v1.Rejection {
 	return nil
 }
 
+func (x *ActionRefused) GetActionOmittedBytes() int32 {
+	if x != nil {
+		return x.ActionOmittedBytes
+	}
+	return 0
+}
+
 // AgentFault records an agent's failure to answer usably. Counts against that seat.
 type AgentFault struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -831,7 +842,8 @@ type AgentFault struct {
 	Attempt int32 `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	// What went wrong.
 	Kind FaultKind `protobuf:"varint,3,opt,name=kind,proto3,enum=parley.events.v1.FaultKind" json:"kind,omitempty"`
-	// Details for people: the gRPC status, the size of the reply, and so on.
+	// Details for people: the gRPC status, the size of the reply, and so on. At most 1 KiB: an
+	// agent's own error text is cut to fit.
 	Detail        string `protobuf:"bytes,4,opt,name=detail,proto3" json:"detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1064,12 +1076,13 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12/\n" +
 	"\x06action\x18\x02 \x01(\v2\x17.parley.agent.v1.ActionR\x06action\x12\x18\n" +
 	"\aattempt\x18\x03 \x01(\x05R\aattempt\x12%\n" +
-	"\x0edefault_reason\x18\x04 \x01(\tR\rdefaultReason\"\xa7\x01\n" +
+	"\x0edefault_reason\x18\x04 \x01(\tR\rdefaultReason\"\xd9\x01\n" +
 	"\rActionRefused\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12/\n" +
 	"\x06action\x18\x03 \x01(\v2\x17.parley.agent.v1.ActionR\x06action\x127\n" +
-	"\trejection\x18\x04 \x01(\v2\x19.parley.game.v1.RejectionR\trejection\"\x83\x01\n" +
+	"\trejection\x18\x04 \x01(\v2\x19.parley.game.v1.RejectionR\trejection\x120\n" +
+	"\x14action_omitted_bytes\x18\x05 \x01(\x05R\x12actionOmittedBytes\"\x83\x01\n" +
 	"\n" +
 	"AgentFault\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n" +

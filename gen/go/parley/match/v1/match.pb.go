@@ -299,12 +299,16 @@ func (*GameParams_Sequential) isGameParams_Family() {}
 // Limits are the runner's rules of engagement with agents, the same for every seat.
 type Limits struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Time an agent has to answer one request. Default 10s.
+	// Time an agent has to answer one request. Default 10s; at most 30 minutes (longer is
+	// taken as 30 minutes).
 	MoveTimeout *durationpb.Duration `protobuf:"bytes,1,opt,name=move_timeout,json=moveTimeout,proto3" json:"move_timeout,omitempty"`
 	// Refused actions an agent may replace per move before the game's default move is applied.
-	// Unset: 2 (three attempts in all); 0: the first refused action is final.
+	// Unset: 2 (three attempts in all); 0: the first refused action is final. At most 10 (more
+	// is taken as 10).
 	MaxRetries *int32 `protobuf:"varint,2,opt,name=max_retries,json=maxRetries,proto3,oneof" json:"max_retries,omitempty"`
-	// Largest reply, in bytes, the referee reads from an agent. Default 64 KiB.
+	// Largest reply, in bytes, the referee reads from an agent. Default 64 KiB; from 1 KiB to
+	// 512 KiB (values outside are taken as the nearer end), and never more than an event of the
+	// record may carry with room to spare (the referee lowers it when its bus carries less).
 	MaxReplyBytes int32 `protobuf:"varint,3,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
 	// Tokens the language-model seats of the match may spend together (prompt, completion and
 	// cached tokens, as their actions report them). 0: no budget. The runner tells each seat

@@ -419,9 +419,13 @@ type StartMatchRequest struct {
 	Game string `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
 	// Parameters; unset fields take the game's defaults. May be left unset entirely.
 	Params *v1.GameParams `protobuf:"bytes,2,opt,name=params,proto3" json:"params,omitempty"`
-	// Seed of the match's randomness.
+	// Seed of the match's randomness; 0 or unset: a fresh random seed, returned in the response
+	// and recorded.
 	Seed uint64 `protobuf:"varint,3,opt,name=seed,proto3" json:"seed,omitempty"`
-	// One agent per seat, in seat order: "grpc://host:port" or "builtin:NAME".
+	// One agent per seat, in seat order: "builtin:NAME[?k=v&...]", "bot:TEAM/NAME[@VERSION]",
+	// "grpc://host:port" (where the organiser allows it), or a person: "human" or "human:NAME"
+	// (a seat is reserved and its page returned in StartMatchResponse.seat_links), or
+	// "human:NAME?ticket=ID" for a seat reserved beforehand.
 	Agents []string `protobuf:"bytes,4,rep,name=agents,proto3" json:"agents,omitempty"`
 	// Limits on agents; unset fields take the defaults.
 	Limits *v1.Limits `protobuf:"bytes,5,opt,name=limits,proto3" json:"limits,omitempty"`
@@ -525,11 +529,17 @@ func (x *StartMatchRequest) GetRevealPrivate() bool {
 	return false
 }
 
-// StartMatchResponse says which match was started.
+// StartMatchResponse says which match was started. Seen by the caller only.
 type StartMatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the match.
-	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// Seed the match plays with (the one asked for, or the fresh one drawn).
+	Seed uint64 `protobuf:"varint,2,opt,name=seed,proto3" json:"seed,omitempty"`
+	// For each seat, in seat order: the page where a person plays it (a path such as
+	// "/seat/TOKEN", on the server that answered), for the seats StartMatch reserved for a
+	// person; empty for the other seats. Whoever holds a link plays the seat.
+	SeatLinks     []string `protobuf:"bytes,3,rep,name=seat_links,json=seatLinks,proto3" json:"seat_links,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -569,6 +579,20 @@ func (x *StartMatchResponse) GetMatchId() string {
 		return x.MatchId
 	}
 	return ""
+}
+
+func (x *StartMatchResponse) GetSeed() uint64 {
+	if x != nil {
+		return x.Seed
+	}
+	return 0
+}
+
+func (x *StartMatchResponse) GetSeatLinks() []string {
+	if x != nil {
+		return x.SeatLinks
+	}
+	return nil
 }
 
 // GetMatchRequest names a match.
@@ -787,11 +811,10 @@ type ListMatchesRequest struct {
 	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// next_page_token of the previous response; empty for the first page.
 	PageToken string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
-	// Keep only the matches played on their own, leaving out every tournament's (the home page's
-	// lists, which a large tournament would otherwise fill).
-	Standalone    bool `protobuf:"varint,6,opt,name=standalone,proto3" json:"standalone,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Leave out the matches of tournaments (the single matches people started).
+	ExcludeTournaments bool `protobuf:"varint,6,opt,name=exclude_tournaments,json=excludeTournaments,proto3" json:"exclude_tournaments,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ListMatchesRequest) Reset() {
@@ -859,9 +882,9 @@ func (x *ListMatchesRequest) GetPageToken() string {
 	return ""
 }
 
-func (x *ListMatchesRequest) GetStandalone() bool {
+func (x *ListMatchesRequest) GetExcludeTournaments() bool {
 	if x != nil {
-		return x.Standalone
+		return x.ExcludeTournaments
 	}
 	return false
 }
@@ -1080,9 +1103,12 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\x06limits\x18\x05 \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12\x19\n" +
 	"\bmatch_id\x18\x06 \x01(\tR\amatchId\x12\x16\n" +
 	"\x06labels\x18\a \x03(\tR\x06labels\x12%\n" +
-	"\x0ereveal_private\x18\b \x01(\bR\rrevealPrivate\"/\n" +
+	"\x0ereveal_private\x18\b \x01(\bR\rrevealPrivate\"b\n" +
 	"\x12StartMatchResponse\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\",\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
+	"\x04seed\x18\x02 \x01(\x04R\x04seed\x12\x1d\n" +
+	"\n" +
+	"seat_links\x18\x03 \x03(\tR\tseatLinks\",\n" +
 	"\x0fGetMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"^\n" +
 	"\x10GetMatchResponse\x124\n" +
@@ -1092,17 +1118,15 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
 	"\bfrom_seq\x18\x02 \x01(\x04R\afromSeq\"O\n" +
 	"\x19StreamMatchEventsResponse\x122\n" +
-	"\x05event\x18\x01 \x01(\v2\x1c.parley.events.v1.MatchEventR\x05event\"\xde\x01\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.parley.events.v1.MatchEventR\x05event\"\xef\x01\n" +
 	"\x12ListMatchesRequest\x123\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x1d.parley.referee.v1.MatchStateR\x05state\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12#\n" +
 	"\rtournament_id\x18\x03 \x01(\tR\ftournamentId\x12\x1b\n" +
 	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x05 \x01(\tR\tpageToken\x12\x1e\n" +
-	"\n" +
-	"standalone\x18\x06 \x01(\bR\n" +
-	"standalone\"x\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\x12/\n" +
+	"\x13exclude_tournaments\x18\x06 \x01(\bR\x12excludeTournaments\"x\n" +
 	"\x13ListMatchesResponse\x129\n" +
 	"\amatches\x18\x01 \x03(\v2\x1f.parley.referee.v1.MatchSummaryR\amatches\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9e\x03\n" +

@@ -516,7 +516,9 @@ func (x *StartTournamentResponse) GetMatches() uint32 {
 type GetTournamentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the tournament.
-	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Return the standings only, without the schedule (a live view asking again and again).
+	StandingsOnly bool `protobuf:"varint,2,opt,name=standings_only,json=standingsOnly,proto3" json:"standings_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -556,6 +558,13 @@ func (x *GetTournamentRequest) GetTournamentId() string {
 		return x.TournamentId
 	}
 	return ""
+}
+
+func (x *GetTournamentRequest) GetStandingsOnly() bool {
+	if x != nil {
+		return x.StandingsOnly
+	}
+	return false
 }
 
 // GetTournamentResponse is a tournament's schedule and standings.
@@ -851,9 +860,10 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x0ereveal_private\x18\v \x01(\bR\rrevealPrivate\"X\n" +
 	"\x17StartTournamentResponse\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x18\n" +
-	"\amatches\x18\x02 \x01(\rR\amatches\";\n" +
+	"\amatches\x18\x02 \x01(\rR\amatches\"b\n" +
 	"\x14GetTournamentRequest\x12#\n" +
-	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\"\x8f\x01\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12%\n" +
+	"\x0estandings_only\x18\x02 \x01(\bR\rstandingsOnly\"\x8f\x01\n" +
 	"\x15GetTournamentResponse\x128\n" +
 	"\x04spec\x18\x01 \x01(\v2$.parley.tournament.v1.TournamentSpecR\x04spec\x12<\n" +
 	"\tstandings\x18\x02 \x01(\v2\x1e.parley.analytics.v1.StandingsR\tstandings\"T\n" +

@@ -11,6 +11,7 @@
 package buysellv1
 
 import (
+	_ "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -43,7 +44,8 @@ type Params struct {
 	// Multiplies cost, willingness and budget (and the drawing ranges). Default 1.
 	Scale *int64 `protobuf:"varint,6,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
 	// When true, cost and willingness are drawn per match from the seed, uniformly from
-	// [cost_min, cost_max] and [willingness_min, willingness_max]. Default false.
+	// [cost_min, cost_max] and [willingness_min, willingness_max]. Default false. The ranges are
+	// public; what each draw gives is private to its seat.
 	Draw *bool `protobuf:"varint,7,opt,name=draw,proto3,oneof" json:"draw,omitempty"`
 	// Smallest cost drawn. Default 20.
 	CostMin *int64 `protobuf:"varint,8,opt,name=cost_min,json=costMin,proto3,oneof" json:"cost_min,omitempty"`
@@ -58,7 +60,7 @@ type Params struct {
 	// Name of the money. Default "ZUP".
 	Currency *string `protobuf:"bytes,13,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
 	// When true, the buyer's briefing adds the published "be self-interested" instruction.
-	// Default false.
+	// Default false. Public, though only the buyer is told.
 	SelfInterestedBuyer *bool `protobuf:"varint,14,opt,name=self_interested_buyer,json=selfInterestedBuyer,proto3,oneof" json:"self_interested_buyer,omitempty"`
 	unknownFields       protoimpl.UnknownFields
 	sizeCache           protoimpl.SizeCache
@@ -332,24 +334,24 @@ var File_parley_games_buysell_v1_buysell_proto protoreflect.FileDescriptor
 
 const file_parley_games_buysell_v1_buysell_proto_rawDesc = "" +
 	"\n" +
-	"%parley/games/buysell/v1/buysell.proto\x12\x17parley.games.buysell.v1\"\xbd\x05\n" +
-	"\x06Params\x12\x17\n" +
-	"\x04cost\x18\x01 \x01(\x03H\x00R\x04cost\x88\x01\x01\x12%\n" +
-	"\vwillingness\x18\x02 \x01(\x03H\x01R\vwillingness\x88\x01\x01\x12\x1b\n" +
+	"%parley/games/buysell/v1/buysell.proto\x12\x17parley.games.buysell.v1\x1a\x1cparley/game/v1/privacy.proto\"\xf5\x05\n" +
+	"\x06Params\x12\x1f\n" +
+	"\x04cost\x18\x01 \x01(\x03B\x06\xb2\xe1\x18\x02\b\x00H\x00R\x04cost\x88\x01\x01\x12-\n" +
+	"\vwillingness\x18\x02 \x01(\x03B\x06\xb2\xe1\x18\x02\b\x01H\x01R\vwillingness\x88\x01\x01\x12\x1b\n" +
 	"\x06budget\x18\x03 \x01(\x03H\x02R\x06budget\x88\x01\x01\x12 \n" +
 	"\tmax_turns\x18\x04 \x01(\x05H\x03R\bmaxTurns\x88\x01\x01\x12(\n" +
 	"\rmax_proposals\x18\x05 \x01(\x05H\x04R\fmaxProposals\x88\x01\x01\x12\x19\n" +
 	"\x05scale\x18\x06 \x01(\x03H\x05R\x05scale\x88\x01\x01\x12\x17\n" +
-	"\x04draw\x18\a \x01(\bH\x06R\x04draw\x88\x01\x01\x12\x1e\n" +
-	"\bcost_min\x18\b \x01(\x03H\aR\acostMin\x88\x01\x01\x12\x1e\n" +
-	"\bcost_max\x18\t \x01(\x03H\bR\acostMax\x88\x01\x01\x12,\n" +
+	"\x04draw\x18\a \x01(\bH\x06R\x04draw\x88\x01\x01\x12&\n" +
+	"\bcost_min\x18\b \x01(\x03B\x06\xb2\xe1\x18\x02(\x01H\aR\acostMin\x88\x01\x01\x12&\n" +
+	"\bcost_max\x18\t \x01(\x03B\x06\xb2\xe1\x18\x02(\x01H\bR\acostMax\x88\x01\x01\x124\n" +
 	"\x0fwillingness_min\x18\n" +
-	" \x01(\x03H\tR\x0ewillingnessMin\x88\x01\x01\x12,\n" +
-	"\x0fwillingness_max\x18\v \x01(\x03H\n" +
+	" \x01(\x03B\x06\xb2\xe1\x18\x02(\x01H\tR\x0ewillingnessMin\x88\x01\x01\x124\n" +
+	"\x0fwillingness_max\x18\v \x01(\x03B\x06\xb2\xe1\x18\x02(\x01H\n" +
 	"R\x0ewillingnessMax\x88\x01\x01\x12\x17\n" +
 	"\x04item\x18\f \x01(\tH\vR\x04item\x88\x01\x01\x12\x1f\n" +
-	"\bcurrency\x18\r \x01(\tH\fR\bcurrency\x88\x01\x01\x127\n" +
-	"\x15self_interested_buyer\x18\x0e \x01(\bH\rR\x13selfInterestedBuyer\x88\x01\x01B\a\n" +
+	"\bcurrency\x18\r \x01(\tH\fR\bcurrency\x88\x01\x01\x12?\n" +
+	"\x15self_interested_buyer\x18\x0e \x01(\bB\x06\xb2\xe1\x18\x02(\x01H\rR\x13selfInterestedBuyer\x88\x01\x01B\a\n" +
 	"\x05_costB\x0e\n" +
 	"\f_willingnessB\t\n" +
 	"\a_budgetB\f\n" +

@@ -11,6 +11,7 @@
 package dealornodealv1
 
 import (
+	_ "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -49,7 +50,8 @@ type Params struct {
 	// record as the datapoint's source.
 	Corpus *string `protobuf:"bytes,6,opt,name=corpus,proto3,oneof" json:"corpus,omitempty"`
 	// With corpus: which dialogue of the file to play, 1-based, in file order after pairing the
-	// two sides of each dialogue. Unset: drawn from the match seed.
+	// two sides of each dialogue. Unset: drawn from the match seed. Shown to no seat: it names
+	// both seats' values.
 	Datapoint *int32 `protobuf:"varint,7,opt,name=datapoint,proto3,oneof" json:"datapoint,omitempty"`
 	// Where counts and values came from, in words (e.g. "test.txt dialogue 12, line 23"); set by
 	// the corpus loader, shown to nobody in the match.
@@ -323,17 +325,17 @@ var File_parley_games_dealornodeal_v1_dealornodeal_proto protoreflect.FileDescri
 
 const file_parley_games_dealornodeal_v1_dealornodeal_proto_rawDesc = "" +
 	"\n" +
-	"/parley/games/dealornodeal/v1/dealornodeal.proto\x12\x1cparley.games.dealornodeal.v1\"\xa9\x02\n" +
+	"/parley/games/dealornodeal/v1/dealornodeal.proto\x12\x1cparley.games.dealornodeal.v1\x1a\x1cparley/game/v1/privacy.proto\"\xc9\x02\n" +
 	"\x06Params\x12\x14\n" +
 	"\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n" +
-	"\x06counts\x18\x02 \x03(\x03R\x06counts\x12!\n" +
-	"\falice_values\x18\x03 \x03(\x03R\valiceValues\x12\x1d\n" +
+	"\x06counts\x18\x02 \x03(\x03R\x06counts\x12)\n" +
+	"\falice_values\x18\x03 \x03(\x03B\x06\xb2\xe1\x18\x02\b\x00R\valiceValues\x12%\n" +
 	"\n" +
-	"bob_values\x18\x04 \x03(\x03R\tbobValues\x12 \n" +
+	"bob_values\x18\x04 \x03(\x03B\x06\xb2\xe1\x18\x02\b\x01R\tbobValues\x12 \n" +
 	"\tmax_turns\x18\x05 \x01(\x05H\x00R\bmaxTurns\x88\x01\x01\x12\x1b\n" +
-	"\x06corpus\x18\x06 \x01(\tH\x01R\x06corpus\x88\x01\x01\x12!\n" +
-	"\tdatapoint\x18\a \x01(\x05H\x02R\tdatapoint\x88\x01\x01\x12\x1b\n" +
-	"\x06source\x18\b \x01(\tH\x03R\x06source\x88\x01\x01B\f\n" +
+	"\x06corpus\x18\x06 \x01(\tH\x01R\x06corpus\x88\x01\x01\x12)\n" +
+	"\tdatapoint\x18\a \x01(\x05B\x06\xb2\xe1\x18\x02\x18\x01H\x02R\tdatapoint\x88\x01\x01\x12#\n" +
+	"\x06source\x18\b \x01(\tB\x06\xb2\xe1\x18\x02\x18\x01H\x03R\x06source\x88\x01\x01B\f\n" +
 	"\n" +
 	"_max_turnsB\t\n" +
 	"\a_corpusB\f\n" +

@@ -947,15 +947,15 @@ var File_parley_games_deliberation_v1_deliberation_proto protoreflect.FileDescri
 
 const file_parley_games_deliberation_v1_deliberation_proto_rawDesc = "" +
 	"\n" +
-	"/parley/games/deliberation/v1/deliberation.proto\x12\x1cparley.games.deliberation.v1\x1a\x19parley/game/v1/game.proto\"\xf6\x04\n" +
+	"/parley/games/deliberation/v1/deliberation.proto\x12\x1cparley.games.deliberation.v1\x1a\x19parley/game/v1/game.proto\x1a\x1cparley/game/v1/privacy.proto\"\xfe\x04\n" +
 	"\x06Params\x12\x17\n" +
 	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x1d\n" +
 	"\aparties\x18\x02 \x01(\x05H\x01R\aparties\x88\x01\x01\x12\x1b\n" +
 	"\x06issues\x18\x03 \x01(\x05H\x02R\x06issues\x88\x01\x01\x12.\n" +
 	"\x10discussion_turns\x18\x04 \x01(\x05H\x03R\x0fdiscussionTurns\x88\x01\x01\x12\x1b\n" +
 	"\x06quorum\x18\x05 \x01(\x05H\x04R\x06quorum\x88\x01\x01\x12\x16\n" +
-	"\x06vetoes\x18\x06 \x03(\tR\x06vetoes\x12\x1e\n" +
-	"\bp1_bonus\x18\a \x01(\x05H\x05R\ap1Bonus\x88\x01\x01\x12&\n" +
+	"\x06vetoes\x18\x06 \x03(\tR\x06vetoes\x12&\n" +
+	"\bp1_bonus\x18\a \x01(\x05B\x06\xb2\xe1\x18\x02\b\x00H\x05R\ap1Bonus\x88\x01\x01\x12&\n" +
 	"\fopening_deal\x18\b \x01(\tH\x06R\vopeningDeal\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"solo_turns\x18\t \x01(\x05H\aR\tsoloTurns\x88\x01\x01\x12:\n" +
@@ -973,21 +973,21 @@ const file_parley_games_deliberation_v1_deliberation_proto_rawDesc = "" +
 	"\r_opening_dealB\r\n" +
 	"\v_solo_turnsB\x1a\n" +
 	"\x18_adversary_no_deal_valueB\x11\n" +
-	"\x0f_history_window\"\xdd\x01\n" +
+	"\x0f_history_window\"\xe5\x01\n" +
 	"\bScenario\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\x12=\n" +
-	"\aparties\x18\x03 \x03(\v2#.parley.games.deliberation.v1.PartyR\aparties\x12-\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12E\n" +
+	"\aparties\x18\x03 \x03(\v2#.parley.games.deliberation.v1.PartyB\x06\xb2\xe1\x18\x02 \x01R\aparties\x12-\n" +
 	"\x06issues\x18\x04 \x03(\v2\x15.parley.game.v1.IssueR\x06issues\x12!\n" +
 	"\fopening_deal\x18\x05 \x01(\tR\vopeningDeal\x12\x16\n" +
-	"\x06source\x18\x06 \x01(\tR\x06source\"\xe5\x01\n" +
+	"\x06source\x18\x06 \x01(\tR\x06source\"\xfd\x01\n" +
 	"\x05Party\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12;\n" +
-	"\x04role\x18\x03 \x01(\x0e2'.parley.games.deliberation.v1.PartyRoleR\x04role\x12\x1c\n" +
-	"\tthreshold\x18\x04 \x01(\x05R\tthreshold\x12A\n" +
-	"\x06points\x18\x05 \x03(\v2).parley.games.deliberation.v1.IssuePointsR\x06points\x12\x1a\n" +
-	"\bbriefing\x18\x06 \x01(\tR\bbriefing\"%\n" +
+	"\x04role\x18\x03 \x01(\x0e2'.parley.games.deliberation.v1.PartyRoleR\x04role\x12$\n" +
+	"\tthreshold\x18\x04 \x01(\x05B\x06\xb2\xe1\x18\x02\x10\x01R\tthreshold\x12I\n" +
+	"\x06points\x18\x05 \x03(\v2).parley.games.deliberation.v1.IssuePointsB\x06\xb2\xe1\x18\x02\x10\x01R\x06points\x12\"\n" +
+	"\bbriefing\x18\x06 \x01(\tB\x06\xb2\xe1\x18\x02\x10\x01R\bbriefing\"%\n" +
 	"\vIssuePoints\x12\x16\n" +
 	"\x06points\x18\x01 \x03(\x05R\x06points\"\x80\x01\n" +
 	"\tPartyInfo\x12\x12\n" +

@@ -11,9 +11,10 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from parley.game.v1 import privacy_pb2 as parley_dot_game_dot_v1_dot_privacy__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%parley/games/buysell/v1/buysell.proto\x12\x17parley.games.buysell.v1\"\xbd\x05\n\x06Params\x12\x17\n\x04\x63ost\x18\x01 \x01(\x03H\x00R\x04\x63ost\x88\x01\x01\x12%\n\x0bwillingness\x18\x02 \x01(\x03H\x01R\x0bwillingness\x88\x01\x01\x12\x1b\n\x06\x62udget\x18\x03 \x01(\x03H\x02R\x06\x62udget\x88\x01\x01\x12 \n\tmax_turns\x18\x04 \x01(\x05H\x03R\x08maxTurns\x88\x01\x01\x12(\n\rmax_proposals\x18\x05 \x01(\x05H\x04R\x0cmaxProposals\x88\x01\x01\x12\x19\n\x05scale\x18\x06 \x01(\x03H\x05R\x05scale\x88\x01\x01\x12\x17\n\x04\x64raw\x18\x07 \x01(\x08H\x06R\x04\x64raw\x88\x01\x01\x12\x1e\n\x08\x63ost_min\x18\x08 \x01(\x03H\x07R\x07\x63ostMin\x88\x01\x01\x12\x1e\n\x08\x63ost_max\x18\t \x01(\x03H\x08R\x07\x63ostMax\x88\x01\x01\x12,\n\x0fwillingness_min\x18\n \x01(\x03H\tR\x0ewillingnessMin\x88\x01\x01\x12,\n\x0fwillingness_max\x18\x0b \x01(\x03H\nR\x0ewillingnessMax\x88\x01\x01\x12\x17\n\x04item\x18\x0c \x01(\tH\x0bR\x04item\x88\x01\x01\x12\x1f\n\x08\x63urrency\x18\r \x01(\tH\x0cR\x08\x63urrency\x88\x01\x01\x12\x37\n\x15self_interested_buyer\x18\x0e \x01(\x08H\rR\x13selfInterestedBuyer\x88\x01\x01\x42\x07\n\x05_costB\x0e\n\x0c_willingnessB\t\n\x07_budgetB\x0c\n\n_max_turnsB\x10\n\x0e_max_proposalsB\x08\n\x06_scaleB\x07\n\x05_drawB\x0b\n\t_cost_minB\x0b\n\t_cost_maxB\x12\n\x10_willingness_minB\x12\n\x10_willingness_maxB\x07\n\x05_itemB\x0b\n\t_currencyB\x18\n\x16_self_interested_buyer\"\xec\x03\n\x04View\x12\x12\n\x04role\x18\x01 \x01(\tR\x04role\x12#\n\rprivate_value\x18\x02 \x01(\x03R\x0cprivateValue\x12G\n\x08holdings\x18\x03 \x03(\x0b\x32+.parley.games.buysell.v1.View.HoldingsEntryR\x08holdings\x12\x12\n\x04item\x18\x04 \x01(\tR\x04item\x12\x1a\n\x08\x63urrency\x18\x05 \x01(\tR\x08\x63urrency\x12\x1b\n\tmax_turns\x18\x06 \x01(\x05R\x08maxTurns\x12#\n\rmax_proposals\x18\x07 \x01(\x05R\x0cmaxProposals\x12%\n\x0eproposals_left\x18\x08 \x01(\x05R\rproposalsLeft\x12\x1d\n\nturns_left\x18\t \x01(\x05R\tturnsLeft\x12*\n\x0estanding_price\x18\n \x01(\x03H\x00R\rstandingPrice\x88\x01\x01\x12 \n\town_price\x18\x0b \x01(\x03H\x01R\x08ownPrice\x88\x01\x01\x1a;\n\rHoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\x11\n\x0f_standing_priceB\x0c\n\n_own_priceB\xf3\x01\n\x1b\x63om.parley.games.buysell.v1B\x0c\x42uysellProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/games/buysell/v1;buysellv1\xa2\x02\x03PGB\xaa\x02\x17Parley.Games.Buysell.V1\xca\x02\x17Parley\\Games\\Buysell\\V1\xe2\x02#Parley\\Games\\Buysell\\V1\\GPBMetadata\xea\x02\x1aParley::Games::Buysell::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%parley/games/buysell/v1/buysell.proto\x12\x17parley.games.buysell.v1\x1a\x1cparley/game/v1/privacy.proto\"\xf5\x05\n\x06Params\x12\x1f\n\x04\x63ost\x18\x01 \x01(\x03\x42\x06\xb2\xe1\x18\x02\x08\x00H\x00R\x04\x63ost\x88\x01\x01\x12-\n\x0bwillingness\x18\x02 \x01(\x03\x42\x06\xb2\xe1\x18\x02\x08\x01H\x01R\x0bwillingness\x88\x01\x01\x12\x1b\n\x06\x62udget\x18\x03 \x01(\x03H\x02R\x06\x62udget\x88\x01\x01\x12 \n\tmax_turns\x18\x04 \x01(\x05H\x03R\x08maxTurns\x88\x01\x01\x12(\n\rmax_proposals\x18\x05 \x01(\x05H\x04R\x0cmaxProposals\x88\x01\x01\x12\x19\n\x05scale\x18\x06 \x01(\x03H\x05R\x05scale\x88\x01\x01\x12\x17\n\x04\x64raw\x18\x07 \x01(\x08H\x06R\x04\x64raw\x88\x01\x01\x12&\n\x08\x63ost_min\x18\x08 \x01(\x03\x42\x06\xb2\xe1\x18\x02(\x01H\x07R\x07\x63ostMin\x88\x01\x01\x12&\n\x08\x63ost_max\x18\t \x01(\x03\x42\x06\xb2\xe1\x18\x02(\x01H\x08R\x07\x63ostMax\x88\x01\x01\x12\x34\n\x0fwillingness_min\x18\n \x01(\x03\x42\x06\xb2\xe1\x18\x02(\x01H\tR\x0ewillingnessMin\x88\x01\x01\x12\x34\n\x0fwillingness_max\x18\x0b \x01(\x03\x42\x06\xb2\xe1\x18\x02(\x01H\nR\x0ewillingnessMax\x88\x01\x01\x12\x17\n\x04item\x18\x0c \x01(\tH\x0bR\x04item\x88\x01\x01\x12\x1f\n\x08\x63urrency\x18\r \x01(\tH\x0cR\x08\x63urrency\x88\x01\x01\x12?\n\x15self_interested_buyer\x18\x0e \x01(\x08\x42\x06\xb2\xe1\x18\x02(\x01H\rR\x13selfInterestedBuyer\x88\x01\x01\x42\x07\n\x05_costB\x0e\n\x0c_willingnessB\t\n\x07_budgetB\x0c\n\n_max_turnsB\x10\n\x0e_max_proposalsB\x08\n\x06_scaleB\x07\n\x05_drawB\x0b\n\t_cost_minB\x0b\n\t_cost_maxB\x12\n\x10_willingness_minB\x12\n\x10_willingness_maxB\x07\n\x05_itemB\x0b\n\t_currencyB\x18\n\x16_self_interested_buyer\"\xec\x03\n\x04View\x12\x12\n\x04role\x18\x01 \x01(\tR\x04role\x12#\n\rprivate_value\x18\x02 \x01(\x03R\x0cprivateValue\x12G\n\x08holdings\x18\x03 \x03(\x0b\x32+.parley.games.buysell.v1.View.HoldingsEntryR\x08holdings\x12\x12\n\x04item\x18\x04 \x01(\tR\x04item\x12\x1a\n\x08\x63urrency\x18\x05 \x01(\tR\x08\x63urrency\x12\x1b\n\tmax_turns\x18\x06 \x01(\x05R\x08maxTurns\x12#\n\rmax_proposals\x18\x07 \x01(\x05R\x0cmaxProposals\x12%\n\x0eproposals_left\x18\x08 \x01(\x05R\rproposalsLeft\x12\x1d\n\nturns_left\x18\t \x01(\x05R\tturnsLeft\x12*\n\x0estanding_price\x18\n \x01(\x03H\x00R\rstandingPrice\x88\x01\x01\x12 \n\town_price\x18\x0b \x01(\x03H\x01R\x08ownPrice\x88\x01\x01\x1a;\n\rHoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\x11\n\x0f_standing_priceB\x0c\n\n_own_priceB\xf3\x01\n\x1b\x63om.parley.games.buysell.v1B\x0c\x42uysellProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/games/buysell/v1;buysellv1\xa2\x02\x03PGB\xaa\x02\x17Parley.Games.Buysell.V1\xca\x02\x17Parley\\Games\\Buysell\\V1\xe2\x02#Parley\\Games\\Buysell\\V1\\GPBMetadata\xea\x02\x1aParley::Games::Buysell::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.buysell.v1.buysell_pb2', globals())
@@ -21,12 +22,26 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\033com.parley.games.buysell.v1B\014BuysellProtoP\001ZGgithub.com/parley-arena/parley/gen/go/parley/games/buysell/v1;buysellv1\242\002\003PGB\252\002\027Parley.Games.Buysell.V1\312\002\027Parley\\Games\\Buysell\\V1\342\002#Parley\\Games\\Buysell\\V1\\GPBMetadata\352\002\032Parley::Games::Buysell::V1'
+  _PARAMS.fields_by_name['cost']._options = None
+  _PARAMS.fields_by_name['cost']._serialized_options = b'\262\341\030\002\010\000'
+  _PARAMS.fields_by_name['willingness']._options = None
+  _PARAMS.fields_by_name['willingness']._serialized_options = b'\262\341\030\002\010\001'
+  _PARAMS.fields_by_name['cost_min']._options = None
+  _PARAMS.fields_by_name['cost_min']._serialized_options = b'\262\341\030\002(\001'
+  _PARAMS.fields_by_name['cost_max']._options = None
+  _PARAMS.fields_by_name['cost_max']._serialized_options = b'\262\341\030\002(\001'
+  _PARAMS.fields_by_name['willingness_min']._options = None
+  _PARAMS.fields_by_name['willingness_min']._serialized_options = b'\262\341\030\002(\001'
+  _PARAMS.fields_by_name['willingness_max']._options = None
+  _PARAMS.fields_by_name['willingness_max']._serialized_options = b'\262\341\030\002(\001'
+  _PARAMS.fields_by_name['self_interested_buyer']._options = None
+  _PARAMS.fields_by_name['self_interested_buyer']._serialized_options = b'\262\341\030\002(\001'
   _VIEW_HOLDINGSENTRY._options = None
   _VIEW_HOLDINGSENTRY._serialized_options = b'8\001'
-  _PARAMS._serialized_start=67
-  _PARAMS._serialized_end=768
-  _VIEW._serialized_start=771
-  _VIEW._serialized_end=1263
-  _VIEW_HOLDINGSENTRY._serialized_start=1171
-  _VIEW_HOLDINGSENTRY._serialized_end=1230
+  _PARAMS._serialized_start=97
+  _PARAMS._serialized_end=854
+  _VIEW._serialized_start=857
+  _VIEW._serialized_end=1349
+  _VIEW_HOLDINGSENTRY._serialized_start=1257
+  _VIEW_HOLDINGSENTRY._serialized_end=1316
 # @@protoc_insertion_point(module_scope)

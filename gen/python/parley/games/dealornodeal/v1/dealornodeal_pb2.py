@@ -11,9 +11,10 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from parley.game.v1 import privacy_pb2 as parley_dot_game_dot_v1_dot_privacy__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n/parley/games/dealornodeal/v1/dealornodeal.proto\x12\x1cparley.games.dealornodeal.v1\"\xa9\x02\n\x06Params\x12\x14\n\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n\x06\x63ounts\x18\x02 \x03(\x03R\x06\x63ounts\x12!\n\x0c\x61lice_values\x18\x03 \x03(\x03R\x0b\x61liceValues\x12\x1d\n\nbob_values\x18\x04 \x03(\x03R\tbobValues\x12 \n\tmax_turns\x18\x05 \x01(\x05H\x00R\x08maxTurns\x88\x01\x01\x12\x1b\n\x06\x63orpus\x18\x06 \x01(\tH\x01R\x06\x63orpus\x88\x01\x01\x12!\n\tdatapoint\x18\x07 \x01(\x05H\x02R\tdatapoint\x88\x01\x01\x12\x1b\n\x06source\x18\x08 \x01(\tH\x03R\x06source\x88\x01\x01\x42\x0c\n\n_max_turnsB\t\n\x07_corpusB\x0c\n\n_datapointB\t\n\x07_source\"2\n\x08\x44ivision\x12\x14\n\x05\x61lice\x18\x01 \x03(\x03R\x05\x61lice\x12\x10\n\x03\x62ob\x18\x02 \x03(\x03R\x03\x62ob\"\xe1\x02\n\x04View\x12\x14\n\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n\x06\x63ounts\x18\x02 \x03(\x03R\x06\x63ounts\x12\x16\n\x06values\x18\x03 \x03(\x03R\x06values\x12\x1d\n\npool_value\x18\x04 \x01(\x03R\tpoolValue\x12\x1b\n\tmax_turns\x18\x05 \x01(\x05R\x08maxTurns\x12\x1d\n\nturns_left\x18\x06 \x01(\x05R\tturnsLeft\x12\x42\n\x08standing\x18\x07 \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x08standing\x12\x38\n\x03own\x18\x08 \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x03own\x12:\n\x04\x64\x65\x61l\x18\t \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x04\x64\x65\x61lB\x9b\x02\n com.parley.games.dealornodeal.v1B\x11\x44\x65\x61lornodealProtoP\x01ZQgithub.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1;dealornodealv1\xa2\x02\x03PGD\xaa\x02\x1cParley.Games.Dealornodeal.V1\xca\x02\x1cParley\\Games\\Dealornodeal\\V1\xe2\x02(Parley\\Games\\Dealornodeal\\V1\\GPBMetadata\xea\x02\x1fParley::Games::Dealornodeal::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n/parley/games/dealornodeal/v1/dealornodeal.proto\x12\x1cparley.games.dealornodeal.v1\x1a\x1cparley/game/v1/privacy.proto\"\xc9\x02\n\x06Params\x12\x14\n\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n\x06\x63ounts\x18\x02 \x03(\x03R\x06\x63ounts\x12)\n\x0c\x61lice_values\x18\x03 \x03(\x03\x42\x06\xb2\xe1\x18\x02\x08\x00R\x0b\x61liceValues\x12%\n\nbob_values\x18\x04 \x03(\x03\x42\x06\xb2\xe1\x18\x02\x08\x01R\tbobValues\x12 \n\tmax_turns\x18\x05 \x01(\x05H\x00R\x08maxTurns\x88\x01\x01\x12\x1b\n\x06\x63orpus\x18\x06 \x01(\tH\x01R\x06\x63orpus\x88\x01\x01\x12)\n\tdatapoint\x18\x07 \x01(\x05\x42\x06\xb2\xe1\x18\x02\x18\x01H\x02R\tdatapoint\x88\x01\x01\x12#\n\x06source\x18\x08 \x01(\tB\x06\xb2\xe1\x18\x02\x18\x01H\x03R\x06source\x88\x01\x01\x42\x0c\n\n_max_turnsB\t\n\x07_corpusB\x0c\n\n_datapointB\t\n\x07_source\"2\n\x08\x44ivision\x12\x14\n\x05\x61lice\x18\x01 \x03(\x03R\x05\x61lice\x12\x10\n\x03\x62ob\x18\x02 \x03(\x03R\x03\x62ob\"\xe1\x02\n\x04View\x12\x14\n\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n\x06\x63ounts\x18\x02 \x03(\x03R\x06\x63ounts\x12\x16\n\x06values\x18\x03 \x03(\x03R\x06values\x12\x1d\n\npool_value\x18\x04 \x01(\x03R\tpoolValue\x12\x1b\n\tmax_turns\x18\x05 \x01(\x05R\x08maxTurns\x12\x1d\n\nturns_left\x18\x06 \x01(\x05R\tturnsLeft\x12\x42\n\x08standing\x18\x07 \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x08standing\x12\x38\n\x03own\x18\x08 \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x03own\x12:\n\x04\x64\x65\x61l\x18\t \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x04\x64\x65\x61lB\x9b\x02\n com.parley.games.dealornodeal.v1B\x11\x44\x65\x61lornodealProtoP\x01ZQgithub.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1;dealornodealv1\xa2\x02\x03PGD\xaa\x02\x1cParley.Games.Dealornodeal.V1\xca\x02\x1cParley\\Games\\Dealornodeal\\V1\xe2\x02(Parley\\Games\\Dealornodeal\\V1\\GPBMetadata\xea\x02\x1fParley::Games::Dealornodeal::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.dealornodeal.v1.dealornodeal_pb2', globals())
@@ -21,10 +22,18 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n com.parley.games.dealornodeal.v1B\021DealornodealProtoP\001ZQgithub.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1;dealornodealv1\242\002\003PGD\252\002\034Parley.Games.Dealornodeal.V1\312\002\034Parley\\Games\\Dealornodeal\\V1\342\002(Parley\\Games\\Dealornodeal\\V1\\GPBMetadata\352\002\037Parley::Games::Dealornodeal::V1'
-  _PARAMS._serialized_start=82
-  _PARAMS._serialized_end=379
-  _DIVISION._serialized_start=381
-  _DIVISION._serialized_end=431
-  _VIEW._serialized_start=434
-  _VIEW._serialized_end=787
+  _PARAMS.fields_by_name['alice_values']._options = None
+  _PARAMS.fields_by_name['alice_values']._serialized_options = b'\262\341\030\002\010\000'
+  _PARAMS.fields_by_name['bob_values']._options = None
+  _PARAMS.fields_by_name['bob_values']._serialized_options = b'\262\341\030\002\010\001'
+  _PARAMS.fields_by_name['datapoint']._options = None
+  _PARAMS.fields_by_name['datapoint']._serialized_options = b'\262\341\030\002\030\001'
+  _PARAMS.fields_by_name['source']._options = None
+  _PARAMS.fields_by_name['source']._serialized_options = b'\262\341\030\002\030\001'
+  _PARAMS._serialized_start=112
+  _PARAMS._serialized_end=441
+  _DIVISION._serialized_start=443
+  _DIVISION._serialized_end=493
+  _VIEW._serialized_start=496
+  _VIEW._serialized_end=849
 # @@protoc_insertion_point(module_scope)

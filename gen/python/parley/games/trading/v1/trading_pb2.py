@@ -12,9 +12,10 @@ _sym_db = _symbol_database.Default()
 
 
 from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
+from parley.game.v1 import privacy_pb2 as parley_dot_game_dot_v1_dot_privacy__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%parley/games/trading/v1/trading.proto\x12\x17parley.games.trading.v1\x1a\x19parley/game/v1/game.proto\"\x98\x05\n\x06Params\x12 \n\tmax_turns\x18\x01 \x01(\x05H\x00R\x08maxTurns\x88\x01\x01\x12(\n\rmax_proposals\x18\x02 \x01(\x05H\x01R\x0cmaxProposals\x88\x01\x01\x12P\n\x0bp1_holdings\x18\x03 \x03(\x0b\x32/.parley.games.trading.v1.Params.P1HoldingsEntryR\np1Holdings\x12P\n\x0bp2_holdings\x18\x04 \x03(\x0b\x32/.parley.games.trading.v1.Params.P2HoldingsEntryR\np2Holdings\x12\x44\n\x07p1_goal\x18\x05 \x03(\x0b\x32+.parley.games.trading.v1.Params.P1GoalEntryR\x06p1Goal\x12\x44\n\x07p2_goal\x18\x06 \x03(\x0b\x32+.parley.games.trading.v1.Params.P2GoalEntryR\x06p2Goal\x1a=\n\x0fP1HoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a=\n\x0fP2HoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x39\n\x0bP1GoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x39\n\x0bP2GoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\x0c\n\n_max_turnsB\x10\n\x0e_max_proposals\"\xb0\x04\n\x04View\x12G\n\x08holdings\x18\x01 \x03(\x0b\x32+.parley.games.trading.v1.View.HoldingsEntryR\x08holdings\x12;\n\x04goal\x18\x02 \x03(\x0b\x32\'.parley.games.trading.v1.View.GoalEntryR\x04goal\x12\x1c\n\tresources\x18\x03 \x03(\tR\tresources\x12\x1b\n\tmax_turns\x18\x04 \x01(\x05R\x08maxTurns\x12#\n\rmax_proposals\x18\x05 \x01(\x05R\x0cmaxProposals\x12%\n\x0eproposals_left\x18\x06 \x01(\x05R\rproposalsLeft\x12\x1d\n\nturns_left\x18\x07 \x01(\x05R\tturnsLeft\x12G\n\x11standing_proposal\x18\x08 \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x10standingProposal\x12=\n\x0cown_proposal\x18\t \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x0bownProposal\x1a;\n\rHoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x37\n\tGoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\xf3\x01\n\x1b\x63om.parley.games.trading.v1B\x0cTradingProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/games/trading/v1;tradingv1\xa2\x02\x03PGT\xaa\x02\x17Parley.Games.Trading.V1\xca\x02\x17Parley\\Games\\Trading\\V1\xe2\x02#Parley\\Games\\Trading\\V1\\GPBMetadata\xea\x02\x1aParley::Games::Trading::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%parley/games/trading/v1/trading.proto\x12\x17parley.games.trading.v1\x1a\x19parley/game/v1/game.proto\x1a\x1cparley/game/v1/privacy.proto\"\xb8\x05\n\x06Params\x12 \n\tmax_turns\x18\x01 \x01(\x05H\x00R\x08maxTurns\x88\x01\x01\x12(\n\rmax_proposals\x18\x02 \x01(\x05H\x01R\x0cmaxProposals\x88\x01\x01\x12X\n\x0bp1_holdings\x18\x03 \x03(\x0b\x32/.parley.games.trading.v1.Params.P1HoldingsEntryB\x06\xb2\xe1\x18\x02\x08\x00R\np1Holdings\x12X\n\x0bp2_holdings\x18\x04 \x03(\x0b\x32/.parley.games.trading.v1.Params.P2HoldingsEntryB\x06\xb2\xe1\x18\x02\x08\x01R\np2Holdings\x12L\n\x07p1_goal\x18\x05 \x03(\x0b\x32+.parley.games.trading.v1.Params.P1GoalEntryB\x06\xb2\xe1\x18\x02\x08\x00R\x06p1Goal\x12L\n\x07p2_goal\x18\x06 \x03(\x0b\x32+.parley.games.trading.v1.Params.P2GoalEntryB\x06\xb2\xe1\x18\x02\x08\x01R\x06p2Goal\x1a=\n\x0fP1HoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a=\n\x0fP2HoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x39\n\x0bP1GoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x39\n\x0bP2GoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\x0c\n\n_max_turnsB\x10\n\x0e_max_proposals\"\xb0\x04\n\x04View\x12G\n\x08holdings\x18\x01 \x03(\x0b\x32+.parley.games.trading.v1.View.HoldingsEntryR\x08holdings\x12;\n\x04goal\x18\x02 \x03(\x0b\x32\'.parley.games.trading.v1.View.GoalEntryR\x04goal\x12\x1c\n\tresources\x18\x03 \x03(\tR\tresources\x12\x1b\n\tmax_turns\x18\x04 \x01(\x05R\x08maxTurns\x12#\n\rmax_proposals\x18\x05 \x01(\x05R\x0cmaxProposals\x12%\n\x0eproposals_left\x18\x06 \x01(\x05R\rproposalsLeft\x12\x1d\n\nturns_left\x18\x07 \x01(\x05R\tturnsLeft\x12G\n\x11standing_proposal\x18\x08 \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x10standingProposal\x12=\n\x0cown_proposal\x18\t \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x0bownProposal\x1a;\n\rHoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x37\n\tGoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\xf3\x01\n\x1b\x63om.parley.games.trading.v1B\x0cTradingProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/games/trading/v1;tradingv1\xa2\x02\x03PGT\xaa\x02\x17Parley.Games.Trading.V1\xca\x02\x17Parley\\Games\\Trading\\V1\xe2\x02#Parley\\Games\\Trading\\V1\\GPBMetadata\xea\x02\x1aParley::Games::Trading::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.trading.v1.trading_pb2', globals())
@@ -30,24 +31,32 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _PARAMS_P1GOALENTRY._serialized_options = b'8\001'
   _PARAMS_P2GOALENTRY._options = None
   _PARAMS_P2GOALENTRY._serialized_options = b'8\001'
+  _PARAMS.fields_by_name['p1_holdings']._options = None
+  _PARAMS.fields_by_name['p1_holdings']._serialized_options = b'\262\341\030\002\010\000'
+  _PARAMS.fields_by_name['p2_holdings']._options = None
+  _PARAMS.fields_by_name['p2_holdings']._serialized_options = b'\262\341\030\002\010\001'
+  _PARAMS.fields_by_name['p1_goal']._options = None
+  _PARAMS.fields_by_name['p1_goal']._serialized_options = b'\262\341\030\002\010\000'
+  _PARAMS.fields_by_name['p2_goal']._options = None
+  _PARAMS.fields_by_name['p2_goal']._serialized_options = b'\262\341\030\002\010\001'
   _VIEW_HOLDINGSENTRY._options = None
   _VIEW_HOLDINGSENTRY._serialized_options = b'8\001'
   _VIEW_GOALENTRY._options = None
   _VIEW_GOALENTRY._serialized_options = b'8\001'
-  _PARAMS._serialized_start=94
-  _PARAMS._serialized_end=758
-  _PARAMS_P1HOLDINGSENTRY._serialized_start=484
-  _PARAMS_P1HOLDINGSENTRY._serialized_end=545
-  _PARAMS_P2HOLDINGSENTRY._serialized_start=547
-  _PARAMS_P2HOLDINGSENTRY._serialized_end=608
-  _PARAMS_P1GOALENTRY._serialized_start=610
-  _PARAMS_P1GOALENTRY._serialized_end=667
-  _PARAMS_P2GOALENTRY._serialized_start=669
-  _PARAMS_P2GOALENTRY._serialized_end=726
-  _VIEW._serialized_start=761
-  _VIEW._serialized_end=1321
-  _VIEW_HOLDINGSENTRY._serialized_start=1205
-  _VIEW_HOLDINGSENTRY._serialized_end=1264
-  _VIEW_GOALENTRY._serialized_start=1266
-  _VIEW_GOALENTRY._serialized_end=1321
+  _PARAMS._serialized_start=124
+  _PARAMS._serialized_end=820
+  _PARAMS_P1HOLDINGSENTRY._serialized_start=546
+  _PARAMS_P1HOLDINGSENTRY._serialized_end=607
+  _PARAMS_P2HOLDINGSENTRY._serialized_start=609
+  _PARAMS_P2HOLDINGSENTRY._serialized_end=670
+  _PARAMS_P1GOALENTRY._serialized_start=672
+  _PARAMS_P1GOALENTRY._serialized_end=729
+  _PARAMS_P2GOALENTRY._serialized_start=731
+  _PARAMS_P2GOALENTRY._serialized_end=788
+  _VIEW._serialized_start=823
+  _VIEW._serialized_end=1383
+  _VIEW_HOLDINGSENTRY._serialized_start=1267
+  _VIEW_HOLDINGSENTRY._serialized_end=1326
+  _VIEW_GOALENTRY._serialized_start=1328
+  _VIEW_GOALENTRY._serialized_end=1383
 # @@protoc_insertion_point(module_scope)

@@ -34,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/agent/v1/agent.proto.
  */
 export const file_parley_agent_v1_agent: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyKxCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UimAMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMyoQEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZUK+AQoTY29tLnBhcmxleS5hZ2VudC52MUIKQWdlbnRQcm90b1ABWj1naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9hZ2VudC92MTthZ2VudHYxogIDUEFYqgIPUGFybGV5LkFnZW50LlYxygIPUGFybGV5XEFnZW50XFYx4gIbUGFybGV5XEFnZW50XFYxXEdQQk1ldGFkYXRh6gIRUGFybGV5OjpBZ2VudDo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
+  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyLhCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UimAMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMyoQEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZUK+AQoTY29tLnBhcmxleS5hZ2VudC52MUIKQWdlbnRQcm90b1ABWj1naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9hZ2VudC92MTthZ2VudHYxogIDUEFYqgIPUGFybGV5LkFnZW50LlYxygIPUGFybGV5XEFnZW50XFYx4gIbUGFybGV5XEFnZW50XFYxXEdQQk1ldGFkYXRh6gIRUGFybGV5OjpBZ2VudDo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
 
 /**
  * ActRequest asks an agent for one action.
@@ -108,7 +108,10 @@ export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
  */
 export type DescribeResponse = Message<"parley.agent.v1.DescribeResponse"> & {
   /**
-   * The agent's identity; shown to every seat of the matches it plays.
+   * The agent's identity; shown to every seat of the matches it plays. The referee records
+   * and shows it tidied: control characters and line breaks become spaces, name, version and
+   * author keep at most 64 bytes each, description at most 1 KiB, games at most 32 names of
+   * 64 bytes; what is cut ends in "…". So no agent can write lines into another's briefing.
    *
    * @generated from field: parley.game.v1.AgentInfo agent = 1;
    */
@@ -125,6 +128,17 @@ export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*
 /**
  * Observation is what one seat may know when it must act. The referee builds it for that seat
  * from what that seat is entitled to see; nothing in it belongs to another seat.
+ *
+ * Budget: whatever the match's length, an observation is at most 512 KiB encoded, so that it
+ * crosses every transport the referee uses (gRPC's 4 MiB default, the 1 MiB NATS payload of
+ * the bot link) and an agent is never faulted for the size of what it is sent. The referee
+ * keeps it there with two windows, newest first: history holds at most the latest 256 entries
+ * this seat may see and at most 256 KiB of them; notes holds at most the latest 64 KiB of this
+ * seat's own notes. What a window leaves out is counted in history_omitted and notes_omitted,
+ * so an agent always knows its view is partial. Should the rest (briefing, view, seats) leave
+ * less room, or a transport carry less (a NATS server with a smaller payload limit), older
+ * history entries and then older notes are left out and counted the same way. Everything
+ * else is bounded by the game's parameters and by the Describe bounds (see DescribeResponse).
  *
  * @generated from message parley.agent.v1.Observation
  */
@@ -257,6 +271,25 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
    * @generated from field: int32 max_reply_bytes = 21;
    */
   maxReplyBytes: number;
+
+  /**
+   * How many of the history entries this seat may see are left out of history: the oldest
+   * ones, beyond the observation's budget. 0: history is the whole match as this seat sees it.
+   * Set by the referee (and raised by the bot link when its transport carries less); for this
+   * seat only.
+   *
+   * @generated from field: int32 history_omitted = 23;
+   */
+  historyOmitted: number;
+
+  /**
+   * How many of this seat's own earlier notes are left out of notes: the oldest ones, beyond
+   * the observation's budget. 0: notes holds every note. Set by the referee (and raised by the
+   * bot link when its transport carries less); for this seat only.
+   *
+   * @generated from field: int32 notes_omitted = 24;
+   */
+  notesOmitted: number;
 
   /**
    * Messages the action must carry now, whatever its move: exactly one per slot, each
@@ -462,7 +495,9 @@ export type Action = Message<"parley.agent.v1.Action"> & {
   privateReasoning: string;
 
   /**
-   * A note to its future self (a plan). Returned to this seat only, in later observations.
+   * A note to its future self (a plan). Returned to this seat only, in later observations,
+   * within the observation's notes budget (the latest 64 KiB of notes). At most 8 KiB, like
+   * every text of an action; a longer one is refused.
    *
    * @generated from field: string private_notes = 4;
    */

@@ -127,7 +127,8 @@ export const GameParamsSchema: GenMessage<GameParams> = /*@__PURE__*/
  */
 export type Limits = Message<"parley.match.v1.Limits"> & {
   /**
-   * Time an agent has to answer one request. Default 10s.
+   * Time an agent has to answer one request. Default 10s; at most 30 minutes (longer is
+   * taken as 30 minutes).
    *
    * @generated from field: google.protobuf.Duration move_timeout = 1;
    */
@@ -135,14 +136,17 @@ export type Limits = Message<"parley.match.v1.Limits"> & {
 
   /**
    * Refused actions an agent may replace per move before the game's default move is applied.
-   * Unset: 2 (three attempts in all); 0: the first refused action is final.
+   * Unset: 2 (three attempts in all); 0: the first refused action is final. At most 10 (more
+   * is taken as 10).
    *
    * @generated from field: optional int32 max_retries = 2;
    */
   maxRetries?: number | undefined;
 
   /**
-   * Largest reply, in bytes, the referee reads from an agent. Default 64 KiB.
+   * Largest reply, in bytes, the referee reads from an agent. Default 64 KiB; from 1 KiB to
+   * 512 KiB (values outside are taken as the nearer end), and never more than an event of the
+   * record may carry with room to spare (the referee lowers it when its bus carries less).
    *
    * @generated from field: int32 max_reply_bytes = 3;
    */

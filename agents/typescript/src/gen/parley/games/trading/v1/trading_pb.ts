@@ -10,17 +10,19 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Allocation } from "../../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_privacy } from "../../../game/v1/privacy_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/trading/v1/trading.proto.
  */
 export const file_parley_games_trading_v1_trading: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXJsZXkvZ2FtZXMvdHJhZGluZy92MS90cmFkaW5nLnByb3RvEhdwYXJsZXkuZ2FtZXMudHJhZGluZy52MSKoBAoGUGFyYW1zEhYKCW1heF90dXJucxgBIAEoBUgAiAEBEhoKDW1heF9wcm9wb3NhbHMYAiABKAVIAYgBARJECgtwMV9ob2xkaW5ncxgDIAMoCzIvLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMUhvbGRpbmdzRW50cnkSRAoLcDJfaG9sZGluZ3MYBCADKAsyLy5wYXJsZXkuZ2FtZXMudHJhZGluZy52MS5QYXJhbXMuUDJIb2xkaW5nc0VudHJ5EjwKB3AxX2dvYWwYBSADKAsyKy5wYXJsZXkuZ2FtZXMudHJhZGluZy52MS5QYXJhbXMuUDFHb2FsRW50cnkSPAoHcDJfZ29hbBgGIAMoCzIrLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMkdvYWxFbnRyeRoxCg9QMUhvbGRpbmdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ARoxCg9QMkhvbGRpbmdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ARotCgtQMUdvYWxFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGi0KC1AyR29hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAFCDAoKX21heF90dXJuc0IQCg5fbWF4X3Byb3Bvc2FscyKsAwoEVmlldxI9Cghob2xkaW5ncxgBIAMoCzIrLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlZpZXcuSG9sZGluZ3NFbnRyeRI1CgRnb2FsGAIgAygLMicucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlldy5Hb2FsRW50cnkSEQoJcmVzb3VyY2VzGAMgAygJEhEKCW1heF90dXJucxgEIAEoBRIVCg1tYXhfcHJvcG9zYWxzGAUgASgFEhYKDnByb3Bvc2Fsc19sZWZ0GAYgASgFEhIKCnR1cm5zX2xlZnQYByABKAUSNQoRc3RhbmRpbmdfcHJvcG9zYWwYCCABKAsyGi5wYXJsZXkuZ2FtZS52MS5BbGxvY2F0aW9uEjAKDG93bl9wcm9wb3NhbBgJIAEoCzIaLnBhcmxleS5nYW1lLnYxLkFsbG9jYXRpb24aLwoNSG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGisKCUdvYWxFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBQvMBChtjb20ucGFybGV5LmdhbWVzLnRyYWRpbmcudjFCDFRyYWRpbmdQcm90b1ABWkdnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9nYW1lcy90cmFkaW5nL3YxO3RyYWRpbmd2MaICA1BHVKoCF1BhcmxleS5HYW1lcy5UcmFkaW5nLlYxygIXUGFybGV5XEdhbWVzXFRyYWRpbmdcVjHiAiNQYXJsZXlcR2FtZXNcVHJhZGluZ1xWMVxHUEJNZXRhZGF0YeoCGlBhcmxleTo6R2FtZXM6OlRyYWRpbmc6OlYxYgZwcm90bzM", [file_parley_game_v1_game]);
+  fileDesc("CiVwYXJsZXkvZ2FtZXMvdHJhZGluZy92MS90cmFkaW5nLnByb3RvEhdwYXJsZXkuZ2FtZXMudHJhZGluZy52MSLIBAoGUGFyYW1zEhYKCW1heF90dXJucxgBIAEoBUgAiAEBEhoKDW1heF9wcm9wb3NhbHMYAiABKAVIAYgBARJMCgtwMV9ob2xkaW5ncxgDIAMoCzIvLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMUhvbGRpbmdzRW50cnlCBrLhGAIIABJMCgtwMl9ob2xkaW5ncxgEIAMoCzIvLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMkhvbGRpbmdzRW50cnlCBrLhGAIIARJECgdwMV9nb2FsGAUgAygLMisucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuUGFyYW1zLlAxR29hbEVudHJ5Qgay4RgCCAASRAoHcDJfZ29hbBgGIAMoCzIrLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMkdvYWxFbnRyeUIGsuEYAggBGjEKD1AxSG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGjEKD1AySG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGi0KC1AxR29hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaLQoLUDJHb2FsRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4AUIMCgpfbWF4X3R1cm5zQhAKDl9tYXhfcHJvcG9zYWxzIqwDCgRWaWV3Ej0KCGhvbGRpbmdzGAEgAygLMisucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlldy5Ib2xkaW5nc0VudHJ5EjUKBGdvYWwYAiADKAsyJy5wYXJsZXkuZ2FtZXMudHJhZGluZy52MS5WaWV3LkdvYWxFbnRyeRIRCglyZXNvdXJjZXMYAyADKAkSEQoJbWF4X3R1cm5zGAQgASgFEhUKDW1heF9wcm9wb3NhbHMYBSABKAUSFgoOcHJvcG9zYWxzX2xlZnQYBiABKAUSEgoKdHVybnNfbGVmdBgHIAEoBRI1ChFzdGFuZGluZ19wcm9wb3NhbBgIIAEoCzIaLnBhcmxleS5nYW1lLnYxLkFsbG9jYXRpb24SMAoMb3duX3Byb3Bvc2FsGAkgASgLMhoucGFybGV5LmdhbWUudjEuQWxsb2NhdGlvbhovCg1Ib2xkaW5nc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaKwoJR29hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAFC8wEKG2NvbS5wYXJsZXkuZ2FtZXMudHJhZGluZy52MUIMVHJhZGluZ1Byb3RvUAFaR2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL3RyYWRpbmcvdjE7dHJhZGluZ3YxogIDUEdUqgIXUGFybGV5LkdhbWVzLlRyYWRpbmcuVjHKAhdQYXJsZXlcR2FtZXNcVHJhZGluZ1xWMeICI1BhcmxleVxHYW1lc1xUcmFkaW5nXFYxXEdQQk1ldGFkYXRh6gIaUGFybGV5OjpHYW1lczo6VHJhZGluZzo6VjFiBnByb3RvMw", [file_parley_game_v1_game, file_parley_game_v1_privacy]);
 
 /**
  * Params are the resource-exchange game's parameters. Empty maps and unset fields take the
- * defaults noted; the match record carries every field resolved.
+ * defaults noted; the match record carries every field resolved, and shows nobody the fields
+ * private to a seat.
  *
  * @generated from message parley.games.trading.v1.Params
  */
@@ -40,14 +42,14 @@ export type Params = Message<"parley.games.trading.v1.Params"> & {
   maxProposals?: number | undefined;
 
   /**
-   * P1's starting holdings by resource. Default X:25, Y:5.
+   * P1's starting holdings by resource. Default X:25, Y:5. Private to P1.
    *
    * @generated from field: map<string, int64> p1_holdings = 3;
    */
   p1Holdings: { [key: string]: bigint };
 
   /**
-   * P2's starting holdings by resource. Default X:5, Y:25.
+   * P2's starting holdings by resource. Default X:5, Y:25. Private to P2.
    *
    * @generated from field: map<string, int64> p2_holdings = 4;
    */
@@ -55,14 +57,15 @@ export type Params = Message<"parley.games.trading.v1.Params"> & {
 
   /**
    * P1's goal as minimum holdings (e.g. X:15, Y:15): payoff 1 when all are met at the end, else
-   * 0. Empty: end with as many resources in total as possible (payoff = total gained).
+   * 0. Empty: end with as many resources in total as possible (payoff = total gained). Private
+   * to P1.
    *
    * @generated from field: map<string, int64> p1_goal = 5;
    */
   p1Goal: { [key: string]: bigint };
 
   /**
-   * P2's goal, as p1_goal.
+   * P2's goal, as p1_goal. Private to P2.
    *
    * @generated from field: map<string, int64> p2_goal = 6;
    */

@@ -1,0 +1,91 @@
+package games
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+)
+
+// The observation's budget (see Observation in agent.proto): whatever a match's length, what
+// the referee sends a seat stays within these sizes, so no agent is faulted for the size of
+// what it is sent and the cost of a turn does not grow with the turns before it.
+const (
+	// MaxObservationBytes bounds a whole encoded observation: well under gRPC's 4 MiB default
+	// and the 1 MiB NATS payload the bot link carries it in, with room for their envelopes.
+	MaxObservationBytes = 512 << 10
+	// MaxHistoryEntries bounds the history window: the latest entries a seat may see.
+	MaxHistoryEntries = 256
+	// MaxHistoryBytes bounds the history window's encoded size. An entry is at most about
+	// MaxMessages texts of MaxTextBytes (128 KiB), so the latest entry always fits.
+	MaxHistoryBytes = 256 << 10
+	// MaxNotesBytes bounds the notes window: the latest of a seat's own notes (each at most
+	// MaxTextBytes, so at least the eight latest fit).
+	MaxNotesBytes = 64 << 10
+)
+
+var (
+	historyField = observationField("history")
+	notesField   = observationField("notes")
+)
+
+func observationField(name protoreflect.Name) protowire.Number {
+	return (&agentv1.Observation{}).ProtoReflect().Descriptor().Fields().ByName(name).Number()
+}
+
+// listedSize is the encoded size of one element of n bytes of a repeated field.
+func listedSize(field protowire.Number, n int) int {
+	return protowire.SizeTag(field) + protowire.SizeBytes(n)
+}
+
+// LatestNotes returns the latest of a seat's notes that fit together in MaxNotesBytes, oldest
+// first (a subslice of notes), and how many older ones it leaves out
+// (Observation.notes_omitted).
+func LatestNotes(notes []string) (kept []string, omitted int32) {
+	i, size := len(notes), 0
+	for ; i > 0; i-- {
+		n := listedSize(notesField, len(notes[i-1]))
+		if size+n > MaxNotesBytes {
+			break
+		}
+		size += n
+	}
+	return notes[i:], int32(i)
+}
+
+// FitObservation leaves the oldest entries out of obs's history, then the oldest notes out
+// of its notes, until obs encodes in at most budget bytes, and counts them in HistoryOmitted
+// and NotesOmitted. It reports false when obs is over budget even with neither.
+func FitObservation(obs *agentv1.Observation, budget int) bool {
+	for {
+		over := proto.Size(obs) - budget
+		switch {
+		case over <= 0:
+			return true
+		case len(obs.History) > 0:
+			k := oldestToDrop(over, len(obs.History), func(i int) int { return listedSize(historyField, proto.Size(obs.History[i])) })
+			obs.History = obs.History[k:]
+			obs.HistoryOmitted += int32(k)
+		case len(obs.Notes) > 0:
+			k := oldestToDrop(over, len(obs.Notes), func(i int) int { return listedSize(notesField, len(obs.Notes[i])) })
+			obs.Notes = obs.Notes[k:]
+			obs.NotesOmitted += int32(k)
+		default:
+			return false
+		}
+	}
+}
+
+// oldestToDrop returns how many of n elements, oldest first, free at least over bytes (all of
+// them when they do not).
+func oldestToDrop(over, n int, size func(i int) int) int {
+	freed := 0
+	for k := range n {
+		if freed >= over {
+			return k
+		}
+		freed += size(k)
+	}
+	return n
+}

@@ -1,0 +1,287 @@
+// Package policy is the organiser's bounds on everything a request, a bot or a file can set,
+// and on who may start what. It is checked once, in the one path every door takes to prepare a
+// match (referee/launch) and a tournament (services/tournament), whatever the door: the local
+// command line, the referee's gRPC API, or the gateway's HTTP API on behalf of a spectator or a
+// team. A request over a bound is refused with the bound named.
+//
+// Three roles: a spectator (anonymous: watches, and starts what the policy lets anyone start),
+// a team (its token: its own bots, its own registrations), the organiser (the admin token, or
+// the local command line: anything within the runner's hard limits). The gateway tells the
+// referee who is asking in the call's metadata (Outgoing, FromIncoming); a call without it is
+// the organiser's, for the referee's port is the organiser's (never expose it).
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+)
+
+// Role is who is asking.
+type Role int
+
+// Roles, least trusted first.
+const (
+	Spectator Role = iota
+	Team
+	Organiser
+)
+
+func (r Role) String() string {
+	switch r {
+	case Team:
+		return "team"
+	case Organiser:
+		return "organiser"
+	default:
+		return "spectator"
+	}
+}
+
+// Caller is who asks for a match or a tournament.
+type Caller struct {
+	Role Role
+	// Team is a team caller's team.
+	Team string
+	// Client is the network address the request came from (for quotas and logs).
+	Client string
+}
+
+// Local is the caller of the local command line: the organiser.
+var Local = Caller{Role: Organiser, Client: "local"}
+
+// ErrRefused is wrapped by every refusal of a policy.
+var ErrRefused = errors.New("refused by the organiser's policy")
+
+func refuse(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
+}
+
+// Policy is what the organiser allows. The zero value allows nothing but the organiser's own
+// requests within the runner's hard limits; Default is the safe starting point.
+type Policy struct {
+	// MaxMoveTimeout, MaxRetries and MaxReplyBytes bound a match's Limits (for every caller
+	// but the organiser; the runner's hard limits bound the organiser's).
+	MaxMoveTimeout time.Duration `yaml:"max_move_timeout"`
+	MaxRetries     int32         `yaml:"max_retries"`
+	MaxReplyBytes  int32         `yaml:"max_reply_bytes"`
+	// MaxMatchTime is the longest a match may last, wall clock; past it the match ends void
+	// saying so. For every caller (0: no bound).
+	MaxMatchTime time.Duration `yaml:"max_match_time"`
+	// MaxTournamentMatches and MaxGamesPerAssignment bound a tournament's size; MaxConcurrency
+	// its matches outstanding at once (organisers included).
+	MaxTournamentMatches  int `yaml:"max_tournament_matches"`
+	MaxGamesPerAssignment int `yaml:"max_games_per_assignment"`
+	MaxConcurrency        int `yaml:"max_concurrency"`
+	// Dial lists where the referee may dial agents: networks ("10.0.0.0/8", "127.0.0.1/32")
+	// and host names ("bots.example.org"); "*" is anywhere. Empty: nowhere, so only built-in
+	// agents, people and dial-out bots play. It applies to every address the referee dials,
+	// given in a request or registered by a team, whoever asks.
+	Dial []string `yaml:"dial"`
+	// SpectatorsStart says what anonymous callers may start: "matches", "tournaments"
+	// (matches too), or "nothing".
+	SpectatorsStart string `yaml:"spectators_start"`
+	// LLMRoles lists the roles that may start built-in language-model agents (their settings
+	// name servers, files and environment variables of the referee's machine).
+	LLMRoles []string `yaml:"llm_roles"`
+	// StartsPerMinute bounds the matches and tournaments one client address (a spectator) or
+	// one team may start per minute; 0: no bound. The organiser is not bound.
+	StartsPerMinute int `yaml:"starts_per_minute"`
+	// MaxQueued bounds the match requests waiting in the work queue: past it, starting one
+	// more is refused until the queue drains (0: no bound).
+	MaxQueued int `yaml:"max_queued"`
+	// AuthFailuresPerMinute bounds the failed token attempts of one client address (0: none).
+	AuthFailuresPerMinute int `yaml:"auth_failures_per_minute"`
+}
+
+// Default is the policy a public arena starts from: moves of at most two minutes (a person at
+// the web page gets 120 s), a few retries, replies well
+// inside what the transport and the bus carry, matches of at most half an hour, tournaments
+// of at most 20,000 matches, no dialling, no language models for callers other than the
+// organiser, and quotas.
+func Default() Policy {
+	return Policy{
+		MaxMoveTimeout: 2 * time.Minute, MaxRetries: 5, MaxReplyBytes: 256 << 10, MaxMatchTime: 30 * time.Minute,
+		MaxTournamentMatches: 20_000, MaxGamesPerAssignment: 1000, MaxConcurrency: 64,
+		SpectatorsStart: "tournaments", LLMRoles: []string{"organiser"},
+		StartsPerMinute: 30, MaxQueued: 10_000, AuthFailuresPerMinute: 20,
+	}
+}
+
+// Open reads a policy file (YAML, the keys of Policy's fields; durations as "90s"), over
+// Default: keys left out keep their defaults. Unknown keys are errors.
+func Open(path string) (Policy, error) {
+	p := Default()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return p, fmt.Errorf("policy: %w", err)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("policy %s: %w", path, err)
+	}
+	return p, p.Validate()
+}
+
+// Validate checks that the policy's own values make sense.
+func (p Policy) Validate() error {
+	switch {
+	case p.MaxMoveTimeout < 0, p.MaxRetries < 0, p.MaxReplyBytes < 0, p.MaxMatchTime < 0,
+		p.MaxTournamentMatches < 0, p.MaxGamesPerAssignment < 0, p.MaxConcurrency < 0,
+		p.StartsPerMinute < 0, p.MaxQueued < 0, p.AuthFailuresPerMinute < 0:
+		return errors.New("policy: bounds must be 0 or more")
+	}
+	switch p.SpectatorsStart {
+	case "", "nothing", "matches", "tournaments":
+	default:
+		return fmt.Errorf("policy: spectators_start %q: want nothing, matches or tournaments", p.SpectatorsStart)
+	}
+	for _, r := range p.LLMRoles {
+		if r != "spectator" && r != "team" && r != "organiser" {
+			return fmt.Errorf("policy: llm_roles: %q is not a role (spectator, team, organiser)", r)
+		}
+	}
+	for _, d := range p.Dial {
+		if d == "*" || strings.Contains(d, "/") {
+			if _, err := netip.ParsePrefix(d); d != "*" && err != nil {
+				return fmt.Errorf("policy: dial %q: %v", d, err)
+			}
+		}
+	}
+	return nil
+}
+
+// StartMatch refuses a caller who may not start a match at all.
+func (p Policy) StartMatch(c Caller) error {
+	if c.Role == Spectator && (p.SpectatorsStart == "" || p.SpectatorsStart == "nothing") {
+		return refuse("anonymous callers may not start matches here (spectators_start: nothing); ask with a team token")
+	}
+	return nil
+}
+
+// StartTournament refuses a caller who may not start a tournament, or one over the size bounds.
+func (p Policy) StartTournament(c Caller, matches, gamesPerAssignment, concurrency int) error {
+	if c.Role == Spectator && p.SpectatorsStart != "tournaments" {
+		return refuse("anonymous callers may not start tournaments here (spectators_start: %s); ask with a team token", orNothing(p.SpectatorsStart))
+	}
+	switch {
+	case p.MaxGamesPerAssignment > 0 && gamesPerAssignment > p.MaxGamesPerAssignment:
+		return refuse("games_per_assignment %d is over max_games_per_assignment %d", gamesPerAssignment, p.MaxGamesPerAssignment)
+	case p.MaxTournamentMatches > 0 && matches > p.MaxTournamentMatches:
+		return refuse("the tournament would schedule %d matches, over max_tournament_matches %d (fewer games per assignment, or max_assignments)", matches, p.MaxTournamentMatches)
+	case p.MaxConcurrency > 0 && concurrency > p.MaxConcurrency:
+		return refuse("concurrency %d is over max_concurrency %d", concurrency, p.MaxConcurrency)
+	}
+	return nil
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
+}
+
+// Limits checks a match's limits against the policy for c. The organiser is bound by the
+// runner's hard limits only.
+func (p Policy) Limits(c Caller, l *matchv1.Limits) error {
+	if c.Role == Organiser {
+		return nil
+	}
+	if d := l.GetMoveTimeout(); d != nil && p.MaxMoveTimeout > 0 && d.AsDuration() > p.MaxMoveTimeout {
+		return refuse("move_timeout %s is over max_move_timeout %s", d.AsDuration(), p.MaxMoveTimeout)
+	}
+	if l != nil && l.MaxRetries != nil && l.GetMaxRetries() > p.MaxRetries {
+		return refuse("max_retries %d is over max_retries %d", l.GetMaxRetries(), p.MaxRetries)
+	}
+	if n := l.GetMaxReplyBytes(); n > 0 && p.MaxReplyBytes > 0 && n > p.MaxReplyBytes {
+		return refuse("max_reply_bytes %d is over max_reply_bytes %d", n, p.MaxReplyBytes)
+	}
+	return nil
+}
+
+// Agent refuses an agent address c may not use: a built-in language model, unless c's role
+// is one of LLMRoles.
+func (p Policy) Agent(c Caller, addr string) error {
+	if addr == "builtin:llm" || strings.HasPrefix(addr, "builtin:llm?") {
+		if !slices.Contains(p.LLMRoles, c.Role.String()) {
+			return refuse("agent %q: built-in language models may be started by %s only (llm_roles); their settings name servers, files and environment variables of the referee's machine: serve the model with `parley agent llm` and give its address", addr, rolesOrNobody(p.LLMRoles))
+		}
+	}
+	return nil
+}
+
+func rolesOrNobody(rs []string) string {
+	if len(rs) == 0 {
+		return "nobody"
+	}
+	return strings.Join(rs, ", ")
+}
+
+// Label refuses a label c may not give the agent in a seat: one with a '/', which only
+// registered bots' labels have (team/name@version), unless it is that seat's bot's own.
+func (p Policy) Label(c Caller, label, registered string) error {
+	if label == "" || label == registered || c.Role == Organiser {
+		return nil
+	}
+	if strings.ContainsAny(label, "/@") {
+		return refuse("label %q: '/' and '@' are kept for registered bots (TEAM/NAME@VERSION) and name the bot in that seat only", label)
+	}
+	if len(label) > 64 {
+		return refuse("label %q: at most 64 bytes", label)
+	}
+	return nil
+}
+
+// DialRule returns the rule of where the referee may dial (see Dial), for the agent resolver.
+func (p Policy) DialRule() func(target string) error {
+	any := slices.Contains(p.Dial, "*")
+	var nets []netip.Prefix
+	var hosts []string
+	for _, d := range p.Dial {
+		switch pfx, err := netip.ParsePrefix(d); {
+		case d == "*":
+		case err == nil:
+			nets = append(nets, pfx)
+		default:
+			hosts = append(hosts, strings.ToLower(d))
+		}
+	}
+	return func(target string) error {
+		if any {
+			return nil
+		}
+		host, _, err := net.SplitHostPort(target)
+		if err != nil {
+			return refuse("address %q", target)
+		}
+		if slices.Contains(hosts, strings.ToLower(host)) {
+			return nil
+		}
+		if ip, err := netip.ParseAddr(host); err == nil {
+			for _, n := range nets {
+				if n.Contains(ip.Unmap()) {
+					return nil
+				}
+			}
+		}
+		return refuse("the referee may not dial %s (allowed: %s; set dial in the policy, or --allow-dial)", host, dialList(p.Dial))
+	}
+}
+
+func dialList(d []string) string {
+	if len(d) == 0 {
+		return "nowhere"
+	}
+	return strings.Join(d, ", ")
+}

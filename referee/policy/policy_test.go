@@ -1,0 +1,188 @@
+package policy
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+)
+
+var (
+	spectator = Caller{Role: Spectator, Client: "203.0.113.9"}
+	team      = Caller{Role: Team, Team: "acme", Client: "203.0.113.10"}
+	organiser = Caller{Role: Organiser}
+)
+
+// Every bound refuses what a hostile request sets past it, naming the bound, and lets the
+// organiser through (the runner's hard limits bound the organiser).
+func TestLimits(t *testing.T) {
+	p := Default()
+	for _, tc := range []struct {
+		name   string
+		limits *matchv1.Limits
+		bound  string // "" when allowed
+	}{
+		{"defaults", nil, ""},
+		{"within", &matchv1.Limits{MoveTimeout: durationpb.New(30 * time.Second), MaxRetries: proto.Int32(3), MaxReplyBytes: 1 << 16}, ""},
+		{"a day per move", &matchv1.Limits{MoveTimeout: durationpb.New(24 * time.Hour)}, "max_move_timeout"},
+		{"retries near the int32 edge", &matchv1.Limits{MaxRetries: proto.Int32(2147483647)}, "max_retries"},
+		{"huge replies", &matchv1.Limits{MaxReplyBytes: 2147483647}, "max_reply_bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, c := range []Caller{spectator, team} {
+				err := p.Limits(c, tc.limits)
+				if tc.bound == "" && err != nil {
+					t.Errorf("%s: %v", c.Role, err)
+				}
+				if tc.bound != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.bound)) {
+					t.Errorf("%s: %v, want a refusal naming %s", c.Role, err, tc.bound)
+				}
+			}
+			if err := p.Limits(organiser, tc.limits); err != nil {
+				t.Errorf("organiser: %v", err)
+			}
+		})
+	}
+}
+
+func TestWhoMayStartWhat(t *testing.T) {
+	p := Default()
+	if err := p.StartMatch(spectator); err != nil {
+		t.Errorf("a spectator starting a match under the defaults: %v", err)
+	}
+	if err := p.StartTournament(spectator, 100, 10, 4); err != nil {
+		t.Errorf("a spectator starting a tournament under the defaults: %v", err)
+	}
+	for _, tc := range []struct {
+		matches, games, concurrency int
+		bound                       string
+	}{
+		{20_001, 10, 4, "max_tournament_matches"},
+		{100, 1001, 4, "max_games_per_assignment"},
+		{100, 10, 65, "max_concurrency"},
+	} {
+		for _, c := range []Caller{spectator, team, organiser} {
+			if err := p.StartTournament(c, tc.matches, tc.games, tc.concurrency); !strings.Contains(fmtErr(err), tc.bound) {
+				t.Errorf("%s: %v, want a refusal naming %s", c.Role, err, tc.bound)
+			}
+		}
+	}
+	p.SpectatorsStart = "matches"
+	if err := p.StartTournament(spectator, 10, 1, 1); !errors.Is(err, ErrRefused) {
+		t.Errorf("a spectator's tournament with spectators_start: matches: %v", err)
+	}
+	if err := p.StartTournament(team, 10, 1, 1); err != nil {
+		t.Errorf("a team's tournament: %v", err)
+	}
+	p.SpectatorsStart = "nothing"
+	if err := p.StartMatch(spectator); !errors.Is(err, ErrRefused) {
+		t.Errorf("a spectator's match with spectators_start: nothing: %v", err)
+	}
+	if err := p.StartMatch(team); err != nil {
+		t.Errorf("a team's match: %v", err)
+	}
+}
+
+func fmtErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestLanguageModelsAndLabels(t *testing.T) {
+	p := Default()
+	for _, a := range []string{"builtin:llm", "builtin:llm?model=x&api_key_env=HOME", "builtin:llm?prompt_dir=/etc"} {
+		if err := p.Agent(spectator, a); !errors.Is(err, ErrRefused) {
+			t.Errorf("a spectator's %s: %v", a, err)
+		}
+		if err := p.Agent(organiser, a); err != nil {
+			t.Errorf("the organiser's %s: %v", a, err)
+		}
+	}
+	if err := p.Agent(spectator, "builtin:llmish"); err != nil {
+		t.Errorf("another agent: %v", err)
+	}
+	for _, tc := range []struct {
+		label, registered string
+		ok                bool
+	}{
+		{"fair", "", true},
+		{"", "acme/fair@1.0", true},
+		{"acme/fair@1.0", "acme/fair@1.0", true}, // the seat's own bot
+		{"acme/fair@1.0", "", false},             // claiming a registered bot's name
+		{"acme/fair@1.0", "evil/bot@2", false},
+		{"fair@1", "", false},
+		{strings.Repeat("x", 65), "", false},
+	} {
+		err := p.Label(spectator, tc.label, tc.registered)
+		if (err == nil) != tc.ok {
+			t.Errorf("label %q in a seat of %q: %v, want ok %v", tc.label, tc.registered, err, tc.ok)
+		}
+	}
+}
+
+func TestDialRule(t *testing.T) {
+	none := Default().DialRule()
+	if err := none("127.0.0.1:7070"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("dialling with no dial list: %v", err)
+	}
+	p := Default()
+	p.Dial = []string{"10.0.0.0/8", "bots.example.org", "::1/128"}
+	rule := p.DialRule()
+	for target, ok := range map[string]bool{
+		"10.1.2.3:50051":          true,
+		"[::1]:50051":             true,
+		"bots.example.org:1":      true,
+		"BOTS.example.org:1":      true,
+		"11.0.0.1:50051":          false,
+		"127.0.0.1:4222":          false, // the organiser's own NATS
+		"bots.example.org.evil:1": false,
+		"[::ffff:10.0.0.1]:1":     true, // an IPv4 address written as IPv6 is the same address
+	} {
+		if err := rule(target); (err == nil) != ok {
+			t.Errorf("dial %s: %v, want allowed %v", target, err, ok)
+		}
+	}
+	p.Dial = []string{"*"}
+	if err := p.DialRule()("192.0.2.1:1"); err != nil {
+		t.Errorf("dial anywhere: %v", err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("max_move_timeout: 90s\ndial: [10.0.0.0/8]\nspectators_start: matches\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.MaxMoveTimeout != 90*time.Second || p.SpectatorsStart != "matches" || p.MaxRetries != Default().MaxRetries {
+		t.Errorf("read %+v", p)
+	}
+	for name, text := range map[string]string{
+		"unknown key":  "max_move_timout: 90s\n",
+		"bad network":  "dial: [10.0.0.0/33]\n",
+		"negative":     "max_retries: -1\n",
+		"bad role":     "llm_roles: [everyone]\n",
+		"bad duration": "max_match_time: soon\n",
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yaml")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(path); err == nil {
+			t.Errorf("%s: read without an error", name)
+		}
+	}
+}

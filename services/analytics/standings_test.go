@@ -1,0 +1,126 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+)
+
+// interrupted is a match of tournament closed void by the queue and played again as rerun.
+func interrupted(id, tournament, rerun string) []*eventsv1.MatchEvent {
+	evs := ultimatumRecord(id, tournament, "fair", "tough", 40, matchv1.EndCause_END_CAUSE_VOID)
+	evs[len(evs)-1].GetMatchEnded().GetOutcome().RerunMatchId = rerun
+	return evs
+}
+
+func TestStandingsCountEachScheduledMatchOnce(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	reg := catalog.New()
+	var evs []*eventsv1.MatchEvent
+	evs = append(evs, ultimatumRecord("cup-a", "cup", "fair", "tough", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)...)
+	evs = append(evs, interrupted("cup-b", "cup", "cup-b-r1")...)
+	evs = append(evs, ultimatumRecord("cup-b-r1", "cup", "fair", "tough", -1, matchv1.EndCause_END_CAUSE_REJECTED)...)
+	evs = append(evs, ultimatumRecord("cup-c", "cup", "tough", "fair", 0, matchv1.EndCause_END_CAUSE_VOID)...) // void for a cause of its own
+	evs = append(evs, ultimatumRecord("other", "not-cup", "fair", "tough", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)...)
+	if _, err := s.Ingest(ctx, reg, delivered(evs...)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.CachedStandings(ctx, "cup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three scheduled matches ended: a, b (as its rerun) and c; c is void, b's interruption is
+	// not counted at all.
+	if st.GetEnded() != 3 || st.GetVoid() != 1 || st.GetGame() != "ultimatum" {
+		t.Fatalf("ended %d void %d game %q; want 3, 1, ultimatum", st.GetEnded(), st.GetVoid(), st.GetGame())
+	}
+	if _, err := s.CachedStandings(ctx, "nobody"); err == nil {
+		t.Error("standings of a tournament with no match")
+	}
+
+	// A new match makes the next reads compute again, in the background; reads meanwhile get
+	// the last standings.
+	if _, err := s.Ingest(ctx, reg, delivered(ultimatumRecord("cup-d", "cup", "tough", "fair", 50, matchv1.EndCause_END_CAUSE_AGREEMENT)...)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := s.CachedStandings(ctx, "cup")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.GetEnded() == 4 {
+			break
+		}
+		if st.GetEnded() != 3 {
+			t.Fatalf("ended %d, want the last standings (3) until the new ones (4)", st.GetEnded())
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the standings never caught up with the new match")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// BenchmarkStandingsRead measures reading a tournament's standings at 1k, 10k and 100k
+// matches, the store seeded directly: "cold" is the first read (it computes), "warm" a read of
+// an unchanged tournament, "changed" a read right after one more match ended (it answers with
+// the last standings and computes again in the background).
+func BenchmarkStandingsRead(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			if testing.Short() && n > 10_000 {
+				b.Skip("seeding 100k matches takes a while")
+			}
+			s, err := OpenStore(context.Background(), b.TempDir()+"/analytics.db")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			reg := catalog.New()
+			agents := []string{"fair", "tough", "spe", "random", "boulware"}
+			for lo := 0; lo < n; lo += 1000 {
+				var batch []Delivered
+				for i := lo; i < min(lo+1000, n); i++ {
+					a, c := agents[i%5], agents[(i/5+1+i%5)%5]
+					if a == c {
+						c = agents[(i+1)%5]
+					}
+					batch = append(batch, delivered(ultimatumRecord(fmt.Sprintf("t-%d", i), "t", a, c, int64(i%100)-10, matchv1.EndCause_END_CAUSE_AGREEMENT)...)...)
+				}
+				if _, err := s.Ingest(ctx, reg, batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			start := time.Now()
+			if _, err := s.CachedStandings(ctx, "t"); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("%d matches: the first read computed the standings in %s", n, time.Since(start).Round(time.Millisecond))
+			b.Run("warm", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := s.CachedStandings(ctx, "t"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			if _, err := s.Ingest(ctx, reg, delivered(ultimatumRecord("t-extra", "t", "fair", "tough", 30, matchv1.EndCause_END_CAUSE_AGREEMENT)...)); err != nil {
+				b.Fatal(err)
+			}
+			b.Run("changed", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := s.CachedStandings(ctx, "t"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
