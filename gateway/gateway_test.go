@@ -513,7 +513,7 @@ func TestMetrics(t *testing.T) {
 	wants := []string{
 		`parley_matches_started_total{game="ultimatum"} 1`,
 		`parley_matches_running{game="ultimatum"} 0`,
-		`parley_moves_total{agent="fair",game="ultimatum"}`,
+		`parley_moves_total{agent="fair@1",game="ultimatum"}`, // the label "fair" only repeats its name
 		`parley_move_latency_seconds_bucket{agent="rnd",`,
 		`parley_http_requests_total{code="200",method="GET",route="GET /api/v1/matches/{id}/record"} 1`,
 		`parley_http_requests_total{code="200",method="POST",route="/parley.referee.v1.RefereeService/"}`,
