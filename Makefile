@@ -1,9 +1,18 @@
 # Parley build and test entry points. `make test` is what CI runs (.ci/run); it installs what it
-# needs first: Debian packages for protoc and the Python agent, pinned Go tools.
+# needs first: Debian packages for protoc, the Python agent and the browser tests, Node.js when
+# the system's is too old, pinned Go tools.
 
 SHELL := /bin/bash
 GOBIN := $(shell go env GOPATH)/bin
-export PATH := $(GOBIN):$(PATH)
+
+# Node.js 20.11 or newer: the system's when it is new enough, else this one, from the npm
+# registry's node-linux-<arch> package (which ships the binary), into .tools/node. Debian 12's
+# own node is 18.
+NODE_VERSION := 22.23.3
+NODE_ARCH    := $(subst x86_64,x64,$(subst aarch64,arm64,$(shell uname -m)))
+NODE_DIR     := $(CURDIR)/.tools/node
+export PATH := $(NODE_DIR)/node_modules/node-linux-$(NODE_ARCH)/bin:$(GOBIN):$(PATH)
+NODE_OK = node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 11) ? 0 : 1)' 2>/dev/null
 
 BUF_VERSION                := v1.75.0
 PROTOC_GEN_GO_VERSION      := v1.36.12
@@ -15,22 +24,28 @@ APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-
 FUZZTIME ?= 8s
 FUZZ_BUDGET ?= 100s
 
-.PHONY: test deps apt-packages tools generate proto-check vet gotest fuzz python-test ts-test minimal-bots-test demo build
+.PHONY: test deps apt-packages node tools generate proto-check vet gotest gotest-race gotest-plain fuzz python-test ts-test minimal-bots-test demo build
 
 ## test: everything CI checks, from a fresh machine
 test: deps tools proto-check vet ts-test gotest fuzz python-test
 
 ## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf, chromium for
-## the report's browser test, node when there is none), then the TypeScript SDK's npm packages
-## and the minimal Node.js bot's, exactly as their lockfiles pin them (protoc-gen-es among them)
-deps: apt-packages agents/typescript/node_modules/.package-lock.json examples/minimal-node/node_modules/.package-lock.json
+## the web page's and the report's browser tests, node and npm when there are none), Node.js 20.11+
+## (see node), then the TypeScript SDK's npm packages and the minimal Node.js bot's, exactly as
+## their lockfiles pin them (protoc-gen-es among them)
+deps: apt-packages node agents/typescript/node_modules/.package-lock.json examples/minimal-node/node_modules/.package-lock.json
 
-agents/typescript/node_modules/.package-lock.json: agents/typescript/package-lock.json | apt-packages
-	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 11) ? 0 : 1)' || \
-		{ echo "the TypeScript SDK needs node 20.11 or newer, found $$(node --version)"; exit 1; }
+## node: Node.js 20.11 or newer first on PATH: the system's, else NODE_VERSION from the npm registry
+node: | apt-packages
+	@$(NODE_OK) || { \
+		echo "node $$(node --version) is older than 20.11: installing Node.js $(NODE_VERSION) from the npm registry into .tools/node"; \
+		npm install --prefix $(NODE_DIR) --no-save --no-audit --no-fund node-linux-$(NODE_ARCH)@$(NODE_VERSION) >/dev/null; }
+	@$(NODE_OK) || { echo "the TypeScript SDK needs node 20.11 or newer, found $$(node --version)"; exit 1; }
+
+agents/typescript/node_modules/.package-lock.json: agents/typescript/package-lock.json | node
 	npm ci --prefix agents/typescript --no-audit --no-fund
 
-examples/minimal-node/node_modules/.package-lock.json: examples/minimal-node/package-lock.json | apt-packages
+examples/minimal-node/node_modules/.package-lock.json: examples/minimal-node/package-lock.json | node
 	npm ci --prefix examples/minimal-node --no-audit --no-fund
 
 apt-packages:
@@ -71,8 +86,19 @@ vet:
 	scripts/check-pure-rules.sh
 	scripts/check-layers.sh
 
-gotest:
-	go test -race -count=1 ./...
+## gotest: every Go test, once. The race detector runs where goroutines meet (services, gateway,
+## bus, match runner, agents, commands); the pure game rules (referee/games: no goroutines, and
+## the heaviest conformance suites) and the end-to-end tests of cmd/parley (which run the binary
+## as separate processes, so race instrumentation there mostly slows every process down) run
+## without it. The two share one build cache.
+gotest: gotest-race gotest-plain
+
+PLAIN_PKGS = ./referee/games/... ./cmd/parley
+gotest-race:
+	go test -race -count=1 $$(go list ./... | grep -v -e '/referee/games\(/\|$$\)' -e '/cmd/parley$$')
+
+gotest-plain:
+	go test -count=1 $(PLAIN_PKGS)
 
 ## fuzz: every fuzz target in the repository (scripts/fuzz.sh finds them), FUZZTIME each, or an
 ## equal share of FUZZ_BUDGET when there are too many targets for it
@@ -95,5 +121,6 @@ ts-test:
 demo:
 	go run ./cmd/parley play ultimatum --agent builtin:fair --agent builtin:random
 
+## build: the parley binary in bin/ (./bin/parley up, ./bin/parley admin ...)
 build:
 	go build -o bin/parley ./cmd/parley

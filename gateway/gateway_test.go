@@ -86,7 +86,8 @@ func TestAPI(t *testing.T) {
 		t.Fatalf("running matches: %v", list)
 	}
 
-	// Analytics, once its consumer has the match: rated under the labels.
+	// Analytics, once its consumer has the match: rated under the labels ("fair" only repeats
+	// builtin:fair's own name, so it is fair@1, the one identity of that agent).
 	lb := &analyticsv1.GetLeaderboardResponse{}
 	waitFor(t, "the analytics row", func() bool {
 		f.mustCall(t, "/parley.analytics.v1.AnalyticsService/GetLeaderboard", `{"filter":{"game":"ultimatum"}}`, lb)
@@ -96,8 +97,8 @@ func TestAPI(t *testing.T) {
 	for _, e := range lb.GetEntries() {
 		agents = append(agents, e.GetAgent())
 	}
-	if fmt.Sprint(agents) != "[fair rnd]" && fmt.Sprint(agents) != "[rnd fair]" {
-		t.Errorf("leaderboard agents %v, want the labels fair and rnd", agents)
+	if fmt.Sprint(agents) != "[fair@1 rnd]" && fmt.Sprint(agents) != "[rnd fair@1]" {
+		t.Errorf("leaderboard agents %v, want fair@1 and the label rnd", agents)
 	}
 	status, ctype, data = f.get(t, "/api/v1/exports/matches.csv?game=ultimatum")
 	if status != http.StatusOK || !strings.HasPrefix(ctype, "text/csv") || !strings.Contains(string(data), "api-1,") {
@@ -465,7 +466,7 @@ func TestTournamentStandings(t *testing.T) {
 	for _, a := range last.GetAgents() {
 		labels = append(labels, a.GetLabel())
 	}
-	if fmt.Sprint(labels) != "[fair rnd]" || last.GetPairs() == nil || len(last.GetLeaderboard()) != 2 || len(last.GetTables()) == 0 {
+	if fmt.Sprint(labels) != "[fair@1 rnd]" || last.GetPairs() == nil || len(last.GetLeaderboard()) != 2 || len(last.GetTables()) == 0 {
 		t.Errorf("standings content: agents %v, pairs %v, leaderboard %d, tables %d", labels, last.GetPairs(), len(last.GetLeaderboard()), len(last.GetTables()))
 	}
 
@@ -512,7 +513,7 @@ func TestMetrics(t *testing.T) {
 	wants := []string{
 		`parley_matches_started_total{game="ultimatum"} 1`,
 		`parley_matches_running{game="ultimatum"} 0`,
-		`parley_moves_total{agent="fair",game="ultimatum"}`,
+		`parley_moves_total{agent="fair@1",game="ultimatum"}`, // the label "fair" only repeats its name
 		`parley_move_latency_seconds_bucket{agent="rnd",`,
 		`parley_http_requests_total{code="200",method="GET",route="GET /api/v1/matches/{id}/record"} 1`,
 		`parley_http_requests_total{code="200",method="POST",route="/parley.referee.v1.RefereeService/"}`,

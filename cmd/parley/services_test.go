@@ -157,6 +157,11 @@ func TestRefereeServe(t *testing.T) {
 	ref := startProc(t, "", parleyBin, "referee", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
 	addr, _, _ := strings.Cut(ref.waitLine("referee listening on "), ",")
 	metricsURL := ref.waitLine("metrics on ")
+	// Quiet by default: the embedded NATS server's start-up lines and banner are info, not
+	// warnings (--log-level info shows them).
+	if out := ref.stderr.String(); strings.Contains(out, "nats-server") || strings.Contains(out, `"level":"INFO"`) {
+		t.Errorf("parley referee logs at start-up by default:\n%s", out)
+	}
 	client := refereev1.NewRefereeServiceClient(dialGRPC(t, addr))
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()

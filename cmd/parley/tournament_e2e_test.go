@@ -174,7 +174,7 @@ func TestTournamentTwoRefereeProcesses(t *testing.T) {
 	url := natstest.Start(t).URL
 	var refs []*proc
 	for range 2 {
-		p := startProc(t, "", parleyBin, "referee", "--listen", "127.0.0.1:0", "--nats", url, "--worker-concurrency", "1", "--allow-dial", "127.0.0.1/32")
+		p := startProc(t, "", parleyBin, "referee", "--listen", "127.0.0.1:0", "--nats", url, "--worker-concurrency", "1", "--allow-dial", "127.0.0.1/32", "--log-level", "info")
 		p.waitLine("referee worker taking match requests")
 		refs = append(refs, p)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +92,7 @@ func TestUpRestart(t *testing.T) {
 	if !strings.Contains(string(metrics), `parley_matches_finished_total{`) {
 		t.Errorf("/metrics has no finished matches:\n%s", metrics)
 	}
+	checkSecondUp(t, dir, args, up, url)
 	if code, took := up.interrupt(20 * time.Second); code != 0 {
 		t.Fatalf("parley up exited %d after SIGINT (%s)\n%s", code, took, up.output())
 	}
@@ -146,5 +149,47 @@ func TestGatewayWithoutReferee(t *testing.T) {
 	}
 	if code, _ := gw.interrupt(20 * time.Second); code != 0 {
 		t.Fatalf("parley gateway exited %d\n%s", code, gw.output())
+	}
+}
+
+// checkSecondUp runs a second `parley up` on the data directory of the running first one: it
+// stops at once with one line naming the first (its pid and URL), and the first is untouched:
+// its nats.url stays, its NATS server keeps serving `parley admin`, and its store was never
+// opened by the second (whose output has no NATS line; the embedded server of the first would
+// warn of a store opened twice). The restart that follows shows the directory free again once
+// the first has stopped.
+func checkSecondUp(t *testing.T, dir string, args []string, first *proc, url string) {
+	t.Helper()
+	natsURL, err := os.ReadFile(filepath.Join(dir, "nats.url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := runParley(t, nil, append(args, "--log-level", "debug")...)
+	if second.code == 0 {
+		t.Fatalf("a second parley up on the same directory ran:\n%s", second)
+	}
+	lines := strings.Split(strings.TrimSpace(second.stderr), "\n")
+	want := fmt.Sprintf("pid %d at %s", first.cmd.Process.Pid, url)
+	if len(lines) != 1 || !strings.Contains(lines[0], dir) || !strings.Contains(lines[0], want) || second.stdout != "" {
+		t.Errorf("second parley up said, want one line naming %s and %q:\n%s", dir, want, second)
+	}
+	if strings.Contains(second.stderr, "nats") || strings.Contains(second.stderr, "JetStream") {
+		t.Errorf("the second parley up started NATS:\n%s", second)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, "nats.url")); err != nil || string(after) != string(natsURL) {
+		t.Errorf("nats.url after the second parley up = %q (%v), want %q kept", after, err, natsURL)
+	}
+	if r := runParley(t, nil, "admin", "team", "list", "--data-dir", dir); r.code != 0 {
+		t.Errorf("parley admin cannot reach the first parley up any more:\n%s", r)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("the first parley up stopped serving: %v", err)
+	}
+	resp.Body.Close()
+	for _, l := range strings.Split(first.stderr.String(), "\n") {
+		if strings.Contains(l, "component=nats-server") {
+			t.Errorf("the first parley up's NATS server complained: %s", l)
+		}
 	}
 }

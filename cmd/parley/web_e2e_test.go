@@ -5,6 +5,7 @@ package main
 // is saved as a PNG under $TMPDIR/parley-screenshots, whose paths the test logs.
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -30,6 +31,8 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
+	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/record"
 )
 
 // webUnits is the page's JavaScript unit tests: an async function body returning failures.
@@ -140,6 +143,23 @@ func (tb *tab) screenshot(name string) string {
 	return path
 }
 
+// shotOf saves one element (the first sel matches) as NAME.png in the screenshot directory.
+func (tb *tab) shotOf(sel, name string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, browserTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err != nil {
+		tb.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(tb.b.shots, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.t.Logf("screenshot: %s", path)
+}
+
 // jsString quotes s for JavaScript.
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
@@ -211,6 +231,7 @@ func TestWebPage(t *testing.T) {
 		if !strings.Contains(head, "fair") || !strings.Contains(head, "random") {
 			t.Errorf("match header %q does not name the agents", head)
 		}
+		checkTranscriptWords(t, tb, evs)
 		started := evs[0].GetMatchStarted()
 		if started.GetSeed() != 0 && started.GetSeed() != 11 || started.GetParams().GetUltimatum().GetMaxTurns() != 6 {
 			t.Errorf("the form's seed and max_turns did not reach the match: %v", started)
@@ -307,12 +328,12 @@ func TestWebPage(t *testing.T) {
 			gate.release(t)
 			tb.waitFor(fmt.Sprintf("%d matches ended, live", ended), fmt.Sprintf(`document.querySelector('#progress').textContent.startsWith('%d of 4 matches ended')`, ended))
 			if ended == 2 {
-				tb.waitFor("the leaderboard so far", `document.querySelector('#tournament-state').textContent === 'live' && document.querySelectorAll('#leaderboard tbody tr').length === 2 && document.querySelectorAll('[data-heat] tbody tr').length === 6`)
+				tb.waitFor("the leaderboard so far", `document.querySelector('#tournament-state').textContent === 'live' && document.querySelectorAll('.leaderboard tbody tr').length === 2 && document.querySelectorAll('[data-heat] tbody tr').length === 6`)
 				tb.screenshot("tournament-live")
 			}
 		}
 		tb.waitFor("the complete standings", `document.querySelector('#tournament-state').textContent === 'complete'`)
-		tb.waitFor("the heat maps", `document.querySelectorAll('[data-heat] tbody tr').length === 6 && document.querySelectorAll('#leaderboard tbody tr').length === 2`)
+		tb.waitFor("the heat maps", `document.querySelectorAll('[data-heat] tbody tr').length === 6 && document.querySelectorAll('.leaderboard tbody tr').length === 2`)
 		tb.waitFor("the four matches, ended", `document.querySelectorAll('#tournament-matches tr').length === 4 && !document.querySelector('#tournament-matches .tag.live')`)
 		// Every move was the agents' own, within the 120 s the form set.
 		tid := strings.TrimPrefix(eval[string](tb, `decodeURIComponent(location.hash)`), "#/tournament/")
@@ -339,8 +360,24 @@ func TestWebPage(t *testing.T) {
 		tb.screenshot("tournament")
 
 		tb.do("open the leaderboard", chromedp.Navigate(base+"/#/leaderboard?game=ultimatum"), chromedp.WaitVisible(chromedp.CSS("#lb-game")))
-		tb.waitFor("rated agents", `document.querySelectorAll('#leaderboard tbody tr').length >= 2 && document.querySelector('#leaderboard').innerText.includes('gated')`)
+		tb.waitFor("rated agents", `document.querySelectorAll('.leaderboard tbody tr').length >= 2 && [...document.querySelectorAll('.leaderboard')].some((t) => t.innerText.includes('gated'))`)
 		tb.screenshot("leaderboard")
+	})
+
+	t.Run("many entrants", func(t *testing.T) { testManyEntrants(t, b, base) })
+
+	t.Run("bargaining transcripts in the game's words", func(t *testing.T) {
+		for _, req := range []string{
+			`{"game":"buysell","agents":["builtin:concede","builtin:concede?curve=boulware"],"seed":"4"}`,
+			`{"game":"trading","agents":["builtin:trader","builtin:random"],"seed":"4"}`,
+		} {
+			started := &refereev1.StartMatchResponse{}
+			apiCall(t, base, "/parley.referee.v1.RefereeService/StartMatch", req, started)
+			tb := b.tab(t)
+			tb.do("open the match", chromedp.Navigate(base+"/#/match/"+started.GetMatchId()), chromedp.WaitVisible(chromedp.CSS("#transcript")))
+			tb.waitFor("the outcome", `!document.querySelector('#match-outcome').hidden`)
+			checkTranscriptWords(t, tb, recordOf(t, base, started.GetMatchId()))
+		}
 	})
 
 	t.Run("human plays a full ultimatum match", func(t *testing.T) {
@@ -752,9 +789,9 @@ func TestPlayHumanBuysell(t *testing.T) {
 	out := p.output()
 	for _, want := range []string{
 		"Seats: P1 = human:bo, P2 = concede 1",
-		"Turn 1  P1 proposes: P1 gives 1 X; P2 gives 70 ZUP",
+		"Turn 1  P1 proposes: P1 sells 1 X to P2 for 70 ZUP",
 		`P1 to all: "70 and it is yours."`,
-		"Turn 3  P1 proposes: P1 gives 1 X; P2 gives 50 ZUP",
+		"Turn 3  P1 proposes: P1 sells 1 X to P2 for 50 ZUP",
 		"Turn 5  P1 accepts",
 		"Outcome: P1 accepted P2's offer: P1 sells 1 X to P2 for 40 ZUP.",
 	} {
@@ -771,4 +808,35 @@ func moveKind(m *gamev1.Move) string {
 		return string(fd.Name())
 	}
 	return "none"
+}
+
+// checkTranscriptWords compares the page's transcript of a finished match with the text
+// transcript of the same record (parley replay's): each move reads the same, proposals in the
+// game's own words.
+func checkTranscriptWords(t *testing.T, tb *tab, evs []*eventsv1.MatchEvent) {
+	t.Helper()
+	var text bytes.Buffer
+	if err := record.Transcript(&text, evs, record.TranscriptOptions{Games: catalog.New()}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{} // "turn N" -> what the text transcript says the seat did
+	for _, line := range strings.Split(text.String(), "\n") {
+		if m := regexp.MustCompile(`^Turn (\d+)  (P\d \w+.*)$`).FindStringSubmatch(line); m != nil && !strings.Contains(m[2], "'s ") {
+			want["turn "+m[1]] = m[2]
+		}
+	}
+	got := eval[[]string](tb, `[...document.querySelectorAll('#transcript li.ev-action')].map((li) => li.querySelector('.turn').textContent + '|' + li.querySelector('.who').textContent + ' ' + li.querySelector('.summary').textContent)`)
+	proposals := 0
+	for _, g := range got {
+		turn, said, _ := strings.Cut(g, "|")
+		if want[turn] != said {
+			t.Errorf("%s: the page says %q, the text transcript %q", turn, said, want[turn])
+		}
+		if strings.Contains(said, "proposes") {
+			proposals++
+		}
+	}
+	if len(got) == 0 || proposals == 0 {
+		t.Errorf("no proposal in the page's transcript: %v", got)
+	}
 }

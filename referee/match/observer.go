@@ -6,6 +6,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // Observer is told what the matches of a Runner do, for metrics (internal/telemetry has a
@@ -46,19 +47,13 @@ func (m ObservedMatch) Agent(seat int32) string {
 	return m.Agents[seat]
 }
 
-// AgentKey names the agent in a seat the way analytics rates it: the organiser's label when
-// there is one, else "name@version", else the name, else "unknown".
+// AgentKey names the agent in a seat the way analytics rates it (games.AgentKey), or
+// "unknown" for a seat with neither a name nor a label.
 func AgentKey(s *gamev1.SeatInfo) string {
-	switch a := s.GetAgent(); {
-	case s.GetLabel() != "":
-		return s.GetLabel()
-	case a.GetName() == "":
+	if s.GetLabel() == "" && s.GetAgent().GetName() == "" {
 		return "unknown"
-	case a.GetVersion() == "":
-		return a.GetName()
-	default:
-		return a.GetName() + "@" + a.GetVersion()
 	}
+	return games.AgentKey(s.GetAgent().GetName(), s.GetAgent().GetVersion(), s.GetLabel())
 }
 
 // nopObserver observes nothing.

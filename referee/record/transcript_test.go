@@ -11,6 +11,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -203,5 +204,63 @@ func TestTranscriptWriteError(t *testing.T) {
 	tw := record.NewTranscriptWriter(failingWriter{}, record.TranscriptOptions{})
 	if err := tw.Record(context.Background(), sampleRecord()[0]); !errors.Is(err, errDiskFull) {
 		t.Errorf("TranscriptWriter.Record on a failing writer = %v, want %v", err, errDiskFull)
+	}
+}
+
+// TestTranscriptWordsTermsAsTheGame: a transcript writes each bargaining game's proposals in
+// the words the players read in their own history (the seat page), not in a wording of its
+// own. Each game is played for real: a proposal applied, then the other seat's history read.
+func TestTranscriptWordsTermsAsTheGame(t *testing.T) {
+	reg := catalog.New()
+	alloc := func(shares ...*gamev1.SeatShare) *agentv1.Action {
+		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{
+			Proposal: &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: shares}}}}}}}
+	}
+	for _, tc := range []struct {
+		game   string
+		action *agentv1.Action
+	}{
+		{"ultimatum", alloc(&gamev1.SeatShare{Seat: 0, Gives: map[string]int64{"Dollars": 40}})},
+		{"buysell", alloc(&gamev1.SeatShare{Seat: 0, Gives: map[string]int64{"X": 1}}, &gamev1.SeatShare{Seat: 1, Gives: map[string]int64{"ZUP": 55}})},
+		{"trading", alloc(&gamev1.SeatShare{Seat: 0, Gives: map[string]int64{"X": 3}}, &gamev1.SeatShare{Seat: 1, Gives: map[string]int64{"Y": 2}})},
+	} {
+		t.Run(tc.game, func(t *testing.T) {
+			g, err := reg.Lookup(tc.game)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params, err := g.Resolve(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := g.NewState(params, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Apply(0, tc.action); err != nil {
+				t.Fatalf("the proposal is refused: %v", err)
+			}
+			var seen string
+			for _, h := range st.Observe(1).GetHistory() {
+				if h.GetMove().GetPropose() != nil {
+					seen = strings.TrimSuffix(h.GetSummary(), ".")
+				}
+			}
+			if !strings.HasPrefix(seen, "P1 proposes: ") {
+				t.Fatalf("P2's history says %q, want P1's proposal", seen)
+			}
+			evs := []*eventsv1.MatchEvent{
+				{MatchId: "m", Seq: 1, Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{
+					Game: tc.game, Params: params, Seats: []*gamev1.SeatInfo{{Seat: 0, Name: "P1"}, {Seat: 1, Name: "P2"}}}}},
+				{MatchId: "m", Seq: 2, Turn: 1, Payload: &eventsv1.MatchEvent_ActionTaken{ActionTaken: &eventsv1.ActionTaken{Seat: 0, Action: tc.action}}},
+			}
+			var buf bytes.Buffer
+			if err := record.Transcript(&buf, evs, record.TranscriptOptions{Games: reg}); err != nil {
+				t.Fatal(err)
+			}
+			if want := "Turn 1  " + seen + "\n"; !strings.Contains(buf.String(), want) {
+				t.Errorf("transcript:\n%s\nwant the line %q", buf.String(), want)
+			}
+		})
 	}
 }

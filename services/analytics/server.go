@@ -93,9 +93,9 @@ func (s *Server) GetLeaderboard(ctx context.Context, req *analyticsv1.GetLeaderb
 		return nil, grpcError(err)
 	}
 	return &analyticsv1.GetLeaderboardResponse{
-		Game: lb.Game, Matches: int32(lb.Matches), VoidMatches: int32(lb.Void), Entries: entriesProto(lb),
-		Method: fmt.Sprintf("Bradley-Terry by MM over pairwise results by payoff (ties half), prior %g virtual tied games vs a 1500 reference, %d bootstrap samples over matches (seed %d), %.0f%% percentile intervals; void matches left out",
-			opts.Prior, opts.Bootstrap, opts.Seed, 100*opts.Level),
+		Game: lb.Game, Matches: int32(lb.Matches), VoidMatches: int32(lb.Void), Entries: entriesProto(lb), MinMatches: MinRatedMatches,
+		Method: fmt.Sprintf("Bradley-Terry by MM over pairwise results by payoff (ties half), a prior of %g virtual tied game(s) per agent vs a 1500 reference, %d bootstrap samples over matches (seed %d), %.0f%% percentile intervals; void matches left out; ranked by the interval's lower end, agents with fewer than %d rated matches listed apart as provisional",
+			opts.Prior, opts.Bootstrap, opts.Seed, 100*opts.Level, MinRatedMatches),
 	}, nil
 }
 

@@ -65,7 +65,7 @@ func (s *Store) superseded(ctx context.Context, r metrics.Row) (bool, error) {
 
 // standingsOf builds the standings of a tournament's counted rows.
 func standingsOf(id, game string, rows []metrics.Row) *analyticsv1.Standings {
-	st := &analyticsv1.Standings{TournamentId: id, Game: game}
+	st := &analyticsv1.Standings{TournamentId: id, Game: game, MinMatches: MinRatedMatches}
 	for _, r := range rows {
 		st.Ended++
 		if r.Void() {
@@ -136,7 +136,7 @@ func entriesProto(lb Leaderboard) []*analyticsv1.LeaderboardEntry {
 		out = append(out, &analyticsv1.LeaderboardEntry{
 			Agent: e.Agent, Rating: e.Rating.Rating, RatingLow: e.Low, RatingHigh: e.High,
 			Matches: int32(e.Matches), Wins: int32(e.Wins), Losses: int32(e.Losses), Ties: int32(e.Ties),
-			Score: e.Score, MeanPayoff: e.MeanPayoff,
+			Score: e.Score, MeanPayoff: e.MeanPayoff, Provisional: e.Provisional, Rank: int32(e.Rank),
 		})
 	}
 	return out

@@ -25,12 +25,16 @@ import (
 	"net/url"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+
+	"github.com/parley-arena/parley/services/analytics/metrics"
 )
 
 // SchemaVersion is the version of the database layout this package writes (PRAGMA
 // user_version). A database of an older version is brought up to it when opened (version 2
-// added seats.label); one of a newer version is refused.
-const SchemaVersion = 2
+// added seats.label; version 3 keys seats by metrics.SeatResult.AgentKey, where a label that
+// only repeats the agent's name no longer makes a second identity); one of a newer version is
+// refused.
+const SchemaVersion = 3
 
 // Errors returned, wrapped, by Store.
 var (
@@ -176,11 +180,51 @@ func (s *Store) init(ctx context.Context) error {
 			return fmt.Errorf("analytics: upgrade %s to version %d: %w", s.path, SchemaVersion, err)
 		}
 	}
+	if version > 0 && version < 3 {
+		if err := rekeySeats(ctx, tx); err != nil {
+			return fmt.Errorf("analytics: upgrade %s to version %d: %w", s.path, SchemaVersion, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
 		return fmt.Errorf("analytics: create schema in %s: %w", s.path, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("analytics: create schema in %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// rekeySeats sets every seat's agent_key to what metrics.SeatResult.AgentKey says now.
+func rekeySeats(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT match_id, seat, agent, agent_version, label, agent_key FROM seats`)
+	if err != nil {
+		return err
+	}
+	type change struct {
+		id   string
+		seat int32
+		key  string
+	}
+	var changes []change
+	for rows.Next() {
+		var id, old string
+		var s metrics.SeatResult
+		if err := rows.Scan(&id, &s.Seat, &s.Agent, &s.AgentVersion, &s.Label, &old); err != nil {
+			rows.Close()
+			return err
+		}
+		if key := s.AgentKey(); key != old {
+			changes = append(changes, change{id, s.Seat, key})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if _, err := tx.ExecContext(ctx, `UPDATE seats SET agent_key = ? WHERE match_id = ? AND seat = ?`, c.key, c.id, c.seat); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ const c = await import('/static/js/controls.js');
 const f = await import('/static/js/format.js');
 const v = await import('/static/js/views.js');
 const app = await import('/static/js/app.js');
+const h = await import('/static/js/heat.js');
 const fails = [];
 const eq = (name, got, want) => {
   const g = JSON.stringify(got);
@@ -114,8 +115,36 @@ const node = f.el('div', {}, '<img src=x onerror=alert(1)>');
 eq('text stays text', [node.children.length, node.textContent], [0, '<img src=x onerror=alert(1)>']);
 
 // Heat map colours: rates diverge around one half.
-eq('heat: a half is white', app.heatColor(0.5, 0, 1, true), 'rgb(255, 255, 255)');
-eq('heat: missing is grey', app.heatColor(undefined, 0, 1, true), '#f4f5f7');
+eq('heat: a half is white', h.heatColor(0.5, 0, 1, true), 'rgb(255, 255, 255)');
+eq('heat: missing is grey', h.heatColor(undefined, 0, 1, true), '#f4f5f7');
+// Contrast as WCAG 2 defines it: black on white 21:1, a colour on itself 1:1.
+eq('contrast: black on white', Math.round(h.contrast([0, 0, 0], [255, 255, 255]) * 100) / 100, 21);
+eq('contrast: the same colour', h.contrast([120, 30, 200], [120, 30, 200]), 1);
+// Every cell colour of both palettes, with the ink chosen for it, passes AA (4.5:1); the dark
+// ends of the palettes get white ink, never black.
+for (const rate of [true, false]) {
+  let worst = 21;
+  for (let i = 0; i <= 200; i++) {
+    const bg = h.heatRGB(i / 200, 0, 1, rate);
+    const ink = h.heatInk(i / 200, 0, 1, rate) === '#fff' ? [255, 255, 255] : [0, 0, 0];
+    worst = Math.min(worst, h.contrast(bg, ink));
+  }
+  eq(`heat ${rate ? 'rates' : 'payoffs'}: worst contrast passes AA`, worst >= 4.5, true);
+}
+eq('heat: white ink on the darkest red, green and blue', [h.heatInk(0, 0, 1, true), h.heatInk(1, 0, 1, true), h.heatInk(1, 0, 1, false)], ['#fff', '#fff', '#fff']);
+eq('heat: black ink on white', h.heatInk(0.5, 0, 1, true), '#000');
+
+// Counts with their nouns; a rating interval collapsed to a point is no interval.
+eq('plurals', [f.plural(1, 'match', 'matches'), f.plural('2', 'match', 'matches'), f.plural(0, 'match', 'matches')], ['1 match', '2 matches', '0 matches']);
+eq('intervals', [f.fmtInterval(1480.2, 1620.7), f.fmtInterval(1631, 1631.2)], ['1480–1621', '–']);
+// Bargaining terms in the game's own words (the seat page's and the text transcript's).
+const ultTerms = f.termsWriter({ ultimatum: { total: '100', currency: 'Dollars' } });
+eq('ultimatum terms', ultTerms({ allocation: { shares: [{ gives: { Dollars: '40' } }] } }), 'P1 gives 40 Dollars to P2 and keeps 60');
+eq('ultimatum: terms not the game\'s', ultTerms({ allocation: { shares: [{ seat: 1, gives: { Dollars: '40' } }] } }), null);
+eq('buysell terms', f.termsWriter({ buysell: { item: 'X', currency: 'ZUP' } })({ allocation: { shares: [{ gives: { X: '1' } }, { seat: 1, gives: { ZUP: '55' } }] } }), 'P1 sells 1 X to P2 for 55 ZUP');
+eq('trading terms', f.termsWriter({ trading: {} })({ allocation: { shares: [{ gives: { Y: '2', X: '3' } }, { seat: 1 }] } }), 'P1 gives {X: 3, Y: 2}; P2 gives nothing');
+eq('other games have none', f.termsWriter({ coalition: {} }), null);
+eq('move text in the game\'s words', f.describeMove({ propose: { proposal: { allocation: { shares: [{ gives: { Dollars: '40' } }] } } } }, ['P1', 'P2'], undefined, ultTerms), 'proposes: P1 gives 40 Dollars to P2 and keeps 60');
 
 // Standings arrive from two places in any order; an older table never replaces a newer one.
 eq('standings: first', app.newerStandings({ ended: 1 }, undefined), true);
@@ -130,6 +159,13 @@ eq('no registry', app.registeredBots(undefined, 'ultimatum'), []);
 
 // Heat maps: a win rate over only tied matches says so; a pair never played shows a dash.
 const pairs = { rows: ['x', 'y'], cols: ['x', 'y'], cells: [{ cells: [{}, { matches: 2 }] }, { cells: [{ matches: 3, winRate: 0.5 }, {}] }] };
-const heat = app.heatmap(pairs, 'Win rate', (c) => c.winRate, { rate: true, id: 't', rowSeat: 'P2', colSeat: 'P1' });
+const heat = h.heatmap(pairs, 'Win rate', (c) => c.winRate, { rate: true, id: 't', rowSeat: 'P2', colSeat: 'P1' });
 eq('heat map cells', [...heat.querySelectorAll('td')].map((td) => td.textContent), ['–', 'ties', '50%', '–']);
+eq('heat map headers: numbered agents', [...heat.querySelectorAll('th')].map((th) => th.textContent), ['P2 \\ P1', '1', '2', '1. x', '2. y']);
+eq('heat map: one match', heat.querySelectorAll('td')[1].title, 'x (P2) against y (P1): 2 matches, none decisive');
+
+// The leaderboard: ranked agents, then the provisional ones apart.
+const lb = f.el('div', {}, app.leaderboardTables([{ agent: 'a', rank: 1, matches: 30, ratingLow: 1500, ratingHigh: 1600 }, { agent: 'b', provisional: true, matches: 1, ratingLow: 1631, ratingHigh: 1631 }], 10, 'none'));
+eq('leaderboard: ranked', [...lb.querySelectorAll('#leaderboard tbody td:nth-child(2)')].map((td) => td.textContent), ['a']);
+eq('leaderboard: provisional apart', [...lb.querySelectorAll('#leaderboard-provisional tbody td')].slice(0, 4).map((td) => td.textContent), ['–', 'b', '0', '–']);
 return fails;

@@ -11,6 +11,7 @@ import (
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // MaxNameLen is the longest name of a resource, an item or a currency, in characters.
@@ -139,4 +140,26 @@ func Bundle(b map[string]int64) string {
 		return "nothing"
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// NameTerms returns a function that writes a proposal's terms in rules' own words
+// (Rules.Describe: "P1 gives 40 Dollars to P2 and keeps 60"), the words of the briefings and
+// the players' histories, so that a transcript says the same; "" for terms the rules refuse
+// (an unbinding offer in a message may be anything), which the caller writes its own way.
+// For games.TermsNamer.
+func NameTerms[T any](rules Rules[T]) func(*gamev1.Proposal) string {
+	return func(p *gamev1.Proposal) string {
+		alloc := p.GetAllocation()
+		if alloc == nil {
+			return ""
+		}
+		// Terms may check the mover's side more strictly; a proposal either seat could make
+		// reads the same.
+		for _, mover := range []games.Seat{P1, P2} {
+			if t, err := rules.Terms(mover, alloc); err == nil {
+				return rules.Describe(t)
+			}
+		}
+		return ""
+	}
 }

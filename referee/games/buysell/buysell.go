@@ -137,6 +137,15 @@ func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
 
 // NewState starts a match. params are resolved again, so unresolved ones work too; the seed
 // draws cost and willingness when params say so.
+// NameTerms writes proposals in the game's own words, for transcripts (games.TermsNamer).
+func (game) NameTerms(gp *matchv1.GameParams) func(*gamev1.Proposal) string {
+	p, err := resolve(gp)
+	if err != nil {
+		return nil
+	}
+	return bargain.NameTerms[int64](&rules{p: p, budget: p.budget * p.scale})
+}
+
 func (game) NewState(gp *matchv1.GameParams, seed uint64) (games.State, error) {
 	p, err := resolve(gp)
 	if err != nil {

@@ -115,6 +115,15 @@ func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
 
 // NewState starts a match. params are resolved again, so unresolved ones work too; the seed is
 // unused since the game has no chance.
+// NameTerms writes proposals in the game's own words, for transcripts (games.TermsNamer).
+func (game) NameTerms(gp *matchv1.GameParams) func(*gamev1.Proposal) string {
+	p, err := resolve(gp)
+	if err != nil {
+		return nil
+	}
+	return bargain.NameTerms[trade](&rules{p: p, resources: p.resources()})
+}
+
 func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
 	p, err := resolve(gp)
 	if err != nil {

@@ -121,6 +121,15 @@ func (game) Resolve(params *matchv1.GameParams) (*matchv1.GameParams, error) {
 
 // NewState starts a match. params are resolved again, so unresolved ones work too; the seed is
 // unused since the game has no chance.
+// NameTerms writes proposals in the game's own words, for transcripts (games.TermsNamer).
+func (game) NameTerms(params *matchv1.GameParams) func(*gamev1.Proposal) string {
+	p, err := resolve(params)
+	if err != nil {
+		return nil
+	}
+	return bargain.NameTerms[int64](&rules{p: p})
+}
+
 func (game) NewState(params *matchv1.GameParams, _ uint64) (games.State, error) {
 	p, err := resolve(params)
 	if err != nil {

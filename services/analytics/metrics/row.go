@@ -5,6 +5,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // SeatResult is one seat's part in a finished match.
@@ -23,18 +24,9 @@ type SeatResult struct {
 	Label string
 }
 
-// AgentKey names an agent in tables and ratings: the organiser's label when it has one (so
-// variants of one program stay apart), else "name@version", or the name alone when it gave no
-// version.
-func (s SeatResult) AgentKey() string {
-	if s.Label != "" {
-		return s.Label
-	}
-	if s.AgentVersion == "" {
-		return s.Agent
-	}
-	return s.Agent + "@" + s.AgentVersion
-}
+// AgentKey names the seat's agent in tables, ratings and standings: games.AgentKey, one name
+// per agent.
+func (s SeatResult) AgentKey() string { return games.AgentKey(s.Agent, s.AgentVersion, s.Label) }
 
 // Row is one finished match as analytics keeps it: who played, how it ended, and its metrics.
 type Row struct {

@@ -136,17 +136,20 @@ func heatmap(dir, name, title string, g grid, game *tables.Game, isPct bool) (Fi
 	pal := moreland.SmoothBlueRed()
 	pal.SetMin(lo)
 	pal.SetMax(hi)
-	h := plotter.NewHeatMap(g, pal.Palette(255))
+	colors := pal.Palette(255)
+	h := plotter.NewHeatMap(g, colors)
 	h.Min, h.Max = lo, hi
 	h.NaN = color.Gray{Y: 0xdd}
 	p.Add(h)
 
 	var xys plotter.XYs
 	var labels []string
+	var inks []color.Color
 	for r := range g.rows {
 		for c := range g.cols {
 			v := g.z[r][c]
 			text := "–"
+			bg := h.NaN
 			switch {
 			case math.IsNaN(v):
 			case isPct:
@@ -154,8 +157,12 @@ func heatmap(dir, name, title string, g grid, game *tables.Game, isPct bool) (Fi
 			default:
 				text = num(v)
 			}
+			if !math.IsNaN(v) {
+				bg = cellColor(colors, v, lo, hi)
+			}
 			xys = append(xys, plotter.XY{X: float64(c), Y: float64(len(g.rows) - 1 - r)})
 			labels = append(labels, text)
+			inks = append(inks, InkOn(bg))
 		}
 	}
 	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
@@ -165,6 +172,7 @@ func heatmap(dir, name, title string, g grid, game *tables.Game, isPct bool) (Fi
 	for i := range l.TextStyle {
 		l.TextStyle[i].XAlign = -0.5
 		l.TextStyle[i].YAlign = -0.5
+		l.TextStyle[i].Color = inks[i] // readable on its cell: white on the dark ends, black between
 	}
 	p.Add(l)
 	var xt, yt []plot.Tick
@@ -184,6 +192,16 @@ func heatmap(dir, name, title string, g grid, game *tables.Game, isPct bool) (Fi
 
 // trajectory plots price_k over k for every match that has a price path.
 func trajectory(dir, game string, rows []metrics.Row) (Figure, bool, error) {
+	p, ok, err := trajectoryPlot(game, rows)
+	if !ok || err != nil {
+		return Figure{}, false, err
+	}
+	f, err := save(dir, fileName(game, "trajectories"), p.Title.Text, p, 7*vg.Inch, 4.5*vg.Inch)
+	return f, err == nil, err
+}
+
+// trajectoryPlot draws trajectory's plot; false when no match has a price path.
+func trajectoryPlot(game string, rows []metrics.Row) (*plot.Plot, bool, error) {
 	sort.Slice(rows, func(i, j int) bool { return rows[i].MatchID < rows[j].MatchID })
 	p := plot.New()
 	p.Title.Text = game + ": price path of each match"
@@ -192,6 +210,12 @@ func trajectory(dir, game string, rows []metrics.Row) (Figure, bool, error) {
 	pal := moreland.SmoothBlueRed()
 	pal.SetMax(1)
 	drawn := 0
+	maxK, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+	type drawnLine struct {
+		id     string
+		thumbs []plot.Thumbnailer
+	}
+	var lines []drawnLine
 	for _, r := range rows {
 		if drawn == maxTrajectories {
 			break
@@ -209,20 +233,90 @@ func trajectory(dir, game string, rows []metrics.Row) (Figure, bool, error) {
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return Figure{}, false, fmt.Errorf("report: trajectory: %w", err)
+			return nil, false, fmt.Errorf("report: trajectory: %w", err)
 		}
-		c := colorAt(pal, float64(drawn)/float64(min(len(rows), maxTrajectories)))
+		// Blue to red in match order, skipping the palette's light grey middle, which would
+		// not show on the white plot.
+		at := 0.7 * float64(drawn) / float64(max(1, min(len(rows), maxTrajectories)-1))
+		if at > 0.35 {
+			at += 0.3
+		}
+		c := colorAt(pal, at)
 		line.Color, points.Color = c, c
 		points.Radius = vg.Points(2)
 		p.Add(line, points)
+		lines = append(lines, drawnLine{r.MatchID, []plot.Thumbnailer{line, points}})
+		for _, xy := range xys {
+			maxK, lo, hi = max(maxK, xy.X), min(lo, xy.Y), max(hi, xy.Y)
+		}
 		drawn++
 	}
 	if drawn == 0 {
-		return Figure{}, false, nil
+		return nil, false, nil
 	}
 	p.Add(plotter.NewGrid())
-	f, err := save(dir, fileName(game, "trajectories"), p.Title.Text, p, 7*vg.Inch, 4.5*vg.Inch)
-	return f, err == nil, err
+	// The legend names the matches by colour: every one when few, else the first and the last
+	// (the colours run from blue to red in match-id order).
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	if len(lines) <= maxLegendEntries {
+		for _, l := range lines {
+			p.Legend.Add(l.id, l.thumbs...)
+		}
+	} else {
+		p.Legend.Add("first: "+lines[0].id, lines[0].thumbs...)
+		p.Legend.Add(fmt.Sprintf("… %d more, blue to red …", len(lines)-2))
+		p.Legend.Add("last: "+lines[len(lines)-1].id, lines[len(lines)-1].thumbs...)
+	}
+	padAxes(p, maxK, lo, hi)
+	return p, true, nil
+}
+
+// maxLegendEntries is the most matches a trajectory plot's legend names one by one.
+const maxLegendEntries = 8
+
+// padAxes leaves room around the data (proposals 1..maxK, prices lo..hi) so no point is cut
+// at the plot's edge, and more above for the legend.
+func padAxes(p *plot.Plot, maxK, lo, hi float64) {
+	span := max(hi-lo, 1)
+	p.X.Min, p.X.Max = 0.5, maxK+0.5
+	p.Y.Min, p.Y.Max = lo-0.08*span, hi+0.35*span
+	var ticks []plot.Tick
+	step := max(1, int(math.Ceil(maxK/12)))
+	for k := 1; k <= int(maxK); k += step {
+		ticks = append(ticks, plot.Tick{Value: float64(k), Label: fmt.Sprint(k)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+}
+
+// cellColor is the palette's colour of v in [lo, hi], as plotter.HeatMap picks it.
+func cellColor(colors palette.Palette, v, lo, hi float64) color.Color {
+	cs := colors.Colors()
+	i := int((v-lo)/(hi-lo)*float64(len(cs)-1) + 0.5)
+	return cs[max(0, min(len(cs)-1, i))]
+}
+
+// InkOn is the text colour for a background: black or white, whichever contrasts more by
+// WCAG 2's contrast ratio (one of them always reaches 4.58:1, above AA's 4.5).
+func InkOn(bg color.Color) color.Color {
+	l := Luminance(bg)
+	if (l+0.05)/0.05 >= 1.05/(l+0.05) {
+		return color.Black
+	}
+	return color.White
+}
+
+// Luminance is WCAG 2's relative luminance of a colour.
+func Luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	lin := func(v uint32) float64 {
+		s := float64(v) / 0xffff
+		if s <= 0.04045 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 }
 
 func colorAt(m palette.ColorMap, v float64) color.Color {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 )
 
 type options struct {
+	logLevel string
 	nats     string
 	db       string
 	listen   string
@@ -60,11 +60,16 @@ an embedded NATS server (data in --store-dir), which only sees events already in
 	cmd.Flags().StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
 	cmd.Flags().StringVar(&o.durable, "durable", natsname.AnalyticsConsumer, "name of the durable JetStream consumer")
 	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (the consumer's lag); empty: off")
+	cli.LogLevelFlag(cmd.Flags(), &o.logLevel)
 	return cmd
 }
 
 func run(ctx context.Context, deps *cli.Deps, o *options) error {
-	logger := slog.New(slog.NewJSONHandler(deps.Err, nil))
+	level, err := cli.ParseLogLevel(o.logLevel)
+	if err != nil {
+		return err
+	}
+	logger := deps.JSONLogger(level)
 	if o.nats != "" && o.storeDir != "" {
 		return cli.Usagef("--store-dir applies only to the embedded NATS server, not with --nats")
 	}

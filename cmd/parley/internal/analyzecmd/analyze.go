@@ -62,7 +62,7 @@ The Shapley value is written as an exact fraction and as a decimal; the core as 
 			return runCoalition(deps.Out, o)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&o.params, "param", "p", nil, "game parameter key=value (repeatable); see `parley games`")
+	cli.ParamsFlag(cmd.Flags(), &o.params, "")
 	return cmd
 }
 

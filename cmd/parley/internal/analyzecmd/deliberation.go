@@ -57,7 +57,7 @@ its threshold (acceptance still uses >=), as the reproduction paper's table was 
 			return runDeliberation(deps, o)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&o.params, "param", "p", nil, "game parameter key=value (repeatable), or bonus_unanimity=ge|gt; see `parley games`")
+	cli.ParamsFlag(cmd.Flags(), &o.params, ", or bonus_unanimity=ge|gt")
 	cmd.Flags().StringVar(&o.json, "json", "", "also write the Pareto fronts as JSON to this file")
 	return cmd
 }

@@ -44,6 +44,36 @@ func (d *Deps) Logger(level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(d.Err, &slog.HandlerOptions{Level: level}))
 }
 
+// JSONLogger returns a JSON logger on Err at the given level, for the long-running services.
+func (d *Deps) JSONLogger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(d.Err, &slog.HandlerOptions{Level: level}))
+}
+
+// ParamsFlag adds -p/--param, the repeatable KEY=VALUE game parameters of play, tournament and
+// analyze; more extends the help text. (pflag takes a backquoted word in a usage as the value's
+// name: KEY=VALUE here, never a command named in the text.)
+func ParamsFlag(fs *pflag.FlagSet, params *[]string, more string) {
+	fs.StringArrayVarP(params, "param", "p", nil, "game parameter `KEY=VALUE` (repeatable)"+more+"; 'parley games' lists every game's parameters")
+}
+
+// DefaultLogLevel is the services' log level: warnings and errors only, so the embedded NATS
+// server's start-up lines and banner stay out of the way unless asked for.
+const DefaultLogLevel = "warn"
+
+// LogLevelFlag adds --log-level to fs, read by ParseLogLevel.
+func LogLevelFlag(fs *pflag.FlagSet, level *string) {
+	fs.StringVar(level, "log-level", DefaultLogLevel, "log level: debug, info (the embedded NATS server's start-up lines too), warn or error")
+}
+
+// ParseLogLevel reads the value of --log-level, or says what it wants.
+func ParseLogLevel(s string) (slog.Level, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(s)); err != nil {
+		return 0, Usagef("--log-level %q: want debug, info, warn or error", s)
+	}
+	return level, nil
+}
+
 // UsageError marks an error in how the command was called (exit status 2).
 type UsageError struct{ Err error }
 

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 )
@@ -353,5 +355,31 @@ func TestUsagef(t *testing.T) {
 	}
 	if !errors.Is(err, inner) {
 		t.Errorf("Usagef does not wrap its %%w argument")
+	}
+}
+
+// TestFlagHelp: the help of --param names its value KEY=VALUE (pflag reads a backquoted word as
+// the value's name, which once made it "--param parley games"), and --log-level reads levels.
+func TestFlagHelp(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	var params []string
+	var level string
+	cli.ParamsFlag(fs, &params, "")
+	cli.LogLevelFlag(fs, &level)
+	help := fs.FlagUsages()
+	if !strings.Contains(help, "-p, --param KEY=VALUE ") || strings.Contains(help, "--param parley") {
+		t.Errorf("help:\n%s", help)
+	}
+	if err := fs.Parse([]string{"--log-level", "info", "-p", "total=10"}); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := cli.ParseLogLevel(level); err != nil || l != slog.LevelInfo || params[0] != "total=10" {
+		t.Errorf("level %v (%v), params %v", l, err, params)
+	}
+	if _, err := cli.ParseLogLevel("loud"); err == nil || !strings.Contains(err.Error(), "--log-level") {
+		t.Errorf("--log-level loud: %v", err)
+	}
+	if l, _ := cli.ParseLogLevel(cli.DefaultLogLevel); l != slog.LevelWarn {
+		t.Errorf("default level %v, want warn", l)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -29,6 +28,7 @@ import (
 )
 
 type options struct {
+	logLevel    string
 	listen      string
 	nats        string
 	storeDir    string
@@ -74,6 +74,7 @@ read from the NATS server (--nats), where dial-out bots' links are also offered 
 	fs.StringVar(&o.policy, "policy", "", "the organiser's policy file (see SECURITY.md), for its quotas: starts per minute and failed token attempts per client (the referee applies the rest); PARLEY_ADMIN_TOKEN in the environment is the organiser's token")
 	fs.Float64Var(&o.tokenRate, "token-rate", gateway.DefaultTokenRate, "requests a second each team token may make to the bot registry and bot links")
 	fs.IntVar(&o.tokenBurst, "token-burst", gateway.DefaultTokenBurst, "requests a team token may make at once above --token-rate")
+	cli.LogLevelFlag(fs, &o.logLevel)
 	return cmd
 }
 
@@ -95,7 +96,11 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewJSONHandler(deps.Err, nil))
+	level, err := cli.ParseLogLevel(o.logLevel)
+	if err != nil {
+		return err
+	}
+	logger := deps.JSONLogger(level)
 	lis, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return cli.Usagef("--listen %s: %v", o.listen, err)

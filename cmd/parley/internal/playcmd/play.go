@@ -70,7 +70,7 @@ agents replaying a match from their reply cache give the same record but for eac
 	}
 	fs := cmd.Flags()
 	fs.StringArrayVar(&o.agents, "agent", nil, "agent for the next seat: builtin:NAME[?key=value&...], grpc://host:port or human[:NAME] (repeat once per seat)")
-	fs.StringArrayVarP(&o.params, "param", "p", nil, "game parameter key=value (repeatable); see `parley games`")
+	cli.ParamsFlag(fs, &o.params, "")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the match's randomness (default: a random seed, printed)")
 	fs.StringVar(&o.matchID, "match-id", "", "id of the match (default: GAME-SEED-HASH, derived from the game, parameters, seed and agents)")
 	fs.IntVar(&o.matches, "matches", 1, "matches to play one after the other, with seeds --seed, --seed+1, ...; games with metrics print them over all matches at the end")

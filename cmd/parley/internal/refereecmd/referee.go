@@ -4,7 +4,6 @@ package refereecmd
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 )
 
 type options struct {
+	logLevel          string
 	listen            string
 	nats              string
 	storeDir          string
@@ -77,6 +77,7 @@ through it, and resumes them when it starts again: run one such referee per NATS
 	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (matches, moves, latency, faults, work-queue lag); empty: off")
 	o.policy.Bind(cmd.Flags())
 	cmd.Flags().BoolVar(&o.allowBotDial, "allow-bot-dial", false, "dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave; off, such bots cannot play (the address may point into your own network)")
+	cli.LogLevelFlag(cmd.Flags(), &o.logLevel)
 	return cmd
 }
 
@@ -87,7 +88,11 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if o.ackWait < time.Second {
 		return cli.Usagef("--ack-wait must be at least 1s, got %s", o.ackWait)
 	}
-	logger := slog.New(slog.NewJSONHandler(deps.Err, nil))
+	level, err := cli.ParseLogLevel(o.logLevel)
+	if err != nil {
+		return err
+	}
+	logger := deps.JSONLogger(level)
 	lis, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return cli.Usagef("--listen %s: %v", o.listen, err)

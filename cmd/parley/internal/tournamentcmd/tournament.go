@@ -97,9 +97,9 @@ stay on the NATS server: 'parley report --tournament ID' writes figures and file
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.game, "game", "", "game to play (see `parley games`)")
+	fs.StringVar(&o.game, "game", "", "`GAME` to play ('parley games' lists them)")
 	fs.StringArrayVar(&o.agents, "agent", nil, "an agent: [LABEL=]builtin:NAME[?k=v] or [LABEL=]grpc://host:port (repeat, at least as many as seats unless --self-play)")
-	fs.StringArrayVarP(&o.params, "param", "p", nil, "game parameter key=value (repeatable); see `parley games`")
+	cli.ParamsFlag(fs, &o.params, "")
 	fs.IntVar(&o.gamesPerPair, "games-per-pair", 10, "matches per ordered pair (per seat assignment)")
 	fs.IntVar(&o.concurrency, "concurrency", tournament.DefaultConcurrency, "most matches requested and not yet ended at once")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed the match seeds derive from (default: random, printed)")

@@ -9,7 +9,6 @@ package upcmd
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -64,7 +63,9 @@ The data directory is --data-dir, by default "parley" in the user's configuratio
 (os.UserConfigDir: $XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support on
 macOS, %AppData% on Windows), or ./parley-data when there is none. Stop with Ctrl-C: matches
 still running end void; start again on the same directory and every match, tournament and
-rating is still there (unfinished tournaments carry on).`,
+rating is still there (unfinished tournaments carry on). One 'parley up' owns a data directory
+while it runs (an OS lock on DATA/up.lock): a second one on the same directory stops at once,
+naming the first.`,
 		Example: `  parley up
   parley up --data-dir ./arena --listen 0.0.0.0:8080`,
 		Args: cobra.NoArgs,
@@ -77,7 +78,7 @@ rating is still there (unfinished tournaments carry on).`,
 	fs.StringVar(&o.analyticsListen, "analytics-listen", "127.0.0.1:7080", "address of the analytics gRPC API")
 	fs.StringVar(&o.natsListen, "nats-listen", DefaultNATSListen, "address where other processes reach the embedded NATS server (loopback, a free port by default; its URL is printed and kept in DATA/nats.url, which 'parley admin' reads); more 'parley referee' workers use --nats URL")
 	fs.IntVar(&o.workers, "workers", tournament.DefaultConcurrency, "queued matches (the page's single matches and tournament matches) this process runs at once")
-	fs.StringVar(&o.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	cli.LogLevelFlag(fs, &o.logLevel)
 	o.policy.Bind(fs)
 	fs.BoolVar(&o.allowBotDial, "allow-bot-dial", false, "dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave; off, such bots cannot play (the address may point into your own network)")
 	return cmd
@@ -99,9 +100,9 @@ func DefaultDataDir() string {
 }
 
 func run(ctx context.Context, deps *cli.Deps, o *options) error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return cli.Usagef("--log-level %q: want debug, info, warn or error", o.logLevel)
+	level, err := cli.ParseLogLevel(o.logLevel)
+	if err != nil {
+		return err
 	}
 	if o.workers < 1 {
 		return cli.Usagef("--workers must be at least 1, got %d", o.workers)
@@ -112,13 +113,20 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
 		return cli.Usagef("--data-dir %s: %v", o.dataDir, err)
 	}
+	// The directory is this process's before anything in it is opened: a second `parley up`
+	// on it stops here, leaving the first one's NATS store, nats.url and database alone.
+	lock, err := lockDataDir(o.dataDir)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
 	logger := deps.Logger(level)
 	pol, err := o.policy.Policy()
 	if err != nil {
 		return err
 	}
 
-	// Listeners first: a port in use is the commonest failure, and it should say which flag.
+	// Listeners next: a port in use is the commonest failure, and it should say which flag.
 	httpLis, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return cli.Usagef("--listen %s: %v", o.listen, err)
@@ -171,6 +179,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if tcp, ok := httpLis.Addr().(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
 		url = fmt.Sprintf("http://127.0.0.1:%d/", tcp.Port)
 	}
+	lock.announce(url)
 	fmt.Fprintf(deps.Out, "Parley is up: %s\n", url)
 	fmt.Fprintf(deps.Out, "data in %s (NATS JetStream in %s, analytics in %s)\n", o.dataDir, natsDir, analyticsFile)
 	fmt.Fprintf(deps.Out, "referee gRPC on %s, analytics gRPC on %s, metrics on %smetrics", refLis.Addr(), anLis.Addr(), url)

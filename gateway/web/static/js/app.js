@@ -8,7 +8,8 @@
 
 import { analytics, follow, getJSON, postJSON, referee, rpc, tournaments } from './api.js';
 import { renderEvent, renderOutcome, seatTable } from './transcript.js';
-import { agentName, causeText, el, fill, fmtNum, fmtRate, fmtTime, paramsOf, renderValue, seatNames, fmtDuration } from './format.js';
+import { agentName, causeText, el, fill, fmtInterval, fmtNum, fmtRate, fmtTime, paramsOf, plural, renderValue, seatNames, fmtDuration } from './format.js';
+import { heatmap, heatmaps } from './heat.js';
 
 const app = document.getElementById('app');
 const conn = document.getElementById('conn');
@@ -47,68 +48,108 @@ function poll(fn, ms) {
 }
 
 const link = (href, text) => el('a', { href }, text);
-const matchLink = (id) => link(`#/match/${encodeURIComponent(id)}`, id);
-const tournamentLink = (id) => link(`#/tournament/${encodeURIComponent(id)}`, id);
+// Ids stay on one line (a long one is cut short with an ellipsis; its title holds it whole).
+const idLink = (href, id) => el('a', { href, class: 'id', title: id }, id);
+const matchLink = (id) => idLink(`#/match/${encodeURIComponent(id)}`, id);
+const tournamentLink = (id) => idLink(`#/tournament/${encodeURIComponent(id)}`, id);
 const players = (seats) => (seats || []).map((s) => el('span', { class: 'pill' }, `${s.name}: ${agentName(s)}`));
 
 // ---- matches ------------------------------------------------------------------------------
 
-function viewMatches() {
+/**
+ * pager pages through a listing with the page tokens the API returns: load(token) fetches one
+ * page ({items, next}); show(items) draws it. The first page is polled; an older one stays as
+ * it was asked (its token names where it starts, so it does not move as matches are added).
+ */
+function pager(id, load, show) {
+  const tokens = ['']; // tokens[i] starts page i
+  let page = 0;
+  let next = '';
+  const info = el('span', { class: 'muted small' });
+  const newer = el('button', { type: 'button', class: 'small', dataset: { page: 'newer' } }, '← Newer');
+  const older = el('button', { type: 'button', class: 'small', dataset: { page: 'older' } }, 'Older →');
+  const nav = el('div', { class: 'pager', id: `${id}-pager` }, newer, info, older);
+  const refresh = async () => {
+    const r = await load(tokens[page]);
+    next = r.next || '';
+    show(r.items);
+    newer.disabled = page === 0;
+    older.disabled = !next;
+    info.textContent = `page ${page + 1}`;
+    nav.hidden = page === 0 && !next;
+  };
+  newer.addEventListener('click', () => {
+    if (page > 0) page--;
+    refresh().catch(() => {});
+  });
+  older.addEventListener('click', () => {
+    if (!next) return;
+    tokens[++page] = next;
+    refresh().catch(() => {});
+  });
+  return { nav, refresh, reset: () => ((page = 0), refresh()) };
+}
+
+function viewMatches(query) {
   const live = el('tbody');
   const done = el('tbody');
   const tours = el('tbody');
   const msg = el('div');
+  // Tournament matches are on their tournament's page; here only when asked for.
+  const withTournaments = el('input', { type: 'checkbox', id: 'show-tournament-matches', checked: query.get('tournaments') === 'shown' });
+  const listed = () => ({ excludeTournaments: !withTournaments.checked, pageSize: 50 });
+  const liveRow = (x) => el('tr', {}, el('td', {}, matchLink(x.matchId), ' ', el('span', { class: 'tag live' }, 'live'), x.tournamentId ? el('div', { class: 'small muted in-tournament' }, 'in ', tournamentLink(x.tournamentId)) : null), el('td', {}, x.game), el('td', {}, players(x.seats)), el('td', {}, fmtTime(x.started)));
+  const doneRow = (x) => {
+    const names = seatNames(x.seats);
+    const o = x.outcome || {};
+    return el(
+      'tr',
+      {},
+      el('td', {}, matchLink(x.matchId), x.tournamentId ? el('div', { class: 'small muted in-tournament' }, 'in ', tournamentLink(x.tournamentId)) : null),
+      el('td', {}, x.game),
+      el('td', {}, players(x.seats)),
+      el('td', {}, el('strong', {}, causeText(o.cause)), o.summary ? el('div', { class: 'small muted' }, o.summary) : null),
+      el('td', {}, (o.payoffs || []).map((p, i) => el('div', { class: 'nowrap' }, `${names[i] || i}: ${fmtNum(p)}`))),
+      el('td', { class: 'nowrap' }, fmtTime(x.ended)),
+    );
+  };
+  const tourRow = (x) =>
+    el(
+      'tr',
+      {},
+      el('td', {}, tournamentLink(x.tournamentId)),
+      el('td', {}, x.game),
+      el('td', {}, (x.labels || []).map((l) => el('span', { class: 'pill' }, l))),
+      el('td', { class: 'num' }, fmtNum(x.matches)),
+      el('td', { class: 'nowrap' }, fmtTime(x.created)),
+    );
+  const list = (state) => async (token) => {
+    const r = await referee('ListMatches', { ...listed(), state, pageToken: token || undefined });
+    return { items: r.matches || [], next: r.nextPageToken };
+  };
+  const livePages = pager('live', list('MATCH_STATE_RUNNING'), (xs) => fill(live, xs.length ? xs.map(liveRow) : el('tr', {}, el('td', { colspan: '4', class: 'empty' }, 'No match is running.'))));
+  const donePages = pager('finished', list('MATCH_STATE_ENDED'), (xs) => fill(done, xs.length ? xs.map(doneRow) : el('tr', {}, el('td', { colspan: '6', class: 'empty' }, 'No match has finished yet.'))));
+  const tourPages = pager('tournaments', async (token) => {
+    const r = await tournaments('ListTournaments', { pageSize: 50, pageToken: token || undefined }).catch(() => ({}));
+    return { items: r.tournaments || [], next: r.nextPageToken };
+  }, (ts) => fill(tours, ts.length ? ts.map(tourRow) : el('tr', {}, el('td', { colspan: '5', class: 'empty' }, 'No tournament yet.'))));
+  withTournaments.addEventListener('change', () => {
+    history.replaceState(null, '', withTournaments.checked ? '#/?tournaments=shown' : '#/');
+    livePages.reset().catch((err) => fill(msg, banner(err)));
+    donePages.reset().catch((err) => fill(msg, banner(err)));
+  });
+  const table = (id, heads, body) => el('div', { class: 'scroll' }, el('table', { class: 'grid', id }, el('thead', {}, el('tr', {}, heads.map((h) => el('th', {}, h)))), body));
   fill(
     app,
-    el('div', { class: 'toolbar' }, el('h1', {}, 'Matches'), el('span', { class: 'grow' }), link('#/new', 'Start a match'), link('#/new/tournament', 'Start a tournament')),
+    el('div', { class: 'toolbar' }, el('h1', {}, 'Matches'), el('label', { class: 'check' }, withTournaments, ' show tournament matches'), el('span', { class: 'grow' }), link('#/new', 'Start a match'), link('#/new/tournament', 'Start a tournament')),
     msg,
-    el('section', { class: 'card' }, el('h2', {}, 'Live'), el('table', { class: 'grid', id: 'live-matches' }, el('thead', {}, el('tr', {}, ['Match', 'Game', 'Players', 'Started'].map((h) => el('th', {}, h)))), live)),
-    el(
-      'section',
-      { class: 'card' },
-      el('h2', {}, 'Finished'),
-      el('table', { class: 'grid', id: 'finished-matches' }, el('thead', {}, el('tr', {}, ['Match', 'Game', 'Players', 'Outcome', 'Payoffs', 'Ended'].map((h) => el('th', {}, h)))), done),
-    ),
-    el('section', { class: 'card' }, el('h2', {}, 'Tournaments'), el('table', { class: 'grid', id: 'tournaments' }, el('thead', {}, el('tr', {}, ['Tournament', 'Game', 'Entrants', 'Matches', 'Created'].map((h) => el('th', {}, h)))), tours)),
+    el('section', { class: 'card' }, el('h2', {}, 'Live'), table('live-matches', ['Match', 'Game', 'Players', 'Started'], live), livePages.nav),
+    el('section', { class: 'card' }, el('h2', {}, 'Finished'), table('finished-matches', ['Match', 'Game', 'Players', 'Outcome', 'Payoffs', 'Ended'], done), donePages.nav),
+    el('section', { class: 'card' }, el('h2', {}, 'Tournaments'), table('tournaments', ['Tournament', 'Game', 'Entrants', 'Matches', 'Created'], tours), tourPages.nav),
   );
   return poll(async () => {
     try {
-      const [m, t] = await Promise.all([referee('ListMatches', { pageSize: 100 }), tournaments('ListTournaments', { pageSize: 50 }).catch(() => ({}))]);
-      const all = m.matches || [];
-      const running = all.filter((x) => x.state === 'MATCH_STATE_RUNNING');
-      const ended = all.filter((x) => x.state !== 'MATCH_STATE_RUNNING');
-      fill(
-        live,
-        running.length
-          ? running.map((x) => el('tr', {}, el('td', {}, matchLink(x.matchId), ' ', el('span', { class: 'tag live' }, 'live'), x.tournamentId ? el('div', { class: 'small muted' }, 'in ', tournamentLink(x.tournamentId)) : null), el('td', {}, x.game), el('td', {}, players(x.seats)), el('td', {}, fmtTime(x.started))))
-          : el('tr', {}, el('td', { colspan: '4', class: 'empty' }, 'No match is running.')),
-      );
-      fill(
-        done,
-        ended.length
-          ? ended.map((x) => {
-              const names = seatNames(x.seats);
-              const o = x.outcome || {};
-              return el(
-                'tr',
-                {},
-                el('td', {}, matchLink(x.matchId), x.tournamentId ? el('div', { class: 'small muted' }, 'in ', tournamentLink(x.tournamentId)) : null),
-                el('td', {}, x.game),
-                el('td', {}, players(x.seats)),
-                el('td', {}, el('strong', {}, causeText(o.cause)), o.summary ? el('div', { class: 'small muted' }, o.summary) : null),
-                el('td', {}, (o.payoffs || []).map((p, i) => el('div', {}, `${names[i] || i}: ${fmtNum(p)}`))),
-                el('td', {}, fmtTime(x.ended)),
-              );
-            })
-          : el('tr', {}, el('td', { colspan: '6', class: 'empty' }, 'No match has finished yet.')),
-      );
-      const ts = t.tournaments || [];
-      fill(
-        tours,
-        ts.length
-          ? ts.map((x) => el('tr', {}, el('td', {}, tournamentLink(x.tournamentId)), el('td', {}, x.game), el('td', {}, (x.labels || []).map((l) => el('span', { class: 'pill' }, l))), el('td', { class: 'num' }, fmtNum(x.matches)), el('td', {}, fmtTime(x.created))))
-          : el('tr', {}, el('td', { colspan: '5', class: 'empty' }, 'No tournament yet.')),
-      );
+      await Promise.all([livePages.refresh(), donePages.refresh(), tourPages.refresh()]);
       fill(msg);
     } catch (err) {
       fill(msg, banner(err));
@@ -191,75 +232,6 @@ function matchHeader(ms) {
 
 // ---- tournaments --------------------------------------------------------------------------
 
-/** heatColor colours a cell from value v in [lo, hi]: white to blue, or red-white-green for rates. */
-export function heatColor(v, lo, hi, diverging) {
-  if (v === undefined || v === null || !Number.isFinite(v)) return '#f4f5f7';
-  const t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
-  if (diverging) {
-    // 0: red, .5: white, 1: green
-    const a = Math.abs(t - 0.5) * 2;
-    const [r, g, b] = t < 0.5 ? [220, 80, 70] : [40, 150, 90];
-    return `rgb(${Math.round(255 + (r - 255) * a)}, ${Math.round(255 + (g - 255) * a)}, ${Math.round(255 + (b - 255) * a)})`;
-  }
-  return `rgb(${Math.round(255 - 200 * t)}, ${Math.round(255 - 140 * t)}, ${Math.round(255 - 60 * t)})`;
-}
-
-/** heatInk is the text colour readable on heatColor's background. */
-export function heatInk(v, lo, hi, diverging) {
-  if (v === undefined || v === null || !Number.isFinite(v)) return '';
-  const t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
-  const strength = diverging ? Math.abs(t - 0.5) * 2 : t;
-  return strength > 0.6 ? '#fff' : '';
-}
-
-/** heatmap is a table of one value per (row agent, column agent) cell of a pair table. */
-export function heatmap(pairs, title, pick, opts) {
-  const rows = pairs.rows || [];
-  const cols = pairs.cols || [];
-  const cells = pairs.cells || [];
-  const values = [];
-  rows.forEach((_, r) => cols.forEach((_, c) => {
-    const v = pick((cells[r] && cells[r].cells && cells[r].cells[c]) || {});
-    if (v !== undefined && v !== null) values.push(Number(v));
-  }));
-  const lo = opts.rate ? 0 : Math.min(...values, 0);
-  const hi = opts.rate ? 1 : Math.max(...values, 0);
-  return el(
-    'div',
-    { class: 'heatbox' },
-    el('h3', {}, title),
-    el(
-      'table',
-      { class: 'grid heat', dataset: { heat: opts.id } },
-      el('thead', {}, el('tr', {}, el('th', {}, `${opts.rowSeat} \\ ${opts.colSeat}`), cols.map((c) => el('th', { class: 'num' }, c)))),
-      el(
-        'tbody',
-        {},
-        rows.map((rl, r) =>
-          el(
-            'tr',
-            {},
-            el('th', { class: 'rowhead' }, rl),
-            cols.map((_, c) => {
-              const cell = (cells[r] && cells[r].cells && cells[r].cells[c]) || {};
-              const v = pick(cell);
-              const missing = v === undefined || v === null;
-              // A rate over no decisive match: the matches were played, all tied.
-              const tied = missing && opts.rate && Number(cell.matches || 0) > 0;
-              const title = `${fmtNum(cell.matches)} matches${tied ? ', none decisive' : ''}`;
-              const td = el('td', { class: 'cell', title }, tied ? 'ties' : missing ? '–' : opts.rate ? fmtRate(v) : fmtNum(v));
-              const n = v === undefined || v === null ? undefined : Number(v);
-              td.style.backgroundColor = heatColor(n, lo, hi, opts.rate);
-              td.style.color = heatInk(n, lo, hi, opts.rate);
-              return td;
-            }),
-          ),
-        ),
-      ),
-    ),
-  );
-}
-
 /**
  * newerStandings tells whether st is at least as far along as shown: the answer to
  * GetTournament and the stream's events can arrive in any order, and an older table must not
@@ -271,36 +243,77 @@ export function newerStandings(st, shown) {
   return Number(st.ended || 0) >= Number(shown.ended || 0);
 }
 
+/**
+ * leaderboardTables draws a leaderboard as analytics ranks it: the established agents by the
+ * lower end of their interval, then, apart and unranked, the provisional ones (fewer than
+ * minMatches rated matches).
+ */
+export function leaderboardTables(entries, minMatches, none) {
+  if (!entries.length) return el('p', { class: 'empty' }, none);
+  const heads = ['#', 'Agent', 'Rating', '95% interval', 'Rated matches', 'W / L / T', 'Score', 'Mean payoff'];
+  const table = (id, es) =>
+    el(
+      'div',
+      { class: 'scroll' },
+      el(
+        'table',
+        { class: 'grid leaderboard', id },
+        el('thead', {}, el('tr', {}, heads.map((h) => el('th', {}, h)))),
+        el(
+          'tbody',
+          {},
+          es.map((e) =>
+            el(
+              'tr',
+              {},
+              el('td', {}, e.rank ? String(e.rank) : '–'),
+              el('td', {}, el('strong', { class: 'agent', title: e.agent }, e.agent)),
+              el('td', { class: 'num' }, String(Math.round(e.rating || 0))),
+              el('td', { class: 'num nowrap', title: 'the ranking uses the lower end' }, fmtInterval(e.ratingLow, e.ratingHigh)),
+              el('td', { class: 'num' }, fmtNum(e.matches)),
+              el('td', { class: 'num nowrap' }, `${e.wins || 0} / ${e.losses || 0} / ${e.ties || 0}`),
+              el('td', { class: 'num' }, fmtRate(e.score || 0)),
+              el('td', { class: 'num' }, fmtNum(e.meanPayoff || 0)),
+            ),
+          ),
+        ),
+      ),
+    );
+  const ranked = entries.filter((e) => !e.provisional);
+  const provisional = entries.filter((e) => e.provisional);
+  const min = Number(minMatches || 0);
+  return [
+    ranked.length ? table('leaderboard', ranked) : el('p', { class: 'empty' }, `No agent has ${plural(min, 'rated match', 'rated matches')} yet, so none is ranked.`),
+    provisional.length
+      ? [el('h3', {}, 'Provisional'), el('p', { class: 'small muted' }, `Fewer than ${plural(min, 'rated match', 'rated matches')}: too few to rank among the others yet.`), table('leaderboard-provisional', provisional)]
+      : null,
+    el('p', { class: 'small muted' }, 'Ranked by the lower end of the 95% interval: an agent ranks high when its rating is high for sure, not by a lucky start.'),
+  ];
+}
+
 function renderStandings(st, parts) {
   if (!newerStandings(st, parts.shown)) return;
   parts.shown = st;
   const total = Number(st.matches || 0);
   const ended = Number(st.ended || 0);
   parts.progressBar.style.width = total ? `${(100 * ended) / total}%` : '0';
-  parts.progressText.textContent = `${ended} of ${total} matches ended${st.void ? `, ${st.void} void` : ''}${st.complete ? ' — complete' : ''}.`;
+  parts.progressText.textContent = `${ended} of ${plural(total, 'match', 'matches')} ended${st.void ? `, ${st.void} void` : ''}${st.complete ? ' — complete' : ''}.`;
   parts.state.className = st.complete ? 'tag ended' : 'tag live';
   parts.state.textContent = st.complete ? 'complete' : 'live';
-  const lb = st.leaderboard || [];
-  fill(
-    parts.leaderboard,
-    lb.length
-      ? el(
-          'table',
-          { class: 'grid', id: 'leaderboard' },
-          el('thead', {}, el('tr', {}, ['#', 'Agent', 'Rating', '95% interval', 'Matches', 'W / L / T', 'Score', 'Mean payoff'].map((h) => el('th', {}, h)))),
-          el('tbody', {}, lb.map((e, i) => el('tr', {}, el('td', {}, String(i + 1)), el('td', {}, el('strong', {}, e.agent)), el('td', { class: 'num' }, fmtNum(Math.round(e.rating || 0))), el('td', { class: 'num' }, `${Math.round(e.ratingLow || 0)}–${Math.round(e.ratingHigh || 0)}`), el('td', { class: 'num' }, fmtNum(e.matches)), el('td', { class: 'num' }, `${e.wins || 0} / ${e.losses || 0} / ${e.ties || 0}`), el('td', { class: 'num' }, fmtRate(e.score || 0)), el('td', { class: 'num' }, fmtNum(e.meanPayoff || 0))))),
-        )
-      : el('p', { class: 'empty' }, 'No rated match yet.'),
-  );
+  fill(parts.leaderboard, leaderboardTables(st.leaderboard || [], st.minMatches, 'No rated match yet.'));
   const ag = st.agents || [];
   fill(
     parts.agents,
     ag.length
       ? el(
+          'div',
+          { class: 'scroll' },
+          el(
           'table',
           { class: 'grid small' },
           el('thead', {}, el('tr', {}, ['Agent', 'Matches', 'Void', 'Wins / decisive', 'Win rate', 'Mean payoff', 'Agreements', 'Refused', 'Faulted'].map((h) => el('th', {}, h)))),
           el('tbody', {}, ag.map((a) => el('tr', {}, el('td', {}, a.label), el('td', { class: 'num' }, fmtNum(a.matches)), el('td', { class: 'num' }, fmtNum(a.void)), el('td', { class: 'num' }, `${a.wins || 0} / ${a.decisive || 0}`), el('td', { class: 'num' }, fmtRate(a.winRate)), el('td', { class: 'num' }, a.meanPayoff === undefined ? '–' : fmtNum(a.meanPayoff)), el('td', { class: 'num' }, fmtRate(a.agreementRate)), el('td', { class: 'num' }, fmtNum(a.refused)), el('td', { class: 'num' }, fmtNum(a.faulted))))),
+          ),
         )
       : el('p', { class: 'empty' }, 'Nothing yet.'),
   );
@@ -310,14 +323,13 @@ function renderStandings(st, parts) {
     const o = { rowSeat: `${seats[1] || 'P2'}`, colSeat: `${seats[0] || 'P1'}` };
     fill(
       parts.heat,
-      el(
-        'div',
-        { class: 'heatmaps' },
+      heatmaps(
+        new Set([...(p.rows || []), ...(p.cols || [])]).size,
         heatmap(p, `Win rate of ${p.seatName || seats[p.seat || 0]}`, (c) => c.winRate, { ...o, rate: true, id: 'win-rate' }),
         heatmap(p, `Mean payoff of ${seats[0] || 'P1'}`, (c) => c.payoffSeat0, { ...o, id: 'payoff-seat0' }),
         heatmap(p, `Mean payoff of ${seats[1] || 'P2'}`, (c) => c.payoffSeat1, { ...o, id: 'payoff-seat1' }),
       ),
-      el('p', { class: 'small muted' }, `Rows: the agent in ${seats[1] || 'P2'}; columns: the agent in ${seats[0] || 'P1'}. Hover a cell for its number of matches.`),
+      el('p', { class: 'small muted' }, `Rows: the agent in ${seats[1] || 'P2'}; columns: the agent in ${seats[0] || 'P1'}, by the numbers of the rows. Hover a cell for its number of matches.`),
     );
   } else {
     fill(parts.heat, el('p', { class: 'empty' }, 'Heat maps are drawn for two-player games once matches end.'));
@@ -330,7 +342,7 @@ function renderStandings(st, parts) {
         {},
         el('summary', {}, t.title),
         t.note ? el('p', { class: 'small muted' }, t.note) : null,
-        el('table', { class: 'grid small' }, el('thead', {}, el('tr', {}, (t.header || []).map((h) => el('th', {}, h)))), el('tbody', {}, (t.rows || []).map((r) => el('tr', {}, (r.cells || []).map((c) => el('td', {}, c)))))),
+        el('div', { class: 'scroll' }, el('table', { class: 'grid small' }, el('thead', {}, el('tr', {}, (t.header || []).map((h) => el('th', {}, h)))), el('tbody', {}, (t.rows || []).map((r) => el('tr', {}, (r.cells || []).map((c) => el('td', {}, c))))))),
       ),
     ),
   );
@@ -348,22 +360,23 @@ function viewTournament(id) {
   };
   const info = el('div');
   const matches = el('tbody', { id: 'tournament-matches' });
+  const matchesNav = el('div');
   const msg = el('div');
   fill(
     app,
     el('div', { class: 'toolbar' }, el('h1', {}, `Tournament ${id}`), parts.state, el('span', { class: 'grow' }), link('#/', 'All matches')),
     msg,
     el('section', { class: 'card' }, info, el('div', { class: 'progress' }, parts.progressBar), parts.progressText),
-    el('section', { class: 'card' }, el('h2', {}, 'Leaderboard'), parts.leaderboard),
+    el('section', { class: 'card', id: 'leaderboard-card' }, el('h2', {}, 'Leaderboard'), parts.leaderboard),
     el('section', { class: 'card' }, el('h2', {}, 'Heat maps'), parts.heat),
     el('section', { class: 'card' }, el('h2', {}, 'Agents'), parts.agents),
     el('section', { class: 'card' }, el('h2', {}, 'Report tables'), parts.tables),
-    el('section', { class: 'card' }, el('h2', {}, 'Matches'), el('table', { class: 'grid small' }, el('thead', {}, el('tr', {}, ['Match', 'Players', 'State', 'Payoffs'].map((h) => el('th', {}, h)))), matches)),
+    el('section', { class: 'card' }, el('h2', {}, 'Matches'), el('div', { class: 'scroll' }, el('table', { class: 'grid small' }, el('thead', {}, el('tr', {}, ['Match', 'Players', 'State', 'Payoffs'].map((h) => el('th', {}, h)))), matches)), matchesNav),
   );
   tournaments('GetTournament', { tournamentId: id })
     .then((r) => {
       const s = r.spec || {};
-      fill(info, el('p', {}, el('strong', {}, s.game), ` · ${fmtNum(s.gamesPerAssignment)} games per seat assignment · entrants: `, (s.entrants || []).map((e) => el('span', { class: 'pill', title: e.address }, e.label))));
+      fill(info, el('p', {}, el('strong', {}, s.game), ` · ${plural(s.gamesPerAssignment, 'game', 'games')} per seat assignment · entrants: `, (s.entrants || []).map((e) => el('span', { class: 'pill', title: e.address }, e.label))));
       if (r.standings) renderStandings(r.standings, parts);
     })
     .catch((err) => fill(msg, banner(err)));
@@ -379,20 +392,25 @@ function viewTournament(id) {
     },
     (s) => setConn(s),
   );
-  // Calls overlap (the poll and each standings event); only the answer to the latest one is shown.
-  let asked = 0;
-  const listMatches = async () => {
-    const mine = ++asked;
-    try {
-      const r = await referee('ListMatches', { tournamentId: id, pageSize: 500 });
-      if (mine !== asked) return;
+  const pages = pager(
+    'tournament-matches',
+    async (token) => {
+      const r = await referee('ListMatches', { tournamentId: id, pageSize: 100, pageToken: token || undefined });
+      return { items: r.matches || [], next: r.nextPageToken };
+    },
+    (xs) =>
       fill(
         matches,
-        (r.matches || []).map((x) => {
+        xs.map((x) => {
           const names = seatNames(x.seats);
           return el('tr', {}, el('td', {}, matchLink(x.matchId)), el('td', {}, players(x.seats)), el('td', {}, x.state === 'MATCH_STATE_RUNNING' ? el('span', { class: 'tag live' }, 'live') : causeText((x.outcome || {}).cause)), el('td', {}, ((x.outcome || {}).payoffs || []).map((p, i) => `${names[i]}: ${fmtNum(p)}`).join(', ')));
         }),
-      );
+      ),
+  );
+  matchesNav.append(pages.nav);
+  const listMatches = async () => {
+    try {
+      await pages.refresh();
     } catch {
       // the standings stream says what matters
     }
@@ -425,21 +443,13 @@ async function viewLeaderboard(query) {
     fill(out, el('p', { class: 'muted' }, 'Loading…'));
     try {
       const r = await analytics('GetLeaderboard', { filter: { game: select.value } });
-      const es = r.entries || [];
       fill(
         out,
         el(
           'section',
           { class: 'card' },
-          el('p', { class: 'muted small' }, `${fmtNum(r.matches)} matches rated, ${fmtNum(r.voidMatches)} void left out. ${r.method || ''}`),
-          es.length
-            ? el(
-                'table',
-                { class: 'grid', id: 'leaderboard' },
-                el('thead', {}, el('tr', {}, ['#', 'Agent', 'Rating', '95% interval', 'Matches', 'W / L / T', 'Score', 'Mean payoff'].map((h) => el('th', {}, h)))),
-                el('tbody', {}, es.map((e, i) => el('tr', {}, el('td', {}, String(i + 1)), el('td', {}, el('strong', {}, e.agent)), el('td', { class: 'num' }, String(Math.round(e.rating || 0))), el('td', { class: 'num' }, `${Math.round(e.ratingLow || 0)}–${Math.round(e.ratingHigh || 0)}`), el('td', { class: 'num' }, fmtNum(e.matches)), el('td', { class: 'num' }, `${e.wins || 0} / ${e.losses || 0} / ${e.ties || 0}`), el('td', { class: 'num' }, fmtRate(e.score || 0)), el('td', { class: 'num' }, fmtNum(e.meanPayoff || 0))))),
-              )
-            : el('p', { class: 'empty' }, 'No rated match of this game yet.'),
+          el('p', { class: 'muted small' }, `${plural(r.matches, 'match', 'matches')} rated, ${plural(r.voidMatches, 'void match', 'void matches')} left out. ${r.method || ''}`),
+          leaderboardTables(r.entries || [], r.minMatches, 'No rated match of this game yet.'),
         ),
       );
     } catch (err) {
@@ -809,7 +819,7 @@ async function route() {
     name = 'new';
     result = viewNewMatch(query);
   } else {
-    result = viewMatches();
+    result = viewMatches(query);
   }
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.route === name);
   const c = await result;

@@ -45,6 +45,22 @@ export function fmtNum(v) {
   return n.toFixed(2);
 }
 
+/** plural writes a count with its noun: "1 match", "2 matches", "0 matches". */
+export function plural(n, one, many) {
+  const k = num(n);
+  return `${fmtNum(k)} ${k === 1 ? one : many}`;
+}
+
+/**
+ * fmtInterval writes a rating interval, "1480–1620"; "–" when it is a single point (one
+ * match, or every resample the same), which says nothing about the uncertainty.
+ */
+export function fmtInterval(low, high) {
+  const lo = Math.round(num(low));
+  const hi = Math.round(num(high));
+  return lo === hi ? '–' : `${lo}–${hi}`;
+}
+
 /** fmtRate writes a 0..1 rate as a percentage. */
 export function fmtRate(v) {
   if (v === undefined || v === null) return '–';
@@ -111,18 +127,74 @@ export function formatDeal(deal, issues) {
     .join(', ');
 }
 
-/** formatProposal writes a Proposal. */
-export function formatProposal(p, names, issues) {
+// givesOf reads a two-seat allocation in which seats only give: [P1's, P2's] amounts by
+// resource (numbers), or null when some share receives or names another seat.
+function givesOf(alloc) {
+  const out = [{}, {}];
+  for (const s of (alloc && alloc.shares) || []) {
+    const seat = num(s.seat);
+    if (seat > 1 || Object.values(s.receives || {}).some((v) => num(v) !== 0)) return null;
+    for (const [r, v] of Object.entries(s.gives || {})) if (num(v) !== 0) out[seat][r] = num(v);
+  }
+  return out;
+}
+
+const only = (m, key) => Object.keys(m).every((k) => k === key);
+
+/**
+ * termsWriter returns how a bargaining game words its proposals, as its rules do in the
+ * players' briefings and histories and in the text transcript: "P1 gives 40 Dollars to P2 and
+ * keeps 60", "P1 sells 1 X to P2 for 55 ZUP", "P1 gives {X: 3}; P2 gives {Y: 2}". It writes
+ * null for terms that are not the game's (formatProposal writes those), and is null for other
+ * games. params: the match's resolved GameParams (MatchStarted.params).
+ */
+export function termsWriter(params) {
+  const gp = params || {};
+  if (gp.ultimatum) {
+    const { currency = 'Dollars' } = gp.ultimatum;
+    const total = num(gp.ultimatum.total);
+    return (p) => {
+      const g = givesOf(p && p.allocation);
+      if (!g || Object.keys(g[1]).length || !only(g[0], currency)) return null;
+      const x = g[0][currency] || 0;
+      return `P1 gives ${x} ${currency} to P2 and keeps ${total - x}`;
+    };
+  }
+  if (gp.buysell) {
+    const { item = 'X', currency = 'ZUP' } = gp.buysell;
+    return (p) => {
+      const g = givesOf(p && p.allocation);
+      if (!g || g[0][item] !== 1 || !only(g[0], item) || !only(g[1], currency)) return null;
+      return `P1 sells 1 ${item} to P2 for ${g[1][currency] || 0} ${currency}`;
+    };
+  }
+  if (gp.trading) {
+    const bundle = (m) => {
+      const keys = Object.keys(m).sort();
+      return keys.length ? `{${keys.map((k) => `${k}: ${m[k]}`).join(', ')}}` : 'nothing';
+    };
+    return (p) => {
+      const g = givesOf(p && p.allocation);
+      return g ? `P1 gives ${bundle(g[0])}; P2 gives ${bundle(g[1])}` : null;
+    };
+  }
+  return null;
+}
+
+/** formatProposal writes a Proposal, in the game's own words when terms (termsWriter) has them. */
+export function formatProposal(p, names, issues, terms) {
   if (!p) return '';
+  const own = terms && terms(p);
+  if (own) return own;
   if (p.allocation) return formatAllocation(p.allocation, names);
   if (p.deal) return `deal ${formatDeal(p.deal, issues)}`;
   return '(empty proposal)';
 }
 
-/** describeMove writes what a move does: "proposes: P1 gives 40 Dollars", "accepts". */
-export function describeMove(move, names, issues) {
+/** describeMove writes what a move does: "proposes: P1 gives 40 Dollars to P2 and keeps 60", "accepts". */
+export function describeMove(move, names, issues, terms) {
   if (!move) return 'no move';
-  if (move.propose) return `proposes: ${formatProposal(move.propose.proposal, names, issues)}`;
+  if (move.propose) return `proposes: ${formatProposal(move.propose.proposal, names, issues, terms)}`;
   if (move.accept) return 'accepts';
   if (move.reject) return 'rejects';
   if (move.pass) return 'passes';

@@ -32,6 +32,7 @@ import {
   num,
   recipients,
   seatNames,
+  termsWriter,
   viewOf,
 } from './format.js';
 import { renderEvent } from './transcript.js';
@@ -185,7 +186,9 @@ function standingOffer(obs, names) {
     const cur = (view.params && view.params.currency) || '';
     const total = view.params && view.params.total !== undefined ? num(view.params.total) : null;
     const x = num(view.standingOffer);
-    return `${nameOf(names, view.standingProposer)}'s offer: ${nameOf(names, 1)} gets ${x} ${cur}` + (total !== null ? `, ${nameOf(names, 0)} keeps ${total - x}` : '');
+    const terms = total !== null ? termsWriter({ ultimatum: { total, currency: cur } }) : null;
+    const words = terms && terms({ allocation: { shares: [{ seat: 0, gives: { [cur]: x } }] } });
+    return `${nameOf(names, view.standingProposer)}'s offer: ${words || `${nameOf(names, 1)} gets ${x} ${cur}`}`;
   }
   if (family === 'coalition' && view.pending) return `the proposal: ${formatAllocation(view.pending, names)}`;
   if (family === 'buysell' && view.standingPrice !== undefined) return `the standing price ${fmtNum(view.standingPrice)}`;

@@ -926,10 +926,14 @@ type GetLeaderboardResponse struct {
 	Matches int32 `protobuf:"varint,2,opt,name=matches,proto3" json:"matches,omitempty"`
 	// Void matches left out.
 	VoidMatches int32 `protobuf:"varint,3,opt,name=void_matches,json=voidMatches,proto3" json:"void_matches,omitempty"`
-	// One entry per agent, best rating first.
+	// One entry per agent with a rated match: the established agents first, best lower end of
+	// the rating interval first (LeaderboardEntry.rank), then the provisional ones, the same way.
 	Entries []*LeaderboardEntry `protobuf:"bytes,4,rep,name=entries,proto3" json:"entries,omitempty"`
-	// How the ratings were computed, in words (model, prior, interval).
-	Method        string `protobuf:"bytes,5,opt,name=method,proto3" json:"method,omitempty"`
+	// How the ratings were computed and ranked, in words (model, prior, interval, ranking).
+	Method string `protobuf:"bytes,5,opt,name=method,proto3" json:"method,omitempty"`
+	// An agent with fewer rated matches than this is provisional (LeaderboardEntry.provisional).
+	// Set by analytics; public.
+	MinMatches    int32 `protobuf:"varint,6,opt,name=min_matches,json=minMatches,proto3" json:"min_matches,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -999,12 +1003,21 @@ func (x *GetLeaderboardResponse) GetMethod() string {
 	return ""
 }
 
+func (x *GetLeaderboardResponse) GetMinMatches() int32 {
+	if x != nil {
+		return x.MinMatches
+	}
+	return 0
+}
+
 // LeaderboardEntry is one agent's rating in one game. Public.
 type LeaderboardEntry struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Agent key: the organiser's label, else "name@version" (SeatResult.agent_key).
+	// Agent key: "name@version", or the organiser's label when it names more than the agent's
+	// own name (SeatResult.agent_key).
 	Agent string `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
-	// Bradley–Terry rating on the Elo scale: 1500 + 400 log10(strength).
+	// Bradley–Terry rating on the Elo scale: 1500 + 400 log10(strength). Entries are ranked by
+	// rating_low, which accounts for how uncertain the rating is.
 	Rating float64 `protobuf:"fixed64,2,opt,name=rating,proto3" json:"rating,omitempty"`
 	// Lower end of the 95% bootstrap interval of the rating.
 	RatingLow float64 `protobuf:"fixed64,3,opt,name=rating_low,json=ratingLow,proto3" json:"rating_low,omitempty"`
@@ -1021,7 +1034,14 @@ type LeaderboardEntry struct {
 	// Share of comparisons won, ties counted half.
 	Score float64 `protobuf:"fixed64,9,opt,name=score,proto3" json:"score,omitempty"`
 	// Mean payoff per seat played.
-	MeanPayoff    float64 `protobuf:"fixed64,10,opt,name=mean_payoff,json=meanPayoff,proto3" json:"mean_payoff,omitempty"`
+	MeanPayoff float64 `protobuf:"fixed64,10,opt,name=mean_payoff,json=meanPayoff,proto3" json:"mean_payoff,omitempty"`
+	// Set by analytics when the agent has fewer rated matches than the leaderboard's minimum
+	// (GetLeaderboardResponse.min_matches, Standings.min_matches): its rating is too uncertain
+	// to rank it among the established agents, so it is listed after them, unranked. Public.
+	Provisional bool `protobuf:"varint,11,opt,name=provisional,proto3" json:"provisional,omitempty"`
+	// Place among the established agents, from 1, by rating_low (equal rating_low: equal rank);
+	// 0 for a provisional agent. Set by analytics; public.
+	Rank          int32 `protobuf:"varint,12,opt,name=rank,proto3" json:"rank,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1122,6 +1142,20 @@ func (x *LeaderboardEntry) GetScore() float64 {
 func (x *LeaderboardEntry) GetMeanPayoff() float64 {
 	if x != nil {
 		return x.MeanPayoff
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetProvisional() bool {
+	if x != nil {
+		return x.Provisional
+	}
+	return false
+}
+
+func (x *LeaderboardEntry) GetRank() int32 {
+	if x != nil {
+		return x.Rank
 	}
 	return 0
 }
@@ -1665,11 +1699,14 @@ type Standings struct {
 	Agents []*AgentStanding `protobuf:"bytes,8,rep,name=agents,proto3" json:"agents,omitempty"`
 	// The ordered-pair table of a two-player game (the heat maps); unset for other games.
 	Pairs *PairTable `protobuf:"bytes,9,opt,name=pairs,proto3" json:"pairs,omitempty"`
-	// Bradley–Terry ratings of the agents by label, best first (as AnalyticsService's
-	// leaderboard, over this tournament's non-void matches).
+	// Bradley–Terry ratings of the agents by agent key, ranked as AnalyticsService's
+	// leaderboard (established agents first), over this tournament's non-void matches.
 	Leaderboard []*LeaderboardEntry `protobuf:"bytes,10,rep,name=leaderboard,proto3" json:"leaderboard,omitempty"`
 	// Every table of the tournament report, as text, in reading order.
-	Tables        []*Table `protobuf:"bytes,11,rep,name=tables,proto3" json:"tables,omitempty"`
+	Tables []*Table `protobuf:"bytes,11,rep,name=tables,proto3" json:"tables,omitempty"`
+	// An agent with fewer rated matches than this is provisional in the leaderboard. Set by
+	// analytics; public.
+	MinMatches    int32 `protobuf:"varint,12,opt,name=min_matches,json=minMatches,proto3" json:"min_matches,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1779,6 +1816,13 @@ func (x *Standings) GetTables() []*Table {
 		return x.Tables
 	}
 	return nil
+}
+
+func (x *Standings) GetMinMatches() int32 {
+	if x != nil {
+		return x.MinMatches
+	}
+	return 0
 }
 
 // AgentStanding is one agent's results in a tournament. Rates are unset while there is
@@ -2329,13 +2373,15 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\x15GetLeaderboardRequest\x128\n" +
 	"\x06filter\x18\x01 \x01(\v2 .parley.analytics.v1.MatchFilterR\x06filter\x12+\n" +
 	"\x11bootstrap_samples\x18\x02 \x01(\x05R\x10bootstrapSamples\x12\x12\n" +
-	"\x04seed\x18\x03 \x01(\x04R\x04seed\"\xc2\x01\n" +
+	"\x04seed\x18\x03 \x01(\x04R\x04seed\"\xe3\x01\n" +
 	"\x16GetLeaderboardResponse\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x18\n" +
 	"\amatches\x18\x02 \x01(\x05R\amatches\x12!\n" +
 	"\fvoid_matches\x18\x03 \x01(\x05R\vvoidMatches\x12?\n" +
 	"\aentries\x18\x04 \x03(\v2%.parley.analytics.v1.LeaderboardEntryR\aentries\x12\x16\n" +
-	"\x06method\x18\x05 \x01(\tR\x06method\"\x91\x02\n" +
+	"\x06method\x18\x05 \x01(\tR\x06method\x12\x1f\n" +
+	"\vmin_matches\x18\x06 \x01(\x05R\n" +
+	"minMatches\"\xc7\x02\n" +
 	"\x10LeaderboardEntry\x12\x14\n" +
 	"\x05agent\x18\x01 \x01(\tR\x05agent\x12\x16\n" +
 	"\x06rating\x18\x02 \x01(\x01R\x06rating\x12\x1d\n" +
@@ -2350,7 +2396,9 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\x05score\x18\t \x01(\x01R\x05score\x12\x1f\n" +
 	"\vmean_payoff\x18\n" +
 	" \x01(\x01R\n" +
-	"meanPayoff\"K\n" +
+	"meanPayoff\x12 \n" +
+	"\vprovisional\x18\v \x01(\bR\vprovisional\x12\x12\n" +
+	"\x04rank\x18\f \x01(\x05R\x04rank\"K\n" +
 	"\x0fGetUsageRequest\x128\n" +
 	"\x06filter\x18\x01 \x01(\v2 .parley.analytics.v1.MatchFilterR\x06filter\"K\n" +
 	"\x10GetUsageResponse\x127\n" +
@@ -2390,7 +2438,7 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\fmatches_seen\x18\x02 \x01(\x03R\vmatchesSeen\x12\x18\n" +
 	"\amatches\x18\x03 \x01(\x03R\amatches\x12!\n" +
 	"\fvoid_matches\x18\x04 \x01(\x03R\vvoidMatches\x12\x16\n" +
-	"\x06errors\x18\x05 \x01(\x03R\x06errors\"\xa9\x03\n" +
+	"\x06errors\x18\x05 \x01(\x03R\x06errors\"\xca\x03\n" +
 	"\tStandings\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x18\n" +
@@ -2403,7 +2451,9 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\x05pairs\x18\t \x01(\v2\x1e.parley.analytics.v1.PairTableR\x05pairs\x12G\n" +
 	"\vleaderboard\x18\n" +
 	" \x03(\v2%.parley.analytics.v1.LeaderboardEntryR\vleaderboard\x122\n" +
-	"\x06tables\x18\v \x03(\v2\x1a.parley.analytics.v1.TableR\x06tables\"\xd9\x02\n" +
+	"\x06tables\x18\v \x03(\v2\x1a.parley.analytics.v1.TableR\x06tables\x12\x1f\n" +
+	"\vmin_matches\x18\f \x01(\x05R\n" +
+	"minMatches\"\xd9\x02\n" +
 	"\rAgentStanding\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n" +
 	"\amatches\x18\x02 \x01(\x05R\amatches\x12\x12\n" +

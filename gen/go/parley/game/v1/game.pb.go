@@ -370,8 +370,10 @@ type SeatInfo struct {
 	Agent *AgentInfo `protobuf:"bytes,4,opt,name=agent,proto3" json:"agent,omitempty"`
 	// Name the organiser gave the agent in this seat: a tournament's entrant label, or one of
 	// StartMatchRequest.labels. Empty when none was given. Analytics rates and tabulates the
-	// agent under it when set, so variants of one program (builtin:concede and
-	// builtin:concede?curve=boulware) stay apart. Set by the referee from the request; public.
+	// agent under it when it says more than the agent's own name, so variants of one program
+	// (builtin:concede and builtin:concede?curve=boulware) stay apart, while a label that only
+	// repeats the name ("fair" for builtin:fair) names the same agent as none. Set by the referee
+	// from the request; public.
 	Label         string `protobuf:"bytes,5,opt,name=label,proto3" json:"label,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
