@@ -260,10 +260,11 @@ func (g *Gateway) standingsEvents(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	first := true
 	var sent uint32
+	var sentPending bool
 	for {
-		if first || st.GetEnded() != sent {
+		if first || st.GetEnded() != sent || st.GetPending() != sentPending {
 			first = false
-			sent = st.GetEnded()
+			sent, sentPending = st.GetEnded(), st.GetPending()
 			data, err := compactJSON(st)
 			if err != nil {
 				sse.fail(connect.NewError(connect.CodeInternal, err))
@@ -273,7 +274,7 @@ func (g *Gateway) standingsEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if st.GetComplete() {
+		if st.GetComplete() && !st.GetPending() {
 			data, _ := json.Marshal(map[string]string{"tournamentId": id, "reason": "complete"})
 			_ = sse.event("end", "", data)
 			return

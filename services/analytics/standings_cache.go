@@ -2,13 +2,17 @@ package analytics
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sync"
 	"time"
 
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+
 	"google.golang.org/protobuf/proto"
 
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
+	"github.com/parley-arena/parley/services/analytics/metrics"
 )
 
 // standingsTimeout bounds one computation of a tournament's standings in the background.
@@ -17,18 +21,25 @@ const standingsTimeout = 5 * time.Minute
 // standingsCache keeps each tournament's last standings, computed once for every reader: a
 // read answers at once from the cache, and when the tournament's matches changed since, one
 // computation in the background brings the cache up to date for the next reads. Only the first
-// read of a tournament waits for its computation. A tournament of 100,000 matches is thus read
-// in the time of one indexed count, however long its standings take to compute.
+// read of a tournament waits, and at most firstReadWait, for its computation. A tournament of
+// 100,000 matches is thus read in the time of a few indexed counts, however long its standings
+// take to compute.
 type standingsCache struct {
 	mu   sync.Mutex
 	byID map[string]*cachedStandings
+	wait time.Duration // how long a first read waits: firstReadWait when zero, not at all when negative
 }
 
 type cachedStandings struct {
 	version   standingsVersion // of the matches st was computed from
 	st        *analyticsv1.Standings
 	computing bool
+	first     chan struct{} // closed when the first computation ends
 }
+
+// firstReadWait is how long the first read of a tournament waits for its whole standings
+// before it answers with the counts alone: small tournaments are answered whole.
+const firstReadWait = time.Second
 
 // standingsVersion identifies the set of a tournament's finished matches in the store: rows
 // are only ever added, each with a larger order number, so the last one's changes with any
@@ -46,7 +57,9 @@ func (s *Store) standingsVersion(ctx context.Context, id string) (standingsVersi
 
 // CachedStandings returns a tournament's standings as of the last computation, and starts a
 // new one in the background when its matches changed since (see standingsCache). The first
-// read of a tournament computes them. ErrNotFound as Standings.
+// read of a tournament waits up to firstReadWait for its whole standings, then answers with
+// its counts alone (Standings.pending) while the computation goes on for the next reads.
+// ErrNotFound as Standings.
 func (s *Store) CachedStandings(ctx context.Context, id string) (*analyticsv1.Standings, error) {
 	v, err := s.standingsVersion(ctx, id)
 	if err != nil {
@@ -68,16 +81,77 @@ func (s *Store) CachedStandings(ctx context.Context, id string) (*analyticsv1.St
 		return proto.CloneOf(st), nil
 	}
 	c.mu.Unlock()
-	st, err := s.Standings(ctx, id)
+	st, err := s.standingsCounts(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	st.Pending = true
 	c.mu.Lock()
-	if c.byID[id] == nil {
-		c.byID[id] = &cachedStandings{version: v, st: st}
+	e = c.byID[id]
+	if e == nil {
+		e = &cachedStandings{st: st, computing: true, first: make(chan struct{})}
+		c.byID[id] = e
+		go s.refreshStandings(id, e)
 	}
+	first := e.first
+	c.mu.Unlock()
+	wait := c.wait
+	if wait == 0 {
+		wait = firstReadWait
+	}
+	if first != nil && wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-first:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	c.mu.Lock()
+	st = e.st
 	c.mu.Unlock()
 	return proto.CloneOf(st), nil
+}
+
+// standingsCounts are the standings of a tournament with its counts only: quick to read at
+// any size, while the rest is computed.
+func (s *Store) standingsCounts(ctx context.Context, id string) (*analyticsv1.Standings, error) {
+	var n, void int64
+	var game sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(void), 0), MIN(game) FROM matches WHERE tournament_id = ? AND readable = 1`, id).Scan(&n, &void, &game)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: standings of %s: %w", id, err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: no match of tournament %q", ErrNotFound, id)
+	}
+	// Void rows are few: look each up to leave out the interrupted ones, as Standings does.
+	rows, err := s.db.QueryContext(ctx, `SELECT match_id FROM matches WHERE tournament_id = ? AND readable = 1 AND void = 1`, id)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: standings of %s: %w", id, err)
+	}
+	var voids []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("analytics: standings of %s: %w", id, err)
+		}
+		voids = append(voids, m)
+	}
+	rows.Close()
+	for _, m := range voids {
+		superseded, err := s.superseded(ctx, metrics.Row{MatchID: m, Cause: matchv1.EndCause_END_CAUSE_VOID})
+		if err != nil {
+			return nil, err
+		}
+		if superseded {
+			n--
+			void--
+		}
+	}
+	return &analyticsv1.Standings{TournamentId: id, Game: game.String, Ended: uint32(n), Void: uint32(void)}, nil
 }
 
 // refreshStandings computes id's standings anew and puts them in e.
@@ -94,6 +168,10 @@ func (s *Store) refreshStandings(id string, e *cachedStandings) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e.computing = false
+	if e.first != nil {
+		close(e.first)
+		e.first = nil
+	}
 	if err != nil {
 		return // the next read tries again; meanwhile the last standings stand
 	}

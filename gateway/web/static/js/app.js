@@ -240,7 +240,10 @@ function matchHeader(ms) {
 export function newerStandings(st, shown) {
   if (!shown) return true;
   if (shown.complete && !st.complete) return false;
-  return Number(st.ended || 0) >= Number(shown.ended || 0);
+  const ended = Number(st.ended || 0);
+  const shownEnded = Number(shown.ended || 0);
+  if (ended === shownEnded && st.pending && !shown.pending) return false;
+  return ended >= shownEnded;
 }
 
 /**
@@ -300,6 +303,12 @@ function renderStandings(st, parts) {
   parts.progressText.textContent = `${ended} of ${plural(total, 'match', 'matches')} ended${st.void ? `, ${st.void} void` : ''}${st.complete ? ' — complete' : ''}.`;
   parts.state.className = st.complete ? 'tag ended' : 'tag live';
   parts.state.textContent = st.complete ? 'complete' : 'live';
+  if (st.pending) {
+    // Only the counts so far: the tables already drawn stay until the whole standings come.
+    if (!parts.drawn) fill(parts.leaderboard, el('p', { class: 'empty' }, 'Computing the standings…'));
+    return;
+  }
+  parts.drawn = true;
   fill(parts.leaderboard, leaderboardTables(st.leaderboard || [], st.minMatches, 'No rated match yet.'));
   const ag = st.agents || [];
   fill(

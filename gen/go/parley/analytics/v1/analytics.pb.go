@@ -1706,7 +1706,10 @@ type Standings struct {
 	Tables []*Table `protobuf:"bytes,11,rep,name=tables,proto3" json:"tables,omitempty"`
 	// An agent with fewer rated matches than this is provisional in the leaderboard. Set by
 	// analytics; public.
-	MinMatches    int32 `protobuf:"varint,12,opt,name=min_matches,json=minMatches,proto3" json:"min_matches,omitempty"`
+	MinMatches int32 `protobuf:"varint,12,opt,name=min_matches,json=minMatches,proto3" json:"min_matches,omitempty"`
+	// Only the counts (ended, void) are filled in: the rest is still being computed, as it is
+	// for a while after a large tournament is first read. Read again for the whole standings.
+	Pending       bool `protobuf:"varint,13,opt,name=pending,proto3" json:"pending,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1823,6 +1826,13 @@ func (x *Standings) GetMinMatches() int32 {
 		return x.MinMatches
 	}
 	return 0
+}
+
+func (x *Standings) GetPending() bool {
+	if x != nil {
+		return x.Pending
+	}
+	return false
 }
 
 // AgentStanding is one agent's results in a tournament. Rates are unset while there is
@@ -2438,7 +2448,7 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	"\fmatches_seen\x18\x02 \x01(\x03R\vmatchesSeen\x12\x18\n" +
 	"\amatches\x18\x03 \x01(\x03R\amatches\x12!\n" +
 	"\fvoid_matches\x18\x04 \x01(\x03R\vvoidMatches\x12\x16\n" +
-	"\x06errors\x18\x05 \x01(\x03R\x06errors\"\xca\x03\n" +
+	"\x06errors\x18\x05 \x01(\x03R\x06errors\"\xe4\x03\n" +
 	"\tStandings\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x18\n" +
@@ -2453,7 +2463,8 @@ const file_parley_analytics_v1_analytics_proto_rawDesc = "" +
 	" \x03(\v2%.parley.analytics.v1.LeaderboardEntryR\vleaderboard\x122\n" +
 	"\x06tables\x18\v \x03(\v2\x1a.parley.analytics.v1.TableR\x06tables\x12\x1f\n" +
 	"\vmin_matches\x18\f \x01(\x05R\n" +
-	"minMatches\"\xd9\x02\n" +
+	"minMatches\x12\x18\n" +
+	"\apending\x18\r \x01(\bR\apending\"\xd9\x02\n" +
 	"\rAgentStanding\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12\x18\n" +
 	"\amatches\x18\x02 \x01(\x05R\amatches\x12\x12\n" +
