@@ -140,7 +140,7 @@ func (c *callers) start(caller policy.Caller) error {
 		key = "team " + caller.Team
 	}
 	if !c.starts.allow(key) {
-		return connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("%s may start at most %d matches or tournaments a minute (starts_per_minute); wait a little", key, c.perMinute))
+		return connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("%s may start at most %d matches, tournaments or seat reservations a minute (starts_per_minute); wait a little", key, c.perMinute))
 	}
 	return nil
 }
@@ -156,4 +156,22 @@ func (g *Gateway) starting(ctx context.Context, h http.Header, peer string) (con
 		return nil, err
 	}
 	return policy.Outgoing(ctx, caller), nil
+}
+
+// seatReservations is the route of the human hub (mounted through Config.Mount) that reserves a
+// seat for a match not started yet.
+const seatReservations = "/api/v1/seats"
+
+// quotaSeatReservations counts each seat reservation as a start of its caller: a reserved seat
+// is held for its match a while, and the hub holds a bounded number for everyone.
+func (g *Gateway) quotaSeatReservations(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == seatReservations {
+			if _, err := g.starting(r.Context(), r.Header, r.RemoteAddr); err != nil {
+				writeErr(w, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }

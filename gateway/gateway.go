@@ -207,7 +207,7 @@ func (g *Gateway) routes() http.Handler {
 	}
 	mux.Handle("/", web)
 
-	var h http.Handler = mux
+	var h http.Handler = g.quotaSeatReservations(mux)
 	h = limitBody(g.cfg.MaxBodyBytes, h)
 	h = g.logRequests(h)
 	if g.cfg.Metrics != nil {

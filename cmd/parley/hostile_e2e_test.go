@@ -252,6 +252,21 @@ func TestHostile(t *testing.T) {
 		}
 	})
 
+	t.Run("seat reservations count as starts", func(t *testing.T) {
+		// More reservations than the hub holds seats: one address must not take them all.
+		counts := map[int]int{}
+		for range 300 {
+			code, _ := post(t, base, "/api/v1/seats", strings.NewReader(`{}`))
+			counts[code]++
+		}
+		if counts[http.StatusCreated] > 45 || counts[http.StatusTooManyRequests] < 250 {
+			t.Errorf("300 seat reservations from one address: %v; want all but the burst refused with 429", counts)
+		}
+		if code, body := post(t, base, "/api/v1/seats", strings.NewReader(`{}`), "Authorization", "Bearer "+hostileAdmin); code != http.StatusCreated {
+			t.Errorf("the organiser reserving a seat after the flood: %d %s", code, body)
+		}
+	})
+
 	rss := peakRSS(t, up.cmd.Process.Pid)
 	t.Logf("peak RSS of parley up over the hostile suite: %.0f MiB", rss)
 	if rss > 1024 {

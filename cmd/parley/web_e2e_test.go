@@ -182,6 +182,29 @@ func (tb *tab) click(sel string) {
 }
 
 // recordOf reads a match's record from the gateway, as a spectator.
+// exportedSeed is the seed analytics recorded for a finished match, "" while it has none.
+func exportedSeed(t *testing.T, base, matchID string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/api/v1/exports/matches.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var row struct {
+			MatchID string `json:"match_id"`
+			Seed    string `json:"seed"`
+		}
+		if err := dec.Decode(&row); err != nil {
+			return ""
+		}
+		if row.MatchID == matchID {
+			return row.Seed
+		}
+	}
+}
+
 func recordOf(t *testing.T, base, matchID string) []*eventsv1.MatchEvent {
 	t.Helper()
 	resp := &refereev1.GetMatchResponse{}
@@ -241,6 +264,32 @@ func TestWebPage(t *testing.T) {
 		tb.do("open the list", chromedp.Navigate(base+"/#/"), chromedp.WaitVisible(chromedp.CSS("#finished-matches")))
 		tb.waitFor("the match in the list", fmt.Sprintf(`document.querySelector('#finished-matches').innerText.includes(%s)`, jsString(id)))
 		tb.screenshot("matches")
+	})
+
+	t.Run("a match without a seed gets a fresh one, shown to whoever started it", func(t *testing.T) {
+		tb := b.tab(t)
+		tb.do("open the form", chromedp.Navigate(base+"/#/new"), chromedp.WaitVisible(chromedp.CSS("#start-match")))
+		tb.setValue("#game", "ultimatum")
+		tb.setValue("[data-agent=seat-0]", "builtin:fair")
+		tb.setValue("[data-agent=seat-1]", "builtin:random")
+		tb.click("#start-match")
+		tb.waitFor("the match view", `location.hash.startsWith('#/match/') && /seed \d+/.test(document.querySelector('#match-head').textContent)`)
+		id := strings.TrimPrefix(eval[string](tb, `decodeURIComponent(location.hash)`), "#/match/")
+		shown := eval[string](tb, `document.querySelector('#match-head').textContent.match(/seed (\d+)/)[1]`)
+		if shown == "0" {
+			t.Fatalf("match %s shows seed 0", id)
+		}
+		// The record hides the seed from spectators; analytics has it once the match ended.
+		if s := recordOf(t, base, id)[0].GetMatchStarted().GetSeed(); s != 0 {
+			t.Errorf("a spectator's record shows seed %d", s)
+		}
+		var recorded string
+		for deadline := time.Now().Add(20 * time.Second); recorded == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			recorded = exportedSeed(t, base, id)
+		}
+		if recorded != shown {
+			t.Errorf("match %s: the page shows seed %s, analytics recorded %q", id, shown, recorded)
+		}
 	})
 
 	t.Run("a registered bot from the form", func(t *testing.T) {

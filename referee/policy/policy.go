@@ -93,8 +93,8 @@ type Policy struct {
 	// LLMRoles lists the roles that may start built-in language-model agents (their settings
 	// name servers, files and environment variables of the referee's machine).
 	LLMRoles []string `yaml:"llm_roles"`
-	// StartsPerMinute bounds the matches and tournaments one client address (a spectator) or
-	// one team may start per minute; 0: no bound. The organiser is not bound.
+	// StartsPerMinute bounds the matches, tournaments and human seat reservations one client
+	// address (a spectator) or one team may start per minute; 0: no bound. The organiser is not bound.
 	StartsPerMinute int `yaml:"starts_per_minute"`
 	// MaxQueued bounds the match requests waiting in the work queue: past it, starting one
 	// more is refused until the queue drains (0: no bound).

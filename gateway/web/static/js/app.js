@@ -185,7 +185,7 @@ function viewMatch(id) {
         if (ev.matchStarted) {
           ctx.started = ev.matchStarted;
           ctx.names = seatNames(ev.matchStarted.seats);
-          fill(head, matchHeader(ev.matchStarted));
+          fill(head, matchHeader(ev.matchStarted, id));
         }
         const li = renderEvent(ev, ctx);
         if (li) list.append(li);
@@ -214,9 +214,29 @@ function viewMatch(id) {
   };
 }
 
-function matchHeader(ms) {
+// startedSeeds remembers the seed of each match started from this tab: the record hides a
+// match's seed from spectators, but whoever started it was told it and may see it.
+const startedSeeds = {
+  put(id, seed) {
+    try {
+      sessionStorage.setItem(`parley-seed:${id}`, String(seed));
+    } catch {
+      // storage refused (private mode): the seed is simply not shown
+    }
+  },
+  get(id) {
+    try {
+      return sessionStorage.getItem(`parley-seed:${id}`) || '';
+    } catch {
+      return '';
+    }
+  },
+};
+
+function matchHeader(ms, id) {
   const params = paramsOf(ms.params);
   const lim = ms.limits || {};
+  const seed = ms.seed || startedSeeds.get(id);
   return [
     el('div', { class: 'toolbar' }, el('h2', {}, ms.game), ms.tournamentId ? el('span', {}, 'in tournament ', tournamentLink(ms.tournamentId)) : null, ms.revealPrivate ? el('span', { class: 'tag void' }, 'private parts shown') : null),
     seatTable(ms.seats),
@@ -225,7 +245,7 @@ function matchHeader(ms) {
       {},
       el('summary', {}, 'Parameters and limits'),
       params ? renderValue(params) : el('p', { class: 'muted' }, 'Defaults.'),
-      el('p', { class: 'small muted' }, `Move timeout ${fmtDuration(lim.moveTimeout) || 'default'}, retries ${lim.maxRetries ?? 'default'}${ms.seed ? `, seed ${ms.seed}` : ''}, rules version ${ms.rulesVersion || '?'}.`),
+      el('p', { class: 'small muted' }, `Move timeout ${fmtDuration(lim.moveTimeout) || 'default'}, retries ${lim.maxRetries ?? 'default'}${seed ? `, seed ${seed}` : ''}, rules version ${ms.rulesVersion || '?'}.`),
     ),
   ];
 }
@@ -675,6 +695,7 @@ async function viewNewMatch(query) {
     if (seed.value.trim()) req.seed = seed.value.trim();
     if (reveal.checked) req.revealPrivate = true;
     const r = await referee('StartMatch', req);
+    if (r.seed) startedSeeds.put(r.matchId, r.seed);
     if (seats.length === 1) {
       location.href = seats[0].url;
       return;
@@ -688,6 +709,7 @@ async function viewNewMatch(query) {
           'section',
           { class: 'card links' },
           el('p', {}, 'Each human seat has its own page; open each where its player sits:'),
+          r.seed ? el('p', { class: 'small muted' }, `Seed ${r.seed}.`) : null,
           seats.map((s) => el('p', {}, el('a', { href: s.url, target: '_blank', rel: 'noopener' }, `Play ${g.seats[s.seat]}`))),
           el('p', {}, matchLink(r.matchId)),
         ),
