@@ -110,22 +110,6 @@ func proposed(a *agentv1.Action) (int64, bool) {
 	return x, true
 }
 
-func kindOf(a *agentv1.Action) gamev1.MoveKind {
-	switch a.GetMove().GetKind().(type) {
-	case *gamev1.Move_Propose:
-		return gamev1.MoveKind_MOVE_KIND_PROPOSE
-	case *gamev1.Move_Accept:
-		return gamev1.MoveKind_MOVE_KIND_ACCEPT
-	case *gamev1.Move_Reject:
-		return gamev1.MoveKind_MOVE_KIND_REJECT
-	case *gamev1.Move_Pass:
-		return gamev1.MoveKind_MOVE_KIND_PASS
-	case *gamev1.Move_Choose:
-		return gamev1.MoveKind_MOVE_KIND_CHOOSE
-	}
-	return gamev1.MoveKind_MOVE_KIND_UNSPECIFIED
-}
-
 func mustNew(t *testing.T, cfg fair.Config) *fair.Agent {
 	t.Helper()
 	a, err := fair.New(cfg)
@@ -249,7 +233,7 @@ func TestResponses(t *testing.T) {
 			st := newState(t, tc.total, tc.maxTurns)
 			playProposals(t, st, tc.before...)
 			action := act(t, a, st)
-			if got := kindOf(action); got != tc.want {
+			if got := games.KindOf(action.GetMove()); got != tc.want {
 				t.Fatalf("agent played %v, want %v", action.GetMove(), tc.want)
 			}
 			if tc.want == gamev1.MoveKind_MOVE_KIND_PROPOSE {
@@ -313,7 +297,7 @@ func playAgainstRandom(t *testing.T, a *fair.Agent, seat games.Seat, total int64
 			if action, err = a.Act(context.Background(), obs); err != nil {
 				t.Fatalf("turn %d: Act: %v", st.Turn(), err)
 			}
-			kind := kindOf(action)
+			kind := games.KindOf(action.GetMove())
 			if !slices.Contains(obs.GetLegalMoves(), kind) {
 				t.Fatalf("turn %d: agent played %v, legal are %v", st.Turn(), kind, obs.GetLegalMoves())
 			}

@@ -34,7 +34,7 @@ func (t *turn) fallback(kept *gamev1.Move) (*agentv1.Action, string) {
 	}
 	switch {
 	case kept != nil:
-		move, how = kept, "the model's own move ("+kindWord(kindOfMove(kept))+") without its unusable messages"
+		move, how = kept, "the model's own move ("+kindWord(games.KindOf(kept))+") without its unusable messages"
 	case t.isLegal(gamev1.MoveKind_MOVE_KIND_PASS):
 		move, how = &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}, "pass"
 	case t.isLegal(gamev1.MoveKind_MOVE_KIND_SAY):
@@ -58,7 +58,7 @@ func (t *turn) fallback(kept *gamev1.Move) (*agentv1.Action, string) {
 		if r := games.RandomAction(t.obs, t.rng()); r != nil {
 			move = r.GetMove()
 		}
-		how = "a random legal move (" + kindWord(kindOfMove(move)) + ")"
+		how = "a random legal move (" + kindWord(games.KindOf(move)) + ")"
 	}
 	action := &agentv1.Action{Move: move}
 	for _, s := range t.slots {
@@ -242,22 +242,4 @@ func evenItems(f *gamev1.ProposalForm) []item {
 		out[i] = item{seat: b.GetSeat(), side: b.GetSide(), resource: b.GetResource(), amount: amounts[i]}
 	}
 	return out
-}
-
-func kindOfMove(m *gamev1.Move) gamev1.MoveKind {
-	switch m.GetKind().(type) {
-	case *gamev1.Move_Propose:
-		return gamev1.MoveKind_MOVE_KIND_PROPOSE
-	case *gamev1.Move_Accept:
-		return gamev1.MoveKind_MOVE_KIND_ACCEPT
-	case *gamev1.Move_Reject:
-		return gamev1.MoveKind_MOVE_KIND_REJECT
-	case *gamev1.Move_Pass:
-		return gamev1.MoveKind_MOVE_KIND_PASS
-	case *gamev1.Move_Choose:
-		return gamev1.MoveKind_MOVE_KIND_CHOOSE
-	case *gamev1.Move_Say:
-		return gamev1.MoveKind_MOVE_KIND_SAY
-	}
-	return gamev1.MoveKind_MOVE_KIND_UNSPECIFIED
 }

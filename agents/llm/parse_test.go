@@ -8,6 +8,7 @@ import (
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 var (
@@ -334,7 +335,7 @@ func FuzzTagged(f *testing.F) {
 				if ferr != nil {
 					continue
 				}
-				if !tn.isLegal(kindOfMove(action.GetMove())) {
+				if !tn.isLegal(games.KindOf(action.GetMove())) {
 					t.Fatalf("illegal move %v from %q", action.GetMove(), reply)
 				}
 			}

@@ -30,6 +30,27 @@ func DescribeMove(move *gamev1.Move, seatNames []string) string {
 	}
 }
 
+// KindOf is the kind of a move, UNSPECIFIED for none: the kind listed in legal moves that the
+// move's oneof branch stands for.
+func KindOf(move *gamev1.Move) gamev1.MoveKind {
+	switch move.GetKind().(type) {
+	case *gamev1.Move_Propose:
+		return gamev1.MoveKind_MOVE_KIND_PROPOSE
+	case *gamev1.Move_Accept:
+		return gamev1.MoveKind_MOVE_KIND_ACCEPT
+	case *gamev1.Move_Reject:
+		return gamev1.MoveKind_MOVE_KIND_REJECT
+	case *gamev1.Move_Pass:
+		return gamev1.MoveKind_MOVE_KIND_PASS
+	case *gamev1.Move_Choose:
+		return gamev1.MoveKind_MOVE_KIND_CHOOSE
+	case *gamev1.Move_Say:
+		return gamev1.MoveKind_MOVE_KIND_SAY
+	default:
+		return gamev1.MoveKind_MOVE_KIND_UNSPECIFIED
+	}
+}
+
 // DescribeProposal writes a proposal's terms in plain words.
 func DescribeProposal(p *gamev1.Proposal, seatNames []string) string {
 	switch t := p.GetTerms().(type) {

@@ -1,10 +1,12 @@
 package games_test
 
 import (
+	"strings"
 	"testing"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 func proposeMove(shares ...*gamev1.SeatShare) *gamev1.Move {
@@ -139,5 +141,26 @@ func TestSeatName(t *testing.T) {
 				t.Errorf("SeatName(%d) = %q, want %q", tc.seat, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestKindOf sets each branch of Move's oneof in turn and finds the kind named after it, so a
+// branch added to the contract without a kind is caught.
+func TestKindOf(t *testing.T) {
+	branches := (&gamev1.Move{}).ProtoReflect().Descriptor().Oneofs().ByName("kind").Fields()
+	if branches.Len() == 0 {
+		t.Fatal("Move has no kind branches")
+	}
+	for i := range branches.Len() {
+		f := branches.Get(i)
+		m := &gamev1.Move{}
+		m.ProtoReflect().Set(f, protoreflect.ValueOfMessage(m.ProtoReflect().NewField(f).Message()))
+		want := "MOVE_KIND_" + strings.ToUpper(string(f.Name()))
+		if got := games.KindOf(m).String(); got != want {
+			t.Errorf("KindOf(%s) = %s, want %s", f.Name(), got, want)
+		}
+	}
+	if got := games.KindOf(&gamev1.Move{}); got != gamev1.MoveKind_MOVE_KIND_UNSPECIFIED {
+		t.Errorf("KindOf(no move) = %s", got)
 	}
 }
