@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
@@ -25,22 +24,8 @@ func apiCall(t *testing.T, base, procedure, body string, out proto.Message) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+procedure, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s: %v", procedure, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s %s: status %d: %s", procedure, body, resp.StatusCode, data)
-	}
-	if err := protojson.Unmarshal(data, out); err != nil {
-		t.Fatalf("%s: %v\n%s", procedure, err, data)
+	if err := callAPI(ctx, base, procedure, body, out); err != nil {
+		t.Fatalf("%s: %v", body, err)
 	}
 }
 

@@ -114,10 +114,7 @@ func TestWatchLargeTournament(t *testing.T) {
 			tb.fail("the tournament page, %d looks in: alert %q, connection %q, progress %q", looks, page["alert"], page["conn"], page["progress"])
 		}
 		st := &tournamentv1.GetTournamentResponse{}
-		if status, out := post(t, base, "/parley.tournament.v1.TournamentService/GetTournament", strings.NewReader(`{"tournamentId":"watched","standingsOnly":true}`)); status == http.StatusOK {
-			if err := protojson.Unmarshal([]byte(out), st); err != nil {
-				t.Fatal(err)
-			}
+		if callAPI(ctx, base, "/parley.tournament.v1.TournamentService/GetTournament", `{"tournamentId":"watched","standingsOnly":true}`, st) == nil {
 			whole = st.GetStandings().GetComplete() && !st.GetStandings().GetPending()
 		}
 		if !whole {
@@ -210,10 +207,10 @@ func watchJetStream(t *testing.T, dir string) jetstream.JetStream {
 	return js
 }
 
-// callAPI posts body to one procedure of the gateway and decodes the answer into out; unlike
-// apiCall it returns its failure, for readers in their own goroutines.
+// callAPI posts body to one procedure of the gateway and decodes the answer into out. It
+// returns its failure, for readers in goroutines of their own; apiCall fails the test.
 func callAPI(ctx context.Context, base, procedure, body string, out proto.Message) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+procedure, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+procedure, strings.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -263,9 +260,11 @@ func standingsReader(base, id string, standingsOnly bool, scheduled uint32, lat 
 		}
 		last = st.GetEnded()
 		if standingsOnly {
-			return sleep(ctx, 200*time.Millisecond)
+			sleep(ctx, 200*time.Millisecond)
+		} else {
+			sleep(ctx, time.Second)
 		}
-		return sleep(ctx, time.Second)
+		return nil
 	}
 }
 
@@ -294,7 +293,8 @@ func matchListReader(base, id string, lat *latencies) func(context.Context) erro
 				break
 			}
 		}
-		return sleep(ctx, 500*time.Millisecond)
+		sleep(ctx, 500*time.Millisecond)
+		return nil
 	}
 }
 
@@ -360,12 +360,11 @@ func followStandings(ctx context.Context, t *testing.T, base, id string, schedul
 }
 
 // sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
+func sleep(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
 	case <-time.After(d):
 	}
-	return nil
 }
 
 // latencies collects read latencies by kind and by the quarter of the tournament that had
