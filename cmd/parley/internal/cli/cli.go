@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/policy"
 )
 
@@ -83,6 +85,22 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // Usagef returns a UsageError with a formatted message.
 func Usagef(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// CheckLimits checks the --move-timeout, --retries and --max-reply-bytes of a command that
+// plays matches against the runner's hard limits, so no value wraps into another meaning.
+func CheckLimits(moveTimeout time.Duration, retries, maxReplyBytes int) error {
+	switch {
+	case moveTimeout <= 0:
+		return Usagef("--move-timeout must be positive, got %s", moveTimeout)
+	case moveTimeout > match.MaxMoveTimeout:
+		return Usagef("--move-timeout must be at most %s, got %s", match.MaxMoveTimeout, moveTimeout)
+	case retries < 0 || retries > match.MaxMaxRetries:
+		return Usagef("--retries must be 0 or more, at most %d, got %d", match.MaxMaxRetries, retries)
+	case maxReplyBytes < match.MinMaxReplyBytes || maxReplyBytes > match.MaxMaxReplyBytes:
+		return Usagef("--max-reply-bytes must be from %d to %d, got %d", match.MinMaxReplyBytes, match.MaxMaxReplyBytes, maxReplyBytes)
+	}
+	return nil
 }
 
 // ExitCode maps an error returned by a command to the process exit status.

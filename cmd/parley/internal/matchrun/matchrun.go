@@ -75,16 +75,10 @@ func (o *Options) Bind(fs *pflag.FlagSet) {
 
 // Validate checks the option values.
 func (o *Options) Validate() error {
-	switch {
-	case o.MoveTimeout <= 0:
-		return cli.Usagef("--move-timeout must be positive, got %s", o.MoveTimeout)
-	case o.MoveTimeout > match.MaxMoveTimeout:
-		return cli.Usagef("--move-timeout must be at most %s, got %s", match.MaxMoveTimeout, o.MoveTimeout)
-	case o.Retries < 0 || o.Retries > match.MaxMaxRetries:
-		return cli.Usagef("--retries must be 0 or more, at most %d, got %d", match.MaxMaxRetries, o.Retries)
-	case o.MaxReplyBytes < match.MinMaxReplyBytes || o.MaxReplyBytes > match.MaxMaxReplyBytes:
-		return cli.Usagef("--max-reply-bytes must be from %d to %d, got %d", match.MinMaxReplyBytes, match.MaxMaxReplyBytes, o.MaxReplyBytes)
-	case o.TokenBudget < 0:
+	if err := cli.CheckLimits(o.MoveTimeout, o.Retries, o.MaxReplyBytes); err != nil {
+		return err
+	}
+	if o.TokenBudget < 0 {
 		return cli.Usagef("--token-budget must be 0 (none) or more, got %d", o.TokenBudget)
 	}
 	return nil

@@ -129,16 +129,11 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--games-per-pair must be at least 1, got %d", o.gamesPerPair)
 	case o.concurrency < 1:
 		return cli.Usagef("--concurrency must be at least 1, got %d", o.concurrency)
-	case o.moveTimeout <= 0:
-		return cli.Usagef("--move-timeout must be positive, got %s", o.moveTimeout)
-	case o.moveTimeout > match.MaxMoveTimeout:
-		return cli.Usagef("--move-timeout must be at most %s, got %s", match.MaxMoveTimeout, o.moveTimeout)
-	case o.retries < 0 || o.retries > match.MaxMaxRetries:
-		return cli.Usagef("--retries must be 0 or more, at most %d, got %d", match.MaxMaxRetries, o.retries)
-	case o.maxReplyBytes < match.MinMaxReplyBytes || o.maxReplyBytes > match.MaxMaxReplyBytes:
-		return cli.Usagef("--max-reply-bytes must be from %d to %d, got %d", match.MinMaxReplyBytes, match.MaxMaxReplyBytes, o.maxReplyBytes)
 	case o.nats != "" && o.storeDir != "":
 		return cli.Usagef("--store-dir is for the embedded NATS server, not with --nats")
+	}
+	if err := cli.CheckLimits(o.moveTimeout, o.retries, o.maxReplyBytes); err != nil {
+		return err
 	}
 	if o.workers < 0 {
 		o.workers = o.concurrency
