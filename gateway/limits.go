@@ -78,7 +78,8 @@ func limitBody(max int64, next http.Handler) http.Handler {
 		}
 		// A bot's link lives for hours and carries many messages, each bounded by connect's
 		// read limit; only the stream as a whole goes unbounded.
-		if r.Body != nil && r.URL.Path != botlinkv1connect.BotLinkServiceConnectProcedure {
+		longLink := r.URL.Path == botlinkv1connect.BotLinkServiceConnectProcedure && isStreamingRPC(r)
+		if r.Body != nil && !longLink {
 			r.Body = http.MaxBytesReader(w, r.Body, max)
 		}
 		if r.Body != nil && r.Method == http.MethodPost && !isStreamingRPC(r) {
@@ -100,6 +101,9 @@ func readWhole(w http.ResponseWriter, r *http.Request, max int64) bool {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
+			// The rest of the body is still on the connection, and the server cannot see the
+			// limit through our wrapped writers: close it, or its next request is garbage.
+			w.Header().Set("Connection", "close")
 			writeErrorStatus(w, http.StatusRequestEntityTooLarge, connect.CodeResourceExhausted, fmt.Sprintf("request body is larger than the limit of %d bytes", max))
 		} else {
 			writeErrorStatus(w, http.StatusBadRequest, connect.CodeInvalidArgument, "reading the request body: "+err.Error())

@@ -142,6 +142,9 @@ func TestHostile(t *testing.T) {
 		refused("a 2 MiB body", code, body, http.StatusRequestEntityTooLarge)
 		code, body = post(t, base, "/parley.referee.v1.RefereeService/StartMatch", io.MultiReader(strings.NewReader(big)))
 		refused("a 2 MiB chunked body", code, body, http.StatusRequestEntityTooLarge)
+		// The bot link's stream is unbounded as a whole; a plain JSON call to its path is not.
+		code, body = post(t, base, "/parley.botlink.v1.BotLinkService/Connect", io.MultiReader(strings.NewReader(big)))
+		refused("a 2 MiB chunked JSON body to the bot link's path", code, body, http.StatusRequestEntityTooLarge)
 		var z bytes.Buffer
 		zw := gzip.NewWriter(&z)
 		zw.Write([]byte(`{"game":"`))
