@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/human"
 	"github.com/parley-arena/parley/gateway"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/stack"
@@ -165,4 +166,20 @@ func startMatch(t *testing.T, base, body string) (int, string) {
 		return resp.StatusCode, string(data)
 	}
 	return resp.StatusCode, e.Message
+}
+
+// TestRefusedRequestsHoldNoSeats sends more refused requests for human seats than the hub has
+// seats: none of them may keep one, so a good request afterwards still gets its seat.
+func TestRefusedRequestsHoldNoSeats(t *testing.T) {
+	base := startStack(t)
+	for i := 0; i < human.DefaultMaxSeats/3+10; i++ {
+		// Three seats for a two-seat game: refused, after the seats could have been taken.
+		if code, msg := startMatch(t, base, `{"game":"ultimatum","agents":["human","human","human"]}`); code != http.StatusBadRequest {
+			t.Fatalf("request %d for three seats of ultimatum: status %d (%s), want 400", i, code, msg)
+		}
+	}
+	code, body := startMatch(t, base, `{"game":"ultimatum","agents":["human","builtin:fair"]}`)
+	if code != http.StatusOK || !strings.Contains(body, `"seatLinks"`) {
+		t.Fatalf("a good request for a human seat after the refused ones: status %d: %s", code, body)
+	}
 }

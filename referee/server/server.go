@@ -118,10 +118,6 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 			return nil, status.Error(codes.InvalidArgument, err.Error())
 		}
 	}
-	agents, links, err := s.reserveSeats(req.GetAgents())
-	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
-	}
 	caller := policy.FromIncoming(ctx)
 	if req.GetMatchId() != "" && caller.Role != policy.Organiser {
 		// Ids are the organiser's to choose: a chosen id could take one a tournament will
@@ -130,7 +126,7 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	}
 	m, err := s.cfg.Matches.Prepare(ctx, launch.Request{
 		Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), SeedGiven: req.GetSeed() != 0,
-		Agents: agents, Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: req.GetMatchId(),
+		Agents: req.GetAgents(), Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: req.GetMatchId(),
 		RevealPrivate: req.GetRevealPrivate(), Caller: caller,
 	})
 	if err != nil {
@@ -152,6 +148,13 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	case taken:
 		return nil, status.Errorf(codes.AlreadyExists, "match %q already exists", m.ID)
 	}
+	// Seats are reserved only for a request every check let through, so a refused one holds
+	// none of the seats the hub can give.
+	agents, links, err := s.reserveSeats(m.Agents)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	m.Agents = agents
 	if err := queue.Enqueue(ctx, js, Request(m)); err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
