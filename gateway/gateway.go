@@ -198,8 +198,10 @@ func (g *Gateway) routes() http.Handler {
 	if g.cfg.Metrics != nil {
 		mux.Handle("GET /metrics", g.cfg.Metrics.Handler())
 	}
+	var mounted *http.ServeMux
 	if g.cfg.Mount != nil {
-		g.cfg.Mount(mux)
+		mounted = http.NewServeMux()
+		g.cfg.Mount(mounted)
 	}
 	web := g.cfg.Web
 	if web == nil {
@@ -207,13 +209,41 @@ func (g *Gateway) routes() http.Handler {
 	}
 	mux.Handle("/", web)
 
-	var h http.Handler = g.quotaSeatReservations(mux)
+	var h http.Handler = g.quotaSeatReservations(g.withMounted(mounted, mux))
 	h = limitBody(g.cfg.MaxBodyBytes, h)
 	h = g.logRequests(h)
 	if g.cfg.Metrics != nil {
 		h = g.cfg.Metrics.HTTP(h)
 	}
 	return h
+}
+
+// withMounted serves the routes Config.Mount added from mounted and the rest from own. A mounted
+// route authenticates its own callers (the relay, by team token); a bearer token sent to one is
+// checked here first too, so that its failed attempts count against the same per-address bound
+// as on every other route.
+func (g *Gateway) withMounted(mounted, own *http.ServeMux) http.Handler {
+	if mounted == nil {
+		return own
+	}
+	errs := connect.NewErrorWriter()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mounted.Handler(r); pattern == "" {
+			own.ServeHTTP(w, r)
+			return
+		}
+		if r.Header.Get("Authorization") != "" {
+			if _, err := g.callers.of(r.Context(), r.Header, clientAddr(r.RemoteAddr)); err != nil {
+				if errs.IsSupported(r) {
+					_ = errs.Write(w, r, err)
+				} else {
+					writeErr(w, err)
+				}
+				return
+			}
+		}
+		mounted.ServeHTTP(w, r) // which sets the pattern's path values; Handler does not
+	})
 }
 
 // streamOpened counts a live stream as open until the returned function is called.

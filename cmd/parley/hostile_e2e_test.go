@@ -177,6 +177,21 @@ func TestHostile(t *testing.T) {
 		if !saw429 {
 			t.Error("200 guessed tokens from one address and never a 429")
 		}
+		// The relay to a team's own dial-out bot checks tokens too, under the same bound.
+		saw429 = false
+		for i := range 200 {
+			code, _ := teamCall(t, base, fmt.Sprintf("pt_relayguess%d", i), "/parley.agent.v1.AgentService/Describe", `{}`)
+			if code == http.StatusTooManyRequests {
+				saw429 = true
+				break
+			}
+			if code != http.StatusUnauthorized {
+				t.Fatalf("a guessed token at the relay: %d", code)
+			}
+		}
+		if !saw429 {
+			t.Error("200 guessed tokens at the relay from one address and never a 429")
+		}
 	})
 
 	t.Run("hostile bots end in explained outcomes", func(t *testing.T) {
