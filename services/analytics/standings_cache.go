@@ -31,11 +31,16 @@ type standingsCache struct {
 }
 
 type cachedStandings struct {
+	used      time.Time        // last read, for forgetting the least read first
 	version   standingsVersion // of the matches st was computed from
 	st        *analyticsv1.Standings
 	computing bool
 	first     chan struct{} // closed when the first computation ends
 }
+
+// maxCachedStandings bounds the tournaments whose standings are kept: the least recently read
+// one not being computed is forgotten first (and computed again if read again).
+const maxCachedStandings = 256
 
 // firstReadWait is how long the first read of a tournament waits for its whole standings
 // before it answers with the counts alone: small tournaments are answered whole, and a large
@@ -73,6 +78,7 @@ func (s *Store) CachedStandings(ctx context.Context, id string) (*analyticsv1.St
 	}
 	e := c.byID[id]
 	if e != nil {
+		e.used = time.Now()
 		st := e.st
 		if e.version != v && !e.computing {
 			e.computing = true
@@ -90,7 +96,8 @@ func (s *Store) CachedStandings(ctx context.Context, id string) (*analyticsv1.St
 	c.mu.Lock()
 	e = c.byID[id]
 	if e == nil {
-		e = &cachedStandings{st: st, computing: true, first: make(chan struct{})}
+		c.forgetLeastRead()
+		e = &cachedStandings{used: time.Now(), st: st, computing: true, first: make(chan struct{})}
 		c.byID[id] = e
 		go s.refreshStandings(id, e)
 	}
@@ -113,6 +120,23 @@ func (s *Store) CachedStandings(ctx context.Context, id string) (*analyticsv1.St
 	st = e.st
 	c.mu.Unlock()
 	return proto.CloneOf(st), nil
+}
+
+// forgetLeastRead makes room for one more tournament when the cache is full. c.mu is held.
+func (c *standingsCache) forgetLeastRead() {
+	if len(c.byID) < maxCachedStandings {
+		return
+	}
+	var oldest string
+	var at time.Time
+	for id, e := range c.byID {
+		if !e.computing && (oldest == "" || e.used.Before(at)) {
+			oldest, at = id, e.used
+		}
+	}
+	if oldest != "" {
+		delete(c.byID, oldest)
+	}
 }
 
 // standingsCounts are the standings of a tournament with its counts only: quick to read at

@@ -150,3 +150,33 @@ func BenchmarkStandingsRead(b *testing.B) {
 		})
 	}
 }
+
+// TestStandingsCacheBounded reads more tournaments than the cache keeps: it keeps at most its
+// bound, and a tournament it forgot is computed again when read again.
+func TestStandingsCacheBounded(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	reg := catalog.New()
+	n := maxCachedStandings + 20
+	var evs []*eventsv1.MatchEvent
+	for i := range n {
+		evs = append(evs, ultimatumRecord(fmt.Sprintf("m-%d", i), fmt.Sprintf("cup-%d", i), "fair", "tough", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)...)
+	}
+	if _, err := s.Ingest(ctx, reg, delivered(evs...)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if st, err := s.CachedStandings(ctx, fmt.Sprintf("cup-%d", i)); err != nil || st.GetEnded() != 1 {
+			t.Fatalf("cup-%d: ended %d, %v", i, st.GetEnded(), err)
+		}
+	}
+	s.standings.mu.Lock()
+	kept := len(s.standings.byID)
+	s.standings.mu.Unlock()
+	if kept > maxCachedStandings {
+		t.Errorf("the cache keeps %d tournaments after %d were read, want at most %d", kept, n, maxCachedStandings)
+	}
+	if st, err := s.CachedStandings(ctx, "cup-0"); err != nil || st.GetEnded() != 1 || len(st.GetAgents()) != 2 {
+		t.Errorf("the first tournament read again: ended %d, %d agents, %v; want 1, 2", st.GetEnded(), len(st.GetAgents()), err)
+	}
+}

@@ -69,8 +69,11 @@ function pager(id, load, show) {
   const newer = el('button', { type: 'button', class: 'small', dataset: { page: 'newer' } }, '← Newer');
   const older = el('button', { type: 'button', class: 'small', dataset: { page: 'older' } }, 'Older →');
   const nav = el('div', { class: 'pager', id: `${id}-pager` }, newer, info, older);
+  let asked = 0; // only the latest request's answer is drawn: polls, events and clicks overlap
   const refresh = async () => {
+    const mine = ++asked;
     const r = await load(tokens[page]);
+    if (mine !== asked) return;
     next = r.next || '';
     show(r.items);
     newer.disabled = page === 0;
