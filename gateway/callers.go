@@ -24,8 +24,9 @@ type keyedLimiter struct {
 	burst int
 	max   int
 
-	mu    sync.Mutex
-	byKey map[string]*limited
+	mu        sync.Mutex
+	byKey     map[string]*limited
+	lastSweep time.Time // a full map is swept at most once a second: a flood of new keys pays nothing more
 }
 
 type limited struct {
@@ -51,15 +52,16 @@ func (k *keyedLimiter) allow(key string) bool {
 	defer k.mu.Unlock()
 	e, ok := k.byKey[key]
 	if !ok {
-		if len(k.byKey) >= k.max {
+		if len(k.byKey) >= k.max && now.Sub(k.lastSweep) >= time.Second {
+			k.lastSweep = now
 			for key, e := range k.byKey {
 				if now.Sub(e.used) > time.Minute {
 					delete(k.byKey, key)
 				}
 			}
-			if len(k.byKey) >= k.max {
-				return false // every key busy: nobody new until some go quiet
-			}
+		}
+		if len(k.byKey) >= k.max {
+			return false // every key busy: nobody new until some go quiet
 		}
 		e = &limited{l: rate.NewLimiter(k.limit, k.burst)}
 		k.byKey[key] = e
@@ -77,8 +79,6 @@ type callers struct {
 	authFailures *keyedLimiter
 	perMinute    int
 }
-
-var errNoToken = errors.New("no token")
 
 // bearer returns the request's bearer token ("" when it has none).
 func bearer(h http.Header) (string, error) {

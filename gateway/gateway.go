@@ -22,7 +22,6 @@ import (
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 
 	"connectrpc.com/connect"
-	"golang.org/x/time/rate"
 
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	"github.com/parley-arena/parley/gen/go/parley/analytics/v1/analyticsv1connect"
@@ -162,7 +161,7 @@ func New(cfg Config) (*Gateway, error) {
 		starts:       newKeyedLimiter(float64(cfg.StartsPerMinute), max(cfg.StartsPerMinute/2, 1)),
 		authFailures: newKeyedLimiter(float64(cfg.AuthFailuresPerMinute), max(cfg.AuthFailuresPerMinute/2, 1)),
 	}
-	g.auth = &teamAuth{callers: g.callers, limit: rate.Limit(cfg.TokenRate), burst: cfg.TokenBurst, limiters: map[string]*rate.Limiter{}}
+	g.auth = &teamAuth{callers: g.callers, perTeam: newKeyedLimiter(cfg.TokenRate*60, cfg.TokenBurst), limit: cfg.TokenRate, burst: cfg.TokenBurst}
 	g.handler = g.routes()
 	return g, nil
 }

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 
 	"connectrpc.com/connect"
-	"golang.org/x/time/rate"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
@@ -27,11 +25,9 @@ var errNoTeams = connect.NewError(connect.CodeUnavailable, errors.New("this gate
 // teamAuth checks team tokens and applies the per-token rate limit.
 type teamAuth struct {
 	callers *callers
-	limit   rate.Limit
+	perTeam *keyedLimiter // by team: a team has one token
+	limit   float64       // requests a second, for the refusal
 	burst   int
-
-	mu       sync.Mutex
-	limiters map[string]*rate.Limiter // by team: a team has one token
 }
 
 // authenticate returns the team whose bearer token h carries: Unauthenticated (401) without a
@@ -49,15 +45,8 @@ func (a *teamAuth) authenticate(ctx context.Context, h http.Header, peer string)
 			errors.New("give the team token: header \"Authorization: Bearer TOKEN\" (from `parley admin team add`)")))
 	}
 	team := caller.Team
-	a.mu.Lock()
-	l, ok := a.limiters[team]
-	if !ok {
-		l = rate.NewLimiter(a.limit, a.burst)
-		a.limiters[team] = l
-	}
-	a.mu.Unlock()
-	if !l.Allow() {
-		return "", connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("team %s: more than %g requests a second (burst %d); slow down", team, float64(a.limit), a.burst))
+	if !a.perTeam.allow(team) {
+		return "", connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("team %s: more than %g requests a second (burst %d); slow down", team, a.limit, a.burst))
 	}
 	return team, nil
 }
