@@ -67,7 +67,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 		cfg.Policy = &p
 	}
 	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, Policy: cfg.Policy}
-	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger, StartGrace: cfg.StartGrace, MaxQueued: cfg.Policy.MaxQueued})
+	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger, StartGrace: cfg.StartGrace})
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	names := []string{refereev1.RefereeService_ServiceDesc.ServiceName}
 	if cfg.Tournaments {
 		if r.Tournaments, err = tournament.NewService(ctx, tournament.ServiceConfig{
-			Bus: cfg.Bus, Matches: prep, Standings: cfg.Standings, Logger: cfg.Logger, Policy: cfg.Policy,
+			Bus: cfg.Bus, Matches: prep, Standings: cfg.Standings, Logger: cfg.Logger,
 		}); err != nil {
 			ref.Close()
 			return nil, err

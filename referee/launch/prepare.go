@@ -144,14 +144,9 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 		if err := p.Policy.StartMatch(req.Caller); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
-		if err := p.Policy.Limits(req.Caller, req.Limits); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
-		for _, a := range req.Agents {
-			if err := p.Policy.Agent(req.Caller, a); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-			}
-		}
+	}
+	if err := p.Admit(req.Caller, req.Limits, req.Agents); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	game, err := LookupGame(p.Games, req.Game)
 	if err != nil {
@@ -184,16 +179,45 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.CheckLabels(req.Caller, req.Labels, registered); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	if p.Policy != nil {
-		for i, l := range req.Labels {
-			if err := p.Policy.Label(req.Caller, l, registered[i]); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-			}
-		}
 		m.MaxDuration = p.Policy.MaxMatchTime
 	}
 	m.Labels = labels(req.Labels, registered)
 	return m, nil
+}
+
+// Admit checks what caller asks for against the policy, as every start does (a match, a
+// tournament's entrants): the limits, and each agent address. No policy admits everything.
+func (p *Preparer) Admit(caller policy.Caller, limits *matchv1.Limits, agents []string) error {
+	if p.Policy == nil {
+		return nil
+	}
+	if err := p.Policy.Limits(caller, limits); err != nil {
+		return err
+	}
+	for _, a := range agents {
+		if err := p.Policy.Agent(caller, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckLabels checks each label caller gives against the policy: none may claim a registered
+// bot's name but that bot (registered holds each seat's registered label, see CheckAgents).
+func (p *Preparer) CheckLabels(caller policy.Caller, labels, registered []string) error {
+	if p.Policy == nil {
+		return nil
+	}
+	for i, l := range labels {
+		if err := p.Policy.Label(caller, l, registered[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // LookupGame finds a game of the catalogue, with the refusal every door gives.

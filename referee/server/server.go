@@ -47,9 +47,6 @@ type Config struct {
 	// StartGrace is how long StreamMatchEvents waits for a match that has not started and is
 	// not queued (0: DefaultStartGrace).
 	StartGrace time.Duration
-	// MaxQueued bounds the requests waiting in the work queue: past it StartMatch refuses
-	// callers other than the organiser with RESOURCE_EXHAUSTED (0: no bound).
-	MaxQueued int
 }
 
 // Server implements RefereeService. Make one with New; Close it.
@@ -133,12 +130,13 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	js := s.cfg.Bus.JetStream()
-	if s.cfg.MaxQueued > 0 && caller.Role != policy.Organiser {
+	// Past the policy's max_queued, callers other than the organiser wait their turn.
+	if pol := s.cfg.Matches.Policy; pol != nil && pol.MaxQueued > 0 && caller.Role != policy.Organiser {
 		n, err := queue.Waiting(ctx, js)
 		switch {
 		case err != nil:
 			return nil, status.Error(codes.Unavailable, err.Error())
-		case n >= s.cfg.MaxQueued:
+		case n >= pol.MaxQueued:
 			return nil, status.Errorf(codes.ResourceExhausted, "the work queue holds %d matches waiting, as many as max_queued allows; try again later", n)
 		}
 	}

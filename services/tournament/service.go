@@ -50,8 +50,6 @@ type ServiceConfig struct {
 	Standings Standings
 	// Concurrency is the default of StartTournamentRequest.concurrency (0: DefaultConcurrency).
 	Concurrency int
-	// Policy bounds what callers may ask for (nil: policy.Default()).
-	Policy *policy.Policy
 	// Logger (nil: discard).
 	Logger *slog.Logger
 }
@@ -95,10 +93,6 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}
-	if cfg.Policy == nil {
-		p := policy.Default()
-		cfg.Policy = &p
-	}
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Service{cfg: cfg, log: cfg.Logger, ctx: bg, cancel: cancel, running: map[string]bool{}, specs: map[string]*tournamentv1.TournamentSpec{}}
 	if err := s.resume(ctx); err != nil {
@@ -121,21 +115,23 @@ func invalid(format string, args ...any) error {
 // StartTournament plans the tournament, stores its schedule and starts requesting its matches.
 func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTournamentRequest) (*tournamentv1.StartTournamentResponse, error) {
 	caller := policy.FromIncoming(ctx)
-	pol := s.cfg.Policy
+	// The bounds are the match preparer's: the same policy for a tournament as for a match.
+	pol := s.cfg.Matches.Policy
 	n := m.GetGamesPerAssignment()
 	if n == 0 {
 		n = defaultGamesPerAssignment
 	}
-	if err := pol.StartTournament(caller, 0, int(n), int(m.GetConcurrency())); err != nil {
-		return nil, invalid("%v", err)
-	}
-	if err := pol.Limits(caller, m.GetLimits()); err != nil {
-		return nil, invalid("%v", err)
-	}
-	for _, e := range m.GetEntrants() {
-		if err := pol.Agent(caller, e.GetAddress()); err != nil {
+	if pol != nil {
+		if err := pol.StartTournament(caller, 0, int(n), int(m.GetConcurrency())); err != nil {
 			return nil, invalid("%v", err)
 		}
+	}
+	addrs := make([]string, len(m.GetEntrants()))
+	for i, e := range m.GetEntrants() {
+		addrs[i] = e.GetAddress()
+	}
+	if err := s.cfg.Matches.Admit(caller, m.GetLimits(), addrs); err != nil {
+		return nil, invalid("%v", err)
 	}
 	seed := m.GetSeed()
 	if seed == 0 {
@@ -207,10 +203,12 @@ func (s *Service) checkEntrants(ctx context.Context, caller policy.Caller, game 
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
+	labels := make([]string, len(in))
 	for i, e := range in {
-		if err := s.cfg.Policy.Label(caller, e.GetLabel(), registered[i]); err != nil {
-			return nil, invalid("%v", err)
-		}
+		labels[i] = e.GetLabel()
+	}
+	if err := s.cfg.Matches.CheckLabels(caller, labels, registered); err != nil {
+		return nil, invalid("%v", err)
 	}
 	return Entrants(in, registered)
 }
@@ -243,8 +241,8 @@ func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int, fresh 
 	if concurrency <= 0 {
 		concurrency = s.cfg.Concurrency
 	}
-	if mc := s.cfg.Policy.MaxConcurrency; mc > 0 {
-		concurrency = min(concurrency, mc)
+	if pol := s.cfg.Matches.Policy; pol != nil && pol.MaxConcurrency > 0 {
+		concurrency = min(concurrency, pol.MaxConcurrency)
 	}
 	id := spec.GetTournamentId()
 	s.mu.Lock()
