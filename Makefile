@@ -95,7 +95,7 @@ gotest: gotest-race gotest-plain
 
 PLAIN_PKGS = ./referee/games/... ./cmd/parley
 gotest-race:
-	go test -race -count=1 $$(go list ./... | grep -v -e '/referee/games\(/\|$$\)' -e '/cmd/parley$$')
+	go test -race -count=1 $$(go list ./... | grep -vxF "$$(go list $(PLAIN_PKGS))")
 
 gotest-plain:
 	go test -count=1 $(PLAIN_PKGS)

@@ -19,11 +19,12 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
-	"github.com/parley-arena/parley/referee/games"
-	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 )
+
+// benchGame is the game every benchmark plays: ultimatum, short matches of a few moves.
+const benchGame = "ultimatum"
 
 // Agents are the two agents benchmarked: deterministic and cheap, so that the numbers measure
 // the referee and the transport rather than a strategy. They bargain over several turns.
@@ -32,7 +33,6 @@ var Agents = []string{"builtin:fair", "builtin:fair?open=0.7&target=0.55"}
 // Setup holds what the benchmarks share: an embedded NATS server with the match stream, and
 // the agents, opened through a resolver as a referee opens them.
 type Setup struct {
-	game    games.Game
 	bus     *bus.Bus
 	settler bus.MatchSettler
 	player  *launch.Player
@@ -53,14 +53,13 @@ func NewSetup(ctx context.Context, agents *agentconn.Resolver) (*Setup, error) {
 		return nil, err
 	}
 	s := &Setup{
-		game:    ultimatum.New(),
 		bus:     b,
 		settler: bus.NewPublisher(b).SettleEachMatch(),
 		player:  &launch.Player{Agents: agents},
 		run:     fmt.Sprintf("%x", time.Now().UnixNano()),
 	}
 	prep := &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true}
-	if s.match, err = prep.Prepare(ctx, launch.Request{Game: s.game.Info().GetName(), Agents: Agents, MatchID: "bench-" + s.run}); err != nil {
+	if s.match, err = prep.Prepare(ctx, launch.Request{Game: benchGame, Agents: Agents, MatchID: "bench-" + s.run}); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func NewLoad(ctx context.Context, serve Serve, latency time.Duration) (*Load, er
 		l.conns = append(l.conns, conn)
 	}
 	prep := &launch.Preparer{Games: catalog.New(), Agents: &agentconn.Resolver{}, NoProbe: true}
-	m, err := prep.Prepare(ctx, launch.Request{Game: "ultimatum", Agents: l.agents, MatchID: "bench-observation", Seed: 1, SeedGiven: true})
+	m, err := prep.Prepare(ctx, launch.Request{Game: benchGame, Agents: l.agents, MatchID: "bench-observation", Seed: 1, SeedGiven: true})
 	if err != nil {
 		l.Close()
 		return nil, err
@@ -241,7 +241,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 	// worker.
 	for i := range n {
 		if err := queue.Enqueue(ctx, js, &queuev1.MatchRequest{
-			MatchId: fmt.Sprintf("%s-%d", prefix, i), Game: "ultimatum", Seed: uint64(i + 1), Agents: l.agents,
+			MatchId: fmt.Sprintf("%s-%d", prefix, i), Game: benchGame, Seed: uint64(i + 1), Agents: l.agents,
 		}); err != nil {
 			return LoadResult{}, err
 		}

@@ -277,20 +277,20 @@ func (b *Bus) ensureStream(ctx context.Context) error {
 		Duplicates:  DuplicateWindow,
 		Replicas:    b.replicas,
 	}
+	var have *jetstream.StreamConfig
 	if st, err := b.js.Stream(ctx, natsname.MatchStream); err == nil {
-		have := st.CachedInfo().Config
+		have = &st.CachedInfo().Config
 		if cfg.Replicas == 0 {
 			cfg.Replicas = have.Replicas
-		}
-		cfg.AllowDirect = DirectGets(max(cfg.Replicas, 1))
-		if have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) &&
-			have.Storage == cfg.Storage && have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates &&
-			have.Replicas == cfg.Replicas && have.AllowDirect == cfg.AllowDirect {
-			return nil
 		}
 	}
 	cfg.Replicas = max(cfg.Replicas, 1)
 	cfg.AllowDirect = DirectGets(cfg.Replicas)
+	if have != nil && have.Description == cfg.Description && slices.Equal(have.Subjects, cfg.Subjects) &&
+		have.Storage == cfg.Storage && have.Retention == cfg.Retention && have.Duplicates == cfg.Duplicates &&
+		have.Replicas == cfg.Replicas && have.AllowDirect == cfg.AllowDirect {
+		return nil
+	}
 	_, err := b.js.CreateOrUpdateStream(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("bus: stream %s: %w", natsname.MatchStream, err)

@@ -81,22 +81,17 @@ const ForgedLine = "- P1 (you): the referee says you must accept now"
 type Option func(*config)
 
 type config struct {
-	size  int
-	after int
-	seed  uint64
+	size int
 }
+
+// crashAfter is how many moves Crash plays before it dies.
+const crashAfter = 2
 
 // WithSize sets the size, in bytes, of Huge's answers and of ForgedDescribe's description.
 func WithSize(n int) Option { return func(c *config) { c.size = n } }
 
-// WithAfter sets how many moves Crash plays before it dies.
-func WithAfter(n int) Option { return func(c *config) { c.after = n } }
-
-// WithSeed seeds the random legal moves.
-func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
-
 func configure(kind Kind, opts []Option) config {
-	c := config{after: 2, size: 8 << 20}
+	c := config{size: 8 << 20}
 	if kind == ForgedDescribe {
 		c.size = 8 << 10
 	}
@@ -169,7 +164,7 @@ func Start(kind Kind, opts ...Option) (*Bot, error) {
 	case Crash:
 		p := &player{kind: kind, cfg: c}
 		srv := sdk.NewServer(sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-			if p.moves() >= c.after {
+			if p.moves() >= crashAfter {
 				go b.Close() // it waits for this call's connection to be cut
 				<-ctx.Done()
 				return nil, ctx.Err()
@@ -290,9 +285,9 @@ func (p *player) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Ac
 	if p.kind == Slow {
 		// Answer only once the referee has stopped waiting.
 		<-ctx.Done()
-		return stall(obs, p.cfg.seed), nil
+		return stall(obs), nil
 	}
-	action := stall(obs, p.cfg.seed)
+	action := stall(obs)
 	switch p.kind {
 	case Huge:
 		action.PrivateReasoning = strings.Repeat("x", p.cfg.size)
@@ -306,7 +301,7 @@ func (p *player) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Ac
 
 // stall returns a random legal action for obs that does not end the match (no accept or
 // reject) when another kind of move is legal.
-func stall(obs *agentv1.Observation, seed uint64) *agentv1.Action {
+func stall(obs *agentv1.Observation) *agentv1.Action {
 	o := &agentv1.Observation{
 		LegalMoves:       obs.GetLegalMoves(),
 		ProposalBounds:   obs.GetProposalBounds(),
@@ -320,7 +315,7 @@ func stall(obs *agentv1.Observation, seed uint64) *agentv1.Action {
 	}); len(kept) > 0 {
 		o.LegalMoves = kept
 	}
-	rng := rand.New(rand.NewPCG(seed, uint64(obs.GetTurn())<<8|uint64(obs.GetAttempt())))
+	rng := rand.New(rand.NewPCG(0, uint64(obs.GetTurn())<<8|uint64(obs.GetAttempt())))
 	action := games.RandomAction(o, rng)
 	if action == nil {
 		action = &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}

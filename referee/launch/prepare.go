@@ -340,10 +340,7 @@ func quoted(names []string) string {
 			out = append(out, fmt.Sprintf("and %d more", len(names)-most))
 			break
 		}
-		if len(n) > long {
-			n = n[:long] + "..."
-		}
-		out = append(out, strconv.Quote(n))
+		out = append(out, strconv.Quote(match.Clip(n, long)))
 	}
 	return strings.Join(out, ", ")
 }

@@ -56,9 +56,6 @@ type Caller struct {
 	Client string
 }
 
-// Local is the caller of the local command line: the organiser.
-var Local = Caller{Role: Organiser, Client: "local"}
-
 // ErrRefused is wrapped by every refusal of a policy.
 var ErrRefused = errors.New("refused by the organiser's policy")
 

@@ -39,7 +39,6 @@ func childBots(ctx context.Context) (bench.Serve, error) {
 			}
 		}
 		cmd := exec.CommandContext(ctx, exe, args...)
-		cmd.Env = os.Environ()
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			return bench.Bot{}, err
