@@ -30,6 +30,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
 	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/queue"
 )
 
@@ -198,8 +199,11 @@ func queueGateway(t *testing.T) (*bus.Bus, refereev1connect.RefereeServiceClient
 	t.Cleanup(func() { broker.Close() })
 	// The referee's API with no worker of its own: the tests run theirs.
 	lis := listen(t)
+	// The tests' bots listen on loopback: the policy lets the referee dial there.
+	pol := policy.Default()
+	pol.Dial = []string{"127.0.0.1/32"}
 	ref, err := stack.StartReferee(ctx, stack.RefereeConfig{
-		Bus: broker, Games: catalog.New(), Agents: testAgents(), StartGrace: queueGrace,
+		Bus: broker, Games: catalog.New(), Agents: testAgents(), StartGrace: queueGrace, Policy: &pol,
 	}, lis)
 	if err != nil {
 		t.Fatal(err)

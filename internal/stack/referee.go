@@ -38,8 +38,8 @@ type RefereeConfig struct {
 	Tournaments bool
 	// StartGrace: see server.Config (0: its default).
 	StartGrace time.Duration
-	// Policy bounds what callers ask for; nil: policy.Default(). Its dial rule must already
-	// be the Agents resolver's (see Resolver).
+	// Policy bounds what callers ask for; nil: policy.Default(). An Agents resolver without
+	// a dial rule gets the policy's.
 	Policy *policy.Policy
 	// Name names the worker in logs.
 	Name string
@@ -65,6 +65,12 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	if cfg.Policy == nil {
 		p := policy.Default()
 		cfg.Policy = &p
+	}
+	if cfg.Agents.Dial == nil {
+		// The referee dials only what its policy allows, however its resolver was built.
+		a := *cfg.Agents
+		a.Dial = cfg.Policy.DialRule()
+		cfg.Agents = &a
 	}
 	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, Policy: cfg.Policy}
 	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger, StartGrace: cfg.StartGrace})
