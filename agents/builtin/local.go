@@ -66,11 +66,20 @@ func (Agents) Check(addr string) error {
 	return release(a)
 }
 
-func parse(addr string) (sdk.Agent, error) {
+// SplitAddress splits "builtin:NAME?key=value&..." (the prefix optional) into the agent's
+// name and settings.
+func SplitAddress(addr string) (name string, settings url.Values, err error) {
 	name, query, _ := strings.Cut(strings.TrimPrefix(addr, agentconn.BuiltinPrefix), "?")
-	settings, err := url.ParseQuery(query)
+	if settings, err = url.ParseQuery(query); err != nil {
+		return "", nil, fmt.Errorf("%w %q: settings must be key=value&key=value", agentconn.ErrBadAddress, addr)
+	}
+	return name, settings, nil
+}
+
+func parse(addr string) (sdk.Agent, error) {
+	name, settings, err := SplitAddress(addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q: settings must be key=value&key=value", agentconn.ErrBadAddress, addr)
+		return nil, err
 	}
 	a, err := New(name, settings)
 	if err != nil {
@@ -95,7 +104,7 @@ func Background(addr string, latency time.Duration) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	name, _, _ := strings.Cut(strings.TrimPrefix(addr, agentconn.BuiltinPrefix), "?")
+	name, _, _ := SplitAddress(addr) // parsed above
 	served := a
 	if latency > 0 {
 		served = sdk.Delay(a, latency)

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/internal/bench"
 	"github.com/parley-arena/parley/referee/agentconn"
 )
@@ -27,8 +27,7 @@ func childBots(ctx context.Context) (bench.Serve, error) {
 		return nil, fmt.Errorf("bench: the bots run as this program: %w", err)
 	}
 	return func(addr string, latency time.Duration) (bench.Bot, error) {
-		name, query, _ := strings.Cut(strings.TrimPrefix(addr, agentconn.BuiltinPrefix), "?")
-		settings, err := url.ParseQuery(query)
+		name, settings, err := builtin.SplitAddress(addr)
 		if err != nil {
 			return bench.Bot{}, err
 		}
