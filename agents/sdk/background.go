@@ -8,6 +8,7 @@ import (
 	"time"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 )
@@ -30,22 +31,30 @@ func Background(addr string, a Agent, opts ...Option) (bound string, stop func()
 }
 
 // Delay returns an agent that waits d before letting a answer each call (giving up when the
-// call's context ends first): a bot with a fixed thinking time, for load tests.
-func Delay(a Agent, d time.Duration) Agent {
-	return AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		if err := ctx.Err(); err != nil {
-			// Also when both were ready at once (a goroutine woken late on a busy machine).
-			return nil, err
-		}
-		return a.Act(ctx, obs)
-	})
+// call's context ends first): a bot with a fixed thinking time, for load tests. It describes
+// itself as a does.
+func Delay(a Agent, d time.Duration) Agent { return delayed{a: a, d: d} }
+
+type delayed struct {
+	a Agent
+	d time.Duration
 }
+
+func (w delayed) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	t := time.NewTimer(w.d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	if err := ctx.Err(); err != nil {
+		// Also when both were ready at once (a goroutine woken late on a busy machine).
+		return nil, err
+	}
+	return w.a.Act(ctx, obs)
+}
+
+func (w delayed) Describe() *gamev1.AgentInfo { return InfoOf(w.a) }
 
 // Gated returns an agent whose answers wait until gate is closed (or the call's context ends):
 // tests use it to hold a match at a move of their choosing.

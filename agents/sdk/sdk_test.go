@@ -509,3 +509,16 @@ func TestGated(t *testing.T) {
 		t.Errorf("after the gate opens: %v", err)
 	}
 }
+
+// described is an agent that says who it is.
+type described struct{ sdk.AgentFunc }
+
+func (described) Describe() *gamev1.AgentInfo { return &gamev1.AgentInfo{Name: "steady", Version: "3"} }
+
+// A delayed agent describes itself as the agent it delays.
+func TestDelayKeepsDescribe(t *testing.T) {
+	got := sdk.InfoOf(sdk.Delay(described{}, time.Millisecond))
+	if got.GetName() != "steady" || got.GetVersion() != "3" {
+		t.Errorf("a delayed agent describes itself as %v, want steady 3", got)
+	}
+}

@@ -67,7 +67,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	opts := []sdk.Option{sdk.WithLogger(deps.Logger(0)), sdk.WithInfo(sdk.InfoOf(agent))}
+	opts := []sdk.Option{sdk.WithLogger(deps.Logger(0))}
 	if o.delay > 0 {
 		agent = sdk.Delay(agent, o.delay)
 	}
