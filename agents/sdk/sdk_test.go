@@ -510,14 +510,9 @@ func TestGated(t *testing.T) {
 	}
 }
 
-// described is an agent that says who it is.
-type described struct{ sdk.AgentFunc }
-
-func (described) Describe() *gamev1.AgentInfo { return &gamev1.AgentInfo{Name: "steady", Version: "3"} }
-
 // A delayed agent describes itself as the agent it delays.
 func TestDelayKeepsDescribe(t *testing.T) {
-	got := sdk.InfoOf(sdk.Delay(described{}, time.Millisecond))
+	got := sdk.InfoOf(sdk.Delay(described{info: &gamev1.AgentInfo{Name: "steady", Version: "3"}}, time.Millisecond))
 	if got.GetName() != "steady" || got.GetVersion() != "3" {
 		t.Errorf("a delayed agent describes itself as %v, want steady 3", got)
 	}
