@@ -18,7 +18,9 @@ import (
 
 // Pool defaults.
 const (
-	// DefaultPoolIdle is how long a pooled connection nobody uses stays open.
+	// DefaultPoolIdle is how long a pooled connection nobody uses is kept once the pool dials
+	// another target (a pool that dials nothing new keeps its few connections; gRPC itself
+	// lets an unused one go idle and drops its transport).
 	DefaultPoolIdle = 2 * time.Minute
 	// DefaultPoolSize bounds the connections a pool keeps; past it, the ones idle longest are
 	// closed first (connections in use are never closed).
@@ -35,7 +37,8 @@ var ErrPoolClosed = errors.New("agentconn: pool closed")
 // Whoever owns the resolver creates the pool and closes it when done: Close closes every
 // connection, in use or not.
 type Pool struct {
-	// Idle is how long an unused connection stays open (0: DefaultPoolIdle).
+	// Idle is how long an unused connection is kept when the pool dials another target
+	// (0: DefaultPoolIdle).
 	Idle time.Duration
 	// Size bounds the connections kept (0: DefaultPoolSize).
 	Size int
