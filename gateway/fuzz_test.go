@@ -41,7 +41,7 @@ func FuzzStartMatch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, token string) {
 		ref := &fakeReferee{}
-		g, err := New(Config{Referee: ref, MaxBodyBytes: 4096, StartsPerMinute: 0})
+		g, err := New(Config{Referee: ref, MaxBodyBytes: 4096})
 		if err != nil {
 			t.Fatal(err)
 		}

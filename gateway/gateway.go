@@ -18,6 +18,7 @@ import (
 	"time"
 
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
+	"github.com/parley-arena/parley/referee/policy"
 
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 
@@ -112,11 +113,11 @@ type Config struct {
 	TokenBurst int
 	// AdminToken, when set, makes a request bearing it the organiser's.
 	AdminToken string
-	// StartsPerMinute bounds the matches and tournaments one client address (a spectator) or
-	// one team starts a minute (0: no bound); AuthFailuresPerMinute the failed token
-	// attempts of one client address (0: no bound). See referee/policy.
-	StartsPerMinute       int
-	AuthFailuresPerMinute int
+	// Policy is the organiser's: its starts_per_minute bounds the matches, tournaments and
+	// seat reservations one client address (a spectator) or one team starts a minute, and its
+	// auth_failures_per_minute the failed token attempts of one client address (0 or a nil
+	// Policy: no bound).
+	Policy *policy.Policy
 }
 
 // Gateway serves HTTP. Make one with New.
@@ -156,10 +157,14 @@ func New(cfg Config) (*Gateway, error) {
 		cfg.TokenBurst = DefaultTokenBurst
 	}
 	g := &Gateway{cfg: cfg, log: cfg.Logger, streams: newStreamLimiter(cfg.MaxStreamsPerClient)}
+	var starts, authFailures int
+	if cfg.Policy != nil {
+		starts, authFailures = cfg.Policy.StartsPerMinute, cfg.Policy.AuthFailuresPerMinute
+	}
 	g.callers = &callers{
-		teams: cfg.Teams, adminToken: cfg.AdminToken, perMinute: cfg.StartsPerMinute,
-		starts:       newKeyedLimiter(float64(cfg.StartsPerMinute), max(cfg.StartsPerMinute/2, 1)),
-		authFailures: newKeyedLimiter(float64(cfg.AuthFailuresPerMinute), max(cfg.AuthFailuresPerMinute/2, 1)),
+		teams: cfg.Teams, adminToken: cfg.AdminToken, perMinute: starts,
+		starts:       newKeyedLimiter(float64(starts), max(starts/2, 1)),
+		authFailures: newKeyedLimiter(float64(authFailures), max(authFailures/2, 1)),
 	}
 	g.auth = &teamAuth{callers: g.callers, perTeam: newKeyedLimiter(cfg.TokenRate*60, cfg.TokenBurst), limit: cfg.TokenRate, burst: cfg.TokenBurst}
 	g.handler = g.routes()

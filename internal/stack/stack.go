@@ -190,7 +190,7 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 		gc.Metrics = cfg.Metrics
 	}
 	gc.AdminToken = cfg.AdminToken
-	gc.StartsPerMinute, gc.AuthFailuresPerMinute = cfg.Policy.StartsPerMinute, cfg.Policy.AuthFailuresPerMinute
+	gc.Policy = cfg.Policy
 	if s.Gateway, err = gateway.New(gc); err != nil {
 		return nil, err
 	}
