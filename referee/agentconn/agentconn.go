@@ -144,9 +144,8 @@ type Conn struct {
 	// Seat is set when a person plays the agent.
 	Seat HumanSeat
 
-	conn   *grpc.ClientConn // a dialled connection, closed by Close
-	shared *grpc.ClientConn // a pooled connection, left open by Close
-	close  func() error     // stops a local agent, or gives a pooled connection back
+	conn  *grpc.ClientConn // the dialled connection (its own or a pooled one); nil in process
+	close func() error     // closes its own connection, gives a pooled one back, or stops a local agent
 }
 
 // IsHuman reports whether addr names a person's seat.
@@ -260,16 +259,21 @@ func (r *Resolver) dial(addr, target string) (*Conn, error) {
 	if r.Pool != nil {
 		return r.dialPooled(addr, target)
 	}
-	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, r.Options...)
-	conn, err := grpc.NewClient(target, opts...)
+	conn, err := newClient(target, r.Options)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}
 	seat := newSeatClient(agentv1.NewAgentServiceClient(conn), &streams{})
 	return &Conn{Client: seat, Addr: addr, Target: target, conn: conn, close: func() error {
 		seat.close()
-		return nil
+		return conn.Close()
 	}}, nil
+}
+
+// newClient makes the plaintext gRPC client of an agent at target (agents are reached on the
+// organiser's own network, or through a bot's link).
+func newClient(target string, opts []grpc.DialOption) (*grpc.ClientConn, error) {
+	return grpc.NewClient(target, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 }
 
 // Describe asks the agent who it is, within timeout. An error here means the agent cannot be
@@ -287,27 +291,20 @@ func (c *Conn) Describe(ctx context.Context, timeout time.Duration) (*gamev1.Age
 // ClientConn is the dialled gRPC connection, for services other than the agent protocol on
 // the same server (health checks); nil for agents served in process and dial-out bots.
 func (c *Conn) ClientConn() grpc.ClientConnInterface {
-	switch {
-	case c.conn != nil:
-		return c.conn
-	case c.shared != nil:
-		return c.shared
+	if c.conn == nil {
+		return nil // not a nil *grpc.ClientConn in an interface
 	}
-	return nil
+	return c.conn
 }
 
 // Close closes the connection (a pooled one is given back to the pool), or stops serving a
 // local agent. A person's seat is closed first, so that an Act still waiting for the person
 // returns at once.
 func (c *Conn) Close() error {
-	var err error
-	if c.close != nil {
-		err = c.close()
+	if c.close == nil {
+		return nil
 	}
-	if c.conn != nil {
-		err = errors.Join(err, c.conn.Close())
-	}
-	return err
+	return c.close()
 }
 
 // OpenAll opens every address; on error it closes those already open.

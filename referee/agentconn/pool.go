@@ -10,7 +10,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -76,7 +75,7 @@ func (p *Pool) acquire(target string, opts []grpc.DialOption) (*pooled, error) {
 		return c, nil
 	}
 	p.evictLocked(time.Now())
-	cc, err := grpc.NewClient(target, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
+	cc, err := newClient(target, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +160,7 @@ func (r *Resolver) dialPooled(addr, target string) (*Conn, error) {
 	}
 	var once sync.Once
 	seat := newSeatClient(c.client, &c.streams)
-	return &Conn{Client: seat, Addr: addr, Target: target, shared: c.cc, close: func() error {
+	return &Conn{Client: seat, Addr: addr, Target: target, conn: c.cc, close: func() error {
 		once.Do(func() {
 			seat.close()
 			r.Pool.release(c)
