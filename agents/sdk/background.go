@@ -74,22 +74,31 @@ func Gated(a Agent, gate <-chan struct{}) Agent {
 // process hosts an agent of its own, a built-in agent or a person's seat, over real gRPC like
 // any other agent.
 func Loopback(a Agent, opts ...Option) (client agentv1.AgentServiceClient, stop func() error, err error) {
+	o := buildOptions(a, append([]Option{WithGracePeriod(time.Second)}, opts...))
+	conn, stop, err := serveLoopback(newServer(a, o), o.gracePeriod)
+	if err != nil {
+		return nil, nil, err
+	}
+	return agentv1.NewAgentServiceClient(conn), stop, nil
+}
+
+// serveLoopback serves srv on a free loopback port and dials it. stop closes the client, then
+// stops the server, letting calls in flight finish for grace at most.
+func serveLoopback(srv *grpc.Server, grace time.Duration) (*grpc.ClientConn, func() error, error) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, fmt.Errorf("sdk: listen on loopback: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() {
-		done <- ServeListener(ctx, lis, a, append([]Option{WithGracePeriod(time.Second)}, opts...)...)
-	}()
+	go func() { done <- serve(ctx, srv, lis, grace) }()
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		cancel()
 		<-done
 		return nil, nil, fmt.Errorf("sdk: dial %s: %w", lis.Addr(), err)
 	}
-	return agentv1.NewAgentServiceClient(conn), func() error {
+	return conn, func() error {
 		err := conn.Close()
 		cancel()
 		return errors.Join(err, <-done)

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -106,34 +102,13 @@ func (h *Host) Close() error {
 
 // listen starts the server on a free loopback port and dials it.
 func (h *Host) listen() {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		h.err = fmt.Errorf("sdk: host: listen on loopback: %w", err)
-		return
-	}
 	o := buildOptions(nil, append([]Option{WithGracePeriod(time.Second)}, h.opts...))
-	srv := grpc.NewServer(serverOptions(o)...)
-	agentv1.RegisterAgentServiceServer(srv, &router{h: h})
-	hs := health.NewServer()
-	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	hs.SetServingStatus(agentv1.AgentService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(srv, hs)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, srv, lis, o.gracePeriod) }()
-	cc, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cc, stop, err := serveLoopback(agentServer(&router{h: h}, o), o.gracePeriod)
 	if err != nil {
-		cancel()
-		<-done
-		h.err = fmt.Errorf("sdk: host: dial %s: %w", lis.Addr(), err)
+		h.err = fmt.Errorf("sdk: host: %w", err)
 		return
 	}
-	h.cc = cc
-	h.stop = func() error {
-		err := cc.Close()
-		cancel()
-		return errors.Join(err, <-done)
-	}
+	h.cc, h.stop = cc, stop
 }
 
 // lookup finds the agent a call names.

@@ -82,13 +82,20 @@ func NewServer(a Agent, opts ...Option) *grpc.Server {
 }
 
 func newServer(a Agent, o *options) *grpc.Server {
+	srv := agentServer(&service{agent: a, info: o.info, logger: o.logger}, o)
+	reflection.Register(srv)
+	return srv
+}
+
+// agentServer returns a server of impl as AgentService, with the health service every agent
+// serves.
+func agentServer(impl agentv1.AgentServiceServer, o *options) *grpc.Server {
 	srv := grpc.NewServer(serverOptions(o)...)
-	agentv1.RegisterAgentServiceServer(srv, &service{agent: a, info: o.info, logger: o.logger})
+	agentv1.RegisterAgentServiceServer(srv, impl)
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(agentv1.AgentService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
-	reflection.Register(srv)
 	return srv
 }
 
