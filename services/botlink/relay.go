@@ -166,9 +166,8 @@ func (r *Relay) client(ctx context.Context, h http.Header) (*Client, func(), err
 	return NewClient(r.NC, team, name), done, nil
 }
 
-// relayedAgent is the relay's AgentService.
-// relayedAgent relays Act and Describe; Play is not relayed (UNIMPLEMENTED: the referee
-// falls back to Act).
+// relayedAgent is the relay's AgentService: it relays Act and Describe; Play is not relayed
+// (UNIMPLEMENTED: the referee falls back to Act).
 type relayedAgent struct {
 	agentv1connect.UnimplementedAgentServiceHandler
 	r *Relay
