@@ -142,7 +142,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		Referee: refereev1.NewRefereeServiceClient(refConn), Tournaments: tournamentv1.NewTournamentServiceClient(tourConn),
 		Analytics: an, Teams: teams, BotLinks: links, Metrics: metrics, Logger: logger, Web: web.Handler(),
 		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, AdminToken: deps.Getenv("PARLEY_ADMIN_TOKEN"),
-		Policy: pol,
+		Policy:    pol,
 		TokenRate: o.tokenRate, TokenBurst: o.tokenBurst, Mount: links.Relay().Mount,
 	})
 	if err != nil {
