@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parley-arena/parley/agents/bayes"
@@ -47,8 +48,11 @@ type Entry struct {
 	New func(settings url.Values) (sdk.Agent, error)
 }
 
-// Catalog returns every built-in agent, sorted by name.
-func Catalog() []Entry {
+// Catalog returns every built-in agent, sorted by name: built once (a referee looks an agent
+// up for every match) and shared, so callers must not modify it.
+func Catalog() []Entry { return catalog() }
+
+var catalog = sync.OnceValue(func() []Entry {
 	entries := []Entry{
 		{
 			Name:     "llm",
@@ -239,7 +243,7 @@ func Catalog() []Entry {
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 	return entries
-}
+})
 
 // Names returns the names of every built-in agent.
 func Names() []string {

@@ -34,7 +34,7 @@ var Agents = []string{"builtin:fair", "builtin:fair?open=0.7&target=0.55"}
 // the agents, opened through a resolver as a referee opens them.
 type Setup struct {
 	bus     *bus.Bus
-	settler bus.MatchSettler
+	settler *bus.MatchSettler
 	player  *launch.Player
 	match   *launch.Match // prepared once; each match takes a fresh id and seed
 	// agents stay open for the bare round trips; obs is what those carry.

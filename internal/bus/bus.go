@@ -3,10 +3,13 @@
 // records match events and reads them back.
 //
 // Every match event travels on the subject parley.match.<match_id>.<event>
-// and lands in the JetStream stream PARLEY_MATCHES. Each message carries the
-// Nats-Msg-Id header <match_id>/<seq>, so a publisher that sends an event twice
-// (a retry, a restarted referee) stores it once, and consumers can de-duplicate
-// on the same pair.
+// and lands in the JetStream stream PARLEY_MATCHES. A message carries one event,
+// or several consecutive events of one match (an EventBatch, marked by the
+// Parley-Events header: see MatchSettler and Decode), and then travels on the
+// subject of its last event. Each message carries the Nats-Msg-Id header
+// <match_id>/<seq> of its last event, so a publisher that sends it twice (a
+// retry, a restarted referee) stores it once, and consumers can de-duplicate
+// events on the same pair.
 //
 // Without a URL, [Open] runs a NATS server inside the process and talks to it
 // through an in-memory pipe; with one, it dials that server. After the

@@ -295,43 +295,57 @@ func TestMatchSettler(t *testing.T) {
 }
 
 // Matches sharing a Publisher each learn of their own failed events only: the match whose
-// event the stream refused gets the error at its end, and its ending is never stored (so its
-// record stays open for a rerun to close as void), while the other match ends normally.
+// message the stream refused gets the error at its end, and its ending is never stored (so its
+// record stays open for a rerun to close as void), while the other match ends normally. With
+// events held (the default), the refused event travels with the ending; without, alone.
 func TestMatchSettlerOwnFailures(t *testing.T) {
-	b := openEmbedded(t, Config{})
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	st, err := b.js.Stream(ctx, natsname.MatchStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := st.CachedInfo().Config
-	cfg.MaxMsgSize = 512
-	if _, err := b.js.UpdateStream(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	rec := NewPublisher(b).SettleEachMatch()
-	bad, good := syntheticMatch("m-refused", 5), syntheticMatch("m-fine", 5)
-	bad[1].GetActionTaken().Action = &agentv1.Action{PrivateReasoning: strings.Repeat("too long ", 100)}
-	for i := range 4 {
-		for _, ev := range []*eventsv1.MatchEvent{bad[i], good[i]} {
-			if err := rec.Record(ctx, ev); err != nil {
-				t.Fatalf("Record %s/%d: %v", ev.GetMatchId(), ev.GetSeq(), err)
+	for _, tc := range []struct {
+		name      string
+		linger    time.Duration
+		refused   string // id of the message refused
+		readsBack int    // events of the refused match stored
+	}{
+		{"held", time.Minute, "m-refused/5", 1},
+		{"each alone", 0, "m-refused/2", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := openEmbedded(t, Config{})
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			st, err := b.js.Stream(ctx, natsname.MatchStream)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	if err := rec.Record(ctx, good[4]); err != nil {
-		t.Errorf("the good match's end: %v", err)
-	}
-	if err := rec.Record(ctx, bad[4]); err == nil || !strings.Contains(err.Error(), "m-refused/2") {
-		t.Errorf("the refused match's end: %v, want the failure of m-refused/2", err)
-	}
-	if got, err := ReadMatch(ctx, b.JetStream(), "m-fine"); err != nil || sameEvents(got, good) != nil {
-		t.Errorf("the good match reads back as %d events (%v)", len(got), err)
-	}
-	got, err := ReadMatch(ctx, b.JetStream(), "m-refused")
-	if err != nil || len(got) != 3 || got[len(got)-1].GetMatchEnded() != nil {
-		t.Errorf("the refused match reads back as %d events (%v), want 3 and no ending", len(got), err)
+			cfg := st.CachedInfo().Config
+			cfg.MaxMsgSize = 768
+			if _, err := b.js.UpdateStream(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			rec := NewPublisher(b).SettleEachMatch()
+			rec.Linger = tc.linger
+			bad, good := syntheticMatch("m-refused", 5), syntheticMatch("m-fine", 5)
+			bad[1].GetActionTaken().Action = &agentv1.Action{PrivateReasoning: strings.Repeat("too long ", 100)}
+			for i := range 4 {
+				for _, ev := range []*eventsv1.MatchEvent{bad[i], good[i]} {
+					if err := rec.Record(ctx, ev); err != nil {
+						t.Fatalf("Record %s/%d: %v", ev.GetMatchId(), ev.GetSeq(), err)
+					}
+				}
+			}
+			if err := rec.Record(ctx, good[4]); err != nil {
+				t.Errorf("the good match's end: %v", err)
+			}
+			if err := rec.Record(ctx, bad[4]); err == nil || !strings.Contains(err.Error(), tc.refused) {
+				t.Errorf("the refused match's end: %v, want the failure of %s", err, tc.refused)
+			}
+			if got, err := ReadMatch(ctx, b.JetStream(), "m-fine"); err != nil || sameEvents(got, good) != nil {
+				t.Errorf("the good match reads back as %d events (%v)", len(got), err)
+			}
+			got, err := ReadMatch(ctx, b.JetStream(), "m-refused")
+			if err != nil || len(got) != tc.readsBack || got[len(got)-1].GetMatchEnded() != nil {
+				t.Errorf("the refused match reads back as %d events (%v), want %d and no ending", len(got), err, tc.readsBack)
+			}
+		})
 	}
 }
 

@@ -107,33 +107,55 @@ func (p *Publisher) MaxEventBytes() int {
 // ErrTooLarge, ctx's error, ErrClosed once the connection is closed, or the
 // NATS error.
 func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
-	matchID := ev.GetMatchId()
-	if err := ValidMatchID(matchID); err != nil {
+	enc, err := p.encode(ctx, ev)
+	if err != nil {
 		return err
 	}
+	return p.send(ctx, ev.GetMatchId(), enc.id, enc.name, enc.data, nil)
+}
+
+// encoded is an event checked and marshalled for the stream.
+type encoded struct {
+	id   string // message id of the event alone
+	name string // its kind, the last token of its subject
+	seq  uint64
+	data []byte
+}
+
+// encode checks ev as Record documents and marshals it.
+func (p *Publisher) encode(ctx context.Context, ev *eventsv1.MatchEvent) (encoded, error) {
+	matchID := ev.GetMatchId()
+	if err := ValidMatchID(matchID); err != nil {
+		return encoded{}, err
+	}
 	if ev.GetSeq() == 0 {
-		return fmt.Errorf("%w (match %s)", ErrNoSeq, matchID)
+		return encoded{}, fmt.Errorf("%w (match %s)", ErrNoSeq, matchID)
 	}
 	name := EventName(ev)
 	if name == UnknownEvent {
-		return fmt.Errorf("%w (match %s, seq %d)", ErrNoPayload, matchID, ev.GetSeq())
+		return encoded{}, fmt.Errorf("%w (match %s, seq %d)", ErrNoPayload, matchID, ev.GetSeq())
 	}
 	id := MsgID(matchID, ev.GetSeq())
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("bus: record %s: %w", id, err)
+		return encoded{}, fmt.Errorf("bus: record %s: %w", id, err)
 	}
 	data, err := proto.Marshal(ev)
 	if err != nil {
-		return fmt.Errorf("bus: record %s: marshal: %w", id, err)
+		return encoded{}, fmt.Errorf("bus: record %s: marshal: %w", id, err)
 	}
 	if limit := p.MaxEventBytes(); limit > 0 && len(data) > limit {
-		return fmt.Errorf("bus: record %s: %w: %d bytes, over the %d the server carries", id, ErrTooLarge, len(data), limit)
+		return encoded{}, fmt.Errorf("bus: record %s: %w: %d bytes, over the %d the server carries", id, ErrTooLarge, len(data), limit)
 	}
-	msg := &nats.Msg{
-		Subject: natsname.MatchSubject(matchID, name),
-		Data:    data,
-		Header:  make(nats.Header, 2),
+	return encoded{id: id, name: name, seq: ev.GetSeq(), data: data}, nil
+}
+
+// send publishes one message of matchID's record (one event, or a batch when header says so)
+// under message id id on the subject of event kind name, and keeps its ack for FlushMatch.
+func (p *Publisher) send(ctx context.Context, matchID, id, name string, data []byte, header nats.Header) error {
+	if header == nil {
+		header = make(nats.Header, 2)
 	}
+	msg := &nats.Msg{Subject: natsname.MatchSubject(matchID, name), Data: data, Header: header}
 	for {
 		ack, err := p.js.PublishMsgAsync(msg,
 			jetstream.WithMsgID(id),
@@ -288,42 +310,4 @@ func (p *Publisher) takeFailure() error {
 		return fmt.Errorf("%w (and %d more failed)", err, n-1)
 	}
 	return err
-}
-
-// MatchSettler records match events through a Publisher and settles each match at its end:
-// before a MatchEnded event it waits for every earlier event of the match (FlushMatch) and
-// sends the ending only when all of them are stored, then waits for the ending too. So a
-// stored match_ended always closes a whole record, and by the time Record returns for it
-// the record is stored (or the failure is returned), before anyone is told the match is
-// over. A failure leaves the record open, for whoever runs the match again to close as
-// void. Its Record has the signature of the referee's match.Recorder.
-type MatchSettler struct {
-	p *Publisher
-}
-
-// SettleEachMatch returns a MatchSettler recording through p.
-func (p *Publisher) SettleEachMatch() MatchSettler { return MatchSettler{p: p} }
-
-// MaxEventBytes is the Publisher's.
-func (s MatchSettler) MaxEventBytes() int { return s.p.MaxEventBytes() }
-
-// Settle waits until every event of matchID recorded so far is stored, and returns the first
-// failure among them (see FlushMatch).
-func (s MatchSettler) Settle(ctx context.Context, matchID string) error {
-	return s.p.FlushMatch(ctx, matchID)
-}
-
-// Record records ev as Publisher.Record does; a MatchEnded event only once the match's
-// earlier events are stored, and then it waits for the ending to be stored too.
-func (s MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
-	if ev.GetMatchEnded() == nil {
-		return s.p.Record(ctx, ev)
-	}
-	if err := s.p.FlushMatch(ctx, ev.GetMatchId()); err != nil {
-		return fmt.Errorf("%w; the match's ending was not recorded", err)
-	}
-	if err := s.p.Record(ctx, ev); err != nil {
-		return err
-	}
-	return s.p.FlushMatch(ctx, ev.GetMatchId())
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/natsname"
@@ -49,6 +48,23 @@ func ReadMatch(ctx context.Context, js jetstream.JetStream, matchID string) ([]*
 		return nil, err
 	}
 	return rec.Take(matchID), nil
+}
+
+// StoredEvents returns how many events the stream holds for matchID, repeats included
+// (ReadMatch leaves those out): a match recorded once holds as many as its record has.
+func StoredEvents(ctx context.Context, js jetstream.JetStream, matchID string) (int, error) {
+	if err := ValidMatchID(matchID); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := read(ctx, js, jetstream.ConsumerConfig{
+		FilterSubject: natsname.MatchFilter(matchID),
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	}, "match "+matchID, func(string) bool { return true }, func(string, *eventsv1.MatchEvent) error {
+		n++
+		return nil
+	})
+	return n, err
 }
 
 // ReadSince calls f, in stream order, with every match event stored at or after since whose
@@ -95,16 +111,18 @@ func read(ctx context.Context, js jetstream.JetStream, cfg jetstream.ConsumerCon
 			if !want(id) {
 				continue
 			}
-			ev := new(eventsv1.MatchEvent)
-			if err := proto.Unmarshal(msg.Data(), ev); err != nil {
+			evs, err := Decode(msg.Headers(), msg.Data())
+			if err != nil {
 				seq := uint64(0)
 				if md, merr := msg.Metadata(); merr == nil {
 					seq = md.Sequence.Stream
 				}
 				return fmt.Errorf("bus: read %s: stream seq %d on %s: %w", what, seq, msg.Subject(), err)
 			}
-			if err := f(id, ev); err != nil {
-				return err
+			for _, ev := range evs {
+				if err := f(id, ev); err != nil {
+					return err
+				}
 			}
 		}
 		if err := batch.Error(); err != nil {

@@ -2,7 +2,8 @@
 // and consumers that hold them, and the key-value buckets. Every other package takes its names
 // from here, so the layout on the broker reads in one file:
 //
-//	stream PARLEY_MATCHES     parley.match.<match_id>.<event>        every event of every match
+//	stream PARLEY_MATCHES     parley.match.<match_id>.<event>        every event of every match (a message
+//	                                                                 names its last event: see bus)
 //	stream PARLEY_REQUESTS    parley.request.<match_id>              match requests (work queue)
 //	stream PARLEY_TOURNAMENTS parley.tournament.<id>.spec            a tournament's schedule
 //	                          parley.tournament.<id>.request         how it was asked for

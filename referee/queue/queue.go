@@ -280,11 +280,12 @@ func Ended(ctx context.Context, js jetstream.JetStream, matchID string) (*events
 	if err != nil || !ended {
 		return nil, false, err
 	}
-	ev := new(eventsv1.MatchEvent)
-	if err := proto.Unmarshal(msg.Data, ev); err != nil {
+	evs, err := bus.Decode(msg.Header, msg.Data)
+	if err != nil {
 		return nil, false, fmt.Errorf("queue: match_ended of %s: %w", matchID, err)
 	}
-	return ev.GetMatchEnded(), true, nil
+	// The message's subject names its last event.
+	return evs[len(evs)-1].GetMatchEnded(), true, nil
 }
 
 // Owner returns the tournament a recorded match belongs to (its MatchStarted.tournament_id;
@@ -294,11 +295,12 @@ func Owner(ctx context.Context, js jetstream.JetStream, matchID string) (string,
 	if err != nil || !started {
 		return "", false, err
 	}
-	ev := new(eventsv1.MatchEvent)
-	if err := proto.Unmarshal(msg.Data, ev); err != nil {
+	evs, err := bus.Decode(msg.Header, msg.Data)
+	if err != nil {
 		return "", false, fmt.Errorf("queue: match_started of %s: %w", matchID, err)
 	}
-	return ev.GetMatchStarted().GetTournamentId(), true, nil
+	// A start travels alone (bus.MatchSettler).
+	return evs[0].GetMatchStarted().GetTournamentId(), true, nil
 }
 
 // Latest follows the retry chain from matchID (a requested match's id, of tournament

@@ -62,7 +62,7 @@ type WorkerConfig struct {
 type Worker struct {
 	b       *bus.Bus
 	js      jetstream.JetStream
-	settler bus.MatchSettler
+	settler *bus.MatchSettler
 	cfg     WorkerConfig
 	logger  *slog.Logger
 

@@ -8,9 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
-	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
@@ -71,23 +69,25 @@ func (s *Server) follow(ctx context.Context, id string, from uint64, send func(*
 				return status.Errorf(codes.Unavailable, "reading match %s: %v", id, err)
 			}
 		}
-		ev := new(eventsv1.MatchEvent)
-		if err := proto.Unmarshal(msg.Data(), ev); err != nil {
+		evs, err := bus.Decode(msg.Headers(), msg.Data())
+		if err != nil {
 			s.logger.Warn("unreadable match event", "match_id", id, "subject", msg.Subject(), "err", err)
 			continue
 		}
 		seen = true
-		if ev.GetSeq() <= last {
-			continue // stored twice (a re-send after the duplicate window)
-		}
-		last = ev.GetSeq()
-		if ev.GetSeq() >= from {
-			if err := send(&refereev1.StreamMatchEventsResponse{Event: ev}); err != nil {
-				return err
+		for _, ev := range evs {
+			if ev.GetSeq() <= last {
+				continue // stored twice (a re-send after the duplicate window)
 			}
-		}
-		if ev.GetMatchEnded() != nil {
-			return nil
+			last = ev.GetSeq()
+			if ev.GetSeq() >= from {
+				if err := send(&refereev1.StreamMatchEventsResponse{Event: ev}); err != nil {
+					return err
+				}
+			}
+			if ev.GetMatchEnded() != nil {
+				return nil
+			}
 		}
 	}
 }

@@ -113,18 +113,29 @@ func (x *matchIndex) add(msg jetstream.Msg) (md *jetstream.MsgMetadata, ended st
 	if err != nil {
 		return nil, ""
 	}
-	ev := new(eventsv1.MatchEvent)
-	if err := proto.Unmarshal(msg.Data(), ev); err != nil {
+	evs, err := bus.Decode(msg.Headers(), msg.Data())
+	if err != nil {
 		x.log.Warn("match index: unreadable event", "subject", msg.Subject(), "err", err)
 		return md, ""
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	for _, ev := range evs {
+		if id := x.addEvent(md, ev); id != "" {
+			ended = id
+		}
+	}
+	return md, ended
+}
+
+// addEvent indexes one event stored at md; it returns the match's id for a match_ended.
+// Callers hold x.mu.
+func (x *matchIndex) addEvent(md *jetstream.MsgMetadata, ev *eventsv1.MatchEvent) (ended string) {
 	id := ev.GetMatchId()
 	switch p := ev.GetPayload().(type) {
 	case *eventsv1.MatchEvent_MatchStarted:
 		if _, seen := x.byID[id]; seen {
-			return md, "" // a re-sent start
+			return "" // a re-sent start
 		}
 		sum := Summary(ev)
 		sum.MatchId = id
@@ -142,7 +153,7 @@ func (x *matchIndex) add(msg jetstream.Msg) (md *jetstream.MsgMetadata, ended st
 	case *eventsv1.MatchEvent_MatchEnded:
 		e := x.byID[id]
 		if e == nil || e.sum.GetState() == refereev1.MatchState_MATCH_STATE_ENDED {
-			return md, id
+			return id
 		}
 		e.sum.State = refereev1.MatchState_MATCH_STATE_ENDED
 		out := p.MatchEnded.GetOutcome()
@@ -154,9 +165,9 @@ func (x *matchIndex) add(msg jetstream.Msg) (md *jetstream.MsgMetadata, ended st
 		if x.ended > maxEndedListed+maxEndedListed/10 {
 			x.dropOldEnded()
 		}
-		return md, id
+		return id
 	}
-	return md, ""
+	return ""
 }
 
 // dropOldEnded forgets the oldest ended matches until maxEndedListed are left.

@@ -10,9 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/protobuf/proto"
 
-	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/services/analytics/metrics"
@@ -242,18 +240,25 @@ func (c *Consumer) handle(ctx context.Context, batch int, msgs []jetstream.Msg) 
 	var ds []Delivered
 	var malformed int
 	for _, m := range msgs {
-		ev := new(eventsv1.MatchEvent)
 		var streamSeq uint64
 		if md, err := m.Metadata(); err == nil {
 			streamSeq = md.Sequence.Stream
 		}
-		if err := proto.Unmarshal(m.Data(), ev); err != nil || bus.ValidMatchID(ev.GetMatchId()) != nil || ev.GetSeq() == 0 {
-			// Nothing to store it under; it stays in the stream for anyone to inspect.
+		evs, err := bus.Decode(m.Headers(), m.Data())
+		if err != nil {
 			malformed++
-			c.log.Error("analytics: malformed event skipped", "subject", m.Subject(), "stream_seq", streamSeq, "err", err)
+			c.log.Error("analytics: malformed message skipped", "subject", m.Subject(), "stream_seq", streamSeq, "err", err)
 			continue
 		}
-		ds = append(ds, Delivered{Event: ev, StreamSeq: streamSeq})
+		for _, ev := range evs {
+			if err := bus.ValidMatchID(ev.GetMatchId()); err != nil || ev.GetSeq() == 0 {
+				// Nothing to store it under; it stays in the stream for anyone to inspect.
+				malformed++
+				c.log.Error("analytics: malformed event skipped", "subject", m.Subject(), "stream_seq", streamSeq, "seq", ev.GetSeq(), "err", err)
+				continue
+			}
+			ds = append(ds, Delivered{Event: ev, StreamSeq: streamSeq})
+		}
 	}
 	// Finish the batch even if ctx ends now: what was fetched is committed, then acked.
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ingestTimeout)

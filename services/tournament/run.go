@@ -229,10 +229,12 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 			}
 			continue
 		}
-		ev := new(eventsv1.MatchEvent)
-		if err := proto.Unmarshal(msg.Data(), ev); err != nil {
+		evs, err := bus.Decode(msg.Headers(), msg.Data())
+		if err != nil {
 			continue // not ours to judge; the record's readers will report it
 		}
+		// The message's subject names its last event: the ending.
+		ev := evs[len(evs)-1]
 		if err := ended(ev.GetMatchId(), ev.GetMatchEnded()); err != nil {
 			return err
 		}

@@ -6,7 +6,8 @@
 
 // Package parley.events.v1 is the match record. A match is its ordered, append-only list of
 // MatchEvent; transcripts, metrics, ratings and replays are all derived from it. Events travel
-// over NATS JetStream on subjects parley.match.<match_id>.<event>.
+// over NATS JetStream on subjects parley.match.<match_id>.<event>, one per message or several in
+// an EventBatch.
 
 package eventsv1
 
@@ -98,6 +99,56 @@ func (FaultKind) EnumDescriptor() ([]byte, []int) {
 	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{0}
 }
 
+// EventBatch is several consecutive events of one match stored as one JetStream message, oldest
+// first, so that a fast match costs the broker a few stored messages rather than one per move. A
+// message carrying one is marked by the header Parley-Events (the number of events in it); a
+// message without that header carries a single MatchEvent. Its subject names the kind of its last
+// event, so a match's ending is found on parley.match.<match_id>.match_ended either way.
+type EventBatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The events, in seq order, with no gaps.
+	Events        []*MatchEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventBatch) Reset() {
+	*x = EventBatch{}
+	mi := &file_parley_events_v1_events_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventBatch) ProtoMessage() {}
+
+func (x *EventBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_events_v1_events_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventBatch.ProtoReflect.Descriptor instead.
+func (*EventBatch) Descriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *EventBatch) GetEvents() []*MatchEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
 // MatchEvent is the envelope of every event of a match.
 type MatchEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -131,7 +182,7 @@ type MatchEvent struct {
 
 func (x *MatchEvent) Reset() {
 	*x = MatchEvent{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[0]
+	mi := &file_parley_events_v1_events_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -143,7 +194,7 @@ func (x *MatchEvent) String() string {
 func (*MatchEvent) ProtoMessage() {}
 
 func (x *MatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[0]
+	mi := &file_parley_events_v1_events_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -156,7 +207,7 @@ func (x *MatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEvent.ProtoReflect.Descriptor instead.
 func (*MatchEvent) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{0}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *MatchEvent) GetMatchId() string {
@@ -339,7 +390,7 @@ type PhaseStarted struct {
 
 func (x *PhaseStarted) Reset() {
 	*x = PhaseStarted{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[1]
+	mi := &file_parley_events_v1_events_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -351,7 +402,7 @@ func (x *PhaseStarted) String() string {
 func (*PhaseStarted) ProtoMessage() {}
 
 func (x *PhaseStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[1]
+	mi := &file_parley_events_v1_events_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -364,7 +415,7 @@ func (x *PhaseStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PhaseStarted.ProtoReflect.Descriptor instead.
 func (*PhaseStarted) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{1}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PhaseStarted) GetPhase() string {
@@ -402,7 +453,7 @@ type ChanceDrawn struct {
 
 func (x *ChanceDrawn) Reset() {
 	*x = ChanceDrawn{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[2]
+	mi := &file_parley_events_v1_events_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -414,7 +465,7 @@ func (x *ChanceDrawn) String() string {
 func (*ChanceDrawn) ProtoMessage() {}
 
 func (x *ChanceDrawn) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[2]
+	mi := &file_parley_events_v1_events_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -427,7 +478,7 @@ func (x *ChanceDrawn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChanceDrawn.ProtoReflect.Descriptor instead.
 func (*ChanceDrawn) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{2}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ChanceDrawn) GetWhat() string {
@@ -486,7 +537,7 @@ type ProposalResolved struct {
 
 func (x *ProposalResolved) Reset() {
 	*x = ProposalResolved{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[3]
+	mi := &file_parley_events_v1_events_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -498,7 +549,7 @@ func (x *ProposalResolved) String() string {
 func (*ProposalResolved) ProtoMessage() {}
 
 func (x *ProposalResolved) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[3]
+	mi := &file_parley_events_v1_events_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -511,7 +562,7 @@ func (x *ProposalResolved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProposalResolved.ProtoReflect.Descriptor instead.
 func (*ProposalResolved) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ProposalResolved) GetProposer() int32 {
@@ -587,7 +638,7 @@ type MatchStarted struct {
 
 func (x *MatchStarted) Reset() {
 	*x = MatchStarted{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[4]
+	mi := &file_parley_events_v1_events_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -599,7 +650,7 @@ func (x *MatchStarted) String() string {
 func (*MatchStarted) ProtoMessage() {}
 
 func (x *MatchStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[4]
+	mi := &file_parley_events_v1_events_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -612,7 +663,7 @@ func (x *MatchStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStarted.ProtoReflect.Descriptor instead.
 func (*MatchStarted) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{4}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *MatchStarted) GetGame() string {
@@ -692,7 +743,7 @@ type ActionTaken struct {
 
 func (x *ActionTaken) Reset() {
 	*x = ActionTaken{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[5]
+	mi := &file_parley_events_v1_events_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -704,7 +755,7 @@ func (x *ActionTaken) String() string {
 func (*ActionTaken) ProtoMessage() {}
 
 func (x *ActionTaken) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[5]
+	mi := &file_parley_events_v1_events_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -717,7 +768,7 @@ func (x *ActionTaken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionTaken.ProtoReflect.Descriptor instead.
 func (*ActionTaken) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{5}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ActionTaken) GetSeat() int32 {
@@ -770,7 +821,7 @@ type ActionRefused struct {
 
 func (x *ActionRefused) Reset() {
 	*x = ActionRefused{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[6]
+	mi := &file_parley_events_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -782,7 +833,7 @@ func (x *ActionRefused) String() string {
 func (*ActionRefused) ProtoMessage() {}
 
 func (x *ActionRefused) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[6]
+	mi := &file_parley_events_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -795,7 +846,7 @@ func (x *ActionRefused) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionRefused.ProtoReflect.Descriptor instead.
 func (*ActionRefused) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{6}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ActionRefused) GetSeat() int32 {
@@ -851,7 +902,7 @@ type AgentFault struct {
 
 func (x *AgentFault) Reset() {
 	*x = AgentFault{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[7]
+	mi := &file_parley_events_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -863,7 +914,7 @@ func (x *AgentFault) String() string {
 func (*AgentFault) ProtoMessage() {}
 
 func (x *AgentFault) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[7]
+	mi := &file_parley_events_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -876,7 +927,7 @@ func (x *AgentFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentFault.ProtoReflect.Descriptor instead.
 func (*AgentFault) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *AgentFault) GetSeat() int32 {
@@ -921,7 +972,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[8]
+	mi := &file_parley_events_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +984,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[8]
+	mi := &file_parley_events_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +997,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MatchEnded) GetOutcome() *v11.Outcome {
@@ -977,7 +1028,7 @@ type SeatUsage struct {
 
 func (x *SeatUsage) Reset() {
 	*x = SeatUsage{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[9]
+	mi := &file_parley_events_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -989,7 +1040,7 @@ func (x *SeatUsage) String() string {
 func (*SeatUsage) ProtoMessage() {}
 
 func (x *SeatUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[9]
+	mi := &file_parley_events_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1002,7 +1053,7 @@ func (x *SeatUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatUsage.ProtoReflect.Descriptor instead.
 func (*SeatUsage) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SeatUsage) GetSeat() int32 {
@@ -1023,7 +1074,10 @@ var File_parley_events_v1_events_proto protoreflect.FileDescriptor
 
 const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1dparley/events/v1/events.proto\x12\x10parley.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/agent/v1/agent.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\xbd\x05\n" +
+	"\x1dparley/events/v1/events.proto\x12\x10parley.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/agent/v1/agent.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"B\n" +
+	"\n" +
+	"EventBatch\x124\n" +
+	"\x06events\x18\x01 \x03(\v2\x1c.parley.events.v1.MatchEventR\x06events\"\xbd\x05\n" +
 	"\n" +
 	"MatchEvent\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x10\n" +
@@ -1119,55 +1173,57 @@ func file_parley_events_v1_events_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_events_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_parley_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_parley_events_v1_events_proto_goTypes = []any{
 	(FaultKind)(0),                // 0: parley.events.v1.FaultKind
-	(*MatchEvent)(nil),            // 1: parley.events.v1.MatchEvent
-	(*PhaseStarted)(nil),          // 2: parley.events.v1.PhaseStarted
-	(*ChanceDrawn)(nil),           // 3: parley.events.v1.ChanceDrawn
-	(*ProposalResolved)(nil),      // 4: parley.events.v1.ProposalResolved
-	(*MatchStarted)(nil),          // 5: parley.events.v1.MatchStarted
-	(*ActionTaken)(nil),           // 6: parley.events.v1.ActionTaken
-	(*ActionRefused)(nil),         // 7: parley.events.v1.ActionRefused
-	(*AgentFault)(nil),            // 8: parley.events.v1.AgentFault
-	(*MatchEnded)(nil),            // 9: parley.events.v1.MatchEnded
-	(*SeatUsage)(nil),             // 10: parley.events.v1.SeatUsage
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
-	(*v1.Proposal)(nil),           // 12: parley.game.v1.Proposal
-	(*v11.GameParams)(nil),        // 13: parley.match.v1.GameParams
-	(*v1.SeatInfo)(nil),           // 14: parley.game.v1.SeatInfo
-	(*v11.Limits)(nil),            // 15: parley.match.v1.Limits
-	(*v12.Action)(nil),            // 16: parley.agent.v1.Action
-	(*v1.Rejection)(nil),          // 17: parley.game.v1.Rejection
-	(*v11.Outcome)(nil),           // 18: parley.match.v1.Outcome
-	(*v12.Usage)(nil),             // 19: parley.agent.v1.Usage
+	(*EventBatch)(nil),            // 1: parley.events.v1.EventBatch
+	(*MatchEvent)(nil),            // 2: parley.events.v1.MatchEvent
+	(*PhaseStarted)(nil),          // 3: parley.events.v1.PhaseStarted
+	(*ChanceDrawn)(nil),           // 4: parley.events.v1.ChanceDrawn
+	(*ProposalResolved)(nil),      // 5: parley.events.v1.ProposalResolved
+	(*MatchStarted)(nil),          // 6: parley.events.v1.MatchStarted
+	(*ActionTaken)(nil),           // 7: parley.events.v1.ActionTaken
+	(*ActionRefused)(nil),         // 8: parley.events.v1.ActionRefused
+	(*AgentFault)(nil),            // 9: parley.events.v1.AgentFault
+	(*MatchEnded)(nil),            // 10: parley.events.v1.MatchEnded
+	(*SeatUsage)(nil),             // 11: parley.events.v1.SeatUsage
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*v1.Proposal)(nil),           // 13: parley.game.v1.Proposal
+	(*v11.GameParams)(nil),        // 14: parley.match.v1.GameParams
+	(*v1.SeatInfo)(nil),           // 15: parley.game.v1.SeatInfo
+	(*v11.Limits)(nil),            // 16: parley.match.v1.Limits
+	(*v12.Action)(nil),            // 17: parley.agent.v1.Action
+	(*v1.Rejection)(nil),          // 18: parley.game.v1.Rejection
+	(*v11.Outcome)(nil),           // 19: parley.match.v1.Outcome
+	(*v12.Usage)(nil),             // 20: parley.agent.v1.Usage
 }
 var file_parley_events_v1_events_proto_depIdxs = []int32{
-	11, // 0: parley.events.v1.MatchEvent.time:type_name -> google.protobuf.Timestamp
-	5,  // 1: parley.events.v1.MatchEvent.match_started:type_name -> parley.events.v1.MatchStarted
-	6,  // 2: parley.events.v1.MatchEvent.action_taken:type_name -> parley.events.v1.ActionTaken
-	7,  // 3: parley.events.v1.MatchEvent.action_refused:type_name -> parley.events.v1.ActionRefused
-	8,  // 4: parley.events.v1.MatchEvent.agent_fault:type_name -> parley.events.v1.AgentFault
-	9,  // 5: parley.events.v1.MatchEvent.match_ended:type_name -> parley.events.v1.MatchEnded
-	2,  // 6: parley.events.v1.MatchEvent.phase_started:type_name -> parley.events.v1.PhaseStarted
-	3,  // 7: parley.events.v1.MatchEvent.chance_drawn:type_name -> parley.events.v1.ChanceDrawn
-	4,  // 8: parley.events.v1.MatchEvent.proposal_resolved:type_name -> parley.events.v1.ProposalResolved
-	12, // 9: parley.events.v1.ProposalResolved.proposal:type_name -> parley.game.v1.Proposal
-	13, // 10: parley.events.v1.MatchStarted.params:type_name -> parley.match.v1.GameParams
-	14, // 11: parley.events.v1.MatchStarted.seats:type_name -> parley.game.v1.SeatInfo
-	15, // 12: parley.events.v1.MatchStarted.limits:type_name -> parley.match.v1.Limits
-	16, // 13: parley.events.v1.ActionTaken.action:type_name -> parley.agent.v1.Action
-	16, // 14: parley.events.v1.ActionRefused.action:type_name -> parley.agent.v1.Action
-	17, // 15: parley.events.v1.ActionRefused.rejection:type_name -> parley.game.v1.Rejection
-	0,  // 16: parley.events.v1.AgentFault.kind:type_name -> parley.events.v1.FaultKind
-	18, // 17: parley.events.v1.MatchEnded.outcome:type_name -> parley.match.v1.Outcome
-	10, // 18: parley.events.v1.MatchEnded.usage:type_name -> parley.events.v1.SeatUsage
-	19, // 19: parley.events.v1.SeatUsage.total:type_name -> parley.agent.v1.Usage
-	20, // [20:20] is the sub-list for method output_type
-	20, // [20:20] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	2,  // 0: parley.events.v1.EventBatch.events:type_name -> parley.events.v1.MatchEvent
+	12, // 1: parley.events.v1.MatchEvent.time:type_name -> google.protobuf.Timestamp
+	6,  // 2: parley.events.v1.MatchEvent.match_started:type_name -> parley.events.v1.MatchStarted
+	7,  // 3: parley.events.v1.MatchEvent.action_taken:type_name -> parley.events.v1.ActionTaken
+	8,  // 4: parley.events.v1.MatchEvent.action_refused:type_name -> parley.events.v1.ActionRefused
+	9,  // 5: parley.events.v1.MatchEvent.agent_fault:type_name -> parley.events.v1.AgentFault
+	10, // 6: parley.events.v1.MatchEvent.match_ended:type_name -> parley.events.v1.MatchEnded
+	3,  // 7: parley.events.v1.MatchEvent.phase_started:type_name -> parley.events.v1.PhaseStarted
+	4,  // 8: parley.events.v1.MatchEvent.chance_drawn:type_name -> parley.events.v1.ChanceDrawn
+	5,  // 9: parley.events.v1.MatchEvent.proposal_resolved:type_name -> parley.events.v1.ProposalResolved
+	13, // 10: parley.events.v1.ProposalResolved.proposal:type_name -> parley.game.v1.Proposal
+	14, // 11: parley.events.v1.MatchStarted.params:type_name -> parley.match.v1.GameParams
+	15, // 12: parley.events.v1.MatchStarted.seats:type_name -> parley.game.v1.SeatInfo
+	16, // 13: parley.events.v1.MatchStarted.limits:type_name -> parley.match.v1.Limits
+	17, // 14: parley.events.v1.ActionTaken.action:type_name -> parley.agent.v1.Action
+	17, // 15: parley.events.v1.ActionRefused.action:type_name -> parley.agent.v1.Action
+	18, // 16: parley.events.v1.ActionRefused.rejection:type_name -> parley.game.v1.Rejection
+	0,  // 17: parley.events.v1.AgentFault.kind:type_name -> parley.events.v1.FaultKind
+	19, // 18: parley.events.v1.MatchEnded.outcome:type_name -> parley.match.v1.Outcome
+	11, // 19: parley.events.v1.MatchEnded.usage:type_name -> parley.events.v1.SeatUsage
+	20, // 20: parley.events.v1.SeatUsage.total:type_name -> parley.agent.v1.Usage
+	21, // [21:21] is the sub-list for method output_type
+	21, // [21:21] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_parley_events_v1_events_proto_init() }
@@ -1175,7 +1231,7 @@ func file_parley_events_v1_events_proto_init() {
 	if File_parley_events_v1_events_proto != nil {
 		return
 	}
-	file_parley_events_v1_events_proto_msgTypes[0].OneofWrappers = []any{
+	file_parley_events_v1_events_proto_msgTypes[1].OneofWrappers = []any{
 		(*MatchEvent_MatchStarted)(nil),
 		(*MatchEvent_ActionTaken)(nil),
 		(*MatchEvent_ActionRefused)(nil),
@@ -1185,14 +1241,14 @@ func file_parley_events_v1_events_proto_init() {
 		(*MatchEvent_ChanceDrawn)(nil),
 		(*MatchEvent_ProposalResolved)(nil),
 	}
-	file_parley_events_v1_events_proto_msgTypes[2].OneofWrappers = []any{}
+	file_parley_events_v1_events_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_events_v1_events_proto_rawDesc), len(file_parley_events_v1_events_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

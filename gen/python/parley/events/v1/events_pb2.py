@@ -17,7 +17,7 @@ from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
 from parley.match.v1 import match_pb2 as parley_dot_match_dot_v1_dot_match__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dparley/events/v1/events.proto\x12\x10parley.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/agent/v1/agent.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\xbd\x05\n\nMatchEvent\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x10\n\x03seq\x18\x02 \x01(\x04R\x03seq\x12.\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12\x12\n\x04turn\x18\x04 \x01(\x05R\x04turn\x12\x45\n\rmatch_started\x18\n \x01(\x0b\x32\x1e.parley.events.v1.MatchStartedH\x00R\x0cmatchStarted\x12\x42\n\x0c\x61\x63tion_taken\x18\x0b \x01(\x0b\x32\x1d.parley.events.v1.ActionTakenH\x00R\x0b\x61\x63tionTaken\x12H\n\x0e\x61\x63tion_refused\x18\x0c \x01(\x0b\x32\x1f.parley.events.v1.ActionRefusedH\x00R\ractionRefused\x12?\n\x0b\x61gent_fault\x18\r \x01(\x0b\x32\x1c.parley.events.v1.AgentFaultH\x00R\nagentFault\x12?\n\x0bmatch_ended\x18\x0e \x01(\x0b\x32\x1c.parley.events.v1.MatchEndedH\x00R\nmatchEnded\x12\x45\n\rphase_started\x18\x0f \x01(\x0b\x32\x1e.parley.events.v1.PhaseStartedH\x00R\x0cphaseStarted\x12\x42\n\x0c\x63hance_drawn\x18\x10 \x01(\x0b\x32\x1d.parley.events.v1.ChanceDrawnH\x00R\x0b\x63hanceDrawn\x12Q\n\x11proposal_resolved\x18\x11 \x01(\x0b\x32\".parley.events.v1.ProposalResolvedH\x00R\x10proposalResolvedB\t\n\x07payload\">\n\x0cPhaseStarted\x12\x14\n\x05phase\x18\x01 \x01(\tR\x05phase\x12\x18\n\x07summary\x18\x02 \x01(\tR\x07summary\"\xa1\x01\n\x0b\x43hanceDrawn\x12\x12\n\x04what\x18\x01 \x01(\tR\x04what\x12\x17\n\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x19\n\x05value\x18\x03 \x01(\x03H\x01R\x05value\x88\x01\x01\x12\x18\n\x07summary\x18\x04 \x01(\tR\x07summary\x12\x1d\n\nvisible_to\x18\x05 \x03(\x05R\tvisibleToB\x07\n\x05_seatB\x08\n\x06_value\"\xdc\x01\n\x10ProposalResolved\x12\x1a\n\x08proposer\x18\x01 \x01(\x05R\x08proposer\x12\x34\n\x08proposal\x18\x02 \x01(\x0b\x32\x18.parley.game.v1.ProposalR\x08proposal\x12\x1a\n\x08\x61\x63\x63\x65pted\x18\x03 \x01(\x08R\x08\x61\x63\x63\x65pted\x12\x1f\n\x0b\x61\x63\x63\x65pted_by\x18\x04 \x03(\x05R\nacceptedBy\x12\x1f\n\x0brejected_by\x18\x05 \x03(\x05R\nrejectedBy\x12\x18\n\x07summary\x18\x06 \x01(\tR\x07summary\"\xbd\x02\n\x0cMatchStarted\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12#\n\rrules_version\x18\x02 \x01(\tR\x0crulesVersion\x12\x33\n\x06params\x18\x03 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x04 \x01(\x04R\x04seed\x12.\n\x05seats\x18\x05 \x03(\x0b\x32\x18.parley.game.v1.SeatInfoR\x05seats\x12/\n\x06limits\x18\x06 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12#\n\rtournament_id\x18\x07 \x01(\tR\x0ctournamentId\x12%\n\x0ereveal_private\x18\x08 \x01(\x08R\rrevealPrivate\"\x93\x01\n\x0b\x41\x63tionTaken\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12/\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x17.parley.agent.v1.ActionR\x06\x61\x63tion\x12\x18\n\x07\x61ttempt\x18\x03 \x01(\x05R\x07\x61ttempt\x12%\n\x0e\x64\x65\x66\x61ult_reason\x18\x04 \x01(\tR\rdefaultReason\"\xd9\x01\n\rActionRefused\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n\x07\x61ttempt\x18\x02 \x01(\x05R\x07\x61ttempt\x12/\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x17.parley.agent.v1.ActionR\x06\x61\x63tion\x12\x37\n\trejection\x18\x04 \x01(\x0b\x32\x19.parley.game.v1.RejectionR\trejection\x12\x30\n\x14\x61\x63tion_omitted_bytes\x18\x05 \x01(\x05R\x12\x61\x63tionOmittedBytes\"\x83\x01\n\nAgentFault\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n\x07\x61ttempt\x18\x02 \x01(\x05R\x07\x61ttempt\x12/\n\x04kind\x18\x03 \x01(\x0e\x32\x1b.parley.events.v1.FaultKindR\x04kind\x12\x16\n\x06\x64\x65tail\x18\x04 \x01(\tR\x06\x64\x65tail\"s\n\nMatchEnded\x12\x32\n\x07outcome\x18\x01 \x01(\x0b\x32\x18.parley.match.v1.OutcomeR\x07outcome\x12\x31\n\x05usage\x18\x02 \x03(\x0b\x32\x1b.parley.events.v1.SeatUsageR\x05usage\"M\n\tSeatUsage\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12,\n\x05total\x18\x02 \x01(\x0b\x32\x16.parley.agent.v1.UsageR\x05total*\xc7\x01\n\tFaultKind\x12\x1a\n\x16\x46\x41ULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x41ULT_KIND_TIMEOUT\x10\x01\x12\x1a\n\x16\x46\x41ULT_KIND_UNAVAILABLE\x10\x02\x12\x18\n\x14\x46\x41ULT_KIND_MALFORMED\x10\x03\x12\x18\n\x14\x46\x41ULT_KIND_OVERSIZED\x10\x04\x12\x14\n\x10\x46\x41ULT_KIND_ERROR\x10\x05\x12 \n\x1c\x46\x41ULT_KIND_RETRIES_EXHAUSTED\x10\x06\x42\xc6\x01\n\x14\x63om.parley.events.v1B\x0b\x45ventsProtoP\x01Z?github.com/parley-arena/parley/gen/go/parley/events/v1;eventsv1\xa2\x02\x03PEX\xaa\x02\x10Parley.Events.V1\xca\x02\x10Parley\\Events\\V1\xe2\x02\x1cParley\\Events\\V1\\GPBMetadata\xea\x02\x12Parley::Events::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dparley/events/v1/events.proto\x12\x10parley.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/agent/v1/agent.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"B\n\nEventBatch\x12\x34\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1c.parley.events.v1.MatchEventR\x06\x65vents\"\xbd\x05\n\nMatchEvent\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x10\n\x03seq\x18\x02 \x01(\x04R\x03seq\x12.\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12\x12\n\x04turn\x18\x04 \x01(\x05R\x04turn\x12\x45\n\rmatch_started\x18\n \x01(\x0b\x32\x1e.parley.events.v1.MatchStartedH\x00R\x0cmatchStarted\x12\x42\n\x0c\x61\x63tion_taken\x18\x0b \x01(\x0b\x32\x1d.parley.events.v1.ActionTakenH\x00R\x0b\x61\x63tionTaken\x12H\n\x0e\x61\x63tion_refused\x18\x0c \x01(\x0b\x32\x1f.parley.events.v1.ActionRefusedH\x00R\ractionRefused\x12?\n\x0b\x61gent_fault\x18\r \x01(\x0b\x32\x1c.parley.events.v1.AgentFaultH\x00R\nagentFault\x12?\n\x0bmatch_ended\x18\x0e \x01(\x0b\x32\x1c.parley.events.v1.MatchEndedH\x00R\nmatchEnded\x12\x45\n\rphase_started\x18\x0f \x01(\x0b\x32\x1e.parley.events.v1.PhaseStartedH\x00R\x0cphaseStarted\x12\x42\n\x0c\x63hance_drawn\x18\x10 \x01(\x0b\x32\x1d.parley.events.v1.ChanceDrawnH\x00R\x0b\x63hanceDrawn\x12Q\n\x11proposal_resolved\x18\x11 \x01(\x0b\x32\".parley.events.v1.ProposalResolvedH\x00R\x10proposalResolvedB\t\n\x07payload\">\n\x0cPhaseStarted\x12\x14\n\x05phase\x18\x01 \x01(\tR\x05phase\x12\x18\n\x07summary\x18\x02 \x01(\tR\x07summary\"\xa1\x01\n\x0b\x43hanceDrawn\x12\x12\n\x04what\x18\x01 \x01(\tR\x04what\x12\x17\n\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x19\n\x05value\x18\x03 \x01(\x03H\x01R\x05value\x88\x01\x01\x12\x18\n\x07summary\x18\x04 \x01(\tR\x07summary\x12\x1d\n\nvisible_to\x18\x05 \x03(\x05R\tvisibleToB\x07\n\x05_seatB\x08\n\x06_value\"\xdc\x01\n\x10ProposalResolved\x12\x1a\n\x08proposer\x18\x01 \x01(\x05R\x08proposer\x12\x34\n\x08proposal\x18\x02 \x01(\x0b\x32\x18.parley.game.v1.ProposalR\x08proposal\x12\x1a\n\x08\x61\x63\x63\x65pted\x18\x03 \x01(\x08R\x08\x61\x63\x63\x65pted\x12\x1f\n\x0b\x61\x63\x63\x65pted_by\x18\x04 \x03(\x05R\nacceptedBy\x12\x1f\n\x0brejected_by\x18\x05 \x03(\x05R\nrejectedBy\x12\x18\n\x07summary\x18\x06 \x01(\tR\x07summary\"\xbd\x02\n\x0cMatchStarted\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12#\n\rrules_version\x18\x02 \x01(\tR\x0crulesVersion\x12\x33\n\x06params\x18\x03 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x04 \x01(\x04R\x04seed\x12.\n\x05seats\x18\x05 \x03(\x0b\x32\x18.parley.game.v1.SeatInfoR\x05seats\x12/\n\x06limits\x18\x06 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12#\n\rtournament_id\x18\x07 \x01(\tR\x0ctournamentId\x12%\n\x0ereveal_private\x18\x08 \x01(\x08R\rrevealPrivate\"\x93\x01\n\x0b\x41\x63tionTaken\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12/\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x17.parley.agent.v1.ActionR\x06\x61\x63tion\x12\x18\n\x07\x61ttempt\x18\x03 \x01(\x05R\x07\x61ttempt\x12%\n\x0e\x64\x65\x66\x61ult_reason\x18\x04 \x01(\tR\rdefaultReason\"\xd9\x01\n\rActionRefused\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n\x07\x61ttempt\x18\x02 \x01(\x05R\x07\x61ttempt\x12/\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x17.parley.agent.v1.ActionR\x06\x61\x63tion\x12\x37\n\trejection\x18\x04 \x01(\x0b\x32\x19.parley.game.v1.RejectionR\trejection\x12\x30\n\x14\x61\x63tion_omitted_bytes\x18\x05 \x01(\x05R\x12\x61\x63tionOmittedBytes\"\x83\x01\n\nAgentFault\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n\x07\x61ttempt\x18\x02 \x01(\x05R\x07\x61ttempt\x12/\n\x04kind\x18\x03 \x01(\x0e\x32\x1b.parley.events.v1.FaultKindR\x04kind\x12\x16\n\x06\x64\x65tail\x18\x04 \x01(\tR\x06\x64\x65tail\"s\n\nMatchEnded\x12\x32\n\x07outcome\x18\x01 \x01(\x0b\x32\x18.parley.match.v1.OutcomeR\x07outcome\x12\x31\n\x05usage\x18\x02 \x03(\x0b\x32\x1b.parley.events.v1.SeatUsageR\x05usage\"M\n\tSeatUsage\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12,\n\x05total\x18\x02 \x01(\x0b\x32\x16.parley.agent.v1.UsageR\x05total*\xc7\x01\n\tFaultKind\x12\x1a\n\x16\x46\x41ULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x41ULT_KIND_TIMEOUT\x10\x01\x12\x1a\n\x16\x46\x41ULT_KIND_UNAVAILABLE\x10\x02\x12\x18\n\x14\x46\x41ULT_KIND_MALFORMED\x10\x03\x12\x18\n\x14\x46\x41ULT_KIND_OVERSIZED\x10\x04\x12\x14\n\x10\x46\x41ULT_KIND_ERROR\x10\x05\x12 \n\x1c\x46\x41ULT_KIND_RETRIES_EXHAUSTED\x10\x06\x42\xc6\x01\n\x14\x63om.parley.events.v1B\x0b\x45ventsProtoP\x01Z?github.com/parley-arena/parley/gen/go/parley/events/v1;eventsv1\xa2\x02\x03PEX\xaa\x02\x10Parley.Events.V1\xca\x02\x10Parley\\Events\\V1\xe2\x02\x1cParley\\Events\\V1\\GPBMetadata\xea\x02\x12Parley::Events::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.events.v1.events_pb2', globals())
@@ -25,26 +25,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\024com.parley.events.v1B\013EventsProtoP\001Z?github.com/parley-arena/parley/gen/go/parley/events/v1;eventsv1\242\002\003PEX\252\002\020Parley.Events.V1\312\002\020Parley\\Events\\V1\342\002\034Parley\\Events\\V1\\GPBMetadata\352\002\022Parley::Events::V1'
-  _FAULTKIND._serialized_start=2345
-  _FAULTKIND._serialized_end=2544
-  _MATCHEVENT._serialized_start=170
-  _MATCHEVENT._serialized_end=871
-  _PHASESTARTED._serialized_start=873
-  _PHASESTARTED._serialized_end=935
-  _CHANCEDRAWN._serialized_start=938
-  _CHANCEDRAWN._serialized_end=1099
-  _PROPOSALRESOLVED._serialized_start=1102
-  _PROPOSALRESOLVED._serialized_end=1322
-  _MATCHSTARTED._serialized_start=1325
-  _MATCHSTARTED._serialized_end=1642
-  _ACTIONTAKEN._serialized_start=1645
-  _ACTIONTAKEN._serialized_end=1792
-  _ACTIONREFUSED._serialized_start=1795
-  _ACTIONREFUSED._serialized_end=2012
-  _AGENTFAULT._serialized_start=2015
-  _AGENTFAULT._serialized_end=2146
-  _MATCHENDED._serialized_start=2148
-  _MATCHENDED._serialized_end=2263
-  _SEATUSAGE._serialized_start=2265
-  _SEATUSAGE._serialized_end=2342
+  _FAULTKIND._serialized_start=2413
+  _FAULTKIND._serialized_end=2612
+  _EVENTBATCH._serialized_start=169
+  _EVENTBATCH._serialized_end=235
+  _MATCHEVENT._serialized_start=238
+  _MATCHEVENT._serialized_end=939
+  _PHASESTARTED._serialized_start=941
+  _PHASESTARTED._serialized_end=1003
+  _CHANCEDRAWN._serialized_start=1006
+  _CHANCEDRAWN._serialized_end=1167
+  _PROPOSALRESOLVED._serialized_start=1170
+  _PROPOSALRESOLVED._serialized_end=1390
+  _MATCHSTARTED._serialized_start=1393
+  _MATCHSTARTED._serialized_end=1710
+  _ACTIONTAKEN._serialized_start=1713
+  _ACTIONTAKEN._serialized_end=1860
+  _ACTIONREFUSED._serialized_start=1863
+  _ACTIONREFUSED._serialized_end=2080
+  _AGENTFAULT._serialized_start=2083
+  _AGENTFAULT._serialized_end=2214
+  _MATCHENDED._serialized_start=2216
+  _MATCHENDED._serialized_end=2331
+  _SEATUSAGE._serialized_start=2333
+  _SEATUSAGE._serialized_end=2410
 # @@protoc_insertion_point(module_scope)

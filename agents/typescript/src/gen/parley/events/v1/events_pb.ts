@@ -4,7 +4,8 @@
 
 // Package parley.events.v1 is the match record. A match is its ordered, append-only list of
 // MatchEvent; transcripts, metrics, ratings and replays are all derived from it. Events travel
-// over NATS JetStream on subjects parley.match.<match_id>.<event>.
+// over NATS JetStream on subjects parley.match.<match_id>.<event>, one per message or several in
+// an EventBatch.
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
@@ -22,7 +23,32 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/events/v1/events.proto.
  */
 export const file_parley_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch1wYXJsZXkvZXZlbnRzL3YxL2V2ZW50cy5wcm90bxIQcGFybGV5LmV2ZW50cy52MSK0BAoKTWF0Y2hFdmVudBIQCghtYXRjaF9pZBgBIAEoCRILCgNzZXEYAiABKAQSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEdHVybhgEIAEoBRI3Cg1tYXRjaF9zdGFydGVkGAogASgLMh4ucGFybGV5LmV2ZW50cy52MS5NYXRjaFN0YXJ0ZWRIABI1CgxhY3Rpb25fdGFrZW4YCyABKAsyHS5wYXJsZXkuZXZlbnRzLnYxLkFjdGlvblRha2VuSAASOQoOYWN0aW9uX3JlZnVzZWQYDCABKAsyHy5wYXJsZXkuZXZlbnRzLnYxLkFjdGlvblJlZnVzZWRIABIzCgthZ2VudF9mYXVsdBgNIAEoCzIcLnBhcmxleS5ldmVudHMudjEuQWdlbnRGYXVsdEgAEjMKC21hdGNoX2VuZGVkGA4gASgLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEVuZGVkSAASNwoNcGhhc2Vfc3RhcnRlZBgPIAEoCzIeLnBhcmxleS5ldmVudHMudjEuUGhhc2VTdGFydGVkSAASNQoMY2hhbmNlX2RyYXduGBAgASgLMh0ucGFybGV5LmV2ZW50cy52MS5DaGFuY2VEcmF3bkgAEj8KEXByb3Bvc2FsX3Jlc29sdmVkGBEgASgLMiIucGFybGV5LmV2ZW50cy52MS5Qcm9wb3NhbFJlc29sdmVkSABCCQoHcGF5bG9hZCIuCgxQaGFzZVN0YXJ0ZWQSDQoFcGhhc2UYASABKAkSDwoHc3VtbWFyeRgCIAEoCSJ6CgtDaGFuY2VEcmF3bhIMCgR3aGF0GAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARISCgV2YWx1ZRgDIAEoA0gBiAEBEg8KB3N1bW1hcnkYBCABKAkSEgoKdmlzaWJsZV90bxgFIAMoBUIHCgVfc2VhdEIICgZfdmFsdWUinQEKEFByb3Bvc2FsUmVzb2x2ZWQSEAoIcHJvcG9zZXIYASABKAUSKgoIcHJvcG9zYWwYAiABKAsyGC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbBIQCghhY2NlcHRlZBgDIAEoCBITCgthY2NlcHRlZF9ieRgEIAMoBRITCgtyZWplY3RlZF9ieRgFIAMoBRIPCgdzdW1tYXJ5GAYgASgJIu8BCgxNYXRjaFN0YXJ0ZWQSDAoEZ2FtZRgBIAEoCRIVCg1ydWxlc192ZXJzaW9uGAIgASgJEisKBnBhcmFtcxgDIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYBCABKAQSJwoFc2VhdHMYBSADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxInCgZsaW1pdHMYBiABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEhUKDXRvdXJuYW1lbnRfaWQYByABKAkSFgoOcmV2ZWFsX3ByaXZhdGUYCCABKAgibQoLQWN0aW9uVGFrZW4SDAoEc2VhdBgBIAEoBRInCgZhY3Rpb24YAiABKAsyFy5wYXJsZXkuYWdlbnQudjEuQWN0aW9uEg8KB2F0dGVtcHQYAyABKAUSFgoOZGVmYXVsdF9yZWFzb24YBCABKAkiowEKDUFjdGlvblJlZnVzZWQSDAoEc2VhdBgBIAEoBRIPCgdhdHRlbXB0GAIgASgFEicKBmFjdGlvbhgDIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SLAoJcmVqZWN0aW9uGAQgASgLMhkucGFybGV5LmdhbWUudjEuUmVqZWN0aW9uEhwKFGFjdGlvbl9vbWl0dGVkX2J5dGVzGAUgASgFImYKCkFnZW50RmF1bHQSDAoEc2VhdBgBIAEoBRIPCgdhdHRlbXB0GAIgASgFEikKBGtpbmQYAyABKA4yGy5wYXJsZXkuZXZlbnRzLnYxLkZhdWx0S2luZBIOCgZkZXRhaWwYBCABKAkiYwoKTWF0Y2hFbmRlZBIpCgdvdXRjb21lGAEgASgLMhgucGFybGV5Lm1hdGNoLnYxLk91dGNvbWUSKgoFdXNhZ2UYAiADKAsyGy5wYXJsZXkuZXZlbnRzLnYxLlNlYXRVc2FnZSJACglTZWF0VXNhZ2USDAoEc2VhdBgBIAEoBRIlCgV0b3RhbBgCIAEoCzIWLnBhcmxleS5hZ2VudC52MS5Vc2FnZSrHAQoJRmF1bHRLaW5kEhoKFkZBVUxUX0tJTkRfVU5TUEVDSUZJRUQQABIWChJGQVVMVF9LSU5EX1RJTUVPVVQQARIaChZGQVVMVF9LSU5EX1VOQVZBSUxBQkxFEAISGAoURkFVTFRfS0lORF9NQUxGT1JNRUQQAxIYChRGQVVMVF9LSU5EX09WRVJTSVpFRBAEEhQKEEZBVUxUX0tJTkRfRVJST1IQBRIgChxGQVVMVF9LSU5EX1JFVFJJRVNfRVhIQVVTVEVEEAZCxgEKFGNvbS5wYXJsZXkuZXZlbnRzLnYxQgtFdmVudHNQcm90b1ABWj9naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhBQYXJsZXkuRXZlbnRzLlYxygIQUGFybGV5XEV2ZW50c1xWMeICHFBhcmxleVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhJQYXJsZXk6OkV2ZW50czo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_parley_agent_v1_agent, file_parley_game_v1_game, file_parley_match_v1_match]);
+  fileDesc("Ch1wYXJsZXkvZXZlbnRzL3YxL2V2ZW50cy5wcm90bxIQcGFybGV5LmV2ZW50cy52MSI6CgpFdmVudEJhdGNoEiwKBmV2ZW50cxgBIAMoCzIcLnBhcmxleS5ldmVudHMudjEuTWF0Y2hFdmVudCK0BAoKTWF0Y2hFdmVudBIQCghtYXRjaF9pZBgBIAEoCRILCgNzZXEYAiABKAQSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEdHVybhgEIAEoBRI3Cg1tYXRjaF9zdGFydGVkGAogASgLMh4ucGFybGV5LmV2ZW50cy52MS5NYXRjaFN0YXJ0ZWRIABI1CgxhY3Rpb25fdGFrZW4YCyABKAsyHS5wYXJsZXkuZXZlbnRzLnYxLkFjdGlvblRha2VuSAASOQoOYWN0aW9uX3JlZnVzZWQYDCABKAsyHy5wYXJsZXkuZXZlbnRzLnYxLkFjdGlvblJlZnVzZWRIABIzCgthZ2VudF9mYXVsdBgNIAEoCzIcLnBhcmxleS5ldmVudHMudjEuQWdlbnRGYXVsdEgAEjMKC21hdGNoX2VuZGVkGA4gASgLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEVuZGVkSAASNwoNcGhhc2Vfc3RhcnRlZBgPIAEoCzIeLnBhcmxleS5ldmVudHMudjEuUGhhc2VTdGFydGVkSAASNQoMY2hhbmNlX2RyYXduGBAgASgLMh0ucGFybGV5LmV2ZW50cy52MS5DaGFuY2VEcmF3bkgAEj8KEXByb3Bvc2FsX3Jlc29sdmVkGBEgASgLMiIucGFybGV5LmV2ZW50cy52MS5Qcm9wb3NhbFJlc29sdmVkSABCCQoHcGF5bG9hZCIuCgxQaGFzZVN0YXJ0ZWQSDQoFcGhhc2UYASABKAkSDwoHc3VtbWFyeRgCIAEoCSJ6CgtDaGFuY2VEcmF3bhIMCgR3aGF0GAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARISCgV2YWx1ZRgDIAEoA0gBiAEBEg8KB3N1bW1hcnkYBCABKAkSEgoKdmlzaWJsZV90bxgFIAMoBUIHCgVfc2VhdEIICgZfdmFsdWUinQEKEFByb3Bvc2FsUmVzb2x2ZWQSEAoIcHJvcG9zZXIYASABKAUSKgoIcHJvcG9zYWwYAiABKAsyGC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbBIQCghhY2NlcHRlZBgDIAEoCBITCgthY2NlcHRlZF9ieRgEIAMoBRITCgtyZWplY3RlZF9ieRgFIAMoBRIPCgdzdW1tYXJ5GAYgASgJIu8BCgxNYXRjaFN0YXJ0ZWQSDAoEZ2FtZRgBIAEoCRIVCg1ydWxlc192ZXJzaW9uGAIgASgJEisKBnBhcmFtcxgDIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYBCABKAQSJwoFc2VhdHMYBSADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxInCgZsaW1pdHMYBiABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEhUKDXRvdXJuYW1lbnRfaWQYByABKAkSFgoOcmV2ZWFsX3ByaXZhdGUYCCABKAgibQoLQWN0aW9uVGFrZW4SDAoEc2VhdBgBIAEoBRInCgZhY3Rpb24YAiABKAsyFy5wYXJsZXkuYWdlbnQudjEuQWN0aW9uEg8KB2F0dGVtcHQYAyABKAUSFgoOZGVmYXVsdF9yZWFzb24YBCABKAkiowEKDUFjdGlvblJlZnVzZWQSDAoEc2VhdBgBIAEoBRIPCgdhdHRlbXB0GAIgASgFEicKBmFjdGlvbhgDIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SLAoJcmVqZWN0aW9uGAQgASgLMhkucGFybGV5LmdhbWUudjEuUmVqZWN0aW9uEhwKFGFjdGlvbl9vbWl0dGVkX2J5dGVzGAUgASgFImYKCkFnZW50RmF1bHQSDAoEc2VhdBgBIAEoBRIPCgdhdHRlbXB0GAIgASgFEikKBGtpbmQYAyABKA4yGy5wYXJsZXkuZXZlbnRzLnYxLkZhdWx0S2luZBIOCgZkZXRhaWwYBCABKAkiYwoKTWF0Y2hFbmRlZBIpCgdvdXRjb21lGAEgASgLMhgucGFybGV5Lm1hdGNoLnYxLk91dGNvbWUSKgoFdXNhZ2UYAiADKAsyGy5wYXJsZXkuZXZlbnRzLnYxLlNlYXRVc2FnZSJACglTZWF0VXNhZ2USDAoEc2VhdBgBIAEoBRIlCgV0b3RhbBgCIAEoCzIWLnBhcmxleS5hZ2VudC52MS5Vc2FnZSrHAQoJRmF1bHRLaW5kEhoKFkZBVUxUX0tJTkRfVU5TUEVDSUZJRUQQABIWChJGQVVMVF9LSU5EX1RJTUVPVVQQARIaChZGQVVMVF9LSU5EX1VOQVZBSUxBQkxFEAISGAoURkFVTFRfS0lORF9NQUxGT1JNRUQQAxIYChRGQVVMVF9LSU5EX09WRVJTSVpFRBAEEhQKEEZBVUxUX0tJTkRfRVJST1IQBRIgChxGQVVMVF9LSU5EX1JFVFJJRVNfRVhIQVVTVEVEEAZCxgEKFGNvbS5wYXJsZXkuZXZlbnRzLnYxQgtFdmVudHNQcm90b1ABWj9naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhBQYXJsZXkuRXZlbnRzLlYxygIQUGFybGV5XEV2ZW50c1xWMeICHFBhcmxleVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhJQYXJsZXk6OkV2ZW50czo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_parley_agent_v1_agent, file_parley_game_v1_game, file_parley_match_v1_match]);
+
+/**
+ * EventBatch is several consecutive events of one match stored as one JetStream message, oldest
+ * first, so that a fast match costs the broker a few stored messages rather than one per move. A
+ * message carrying one is marked by the header Parley-Events (the number of events in it); a
+ * message without that header carries a single MatchEvent. Its subject names the kind of its last
+ * event, so a match's ending is found on parley.match.<match_id>.match_ended either way.
+ *
+ * @generated from message parley.events.v1.EventBatch
+ */
+export type EventBatch = Message<"parley.events.v1.EventBatch"> & {
+  /**
+   * The events, in seq order, with no gaps.
+   *
+   * @generated from field: repeated parley.events.v1.MatchEvent events = 1;
+   */
+  events: MatchEvent[];
+};
+
+/**
+ * Describes the message parley.events.v1.EventBatch.
+ * Use `create(EventBatchSchema)` to create a new message.
+ */
+export const EventBatchSchema: GenMessage<EventBatch> = /*@__PURE__*/
+  messageDesc(file_parley_events_v1_events, 0);
 
 /**
  * MatchEvent is the envelope of every event of a match.
@@ -138,7 +164,7 @@ export type MatchEvent = Message<"parley.events.v1.MatchEvent"> & {
  * Use `create(MatchEventSchema)` to create a new message.
  */
 export const MatchEventSchema: GenMessage<MatchEvent> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 0);
+  messageDesc(file_parley_events_v1_events, 1);
 
 /**
  * PhaseStarted records the start of a phase of the game. Public.
@@ -166,7 +192,7 @@ export type PhaseStarted = Message<"parley.events.v1.PhaseStarted"> & {
  * Use `create(PhaseStartedSchema)` to create a new message.
  */
 export const PhaseStartedSchema: GenMessage<PhaseStarted> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 1);
+  messageDesc(file_parley_events_v1_events, 2);
 
 /**
  * ChanceDrawn records a random draw by the rules (from the match seed). Public unless
@@ -217,7 +243,7 @@ export type ChanceDrawn = Message<"parley.events.v1.ChanceDrawn"> & {
  * Use `create(ChanceDrawnSchema)` to create a new message.
  */
 export const ChanceDrawnSchema: GenMessage<ChanceDrawn> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 2);
+  messageDesc(file_parley_events_v1_events, 3);
 
 /**
  * ProposalResolved records the fate of a binding proposal put to a vote. Public.
@@ -273,7 +299,7 @@ export type ProposalResolved = Message<"parley.events.v1.ProposalResolved"> & {
  * Use `create(ProposalResolvedSchema)` to create a new message.
  */
 export const ProposalResolvedSchema: GenMessage<ProposalResolved> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 3);
+  messageDesc(file_parley_events_v1_events, 4);
 
 /**
  * MatchStarted is always the first event. With it and the ActionTaken events, the match can be
@@ -349,7 +375,7 @@ export type MatchStarted = Message<"parley.events.v1.MatchStarted"> & {
  * Use `create(MatchStartedSchema)` to create a new message.
  */
 export const MatchStartedSchema: GenMessage<MatchStarted> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 4);
+  messageDesc(file_parley_events_v1_events, 5);
 
 /**
  * ActionTaken records an action the rules applied: an agent's accepted answer, or the game's
@@ -395,7 +421,7 @@ export type ActionTaken = Message<"parley.events.v1.ActionTaken"> & {
  * Use `create(ActionTakenSchema)` to create a new message.
  */
 export const ActionTakenSchema: GenMessage<ActionTaken> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 5);
+  messageDesc(file_parley_events_v1_events, 6);
 
 /**
  * ActionRefused records an action the rules refused. The seat is told why and may try again
@@ -447,7 +473,7 @@ export type ActionRefused = Message<"parley.events.v1.ActionRefused"> & {
  * Use `create(ActionRefusedSchema)` to create a new message.
  */
 export const ActionRefusedSchema: GenMessage<ActionRefused> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 6);
+  messageDesc(file_parley_events_v1_events, 7);
 
 /**
  * AgentFault records an agent's failure to answer usably. Counts against that seat.
@@ -490,7 +516,7 @@ export type AgentFault = Message<"parley.events.v1.AgentFault"> & {
  * Use `create(AgentFaultSchema)` to create a new message.
  */
 export const AgentFaultSchema: GenMessage<AgentFault> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 7);
+  messageDesc(file_parley_events_v1_events, 8);
 
 /**
  * MatchEnded is always the last event.
@@ -519,7 +545,7 @@ export type MatchEnded = Message<"parley.events.v1.MatchEnded"> & {
  * Use `create(MatchEndedSchema)` to create a new message.
  */
 export const MatchEndedSchema: GenMessage<MatchEnded> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 8);
+  messageDesc(file_parley_events_v1_events, 9);
 
 /**
  * SeatUsage is one seat's summed resource use in a match.
@@ -548,7 +574,7 @@ export type SeatUsage = Message<"parley.events.v1.SeatUsage"> & {
  * Use `create(SeatUsageSchema)` to create a new message.
  */
 export const SeatUsageSchema: GenMessage<SeatUsage> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 9);
+  messageDesc(file_parley_events_v1_events, 10);
 
 /**
  * FaultKind classifies an agent's failure to answer usably.
