@@ -25,6 +25,9 @@ type History struct {
 type historyEntry struct {
 	entry     *agentv1.HistoryEntry // full entry: every message, the move
 	visibleTo []Seat                // nil: the move is public
+	// whole is entry encoded when it was added: a seat that sees all of it gets a copy decoded
+	// from it, which costs less than a deep clone, and its size for nothing.
+	whole []byte
 }
 
 // AddMove records seat's move and messages on turn. visibleTo limits who sees the move
@@ -48,6 +51,10 @@ func (h *History) AddAnnouncement(turn int32, summary string) {
 }
 
 func (h *History) add(he historyEntry) {
+	var err error
+	if he.whole, err = proto.Marshal(he.entry); err != nil {
+		he.whole = nil // never for the messages above; view then copies field by field
+	}
 	h.entries = append(h.entries, he)
 	e := he.entry
 	everyone := e.FromReferee || he.visibleTo == nil
@@ -80,11 +87,11 @@ func (h *History) Len() int { return len(h.entries) }
 func (h *History) For(seat Seat) (entries []*agentv1.HistoryEntry, omitted int32) {
 	size := 0
 	for i := len(h.entries) - 1; i >= 0 && len(entries) < MaxHistoryEntries; i-- {
-		ve := h.entries[i].view(seat)
+		ve, n := h.entries[i].view(seat)
 		if ve == nil {
 			continue
 		}
-		n := listedSize(historyField, proto.Size(ve))
+		n = listedSize(historyField, n)
 		if size+n > MaxHistoryBytes {
 			break
 		}
@@ -95,25 +102,33 @@ func (h *History) For(seat Seat) (entries []*agentv1.HistoryEntry, omitted int32
 	return entries, int32(h.public + h.private[seat] - len(entries))
 }
 
-// view returns the entry as seat may see it, or nil when seat may see none of it.
-func (he historyEntry) view(seat Seat) *agentv1.HistoryEntry {
+// view returns a copy of the entry as seat may see it, and its encoded size; nil when seat may
+// see none of it.
+func (he historyEntry) view(seat Seat) (*agentv1.HistoryEntry, int) {
 	e := he.entry
 	moveVisible := e.FromReferee || he.visibleTo == nil || e.Seat == seat || slices.Contains(he.visibleTo, seat)
+	sees := func(m *gamev1.Message) bool { return e.Seat == seat || len(m.To) == 0 || slices.Contains(m.To, seat) }
+	if moveVisible && he.whole != nil && !slices.ContainsFunc(e.Messages, func(m *gamev1.Message) bool { return !sees(m) }) {
+		ve := new(agentv1.HistoryEntry)
+		if err := proto.Unmarshal(he.whole, ve); err == nil {
+			return ve, len(he.whole)
+		}
+	}
 	var msgs []*gamev1.Message
 	for _, m := range e.Messages {
-		if e.Seat == seat || len(m.To) == 0 || slices.Contains(m.To, seat) {
+		if sees(m) {
 			msgs = append(msgs, proto.CloneOf(m))
 		}
 	}
 	if !moveVisible && len(msgs) == 0 {
-		return nil
+		return nil, 0
 	}
 	ve := &agentv1.HistoryEntry{Turn: e.Turn, Seat: e.Seat, FromReferee: e.FromReferee, Messages: msgs}
 	if moveVisible {
 		ve.Move = proto.CloneOf(e.Move)
 		ve.Summary = e.Summary
 	}
-	return ve
+	return ve, proto.Size(ve)
 }
 
 // Clone returns a history that shares the entries written so far; appends to either copy do

@@ -311,3 +311,23 @@ func TestHistoryCloneCounts(t *testing.T) {
 		t.Errorf("clone, seat 0 (does not see the hidden move): omitted %d, want 1", omitted)
 	}
 }
+
+// BenchmarkHistoryFor measures the history part of an observation late in a bargaining
+// match: eight proposals, each with a public message, seen whole by the seat asking.
+func BenchmarkHistoryFor(b *testing.B) {
+	var h games.History
+	for turn := range int32(8) {
+		move := &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
+			Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
+				{Seat: 0, Gives: map[string]int64{"Dollars": int64(40 + turn)}},
+			}}},
+		}}}}
+		h.AddMove(turn+1, games.Seat(turn%2), move, []*gamev1.Message{{Text: "a fair split, I think"}}, "P1 proposes to give 40 Dollars")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if entries, _ := h.For(0); len(entries) != 8 {
+			b.Fatalf("%d entries, want 8", len(entries))
+		}
+	}
+}
