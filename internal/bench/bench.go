@@ -207,10 +207,65 @@ func (s *Setup) AlternatingRoundTrips(b *testing.B) {
 	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
+// sideBySideBlock is how many matches SideBySide plays before the round trips that match
+// them: a block long enough (tens of milliseconds) that the garbage collection a half's
+// allocations call for runs mostly within that half, and short enough to follow the
+// machine's drift.
+const sideBySideBlock = 16
+
+// SideBySide benchmarks matches and bare round trips in turn, each of its iterations a block:
+// sideBySideBlock matches, then as many bare round trips as they made moves, alternating
+// between the agents as a match does. Both halves meet the machine as it is at that moment,
+// so their ratio holds when the machine's speed drifts from one benchmark to the next (on a
+// shared machine, by a third within a minute). It reports the time and CPU of a move and of
+// a round trip, and their ratios.
+func (s *Setup) SideBySide(b *testing.B) {
+	ctx := context.Background()
+	var inMatch, bare, matchCPU, bareCPU time.Duration
+	moves := 0
+	for b.Loop() {
+		t0, c0 := time.Now(), cpuTime()
+		n := 0
+		for range sideBySideBlock {
+			k, err := s.PlayMatch(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += k
+		}
+		t1, c1 := time.Now(), cpuTime()
+		for i := range n {
+			if err := s.RoundTrip(ctx, i%2); err != nil {
+				b.Fatal(err)
+			}
+		}
+		inMatch, bare = inMatch+t1.Sub(t0), bare+time.Since(t1)
+		matchCPU, bareCPU = matchCPU+(c1-c0), bareCPU+(cpuTime()-c1)
+		moves += n
+	}
+	if moves == 0 || bare == 0 || bareCPU == 0 {
+		return
+	}
+	perMove := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(moves) }
+	b.ReportMetric(perMove(inMatch), "ns/move")
+	b.ReportMetric(perMove(bare), "rt-ns/op")
+	b.ReportMetric(float64(inMatch)/float64(bare), "x-round-trip")
+	b.ReportMetric(perMove(matchCPU), "cpu-ns/move")
+	b.ReportMetric(perMove(bareCPU), "rt-cpu-ns/op")
+	b.ReportMetric(float64(matchCPU)/float64(bareCPU), "x-round-trip-cpu")
+}
+
 // Report is what `parley bench` prints.
 type Report struct {
-	Match, RoundTrip, AlternatingRoundTrip testing.BenchmarkResult
+	Match, RoundTrip, AlternatingRoundTrip, SideBySide testing.BenchmarkResult
 }
+
+// SideBySideRatio is the time of a move over a bare round trip's measured in turn with it
+// (see Setup.SideBySide): the figure the referee's sequential target is about.
+func (r Report) SideBySideRatio() float64 { return r.SideBySide.Extra["x-round-trip"] }
+
+// SideBySideCPURatio is the CPU of a move over a bare round trip's, measured in turn.
+func (r Report) SideBySideCPURatio() float64 { return r.SideBySide.Extra["x-round-trip-cpu"] }
 
 // MovesPerMatch is the mean number of agent moves per match.
 func (r Report) MovesPerMatch() float64 { return r.Match.Extra["moves/match"] }
@@ -240,11 +295,12 @@ func (r Report) AllocsPerMove() float64 {
 // MatchesPerSecond is whole matches per second, one at a time.
 func (r Report) MatchesPerSecond() float64 { return 1e9 / float64(r.Match.NsPerOp()) }
 
-// Run runs both benchmarks once with testing.Benchmark.
+// Run runs the benchmarks once each with testing.Benchmark.
 func (s *Setup) Run() Report {
 	return Report{
 		Match:                testing.Benchmark(s.Matches),
 		RoundTrip:            testing.Benchmark(s.RoundTrips),
 		AlternatingRoundTrip: testing.Benchmark(s.AlternatingRoundTrips),
+		SideBySide:           testing.Benchmark(s.SideBySide),
 	}
 }

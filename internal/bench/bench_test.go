@@ -33,6 +33,7 @@ func BenchmarkMatch(b *testing.B)     { setup(b).Matches(b) }
 func BenchmarkRoundTrip(b *testing.B) { setup(b).RoundTrips(b) }
 
 func BenchmarkAlternatingRoundTrip(b *testing.B) { setup(b).AlternatingRoundTrips(b) }
+func BenchmarkSideBySide(b *testing.B)           { setup(b).SideBySide(b) }
 
 // TestPlayMatch checks the benchmark's match is a real, finished match with moves.
 func TestPlayMatch(t *testing.T) {

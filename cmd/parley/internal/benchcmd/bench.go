@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,8 +33,11 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 		Long: `Play ultimatum matches between two built-in agents over gRPC on loopback, publishing every
 event to an embedded NATS JetStream server, and time a bare gRPC round trip carrying the
 observation a match sends on a mid-match move. Prints Go benchmark lines (feed several runs to
-benchstat) and a summary: matches/s, moves/s, the cost of a move as a multiple of the bare
-round trip, and allocations per move (the whole process: referee, agents and NATS).
+benchstat) and a summary: the cost of a move as a multiple of the bare round trip measured side
+by side (blocks of matches, each followed by as many round trips as it had moves, so that both
+meet the machine in the same state: the figure to quote on a shared machine, whose speed
+drifts), the same figures from the benchmarks apart, matches/s, moves/s and allocations per
+move (the whole process: referee, agents and NATS); with --count above 1, the median ratios.
 
 With --load, saturate the machine instead: --matches ultimatum match requests wait in the
 JetStream work queue and one referee worker plays them --concurrency at a time, as in
@@ -86,6 +90,7 @@ func run(ctx context.Context, deps *cli.Deps, count int) error {
 		return err
 	}
 	defer s.Close()
+	var times, cpus []float64
 	for i := range count {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -94,12 +99,29 @@ func run(ctx context.Context, deps *cli.Deps, count int) error {
 		fmt.Fprintf(deps.Out, "BenchmarkMatch\t%s\t%s\n", r.Match.String(), r.Match.MemString())
 		fmt.Fprintf(deps.Out, "BenchmarkRoundTrip\t%s\t%s\n", r.RoundTrip.String(), r.RoundTrip.MemString())
 		fmt.Fprintf(deps.Out, "BenchmarkAlternatingRoundTrip\t%s\t%s\n", r.AlternatingRoundTrip.String(), r.AlternatingRoundTrip.MemString())
-		fmt.Fprintf(deps.Out, "# run %d: %.0f matches/s, %.0f moves/s, %.1f µs per move = %.2fx a bare round trip (%.1f µs), %.2fx one alternating between the agents (%.1f µs); CPU %.2fx a bare round trip's; %.0f allocs per move\n",
-			i+1, r.MatchesPerSecond(), r.MatchesPerSecond()*r.MovesPerMatch(), r.NsPerMove()/1e3,
+		fmt.Fprintf(deps.Out, "BenchmarkSideBySide\t%s\n", r.SideBySide.String())
+		fmt.Fprintf(deps.Out, "# run %d: side by side, a move takes %.2fx a bare round trip (%.1f µs against %.1f µs) and %.2fx its CPU; "+
+			"apart: %.0f matches/s, %.0f moves/s, %.1f µs per move = %.2fx a bare round trip (%.1f µs), %.2fx one alternating between the agents (%.1f µs), CPU %.2fx; %.0f allocs per move\n",
+			i+1, r.SideBySideRatio(), r.SideBySide.Extra["ns/move"]/1e3, r.SideBySide.Extra["rt-ns/op"]/1e3, r.SideBySideCPURatio(),
+			r.MatchesPerSecond(), r.MatchesPerSecond()*r.MovesPerMatch(), r.NsPerMove()/1e3,
 			r.Ratio(), float64(r.RoundTrip.NsPerOp())/1e3,
 			r.AlternatingRatio(), float64(r.AlternatingRoundTrip.NsPerOp())/1e3, r.CPURatio(), r.AllocsPerMove())
+		times, cpus = append(times, r.SideBySideRatio()), append(cpus, r.SideBySideCPURatio())
+	}
+	if count > 1 {
+		fmt.Fprintf(deps.Out, "# median of %d runs: side by side, a move takes %.2fx a bare round trip and %.2fx its CPU\n", count, median(times), median(cpus))
 	}
 	return nil
+}
+
+// median is the middle of xs (the mean of the two middle ones for an even count).
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func runLoad(ctx context.Context, deps *cli.Deps, o *options) error {
