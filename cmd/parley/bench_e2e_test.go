@@ -31,3 +31,30 @@ func TestBenchLoad(t *testing.T) {
 		t.Errorf("no resident set and overhead:\n%s", slow.stdout)
 	}
 }
+
+// parley bench plays matches and bare round trips side by side and prints, per run, the ratio
+// of a move to a round trip with the two times it comes from, then the median of the runs.
+func TestBenchSideBySide(t *testing.T) {
+	t.Parallel()
+	r := mustRun(t, nil, "bench", "--count", "2")
+	line := regexp.MustCompile(`# run (\d): side by side, a move takes ([\d.]+)x a bare round trip \(([\d.]+) µs against ([\d.]+) µs\) and ([\d.]+)x its CPU`)
+	runs := line.FindAllStringSubmatch(r.stdout, -1)
+	if len(runs) != 2 {
+		t.Fatalf("%d side-by-side lines, want 2:\n%s", len(runs), r.stdout)
+	}
+	for _, m := range runs {
+		var v [4]float64
+		for i := range v {
+			var err error
+			if v[i], err = strconv.ParseFloat(m[i+2], 64); err != nil || v[i] <= 0 {
+				t.Fatalf("run %s: %q is not a measure", m[1], m[i+2])
+			}
+		}
+		if ratio, move, bare := v[0], v[1], v[2]; ratio < move/bare-0.01 || ratio > move/bare+0.01 {
+			t.Errorf("run %s: %.2fx, but %.1f µs against %.1f µs is %.2fx", m[1], ratio, move, bare, move/bare)
+		}
+	}
+	if !regexp.MustCompile(`# median of 2 runs: side by side, a move takes [\d.]+x a bare round trip and [\d.]+x its CPU`).MatchString(r.stdout) {
+		t.Errorf("no median:\n%s", r.stdout)
+	}
+}
