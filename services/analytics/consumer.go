@@ -63,7 +63,8 @@ func (c ConsumerConfig) withDefaults() ConsumerConfig {
 type ConsumerStats struct {
 	// Batches committed; Delivered events received (redeliveries included); Stored events new
 	// to the store; Duplicates events it already had; Malformed events that could not be
-	// decoded (acked and skipped); Computed match rows written.
+	// decoded (acked and skipped; a message that cannot be read at all counts as one); Computed
+	// match rows written.
 	Batches, Delivered, Stored, Duplicates, Malformed, Computed int
 }
 
@@ -274,7 +275,7 @@ func (c *Consumer) handle(ctx context.Context, batch int, msgs []jetstream.Msg) 
 	}
 	c.mu.Lock()
 	c.stats.Batches++
-	c.stats.Delivered += len(msgs)
+	c.stats.Delivered += len(ds) + malformed
 	c.stats.Stored += st.Stored
 	c.stats.Duplicates += st.Duplicates
 	c.stats.Malformed += malformed
