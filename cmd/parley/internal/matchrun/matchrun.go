@@ -179,8 +179,9 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*
 		defer f.Close()
 		recorders = append(recorders, record.NewWriter(f))
 	}
-	pub := bus.NewPublisher(b)
-	recorders = append(recorders, pub)
+	// Stored as a referee worker stores a match: few messages, its ending only once the rest is.
+	settler := bus.NewPublisher(b).SettleEachMatch()
+	recorders = append(recorders, settler)
 
 	if o.JSON {
 		recorders = append(recorders, record.NewWriter(deps.Out))
@@ -201,7 +202,7 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*
 	}
 	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := pub.Flush(flushCtx); err != nil {
+	if err := settler.Settle(flushCtx, m.ID); err != nil {
 		return res, fmt.Errorf("nats: events of match %s not all stored: %w", m.ID, err)
 	}
 	return res, nil
