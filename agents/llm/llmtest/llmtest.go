@@ -186,6 +186,13 @@ func (s *Server) Count() int {
 	return len(s.requests)
 }
 
+// InFlight is the number of requests being answered now.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inFlight
+}
+
 // MaxConcurrent is the largest number of requests that were in flight at once.
 func (s *Server) MaxConcurrent() int {
 	s.mu.Lock()

@@ -95,6 +95,11 @@ func TestServerStallLatencyAndConcurrency(t *testing.T) {
 	if body := <-done; !strings.Contains(body, "canceled") {
 		t.Errorf("stalled request ended with %q", body)
 	}
+	// The client gave up; the server notices a moment later. Counted after that, the requests
+	// below are the only ones in flight.
+	for srv.InFlight() != 0 {
+		time.Sleep(time.Millisecond)
+	}
 
 	// Three requests held at once are counted.
 	var wg sync.WaitGroup
