@@ -241,3 +241,41 @@ func BenchmarkSettleMatch(b *testing.B) {
 		})
 	}
 }
+
+// A held batch that cannot be sent when its linger ends (the connection is gone) is reported
+// to the match's next Record, which records nothing more.
+func TestSettlerReportsAFailedLingerSend(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	rec := NewPublisher(b).SettleEachMatch()
+	rec.Linger = time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	evs := syntheticMatch("m-cut", 4)
+	if err := rec.Record(ctx, evs[0]); err != nil {
+		t.Fatal(err)
+	}
+	b.nc.Close()
+	if err := rec.Record(ctx, evs[1]); err != nil {
+		t.Fatalf("holding an event: %v", err)
+	}
+	for {
+		rec.mu.Lock()
+		failed := rec.failed["m-cut"] != nil
+		rec.mu.Unlock()
+		if failed {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the held event was never sent")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := rec.Record(ctx, evs[2]); !errors.Is(err, ErrClosed) {
+		t.Fatalf("the next Record = %v, want ErrClosed", err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.held) != 0 || len(rec.failed) != 0 {
+		t.Errorf("%d matches still hold events and %d failures are kept after the failure was reported", len(rec.held), len(rec.failed))
+	}
+}
