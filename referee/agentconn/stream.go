@@ -121,13 +121,17 @@ func (c *seatClient) send(ctx context.Context, in *agentv1.ActRequest, opts []gr
 	st := c.stream
 	// Whatever blocks (an agent that reads nothing, or answers nothing) ends with ctx: the
 	// stream is cancelled under it.
-	timedOut := context.AfterFunc(ctx, st.cancel)
-	defer timedOut()
+	stopTimer := context.AfterFunc(ctx, st.cancel)
 	c.calls++
 	st.calls++
 	ans := answer{first: st.calls == 1}
 	var err error
 	ans.PlayResponse, ans.leftOut, err = st.roundTrip(c.calls, in)
+	if !stopTimer() && err == nil {
+		// The time ran out as the answer came: the stream is being cancelled under it, and an
+		// answer the referee had stopped waiting for is a timeout, as it would be a moment later.
+		err = status.FromContextError(ctx.Err()).Err()
+	}
 	if limit := maxRecv(opts); err == nil && limit > 0 && proto.Size(ans.GetAct()) > limit {
 		err = status.Errorf(codes.ResourceExhausted, "grpc: received message larger than max (%d vs. %d)", proto.Size(ans.GetAct()), limit)
 	}

@@ -6,14 +6,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/catalog"
@@ -215,5 +220,51 @@ func TestPlayFallsBackToAct(t *testing.T) {
 	defer a.mu.Unlock()
 	if a.plays != 1 || a.acts < 3 {
 		t.Errorf("%d Play streams and %d Act calls over three matches; want one stream refused, then Act", a.plays, a.acts)
+	}
+}
+
+// lastMoment is an agent that answers its odd calls only when their time is up, as close to
+// the referee's own deadline as an agent can come, and its even calls at once.
+type lastMoment struct{ calls atomic.Int64 }
+
+func (a *lastMoment) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	if a.calls.Add(1)%2 == 1 {
+		<-ctx.Done()
+	}
+	return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}, nil
+}
+
+// A call whose time runs out as its answer comes leaves the stream fit for the next call: the
+// call after it is answered, never failed at once with "Canceled" (which the referee counted
+// against the agent as an error) because the timer cancelled the stream under it.
+func TestPlayTimeoutAtTheLastMoment(t *testing.T) {
+	addr, stop, err := sdk.Background("127.0.0.1:0", &lastMoment{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c, err := (&agentconn.Resolver{}).Open(context.Background(), "grpc://"+addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const limit = 2 * time.Millisecond
+	obs := &agentv1.Observation{Turn: 1, TimeLimit: durationpb.New(limit)}
+	late, next := map[codes.Code]int{}, map[codes.Code]int{}
+	for range 300 {
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		_, err := c.Client.Act(ctx, &agentv1.ActRequest{Observation: obs})
+		cancel()
+		late[status.Code(err)]++
+		ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+		_, err = c.Client.Act(ctx, &agentv1.ActRequest{Observation: obs})
+		cancel()
+		next[status.Code(err)]++
+	}
+	if late[codes.OK]+late[codes.DeadlineExceeded] != 300 {
+		t.Errorf("calls answered at the last moment ended as %v, want answers or timeouts", late)
+	}
+	if next[codes.OK] != 300 {
+		t.Errorf("the calls after them ended as %v, want all answered", next)
 	}
 }

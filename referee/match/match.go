@@ -665,6 +665,11 @@ func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observatio
 	asked := time.Now()
 	resp, err := m.spec.Agents[seat].Act(cctx, &agentv1.ActRequest{Observation: obs}, grpc.MaxCallRecvMsgSize(int(m.limits.GetMaxReplyBytes())))
 	latency := time.Since(asked)
+	if deadline, ok := cctx.Deadline(); ok && err == nil && !time.Now().Before(deadline) {
+		// However it got through (timers fire a little late), an answer that comes once the
+		// time is up is late.
+		err = status.Error(codes.DeadlineExceeded, "the answer came after the move's deadline")
+	}
 	if err != nil {
 		f := classify(err, m.limits.GetMaxReplyBytes())
 		// An error that comes once the time is up is a timeout, whatever its code: an agent's
