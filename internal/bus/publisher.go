@@ -118,7 +118,6 @@ func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 type encoded struct {
 	id   string // message id of the event alone
 	name string // its kind, the last token of its subject
-	seq  uint64
 	data []byte
 }
 
@@ -146,7 +145,7 @@ func (p *Publisher) encode(ctx context.Context, ev *eventsv1.MatchEvent) (encode
 	if limit := p.MaxEventBytes(); limit > 0 && len(data) > limit {
 		return encoded{}, fmt.Errorf("bus: record %s: %w: %d bytes, over the %d the server carries", id, ErrTooLarge, len(data), limit)
 	}
-	return encoded{id: id, name: name, seq: ev.GetSeq(), data: data}, nil
+	return encoded{id: id, name: name, data: data}, nil
 }
 
 // send publishes one message of matchID's record (one event, or a batch when header says so)

@@ -103,8 +103,7 @@ func (s *MatchSettler) MaxEventBytes() int { return s.p.MaxEventBytes() }
 // recorded so far is stored, and returns the first failure among them (see FlushMatch).
 func (s *MatchSettler) Settle(ctx context.Context, matchID string) error {
 	s.mu.Lock()
-	err := s.failed[matchID]
-	delete(s.failed, matchID)
+	err := s.takeFailureLocked(matchID)
 	if err == nil {
 		err = s.sendHeldLocked(ctx, matchID)
 	}
@@ -130,8 +129,7 @@ func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.failed[matchID]; err != nil {
-		delete(s.failed, matchID)
+	if err := s.takeFailureLocked(matchID); err != nil {
 		return err
 	}
 	if ev.GetMatchStarted() != nil || s.Linger <= 0 {
@@ -164,8 +162,7 @@ func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) erro
 func (s *MatchSettler) end(ctx context.Context, matchID string, enc encoded) error {
 	s.mu.Lock()
 	h := s.take(matchID)
-	err := s.failed[matchID]
-	delete(s.failed, matchID)
+	err := s.takeFailureLocked(matchID)
 	if err == nil && h != nil && !h.fits(enc, s.p.MaxEventBytes()) {
 		err = s.sendLocked(ctx, matchID, h)
 		h = nil
@@ -207,6 +204,13 @@ func (s *MatchSettler) expire(matchID string, h *heldEvents) {
 		}
 		s.failed[matchID] = err
 	}
+}
+
+// takeFailureLocked returns and forgets the failure kept for matchID's next Record, if any.
+func (s *MatchSettler) takeFailureLocked(matchID string) error {
+	err := s.failed[matchID]
+	delete(s.failed, matchID)
+	return err
 }
 
 // take removes and returns the events held for matchID, if any.
