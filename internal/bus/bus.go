@@ -6,7 +6,8 @@
 // and lands in the JetStream stream PARLEY_MATCHES. A message carries one event,
 // or several consecutive events of one match (an EventBatch, marked by the
 // Parley-Events header: see MatchSettler and Decode), and then travels on the
-// subject of its last event. Each message carries the Nats-Msg-Id header
+// subject of its last event, or on match_started when it holds the match's
+// start and not its ending. Each message carries the Nats-Msg-Id header
 // <match_id>/<seq> of its last event, so a publisher that sends it twice (a
 // retry, a restarted referee) stores it once, and consumers can de-duplicate
 // events on the same pair.

@@ -7,15 +7,14 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/natsname"
 )
 
-// MatchExists reports whether the stream already holds the start of a match with this id, so
-// that a new match never interleaves its events with an old one's on the same subjects.
+// MatchExists reports whether the stream already holds events of a match with this id (a
+// record begins with its start, whatever message carries it), so that a new match never
+// interleaves its events with an old one's on the same subjects.
 func MatchExists(ctx context.Context, b *Bus, matchID string) (bool, error) {
-	started := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{}}}
-	_, ok, err := LastMsg(ctx, b.JetStream(), natsname.MatchStream, Subject(matchID, started))
+	_, ok, err := LastMsg(ctx, b.JetStream(), natsname.MatchStream, natsname.MatchFilter(matchID))
 	return ok, err
 }
 

@@ -21,9 +21,8 @@ const EventsHeader = "Parley-Events"
 
 // DefaultLinger is how long a MatchSettler holds a match's events before storing them when
 // the match goes on. Storing a message costs the broker about as much as a move costs the
-// referee, so a fast match is stored in two messages (its start, then the rest with its end)
-// instead of one per event; a slow match loses nothing by it, and a spectator never notices
-// a fiftieth of a second.
+// referee, so a fast match is stored in one message instead of one per event; a slow match
+// loses nothing by it, and a spectator never notices a fiftieth of a second.
 const DefaultLinger = 20 * time.Millisecond
 
 // batchField is EventBatch.events' field number.
@@ -61,10 +60,10 @@ func Decode(header nats.Header, data []byte) ([]*eventsv1.MatchEvent, error) {
 // MatchSettler records match events through a Publisher, few messages per match, and settles
 // each match at its end.
 //
-// A match's start is sent at once, alone, so that its id is taken and listed as soon as it
-// begins. Later events are held for up to Linger and sent together as one message (an
-// EventBatch); the ending goes out with the events still held, after every earlier message of
-// the match is stored. So a stored match_ended always closes a whole record, and by the time
+// Events are held for up to Linger and sent together as one message (an EventBatch); the
+// ending goes out with the events still held, after every earlier message of the match is
+// stored. So a match that ends within Linger is stored in one message, a stored match_ended
+// always closes a whole record, and by the time
 // Record returns for it the record is stored (or the failure is returned), before anyone is
 // told the match is over. A failure leaves the record open, for whoever runs the match again
 // to close as void. Its Record has the signature of the referee's match.Recorder; it expects
@@ -87,6 +86,10 @@ type heldEvents struct {
 	parts [][]byte // each event, marshalled
 	size  int      // of the parts encoded as an EventBatch
 	last  encoded  // the newest
+	// start is the kind of the match's start when it is the first of the parts; ends is set
+	// when the last is the match's ending.
+	start string
+	ends  bool
 	timer *time.Timer
 }
 
@@ -114,9 +117,8 @@ func (s *MatchSettler) Settle(ctx context.Context, matchID string) error {
 	return s.p.FlushMatch(ctx, matchID)
 }
 
-// Record records ev: a start at once, other events held (see MatchSettler), and an ending
-// with the events held once the match's earlier messages are stored; then it waits for the
-// ending to be stored too. Errors are Publisher.Record's, and for a later event the failure to
+// Record records ev: held (see MatchSettler), or for an ending sent with the events held once
+// the match's earlier messages are stored; then it waits for the ending to be stored too. Errors are Publisher.Record's, and for a later event the failure to
 // store events held before it.
 func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 	enc, err := s.p.encode(ctx, ev)
@@ -132,7 +134,7 @@ func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) erro
 	if err := s.takeFailureLocked(matchID); err != nil {
 		return err
 	}
-	if ev.GetMatchStarted() != nil || s.Linger <= 0 {
+	if s.Linger <= 0 {
 		if err := s.sendHeldLocked(ctx, matchID); err != nil {
 			return err
 		}
@@ -153,7 +155,7 @@ func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) erro
 		s.held[matchID] = h
 		h.timer = time.AfterFunc(s.Linger, func() { s.expire(matchID, h) })
 	}
-	h.add(enc)
+	h.add(enc, ev.GetMatchStarted() != nil)
 	return nil
 }
 
@@ -177,7 +179,8 @@ func (s *MatchSettler) end(ctx context.Context, matchID string, enc encoded) err
 	if h == nil {
 		h = &heldEvents{}
 	}
-	h.add(enc)
+	h.add(enc, false)
+	h.ends = true
 	s.mu.Lock()
 	err = s.sendLocked(ctx, matchID, h)
 	s.mu.Unlock()
@@ -232,10 +235,16 @@ func (s *MatchSettler) sendHeldLocked(ctx context.Context, matchID string) error
 }
 
 // sendLocked sends h as one message: its only event as it is, or an EventBatch. The message
-// takes the id and subject its newest event would have alone.
+// takes the id its newest event would have alone, and that event's subject, but for one that
+// holds the match's start and not its ending: that one travels on match_started, where
+// listings and lookups of a match's start find it.
 func (s *MatchSettler) sendLocked(ctx context.Context, matchID string, h *heldEvents) error {
+	name := h.last.name
+	if h.start != "" && !h.ends {
+		name = h.start
+	}
 	if len(h.parts) == 1 {
-		return s.p.send(ctx, matchID, h.last.id, h.last.name, h.parts[0], nil)
+		return s.p.send(ctx, matchID, h.last.id, name, h.parts[0], nil)
 	}
 	data := make([]byte, 0, h.size)
 	for _, part := range h.parts {
@@ -244,7 +253,7 @@ func (s *MatchSettler) sendLocked(ctx context.Context, matchID string, h *heldEv
 	}
 	header := make(nats.Header, 3)
 	header.Set(EventsHeader, strconv.Itoa(len(h.parts)))
-	return s.p.send(ctx, matchID, h.last.id, h.last.name, data, header)
+	return s.p.send(ctx, matchID, h.last.id, name, data, header)
 }
 
 // fits reports whether enc can join the held events within limit bytes (0: no limit).
@@ -252,7 +261,11 @@ func (h *heldEvents) fits(enc encoded, limit int) bool {
 	return limit <= 0 || h.size+partSize(enc) <= limit
 }
 
-func (h *heldEvents) add(enc encoded) {
+// add holds enc, the match's start when start is set.
+func (h *heldEvents) add(enc encoded, start bool) {
+	if start && len(h.parts) == 0 {
+		h.start = enc.name
+	}
 	h.parts = append(h.parts, enc.data)
 	h.size += partSize(enc)
 	h.last = enc

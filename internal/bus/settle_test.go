@@ -57,8 +57,9 @@ func matchMsgs(t *testing.T, b *Bus, matchID string) []storedMsg {
 	return out
 }
 
-// decodeAll decodes msgs, checking that each travels on the subject of its last event, and
-// returns their events in order.
+// decodeAll decodes msgs, checking that each travels on the subject of its last event (on
+// match_started when it holds the start and not the ending), and returns their events in
+// order.
 func decodeAll(t *testing.T, msgs []storedMsg) []*eventsv1.MatchEvent {
 	t.Helper()
 	var all []*eventsv1.MatchEvent
@@ -67,8 +68,11 @@ func decodeAll(t *testing.T, msgs []storedMsg) []*eventsv1.MatchEvent {
 		if err != nil {
 			t.Fatalf("message %d on %s: %v", i, m.subject, err)
 		}
-		last := evs[len(evs)-1]
-		if want := Subject(last.GetMatchId(), last); m.subject != want {
+		last, named := evs[len(evs)-1], evs[len(evs)-1]
+		if evs[0].GetMatchStarted() != nil && last.GetMatchEnded() == nil {
+			named = evs[0]
+		}
+		if want := Subject(last.GetMatchId(), named); m.subject != want {
 			t.Errorf("message %d (events %d to %d) on %s, want %s", i, evs[0].GetSeq(), last.GetSeq(), m.subject, want)
 		}
 		all = append(all, evs...)
@@ -76,9 +80,9 @@ func decodeAll(t *testing.T, msgs []storedMsg) []*eventsv1.MatchEvent {
 	return all
 }
 
-// A fast match is stored in two messages: its start, alone, and the rest with its ending in
-// one EventBatch, found on the match_ended subject; it reads back as it was recorded.
-func TestSettlerStoresAFastMatchInTwoMessages(t *testing.T) {
+// A fast match is stored in one message, an EventBatch found on the match_ended subject; it
+// reads back as it was recorded, and the lookups of a match's start find it.
+func TestSettlerStoresAFastMatchInOneMessage(t *testing.T) {
 	b := openEmbedded(t, Config{})
 	rec := NewPublisher(b).SettleEachMatch()
 	rec.Linger = time.Minute // longer than the test: nothing is sent for being old
@@ -91,14 +95,14 @@ func TestSettlerStoresAFastMatchInTwoMessages(t *testing.T) {
 		}
 	}
 	msgs := matchMsgs(t, b, "m-fast")
-	if len(msgs) != 2 {
-		t.Fatalf("the match is stored in %d messages, want 2", len(msgs))
+	if len(msgs) != 1 {
+		t.Fatalf("the match is stored in %d messages, want 1", len(msgs))
 	}
-	if h := msgs[0].header.Get(EventsHeader); h != "" {
-		t.Errorf("the start carries %s: %q, want none (a single event)", EventsHeader, h)
+	if h := msgs[0].header.Get(EventsHeader); h != "12" {
+		t.Errorf("the message carries %s: %q, want 12", EventsHeader, h)
 	}
-	if h := msgs[1].header.Get(EventsHeader); h != "11" {
-		t.Errorf("the rest carries %s: %q, want 11", EventsHeader, h)
+	if ok, err := MatchExists(ctx, b, "m-fast"); err != nil || !ok {
+		t.Errorf("MatchExists = %v, %v; want true", ok, err)
 	}
 	if err := sameEvents(decodeAll(t, msgs), want); err != nil {
 		t.Fatal(err)
@@ -184,8 +188,8 @@ func TestSettlerSplitsWhatDoesNotFit(t *testing.T) {
 		}
 		counts = append(counts, m.header.Get(EventsHeader))
 	}
-	// The start; events 2 and 3; event 4 with 5 and the ending.
-	if got, want := strings.Join(counts, ","), ",2,3"; got != want {
+	// The start with events 2 and 3 (on match_started); event 4 with 5 and the ending.
+	if got, want := strings.Join(counts, ","), "3,3"; got != want {
 		t.Errorf("events per message (empty: one alone) %q, want %q", got, want)
 	}
 	if err := sameEvents(decodeAll(t, msgs), evs); err != nil {
@@ -252,6 +256,9 @@ func TestSettlerReportsAFailedLingerSend(t *testing.T) {
 	defer cancel()
 	evs := syntheticMatch("m-cut", 4)
 	if err := rec.Record(ctx, evs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Settle(ctx, "m-cut"); err != nil {
 		t.Fatal(err)
 	}
 	b.nc.Close()

@@ -291,16 +291,25 @@ func Ended(ctx context.Context, js jetstream.JetStream, matchID string) (*events
 // Owner returns the tournament a recorded match belongs to (its MatchStarted.tournament_id;
 // "" for a single match), and whether the match was started at all.
 func Owner(ctx context.Context, js jetstream.JetStream, matchID string) (string, bool, error) {
-	msg, started, err := bus.LastMsg(ctx, js, natsname.MatchStream, startedSubject(matchID))
-	if err != nil || !started {
-		return "", false, err
+	// A start is the first event of the message that carries it, found on match_started, or
+	// on match_ended for a match stored in one message (bus.MatchSettler).
+	for _, subject := range []string{startedSubject(matchID), endedSubject(matchID)} {
+		msg, found, err := bus.LastMsg(ctx, js, natsname.MatchStream, subject)
+		if err != nil {
+			return "", false, err
+		}
+		if !found {
+			continue
+		}
+		evs, err := bus.Decode(msg.Header, msg.Data)
+		if err != nil {
+			return "", false, fmt.Errorf("queue: %s: %w", subject, err)
+		}
+		if start := evs[0].GetMatchStarted(); start != nil {
+			return start.GetTournamentId(), true, nil
+		}
 	}
-	evs, err := bus.Decode(msg.Header, msg.Data)
-	if err != nil {
-		return "", false, fmt.Errorf("queue: match_started of %s: %w", matchID, err)
-	}
-	// A start travels alone (bus.MatchSettler).
-	return evs[0].GetMatchStarted().GetTournamentId(), true, nil
+	return "", false, nil
 }
 
 // Latest follows the retry chain from matchID (a requested match's id, of tournament

@@ -162,7 +162,7 @@ func startService(t *testing.T, url, dbPath string, hook func(c *Consumer, batch
 		t.Fatal(err)
 	}
 	cons := NewConsumer(b.JetStream(), store, metricscatalog.New(), nil, ConsumerConfig{
-		Batch:    16,          // many batches, so a stop lands in the middle of the run
+		Batch:    4,           // many batches (a fast match is one message), so a stop lands mid-run
 		AckWait:  time.Second, // redelivery of the unacked batch after a crash comes soon
 		IdleWait: 200 * time.Millisecond,
 	})

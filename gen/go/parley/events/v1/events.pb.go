@@ -103,7 +103,9 @@ func (FaultKind) EnumDescriptor() ([]byte, []int) {
 // first, so that a fast match costs the broker a few stored messages rather than one per move. A
 // message carrying one is marked by the header Parley-Events (the number of events in it); a
 // message without that header carries a single MatchEvent. Its subject names the kind of its last
-// event, so a match's ending is found on parley.match.<match_id>.match_ended either way.
+// event, so a match's ending is found on parley.match.<match_id>.match_ended either way; but a
+// batch that holds the match's start and not its ending travels on match_started, so the start
+// is found there unless the whole match is in one message (then on match_ended, first in it).
 type EventBatch struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The events, in seq order, with no gaps.
