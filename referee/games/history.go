@@ -13,7 +13,11 @@ import (
 // observation can show the part that seat may see. Messages are filtered by recipient; a move
 // recorded with visibleTo is shown only to those seats (and the mover).
 //
-// History is append-only; Clone shares the entries already written.
+// History is append-only, and an entry never changes once added: observations show the
+// entries themselves, shared by every observation (and every clone of the state) that shows
+// them, so whoever is given one must treat its history as read-only. Copying every entry a
+// seat sees on every move cost the referee about a tenth of a move's time; a seat that may not
+// see all of an entry is shown an entry of its own, holding what it may see (still shared).
 type History struct {
 	entries []historyEntry
 	// public counts the entries every seat sees; private[s] those only some seats see, seat s
@@ -22,18 +26,30 @@ type History struct {
 	private map[Seat]int
 }
 
+// historyEntry is one entry as added: entry, shown whole to the seats that may see all of it,
+// and History's own account of it, from which who is shown what is decided and the views of
+// the other seats are built, so that nothing done to a shown entry changes what another seat
+// is shown of it.
 type historyEntry struct {
-	entry     *agentv1.HistoryEntry // full entry: every message, the move
-	visibleTo []Seat                // nil: the move is public
-	// whole is entry encoded when it was added: a seat that sees all of it gets a copy decoded
-	// from it, which costs less than a deep clone, and its size for nothing.
-	whole []byte
+	entry *agentv1.HistoryEntry
+	size  int // of entry, encoded
+
+	turn      int32
+	seat      Seat // the mover
+	move      *gamev1.Move
+	summary   string
+	public    bool   // the move is shown to every seat
+	visibleTo []Seat // else the seats besides the mover shown it
+	messages  []*gamev1.Message
+	to        [][]Seat // each message's recipients; none: every seat
 }
 
 // AddMove records seat's move and messages on turn. visibleTo limits who sees the move
 // itself; pass nothing for a public move. Messages are always filtered by their recipients.
+// The history keeps move and messages as they are (pass copies of what the caller may change)
+// and shows them to the seats that may see them.
 func (h *History) AddMove(turn int32, seat Seat, move *gamev1.Move, messages []*gamev1.Message, summary string, visibleTo ...Seat) {
-	h.add(historyEntry{
+	he := historyEntry{
 		entry: &agentv1.HistoryEntry{
 			Turn:     turn,
 			Seat:     seat,
@@ -41,27 +57,33 @@ func (h *History) AddMove(turn int32, seat Seat, move *gamev1.Move, messages []*
 			Messages: messages,
 			Summary:  summary,
 		},
-		visibleTo: visibleTo,
-	})
+		turn:      turn,
+		seat:      seat,
+		move:      move,
+		summary:   summary,
+		public:    visibleTo == nil,
+		visibleTo: slices.Clone(visibleTo),
+		messages:  slices.Clone(messages),
+	}
+	for _, m := range messages {
+		he.to = append(he.to, slices.Clone(m.GetTo()))
+	}
+	h.add(he)
 }
 
 // AddAnnouncement records a public note from the referee (a chance draw, a phase change).
 func (h *History) AddAnnouncement(turn int32, summary string) {
-	h.add(historyEntry{entry: &agentv1.HistoryEntry{Turn: turn, FromReferee: true, Summary: summary}})
+	h.add(historyEntry{entry: &agentv1.HistoryEntry{Turn: turn, FromReferee: true, Summary: summary}, public: true})
 }
 
 func (h *History) add(he historyEntry) {
-	var err error
-	if he.whole, err = proto.Marshal(he.entry); err != nil {
-		he.whole = nil // never for the messages above; view then copies field by field
-	}
+	he.size = proto.Size(he.entry)
 	h.entries = append(h.entries, he)
-	e := he.entry
-	everyone := e.FromReferee || he.visibleTo == nil
-	seers := append([]Seat{e.Seat}, he.visibleTo...)
-	for _, m := range e.Messages {
-		everyone = everyone || len(m.To) == 0
-		seers = append(seers, m.To...)
+	everyone := he.public
+	seers := append([]Seat{he.seat}, he.visibleTo...)
+	for _, to := range he.to {
+		everyone = everyone || len(to) == 0
+		seers = append(seers, to...)
 	}
 	if everyone {
 		h.public++
@@ -79,8 +101,8 @@ func (h *History) add(he historyEntry) {
 // Len returns the number of entries.
 func (h *History) Len() int { return len(h.entries) }
 
-// For returns the entries seat may see, oldest first, as fresh copies the caller may keep:
-// the latest MaxHistoryEntries of them at most, and no more than MaxHistoryBytes of them
+// For returns the entries seat may see, oldest first, read-only (see History): the latest
+// MaxHistoryEntries of them at most, and no more than MaxHistoryBytes of them
 // encoded, whatever the match's length. omitted counts the older entries seat may see that
 // are left out (Observation.history_omitted). The work is bounded the same way: entries
 // before the window are counted, never read.
@@ -102,31 +124,30 @@ func (h *History) For(seat Seat) (entries []*agentv1.HistoryEntry, omitted int32
 	return entries, int32(h.public + h.private[seat] - len(entries))
 }
 
-// view returns a copy of the entry as seat may see it, and its encoded size; nil when seat may
-// see none of it.
+// view returns the entry as seat may see it, and its encoded size; nil when seat may see none
+// of it. A seat that may see all of it is shown the entry itself.
 func (he historyEntry) view(seat Seat) (*agentv1.HistoryEntry, int) {
-	e := he.entry
-	moveVisible := e.FromReferee || he.visibleTo == nil || e.Seat == seat || slices.Contains(he.visibleTo, seat)
-	sees := func(m *gamev1.Message) bool { return e.Seat == seat || len(m.To) == 0 || slices.Contains(m.To, seat) }
-	if moveVisible && he.whole != nil && !slices.ContainsFunc(e.Messages, func(m *gamev1.Message) bool { return !sees(m) }) {
-		ve := new(agentv1.HistoryEntry)
-		if err := proto.Unmarshal(he.whole, ve); err == nil {
-			return ve, len(he.whole)
-		}
+	moveVisible := he.public || he.seat == seat || slices.Contains(he.visibleTo, seat)
+	sees := func(i int) bool { return he.seat == seat || len(he.to[i]) == 0 || slices.Contains(he.to[i], seat) }
+	all := moveVisible
+	for i := range he.to {
+		all = all && sees(i)
+	}
+	if all {
+		return he.entry, he.size
 	}
 	var msgs []*gamev1.Message
-	for _, m := range e.Messages {
-		if sees(m) {
-			msgs = append(msgs, proto.CloneOf(m))
+	for i, m := range he.messages {
+		if sees(i) {
+			msgs = append(msgs, m)
 		}
 	}
 	if !moveVisible && len(msgs) == 0 {
 		return nil, 0
 	}
-	ve := &agentv1.HistoryEntry{Turn: e.Turn, Seat: e.Seat, FromReferee: e.FromReferee, Messages: msgs}
+	ve := &agentv1.HistoryEntry{Turn: he.turn, Seat: he.seat, Messages: msgs}
 	if moveVisible {
-		ve.Move = proto.CloneOf(e.Move)
-		ve.Summary = e.Summary
+		ve.Move, ve.Summary = he.move, he.summary
 	}
 	return ve, proto.Size(ve)
 }

@@ -2,6 +2,7 @@ package games_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -119,29 +120,64 @@ func assertEntries(t *testing.T, got, want []*agentv1.HistoryEntry) {
 	}
 }
 
-func TestHistoryForReturnsCopies(t *testing.T) {
+// A seat that may see all of an entry is shown the entry itself, the same one on every call
+// and to every such seat: observations share the history, read-only, instead of copying it on
+// every move.
+func TestHistoryForSharesEntries(t *testing.T) {
+	h := threeSeatHistory()
+	first, again := seen(h, 2), seen(h, 2)
+	// Seat 2 sees all of the announcement and of its own secret move (of turn 2's move, not
+	// the message for seat 0).
+	for i := 2; i < len(first); i++ {
+		if first[i] != again[i] {
+			t.Errorf("seat 2's entry %d is a new copy on each call", i)
+		}
+	}
+	// The announcement is one entry for every seat.
+	a0, a1, a2 := seen(h, 0)[2], seen(h, 1)[2], seen(h, 2)[2]
+	if a0 != a1 || a1 != a2 {
+		t.Error("the announcement is shown to each seat as an entry of its own")
+	}
+}
+
+// Who is shown what is decided by what the history kept when the entry was added: changing
+// what one seat was shown (which a caller must not do: it is shared) cannot show another seat
+// a move or a message it may not see.
+func TestHistoryForPrivacyHoldsWhenShownEntriesChange(t *testing.T) {
+	// shape is what a seat is shown, by identity: each entry's move and messages.
+	type shape struct {
+		move     *gamev1.Move
+		messages []*gamev1.Message
+	}
+	shapes := func(entries []*agentv1.HistoryEntry) []shape {
+		var out []shape
+		for _, e := range entries {
+			out = append(out, shape{e.GetMove(), slices.Clone(e.GetMessages())})
+		}
+		return out
+	}
 	mutations := []struct {
 		name   string
 		mutate func(e []*agentv1.HistoryEntry)
 	}{
-		{"move option", func(e []*agentv1.HistoryEntry) { e[0].GetMove().GetChoose().Option = "changed" }},
-		{"move kind", func(e []*agentv1.HistoryEntry) { e[0].Move.Kind = &gamev1.Move_Pass{Pass: &gamev1.Pass{}} }},
-		{"message text", func(e []*agentv1.HistoryEntry) { e[0].Messages[0].Text = "changed" }},
-		{"message recipients", func(e []*agentv1.HistoryEntry) { e[0].Messages[1].To[0] = 2 }},
-		{"message appended", func(e []*agentv1.HistoryEntry) { e[0].Messages = append(e[0].Messages, msg("extra")) }},
-		{"summary", func(e []*agentv1.HistoryEntry) { e[0].Summary = "changed" }},
-		{"announcement", func(e []*agentv1.HistoryEntry) { e[2].Summary = "changed" }},
-		{"turn and seat", func(e []*agentv1.HistoryEntry) { e[1].Turn, e[1].Seat = 99, 2 }},
+		// Seat 1 is shown entry 0 in part, entry 1 (its own move) whole, then the announcement.
+		{"recipients of a message shown in part", func(e []*agentv1.HistoryEntry) { e[0].Messages[1].To = []int32{0, 2} }},
+		{"recipients of the last message", func(e []*agentv1.HistoryEntry) { e[0].Messages[2].To[0] = 0 }},
+		{"recipients of a whole entry's message", func(e []*agentv1.HistoryEntry) { e[1].Messages[0].To = nil }},
+		{"mover of a whole entry", func(e []*agentv1.HistoryEntry) { e[1].Seat = 2 }},
+		{"messages of a whole entry dropped", func(e []*agentv1.HistoryEntry) { e[1].Messages = nil }},
 	}
 	for _, tc := range mutations {
 		t.Run(tc.name, func(t *testing.T) {
 			h := threeSeatHistory()
-			before := seen(h, 1)
+			before0, before2 := shapes(seen(h, 0)), shapes(seen(h, 2))
 			tc.mutate(seen(h, 1))
-			assertEntries(t, seen(h, 1), before)
-			// Another seat's view is untouched too.
-			other := threeSeatHistory()
-			assertEntries(t, seen(h, 0), seen(other, 0))
+			if got := shapes(seen(h, 0)); !slices.EqualFunc(got, before0, func(a, b shape) bool { return a.move == b.move && slices.Equal(a.messages, b.messages) }) {
+				t.Errorf("seat 0 is shown %v, was %v", got, before0)
+			}
+			if got := shapes(seen(h, 2)); !slices.EqualFunc(got, before2, func(a, b shape) bool { return a.move == b.move && slices.Equal(a.messages, b.messages) }) {
+				t.Errorf("seat 2 is shown %v, was %v", got, before2)
+			}
 		})
 	}
 }

@@ -177,6 +177,9 @@ type match struct {
 	markers     []marker
 	lastMarkers int // markers added by the latest decorate, dropped if its action is refused
 	tolerated   int // random actions refused with INVALID_TERMS
+	// shown is every history entry observations have shown, with a copy of it as first shown:
+	// entries are shared read-only (games.History), so none may ever change.
+	shown map[*agentv1.HistoryEntry]*agentv1.HistoryEntry
 }
 
 func (m *match) play() {
@@ -544,12 +547,15 @@ func (m *match) observeAll(st games.State, when string) []*agentv1.Observation {
 			t.Fatalf("%s: Observe(%d) shows %d history entries, leaving out %d: not a window of at most %d", when, s, len(o.GetHistory()), o.GetHistoryOmitted(), games.MaxHistoryEntries)
 		}
 		// Purity: a second call is equal, and scribbling on what was returned does not reach
-		// the state (nor a cached observation).
+		// the state (nor a cached observation). All but the history, which observations
+		// share with the state, read-only: that its entries never change is checked instead.
 		keep := proto.CloneOf(o)
 		second := safeObserve(t, st, s)
 		if !proto.Equal(keep, second) {
 			t.Fatalf("%s: two calls of Observe(%d) differ", when, s)
 		}
+		m.checkShown(o.GetHistory(), when)
+		o.History, second.History = nil, nil
 		scribble(o.ProtoReflect())
 		scribble(second.ProtoReflect())
 		if third := safeObserve(t, st, s); !proto.Equal(keep, third) {
@@ -559,6 +565,24 @@ func (m *match) observeAll(st games.State, when string) []*agentv1.Observation {
 		out[s] = keep
 	}
 	return out
+}
+
+// checkShown records the history entries an observation shows, and checks that none shown so
+// far has changed since it was first shown.
+func (m *match) checkShown(entries []*agentv1.HistoryEntry, when string) {
+	if m.shown == nil {
+		m.shown = make(map[*agentv1.HistoryEntry]*agentv1.HistoryEntry)
+	}
+	for _, e := range entries {
+		if _, ok := m.shown[e]; !ok {
+			m.shown[e] = proto.CloneOf(e)
+		}
+	}
+	for e, first := range m.shown {
+		if !proto.Equal(e, first) {
+			m.t.Fatalf("%s: a history entry changed after it was shown:\nnow   %v\nshown %v", when, e, first)
+		}
+	}
 }
 
 // checkMarkers searches seat's observation for the planted markers, in text and wire form.
