@@ -227,6 +227,11 @@ func sameSeats(a, b []*gamev1.SeatInfo) bool {
 func commonLines(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
+	// Whole chunks first: comparing strings is many times faster than a loop over bytes.
+	const chunk = 256
+	for i+chunk <= n && a[i:i+chunk] == b[i:i+chunk] {
+		i += chunk
+	}
 	for i < n && a[i] == b[i] {
 		i++
 	}

@@ -372,7 +372,7 @@ func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*ga
 		if i < len(m.spec.Labels) {
 			seats[i].Label = m.spec.Labels[i]
 		}
-		wg.Go(func() {
+		ask := func() {
 			cctx, cancel := context.WithTimeout(ctx, m.limits.GetMoveTimeout().AsDuration())
 			defer cancel()
 			resp, err := client.Describe(cctx, &agentv1.DescribeRequest{}, grpc.MaxCallRecvMsgSize(int(m.limits.GetMaxReplyBytes())))
@@ -383,7 +383,12 @@ func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*ga
 			if a := resp.GetAgent(); a != nil {
 				seats[i].Agent = tidyAgent(a)
 			}
-		})
+		}
+		if i == len(m.spec.Agents)-1 {
+			ask() // the last while the others are asked: a goroutine less per match
+		} else {
+			wg.Go(ask)
+		}
 	}
 	wg.Wait()
 	return seats
