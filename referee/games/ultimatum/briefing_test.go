@@ -64,3 +64,16 @@ func TestBriefingIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkObserve measures the observation of the seat to move mid-match: most of it is
+// writing the briefing's per-move lines, which cost a benchmark match (internal/bench) about
+// a tenth of a bare round trip's time per move.
+func BenchmarkObserve(b *testing.B) {
+	st := play(b, nil, propose(40), propose(70))
+	b.ReportAllocs()
+	for b.Loop() {
+		if st.Observe(0).GetBriefing() == "" {
+			b.Fatal("no briefing")
+		}
+	}
+}

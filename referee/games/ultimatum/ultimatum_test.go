@@ -71,7 +71,7 @@ func choose() *agentv1.Action {
 }
 
 // play starts a match with p and applies moves, alternating P1, P2, ...; it fails on refusal.
-func play(t *testing.T, p *matchv1.GameParams, moves ...*agentv1.Action) games.State {
+func play(t testing.TB, p *matchv1.GameParams, moves ...*agentv1.Action) games.State {
 	t.Helper()
 	st, err := ultimatum.New().NewState(p, 1)
 	if err != nil {
