@@ -63,11 +63,11 @@ func Decode(header nats.Header, data []byte) ([]*eventsv1.MatchEvent, error) {
 // Events are held for up to Linger and sent together as one message (an EventBatch); the
 // ending goes out with the events still held, after every earlier message of the match is
 // stored. So a match that ends within Linger is stored in one message, a stored match_ended
-// always closes a whole record, and by the time
-// Record returns for it the record is stored (or the failure is returned), before anyone is
-// told the match is over. A failure leaves the record open, for whoever runs the match again
-// to close as void. Its Record has the signature of the referee's match.Recorder; it expects
-// the events of one match from one goroutine at a time, as the runner records them.
+// always closes a whole record, and by the time Record returns for it the record is stored
+// (or the failure is returned), before anyone is told the match is over. A failure leaves the
+// record open, for whoever runs the match again to close as void. Its Record has the
+// signature of the referee's match.Recorder; it expects the events of one match from one
+// goroutine at a time, as the runner records them.
 type MatchSettler struct {
 	p *Publisher
 	// Linger is how long events are held; set it before the first Record. Zero sends every
@@ -118,8 +118,9 @@ func (s *MatchSettler) Settle(ctx context.Context, matchID string) error {
 }
 
 // Record records ev: held (see MatchSettler), or for an ending sent with the events held once
-// the match's earlier messages are stored; then it waits for the ending to be stored too. Errors are Publisher.Record's, and for a later event the failure to
-// store events held before it.
+// the match's earlier messages are stored; then it waits for the ending to be stored too.
+// Errors are Publisher.Record's, and for a later event the failure to store events held
+// before it.
 func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 	enc, err := s.p.encode(ctx, ev)
 	if err != nil {

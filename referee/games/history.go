@@ -102,8 +102,8 @@ func (h *History) add(he historyEntry) {
 func (h *History) Len() int { return len(h.entries) }
 
 // For returns the entries seat may see, oldest first, read-only (see History): the latest
-// MaxHistoryEntries of them at most, and no more than MaxHistoryBytes of them
-// encoded, whatever the match's length. omitted counts the older entries seat may see that
+// MaxHistoryEntries of them at most, and no more than MaxHistoryBytes of them encoded,
+// whatever the match's length. omitted counts the older entries seat may see that
 // are left out (Observation.history_omitted). The work is bounded the same way: entries
 // before the window are counted, never read.
 func (h *History) For(seat Seat) (entries []*agentv1.HistoryEntry, omitted int32) {
