@@ -295,10 +295,11 @@ func TestMatchSettler(t *testing.T) {
 }
 
 // Matches sharing a Publisher each learn of their own failed events only: the match whose
-// message the stream refused gets the error at its end, and its ending is never stored (so its
-// record stays open for a rerun to close as void, or is not begun at all), while the other
-// match ends normally. With events held (the default), the refused event travels with the
-// whole match, start to ending; without, alone.
+// message the stream refused gets the error at its next Record, sends nothing more, and its
+// ending is never stored (so its record stays open for a rerun to close as void, or is not
+// begun at all), while the other match ends normally. With events held (the default), the
+// refused event travels with the whole match, start to ending, and the ending learns of it;
+// without, it travels alone, after the start, and the next event learns of it.
 func TestMatchSettlerOwnFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -307,7 +308,7 @@ func TestMatchSettlerOwnFailures(t *testing.T) {
 		readsBack int    // events of the refused match stored
 	}{
 		{"held", time.Minute, "m-refused/5", 0},
-		{"each alone", 0, "m-refused/2", 3},
+		{"each alone", 0, "m-refused/2", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := openEmbedded(t, Config{})
@@ -326,18 +327,17 @@ func TestMatchSettlerOwnFailures(t *testing.T) {
 			rec.Linger = tc.linger
 			bad, good := syntheticMatch("m-refused", 5), syntheticMatch("m-fine", 5)
 			bad[1].GetActionTaken().Action = &agentv1.Action{PrivateReasoning: strings.Repeat("too long ", 100)}
-			for i := range 4 {
-				for _, ev := range []*eventsv1.MatchEvent{bad[i], good[i]} {
-					if err := rec.Record(ctx, ev); err != nil {
-						t.Fatalf("Record %s/%d: %v", ev.GetMatchId(), ev.GetSeq(), err)
-					}
+			var refused error // what the refused match's Record said, after which it stops
+			for i := range 5 {
+				if refused == nil {
+					refused = rec.Record(ctx, bad[i])
+				}
+				if err := rec.Record(ctx, good[i]); err != nil {
+					t.Fatalf("Record %s/%d: %v", good[i].GetMatchId(), good[i].GetSeq(), err)
 				}
 			}
-			if err := rec.Record(ctx, good[4]); err != nil {
-				t.Errorf("the good match's end: %v", err)
-			}
-			if err := rec.Record(ctx, bad[4]); err == nil || !strings.Contains(err.Error(), tc.refused) {
-				t.Errorf("the refused match's end: %v, want the failure of %s", err, tc.refused)
+			if refused == nil || !strings.Contains(refused.Error(), tc.refused) {
+				t.Errorf("the refused match's Records: %v, want the failure of %s", refused, tc.refused)
 			}
 			if got, err := ReadMatch(ctx, b.JetStream(), "m-fine"); err != nil || sameEvents(got, good) != nil {
 				t.Errorf("the good match reads back as %d events (%v)", len(got), err)

@@ -151,41 +151,52 @@ func (p *Publisher) encode(ctx context.Context, ev *eventsv1.MatchEvent) (encode
 // send publishes one message of matchID's record (one event, or a batch when header says so)
 // under message id id on the subject of event kind name, and keeps its ack for FlushMatch.
 func (p *Publisher) send(ctx context.Context, matchID, id, name string, data []byte, header nats.Header) error {
+	ack, err := p.publish(ctx, matchID, id, name, data, header)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	if p.unsettled == nil {
+		p.unsettled = make(map[string][]pending)
+	}
+	p.unsettled[matchID] = append(settled(p.unsettled[matchID]), pending{id: id, ack: ack})
+	p.mu.Unlock()
+	return nil
+}
+
+// publish sends a message as send does, with opts besides, and returns the future of its ack
+// (which it does not keep).
+func (p *Publisher) publish(ctx context.Context, matchID, id, name string, data []byte, header nats.Header, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
 	if header == nil {
 		header = make(nats.Header, 2)
 	}
 	msg := &nats.Msg{Subject: natsname.MatchSubject(matchID, name), Data: data, Header: header}
+	opts = append([]jetstream.PublishOpt{
+		jetstream.WithMsgID(id),
+		jetstream.WithExpectStream(natsname.MatchStream),
+		// No silent re-send on "no responders": a late re-send would be
+		// stored after later events of the match. Flush reports it instead.
+		jetstream.WithRetryAttempts(0),
+		jetstream.WithStallWait(stallPoll),
+	}, opts...)
 	for {
-		ack, err := p.js.PublishMsgAsync(msg,
-			jetstream.WithMsgID(id),
-			jetstream.WithExpectStream(natsname.MatchStream),
-			// No silent re-send on "no responders": a late re-send would be
-			// stored after later events of the match. Flush reports it instead.
-			jetstream.WithRetryAttempts(0),
-			jetstream.WithStallWait(stallPoll),
-		)
+		ack, err := p.js.PublishMsgAsync(msg, opts...)
 		if err == nil {
-			p.mu.Lock()
-			if p.unsettled == nil {
-				p.unsettled = make(map[string][]pending)
-			}
-			p.unsettled[matchID] = append(settled(p.unsettled[matchID]), pending{id: id, ack: ack})
-			p.mu.Unlock()
-			return nil
+			return ack, nil
 		}
 		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
 			select {
 			case <-p.closed:
 				// nats.go does not always wrap its "connection closed"
 				// error; say it plainly.
-				return fmt.Errorf("bus: record %s: %w: %v", id, ErrClosed, err)
+				return nil, fmt.Errorf("bus: record %s: %w: %v", id, ErrClosed, err)
 			default:
 			}
-			return fmt.Errorf("bus: record %s: %w", id, err)
+			return nil, fmt.Errorf("bus: record %s: %w", id, err)
 		}
 		// All slots taken: nothing was sent, so trying again is safe.
 		if ctx.Err() != nil {
-			return fmt.Errorf("bus: record %s: %d events awaiting acks: %w",
+			return nil, fmt.Errorf("bus: record %s: %d events awaiting acks: %w",
 				id, p.js.PublishAsyncPending(), context.Cause(ctx))
 		}
 	}

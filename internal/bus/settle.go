@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 // EventsHeader marks a message of the match stream that carries an eventsv1.EventBatch; its
@@ -30,6 +32,10 @@ const batchField = 1
 
 // ErrBadBatch reports a message whose Parley-Events header does not match what it carries.
 var ErrBadBatch = errors.New("bus: bad event batch")
+
+// ErrOtherWriter reports a message of a match that JetStream did not store because the match's
+// record was begun, or added to, by another writer (see MatchSettler).
+var ErrOtherWriter = errors.New("bus: the match's record has another writer")
 
 // Decode returns the events one message of the match stream carries, oldest first: the
 // EventBatch of a message with the Parley-Events header, or the single MatchEvent of one
@@ -61,13 +67,20 @@ func Decode(header nats.Header, data []byte) ([]*eventsv1.MatchEvent, error) {
 // each match at its end.
 //
 // Events are held for up to Linger and sent together as one message (an EventBatch); the
-// ending goes out with the events still held, after every earlier message of the match is
-// stored. So a match that ends within Linger is stored in one message, a stored match_ended
-// always closes a whole record, and by the time Record returns for it the record is stored
-// (or the failure is returned), before anyone is told the match is over. A failure leaves the
-// record open, for whoever runs the match again to close as void. Its Record has the
-// signature of the referee's match.Recorder; it expects the events of one match from one
-// goroutine at a time, as the runner records them.
+// ending goes out with the events still held. So a match that ends within Linger is stored in
+// one message, and by the time Record returns for the ending the record is stored (or the
+// failure is returned), before anyone is told the match is over. A failure leaves the record
+// open, for whoever runs the match again to close as void. Its Record has the signature of
+// the referee's match.Recorder; it expects the events of one match from one goroutine at a
+// time, as the runner records them.
+//
+// A record has one writer. The message that begins a record (it holds the start) is stored
+// only if the match has nothing stored yet, and each later message only if the match's last
+// stored message is still this settler's previous one, which it waits for (JetStream's
+// expected-last-sequence check on the match's subjects). So a referee that was taken for dead
+// and comes back cannot add to a record another referee began or closed: its message is
+// refused, and its Record fails. A message closing a record this settler did not begin (a
+// void ending for a referee that died) carries no such check.
 type MatchSettler struct {
 	p *Publisher
 	// Linger is how long events are held; set it before the first Record. Zero sends every
@@ -79,6 +92,7 @@ type MatchSettler struct {
 	mu     sync.Mutex
 	held   map[string]*heldEvents // by match, only while some are held
 	failed map[string]error       // a send of held events that failed, for the match's next Record
+	sent   map[string]*sentMsg    // by match, the latest message sent, until the match ends
 }
 
 // heldEvents are events of one match waiting to be sent together.
@@ -93,6 +107,15 @@ type heldEvents struct {
 	timer *time.Timer
 }
 
+// sentMsg is a message of a match sent, and once JetStream has answered, where it is stored.
+type sentMsg struct {
+	id      string
+	guarded bool          // sent to be stored only where it continues this settler's record
+	done    chan struct{} // closed once seq or err is set
+	seq     uint64        // its sequence in the stream
+	err     error
+}
+
 // SettleEachMatch returns a MatchSettler recording through p that holds events for
 // DefaultLinger.
 func (p *Publisher) SettleEachMatch() *MatchSettler {
@@ -103,24 +126,30 @@ func (p *Publisher) SettleEachMatch() *MatchSettler {
 func (s *MatchSettler) MaxEventBytes() int { return s.p.MaxEventBytes() }
 
 // Settle sends the events of matchID still held, waits until every event of the match
-// recorded so far is stored, and returns the first failure among them (see FlushMatch).
+// recorded so far is stored, and returns the first failure among them.
 func (s *MatchSettler) Settle(ctx context.Context, matchID string) error {
 	s.mu.Lock()
 	err := s.takeFailureLocked(matchID)
 	if err == nil {
-		err = s.sendHeldLocked(ctx, matchID)
+		_, err = s.sendHeldLocked(ctx, matchID, true)
 	}
+	last := s.sent[matchID]
 	s.mu.Unlock()
-	if err != nil {
-		return err
+	if err == nil && last != nil {
+		_, err = last.wait(ctx)
 	}
-	return s.p.FlushMatch(ctx, matchID)
+	if err != nil {
+		s.forget(matchID)
+	}
+	return err
 }
 
 // Record records ev: held (see MatchSettler), or for an ending sent with the events held once
 // the match's earlier messages are stored; then it waits for the ending to be stored too.
 // Errors are Publisher.Record's, and for a later event the failure to store events held
-// before it.
+// before it. Once Record or Settle has failed for a match, or recorded its ending, the settler
+// keeps nothing of it: whatever is recorded of it next is a new writer's (as the queue's void
+// closer is).
 func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 	enc, err := s.p.encode(ctx, ev)
 	if err != nil {
@@ -130,20 +159,30 @@ func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) erro
 	if ev.GetMatchEnded() != nil {
 		return s.end(ctx, matchID, enc)
 	}
+	if err := s.hold(ctx, matchID, enc, ev.GetMatchStarted() != nil); err != nil {
+		s.forget(matchID)
+		return err
+	}
+	return nil
+}
+
+// hold holds enc (a start when start is set), sending what is held first when enc would not
+// fit with it, or sends enc at once when nothing lingers.
+func (s *MatchSettler) hold(ctx context.Context, matchID string, enc encoded, start bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.takeFailureLocked(matchID); err != nil {
 		return err
 	}
 	if s.Linger <= 0 {
-		if err := s.sendHeldLocked(ctx, matchID); err != nil {
-			return err
-		}
-		return s.p.send(ctx, matchID, enc.id, enc.name, enc.data, nil)
+		h := &heldEvents{}
+		h.add(enc, start)
+		_, err := s.sendLocked(ctx, matchID, h, true)
+		return err
 	}
 	h := s.held[matchID]
 	if h != nil && !h.fits(enc, s.p.MaxEventBytes()) {
-		if err := s.sendHeldLocked(ctx, matchID); err != nil {
+		if _, err := s.sendHeldLocked(ctx, matchID, true); err != nil {
 			return err
 		}
 		h = nil
@@ -156,25 +195,28 @@ func (s *MatchSettler) Record(ctx context.Context, ev *eventsv1.MatchEvent) erro
 		s.held[matchID] = h
 		h.timer = time.AfterFunc(s.Linger, func() { s.expire(matchID, h) })
 	}
-	h.add(enc, ev.GetMatchStarted() != nil)
+	h.add(enc, start)
 	return nil
 }
 
-// end records a match's ending: with the events held when they fit in one message, after
-// every earlier message of the match is stored.
+// end records a match's ending: with the events held when they fit in one message, once the
+// match's earlier messages are stored.
 func (s *MatchSettler) end(ctx context.Context, matchID string, enc encoded) error {
+	defer s.forget(matchID)
 	s.mu.Lock()
 	h := s.take(matchID)
 	err := s.takeFailureLocked(matchID)
 	if err == nil && h != nil && !h.fits(enc, s.p.MaxEventBytes()) {
-		err = s.sendLocked(ctx, matchID, h)
+		_, err = s.sendLocked(ctx, matchID, h, true)
 		h = nil
 	}
+	prev := s.sent[matchID]
 	s.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("%w; the match's ending was not recorded", err)
+	if err == nil && prev != nil {
+		// Waited for here rather than in sendLocked, so that other matches need not wait.
+		_, err = prev.wait(ctx)
 	}
-	if err := s.p.FlushMatch(ctx, matchID); err != nil {
+	if err != nil {
 		return fmt.Errorf("%w; the match's ending was not recorded", err)
 	}
 	if h == nil {
@@ -183,30 +225,39 @@ func (s *MatchSettler) end(ctx context.Context, matchID string, enc encoded) err
 	h.add(enc, false)
 	h.ends = true
 	s.mu.Lock()
-	err = s.sendLocked(ctx, matchID, h)
+	_, err = s.sendLocked(ctx, matchID, h, true)
+	last := s.sent[matchID]
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	return s.p.FlushMatch(ctx, matchID)
+	_, err = last.wait(ctx)
+	return err
 }
 
-// expire sends h when its linger is over, unless Record has taken it meanwhile. A failure is
-// kept for the match's next Record.
+// expire sends h when its linger is over, unless Record has taken it meanwhile; while the
+// match's previous message is not yet stored, it waits another linger rather than hold up
+// other matches. A failure is kept for the match's next Record.
 func (s *MatchSettler) expire(matchID string, h *heldEvents) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held[matchID] != h {
 		return
 	}
-	delete(s.held, matchID)
 	ctx, cancel := context.WithTimeout(context.Background(), ackTimeout)
 	defer cancel()
-	if err := s.sendLocked(ctx, matchID, h); err != nil {
+	sent, err := s.sendLocked(ctx, matchID, h, false)
+	switch {
+	case err != nil:
+		delete(s.held, matchID)
 		if s.failed == nil {
 			s.failed = make(map[string]error)
 		}
 		s.failed[matchID] = err
+	case sent:
+		delete(s.held, matchID)
+	default:
+		h.timer.Reset(s.Linger)
 	}
 }
 
@@ -227,34 +278,113 @@ func (s *MatchSettler) take(matchID string) *heldEvents {
 	return h
 }
 
-// sendHeldLocked sends the events held for matchID, if any.
-func (s *MatchSettler) sendHeldLocked(ctx context.Context, matchID string) error {
+// forget drops what is kept of a match that has ended.
+func (s *MatchSettler) forget(matchID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if h := s.take(matchID); h != nil {
-		return s.sendLocked(ctx, matchID, h)
+		h.timer.Stop()
 	}
-	return nil
+	delete(s.failed, matchID)
+	delete(s.sent, matchID)
+}
+
+// sendHeldLocked sends the events held for matchID, if any.
+func (s *MatchSettler) sendHeldLocked(ctx context.Context, matchID string, wait bool) (bool, error) {
+	if h := s.take(matchID); h != nil {
+		return s.sendLocked(ctx, matchID, h, wait)
+	}
+	return true, nil
 }
 
 // sendLocked sends h as one message: its only event as it is, or an EventBatch. The message
 // takes the id its newest event would have alone, and that event's subject, but for one that
 // holds the match's start and not its ending: that one travels on match_started, where
-// listings and lookups of a match's start find it.
-func (s *MatchSettler) sendLocked(ctx context.Context, matchID string, h *heldEvents) error {
+// listings and lookups of a match's start find it. It is stored only where it continues what
+// this settler stored of the match (see MatchSettler): once the previous message is stored,
+// which sendLocked waits for, or when wait is false reports by sending nothing (false).
+func (s *MatchSettler) sendLocked(ctx context.Context, matchID string, h *heldEvents, wait bool) (bool, error) {
+	var after []jetstream.PublishOpt
+	switch prev := s.sent[matchID]; {
+	case h.start != "":
+		after = append(after, jetstream.WithExpectLastSequenceForSubject(0, natsname.MatchFilter(matchID)))
+	case prev != nil:
+		if !wait && !prev.answered() {
+			return false, nil
+		}
+		seq, err := prev.wait(ctx)
+		if err != nil {
+			return false, err
+		}
+		after = append(after, jetstream.WithExpectLastSequenceForSubject(seq, natsname.MatchFilter(matchID)))
+	}
 	name := h.last.name
 	if h.start != "" && !h.ends {
 		name = h.start
 	}
-	if len(h.parts) == 1 {
-		return s.p.send(ctx, matchID, h.last.id, name, h.parts[0], nil)
+	data, header := h.parts[0], nats.Header(nil)
+	if len(h.parts) > 1 {
+		data = make([]byte, 0, h.size)
+		for _, part := range h.parts {
+			data = protowire.AppendTag(data, batchField, protowire.BytesType)
+			data = protowire.AppendBytes(data, part)
+		}
+		header = make(nats.Header, 5)
+		header.Set(EventsHeader, strconv.Itoa(len(h.parts)))
 	}
-	data := make([]byte, 0, h.size)
-	for _, part := range h.parts {
-		data = protowire.AppendTag(data, batchField, protowire.BytesType)
-		data = protowire.AppendBytes(data, part)
+	ack, err := s.p.publish(ctx, matchID, h.last.id, name, data, header, after...)
+	if err != nil {
+		return false, err
 	}
-	header := make(nats.Header, 3)
-	header.Set(EventsHeader, strconv.Itoa(len(h.parts)))
-	return s.p.send(ctx, matchID, h.last.id, name, data, header)
+	if s.sent == nil {
+		s.sent = make(map[string]*sentMsg)
+	}
+	m := &sentMsg{id: h.last.id, guarded: len(after) > 0, done: make(chan struct{})}
+	s.sent[matchID] = m
+	go m.await(ack, s.p.closed)
+	return true, nil
+}
+
+// await waits for JetStream's answer to m.
+func (m *sentMsg) await(ack jetstream.PubAckFuture, closed <-chan struct{}) {
+	defer close(m.done)
+	var apiErr *jetstream.APIError
+	select {
+	case a := <-ack.Ok():
+		m.seq = a.Sequence
+		if a.Duplicate && m.guarded {
+			// The settler never sends a message twice: another writer stored one by this id.
+			m.err = fmt.Errorf("bus: publish %s: %w: a message by this id is stored already", m.id, ErrOtherWriter)
+		}
+	case err := <-ack.Err():
+		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
+			err = fmt.Errorf("%w: %w", ErrOtherWriter, err)
+		}
+		m.err = fmt.Errorf("bus: publish %s: %w", m.id, err)
+	case <-closed:
+		m.err = fmt.Errorf("bus: publish %s: %w", m.id, ErrClosed)
+	}
+}
+
+// answered reports whether JetStream has answered.
+func (m *sentMsg) answered() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait returns where m is stored, or why it is not, once JetStream has answered; or ctx's
+// error.
+func (m *sentMsg) wait(ctx context.Context) (uint64, error) {
+	select {
+	case <-m.done:
+		return m.seq, m.err
+	case <-ctx.Done():
+		return 0, fmt.Errorf("bus: waiting for %s to be stored: %w", m.id, context.Cause(ctx))
+	}
 }
 
 // fits reports whether enc can join the held events within limit bytes (0: no limit).

@@ -14,6 +14,7 @@ import (
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/natsname"
 )
 
@@ -282,7 +283,87 @@ func TestSettlerReportsAFailedLingerSend(t *testing.T) {
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if len(rec.held) != 0 || len(rec.failed) != 0 {
-		t.Errorf("%d matches still hold events and %d failures are kept after the failure was reported", len(rec.held), len(rec.failed))
+	if len(rec.held) != 0 || len(rec.failed) != 0 || len(rec.sent) != 0 {
+		t.Errorf("%d matches still hold events, %d failures and %d sent messages are kept after the failure was reported", len(rec.held), len(rec.failed), len(rec.sent))
+	}
+}
+
+// A record has one writer. A second referee running a match whose record another has begun
+// (it was taken for dead, came back, and raced the rerun under the same id) has its messages
+// refused, whether its match is one message under the same id as the first's or a longer one,
+// and the stored record is the first writer's alone.
+func TestSettlerRecordHasOneWriter(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	for _, n := range []int{6, 9} {
+		t.Run(fmt.Sprintf("second writer's match of %d events", n), func(t *testing.T) {
+			id := fmt.Sprintf("m-race-%d", n)
+			first, second := NewPublisher(b).SettleEachMatch(), NewPublisher(b).SettleEachMatch()
+			want := syntheticMatch(id, 6)
+			for _, ev := range want {
+				if err := first.Record(ctx, ev); err != nil {
+					t.Fatalf("first writer, seq %d: %v", ev.GetSeq(), err)
+				}
+			}
+			other := syntheticMatch(id, n)
+			other[0].GetMatchStarted().Seed = 7
+			var err error
+			for _, ev := range other {
+				if err = second.Record(ctx, ev); err != nil {
+					break
+				}
+			}
+			if !errors.Is(err, ErrOtherWriter) {
+				t.Errorf("the second writer's Records end with %v, want ErrOtherWriter", err)
+			}
+			got, err := ReadMatch(ctx, b.JetStream(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameEvents(got, want); err != nil {
+				t.Errorf("the record is not the first writer's: %v", err)
+			}
+			if n, err := StoredEvents(ctx, b.JetStream(), id); err != nil || n != len(want) {
+				t.Errorf("%d events stored (%v), want the first writer's %d", n, err, len(want))
+			}
+		})
+	}
+}
+
+// A referee that comes back after its open record was closed void by another (the queue's
+// closer) cannot add to it: its next message is refused, so the record ends at the void
+// ending, with nothing after it.
+func TestSettlerCannotWriteAfterAClosedRecord(t *testing.T) {
+	b := openEmbedded(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	late := NewPublisher(b).SettleEachMatch()
+	evs := syntheticMatch("m-late", 8)
+	for _, ev := range evs[:3] {
+		if err := late.Record(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := late.Settle(ctx, "m-late"); err != nil {
+		t.Fatal(err)
+	}
+	closing := &eventsv1.MatchEvent{MatchId: "m-late", Seq: 4, Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{
+		Outcome: &matchv1.Outcome{Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: "Void: its referee was gone"},
+	}}}
+	if err := NewPublisher(b).SettleEachMatch().Record(ctx, closing); err != nil {
+		t.Fatalf("the closer: %v", err)
+	}
+	var err error
+	for _, ev := range evs[3:] {
+		if err = late.Record(ctx, ev); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, ErrOtherWriter) {
+		t.Errorf("the late referee's Records end with %v, want ErrOtherWriter", err)
+	}
+	if n, err := StoredEvents(ctx, b.JetStream(), "m-late"); err != nil || n != 4 {
+		t.Errorf("%d events stored (%v), want 4: three, then the void ending", n, err)
 	}
 }

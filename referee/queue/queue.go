@@ -35,8 +35,10 @@
 // whether to wait for a rerun (see Latest).
 //
 // A referee cut off from the broker for longer than AckWait while its match goes on is
-// treated as dead: if it comes back, its later events land after the void ending, and every
-// reader of the record stops at match_ended.
+// treated as dead: if it comes back, the stream refuses what it then sends of the match, since
+// a record has one writer (bus.MatchSettler), and its worker learns that the record is not its
+// own. (Late events of a referee older than that rule could still follow a void ending; every
+// reader of the record stops at match_ended.)
 //
 // A request that can never run (unknown game, bad parameters, an agent address that does not
 // parse) is recorded as a match that starts and ends void at once, with the reason, and
