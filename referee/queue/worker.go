@@ -183,6 +183,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	case errors.Is(err, errNotHere):
 		logger.Info("request given back for another worker", "err", err)
 		_ = msg.NakWithDelay(retryDelay)
+	case errors.Is(err, bus.ErrOtherWriter):
+		// This worker was taken for dead and the request given to another, whose record the
+		// stream keeps: the request is that worker's now, to acknowledge; a Nak from here
+		// would offer it to a third while the second still plays it.
+		logger.Warn("the match's record has another writer; leaving its request to it", "err", err)
 	default:
 		logger.Error("request failed; it will be offered again", "err", err)
 		_ = msg.NakWithDelay(retryDelay)
