@@ -17,6 +17,7 @@ import (
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/human"
 	"github.com/parley-arena/parley/agents/sdk"
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -461,5 +462,97 @@ func TestLongMatchesKeptAlive(t *testing.T) {
 	}
 	if wB.Ran() != 0 {
 		t.Errorf("the idle worker ran %d matches", wB.Ran())
+	}
+}
+
+// A worker taken for dead, whose request was given to another worker that began the record
+// under the same id, learns when it comes back that the record is not its own: the stream
+// refuses its messages, and it leaves the request alone, so nobody closes the other worker's
+// record or plays the match a third time. (Here the other worker's start is written straight
+// to the stream while this worker's first move is pending, and this worker holds its events
+// for a minute, so that its own start would go out only with its ending.)
+func TestWorkerComingBackLeavesAnotherWritersRecord(t *testing.T) {
+	srv := natstest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	b := openBus(t, srv.URL)
+	js := b.JetStream()
+	if err := EnsureStreams(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+
+	fair, err := builtin.New("fair", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	called, gate := make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	addr, stopAgent, err := sdk.Background("127.0.0.1:0", sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+		first.Do(func() { close(called) })
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return fair.Act(ctx, obs)
+	}), sdk.WithInfo(&gamev1.AgentInfo{Name: "gatedfair", Version: "1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stopAgent)
+
+	w := NewWorker(b, withAgents(WorkerConfig{Name: "late", AckWait: 10 * time.Second}, nil), nil)
+	w.settler.Linger = time.Minute
+	wctx, stopWorker := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	t.Cleanup(func() {
+		stopWorker()
+		<-done
+	})
+
+	req := requests("taken", 1, "grpc://"+addr, "builtin:fair")[0]
+	id := req.GetMatchId()
+	req.TournamentId = ""
+	if err := Enqueue(ctx, js, req); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-called:
+	case <-ctx.Done():
+		t.Fatal("the worker never asked for a move")
+	}
+	other := bus.NewPublisher(b).SettleEachMatch()
+	start := &eventsv1.MatchEvent{MatchId: id, Seq: 1, Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{
+		Game: "ultimatum", Seed: 7,
+	}}}
+	if err := other.Record(ctx, start); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Settle(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+
+	// The worker ends its match, is refused, and lets the request be; had it given the request
+	// back (after retryDelay), it would have come back and the open record been closed void.
+	for {
+		if _, playing := w.running.Load(id); !playing {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the worker never finished its match")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := w.Ran(); n != 0 {
+		t.Errorf("the worker counts %d matches as played, want none", n)
+	}
+	time.Sleep(2*retryDelay + time.Second)
+	if n, err := bus.StoredEvents(ctx, js, id); err != nil || n != 1 {
+		t.Errorf("%d events stored under %s (%v), want the other writer's start alone", n, id, err)
+	}
+	if _, rerun, err := LookupRetry(ctx, js, id); err != nil || rerun {
+		t.Errorf("a rerun of %s was named (%v)", id, err)
 	}
 }
