@@ -27,6 +27,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,6 +180,10 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Bus, err err
 			return nil, fmt.Errorf("bus: connect to %s: %w", b.url, err)
 		}
 		return nil, fmt.Errorf("bus: connect to embedded server: %w", err)
+	}
+	if err := checkServerVersion(b.nc.ConnectedServerVersion()); err != nil {
+		b.nc.Close()
+		return nil, fmt.Errorf("bus: %s: %w", b.url, err)
 	}
 	js, err := jetstream.New(b.nc)
 	if err != nil {
@@ -394,3 +399,22 @@ func (l serverLogger) Debugf(format string, v ...any)  { l.log.Debug(fmt.Sprintf
 func (l serverLogger) Tracef(format string, v ...any)  { l.log.Debug(fmt.Sprintf(format, v...)) }
 
 var _ server.Logger = serverLogger{}
+
+// minServerVersion is the oldest nats-server Parley works with: a match's record is written
+// with JetStream's expected-last-sequence check on a subject filter (MatchSettler), which
+// nats-server 2.11 added; an older server would apply the check to each message's own subject
+// and refuse a record's second message.
+var minServerVersion = [2]int{2, 11}
+
+// checkServerVersion reports a server older than minServerVersion, or one whose version
+// cannot be read.
+func checkServerVersion(version string) error {
+	var major, minor int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(version, "v"), "%d.%d", &major, &minor); err != nil {
+		return fmt.Errorf("the server's version %q cannot be read; Parley needs nats-server %d.%d or later", version, minServerVersion[0], minServerVersion[1])
+	}
+	if major < minServerVersion[0] || major == minServerVersion[0] && minor < minServerVersion[1] {
+		return fmt.Errorf("the server runs nats-server %s; Parley needs %d.%d or later", version, minServerVersion[0], minServerVersion[1])
+	}
+	return nil
+}

@@ -438,3 +438,19 @@ func BenchmarkPublish(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// Servers older than the oldest Parley works with are refused by name and version.
+func TestCheckServerVersion(t *testing.T) {
+	for version, ok := range map[string]bool{
+		"2.15.2": true, "2.11.0": true, "v2.11.1": true, "3.0.0": true, "2.12.0-dev": true,
+		"2.10.22": false, "2.9.0": false, "1.99.0": false, "": false, "nats": false,
+	} {
+		err := checkServerVersion(version)
+		if (err == nil) != ok {
+			t.Errorf("checkServerVersion(%q) = %v; want ok=%v", version, err, ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "2.11 or later") {
+			t.Errorf("checkServerVersion(%q) = %v; want it to name the version needed", version, err)
+		}
+	}
+}
