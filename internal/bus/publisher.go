@@ -61,14 +61,6 @@ type Publisher struct {
 	mu       sync.Mutex
 	failure  error // first failure not yet reported by Flush
 	failures int   // how many failures since the last report
-	// unsettled holds, per match, the acks of its events not yet waited for by FlushMatch.
-	unsettled map[string][]pending
-}
-
-// pending is one event sent and the future of its ack.
-type pending struct {
-	id  string // message id
-	ack jetstream.PubAckFuture
 }
 
 // NewPublisher returns a Publisher sending through b's connection. It has its
@@ -111,7 +103,8 @@ func (p *Publisher) Record(ctx context.Context, ev *eventsv1.MatchEvent) error {
 	if err != nil {
 		return err
 	}
-	return p.send(ctx, ev.GetMatchId(), enc.id, enc.name, enc.data, nil)
+	_, err = p.publish(ctx, ev.GetMatchId(), enc.id, enc.name, enc.data, nil)
+	return err
 }
 
 // encoded is an event checked and marshalled for the stream.
@@ -148,24 +141,9 @@ func (p *Publisher) encode(ctx context.Context, ev *eventsv1.MatchEvent) (encode
 	return encoded{id: id, name: name, data: data}, nil
 }
 
-// send publishes one message of matchID's record (one event, or a batch when header says so)
-// under message id id on the subject of event kind name, and keeps its ack for FlushMatch.
-func (p *Publisher) send(ctx context.Context, matchID, id, name string, data []byte, header nats.Header) error {
-	ack, err := p.publish(ctx, matchID, id, name, data, header)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	if p.unsettled == nil {
-		p.unsettled = make(map[string][]pending)
-	}
-	p.unsettled[matchID] = append(settled(p.unsettled[matchID]), pending{id: id, ack: ack})
-	p.mu.Unlock()
-	return nil
-}
-
-// publish sends a message as send does, with opts besides, and returns the future of its ack
-// (which it does not keep).
+// publish sends one message of matchID's record (one event, or a batch when header says so)
+// under message id id on the subject of event kind name, with opts besides, and returns the
+// future of its ack; Flush waits for every one.
 func (p *Publisher) publish(ctx context.Context, matchID, id, name string, data []byte, header nats.Header, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
 	if header == nil {
 		header = make(nats.Header, 2)
@@ -210,18 +188,13 @@ func (p *Publisher) publish(ctx context.Context, matchID, id, name string, data 
 // again is safe.
 //
 // A Publisher shared by several matches reports a failure to whichever Flush
-// runs next; a match that must know about its own events uses FlushMatch.
+// runs next; a match that must know about its own events is recorded through a
+// MatchSettler.
 //
 // Flush returns early with an error when ctx ends (wrapping ctx's error) or
 // the connection is closed (wrapping ErrClosed).
 func (p *Publisher) Flush(ctx context.Context) error {
 	done := p.js.PublishAsyncComplete()
-	defer func() {
-		// Every ack has come back (or the wait was given up): nothing is left to settle.
-		p.mu.Lock()
-		p.unsettled = nil
-		p.mu.Unlock()
-	}()
 	select {
 	case <-done: // checked first: when all is acked, ctx or Close do not matter
 		return p.takeFailure()
@@ -243,61 +216,6 @@ func (p *Publisher) Flush(ctx context.Context) error {
 		return fmt.Errorf("bus: flush: %d events awaiting acks: %w",
 			p.js.PublishAsyncPending(), ErrClosed)
 	}
-}
-
-// FlushMatch waits until JetStream has acknowledged every event of matchID recorded since
-// the last FlushMatch of that match, and returns the first of them that failed (with its
-// message id and a count of the others). Unlike Flush it neither waits for other matches'
-// events nor reports their failures, so each of many matches sharing the Publisher learns
-// about its own events only. It returns early with an error when ctx ends or the connection
-// is closed; the events not yet waited for are then forgotten.
-func (p *Publisher) FlushMatch(ctx context.Context, matchID string) error {
-	p.mu.Lock()
-	events := p.unsettled[matchID]
-	delete(p.unsettled, matchID)
-	p.mu.Unlock()
-	var first error
-	failed := 0
-	for _, e := range events {
-		var err error
-		select {
-		case <-e.ack.Ok():
-		case err = <-e.ack.Err():
-		case <-ctx.Done():
-			return fmt.Errorf("bus: flush %s: %w", matchID, context.Cause(ctx))
-		case <-p.closed:
-			return fmt.Errorf("bus: flush %s: %w", matchID, ErrClosed)
-		}
-		if err != nil {
-			failed++
-			if first == nil {
-				first = fmt.Errorf("bus: publish %s: %w", e.id, err)
-			}
-		}
-	}
-	if failed > 1 {
-		return fmt.Errorf("%w (and %d more of the match failed)", first, failed-1)
-	}
-	return first
-}
-
-// settled drops from the front of q the events already stored, so that a long match holds
-// only the acks still to come (and failures, which FlushMatch reports), not its whole record.
-func settled(q []pending) []pending {
-	k := 0
-	for k < len(q) {
-		select {
-		case <-q[k].ack.Ok():
-			k++
-			continue
-		default:
-		}
-		break
-	}
-	if k == 0 {
-		return q
-	}
-	return append(q[:0], q[k:]...)
 }
 
 // fail is the JetStream async error handler: it keeps the first failure.

@@ -282,9 +282,7 @@ func (s *MatchSettler) take(matchID string) *heldEvents {
 func (s *MatchSettler) forget(matchID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if h := s.take(matchID); h != nil {
-		h.timer.Stop()
-	}
+	s.take(matchID)
 	delete(s.failed, matchID)
 	delete(s.sent, matchID)
 }
