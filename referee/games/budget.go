@@ -26,8 +26,10 @@ const (
 )
 
 var (
-	historyField = observationField("history")
-	notesField   = observationField("notes")
+	historyField        = observationField("history")
+	notesField          = observationField("notes")
+	historyOmittedField = observationField("history_omitted")
+	notesOmittedField   = observationField("notes_omitted")
 )
 
 func observationField(name protoreflect.Name) protowire.Number {
@@ -57,35 +59,65 @@ func LatestNotes(notes []string) (kept []string, omitted int32) {
 // FitObservation leaves the oldest entries out of obs's history, then the oldest notes out
 // of its notes, until obs encodes in at most budget bytes, and counts them in HistoryOmitted
 // and NotesOmitted. It reports false when obs is over budget even with neither.
+//
+// An observation's size is that of the rest of it plus that of each entry and note, so it is
+// worked out once and then kept up to date. Entries are sized from protobuf's cached sizes:
+// an entry is read-only once made (see History), so a size cached when it was made or last
+// sent is still its size, and a history a seat is shown every move is not walked every move.
 func FitObservation(obs *agentv1.Observation, budget int) bool {
+	history := obs.History
+	obs.History = nil
+	over := proto.Size(obs) - budget // the notes included
+	obs.History = history
+	for _, e := range history {
+		over += entrySize(e)
+	}
 	for {
-		over := proto.Size(obs) - budget
 		switch {
 		case over <= 0:
 			return true
 		case len(obs.History) > 0:
-			k := oldestToDrop(over, len(obs.History), func(i int) int { return listedSize(historyField, proto.Size(obs.History[i])) })
+			k, freed := oldestToDrop(over, len(obs.History), func(i int) int { return entrySize(obs.History[i]) })
 			obs.History = obs.History[k:]
-			obs.HistoryOmitted += int32(k)
+			over += omitting(historyOmittedField, &obs.HistoryOmitted, k) - freed
 		case len(obs.Notes) > 0:
-			k := oldestToDrop(over, len(obs.Notes), func(i int) int { return listedSize(notesField, len(obs.Notes[i])) })
+			k, freed := oldestToDrop(over, len(obs.Notes), func(i int) int { return listedSize(notesField, len(obs.Notes[i])) })
 			obs.Notes = obs.Notes[k:]
-			obs.NotesOmitted += int32(k)
+			over += omitting(notesOmittedField, &obs.NotesOmitted, k) - freed
 		default:
 			return false
 		}
 	}
 }
 
+// cachedSize sizes read-only messages, reusing what protobuf cached when they were last sized.
+var cachedSize = proto.MarshalOptions{UseCachedSize: true}
+
+// entrySize is the encoded size of a history entry in an observation.
+func entrySize(e *agentv1.HistoryEntry) int { return listedSize(historyField, cachedSize.Size(e)) }
+
+// omitting adds k to the count of omitted elements in field and returns the bytes the count's
+// encoding grows by.
+func omitting(field protowire.Number, count *int32, k int) int {
+	size := func(n int32) int {
+		if n == 0 {
+			return 0
+		}
+		return protowire.SizeTag(field) + protowire.SizeVarint(uint64(n))
+	}
+	before := size(*count)
+	*count += int32(k)
+	return size(*count) - before
+}
+
 // oldestToDrop returns how many of n elements, oldest first, free at least over bytes (all of
-// them when they do not).
-func oldestToDrop(over, n int, size func(i int) int) int {
-	freed := 0
-	for k := range n {
+// them when they do not), and the bytes they free.
+func oldestToDrop(over, n int, size func(i int) int) (k, freed int) {
+	for k = range n {
 		if freed >= over {
-			return k
+			return k, freed
 		}
 		freed += size(k)
 	}
-	return n
+	return n, freed
 }

@@ -1,6 +1,7 @@
 package games_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,6 +51,14 @@ func repeat(s string, n int) []string {
 }
 
 func TestFitObservation(t *testing.T) {
+	// Counts of omitted elements that start at 0 grow the observation when they first count
+	// something; counts that start above 0 may not.
+	for _, omitted := range [][2]int32{{3, 1}, {0, 0}} {
+		t.Run(fmt.Sprintf("omitted %d and %d", omitted[0], omitted[1]), func(t *testing.T) { testFitObservation(t, omitted[0], omitted[1]) })
+	}
+}
+
+func testFitObservation(t *testing.T, historyOmitted, notesOmitted int32) {
 	entry := func(turn int32, text string) *agentv1.HistoryEntry {
 		return &agentv1.HistoryEntry{Turn: turn, Summary: text}
 	}
@@ -60,7 +69,7 @@ func TestFitObservation(t *testing.T) {
 			obs.History = append(obs.History, entry(i, kib))
 		}
 		obs.Notes = repeat(kib, 20)
-		obs.HistoryOmitted, obs.NotesOmitted = 3, 1
+		obs.HistoryOmitted, obs.NotesOmitted = historyOmitted, notesOmitted
 		return obs
 	}
 	// want finds by brute force how many of the latest entries and notes fit the budget, the
@@ -96,6 +105,21 @@ func TestFitObservation(t *testing.T) {
 		{name: "nothing but the rest", budget: 10<<10 + 12},
 		{name: "the rest alone is over", budget: 5 << 10},
 	}
+	// Budgets at and around the exact size of an observation keeping h entries and n notes.
+	for _, hn := range [][2]int{{39, 20}, {20, 20}, {1, 20}, {0, 20}, {0, 19}, {0, 1}, {0, 0}} {
+		h, n := hn[0], hn[1]
+		obs := build()
+		obs.History, obs.Notes = obs.History[40-h:], obs.Notes[20-n:]
+		obs.HistoryOmitted += int32(40 - h)
+		obs.NotesOmitted += int32(20 - n)
+		size := proto.Size(obs)
+		for d := -3; d <= 3; d++ {
+			tests = append(tests, struct {
+				name   string
+				budget int
+			}{name: fmt.Sprintf("%d entries and %d notes, %+d bytes", h, n, d), budget: size + d})
+		}
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			wantFit, wantHistory, wantNotes := want(tc.budget)
@@ -111,8 +135,8 @@ func TestFitObservation(t *testing.T) {
 			if proto.Size(obs) > tc.budget {
 				t.Errorf("size %d over the budget %d", proto.Size(obs), tc.budget)
 			}
-			if obs.HistoryOmitted != 3+int32(40-wantHistory) || obs.NotesOmitted != 1+int32(20-wantNotes) {
-				t.Errorf("omitted %d entries and %d notes, want %d and %d", obs.HistoryOmitted, obs.NotesOmitted, 3+40-wantHistory, 1+20-wantNotes)
+			if obs.HistoryOmitted != historyOmitted+int32(40-wantHistory) || obs.NotesOmitted != notesOmitted+int32(20-wantNotes) {
+				t.Errorf("omitted %d entries and %d notes, want %d and %d", obs.HistoryOmitted, obs.NotesOmitted, historyOmitted+int32(40-wantHistory), notesOmitted+int32(20-wantNotes))
 			}
 			if len(obs.History) > 0 && obs.History[len(obs.History)-1] != last {
 				t.Error("the newest entry was left out")
