@@ -54,20 +54,18 @@ func Subject(matchID string, ev *eventsv1.MatchEvent) string {
 // that a branch added to the proto needs no change here. It returns
 // UnknownEvent when ev is nil or no branch is set.
 func EventName(ev *eventsv1.MatchEvent) string {
-	if ev == nil {
+	if ev == nil || payload == nil {
 		return UnknownEvent
 	}
-	m := ev.ProtoReflect()
-	oneof := m.Descriptor().Oneofs().ByName(payloadOneof)
-	if oneof == nil {
-		return UnknownEvent
-	}
-	fd := m.WhichOneof(oneof)
+	fd := ev.ProtoReflect().WhichOneof(payload)
 	if fd == nil {
 		return UnknownEvent
 	}
 	return string(fd.Name())
 }
+
+// payload is MatchEvent's payload oneof, looked up once: EventName runs for every event.
+var payload = (&eventsv1.MatchEvent{}).ProtoReflect().Descriptor().Oneofs().ByName(payloadOneof)
 
 // MsgID returns the JetStream message id of a match's event number seq:
 // <matchID>/<seq>. JetStream drops a second message with the same id within
