@@ -14,13 +14,26 @@ import (
 // models lose track of their holdings, the turn and the proposals left, so each is restated.
 // The text is a pure function of the state: same state, same bytes.
 func (r *rules) Briefing(m *match, seat games.Seat) string {
-	return games.Brief(r.text[seat], "Your situation",
+	return games.Brief(r.text[seat].rules, "Your situation",
 		func(line games.BriefingLine) { r.situation(m, seat, line) },
 		func(line games.BriefingLine) { r.options(m, seat, line) })
 }
 
-// rulesText is the part of the briefing that depends only on the parameters and the seat. It
-// is written once per match (see NewState).
+// newSeatText writes the parts of seat's briefing that depend only on the parameters and the
+// seat, once per match (see NewState).
+func newSeatText(p params, seat games.Seat) seatText {
+	opp := seatNames[1-seat]
+	c, total, held := p.currency, p.total, p.holdings()
+	return seatText{
+		rules: rulesText(p, seat),
+		holds: games.Verbatim(fmt.Sprintf("- You hold %d %s; %s holds %d.", held[seat], c, opp, held[1-seat])),
+		propose: games.Verbatim(fmt.Sprintf("- propose: choose x with 0 <= x <= %d, the %s P1 gives to P2 (in the action: a proposal whose allocation has seat 0 giving {%q: x}). If %s accepts it on the next turn, P1 gets %d - x and P2 gets x.",
+			total, c, c, opp, total)),
+		waiting: games.Verbatim(fmt.Sprintf("- Nothing: it is %s's turn.", opp)),
+	}
+}
+
+// rulesText is the rules section of seat's briefing.
 func rulesText(p params, seat games.Seat) string {
 	var b strings.Builder
 	line := func(format string, args ...any) {
@@ -63,7 +76,7 @@ func (r *rules) situation(m *match, seat games.Seat, line bargain.Line) {
 		return
 	}
 	m.TurnLines(seat, line)
-	line("- You hold %d %s; %s holds %d.", held[seat], c, opp, held[1-seat])
+	line(r.text[seat].holds)
 
 	st, standing := m.Standing()
 	if seat == m.Mover() {
@@ -97,15 +110,14 @@ func (r *rules) options(m *match, seat games.Seat, line bargain.Line) {
 		line("- Nothing: the game is over.")
 		return
 	case seat != m.Mover():
-		line("- Nothing: it is %s's turn.", opp)
+		line(r.text[seat].waiting)
 		return
 	}
 	st, _ := m.Standing()
 	for _, k := range m.LegalMoves(seat) {
 		switch k {
 		case gamev1.MoveKind_MOVE_KIND_PROPOSE:
-			line("- propose: choose x with 0 <= x <= %d, the %s P1 gives to P2 (in the action: a proposal whose allocation has seat 0 giving {%q: x}). If %s accepts it on the next turn, P1 gets %d - x and P2 gets x.",
-				total, c, c, opp, total)
+			line(r.text[seat].propose)
 		case gamev1.MoveKind_MOVE_KIND_ACCEPT:
 			line("- accept: take %s's proposal from turn %d; you get %d %s, %s gets %d, and the game ends.",
 				opp, st.Turn, share(seat, st.Terms, total), c, opp, share(1-seat, st.Terms, total))

@@ -136,7 +136,7 @@ func (game) NewState(params *matchv1.GameParams, _ uint64) (games.State, error) 
 		return nil, err
 	}
 	r := &rules{p: p}
-	r.text = [2]string{rulesText(p, P1), rulesText(p, P2)}
+	r.text = [2]seatText{newSeatText(p, P1), newSeatText(p, P2)}
 	return bargain.New[int64](bargain.Config{
 		Game:           Name,
 		Title:          Name,
@@ -196,15 +196,28 @@ func (p params) ultimatum() *ultimatumv1.Params {
 	return &ultimatumv1.Params{Total: proto.Int64(p.total), MaxTurns: proto.Int32(p.maxTurns), Currency: proto.String(p.currency)}
 }
 
+// holdings is what each seat holds until the game ends: P1 the total, P2 nothing.
+func (p params) holdings() [2]int64 { return [2]int64{p.total, 0} }
+
 // match is the engine's state with the ultimatum's terms: x, the amount P1 hands to P2.
 type match = bargain.Match[int64]
 
 // rules are the ultimatum's hooks into the engine. Never changed once the match starts.
 type rules struct {
 	p params
-	// text is the fixed part of each seat's briefing, written once per match: rebuilding it on
-	// every observation was a large share of the referee's work per move.
-	text [2]string
+	// text holds each seat's briefing text that does not change while the game goes on,
+	// written once per match: rebuilding it on every observation was a large share of the
+	// referee's work per move.
+	text [2]seatText
+}
+
+// seatText is one seat's part of the briefing that stays the same until the game ends; its
+// lines are formats for the briefing's line (games.Verbatim).
+type seatText struct {
+	rules   string // the rules section
+	holds   string // the holdings line
+	propose string // the propose option
+	waiting string // the options while the other seat is to move
 }
 
 var _ bargain.Rules[int64] = (*rules)(nil)
@@ -275,11 +288,10 @@ func (r *rules) Result(deal *int64) string {
 	return fmt.Sprintf("P1 gets %d %s, P2 gets %d %s", a[P1], r.p.currency, a[P2], r.p.currency)
 }
 
-// held returns what each seat holds now: P1 the total and P2 nothing until the end, then the
-// payoffs.
+// held returns what each seat holds now: its holdings until the end, then its payoff.
 func (r *rules) held(m *match) [2]int64 {
 	if !m.Over() {
-		return [2]int64{r.p.total, 0}
+		return r.p.holdings()
 	}
 	if x, ok := m.Deal(); ok {
 		return r.amounts(&x)
