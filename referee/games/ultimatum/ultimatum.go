@@ -30,6 +30,9 @@ package ultimatum
 import (
 	"fmt"
 	"strconv"
+	"sync/atomic"
+
+	"google.golang.org/protobuf/proto"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -37,7 +40,6 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/bargain"
-	"google.golang.org/protobuf/proto"
 )
 
 // Name is the game's name in the registry and in observations.
@@ -135,8 +137,7 @@ func (game) NewState(params *matchv1.GameParams, _ uint64) (games.State, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &rules{p: p}
-	r.text = [2]seatText{newSeatText(p, P1), newSeatText(p, P2)}
+	r := &rules{p: p, text: textsFor(p)}
 	return bargain.New[int64](bargain.Config{
 		Game:           Name,
 		Title:          Name,
@@ -209,6 +210,26 @@ type rules struct {
 	// written once per match: rebuilding it on every observation was a large share of the
 	// referee's work per move.
 	text [2]seatText
+}
+
+// lastTexts are the seats' texts for the parameters of the match begun last: a tournament
+// plays the same parameters match after match, and writing the texts was a large share of
+// a match's set-up. The texts are strings, so matches share them safely.
+var lastTexts atomic.Pointer[paramsTexts]
+
+type paramsTexts struct {
+	p     params
+	texts [2]seatText
+}
+
+// textsFor returns the seats' texts for p.
+func textsFor(p params) [2]seatText {
+	if last := lastTexts.Load(); last != nil && last.p == p {
+		return last.texts
+	}
+	t := &paramsTexts{p: p, texts: [2]seatText{newSeatText(p, P1), newSeatText(p, P2)}}
+	lastTexts.Store(t)
+	return t.texts
 }
 
 // seatText is one seat's part of the briefing that stays the same until the game ends; its
