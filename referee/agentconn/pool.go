@@ -200,6 +200,13 @@ func (d *describeCache) Describe(ctx context.Context, in *agentv1.DescribeReques
 	return resp, nil
 }
 
+// known returns the kept answer, or nil; it must not be changed.
+func (d *describeCache) known() *agentv1.DescribeResponse {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.resp
+}
+
 // forget drops the kept answer.
 func (d *describeCache) forget() {
 	d.mu.Lock()

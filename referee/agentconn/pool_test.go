@@ -142,6 +142,9 @@ func TestPoolDescribeKeptUntilReconnect(t *testing.T) {
 		return c
 	}
 	c1, c2 := open(), open()
+	if v := knownVersion(c2); v != "" {
+		t.Fatalf("before any Describe, the agent's description is known as version %q", v)
+	}
 	for _, c := range []*agentconn.Conn{c1, c2, c1} {
 		if v := describeVia(t, c); v != "1" {
 			t.Fatalf("the agent described itself as version %q, want 1", v)
@@ -149,6 +152,9 @@ func TestPoolDescribeKeptUntilReconnect(t *testing.T) {
 	}
 	if n := first.describes.Load(); n != 1 {
 		t.Errorf("three Describes over one connection reached the agent %d times, want 1", n)
+	}
+	if v := knownVersion(c2); v != "1" {
+		t.Errorf("once described, the agent is known as version %q, want 1", v)
 	}
 	first.stop()
 	lis2, err := net.Listen("tcp", addr)
@@ -161,7 +167,7 @@ func TestPoolDescribeKeptUntilReconnect(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		resp, err := c2.Client.Describe(ctx, &agentv1.DescribeRequest{})
 		cancel()
-		if err == nil && resp.GetAgent().GetVersion() == "2" {
+		if err == nil && resp.GetAgent().GetVersion() == "2" && knownVersion(c1) == "2" {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -231,4 +237,15 @@ func TestPoolCloseAndEvict(t *testing.T) {
 		t.Errorf("Open through a closed pool: %v, want ErrPoolClosed", err)
 	}
 	conns[1].Close()
+}
+
+// knownVersion is the version of the agent as c knows it without asking ("" when unknown).
+func knownVersion(c *agentconn.Conn) string {
+	k, ok := c.Client.(interface {
+		KnownDescription() *agentv1.DescribeResponse
+	})
+	if !ok {
+		return "no KnownDescription"
+	}
+	return k.KnownDescription().GetAgent().GetVersion()
 }

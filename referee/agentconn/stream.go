@@ -300,6 +300,16 @@ func ActOnly(c agentv1.AgentServiceClient) agentv1.AgentServiceClient {
 	return c
 }
 
+// KnownDescription returns the agent's answer to Describe when it is known without a call (an
+// agent of this process, or one described before on the same connection), or nil. The answer
+// is shared: it must not be changed.
+func (c *seatClient) KnownDescription() *agentv1.DescribeResponse {
+	if d, ok := c.AgentServiceClient.(*describeCache); ok {
+		return d.known()
+	}
+	return nil
+}
+
 // close ends the stream, and a call still waiting on it.
 func (c *seatClient) close() {
 	c.stop()

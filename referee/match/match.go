@@ -359,6 +359,12 @@ func (m *run) play(ctx context.Context, info *gamev1.GameInfo, params *matchv1.G
 	return &Result{Events: m.events, Outcome: outcome}, nil
 }
 
+// describedAgent is an agent client that may know its agent's answer to Describe without a
+// call (agentconn's): such an agent is not asked.
+type describedAgent interface {
+	KnownDescription() *agentv1.DescribeResponse // nil when not known; read-only
+}
+
 // describe asks every agent who it is, in parallel. An agent that does not answer is recorded
 // with an empty identity; its moves will fault and be defaulted.
 func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*gamev1.SeatInfo {
@@ -371,6 +377,14 @@ func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*ga
 		}
 		if i < len(m.spec.Labels) {
 			seats[i].Label = m.spec.Labels[i]
+		}
+		if k, ok := client.(describedAgent); ok {
+			if resp := k.KnownDescription(); resp != nil {
+				if a := resp.GetAgent(); a != nil {
+					seats[i].Agent = tidyAgent(a)
+				}
+				continue
+			}
 		}
 		ask := func() {
 			cctx, cancel := context.WithTimeout(ctx, m.limits.GetMoveTimeout().AsDuration())

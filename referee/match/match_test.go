@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 
@@ -445,4 +448,29 @@ func proposedX(t *testing.T, a *eventsv1.ActionTaken) int64 {
 		t.Fatalf("action %v is not a proposal", a)
 	}
 	return p.GetProposal().GetAllocation().GetShares()[0].GetGives()[ultimatum.DefaultCurrency]
+}
+
+// knownAgent knows its description without being asked, and cannot be asked.
+type knownAgent struct {
+	agentv1.AgentServiceClient
+	info *gamev1.AgentInfo
+}
+
+func (k knownAgent) KnownDescription() *agentv1.DescribeResponse {
+	return &agentv1.DescribeResponse{Agent: k.info}
+}
+
+func (knownAgent) Describe(context.Context, *agentv1.DescribeRequest, ...grpc.CallOption) (*agentv1.DescribeResponse, error) {
+	return nil, status.Error(codes.Unavailable, "not to be asked")
+}
+
+// An agent whose description is known is recorded with it, tidied as any answer is, unasked.
+func TestKnownDescriptionIsUsed(t *testing.T) {
+	client := openConn(t, "builtin:fair").Client
+	known := knownAgent{AgentServiceClient: client, info: &gamev1.AgentInfo{Name: "known\nagent", Version: "1"}}
+	res := run(t, ultimatumSpec("known-description", known, client))
+	got := res.Events[0].GetMatchStarted().GetSeats()[0].GetAgent()
+	if want := (&gamev1.AgentInfo{Name: "known agent", Version: "1"}); !proto.Equal(got, want) {
+		t.Errorf("seat 0 is recorded as %v, want %v", got, want)
+	}
 }
