@@ -41,6 +41,9 @@ type State interface {
 	Observe(seat Seat) *agentv1.Observation
 	// Apply applies seat's action. An action the rules refuse returns a *Rejection and leaves
 	// the state unchanged. Events returned carry only their payload; the runner stamps them.
+	// Apply never changes the action (the runner records it as given), and an applied action
+	// belongs to the state from then on: the state may keep parts of it, its move and messages,
+	// in its history instead of copies, so the caller must not change it afterwards.
 	Apply(seat Seat, action *agentv1.Action) ([]*eventsv1.MatchEvent, error)
 	// Default returns the game's documented move for a seat whose agent gave no usable
 	// answer. It must be legal for Apply.

@@ -452,12 +452,13 @@ func (m *run) applyPrefix(ctx context.Context) error {
 			return &errVoid{reason: fmt.Sprintf("the earlier record does not fit the game: seat %d acts on turn %d out of turn", seat, ev.GetTurn())}
 		}
 		turn := m.state.Turn()
+		taken = proto.CloneOf(taken) // the state keeps what it applies; the prefix is the caller's
 		gameEvents, err := m.state.Apply(seat, taken.GetAction())
 		if err != nil {
 			return &errVoid{reason: fmt.Sprintf("the earlier record does not fit the game: turn %d: %v", ev.GetTurn(), err)}
 		}
 		m.lastWasDefault = taken.GetDefaultReason() != ""
-		if err := m.emitTaken(ctx, turn, proto.CloneOf(taken), gameEvents); err != nil {
+		if err := m.emitTaken(ctx, turn, taken, gameEvents); err != nil {
 			return err
 		}
 	}

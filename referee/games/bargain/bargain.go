@@ -456,14 +456,10 @@ func (m *Match[T]) end(seat games.Seat, cause matchv1.EndCause, final *Proposal[
 	m.over, m.cause, m.endBy, m.final = true, cause, seat, final
 }
 
-// record adds the move to the history. Move and messages are copied so that a caller reusing
-// its action cannot rewrite the record; reasoning and notes are not kept.
+// record adds the move to the history, with the action's messages (the state's from now on:
+// see games.State.Apply); reasoning and notes are not kept.
 func (m *Match[T]) record(seat games.Seat, move *gamev1.Move, msgs []*gamev1.Message, summary string) {
-	copied := make([]*gamev1.Message, len(msgs))
-	for i, msg := range msgs {
-		copied[i] = proto.CloneOf(msg)
-	}
-	m.history.AddMove(m.turn, seat, proto.CloneOf(move), copied, summary)
+	m.history.AddMove(m.turn, seat, move, msgs, summary)
 }
 
 // Default is reject in games that have it (an agent that cannot answer ends the game with no

@@ -493,13 +493,13 @@ func (st *state) applyTalk(seat games.Seat, action *agentv1.Action, terms []*pro
 	msgs := st.keepTalk(seat, action.GetMessages(), terms)
 	active := st.active()
 	if seat == active {
-		st.history.AddMove(st.turn, seat, proto.CloneOf(action.GetMove()), msgs,
+		st.history.AddMove(st.turn, seat, action.GetMove(), msgs,
 			fmt.Sprintf("%s wrote privately to %s.", st.name(seat), st.othersText(seat)))
 		st.awaiting = st.r.s.Grand() &^ solution.CoalitionOf(int(seat))
 		st.turn++
 		return nil
 	}
-	st.history.AddMove(st.turn, seat, proto.CloneOf(action.GetMove()), msgs,
+	st.history.AddMove(st.turn, seat, action.GetMove(), msgs,
 		fmt.Sprintf("%s replied privately to %s.", st.name(seat), st.name(active)), active)
 	st.awaiting &^= solution.CoalitionOf(int(seat))
 	if st.awaiting != 0 {
@@ -516,13 +516,10 @@ func (st *state) applyTalk(seat games.Seat, action *agentv1.Action, terms []*pro
 	return []*eventsv1.MatchEvent{st.proposalsEvent(), st.drawEvent(1, st.proposer)}
 }
 
-// keepTalk copies the messages for the history (so a caller reusing its action cannot
-// rewrite the record) and remembers them for the briefings.
+// keepTalk remembers the messages for the briefings and returns them for the history.
 func (st *state) keepTalk(seat games.Seat, msgs []*gamev1.Message, terms []*proposal) []*gamev1.Message {
-	out := make([]*gamev1.Message, len(msgs))
 	talk := slices.Clip(st.talk)
 	for i, m := range msgs {
-		out[i] = proto.CloneOf(m)
 		o := offer{turn: st.turn, round: st.round, from: seat, to: slices.Clone(m.GetTo()), text: m.GetText(), terms: terms[i], public: len(m.GetTo()) == 0}
 		if terms[i] != nil {
 			t := *terms[i]
@@ -533,13 +530,13 @@ func (st *state) keepTalk(seat games.Seat, msgs []*gamev1.Message, terms []*prop
 		talk = append(talk, o)
 	}
 	st.talk = talk
-	return out
+	return msgs
 }
 
 func (st *state) applyProposal(seat games.Seat, action *agentv1.Action, terms []*proposal, p *proposal) []*eventsv1.MatchEvent {
 	msgs := st.keepTalk(seat, action.GetMessages(), terms)
 	p.turn = st.turn
-	st.history.AddMove(st.turn, seat, proto.CloneOf(action.GetMove()), msgs,
+	st.history.AddMove(st.turn, seat, action.GetMove(), msgs,
 		fmt.Sprintf("%s proposes %s.", st.name(seat), st.r.s.splitText(p.members, p.amounts)))
 	st.pending = p
 	st.accepted = solution.CoalitionOf(int(seat))
@@ -562,7 +559,7 @@ func (st *state) applyVote(seat games.Seat, action *agentv1.Action, terms []*pro
 		vote = "reject"
 	}
 	// The vote itself stays secret until every vote is in; the resolution announces it.
-	st.history.AddMove(st.turn, seat, proto.CloneOf(action.GetMove()), msgs,
+	st.history.AddMove(st.turn, seat, action.GetMove(), msgs,
 		fmt.Sprintf("%s votes %s on %s's proposal.", st.name(seat), vote, st.name(st.pending.proposer)), seat)
 	st.awaiting &^= solution.CoalitionOf(int(seat))
 	if st.awaiting != 0 {

@@ -155,15 +155,6 @@ func Pass() *agentv1.Action {
 	return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}
 }
 
-// CloneMessages copies an action's messages for the history.
-func CloneMessages(msgs []*gamev1.Message) []*gamev1.Message {
-	out := make([]*gamev1.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = proto.CloneOf(m)
-	}
-	return out
-}
-
 // Others returns the seats other than seat, in seat order.
 func Others(seat games.Seat, n int) []games.Seat {
 	var out []games.Seat

@@ -193,7 +193,7 @@ func termsKind(p *gamev1.Proposal) string {
 // apply records a checked action and moves the match on.
 func (m *match) apply(seat int, action *agentv1.Action, deal Deal) []*eventsv1.MatchEvent {
 	s := m.s()
-	msg := proto.CloneOf(action.GetMessages()[0])
+	msg := action.GetMessages()[0]
 	st := statement{turn: m.turn, seat: seat, stage: m.stage, text: msg.GetText(), deal: deal}
 	m.statements = append(slices.Clip(m.statements), st)
 	var summary string
@@ -211,7 +211,7 @@ func (m *match) apply(seat int, action *agentv1.Action, deal Deal) []*eventsv1.M
 			summary = fmt.Sprintf("%s tables the final deal %s.", m.name(seat), s.DealString(deal))
 		}
 	}
-	m.history.AddMove(m.turn, games.Seat(seat), proto.CloneOf(action.GetMove()), []*gamev1.Message{msg}, summary)
+	m.history.AddMove(m.turn, games.Seat(seat), action.GetMove(), []*gamev1.Message{msg}, summary)
 	if m.stage == deliberationv1.Stage_STAGE_FINAL {
 		return m.end(deal)
 	}

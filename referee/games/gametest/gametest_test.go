@@ -35,7 +35,7 @@ func TestRunCatchesBrokenGames(t *testing.T) {
 		{"drops-messages", "a message addressed to it"},
 		{"impure-observe", "two calls of Observe"},
 		{"aliases-observation", "changing an observation"},
-		{"aliases-action", "after scribbling on an applied action"},
+		{"changes-action", "Apply changed the action it was given"},
 		{"refusal-changes-state", "observation changed"},
 		{"shallow-clone", "on a clone: seat 0's observation changed"},
 		{"accepts-pass", "accepted, want a refusal"},
@@ -126,7 +126,6 @@ type mutantState struct {
 	start     int
 	reasoning []string
 	notes     []string
-	lastMove  *gamev1.Move // kept without copying, for aliases-action
 	observes  int
 	refusals  int
 	cached    map[games.Seat]*agentv1.Observation
@@ -162,9 +161,11 @@ func (s *mutantState) Apply(seat games.Seat, a *agentv1.Action) ([]*eventsv1.Mat
 		s.refusals++
 		return nil, err
 	}
+	if s.mut == "changes-action" {
+		a.PrivateReasoning = "tidied by the rules"
+	}
 	s.reasoning = append(s.reasoning, a.GetPrivateReasoning())
 	s.notes = append(s.notes, a.GetPrivateNotes())
-	s.lastMove = a.GetMove()
 	s.cached = nil
 	return ev, nil
 }
@@ -191,10 +192,6 @@ func (s *mutantState) Observe(seat games.Seat) *agentv1.Observation {
 			s.cached = map[games.Seat]*agentv1.Observation{}
 		}
 		s.cached[seat] = o
-	case "aliases-action":
-		if s.lastMove != nil {
-			o.Briefing += s.lastMove.String()
-		}
 	case "refusal-changes-state":
 		o.Briefing += fmt.Sprint(s.refusals)
 	case "legal-moves-for-waiting-seat":

@@ -160,7 +160,7 @@ func (st *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.Mat
 	}
 	// The choice is shown to the chooser alone until all have chosen; messages go to their
 	// recipients at once.
-	st.history.AddMove(st.turn, seat, proto.CloneOf(move), datagame.CloneMessages(action.GetMessages()),
+	st.history.AddMove(st.turn, seat, move, action.GetMessages(),
 		fmt.Sprintf("%s chooses %s.", st.s.Players[seat], st.s.label(seat, idx)), seat)
 	st.chosen = slices.Clone(st.chosen)
 	st.chosen[seat] = idx

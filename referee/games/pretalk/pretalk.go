@@ -17,7 +17,6 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games"
-	"google.golang.org/protobuf/proto"
 )
 
 // MaxRounds bounds the talk rounds before one choice.
@@ -129,11 +128,7 @@ func (t Talk) Speak(h *games.History, turn int32, seat games.Seat, action *agent
 	if ended {
 		summary = fmt.Sprintf("%s speaks and ends the talk.", names[seat])
 	}
-	msgs := make([]*gamev1.Message, len(action.GetMessages()))
-	for i, m := range action.GetMessages() {
-		msgs[i] = proto.CloneOf(m)
-	}
-	h.AddMove(turn, seat, proto.CloneOf(action.GetMove()), msgs, summary)
+	h.AddMove(turn, seat, action.GetMove(), action.GetMessages(), summary)
 	return t.Advance(seat, ended), nil
 }
 

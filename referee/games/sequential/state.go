@@ -138,7 +138,7 @@ func (st *state) Apply(seat games.Seat, action *agentv1.Action) ([]*eventsv1.Mat
 	if b < 0 {
 		return nil, games.Reject(gamev1.RejectionCode_REJECTION_CODE_INVALID_TERMS, "there is no move %q here; choose one of %s", ch.GetOption(), st.idList())
 	}
-	st.history.AddMove(st.turn, seat, proto.CloneOf(move), datagame.CloneMessages(action.GetMessages()), fmt.Sprintf("%s chooses %s.", st.s.Players[seat], st.s.moveName(st.node, b)))
+	st.history.AddMove(st.turn, seat, move, action.GetMessages(), fmt.Sprintf("%s chooses %s.", st.s.Players[seat], st.s.moveName(st.node, b)))
 	st.path = append(slices.Clip(st.path), b)
 	st.node = st.s.tree.Node(st.node).Children[b]
 	if st.s.tree.Node(st.node).Leaf() {
