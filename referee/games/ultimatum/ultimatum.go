@@ -207,8 +207,8 @@ type match = bargain.Match[int64]
 type rules struct {
 	p params
 	// text holds each seat's briefing text that does not change while the game goes on,
-	// written once per match: rebuilding it on every observation was a large share of the
-	// referee's work per move.
+	// written when the match starts (or kept from the last with the same parameters):
+	// rebuilding it on every observation was a large share of the referee's work per move.
 	text [2]seatText
 }
 
