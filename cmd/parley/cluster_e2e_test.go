@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -9,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/parley-arena/parley/agents/builtin"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
@@ -33,6 +36,22 @@ func subjectCounts(t *testing.T, ctx context.Context, js jetstream.JetStream, fi
 		t.Fatal(err)
 	}
 	return info.State.Subjects
+}
+
+// retryNoResponders calls f again while it fails for want of a responder: for a moment after
+// a server is killed, a request may reach no one while the cluster elects new leaders.
+func retryNoResponders(ctx context.Context, f func() error) error {
+	for {
+		err := f()
+		if !errors.Is(err, nats.ErrNoResponders) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // Scale-out on a real NATS cluster: three clustered nats-server processes with the streams
@@ -147,12 +166,15 @@ func TestClusterScaleOut(t *testing.T) {
 	}
 
 	// Every scheduled match counts once; the interrupted ones are void and name their rerun.
-	spec, err := tournament.LoadSpec(ctx, js, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	records, err := tournament.LoadRecords(ctx, js, spec)
-	if err != nil {
+	var spec *tournamentv1.TournamentSpec
+	var records []tournament.Record
+	if err := retryNoResponders(ctx, func() (err error) {
+		if spec, err = tournament.LoadSpec(ctx, js, id); err != nil {
+			return err
+		}
+		records, err = tournament.LoadRecords(ctx, js, spec)
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	counted := map[string]*tournament.Record{}
@@ -206,9 +228,12 @@ func TestClusterScaleOut(t *testing.T) {
 	}
 	// Nothing stored twice: the stream's messages hold as many events as the records.
 	stored := 0
-	if err := bus.ReadSince(ctx, js, time.Unix(0, 0), func(string) bool { return true }, func(string, *eventsv1.MatchEvent) error {
-		stored++
-		return nil
+	if err := retryNoResponders(ctx, func() error {
+		stored = 0
+		return bus.ReadSince(ctx, js, time.Unix(0, 0), func(string) bool { return true }, func(string, *eventsv1.MatchEvent) error {
+			stored++
+			return nil
+		})
 	}); err != nil {
 		t.Fatal(err)
 	}
