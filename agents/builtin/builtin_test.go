@@ -214,3 +214,24 @@ func TestHostedAgents(t *testing.T) {
 		t.Errorf("the other offer=10 agent proposed %d after the first closed, want %d", got, a)
 	}
 }
+
+// Only agents that keep nothing between calls are reusable from one match to the next.
+func TestReusableAgents(t *testing.T) {
+	host := sdk.NewHost()
+	defer host.Close()
+	agents := builtin.Agents{Host: host}
+	for addr, want := range map[string]bool{
+		"builtin:fair":          true,
+		"builtin:fair?open=0.7": true,
+		"builtin:random?seed=1": false, // draws from a generator of its own
+	} {
+		l, err := agents.Open(context.Background(), addr)
+		if err != nil {
+			t.Fatalf("%s: %v", addr, err)
+		}
+		if l.Reusable != want {
+			t.Errorf("%s: reusable %v, want %v", addr, l.Reusable, want)
+		}
+		l.Close()
+	}
+}

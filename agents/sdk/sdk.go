@@ -51,6 +51,20 @@ type Describer interface {
 	Describe() *gamev1.AgentInfo
 }
 
+// Stateless is implemented by an agent whose answers depend on each observation alone: it
+// keeps nothing between calls and draws no randomness of its own, so one instance may play
+// match after match without one match telling in the next (a referee then keeps its
+// connection to it, and the connection's Play streams, from one match to the next).
+type Stateless interface {
+	Stateless() bool
+}
+
+// IsStateless reports whether a says it is Stateless.
+func IsStateless(a Agent) bool {
+	s, ok := a.(Stateless)
+	return ok && s.Stateless()
+}
+
 type options struct {
 	info        *gamev1.AgentInfo
 	logger      *slog.Logger

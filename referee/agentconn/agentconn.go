@@ -23,6 +23,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -65,6 +66,10 @@ type Local struct {
 	// Info, when set, is what the agent answers to Describe, known without asking (an agent
 	// of this process): Describe through the Conn answers it without a call.
 	Info *gamev1.AgentInfo
+	// Reusable says the agent may play match after match (it keeps nothing between calls):
+	// closed, its Conn is then kept by the Resolver's Pool, with its Play stream, for the next
+	// Open of the same address.
+	Reusable bool
 }
 
 // HumanSeat is a seat a person plays from a web page.
@@ -208,10 +213,17 @@ func checkLocal(l LocalAgents, addr, what string) error {
 }
 
 func (r *Resolver) openLocal(ctx context.Context, l LocalAgents, addr, what string) (*Conn, error) {
-	if err := checkLocal(l, addr, what); err != nil {
-		return nil, err
+	if l == nil {
+		return nil, checkLocal(l, addr, what)
 	}
-	loc, err := l.Open(ctx, addr)
+	key, keep := localKeyOf(l, addr)
+	keep = keep && r.Pool != nil
+	if keep {
+		if c := r.Pool.takeLocal(key); c != nil {
+			return c, nil
+		}
+	}
+	loc, err := l.Open(ctx, addr) // its errors are Check's: checking first would build the agent twice
 	if err != nil {
 		return nil, err
 	}
@@ -222,13 +234,23 @@ func (r *Resolver) openLocal(ctx context.Context, l LocalAgents, addr, what stri
 		client = described
 	}
 	seat := newSeatClient(client, &streams{})
-	return &Conn{Client: seat, Addr: addr, Target: "in process", Seat: loc.Seat, close: func() error {
-		seat.close()
-		if described != nil {
-			described.forget() // a stopped agent describes itself no more
-		}
-		return loc.Close()
-	}}, nil
+	var once sync.Once
+	stop := func() (err error) {
+		once.Do(func() {
+			seat.close()
+			if described != nil {
+				described.forget() // a stopped agent describes itself no more
+			}
+			err = loc.Close()
+		})
+		return err
+	}
+	c := &Conn{Client: seat, Addr: addr, Target: "in process", Seat: loc.Seat, close: stop}
+	if keep && loc.Reusable && loc.Seat == nil {
+		r.Pool.lendLocal(key, c, seat, stop)
+		c.close = func() error { return r.Pool.putLocal(c) }
+	}
+	return c, nil
 }
 
 // parseTarget checks a grpc://host:port address and returns host:port.

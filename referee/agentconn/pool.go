@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -33,8 +34,10 @@ var ErrPoolClosed = errors.New("agentconn: pool closed")
 // there, instead of a connection (two TCP handshakes, HTTP/2 set-up, two transports' buffers
 // and goroutines) per agent per match. A connection also remembers what its agent answered to
 // Describe, until the connection is lost (the agent may have restarted as another version).
-// Whoever owns the resolver creates the pool and closes it when done: Close closes every
-// connection, in use or not.
+// It also keeps, between matches, the Conns of local agents that may play match after match
+// (Local.Reusable), with their Play streams: a stream opened and torn down per seat and match
+// was a tenth of a short match's cost. Whoever owns the resolver creates the pool and closes
+// it when done: Close closes every connection, in use or not, and the local Conns kept.
 type Pool struct {
 	// Idle is how long an unused connection is kept when the pool dials another target
 	// (0: DefaultPoolIdle).
@@ -45,6 +48,12 @@ type Pool struct {
 	mu     sync.Mutex
 	conns  map[string]*pooled
 	closed bool
+
+	// Conns of reusable local agents (Local.Reusable): those lent to a match, and those kept
+	// between matches, by key, oldest first; at most Size kept, none past Idle.
+	lent       map[*Conn]*localConn
+	idleLocals map[localKey][]*localConn
+	nIdle      int
 }
 
 // NewPool returns an empty pool with the default settings.
@@ -88,6 +97,114 @@ func (p *Pool) acquire(target string, opts []grpc.DialOption) (*pooled, error) {
 	}
 	p.conns[target] = c
 	return c, nil
+}
+
+// localKey names the agents one LocalAgents serves at one address.
+type localKey struct {
+	l    LocalAgents
+	addr string
+}
+
+// localKeyOf returns the key of addr as l serves it, and whether Conns to it may be kept: only
+// when l can be told from other LocalAgents (its value is comparable).
+func localKeyOf(l LocalAgents, addr string) (localKey, bool) {
+	return localKey{l: l, addr: addr}, reflect.ValueOf(l).Comparable()
+}
+
+// localConn is a Conn to a reusable local agent.
+type localConn struct {
+	key   localKey
+	conn  *Conn
+	seat  *seatClient
+	stop  func() error // closes it for good
+	since time.Time    // when it was last put back
+}
+
+// lendLocal counts c, just opened to a reusable local agent, as lent; stop closes it for good.
+func (p *Pool) lendLocal(key localKey, c *Conn, seat *seatClient, stop func() error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lent == nil {
+		p.lent = make(map[*Conn]*localConn)
+	}
+	p.lent[c] = &localConn{key: key, conn: c, seat: seat, stop: stop}
+}
+
+// takeLocal lends a kept Conn to key's agent, if there is one, the last one put back first.
+func (p *Pool) takeLocal(key localKey) *Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	kept := p.idleLocals[key]
+	if p.closed || len(kept) == 0 {
+		return nil
+	}
+	lc := kept[len(kept)-1]
+	p.idleLocals[key] = kept[:len(kept)-1]
+	p.nIdle--
+	p.lent[lc.conn] = lc
+	lc.seat.newMatch()
+	return lc.conn
+}
+
+// putLocal takes back a lent Conn, keeping it for the next match when the pool has room, or
+// closes it. Closing it again does nothing.
+func (p *Pool) putLocal(c *Conn) error {
+	p.mu.Lock()
+	lc := p.lent[c]
+	if lc == nil {
+		p.mu.Unlock()
+		return nil
+	}
+	delete(p.lent, c)
+	now := time.Now()
+	stale := p.dropStaleLocalsLocked(now)
+	size := p.Size
+	if size <= 0 {
+		size = DefaultPoolSize
+	}
+	if p.closed || p.nIdle >= size {
+		stale = append(stale, lc)
+	} else {
+		lc.since = now
+		if p.idleLocals == nil {
+			p.idleLocals = make(map[localKey][]*localConn)
+		}
+		p.idleLocals[lc.key] = append(p.idleLocals[lc.key], lc)
+		p.nIdle++
+	}
+	p.mu.Unlock()
+	return closeLocals(stale)
+}
+
+// dropStaleLocalsLocked removes the kept Conns idle for longer than Idle and returns them.
+func (p *Pool) dropStaleLocalsLocked(now time.Time) []*localConn {
+	idleFor := p.Idle
+	if idleFor <= 0 {
+		idleFor = DefaultPoolIdle
+	}
+	var stale []*localConn
+	for key, kept := range p.idleLocals {
+		n := 0
+		for n < len(kept) && now.Sub(kept[n].since) > idleFor {
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		stale = append(stale, kept[:n]...)
+		p.idleLocals[key] = slices.Delete(kept, 0, n)
+		p.nIdle -= n
+	}
+	return stale
+}
+
+// closeLocals closes Conns of local agents for good.
+func closeLocals(lcs []*localConn) error {
+	var errs []error
+	for _, lc := range lcs {
+		errs = append(errs, lc.stop())
+	}
+	return errors.Join(errs...)
 }
 
 // release counts one user less of c.
@@ -149,7 +266,12 @@ func (p *Pool) Close() error {
 	for _, c := range p.conns {
 		p.closeLocked(c)
 	}
-	return nil
+	var kept []*localConn
+	for _, lcs := range p.idleLocals {
+		kept = append(kept, lcs...)
+	}
+	p.idleLocals, p.nIdle = nil, 0
+	return closeLocals(kept) // lent ones close when their match closes them
 }
 
 // dialPooled opens addr over the pool's connection to target.

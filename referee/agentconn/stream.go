@@ -310,6 +310,17 @@ func (c *seatClient) KnownDescription() *agentv1.DescribeResponse {
 	return nil
 }
 
+// newMatch readies the client for another match: its next call sends the observation whole.
+// Leaving out what the last call carried is checked only by counts and ends, which across
+// matches could agree by chance.
+func (c *seatClient) newMatch() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stream != nil {
+		c.stream.prev = nil
+	}
+}
+
 // close ends the stream, and a call still waiting on it.
 func (c *seatClient) close() {
 	c.stop()
