@@ -221,9 +221,15 @@ func TestReusableAgents(t *testing.T) {
 	defer host.Close()
 	agents := builtin.Agents{Host: host}
 	for addr, want := range map[string]bool{
-		"builtin:fair":          true,
-		"builtin:fair?open=0.7": true,
-		"builtin:random?seed=1": false, // draws from a generator of its own
+		"builtin:fair":           true,
+		"builtin:fair?open=0.7":  true,
+		"builtin:fixed?offer=10": true,
+		"builtin:concede":        true,
+		"builtin:trader":         true,
+		"builtin:spe":            true,
+		"builtin:equilibrium":    true, // its mixed moves are drawn from the match, seat and turn
+		"builtin:dondgreedy":     true,
+		"builtin:random?seed=1":  false, // draws from a generator of its own
 	} {
 		l, err := agents.Open(context.Background(), addr)
 		if err != nil {

@@ -74,6 +74,9 @@ func New(cfg Config) (*Agent, error) {
 	return &Agent{cfg: cfg}, nil
 }
 
+// Stateless: the agent's answers depend on its settings and each observation alone.
+func (*Agent) Stateless() bool { return true }
+
 // Describe says who the agent is.
 func (a *Agent) Describe() *gamev1.AgentInfo {
 	return &gamev1.AgentInfo{

@@ -47,6 +47,9 @@ type Agent struct{}
 // New returns the agent.
 func New() *Agent { return &Agent{} }
 
+// Stateless: the agent's answers depend on its settings and each observation alone.
+func (*Agent) Stateless() bool { return true }
+
 // Describe says who the agent is.
 func (a *Agent) Describe() *gamev1.AgentInfo {
 	return &gamev1.AgentInfo{

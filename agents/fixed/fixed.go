@@ -25,6 +25,9 @@ func New(offer int64) (*Agent, error) {
 	return &Agent{offer: offer}, nil
 }
 
+// Stateless: the agent's answers depend on its settings and each observation alone.
+func (*Agent) Stateless() bool { return true }
+
 // Describe says who the agent is.
 func (a *Agent) Describe() *gamev1.AgentInfo {
 	return &gamev1.AgentInfo{

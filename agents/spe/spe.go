@@ -27,6 +27,9 @@ type Agent struct {
 // New returns an agent with the given responder convention.
 func New(acceptIndifferent bool) *Agent { return &Agent{acceptIndifferent: acceptIndifferent} }
 
+// Stateless: the agent's answers depend on its settings and each observation alone.
+func (*Agent) Stateless() bool { return true }
+
 // Describe says who the agent is.
 func (a *Agent) Describe() *gamev1.AgentInfo {
 	conv := "accepts only offers better than playing on"

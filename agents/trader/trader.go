@@ -37,6 +37,9 @@ type Agent struct{}
 // New returns a trader.
 func New() *Agent { return &Agent{} }
 
+// Stateless: the agent's answers depend on its settings and each observation alone.
+func (*Agent) Stateless() bool { return true }
+
 // Describe says who the agent is.
 func (a *Agent) Describe() *gamev1.AgentInfo {
 	return &gamev1.AgentInfo{
