@@ -185,6 +185,24 @@ func TestReusableLocalAgentBounds(t *testing.T) {
 		t.Error("a kept Conn was not handed out again")
 	}
 
+	// A caller naming many addresses (a request may name any settings) is bounded the same way.
+	many, _ := newLocalAgents(t, true)
+	few := &agentconn.Pool{Size: 2}
+	defer few.Close()
+	rm := &agentconn.Resolver{Builtins: many, Pool: few}
+	var conns []*agentconn.Conn
+	for i := range 5 {
+		c, err := rm.Open(context.Background(), fmt.Sprintf("builtin:same?n=%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	agentconn.CloseAll(conns)
+	if opened, closed := many.counts(); opened != 5 || closed != 3 {
+		t.Errorf("5 addresses: opened %d and closed %d, want 5 and 3 (the pool keeps 2 in all)", opened, closed)
+	}
+
 	stale, _ := newLocalAgents(t, true)
 	quick := &agentconn.Pool{Idle: 1} // anything kept before the next put is stale
 	defer quick.Close()
