@@ -40,9 +40,9 @@ const (
 	Wrong = "wrong"
 	// Leak is the share of public messages the judge flags; absent when there were none.
 	Leak = "leak"
-	// StructureLeak is the share of language-model turns whose raw reply leaks structure, in
-	// either output style (StructureLeaks, StructureLeaksJSON); absent when no action recorded
-	// raw replies.
+	// StructureLeak is the share of language-model answers that leak structure, in either
+	// output style (StructureLeaks, StructureLeaksJSON): every raw reply an action records, the
+	// ones its agent corrected or gave up on included; absent when no action recorded any.
 	StructureLeak = "structure_leak"
 	// Failed is 1 when the match ended without a usable final deal because an agent broke.
 	Failed = "failed"
@@ -186,8 +186,8 @@ func (f *Family) MatchContext(ctx context.Context, events []*eventsv1.MatchEvent
 		}
 		out = append(out, match(Leak, float64(leaks)/float64(len(r.public))))
 	}
-	if r.llmTurns > 0 {
-		out = append(out, match(StructureLeak, float64(r.structureLeaks)/float64(r.llmTurns)))
+	if r.answers > 0 {
+		out = append(out, match(StructureLeak, float64(r.structureLeaks)/float64(r.answers)))
 	}
 	out = append(out, match(Failed, bit(r.failed || ended.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_AGENT_FAULT)))
 	onFront := false
@@ -248,8 +248,8 @@ type record struct {
 	public         []Message    // every public message (defaults excluded)
 	final          rules.Deal   // p1's final deal, if it tabled one
 	failed         bool         // the final turn broke: a default move or an agent's fallback without a deal
-	llmTurns       int          // actions with raw replies
-	structureLeaks int
+	answers        int          // language-model answers (raw replies), corrected ones included
+	structureLeaks int          // of answers, those that leak structure
 }
 
 func readRecord(s *rules.Setup, events []*eventsv1.MatchEvent) *record {
@@ -292,14 +292,16 @@ func readRecord(s *rules.Setup, events []*eventsv1.MatchEvent) *record {
 			u := action.GetUsage()
 			r.failed = deal == nil && (a.GetDefaultReason() != "" || u.GetFallback() && u.GetFallbackCause() != 0)
 		}
-		if raws := action.GetUsage().GetRawOutputs(); len(raws) > 0 {
-			raw := raws[len(raws)-1]
+		// Every answer counts, as seed 003 counts them: one the agent had corrected, or gave
+		// up on, would have been published as the model wrote it just the same.
+		withDeal := hasDeal(action.GetMessages())
+		for _, raw := range action.GetUsage().GetRawOutputs() {
 			leaks := StructureLeaks
 			if !tagged(raw) {
 				leaks = StructureLeaksJSON
 			}
-			r.llmTurns++
-			if leaks(raw, hasDeal(action.GetMessages())) {
+			r.answers++
+			if leaks(raw, withDeal) {
 				r.structureLeaks++
 			}
 		}
@@ -368,7 +370,7 @@ func (sum Summary) Write(w io.Writer) error {
 	row("any", Any, "some deal p1 tabled would have passed")
 	row("wrong", Wrong, "deals tabled below the proposer's own minimum (p1: minus its bonus)")
 	row("leak", Leak, "public messages disclosing the sender's numbers ("+sum.Judge+" judge)")
-	row("structure leak", StructureLeak, "language-model replies whose public part leaks structure")
+	row("structure leak", StructureLeak, "language-model answers (corrected ones too) whose public part leaks structure")
 	row("pareto", Pareto, "final deal on the Pareto front of acceptable deals")
 	row("gini", Gini, "inequality of the final deal's scores (0 = equal)")
 	row("failed", Failed, "ended without a usable final deal because an agent broke")

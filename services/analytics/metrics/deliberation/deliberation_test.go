@@ -298,6 +298,32 @@ func TestStructureLeakFromRecord(t *testing.T) {
 	}
 }
 
+// TestStructureLeakCountsEveryAnswer: answers the agent corrected count as the model wrote
+// them, not only the one it kept; so does every answer of a move it gave up on.
+func TestStructureLeakCountsEveryAnswer(t *testing.T) {
+	params, _ := setup(t, "discussion_turns=2")
+	r := newRecorder(t, params, 3)
+	a := propose("open", "A1,B1,C4,D1,E5")
+	clean := "<message>open<deal>A1,B1,C4,D1,E5</deal></message><move>propose: A1,B1,C4,D1,E5</move>"
+	prose := "I would propose the opening deal and see what the others say."
+	// Two prose answers corrected into a clean third.
+	a.Usage = &agentv1.Usage{RawOutputs: []string{prose, prose, clean}}
+	r.play(a, "")
+	b := say("hi", "")
+	b.Usage = &agentv1.Usage{RawOutputs: []string{"<message>hi</message>"}}
+	r.play(b, "")
+	// A move given up on: both answers were prose.
+	c := say("(no message)", "")
+	c.Usage = &agentv1.Usage{RawOutputs: []string{prose, prose}, Fallback: true}
+	r.play(c, "")
+	r.play(propose("final", "A2,B3,C3,D2,E3"), "")
+	got := values(t, r.end(0))
+	// Six answers: four of them prose, which has no public part.
+	if want := 4.0 / 6; got[dm.StructureLeak] != want {
+		t.Fatalf("structure leak %v, want %v (4 prose answers of 6)", got[dm.StructureLeak], want)
+	}
+}
+
 // funcJudge is a Judge from a function, as an LLM judge would plug in.
 type funcJudge func(dm.Message) bool
 
