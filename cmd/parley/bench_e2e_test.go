@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -25,6 +27,36 @@ func TestBenchLoad(t *testing.T) {
 	}
 	if moves, _ := strconv.Atoi(m[1]); moves < 2*12 {
 		t.Errorf("%d moves in 12 matches", moves)
+	}
+	// The floor, in the same run: its ratios are the move's figures over its own.
+	floor := regexp.MustCompile(`# run 1: against the floor \(a bare unary call of 200 bytes each way: ([\d.]+) µs of CPU, (\d+) calls/s saturated\): ([\d.]+)x its calls/s, ([\d.]+)x its CPU per call`)
+	f := floor.FindStringSubmatch(r.stdout)
+	if f == nil {
+		t.Fatalf("no floor line:\n%s", r.stdout)
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v <= 0 {
+			t.Fatalf("%q is not a measure:\n%s", s, r.stdout)
+		}
+		return v
+	}
+	movesPerSec, cpuPerMove := num(m[2]), num(m[3])
+	floorCPU, floorCalls := num(f[1]), num(f[2])
+	if got, want := num(f[3]), movesPerSec/floorCalls; got < want*0.95-0.01 || got > want*1.05+0.01 {
+		t.Errorf("%.2fx the floor's calls/s, but %.0f moves/s against %.0f calls/s is %.2fx", got, movesPerSec, floorCalls, want)
+	}
+	if got, want := num(f[4]), cpuPerMove/floorCPU; got < want*0.95-0.01 || got > want*1.05+0.01 {
+		t.Errorf("%.2fx the floor's CPU, but %.1f µs against %.1f µs is %.2fx", got, cpuPerMove, floorCPU, want)
+	}
+	// Profiles, when asked: this process's over the matches, and each bot's.
+	dir := t.TempDir()
+	cpu := filepath.Join(dir, "cpu.out")
+	mustRun(t, nil, "bench", "--load", "--matches", "4", "--concurrency", "2", "--cpuprofile", cpu, "--memprofile", filepath.Join(dir, "mem.out"))
+	for _, name := range []string{"cpu.out", "cpu.out.bot1", "cpu.out.bot2", "mem.out"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("profile %s: %v", name, err)
+		}
 	}
 	slow := mustRun(t, nil, "bench", "--load", "--latency", "20ms", "--matches", "4", "--concurrency", "4")
 	if !regexp.MustCompile(`largest resident set [1-9]\d* MB \(the bots' processes: [1-9]\d* MB\), a match took \S+ against its bots' \S+ \(-?[\d.]+% overhead\)`).MatchString(slow.stdout) {

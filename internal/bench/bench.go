@@ -295,12 +295,19 @@ func (r Report) AllocsPerMove() float64 {
 // MatchesPerSecond is whole matches per second, one at a time.
 func (r Report) MatchesPerSecond() float64 { return 1e9 / float64(r.Match.NsPerOp()) }
 
-// Run runs the benchmarks once each with testing.Benchmark.
-func (s *Setup) Run() Report {
-	return Report{
-		Match:                testing.Benchmark(s.Matches),
-		RoundTrip:            testing.Benchmark(s.RoundTrips),
-		AlternatingRoundTrip: testing.Benchmark(s.AlternatingRoundTrips),
-		SideBySide:           testing.Benchmark(s.SideBySide),
+// Run runs the benchmarks once each with testing.Benchmark, the one of whole matches inside
+// around (a profiler's; nil: none).
+func (s *Setup) Run(around func(func() error) error) (Report, error) {
+	var r Report
+	matches := func() error { r.Match = testing.Benchmark(s.Matches); return nil }
+	if around == nil {
+		around = func(f func() error) error { return f() }
 	}
+	if err := around(matches); err != nil {
+		return r, err
+	}
+	r.RoundTrip = testing.Benchmark(s.RoundTrips)
+	r.AlternatingRoundTrip = testing.Benchmark(s.AlternatingRoundTrips)
+	r.SideBySide = testing.Benchmark(s.SideBySide)
+	return r, nil
 }

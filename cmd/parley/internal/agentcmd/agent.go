@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -18,10 +20,11 @@ import (
 )
 
 type options struct {
-	name     string
-	mode     sdk.Mode
-	settings []string
-	delay    time.Duration
+	name       string
+	mode       sdk.Mode
+	settings   []string
+	delay      time.Duration
+	cpuProfile string
 }
 
 // NewCmd returns the agent command.
@@ -47,6 +50,7 @@ func NewCmd(deps *cli.Deps) *cobra.Command {
 	o.mode.Bind(cmd.Flags(), "127.0.0.1:50051")
 	cmd.Flags().StringArrayVar(&o.settings, "set", nil, "agent setting key=value (repeatable)")
 	cmd.Flags().DurationVar(&o.delay, "delay", 0, "wait this long before each answer (a bot with a fixed thinking time, for load tests)")
+	cmd.Flags().StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the agent's process to `FILE` until it stops (parley bench --load asks its bots for one)")
 	cmd.AddCommand(newLLMCmd(deps))
 	return cmd
 }
@@ -66,6 +70,17 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	agent, err := builtin.New(o.name, settings)
 	if err != nil {
 		return cli.Usagef("%v", err)
+	}
+	if o.cpuProfile != "" {
+		out, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	opts := []sdk.Option{sdk.WithLogger(deps.Logger(0))}
 	if o.delay > 0 {
