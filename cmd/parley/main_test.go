@@ -230,7 +230,7 @@ func checkRecord(t *testing.T, evs []*eventsv1.MatchEvent, seats int) (*eventsv1
 
 // proc is a long-running child process whose stdout is read line by line.
 type proc struct {
-	t      *testing.T
+	t      testing.TB
 	name   string
 	cmd    *exec.Cmd
 	stderr lockedBuffer
@@ -243,13 +243,13 @@ type proc struct {
 
 // startProc starts name with args in dir (empty: the current directory). It is killed at
 // cleanup unless it has exited.
-func startProc(t *testing.T, dir, name string, args ...string) *proc {
+func startProc(t testing.TB, dir, name string, args ...string) *proc {
 	t.Helper()
 	return startProcEnv(t, dir, nil, name, args...)
 }
 
 // startProcEnv is startProc with extra environment variables ("KEY=value").
-func startProcEnv(t *testing.T, dir string, env []string, name string, args ...string) *proc {
+func startProcEnv(t testing.TB, dir string, env []string, name string, args ...string) *proc {
 	t.Helper()
 	p := &proc{t: t, name: filepath.Base(name), exited: make(chan struct{}), changed: make(chan struct{}, 1)}
 	p.cmd = exec.Command(name, args...)

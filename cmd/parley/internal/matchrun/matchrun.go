@@ -89,47 +89,80 @@ func (o *Options) Validate() error {
 // failures are part of the result, not errors. A request without a match id gets
 // GAME-SEED-HASH (DefaultMatchID) so the same invocation gives the same record.
 func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*match.Result, error) {
+	s := NewSession(deps, o)
+	defer s.Close()
+	return s.Run(ctx, req)
+}
+
+// Session runs matches one after another, as Run runs one, with what they share set up once,
+// by the first: the agents' resolver and the page of human seats, the NATS server (an embedded
+// one is started once, not per match) and the settler of the records. Later matches of the same
+// agents are not probed again: the first one checked them.
+type Session struct {
+	deps   *cli.Deps
+	o      *Options
+	logger *slog.Logger
+	agents *agentconn.Resolver
+
+	humanBase   string
+	moveTimeout time.Duration
+	bus         *bus.Bus
+	settler     *bus.MatchSettler
+	probed      []string // the agents the last match checked
+	closers     []func() // run by Close, last first
+}
+
+// NewSession returns a session with nothing set up yet; Close it when done.
+func NewSession(deps *cli.Deps, o *Options) *Session {
+	level := slog.LevelWarn
+	if o.Verbose {
+		level = slog.LevelDebug
+	}
+	return &Session{deps: deps, o: o, logger: deps.Logger(level), agents: deps.Resolver(), moveTimeout: o.MoveTimeout}
+}
+
+// Close stops what the session started: NATS, the page of human seats.
+func (s *Session) Close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+// Run runs one match of the session (see the package's Run).
+func (s *Session) Run(ctx context.Context, req launch.Request) (*match.Result, error) {
 	if req.MatchID != "" {
 		if err := bus.ValidMatchID(req.MatchID); err != nil {
 			return nil, cli.Usagef("%v", err)
 		}
 	}
-	level := slog.LevelWarn
-	if o.Verbose {
-		level = slog.LevelDebug
-	}
-	logger := deps.Logger(level)
-	agents := deps.Resolver()
+	deps, o, agents := s.deps, s.o, s.agents
 
-	// Human seats are seated in a hub of this run's own, served on a local web page.
-	moveTimeout := o.MoveTimeout
+	// Human seats are seated in a hub of this session's own, served on a local web page.
 	hasHuman := slices.ContainsFunc(req.Agents, agentconn.IsHuman)
-	var humanBase string
-	if hasHuman {
-		hub := human.NewHub(human.WithLogger(logger))
+	if hasHuman && agents.Humans == nil {
+		hub := human.NewHub(human.WithLogger(s.logger))
 		agents.Humans = hub.Agents()
 		if o.moveTimeoutFlag == nil || !o.moveTimeoutFlag.Changed {
-			moveTimeout = HumanMoveTimeout
+			s.moveTimeout = HumanMoveTimeout
 		}
 		base, stop, err := serveHumans(o.HumanListen, hub)
 		if err != nil {
 			return nil, err
 		}
-		// Deferred before the agents are closed, so it runs after: the seats are closed first,
+		// Closed after the matches, whose agents close with them: the seats are closed first,
 		// and their pages are told the match is over.
-		defer stop()
-		humanBase = base
+		s.closers = append(s.closers, stop)
+		s.humanBase = base
 	}
 
 	// Registered bots are found in the registry on NATS, so NATS comes first when one plays.
-	var b *bus.Bus
-	if slices.ContainsFunc(req.Agents, func(a string) bool { return strings.HasPrefix(a, agentconn.BotPrefix) }) {
-		var err error
-		if b, err = bus.Open(ctx, bus.Config{URL: o.NATS}, logger); err != nil {
-			return nil, fmt.Errorf("nats: %w", err)
+	if slices.ContainsFunc(req.Agents, func(a string) bool { return strings.HasPrefix(a, agentconn.BotPrefix) }) && agents.Bots == nil {
+		if err := s.openBus(ctx); err != nil {
+			return nil, err
 		}
-		defer b.Close()
-		if agents.Bots, err = botlink.OpenDirectory(ctx, b); err != nil {
+		var err error
+		if agents.Bots, err = botlink.OpenDirectory(ctx, s.bus); err != nil {
 			return nil, fmt.Errorf("nats: %w", err)
 		}
 		agents.AllowBotDial = o.AllowBotDial
@@ -138,12 +171,13 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*
 	// Agents first: a mistyped or unreachable agent is reported before a NATS server is
 	// started or dialled.
 	req.Limits = &matchv1.Limits{
-		MoveTimeout:   durationpb.New(moveTimeout),
+		MoveTimeout:   durationpb.New(s.moveTimeout),
 		MaxRetries:    proto.Int32(int32(o.Retries)),
 		MaxReplyBytes: int32(o.MaxReplyBytes),
 		TokenBudget:   o.TokenBudget,
 	}
-	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile, ProbeTimeout: min(o.MoveTimeout, 10*time.Second)}
+	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile, ProbeTimeout: min(o.MoveTimeout, 10*time.Second),
+		NoProbe: slices.Equal(s.probed, req.Agents) && !hasHuman}
 	m, err := prep.Prepare(ctx, req)
 	var seats *launch.SeatsError
 	switch {
@@ -154,20 +188,18 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*
 	case err != nil:
 		return nil, cli.Usagef("%v", err)
 	}
+	s.probed = slices.Clone(req.Agents)
 	if req.MatchID == "" {
 		m.ID = DefaultMatchID(m.Game.Info().GetName(), m.Seed, m.Params, m.Agents)
 	}
 
-	if b == nil {
-		if b, err = bus.Open(ctx, bus.Config{URL: o.NATS}, logger); err != nil {
-			return nil, fmt.Errorf("nats: %w", err)
-		}
-		defer b.Close()
+	if err := s.openBus(ctx); err != nil {
+		return nil, err
 	}
-	if exists, err := bus.MatchExists(ctx, b, m.ID); err != nil {
+	if exists, err := bus.MatchExists(ctx, s.bus, m.ID); err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	} else if exists {
-		return nil, cli.Usagef("match %q is already recorded on %s; choose another --match-id or --seed", m.ID, b.URL())
+		return nil, cli.Usagef("match %q is already recorded on %s; choose another --match-id or --seed", m.ID, s.bus.URL())
 	}
 	// The record file is created only now, so a run refused above leaves an existing file alone.
 	var recorders []match.Recorder
@@ -180,18 +212,17 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*
 		recorders = append(recorders, record.NewWriter(f))
 	}
 	// Stored as a referee worker stores a match: few messages, its ending only once the rest is.
-	settler := bus.NewPublisher(b).SettleEachMatch()
-	recorders = append(recorders, settler)
+	recorders = append(recorders, s.settler)
 
 	if o.JSON {
 		recorders = append(recorders, record.NewWriter(deps.Out))
 	} else {
 		recorders = append(recorders, record.NewTranscriptWriter(deps.Out, record.TranscriptOptions{ShowPrivate: o.ShowPrivate, Games: deps.Games}))
 	}
-	player := &launch.Player{Agents: agents, Options: []match.Option{match.WithTimestamps(o.Timestamps), match.WithLogger(logger)}}
+	player := &launch.Player{Agents: agents, Options: []match.Option{match.WithTimestamps(o.Timestamps), match.WithLogger(s.logger)}}
 	res, err := player.Play(ctx, m, match.Tee(recorders...), launch.PlayOptions{Opened: func(conns []*agentconn.Conn) {
 		if hasHuman {
-			announceHumans(deps, humanBase, conns, m, moveTimeout)
+			announceHumans(deps, s.humanBase, conns, m, s.moveTimeout)
 		}
 	}})
 	if err != nil {
@@ -202,10 +233,24 @@ func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*
 	}
 	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := settler.Settle(flushCtx, m.ID); err != nil {
+	if err := s.settler.Settle(flushCtx, m.ID); err != nil {
 		return res, fmt.Errorf("nats: events of match %s not all stored: %w", m.ID, err)
 	}
 	return res, nil
+}
+
+// openBus starts or dials NATS, once.
+func (s *Session) openBus(ctx context.Context) error {
+	if s.bus != nil {
+		return nil
+	}
+	b, err := bus.Open(ctx, bus.Config{URL: s.o.NATS}, s.logger)
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	s.bus, s.settler = b, bus.NewPublisher(b).SettleEachMatch()
+	s.closers = append(s.closers, func() { b.Close() })
+	return nil
 }
 
 // DefaultMatchID derives a match id from what defines the match, so the same invocation gives

@@ -99,6 +99,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		o.seed = launch.FreshSeed()
 	}
 	var records [][]*eventsv1.MatchEvent
+	session := matchrun.NewSession(deps, &o.run)
+	defer session.Close()
 	for i := range o.matches {
 		id := o.matchID
 		if id != "" && o.matches > 1 {
@@ -107,7 +109,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		if i > 0 && !o.run.JSON {
 			fmt.Fprintln(deps.Out)
 		}
-		res, err := matchrun.Run(ctx, deps, &o.run, launch.Request{
+		res, err := session.Run(ctx, launch.Request{
 			Game: o.game, Params: params, Seed: o.seed + uint64(i), SeedGiven: true, Agents: o.agents, MatchID: id,
 		})
 		if err != nil {
