@@ -112,7 +112,7 @@ type Config struct {
 	// Target names the party a targeted persona works against (PromptData.Target), e.g. the
 	// party a targeted adversary tries to isolate; "" for none.
 	Target string
-	// Style is the output style: "tagged" (default) or "json".
+	// Style is the output style: "tagged" (default), "json" or "deliberation" (the LLM-Deliberation study's answer format).
 	Style string
 	// Reasoning: comma-separated reasoning steps and presets (see Prompts.Steps); "" means
 	// DefaultReasoning.

@@ -47,6 +47,7 @@ var ErrPrompt = errors.New("llm: prompt")
 //	correction.tmpl       sent after a reply that could not be used
 //	styles/tagged.tmpl    output format instructions of the tagged style
 //	styles/json.tmpl      output format instructions of the JSON style
+//	styles/deliberation.tmpl  output format of the LLM-Deliberation study's answers
 //	personas/NAME.tmpl    one per persona
 //	steps/NAME.tmpl       one per reasoning step or game-theory workflow
 //
@@ -275,7 +276,7 @@ type PromptData struct {
 	// TermForms are the shapes non-binding terms in a message may take.
 	TermForms []FormData
 
-	// Style is the output style's name ("tagged" or "json").
+	// Style is the output style's name ("tagged", "json" or "deliberation").
 	Style string
 	// Plan is true when the plan step is on (the format then asks for a plan).
 	Plan bool
@@ -354,7 +355,7 @@ type outputStyle interface {
 }
 
 // Styles lists the output styles.
-func Styles() []string { return []string{"json", "tagged"} }
+func Styles() []string { return []string{"deliberation", "json", "tagged"} }
 
 func styleByName(name string) (outputStyle, error) {
 	switch name {
@@ -362,6 +363,8 @@ func styleByName(name string) (outputStyle, error) {
 		return taggedStyle{}, nil
 	case "json":
 		return jsonStyle{}, nil
+	case "deliberation":
+		return deliberationStyle{}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown style %q (styles: %s)", ErrPrompt, name, strings.Join(Styles(), ", "))
 }

@@ -11,7 +11,7 @@ import (
 
 // SettingsHelp documents the settings of builtin:llm?key=value&... (ConfigFromSettings).
 const SettingsHelp = "model=NAME base_url=URL (both required); api_key_env=VAR (variable holding the API key, default " + DefaultAPIKeyEnv +
-	"); temperature=T max_tokens=N seed=N; persona=NAME|FILE style=tagged|json reasoning=STEPS prompt_dir=DIR; " +
+	"); temperature=T max_tokens=N seed=N; persona=NAME|FILE style=tagged|json|deliberation reasoning=STEPS prompt_dir=DIR; " +
 	"cache=DIR (default: the user's cache dir) no_cache=true cache_scope=match|global; concurrency=N attempts=N request_timeout=DURATION " +
 	"structured=auto|json_schema|json_object|off; budget_tokens=N budget_usd=D prices=FILE (price table, YAML); preflight=false (skip the endpoint check); target=PARTY (who a targeted persona works against)"
 

@@ -99,6 +99,9 @@ func rulesText(s *Setup, seat int) string {
 	switch {
 	case s.Solo > 0:
 		line("- Turns 2 to %d: %s (p1) speaks alone, one public message per turn, and sees its own earlier messages; the other parties do not speak.", talk+1, s.Parties[0].Name)
+	case talk > 0 && s.Order != nil:
+		line("- Turns 2 to %d: %d discussion %s, the speakers in an order fixed in advance. Each party is told when it speaks for the last time.", talk+1, talk, plural(talk, "turn", "turns"))
+		line("- On a discussion turn a party sends exactly one public message to everyone; it may attach one complete deal to it. Attached deals bind nobody.")
 	case talk > 0:
 		line("- Turns 2 to %d: %d discussion %s in blocks of %d. In each block every party speaks once, in an order drawn at random; a block never starts with the party that spoke just before, nor ends with p1. Each party is told when it speaks for the last time.", talk+1, talk, plural(talk, "turn", "turns"), n)
 		line("- On a discussion turn a party sends exactly one public message to everyone; it may attach one complete deal to it. Attached deals bind nobody.")

@@ -21,7 +21,8 @@
 //     and its last speaker is not p1; when the turns are not a multiple of n, the last block is
 //     the start of such an order, with the same two rules. On its turn a party plays say with
 //     exactly one public message, which may carry one complete deal (non-binding). Each speaker
-//     is told when the turn is its last discussion turn.
+//     is told when the turn is its last discussion turn. With speaking_order the speakers are
+//     fixed in advance instead, in any order (an imported match's).
 //   - In the solo baseline (solo_turns = k > 0), the k turns between the opening and the final
 //     deal are all p1's, and nobody else ever speaks.
 //   - Last turn (phase "final"): p1 proposes the final deal, or rejects (tables no deal), with
@@ -146,6 +147,8 @@ func (g *game) Info() *gamev1.GameInfo {
 				Description: "What an adversarial agent is told no deal is worth to it; published in every view, changes no rule."},
 			{Name: "history_window", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultHistoryWindow),
 				Description: "Latest public messages a seat's history shows (its view keeps every one); 0 shows all."},
+			{Name: "speaking_order", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "drawn from the seed",
+				Description: "The speaker of every discussion turn, comma-separated, by party id, name or role (p1, p2): a fixed order (e.g. an imported match's) instead of drawn blocks; sets discussion_turns to its length. Not with solo_turns."},
 		},
 	}
 }
@@ -260,10 +263,14 @@ func (g *game) NewState(params *matchv1.GameParams, seed uint64) (games.State, e
 }
 
 // Schedule returns the speaker of every talk turn of a match (the discussion, or p1's solo
-// turns) in order, as drawn from the seed.
+// turns) in order: the fixed speaking order when the params give one, else drawn from the
+// seed.
 func Schedule(s *Setup, seed uint64) []int {
 	if s.Solo > 0 {
 		return make([]int, s.Solo) // p1, seat 0, every time
+	}
+	if s.Order != nil {
+		return slices.Clone(s.Order)
 	}
 	var out []int
 	prev := 0 // p1 spoke the opening

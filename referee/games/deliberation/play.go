@@ -232,11 +232,15 @@ func (m *match) apply(seat int, action *agentv1.Action, deal Deal) []*eventsv1.M
 			events = append(events, phaseEvent(PhaseSolo, text))
 		} else {
 			text = fmt.Sprintf("Discussion: %d %s in blocks of %d, each block in a speaking order drawn at random; every party is told when it speaks for the last time.", s.Discussion, plural(s.Discussion, "turn", "turns"), s.N())
+			if s.Order != nil {
+				text = fmt.Sprintf("Discussion: %d %s in a speaking order fixed in advance; every party is told when it speaks for the last time.", s.Discussion, plural(s.Discussion, "turn", "turns"))
+			}
 			events = append(events, phaseEvent(PhaseDiscussion, text))
 		}
 		m.history.AddAnnouncement(m.turn, text)
 	}
-	if m.stage == deliberationv1.Stage_STAGE_DISCUSSION && s.Solo == 0 && idx%s.N() == 0 {
+	if m.stage == deliberationv1.Stage_STAGE_DISCUSSION && s.Solo == 0 && s.Order == nil && idx%s.N() == 0 {
+		// A fixed order is in the params; only drawn ones are chance events.
 		events = append(events, m.orderEvent(idx/s.N()))
 	}
 	return events

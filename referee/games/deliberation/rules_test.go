@@ -481,3 +481,68 @@ func TestEventsAreStampless(t *testing.T) {
 		var _ *eventsv1.MatchEvent = ev
 	}
 }
+
+// TestFixedSpeakingOrder: speaking_order replaces the drawn blocks with the given speakers,
+// in any order (an imported match's), sets the discussion's length and is refused where it
+// cannot hold.
+func TestFixedSpeakingOrder(t *testing.T) {
+	// Union twice in a row and p1 last: both against the drawn blocks' rules, yet allowed.
+	names := []string{"union", "Union", "p2", "Mayor", "p1"}
+	want := []int{4, 4, 1, 2, 0}
+	s := setup(t, "speaking_order="+strings.Join(names, ","))
+	if s.Discussion != len(names) {
+		t.Fatalf("discussion %d turns, want %d", s.Discussion, len(names))
+	}
+	for _, seed := range []uint64{1, 2, 99} {
+		if got := deliberation.Schedule(s, seed); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: schedule %v, want %v", seed, got, want)
+		}
+	}
+	// The resolved params keep the order by party id, and resolve to the same again.
+	resolved := s.Params()
+	again, err := deliberation.NewSetup(resolved)
+	if err != nil || !slices.Equal(again.Order, want) {
+		t.Fatalf("resolved order %v (%v), want %v", again.Order, err, want)
+	}
+	// A match follows it: each turn's speaker is the next of the order, told of its last turn.
+	st, err := newGame().NewState(resolved, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, st, 0, propose(s.DealString(s.Opening), "open"))
+	for i, seat := range want {
+		if got := st.ToMove(); len(got) != 1 || int(got[0]) != seat {
+			t.Fatalf("talk turn %d: to move %v, want seat %d", i+1, got, seat)
+		}
+		last := st.Observe(games.Seat(seat)).GetDeliberation().GetLastTurn()
+		if wantLast := !slices.Contains(want[i+1:], seat); last != wantLast {
+			t.Fatalf("talk turn %d: last turn %v, want %v", i+1, last, wantLast)
+		}
+		events, err := st.Apply(games.Seat(seat), say("hi", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range events {
+			if ev.GetChanceDrawn() != nil {
+				t.Fatalf("talk turn %d: a fixed order draws nothing, got %v", i+1, ev)
+			}
+		}
+	}
+	if got := st.ToMove(); len(got) != 1 || got[0] != 0 || st.Observe(0).GetPhase() != deliberation.PhaseFinal {
+		t.Fatalf("after the order: to move %v in phase %q, want p1's final turn", got, st.Observe(0).GetPhase())
+	}
+	bad := []struct {
+		kvs  []string
+		want string
+	}{
+		{[]string{"speaking_order=union,nobody"}, `speaking_order: turn 2: "nobody" is no party`},
+		{[]string{"speaking_order=union,mayor", "discussion_turns=3"}, "speaking_order names 2 turns but discussion_turns is 3"},
+		{[]string{"speaking_order=union", "solo_turns=2"}, "with solo_turns only p1 speaks"},
+	}
+	for _, tc := range bad {
+		_, err := newGame().Resolve(params(t, tc.kvs...))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve(%v) = %v, want an error containing %q", tc.kvs, err, tc.want)
+		}
+	}
+}

@@ -99,6 +99,9 @@ type Setup struct {
 	NoDealValue int
 	// HistoryWindow is how many of the latest public messages a seat's history shows; 0: all.
 	HistoryWindow int
+	// Order, when set, is the speaker of every discussion turn, fixed in advance (the
+	// speaking_order parameter); nil: orders are drawn from the seed.
+	Order []int
 
 	scenario *deliberationv1.Scenario // the resolved scenario, for Params
 	vetoIDs  []string
@@ -270,6 +273,9 @@ func resolve(p *deliberationv1.Params, load loader) (*Setup, error) {
 		// Only p1 speaks: the discussion turns are replaced by its solo turns.
 		s.Discussion = 0
 	}
+	if err := s.fixOrder(p); err != nil {
+		return nil, err
+	}
 	vetoes := p.GetVetoes()
 	if len(vetoes) == 0 {
 		vetoes = []string{"p1", "p2"}
@@ -293,6 +299,32 @@ func resolve(p *deliberationv1.Params, load loader) (*Setup, error) {
 		}
 	}
 	return s, nil
+}
+
+// fixOrder reads the speaking_order parameter into s.Order, with the discussion's length.
+func (s *Setup) fixOrder(p *deliberationv1.Params) error {
+	names := p.GetSpeakingOrder()
+	if len(names) == 0 {
+		return nil
+	}
+	switch {
+	case s.Solo > 0:
+		return fmt.Errorf("deliberation: speaking_order orders a discussion; with solo_turns only p1 speaks")
+	case len(names) > MaxTurns:
+		return fmt.Errorf("deliberation: speaking_order names %d turns; at most %d", len(names), MaxTurns)
+	case p.DiscussionTurns != nil && int(p.GetDiscussionTurns()) != len(names):
+		return fmt.Errorf("deliberation: speaking_order names %d turns but discussion_turns is %d", len(names), p.GetDiscussionTurns())
+	}
+	s.Order = make([]int, len(names))
+	for i, name := range names {
+		seat, ok := s.PartyByName(name)
+		if !ok {
+			return fmt.Errorf("deliberation: speaking_order: turn %d: %q is no party (parties: %s, or p1, p2)", i+1, name, s.partyList())
+		}
+		s.Order[i] = seat
+	}
+	s.Discussion = len(names)
+	return nil
 }
 
 // PartyByName finds a party by id, display name (both case-insensitive) or role ("p1", "p2").
@@ -335,7 +367,20 @@ func (s *Setup) Params() *matchv1.GameParams {
 		AdversaryNoDealValue: proto.Int32(int32(s.NoDealValue)),
 		HistoryWindow:        proto.Int32(int32(s.HistoryWindow)),
 		Scenario:             proto.CloneOf(s.scenario),
+		SpeakingOrder:        s.orderIDs(),
 	}}}
+}
+
+// orderIDs writes a fixed speaking order by party id; nil when none is fixed.
+func (s *Setup) orderIDs() []string {
+	if s.Order == nil {
+		return nil
+	}
+	out := make([]string, len(s.Order))
+	for i, seat := range s.Order {
+		out[i] = s.Parties[seat].ID
+	}
+	return out
 }
 
 // issuesOf reads a checked scenario's issues.

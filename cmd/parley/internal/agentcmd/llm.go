@@ -56,7 +56,7 @@ func (o *llmOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.maxTokens, "max-tokens", 0, "cap on each completion's tokens (0: the server's default)")
 	fs.Var(&o.seed, "sampling-seed", "sampling seed sent to the API (default: none)")
 	fs.StringVar(&o.persona, "persona", "", "persona: a name (see --list) or a file holding the persona's text")
-	fs.StringVar(&o.style, "style", "tagged", "output style: tagged or json")
+	fs.StringVar(&o.style, "style", "tagged", "output style: tagged, json or deliberation (the LLM-Deliberation study's answer format)")
 	fs.StringVar(&o.reasoning, "reasoning", llm.DefaultReasoning, "reasoning steps and presets, comma-separated (see --list)")
 	fs.StringVar(&o.promptDir, "prompt-dir", "", "directory of prompt templates overriding the shipped ones (same file names)")
 	fs.StringVar(&o.cacheDir, "cache", "", "reply cache directory (default: parley/llm under the user's cache directory)")

@@ -190,7 +190,13 @@ type Params struct {
 	HistoryWindow *int32 `protobuf:"varint,11,opt,name=history_window,json=historyWindow,proto3,oneof" json:"history_window,omitempty"`
 	// The scenario's data, filled in by resolving `game`. When set, it is used as given and
 	// `game` only names it. Cannot be set with --param.
-	Scenario      *Scenario `protobuf:"bytes,12,opt,name=scenario,proto3" json:"scenario,omitempty"`
+	Scenario *Scenario `protobuf:"bytes,12,opt,name=scenario,proto3" json:"scenario,omitempty"`
+	// The speaker of every discussion turn, in order, by party id, name or role (p1, p2): a
+	// speaking order fixed in advance, e.g. that of a match played elsewhere and imported. When
+	// set, no order is drawn from the seed, any party may speak on any turn, and
+	// discussion_turns defaults to its length (and must equal it when given). Not with
+	// solo_turns. Empty (the default): orders are drawn from the seed.
+	SpeakingOrder []string `protobuf:"bytes,13,rep,name=speaking_order,json=speakingOrder,proto3" json:"speaking_order,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -305,6 +311,13 @@ func (x *Params) GetHistoryWindow() int32 {
 func (x *Params) GetScenario() *Scenario {
 	if x != nil {
 		return x.Scenario
+	}
+	return nil
+}
+
+func (x *Params) GetSpeakingOrder() []string {
+	if x != nil {
+		return x.SpeakingOrder
 	}
 	return nil
 }
@@ -947,7 +960,7 @@ var File_parley_games_deliberation_v1_deliberation_proto protoreflect.FileDescri
 
 const file_parley_games_deliberation_v1_deliberation_proto_rawDesc = "" +
 	"\n" +
-	"/parley/games/deliberation/v1/deliberation.proto\x12\x1cparley.games.deliberation.v1\x1a\x19parley/game/v1/game.proto\x1a\x1cparley/game/v1/privacy.proto\"\xfe\x04\n" +
+	"/parley/games/deliberation/v1/deliberation.proto\x12\x1cparley.games.deliberation.v1\x1a\x19parley/game/v1/game.proto\x1a\x1cparley/game/v1/privacy.proto\"\xa5\x05\n" +
 	"\x06Params\x12\x17\n" +
 	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x1d\n" +
 	"\aparties\x18\x02 \x01(\x05H\x01R\aparties\x88\x01\x01\x12\x1b\n" +
@@ -962,7 +975,8 @@ const file_parley_games_deliberation_v1_deliberation_proto_rawDesc = "" +
 	"\x17adversary_no_deal_value\x18\n" +
 	" \x01(\x05H\bR\x14adversaryNoDealValue\x88\x01\x01\x12*\n" +
 	"\x0ehistory_window\x18\v \x01(\x05H\tR\rhistoryWindow\x88\x01\x01\x12B\n" +
-	"\bscenario\x18\f \x01(\v2&.parley.games.deliberation.v1.ScenarioR\bscenarioB\a\n" +
+	"\bscenario\x18\f \x01(\v2&.parley.games.deliberation.v1.ScenarioR\bscenario\x12%\n" +
+	"\x0espeaking_order\x18\r \x03(\tR\rspeakingOrderB\a\n" +
 	"\x05_gameB\n" +
 	"\n" +
 	"\b_partiesB\t\n" +
