@@ -13,7 +13,7 @@ import (
 	"github.com/parley-arena/parley/agents/sdk"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 // TestFullMatchEveryGame plays a whole match of every registered game between LLM agents (the
@@ -22,7 +22,7 @@ import (
 // usage must be summed per seat in match_ended, raw outputs must stay in the seat's own
 // actions, and no seat may ever observe another's private reasoning, plan or raw output.
 func TestFullMatchEveryGame(t *testing.T) {
-	reg := catalog.New()
+	reg := families.New()
 	for _, g := range reg.Games() {
 		name := g.Info().GetName()
 		t.Run(name, func(t *testing.T) {

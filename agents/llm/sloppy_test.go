@@ -13,7 +13,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 // TestSloppyModelEveryGame plays every game in both styles (each seat in each style) against
@@ -22,7 +22,7 @@ import (
 // (no refusal, no fault); and no fallback may end a game while a move that keeps it going
 // was legal (a fallback never accepts, and rejects only when nothing else is legal).
 func TestSloppyModelEveryGame(t *testing.T) {
-	reg := catalog.New()
+	reg := families.New()
 	profiles := []struct {
 		name    string
 		profile llmtest.Sloppy

@@ -21,7 +21,7 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/referee/tournament"
 )
 
 // subjectCounts counts the messages of the match stream on each subject matching filter.

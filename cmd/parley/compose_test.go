@@ -28,7 +28,7 @@ import (
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 // imageRoot is where the Dockerfile puts the repository's files the example bots need.
@@ -53,7 +53,7 @@ func loadCompose(t *testing.T) *types.Project {
 // flags, positional arguments and environment variables parse. It returns the command.
 func checkParleyArgs(t *testing.T, where string, args []string, env map[string]string) *cobra.Command {
 	t.Helper()
-	deps := &cli.Deps{Out: &strings.Builder{}, Err: &strings.Builder{}, Games: catalog.New(), Builtins: builtin.Agents{}, Getenv: func(k string) string { return env[k] }}
+	deps := &cli.Deps{Out: &strings.Builder{}, Err: &strings.Builder{}, Games: families.New(), Builtins: builtin.Agents{}, Getenv: func(k string) string { return env[k] }}
 	top := root.NewCmd(deps)
 	cmd, rest, err := top.Find(args)
 	if err != nil || cmd == top {

@@ -14,7 +14,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
 	"github.com/parley-arena/parley/internal/natstest"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 // TestErrors runs the binary with mistakes: each must exit with the right status, print
@@ -187,7 +187,7 @@ func TestHelp(t *testing.T) {
 		useLine string
 		envs    []string
 	}
-	tree := root.NewCmd(&cli.Deps{Games: catalog.New(), Builtins: builtin.Agents{}, Getenv: func(string) string { return "" }})
+	tree := root.NewCmd(&cli.Deps{Games: families.New(), Builtins: builtin.Agents{}, Getenv: func(string) string { return "" }})
 	describe := func(cmd *cobra.Command) want {
 		w := want{useLine: cmd.UseLine()}
 		cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {

@@ -12,10 +12,10 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natstest"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	mcatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
 	dondmetrics "github.com/parley-arena/parley/services/analytics/metrics/dealornodeal"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // fromNATS reads a match back from the NATS server at url and checks it is the --json record.
@@ -41,7 +41,7 @@ func fromNATS(t *testing.T, url string, evs []*eventsv1.MatchEvent) {
 func replays(t *testing.T, evs []*eventsv1.MatchEvent) {
 	t.Helper()
 	started, ended := evs[0].GetMatchStarted(), evs[len(evs)-1].GetMatchEnded()
-	g, err := catalog.New().Lookup(started.GetGame())
+	g, err := families.New().Lookup(started.GetGame())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func replays(t *testing.T, evs []*eventsv1.MatchEvent) {
 // rowOf computes the match's metrics from its record.
 func rowOf(t *testing.T, evs []*eventsv1.MatchEvent) metrics.Row {
 	t.Helper()
-	row, err := metrics.NewRow(evs, mcatalog.New())
+	row, err := metrics.NewRow(evs, standard.New())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,10 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/parley-arena/parley/agents/hostile"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
-	"github.com/parley-arena/parley/internal/hostile"
 )
 
 // hostileAdmin is the organiser's token of TestHostile's `parley up`.

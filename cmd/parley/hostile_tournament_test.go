@@ -10,13 +10,13 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/hostile"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/internal/hostile"
-	"github.com/parley-arena/parley/internal/stack"
-	"github.com/parley-arena/parley/referee/catalog"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/tournament"
 )
 
 // hostileMatches is the size of TestHostileTournament: about 90 in CI, 1,000 for the report
@@ -58,8 +58,8 @@ func TestHostileTournament(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := stack.RunWorkers(ctx, stack.WorkersConfig{
-		Bus: b, Games: catalog.New(), Agents: stack.Resolver(builtin.Agents{}, nil, false, nil), Concurrency: 8, Name: "hostile",
+	stop := roles.RunWorkers(ctx, roles.WorkersConfig{
+		Bus: b, Games: families.New(), Agents: roles.Resolver(builtin.Agents{}, nil, false, nil), Concurrency: 8, Name: "hostile",
 	})
 	defer stop()
 	started := time.Now()

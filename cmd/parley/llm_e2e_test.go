@@ -19,7 +19,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 const (
@@ -48,7 +48,7 @@ func autoplayServer(t *testing.T) *llmtest.Server {
 // own action_taken, and the API key nowhere but the Authorization header.
 func TestLLMPlayEveryGame(t *testing.T) {
 	t.Parallel()
-	for _, g := range catalog.New().Games() {
+	for _, g := range families.New().Games() {
 		name := g.Info().GetName()
 		seats := g.Info().GetSeats()
 		t.Run(name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 func main() {
@@ -20,7 +20,7 @@ func main() {
 	// One server hosts every built-in agent this process plays, and one pool keeps the
 	// connections to the agents it dials, for all of its matches.
 	host := sdk.NewHost()
-	deps := cli.DefaultDeps(catalog.New(), builtin.Agents{Host: host})
+	deps := cli.DefaultDeps(families.New(), builtin.Agents{Host: host})
 	err := root.NewCmd(deps).ExecuteContext(ctx)
 	stop()
 	deps.Pool.Close()

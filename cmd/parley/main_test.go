@@ -28,7 +28,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -135,7 +135,7 @@ func mustRun(t *testing.T, env []string, args ...string) result {
 func runInProcess(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
 	var stdout, stderr lockedBuffer // NATS callbacks may log from their own goroutines
-	deps := &cli.Deps{Out: &stdout, Err: &stderr, Games: catalog.New(), Builtins: builtin.Agents{}, Getenv: func(k string) string { return env[k] }}
+	deps := &cli.Deps{Out: &stdout, Err: &stderr, Games: families.New(), Builtins: builtin.Agents{}, Getenv: func(k string) string { return env[k] }}
 	cmd := root.NewCmd(deps)
 	cmd.SetArgs(args)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 // pythonStubs generates the minimal Python bot's stubs from proto/ with Debian's protoc and
@@ -84,7 +84,7 @@ func wantAllPassed(t *testing.T, r result, bot *proc) {
 	if r.code != 0 || !regexp.MustCompile(`(?m)^all \d+ checks passed`).MatchString(r.stdout) || strings.Contains(r.stdout, "FAIL") {
 		t.Fatalf("agent-check failed:\n%s\n--- bot:\n%s", r, bot.output())
 	}
-	for _, g := range catalog.New().Games() {
+	for _, g := range families.New().Games() {
 		if name := g.Info().GetName(); !strings.Contains(r.stdout, "PASS  "+name+": legal replies") {
 			t.Errorf("%s was not checked:\n%s", name, r.stdout)
 		}
@@ -111,7 +111,7 @@ func TestMinimalBots(t *testing.T) {
 	url := strings.TrimSuffix(up.waitLine("Parley is up: "), "/")
 	token := strings.TrimSpace(mustRun(t, nil, "admin", "team", "add", "acme", "--data-dir", dir).stdout)
 	var names []string
-	for _, g := range catalog.New().Games() {
+	for _, g := range families.New().Games() {
 		names = append(names, `"`+g.Info().GetName()+`"`)
 	}
 	for _, bot := range bots {

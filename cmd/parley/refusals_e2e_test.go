@@ -13,13 +13,13 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/human"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/gateway"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/internal/stack"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/services/analytics"
-	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // TestSameRefusalsEverywhere walks the refusals of `parley play` through the HTTP API (as the
@@ -127,8 +127,8 @@ func startStack(t *testing.T) string {
 	pol := policy.Default()
 	pol.StartsPerMinute = 0
 	pol.Dial = []string{"127.0.0.1/32"}
-	st, err := stack.Start(ctx, stack.Config{
-		Bus: b, Games: catalog.New(), Builtins: builtin.Agents{}, Analytics: store, Families: metricscatalog.New(),
+	st, err := roles.Start(ctx, roles.Config{
+		Bus: b, Games: families.New(), Builtins: builtin.Agents{}, Analytics: store, Families: standard.New(),
 		Workers: 1, Policy: &pol, AdminToken: refusalsToken, Gateway: gateway.Config{},
 	}, listen(), listen())
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parley-arena/parley/internal/bench"
+	"github.com/parley-arena/parley/referee/bench"
 )
 
 // BenchmarkRemoteMatches plays b.N ultimatum matches against two `parley agent` processes,

@@ -15,7 +15,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 // BenchmarkTournament runs `parley tournament` in process, wired as the binary is (one host
@@ -37,7 +37,7 @@ func BenchmarkTournament(b *testing.B) {
 	run := func(args ...string) string {
 		b.Helper()
 		var stdout, stderr bytes.Buffer
-		deps := &cli.Deps{Out: &stdout, Err: &stderr, Games: catalog.New(), Builtins: builtin.Agents{Host: host},
+		deps := &cli.Deps{Out: &stdout, Err: &stderr, Games: families.New(), Builtins: builtin.Agents{Host: host},
 			Pool: pool, Getenv: func(string) string { return "" }}
 		cmd := root.NewCmd(deps)
 		cmd.SetArgs(args)

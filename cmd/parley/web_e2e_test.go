@@ -31,7 +31,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -865,7 +865,7 @@ func moveKind(m *gamev1.Move) string {
 func checkTranscriptWords(t *testing.T, tb *tab, evs []*eventsv1.MatchEvent) {
 	t.Helper()
 	var text bytes.Buffer
-	if err := record.Transcript(&text, evs, record.TranscriptOptions{Games: catalog.New()}); err != nil {
+	if err := record.Transcript(&text, evs, record.TranscriptOptions{Games: families.New()}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{} // "turn N" -> what the text transcript says the seat did

@@ -12,8 +12,8 @@ import (
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/services/botlink"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/botlink"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 // countingListener counts the connections it accepts, and closes them.

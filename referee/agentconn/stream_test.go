@@ -21,7 +21,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
 )
@@ -113,7 +113,7 @@ func playOnce(t *testing.T, g games.Game, params *matchv1.GameParams, streamed b
 // (what each call leaves out as the previous call's is put back), in games with private talk,
 // history only some seats see, and long briefings; and it is sent much less.
 func TestPlayGivesWhatActGives(t *testing.T) {
-	reg := catalog.New()
+	reg := families.New()
 	for _, tc := range []struct {
 		game   string
 		params []string
@@ -194,7 +194,7 @@ func TestPlayFallsBackToAct(t *testing.T) {
 	pool := agentconn.NewPool()
 	defer pool.Close()
 	r := &agentconn.Resolver{Pool: pool}
-	g, err := catalog.New().Lookup("ultimatum")
+	g, err := families.New().Lookup("ultimatum")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/agenttest"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
 )
 
@@ -131,7 +131,7 @@ func run(t *testing.T, b *agenttest.Conn, cfg agenttest.Config) map[string]agent
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	checks, err := agenttest.Run(ctx, catalog.New(), b, cfg)
+	checks, err := agenttest.Run(ctx, families.New(), b, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestBadConfig(t *testing.T) {
 	} {
 		cfg := good
 		change(&cfg)
-		if _, err := agenttest.Run(context.Background(), catalog.New(), b, cfg); err == nil {
+		if _, err := agenttest.Run(context.Background(), families.New(), b, cfg); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/fixed"
+	"github.com/parley-arena/parley/agents/hostile"
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -19,7 +20,6 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/internal/hostile"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/ultimatum"

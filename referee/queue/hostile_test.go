@@ -10,12 +10,12 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/parley-arena/parley/agents/hostile"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/internal/hostile"
 )
 
 // Requests asking for every limit at its largest int32, against bots that answer 8 MiB

@@ -25,7 +25,7 @@ import (
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/launch"
 )
 
@@ -71,7 +71,7 @@ func withAgents(cfg WorkerConfig, hub *human.Hub) WorkerConfig {
 	if hub != nil {
 		r.Humans = hub.Agents()
 	}
-	cfg.Matches = &launch.Preparer{Games: catalog.New(), Agents: r, NoProbe: true}
+	cfg.Matches = &launch.Preparer{Games: families.New(), Agents: r, NoProbe: true}
 	cfg.Player = &launch.Player{Agents: r}
 	return cfg
 }

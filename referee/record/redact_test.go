@@ -23,7 +23,7 @@ import (
 	tradingv1 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/privacy"
 	"github.com/parley-arena/parley/referee/match"
@@ -235,7 +235,7 @@ func (a *secretAgent) Act(_ context.Context, req *agentv1.ActRequest, _ ...grpc.
 // checks each viewer's redacted record: no other seat's secrets, no message that is not the
 // viewer's, no draw meant for others, and nothing lost that the viewer may see.
 func TestRedactWholeMatches(t *testing.T) {
-	reg := catalog.New()
+	reg := families.New()
 	var privateMsgs, hiddenDraws, refusals int
 	defer func() {
 		// The agents above must have exercised every private part somewhere.

@@ -11,7 +11,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -211,7 +211,7 @@ func TestTranscriptWriteError(t *testing.T) {
 // the words the players read in their own history (the seat page), not in a wording of its
 // own. Each game is played for real: a proposal applied, then the other seat's history read.
 func TestTranscriptWordsTermsAsTheGame(t *testing.T) {
-	reg := catalog.New()
+	reg := families.New()
 	alloc := func(shares ...*gamev1.SeatShare) *agentv1.Action {
 		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{
 			Proposal: &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: shares}}}}}}}

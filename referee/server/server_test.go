@@ -24,7 +24,7 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/queue"
@@ -47,14 +47,14 @@ func start(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { b.Close() })
 	agents := &agentconn.Resolver{Builtins: builtin.Agents{}}
-	ref, err := New(ctx, Config{Matches: &launch.Preparer{Games: catalog.New(), Agents: agents}, Bus: b, StartGrace: 2 * time.Second})
+	ref, err := New(ctx, Config{Matches: &launch.Preparer{Games: families.New(), Agents: agents}, Bus: b, StartGrace: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The referee's worker, as `parley referee` runs it: one match at a time, so they are
 	// played in the order they were asked for.
 	w := queue.NewWorker(b, queue.WorkerConfig{
-		Matches: &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true},
+		Matches: &launch.Preparer{Games: families.New(), Agents: agents, NoProbe: true},
 		Player:  &launch.Player{Agents: agents},
 	}, nil)
 	wctx, stopWorker := context.WithCancel(context.Background())

@@ -11,10 +11,11 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/studies"
+	"github.com/parley-arena/parley/services/analytics"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // Executor plays a set-up's tournament to its end and returns its finished matches' rows;
@@ -37,7 +38,7 @@ func (t Tournaments) Play(ctx context.Context, spec *tournamentv1.TournamentSpec
 	if err != nil {
 		return nil, err
 	}
-	rows, _, err := tournament.Rows(ctx, t.Bus.JetStream(), spec, catalog.New())
+	rows, _, err := analytics.TournamentRows(ctx, t.Bus.JetStream(), spec, standard.New())
 	return rows, err
 }
 

@@ -26,8 +26,8 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/tokenbudget"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/studies"
-	"github.com/parley-arena/parley/services/tournament"
 )
 
 // ErrOptions is wrapped by errors about the options.

@@ -8,7 +8,7 @@ import (
 
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 	"github.com/parley-arena/parley/services/analytics/ratings"
 )
 
@@ -153,7 +153,7 @@ func TestSchemaUpgradeRekeys(t *testing.T) {
 	}
 	evs := ultimatumRecord("old", "cup", "fair", "random", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)
 	evs[0].GetMatchStarted().GetSeats()[0].Label = "fair"
-	if _, err := s.Ingest(ctx, catalog.New(), delivered(evs...)); err != nil {
+	if _, err := s.Ingest(ctx, standard.New(), delivered(evs...)); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`UPDATE seats SET agent_key = 'fair' WHERE seat = 0`, `PRAGMA user_version = 2`} {

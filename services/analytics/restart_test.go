@@ -18,11 +18,11 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // testTimeout bounds every wait of these tests.
@@ -64,7 +64,7 @@ func newArena(t *testing.T, url string) *arena {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	a := &arena{t: t, bus: b, pub: bus.NewPublisher(b), games: catalog.New(), agents: map[string]agentv1.AgentServiceClient{}}
+	a := &arena{t: t, bus: b, pub: bus.NewPublisher(b), games: families.New(), agents: map[string]agentv1.AgentServiceClient{}}
 	a.runner = match.NewRunner(a.pub.SettleEachMatch())
 	for _, p := range pairings {
 		for _, spec := range p.agents {
@@ -161,7 +161,7 @@ func startService(t *testing.T, url, dbPath string, hook func(c *Consumer, batch
 	if err != nil {
 		t.Fatal(err)
 	}
-	cons := NewConsumer(b.JetStream(), store, metricscatalog.New(), nil, ConsumerConfig{
+	cons := NewConsumer(b.JetStream(), store, standard.New(), nil, ConsumerConfig{
 		Batch:    4,           // many batches (a fast match is one message), so a stop lands mid-run
 		AckWait:  time.Second, // redelivery of the unacked batch after a crash comes soon
 		IdleWait: 200 * time.Millisecond,
@@ -316,7 +316,7 @@ func TestRestart(t *testing.T) {
 	stats3 := run3.cons.Stats()
 
 	// Every match once, every event once, each row the one its record gives.
-	reg := metricscatalog.New()
+	reg := standard.New()
 	ids := append([]string{"split-0"}, a.matches...)
 	var wantEvents int64
 	type sums struct {

@@ -17,7 +17,7 @@ import (
 
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // serve serves s over an in-memory listener and returns a client.
@@ -46,7 +46,7 @@ func TestServer(t *testing.T) {
 		all = append(all, delivered(ultimatumRecord(id, "t1", "a", "b", int64(30+10*i), matchv1.EndCause_END_CAUSE_AGREEMENT)...)...)
 	}
 	all = append(all, delivered(ultimatumRecord("m4", "t1", "b", "a", 0, matchv1.EndCause_END_CAUSE_VOID)...)...)
-	if _, err := s.Ingest(ctx, catalog.New(), all); err != nil {
+	if _, err := s.Ingest(ctx, standard.New(), all); err != nil {
 		t.Fatal(err)
 	}
 	c := serve(t, s)

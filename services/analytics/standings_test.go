@@ -8,7 +8,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // interrupted is a match of tournament closed void by the queue and played again as rerun.
@@ -21,7 +21,7 @@ func interrupted(id, tournament, rerun string) []*eventsv1.MatchEvent {
 func TestStandingsCountEachScheduledMatchOnce(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
-	reg := catalog.New()
+	reg := standard.New()
 	var evs []*eventsv1.MatchEvent
 	evs = append(evs, ultimatumRecord("cup-a", "cup", "fair", "tough", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)...)
 	evs = append(evs, interrupted("cup-b", "cup", "cup-b-r1")...)
@@ -98,7 +98,7 @@ func BenchmarkStandingsRead(b *testing.B) {
 			}
 			defer s.Close()
 			ctx := context.Background()
-			reg := catalog.New()
+			reg := standard.New()
 			agents := []string{"fair", "tough", "spe", "random", "boulware"}
 			for lo := 0; lo < n; lo += 1000 {
 				var batch []Delivered
@@ -156,7 +156,7 @@ func BenchmarkStandingsRead(b *testing.B) {
 func TestStandingsCacheBounded(t *testing.T) {
 	s := openTestStore(t)
 	ctx := context.Background()
-	reg := catalog.New()
+	reg := standard.New()
 	n := maxCachedStandings + 20
 	var evs []*eventsv1.MatchEvent
 	for i := range n {

@@ -15,7 +15,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 	"github.com/parley-arena/parley/services/analytics/ratings"
 )
 
@@ -74,7 +74,7 @@ func openTestStore(t *testing.T) *Store {
 func TestIngestOutOfOrderAndTwice(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t)
-	reg := catalog.New()
+	reg := standard.New()
 	rec := ultimatumRecord("m1", "t1", "a", "b", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)
 
 	// match_ended and match_started first, seq 2 and 3 missing: nothing to compute yet.
@@ -143,7 +143,7 @@ func TestIngestOutOfOrderAndTwice(t *testing.T) {
 func TestQueries(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t)
-	reg := catalog.New()
+	reg := standard.New()
 	var all []Delivered
 	// Tournament t1: a beats b twice (a keeps 60 and 70), b beats a once (a, as P2, gets 30 of
 	// 100... b keeps 70), one rejection (a tie at 0), one void match.
@@ -278,7 +278,7 @@ func TestQueries(t *testing.T) {
 func TestBrokenRecords(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t)
-	reg := catalog.New()
+	reg := standard.New()
 	// A buysell record whose proposal names a third seat: the family fails, the row keeps the
 	// common values.
 	bad := ultimatumRecord("b1", "", "a", "b", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)
@@ -342,7 +342,7 @@ func TestSchemaVersion(t *testing.T) {
 func TestLabelsKeyRatings(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t)
-	reg := catalog.New()
+	reg := standard.New()
 	label := func(evs []*eventsv1.MatchEvent, labels ...string) []*eventsv1.MatchEvent {
 		for i, l := range labels {
 			evs[0].GetMatchStarted().GetSeats()[i].Label = l
@@ -394,7 +394,7 @@ func TestSchemaUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Ingest(ctx, catalog.New(), delivered(ultimatumRecord("old", "", "a", "b", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)...)); err != nil {
+	if _, err := s.Ingest(ctx, standard.New(), delivered(ultimatumRecord("old", "", "a", "b", 40, matchv1.EndCause_END_CAUSE_AGREEMENT)...)); err != nil {
 		t.Fatal(err)
 	}
 	// Make it a version 1 file: seats without the label column.

@@ -18,7 +18,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/upcmd"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 type options struct {

@@ -24,8 +24,8 @@ import (
 	"github.com/parley-arena/parley/referee/agenttest"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/services/botlink"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/botlink"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 // options are the command's flags.

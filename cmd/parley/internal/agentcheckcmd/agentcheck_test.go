@@ -15,14 +15,14 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 // check runs `parley agent-check` in process and returns its output and exit status.
 func check(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	deps := &cli.Deps{Out: &out, Err: &errOut, Games: catalog.New(), Getenv: func(string) string { return "" }, Builtins: builtin.Agents{}}
+	deps := &cli.Deps{Out: &out, Err: &errOut, Games: families.New(), Getenv: func(string) string { return "" }, Builtins: builtin.Agents{}}
 	cmd := NewCmd(deps)
 	cmd.SetArgs(args)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true // as the root command does
@@ -59,7 +59,7 @@ func TestGoBotPasses(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d, want 0", code)
 	}
-	for _, g := range catalog.New().Games() {
+	for _, g := range families.New().Games() {
 		name := g.Info().GetName()
 		for _, c := range []string{": legal replies", ": rejection", ": unknown fields"} {
 			if v := verdict(t, out, name+c); v != "PASS" {

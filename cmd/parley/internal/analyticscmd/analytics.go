@@ -22,7 +22,7 @@ import (
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/services/analytics"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 type options struct {
@@ -99,7 +99,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 	defer b.Close()
 
-	cons := analytics.NewConsumer(b.JetStream(), store, catalog.New(), logger, analytics.ConsumerConfig{Durable: o.durable})
+	cons := analytics.NewConsumer(b.JetStream(), store, standard.New(), logger, analytics.ConsumerConfig{Durable: o.durable})
 	if metricsLis != nil {
 		metrics := telemetry.New()
 		metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, o.durable)

@@ -11,13 +11,13 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	deps := &cli.Deps{Out: &out, Err: &out, Games: catalog.New(), Builtins: builtin.Agents{}, Getenv: func(string) string { return "" }}
+	deps := &cli.Deps{Out: &out, Err: &out, Games: families.New(), Builtins: builtin.Agents{}, Getenv: func(string) string { return "" }}
 	cmd := NewCmd(deps)
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)

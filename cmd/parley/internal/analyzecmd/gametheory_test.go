@@ -10,7 +10,7 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 )
 
 // TestEquilibriaFlags checks argument handling through runF.
@@ -31,7 +31,7 @@ func TestEquilibriaFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var got *equilibriaOptions
-		deps := &cli.Deps{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Games: catalog.New(), Builtins: builtin.Agents{}}
+		deps := &cli.Deps{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Games: families.New(), Builtins: builtin.Agents{}}
 		cmd := newEquilibriaCmd(deps, func(_ context.Context, o *equilibriaOptions) error { got = o; return nil })
 		cmd.SetArgs(tc.args)
 		cmd.SetOut(&bytes.Buffer{})
@@ -90,7 +90,7 @@ func TestDondFlags(t *testing.T) {
 		{args: []string{"--data", "x.txt", "--hardest", "-1"}, bad: true},
 	} {
 		var got *dondOptions
-		deps := &cli.Deps{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Games: catalog.New(), Builtins: builtin.Agents{}}
+		deps := &cli.Deps{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Games: families.New(), Builtins: builtin.Agents{}}
 		cmd := newDondCmd(deps, func(_ context.Context, o *dondOptions) error { got = o; return nil })
 		cmd.SetArgs(tc.args)
 		cmd.SetOut(&bytes.Buffer{})

@@ -14,7 +14,7 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	"github.com/parley-arena/parley/internal/bench"
+	"github.com/parley-arena/parley/referee/bench"
 )
 
 type options struct {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	"github.com/parley-arena/parley/internal/bench"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/bench"
 )
 
 // childStartTimeout bounds waiting for a child process to say where it listens.

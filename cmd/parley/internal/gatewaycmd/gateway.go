@@ -18,12 +18,12 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/gateway"
 	"github.com/parley-arena/parley/gateway/web"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
-	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/telemetry"
 )
 
@@ -132,7 +132,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		defer conn.Close()
 		an = analyticsv1.NewAnalyticsServiceClient(conn)
 	}
-	teams, links, err := stack.Teams(ctx, b, deps.Games, logger)
+	teams, links, err := roles.Teams(ctx, b, deps.Games, logger)
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}

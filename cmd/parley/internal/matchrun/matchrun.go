@@ -28,7 +28,7 @@ import (
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/record"
-	"github.com/parley-arena/parley/services/botlink"
+	"github.com/parley-arena/parley/teams/botlink"
 )
 
 // Options are the flags shared by play and replay.

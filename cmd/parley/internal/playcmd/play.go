@@ -14,7 +14,7 @@ import (
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 type options struct {
@@ -131,7 +131,7 @@ type reporter interface {
 
 // report prints the metrics of the matches played, when the game's family can.
 func report(w io.Writer, game string, records [][]*eventsv1.MatchEvent) error {
-	f, ok := metricscatalog.New().Lookup(game)
+	f, ok := standard.New().Lookup(game)
 	r, can := f.(reporter)
 	if !ok || !can {
 		return nil

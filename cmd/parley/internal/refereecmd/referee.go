@@ -14,14 +14,14 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
-	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/telemetry"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/queue"
-	"github.com/parley-arena/parley/services/botlink"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/referee/tournament"
+	"github.com/parley-arena/parley/teams/botlink"
 )
 
 type options struct {
@@ -134,7 +134,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}
-	agents := stack.Resolver(deps.Builtins, dir, o.allowBotDial, pol)
+	agents := roles.Resolver(deps.Builtins, dir, o.allowBotDial, pol)
 	agents.Pool = deps.Pool
 	var standings tournament.Standings
 	if o.analytics != "" {
@@ -149,10 +149,10 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if o.worker {
 		workers = o.workerConcurrency
 	}
-	role, err := stack.StartReferee(ctx, stack.RefereeConfig{
+	role, err := roles.StartReferee(ctx, roles.RefereeConfig{
 		Bus: b, Games: deps.Games, Agents: agents, Standings: standings, Workers: workers, AckWait: o.ackWait,
 		Tournaments: o.tournaments, Name: lis.Addr().String(), Logger: logger, Policy: pol,
-		Options: []match.Option{match.WithObserver(stack.Observer(metrics)), match.WithLogger(logger)},
+		Options: []match.Option{match.WithObserver(roles.Observer(metrics)), match.WithLogger(logger)},
 	}, lis)
 	if err != nil {
 		lis.Close()

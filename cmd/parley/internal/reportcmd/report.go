@@ -15,10 +15,11 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/tournamentcmd"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/referee/tournament"
+	"github.com/parley-arena/parley/services/analytics"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 	"github.com/parley-arena/parley/services/analytics/report"
 	"github.com/parley-arena/parley/services/analytics/tables"
-	"github.com/parley-arena/parley/services/tournament"
 )
 
 type options struct {
@@ -90,7 +91,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return err
 	}
-	rows, label, err := tournament.Rows(ctx, b.JetStream(), spec, catalog.New())
+	rows, label, err := analytics.TournamentRows(ctx, b.JetStream(), spec, standard.New())
 	if err != nil {
 		return err
 	}

@@ -13,13 +13,13 @@ import (
 
 	"github.com/parley-arena/parley/agents/llm"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/reproduce"
 	"github.com/parley-arena/parley/research/studies"
-	"github.com/parley-arena/parley/services/tournament"
 )
 
 type options struct {
@@ -171,7 +171,7 @@ func play(ctx context.Context, deps *cli.Deps, o *options, plan *reproduce.Plan)
 		return nil, cli.Usagef("--workers 0 needs --nats: with the embedded server nobody else could run the matches")
 	}
 	if workers > 0 {
-		stop := stack.RunWorkers(ctx, stack.WorkersConfig{
+		stop := roles.RunWorkers(ctx, roles.WorkersConfig{
 			Bus: b, Games: deps.Games, Agents: deps.Resolver(), Concurrency: workers, Name: "reproduce",
 			Options: []match.Option{match.WithLogger(logger)}, Logger: logger,
 		})

@@ -20,20 +20,21 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/tokenbudget"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/referee/tournament"
+	"github.com/parley-arena/parley/services/analytics"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 	"github.com/parley-arena/parley/services/analytics/report"
 	"github.com/parley-arena/parley/services/analytics/tables"
-	"github.com/parley-arena/parley/services/botlink"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/teams/botlink"
 )
 
 type options struct {
@@ -216,7 +217,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		len(spec.GetMatches()), o.seed, where)
 
 	if o.workers > 0 {
-		stop := stack.RunWorkers(ctx, stack.WorkersConfig{
+		stop := roles.RunWorkers(ctx, roles.WorkersConfig{
 			Bus: b, Games: deps.Games, Agents: agents, Concurrency: o.workers, Name: "local",
 			Options: []match.Option{match.WithLogger(logger)}, Logger: logger,
 		})
@@ -247,7 +248,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return err
 	}
 
-	rows, label, err := tournament.Rows(ctx, b.JetStream(), spec, catalog.New())
+	rows, label, err := analytics.TournamentRows(ctx, b.JetStream(), spec, standard.New())
 	if err != nil {
 		return err
 	}

@@ -17,15 +17,15 @@ import (
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/gatewaycmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/gateway"
 	"github.com/parley-arena/parley/gateway/web"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
-	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/services/analytics"
-	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // Files and folders in the data directory.
@@ -166,8 +166,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, natsname.AnalyticsConsumer)
 	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
 
-	st, err := stack.Start(ctx, stack.Config{
-		Bus: b, Games: deps.Games, Builtins: deps.Builtins, Pool: deps.Pool, Analytics: store, Families: metricscatalog.New(),
+	st, err := roles.Start(ctx, roles.Config{
+		Bus: b, Games: deps.Games, Builtins: deps.Builtins, Pool: deps.Pool, Analytics: store, Families: standard.New(),
 		Workers: o.workers, AllowBotDial: o.allowBotDial, Policy: pol, AdminToken: deps.Getenv("PARLEY_ADMIN_TOKEN"),
 		Metrics: metrics, Logger: logger, Gateway: gateway.Config{Web: web.Handler()},
 	}, refLis, anLis)

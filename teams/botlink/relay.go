@@ -25,7 +25,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/gen/go/parley/agent/v1/agentv1connect"
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 // BotHeader names, in a call to the relay, the caller's own dial-out bot: "NAME" or

@@ -1,4 +1,4 @@
-package stack
+package roles
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/queue"
 	"github.com/parley-arena/parley/referee/server"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/referee/tournament"
 )
 
 // RefereeConfig is what the referee role needs.

@@ -18,8 +18,8 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/services/botlink"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/botlink"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 // relayFixture is a relay served over HTTP/2 without TLS, as the gateway serves it, on a real

@@ -1,9 +1,9 @@
-// Package stack assembles Parley's roles from their parts, once, for the binary and for the
+// Package roles assembles Parley's roles from their parts, once, for the binary and for the
 // tests that need the whole house: the referee role (RefereeService, TournamentService and the
 // workers of the match queue) that `parley referee` runs alone, the edge's team authority
 // (the bot registry and the dial-out links) that `parley gateway` needs, and everything at
 // once in one process, as `parley up` runs it (Start).
-package stack
+package roles
 
 import (
 	"context"
@@ -33,8 +33,8 @@ import (
 	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/services/analytics"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	"github.com/parley-arena/parley/services/botlink"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/botlink"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 // Teams opens the bot registry on b as the edge's team authority, and the links of dial-out

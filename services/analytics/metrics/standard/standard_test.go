@@ -1,4 +1,4 @@
-package catalog_test
+package standard_test
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"github.com/parley-arena/parley/agents/builtin"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
-	gamecatalog "github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	"github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // TestRealRecords computes the metrics of real matches between built-in agents: every
@@ -19,8 +19,8 @@ import (
 func TestRealRecords(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	reg := catalog.New()
-	games := gamecatalog.New()
+	reg := standard.New()
+	games := families.New()
 	tests := []struct {
 		game   string
 		agents []string

@@ -18,7 +18,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 )
@@ -58,7 +58,7 @@ func NewSetup(ctx context.Context, agents *agentconn.Resolver) (*Setup, error) {
 		player:  &launch.Player{Agents: agents},
 		run:     fmt.Sprintf("%x", time.Now().UnixNano()),
 	}
-	prep := &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true}
+	prep := &launch.Preparer{Games: families.New(), Agents: agents, NoProbe: true}
 	if s.match, err = prep.Prepare(ctx, launch.Request{Game: benchGame, Agents: Agents, MatchID: "bench-" + s.run}); err != nil {
 		s.Close()
 		return nil, err

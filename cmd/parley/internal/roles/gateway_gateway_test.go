@@ -1,4 +1,4 @@
-package gateway_test
+package roles_test
 
 import (
 	"context"
@@ -17,13 +17,13 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/parley-arena/parley/agents/sdk/sdktest"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -292,7 +292,7 @@ func TestRedaction(t *testing.T) {
 
 // TestSeatViewsWithoutAuthorizer: a gateway with no seat authorizer refuses every seat view.
 func TestSeatViewsWithoutAuthorizer(t *testing.T) {
-	f := start(t, func(c *stack.Config) { c.Gateway.Seats = nil })
+	f := start(t, func(c *roles.Config) { c.Gateway.Seats = nil })
 	id := f.startMatch(t, `{"game":"ultimatum","agents":["builtin:fair","builtin:fair"]}`)
 	f.fullRecord(t, id)
 	status, _, data := f.get(t, fmt.Sprintf("/api/v1/matches/%s/record?seat=0&token=seat-0-%s", id, id))
@@ -301,7 +301,7 @@ func TestSeatViewsWithoutAuthorizer(t *testing.T) {
 
 // TestBadRequests: every bad request gets a JSON error with the fitting status.
 func TestBadRequests(t *testing.T) {
-	f := start(t, func(c *stack.Config) { c.Gateway.MaxStreamsPerClient = 2; c.Gateway.MaxBodyBytes = 4096 })
+	f := start(t, func(c *roles.Config) { c.Gateway.MaxStreamsPerClient = 2; c.Gateway.MaxBodyBytes = 4096 })
 	rpc := []struct {
 		name, procedure, body string
 		status                int

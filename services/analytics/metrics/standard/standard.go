@@ -1,6 +1,6 @@
-// Package catalog lists the metrics of every game family Parley ships: the one place a new
+// Package standard lists the metrics of every game family Parley ships: the one place a new
 // family is registered (one line in New, plus its import).
-package catalog
+package standard
 
 import (
 	"github.com/parley-arena/parley/services/analytics/metrics"

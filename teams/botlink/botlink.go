@@ -31,7 +31,7 @@ import (
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 // codeHeader carries, in a reply the gateway makes itself, the gRPC code of the failure

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 // helloTimeout bounds the wait for a new link's Hello.

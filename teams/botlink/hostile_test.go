@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/fixed"
+	"github.com/parley-arena/parley/agents/hostile"
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -18,12 +19,11 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/internal/hostile"
 	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/services/botlink"
+	"github.com/parley-arena/parley/teams/botlink"
 )
 
 // received is what a linked bot was sent.

@@ -1,4 +1,4 @@
-package gateway_test
+package roles_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/gateway"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -26,9 +27,8 @@ import (
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
-	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/queue"
@@ -202,8 +202,8 @@ func queueGateway(t *testing.T) (*bus.Bus, refereev1connect.RefereeServiceClient
 	// The tests' bots listen on loopback: the policy lets the referee dial there.
 	pol := policy.Default()
 	pol.Dial = []string{"127.0.0.1/32"}
-	ref, err := stack.StartReferee(ctx, stack.RefereeConfig{
-		Bus: broker, Games: catalog.New(), Agents: testAgents(), StartGrace: queueGrace, Policy: &pol,
+	ref, err := roles.StartReferee(ctx, roles.RefereeConfig{
+		Bus: broker, Games: families.New(), Agents: testAgents(), StartGrace: queueGrace, Policy: &pol,
 	}, lis)
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +261,7 @@ func openBus(t *testing.T, url string) *bus.Bus {
 func runWorker(t *testing.T, b *bus.Bus, name string) (stop func()) {
 	t.Helper()
 	w := queue.NewWorker(b, queue.WorkerConfig{
-		Matches: &launch.Preparer{Games: catalog.New(), Agents: testAgents(), NoProbe: true},
+		Matches: &launch.Preparer{Games: families.New(), Agents: testAgents(), NoProbe: true},
 		Player:  &launch.Player{Agents: testAgents()},
 		Name:    name, AckWait: time.Second,
 	}, nil)

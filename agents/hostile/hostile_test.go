@@ -10,8 +10,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/parley-arena/parley/agents/hostile"
 	"github.com/parley-arena/parley/agents/sdk"
-	"github.com/parley-arena/parley/internal/hostile"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )

@@ -14,7 +14,7 @@ import (
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/internal/bus"
-	"github.com/parley-arena/parley/services/botlink"
+	"github.com/parley-arena/parley/teams/botlink"
 )
 
 func openBus(t *testing.T) *bus.Bus { return openBusAt(t, "") }

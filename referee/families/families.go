@@ -1,5 +1,5 @@
-// Package catalog lists every game Parley ships. Adding a game family means adding it here.
-package catalog
+// Package families lists every game family Parley ships. Adding a game family means adding it here.
+package families
 
 import (
 	"github.com/parley-arena/parley/referee/games"

@@ -1,4 +1,4 @@
-package gateway_test
+package roles_test
 
 import (
 	"bufio"
@@ -22,14 +22,14 @@ import (
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/agents/sdk/sdktest"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/gen/go/parley/registry/v1/registryv1connect"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
-	"github.com/parley-arena/parley/internal/stack"
-	"github.com/parley-arena/parley/services/registry"
+	"github.com/parley-arena/parley/teams/registry"
 )
 
 // addTeam adds a team straight to the registry on the fixture's NATS server and returns its
@@ -172,7 +172,7 @@ func TestRegistryTokensAndOwnership(t *testing.T) {
 func strPtr(s string) *string { return &s }
 
 func TestRegistryRateLimit(t *testing.T) {
-	f := start(t, func(c *stack.Config) { c.Gateway.TokenRate, c.Gateway.TokenBurst = 0.01, 3 })
+	f := start(t, func(c *roles.Config) { c.Gateway.TokenRate, c.Gateway.TokenBurst = 0.01, 3 })
 	red, blue := f.addTeam(t, "red"), f.addTeam(t, "blue")
 	c := f.registryClient()
 	ctx := context.Background()
@@ -383,7 +383,7 @@ func TestDialOutBotsPlayAMatch(t *testing.T) {
 func TestRegisteredGRPCBotNeedsAllowBotDial(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allow=%v", allow), func(t *testing.T) {
-			f := start(t, func(c *stack.Config) { c.AllowBotDial = allow })
+			f := start(t, func(c *roles.Config) { c.AllowBotDial = allow })
 			tok := f.addTeam(t, "served")
 			fair, err := builtin.New("fair", nil)
 			if err != nil {

@@ -1,4 +1,4 @@
-package gateway_test
+package roles_test
 
 import (
 	"bufio"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/gateway"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -28,13 +29,12 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
-	"github.com/parley-arena/parley/internal/stack"
 	"github.com/parley-arena/parley/internal/telemetry"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/services/analytics"
-	metricscatalog "github.com/parley-arena/parley/services/analytics/metrics/catalog"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // waitLimit bounds every wait of these tests.
@@ -47,7 +47,7 @@ const waitLimit = 30 * time.Second
 type fixture struct {
 	url     string
 	bus     *bus.Bus
-	stack   *stack.Stack
+	stack   *roles.Stack
 	metrics *telemetry.Metrics
 	seats   *fakeSeats
 }
@@ -70,7 +70,7 @@ func listen(t *testing.T) net.Listener {
 	return lis
 }
 
-func start(t *testing.T, mutate ...func(*stack.Config)) *fixture {
+func start(t *testing.T, mutate ...func(*roles.Config)) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -93,8 +93,8 @@ func start(t *testing.T, mutate ...func(*stack.Config)) *fixture {
 	pol := policy.Default()
 	pol.Dial = []string{"127.0.0.1/32"}
 	pol.StartsPerMinute, pol.AuthFailuresPerMinute = 0, 0
-	cfg := stack.Config{
-		Bus: b, Games: catalog.New(), Builtins: builtin.Agents{}, Analytics: store, Families: metricscatalog.New(),
+	cfg := roles.Config{
+		Bus: b, Games: families.New(), Builtins: builtin.Agents{}, Analytics: store, Families: standard.New(),
 		Workers: 2, StartGrace: 2 * time.Second, Consumer: analytics.ConsumerConfig{IdleWait: 200 * time.Millisecond},
 		Metrics: metrics, Policy: &pol, AdminToken: organiserToken,
 		Gateway: gateway.Config{Seats: f.seats, KeepAlive: 200 * time.Millisecond, StandingsEvery: 50 * time.Millisecond},
@@ -102,7 +102,7 @@ func start(t *testing.T, mutate ...func(*stack.Config)) *fixture {
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	st, err := stack.Start(ctx, cfg, listen(t), listen(t))
+	st, err := roles.Start(ctx, cfg, listen(t), listen(t))
 	if err != nil {
 		t.Fatal(err)
 	}

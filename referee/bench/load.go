@@ -23,7 +23,7 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/queue"
@@ -93,7 +93,7 @@ func NewLoad(ctx context.Context, serve Serve, latency time.Duration) (*Load, er
 		}
 		l.conns = append(l.conns, conn)
 	}
-	prep := &launch.Preparer{Games: catalog.New(), Agents: &agentconn.Resolver{}, NoProbe: true}
+	prep := &launch.Preparer{Games: families.New(), Agents: &agentconn.Resolver{}, NoProbe: true}
 	m, err := prep.Prepare(ctx, launch.Request{Game: benchGame, Agents: l.agents, MatchID: "bench-observation", Seed: 1, SeedGiven: true})
 	if err != nil {
 		l.Close()
@@ -226,7 +226,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 	c := &counter{want: n, done: make(chan struct{})}
 	agents := &agentconn.Resolver{Pool: l.pool}
 	w := queue.NewWorker(l.bus, queue.WorkerConfig{
-		Matches:     &launch.Preparer{Games: catalog.New(), Agents: agents, NoProbe: true},
+		Matches:     &launch.Preparer{Games: families.New(), Agents: agents, NoProbe: true},
 		Player:      &launch.Player{Agents: agents, Options: []match.Option{match.WithObserver(c)}},
 		Concurrency: concurrency,
 	}, nil)
