@@ -1,12 +1,10 @@
 package bayes_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	dondv1 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/games/dealornodeal"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/corpus"
 	"github.com/parley-arena/parley/referee/match"
@@ -53,8 +52,7 @@ func serve(t testing.TB, a sdk.Agent) agentv1.AgentServiceClient {
 }
 
 // datapoints are the sample corpus's set-ups, plus the seed's hardest datapoints that have an
-// envy-free allocation when the public corpus is beside the repository (the first 12 under
-// -short).
+// envy-free allocation (data/dealornodeal; the first 12 under -short).
 func datapoints(t *testing.T) []corpus.Datapoint {
 	t.Helper()
 	b, err := os.ReadFile("../../referee/games/dealornodeal/corpus/testdata/sample_tagged.txt")
@@ -66,17 +64,9 @@ func datapoints(t *testing.T) []corpus.Datapoint {
 		t.Fatal(err)
 	}
 	points := c.Datapoints()
-	root, err := filepath.Abs("../..")
+	b, err = os.ReadFile(repodata.Path(t, "dealornodeal", "sampled_50_deal_no_deal.txt"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if mod, err := os.ReadFile(filepath.Join(root, "go.mod")); err != nil || !bytes.Contains(mod, []byte("module github.com/parley-arena/parley\n")) {
-		t.Fatalf("../.. is not the repository root")
-	}
-	b, err = os.ReadFile(filepath.Join(root, "..", "shared", "data", "dealornodeal", "sampled_50_deal_no_deal.txt"))
-	if err != nil {
-		t.Logf("the public corpus is not beside the repository; playing the sample only")
-		return points
 	}
 	hard, err := corpus.Parse("sampled_50_deal_no_deal.txt", b)
 	if err != nil {

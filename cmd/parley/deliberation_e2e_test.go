@@ -11,6 +11,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/natstest"
+	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/games/deliberation"
 )
 
@@ -152,7 +153,7 @@ func TestDeliberationEndToEnd(t *testing.T) {
 // it is, and checks the metrics over both; a broken copy is refused naming the file and line.
 func TestDeliberationImportedFolders(t *testing.T) {
 	t.Parallel()
-	data := filepath.Join(repoRoot(t), "..", "shared", "data", "deliberation")
+	data := repodata.Path(t, "deliberation")
 	agents := []string{"--agent", "builtin:cooperative", "--agent", "builtin:cooperative", "--agent", "builtin:cooperative",
 		"--agent", "builtin:cooperative", "--agent", "builtin:cooperative", "--agent", "builtin:cooperative"}
 	for _, name := range deliberation.ShippedNames() {

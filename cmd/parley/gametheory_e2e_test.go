@@ -12,6 +12,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natstest"
+	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 	dondmetrics "github.com/parley-arena/parley/services/analytics/metrics/dealornodeal"
@@ -190,13 +191,10 @@ func TestDealOrNoDealEndToEnd(t *testing.T) {
 		{sample, "1", []string{"builtin:bayes", "builtin:bayes"}},
 		{sample, "2", []string{"builtin:bayes", "builtin:dondgreedy"}},
 	}
-	hard := filepath.Join(root, "..", "shared", "data", "dealornodeal", "sampled_50_deal_no_deal.txt")
-	if _, err := os.Stat(hard); err == nil {
-		runs = append(runs, struct {
-			corpus, datapoint string
-			agents            []string
-		}{hard, "3", []string{"builtin:bayes", "builtin:bayes"}})
-	}
+	runs = append(runs, struct {
+		corpus, datapoint string
+		agents            []string
+	}{repodata.Path(t, "dealornodeal", "sampled_50_deal_no_deal.txt"), "3", []string{"builtin:bayes", "builtin:bayes"}})
 	for _, r := range runs {
 		out := mustRun(t, nil, "play", "dealornodeal", "--param", "corpus="+r.corpus, "--param", "datapoint="+r.datapoint,
 			"--agent", r.agents[0], "--agent", r.agents[1], "--seed", "9", "--nats", url, "--json")
@@ -289,10 +287,7 @@ func TestAnalyzeDond(t *testing.T) {
 	if human(out) == "" || human(out) != human(again) {
 		t.Errorf("Human rows differ:\n%s\n%s", human(out), human(again))
 	}
-	test := filepath.Join(root, "..", "shared", "data", "dealornodeal", "test.txt")
-	if _, err := os.Stat(test); err != nil {
-		t.Skipf("the public corpus is not at %s", test)
-	}
+	test := repodata.Path(t, "dealornodeal", "test.txt")
 	out = mustRun(t, nil, "analyze", "dond", "--data", test, "--hardest", "50", "--seed-lines", "--require-ef").stdout
 	for _, line := range []string{
 		"248 left after the seed's filters; the 50 hardest: the first in file order with value distance at most 4.",

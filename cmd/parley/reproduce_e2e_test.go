@@ -15,8 +15,8 @@ import (
 	"github.com/parley-arena/parley/research/studies"
 )
 
-// dondData is the public Deal-or-No-Deal corpus beside the repository.
-var dondData, _ = filepath.Abs("../../../shared/data/dealornodeal")
+// dondData is the repository's copy of the public Deal-or-No-Deal corpus.
+var dondData, _ = filepath.Abs("../../data/dealornodeal")
 
 // oursNumber finds a number in an "ours" position: a table line holds paper and ours cells.
 var numberRe = regexp.MustCompile(`-?\d+(\.\d+)?`)

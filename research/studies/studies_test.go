@@ -2,17 +2,15 @@ package studies
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
-)
 
-// papersDir holds the papers' published numbers, beside the repository.
-const papersDir = "../../../shared/data/papers"
+	"github.com/parley-arena/parley/internal/repodata"
+)
 
 type paperFile struct {
 	Tables []struct {
@@ -38,7 +36,8 @@ func TestCarriedNumbers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := os.ReadFile(filepath.Join(papersDir, s.Paper))
+			// An acceptance check: the papers' files are in the shared data folder only.
+			b, err := os.ReadFile(repodata.Shared(t, "papers", s.Paper))
 			if err != nil {
 				t.Fatalf("the papers' file: %v", err)
 			}

@@ -16,9 +16,9 @@ import (
 	"io/fs"
 )
 
-// dataDir is the authors' game folders, shared/data/deliberation, relative to this package: the
-// repository root is three levels up, and shared sits beside it.
-var dataDir = filepath.Join("..", "..", "..", "..", "shared", "data", "deliberation")
+// dataDir is the authors' game folders, data/deliberation, relative to this package: the
+// repository root is three levels up.
+var dataDir = filepath.Join("..", "..", "..", "data", "deliberation")
 
 // folders opens folders on disk, as the catalog does.
 func folders(path string) (fs.FS, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
+	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/deliberation"
 	"google.golang.org/protobuf/proto"
@@ -247,5 +248,46 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := l.Load(params(t, "game=gmae2"), 1, os.ReadFile); err == nil || !strings.Contains(err.Error(), `game "gmae2" is not one of base, game1, game2, game3, nor a game folder`) {
 		t.Fatalf("a typo: %v", err)
+	}
+}
+
+// TestShippedFoldersAreTheSource checks the repository's copies of the authors' folders
+// (data/deliberation) against the shared data folder's, file for file and byte for byte,
+// where that folder is.
+func TestShippedFoldersAreTheSource(t *testing.T) {
+	shared := repodata.Shared(t, "deliberation")
+	for _, name := range deliberation.ShippedNames() {
+		theirs, ours := os.DirFS(filepath.Join(shared, name)), os.DirFS(filepath.Join(dataDir, name))
+		files := 0
+		err := fs.WalkDir(theirs, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			files++
+			want, err := fs.ReadFile(theirs, path)
+			if err != nil {
+				return err
+			}
+			got, err := fs.ReadFile(ours, path)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("data/deliberation/%s/%s differs from the shared copy (%v)", name, path, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		if err := fs.WalkDir(ours, ".", func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != files {
+			t.Errorf("data/deliberation/%s holds %d files, the shared copy %d", name, n, files)
+		}
 	}
 }

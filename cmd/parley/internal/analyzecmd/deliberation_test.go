@@ -12,7 +12,7 @@ import (
 )
 
 // dataDir is the authors' folders, from this package: the repository root is four levels up.
-var dataDir = filepath.Join("..", "..", "..", "..", "..", "shared", "data", "deliberation")
+var dataDir = filepath.Join("..", "..", "..", "..", "data", "deliberation")
 
 // TestDeliberationShippedGames pins the deal-space numbers of the four shipped games under both
 // bonus rules.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/corpus"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/solution"
 )
@@ -138,34 +139,38 @@ func TestEasyAndHardest(t *testing.T) {
 	}
 }
 
-// sharedData returns the path of a file of the public corpus, found from the repository root
-// (../shared/data/dealornodeal beside it), or skips the test when it is not there.
-func sharedData(t *testing.T, name string) string {
+// corpusFile returns the path of a file of the public corpus: the repository's copy of the
+// files it ships (data/dealornodeal), the shared data folder's for the others (skipping the
+// test when that is not beside the repository).
+func corpusFile(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	if name == "test.txt" || name == "sampled_50_deal_no_deal.txt" {
+		return repodata.Path(t, "dealornodeal", name)
 	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/parley-arena/parley\n")) {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no repository root above the test")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "data", "dealornodeal", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("the public corpus is not at %s", path)
-	}
-	return path
+	return repodata.Shared(t, "dealornodeal", name)
 }
 
-// TestSharedCorpus reads the public corpus and checks the counts its README gives (computed
+// TestShippedCorpusIsTheSource checks the repository's copies of the corpus files against the
+// shared data folder's, byte for byte, where that folder is.
+func TestShippedCorpusIsTheSource(t *testing.T) {
+	for _, name := range []string{"test.txt", "sampled_50_deal_no_deal.txt"} {
+		ours, err := os.ReadFile(repodata.Path(t, "dealornodeal", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := os.ReadFile(repodata.Shared(t, "dealornodeal", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(ours, theirs) {
+			t.Errorf("data/dealornodeal/%s differs from the shared copy", name)
+		}
+	}
+}
+
+// TestPublicCorpus reads the public corpus and checks the counts its README gives (computed
 // with the same pairing), and that the seed's 50 hardest are reproduced line for line.
-func TestSharedCorpus(t *testing.T) {
+func TestPublicCorpus(t *testing.T) {
 	cases := []struct {
 		file string
 		want corpus.Stats
@@ -179,20 +184,20 @@ func TestSharedCorpus(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			c := parseFile(t, sharedData(t, tc.file))
+			c := parseFile(t, corpusFile(t, tc.file))
 			if got := c.Stats(); got != tc.want {
 				t.Errorf("stats %+v, want %+v", got, tc.want)
 			}
 		})
 	}
 	t.Run("selfplay.txt", func(t *testing.T) {
-		c := parseFile(t, sharedData(t, "selfplay.txt"))
+		c := parseFile(t, corpusFile(t, "selfplay.txt"))
 		if c.Format != corpus.FormatContexts || len(c.Dialogues) != 4086 {
 			t.Errorf("%v with %d set-ups, want 4086", c.Format, len(c.Dialogues))
 		}
 	})
 	t.Run("hardest", func(t *testing.T) {
-		c := parseFile(t, sharedData(t, "test.txt"))
+		c := parseFile(t, corpusFile(t, "test.txt"))
 		sel, k, rest := corpus.Hardest(c.OddLines(), 50)
 		if k != 4 || rest != 248 || len(sel) != 50 {
 			t.Fatalf("Hardest: %d within %d of %d remaining, want 50 within 4 of 248", len(sel), k, rest)
@@ -205,7 +210,7 @@ func TestSharedCorpus(t *testing.T) {
 				noEF++
 			}
 		}
-		want, err := os.ReadFile(sharedData(t, "sampled_50_deal_no_deal.txt"))
+		want, err := os.ReadFile(corpusFile(t, "sampled_50_deal_no_deal.txt"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,64 @@
+// Package repodata finds, for tests, the data they read: the repository's own data/ folder,
+// which every clone has, and the project's shared data folder beside the repository
+// (../shared/data), which a clone may not have. Checks against the shared folder are
+// acceptance checks: they run where it is (CI) and are skipped, saying so, elsewhere.
+package repodata
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// module is the line of go.mod that marks the repository's root.
+const module = "module github.com/parley-arena/parley\n"
+
+// Root returns the repository's root, found upwards from the test's working directory.
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.HasPrefix(b, []byte(module)) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("repodata: no repository root above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// Path returns the path of elem under the repository's data/ folder. It fails the test when
+// nothing is there: the repository ships it.
+func Path(t testing.TB, elem ...string) string {
+	t.Helper()
+	path := filepath.Join(append([]string{Root(t), "data"}, elem...)...)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("repodata: %v (the repository's data/ folder ships it)", err)
+	}
+	return path
+}
+
+// Shared returns the path of elem under the shared data folder beside the repository, or
+// skips the test, naming what is missing, when it is not there.
+func Shared(t testing.TB, elem ...string) string {
+	t.Helper()
+	path, ok := SharedPath(t, elem...)
+	if !ok {
+		t.Skipf("%s is not here (the project's shared data folder beside the repository): this acceptance check runs where it is", path)
+	}
+	return path
+}
+
+// SharedPath returns the path of elem under the shared data folder and whether it exists.
+func SharedPath(t testing.TB, elem ...string) (string, bool) {
+	t.Helper()
+	path := filepath.Join(append([]string{filepath.Dir(Root(t)), "shared", "data"}, elem...)...)
+	_, err := os.Stat(path)
+	return path, err == nil
+}
