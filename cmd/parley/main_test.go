@@ -28,6 +28,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/root"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/record"
 )
@@ -347,22 +348,5 @@ func (p *proc) interrupt(limit time.Duration) (int, time.Duration) {
 	}
 }
 
-// repoRoot is the directory of the module's go.mod, found upwards from the test's directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(b, []byte("module github.com/parley-arena/parley\n")) {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod of github.com/parley-arena/parley above the test's directory")
-		}
-		dir = parent
-	}
-}
+// repoRoot is the repository's root (repodata.Root).
+func repoRoot(t *testing.T) string { return repodata.Root(t) }
