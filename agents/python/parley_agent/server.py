@@ -106,6 +106,12 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         # Echo the turn, so the referee refuses this answer if it arrives for a stale request.
         return agent_pb2.ActResponse(action=act, turn=obs.turn)
 
+    def Play(self, request_iterator, context):
+        # The stream form of Act is optional (agent.proto): unserved, the referee asks through
+        # Act. Said as a status, not raised as the generated stub does, so that serving it
+        # logs no traceback for every match.
+        context.abort(grpc.StatusCode.UNIMPLEMENTED, "this agent serves Act, not Play")
+
     def Describe(self, request, context):
         try:
             info = _describe(self._agent)

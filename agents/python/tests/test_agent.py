@@ -307,8 +307,16 @@ class OneCommand(unittest.TestCase):
             stub = agent_pb2_grpc.AgentServiceStub(channel)
             info = stub.Describe(agent_pb2.DescribeRequest(), timeout=TIMEOUT).agent
             self.assertEqual(info.name, "steady-conceder")
+            # The referee tries Play first on every match: the bot answers UNIMPLEMENTED.
+            with self.assertRaises(grpc.RpcError) as cm:
+                next(stub.Play(iter([]), timeout=TIMEOUT))
+            self.assertEqual(cm.exception.code(), grpc.StatusCode.UNIMPLEMENTED)
         proc.send_signal(sig)
-        self.assertEqual(proc.wait(timeout=TIMEOUT), 0, proc.stderr.read())
+        code = proc.wait(timeout=TIMEOUT)
+        log = proc.stderr.read()
+        self.assertEqual(code, 0, log)
+        # ... and says so without a traceback in its log.
+        self.assertNotIn("Traceback", log)
 
 
 if __name__ == "__main__":
