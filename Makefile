@@ -26,8 +26,12 @@ FUZZ_BUDGET ?= 100s
 
 .PHONY: test deps apt-packages node tools generate proto-check vet gotest gotest-race gotest-plain fuzz python-test ts-test minimal-bots-test demo build
 
-## test: everything CI checks, from a fresh machine
-test: deps tools proto-check vet ts-test gotest fuzz python-test
+## test: everything CI checks, from a fresh machine. Once the tools are in place, every part
+## runs even when an earlier one fails, and the failures are listed together at the end
+## (scripts/test-all.sh).
+TEST_PARTS = proto-check vet ts-test gotest-race gotest-plain fuzz python-test
+test: deps tools
+	@MAKE="$(MAKE)" scripts/test-all.sh $(TEST_PARTS)
 
 ## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf, chromium for
 ## the web page's and the report's browser tests, node and npm when there are none), Node.js 20.11+
