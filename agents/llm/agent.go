@@ -555,6 +555,7 @@ func (a *Agent) finish(t *turn, mv *moveState, action *agentv1.Action, kept *gam
 		Calls:            mv.calls,
 		CacheHits:        mv.cacheHits,
 		RawOutputs:       clipAll(mv.raw, a.cfg.MaxRawBytes),
+		Style:            a.styleName,
 		Fallback:         fallback,
 		CachedTokens:     mv.cachedTokens,
 		CostMicrodollars: mv.cost,

@@ -74,7 +74,7 @@ func Redact(ev *eventsv1.MatchEvent, viewer Viewer, reveal bool) *eventsv1.Match
 		act.PrivateReasoning = ""
 		act.PrivateNotes = ""
 		if u := act.GetUsage(); u != nil {
-			u.RawOutputs = nil
+			u.RawOutputs, u.Style = nil, ""
 		}
 		act.Messages = slices.DeleteFunc(act.GetMessages(), func(m *gamev1.Message) bool {
 			return len(m.GetTo()) > 0 && !slices.ContainsFunc(m.GetTo(), viewer.is)

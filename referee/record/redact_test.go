@@ -38,7 +38,7 @@ func taken(seat int32, msgs ...*gamev1.Message) *eventsv1.MatchEvent {
 			Messages:         msgs,
 			PrivateReasoning: "reasoning",
 			PrivateNotes:     "notes",
-			Usage:            &agentv1.Usage{Model: "m", PromptTokens: 10, RawOutputs: []string{"raw"}},
+			Usage:            &agentv1.Usage{Model: "m", PromptTokens: 10, RawOutputs: []string{"raw"}, Style: "deliberation"},
 		},
 	}}}
 }
@@ -79,7 +79,7 @@ func TestRedact(t *testing.T) {
 		ev := taken(seat, msgs...)
 		a := ev.GetActionTaken().GetAction()
 		a.PrivateReasoning, a.PrivateNotes = "", ""
-		a.Usage.RawOutputs = nil
+		a.Usage.RawOutputs, a.Usage.Style = nil, ""
 		return ev
 	}
 	ended := &eventsv1.MatchEvent{MatchId: "m", Seq: 5, Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{

@@ -40,9 +40,10 @@ const (
 	Wrong = "wrong"
 	// Leak is the share of public messages the judge flags; absent when there were none.
 	Leak = "leak"
-	// StructureLeak is the share of language-model answers that leak structure, in either
-	// output style (StructureLeaks, StructureLeaksJSON): every raw reply an action records, the
-	// ones its agent corrected or gave up on included; absent when no action recorded any.
+	// StructureLeak is the share of language-model answers that leak structure, each by the
+	// rule of its output style (StructureLeaks, StructureLeaksJSON,
+	// StructureLeaksDeliberation): every raw reply an action records, the ones its agent
+	// corrected or gave up on included; absent when no action recorded any.
 	StructureLeak = "structure_leak"
 	// Failed is 1 when the match ended without a usable final deal because an agent broke.
 	Failed = "failed"
@@ -51,6 +52,19 @@ const (
 	// Gini is the Gini coefficient of the parties' scores for the final deal (p1 plus its bonus
 	// when all said yes), whether it passed or not; absent without a final deal.
 	Gini = "gini"
+
+	// The LLM-Deliberation reproduction (seed 003) prints some numbers as its own scoring code
+	// computes them rather than as the definitions above; these are those readings, so that a
+	// table can show both (see the README's deliberation section).
+
+	// Final6WayAtMinimum is 1 when the final deal passed and every party's score for it reaches
+	// its minimum, p1's bonus not counted.
+	Final6WayAtMinimum = "final_6way_at_minimum"
+	// GiniDealScores is the Gini coefficient of the parties' scores for the final deal, p1's
+	// bonus never added; absent without a final deal.
+	GiniDealScores = "gini_deal_scores"
+	// AnyParty is 1 when some deal tabled by any party (not p1 alone) would pass.
+	AnyParty = "any_party"
 	// Void is 1 for a void match: it has no other value and Summarize leaves it out.
 	Void = "void"
 	// TrajectoryOwn and TrajectoryMean prefix, for p1's k-th turn (k = 1 for the opening, the
@@ -159,6 +173,20 @@ func (f *Family) MatchContext(ctx context.Context, events []*eventsv1.MatchEvent
 		}
 	}
 	out = append(out, match(Any, bit(anyPass)))
+	anyParty := false
+	for _, t := range r.tabled {
+		anyParty = anyParty || s.Passes(t.deal)
+	}
+	out = append(out, match(AnyParty, bit(anyParty)))
+	if final != nil {
+		atMin := final.Passed
+		for seat, t := range s.Thresholds() {
+			atMin = atMin && s.Score(seat, r.final) >= t
+		}
+		out = append(out, match(Final6WayAtMinimum, bit(atMin)))
+	} else {
+		out = append(out, match(Final6WayAtMinimum, 0))
+	}
 	if len(r.tabled) > 0 {
 		wrong := 0
 		for _, t := range r.tabled {
@@ -200,7 +228,7 @@ func (f *Family) MatchContext(ctx context.Context, events []*eventsv1.MatchEvent
 	}
 	out = append(out, match(Pareto, bit(onFront)))
 	if r.final != nil {
-		out = append(out, match(Gini, rules.Gini(s.FinalScores(r.final))))
+		out = append(out, match(Gini, rules.Gini(s.FinalScores(r.final))), match(GiniDealScores, rules.Gini(s.Scores(r.final))))
 	}
 	for _, t := range r.tabled {
 		if t.seat != 0 {
@@ -295,13 +323,10 @@ func readRecord(s *rules.Setup, events []*eventsv1.MatchEvent) *record {
 		// Every answer counts, as seed 003 counts them: one the agent had corrected, or gave
 		// up on, would have been published as the model wrote it just the same.
 		withDeal := hasDeal(action.GetMessages())
+		opening := ev.GetTurn() == 1
 		for _, raw := range action.GetUsage().GetRawOutputs() {
-			leaks := StructureLeaks
-			if !tagged(raw) {
-				leaks = StructureLeaksJSON
-			}
 			r.answers++
-			if leaks(raw, withDeal) {
+			if leaksStructure(action.GetUsage().GetStyle(), raw, withDeal, opening) {
 				r.structureLeaks++
 			}
 		}

@@ -348,3 +348,105 @@ func TestPluggableJudge(t *testing.T) {
 	}
 	var _ metrics.Family = dm.New()
 }
+
+// TestStudyReadings: the LLM-Deliberation study's own readings beside the definitions. A final
+// deal that passes unanimously only through p1's bonus is 6-way by the definition but not
+// "every party at its minimum"; the study's Gini leaves the bonus out; a passing deal tabled
+// only by another party counts for any_party, not for any.
+func TestStudyReadings(t *testing.T) {
+	params, _ := setup(t, "speaking_order=mayor,union")
+	r := newRecorder(t, params, 1)
+	r.play(propose("open", "A1,B1,C4,D1,E5"), "")
+	// Scores of A2,B3,C2,D2,E3 from the spec's table: SportCo 8+0+5+29+10 = 52 (its minimum is
+	// 55, 62 with the bonus), Tourism 79, Mayor 60, Other cities 50, Union 81, League 77: every
+	// other party at or above its minimum (65, 30, 31, 50, 55).
+	r.play(say("Mayor's idea", "A2,B3,C2,D2,E3"), "")
+	r.play(say("no deal from the union", ""), "")
+	r.play(propose("final", "A2,B3,C2,D2,E3"), "")
+	got := values(t, r.end(0))
+	withBonus := []float64{62, 79, 60, 50, 81, 77}
+	raw := []float64{52, 79, 60, 50, 81, 77}
+	want := map[string]float64{
+		dm.Final5Way: 1, dm.Final6Way: 1, dm.Final6WayAtMinimum: 0, dm.Any: 1, dm.AnyParty: 1,
+		dm.Gini: gini(withBonus), dm.GiniDealScores: gini(raw),
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok || math.Abs(g-w) > 1e-12 {
+			t.Errorf("%s = %v (present %v), want %v", name, g, ok, w)
+		}
+	}
+
+	// Only the Mayor tables a deal that passes; p1's own deals fail.
+	r = newRecorder(t, params, 1)
+	r.play(propose("open", "A1,B1,C4,D1,E5"), "")
+	r.play(say("Mayor's idea", "A2,B3,C2,D2,E3"), "")
+	r.play(say("", ""), "")
+	r.play(propose("final", "A1,B1,C4,D1,E5"), "")
+	got = values(t, r.end(0))
+	if got[dm.Any] != 0 || got[dm.AnyParty] != 1 || got[dm.Final6WayAtMinimum] != 0 {
+		t.Errorf("any %v, any_party %v, 6-way at minimum %v; want 0, 1, 0", got[dm.Any], got[dm.AnyParty], got[dm.Final6WayAtMinimum])
+	}
+}
+
+// gini is sum_i sum_j |x_i - x_j| / (2 n^2 mean), written out.
+func gini(xs []float64) float64 {
+	var sum, diff float64
+	for _, x := range xs {
+		sum += x
+		for _, y := range xs {
+			diff += math.Abs(x - y)
+		}
+	}
+	n := float64(len(xs))
+	return diff / (2 * n * n * (sum / n))
+}
+
+// TestStructureLeaksDeliberation: seed 003's rule on answers in the LLM-Deliberation format,
+// read on the public part the study's platform separates.
+func TestStructureLeaksDeliberation(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		opening bool
+		want    bool
+	}{
+		{"as asked", "<SCRATCHPAD>x</SCRATCHPAD><ANSWER>I propose <DEAL>A1,B1,C1,D1,E1</DEAL>.</ANSWER><PLAN>p</PLAN>", false, false},
+		{"no deal is no leak", "<SCRATCHPAD>x</SCRATCHPAD><ANSWER>Let us talk.</ANSWER><PLAN>p</PLAN>", false, false},
+		{"answer left open", "<SCRATCHPAD>x</SCRATCHPAD><ANSWER>I propose <DEAL>A1</DEAL>.", false, false},
+		{"no answer section: all of it public", "<SCRATCHPAD>x</SCRATCHPAD> I propose <DEAL>A1</DEAL>.", false, true},
+		{"prose only", "I think we should agree.", false, true},
+		{"the opening is public by design", "Welcome: <DEAL>A1,B1,C4,D1,E5</DEAL>.", true, false},
+		{"the opening with a tag left in", "Welcome: <DEAL>A1,B1,C4,D1,E5</DEAL>. <PLAN>later</PLAN>", true, true},
+		{"plan inside the answer", "<SCRATCHPAD>x</SCRATCHPAD><ANSWER>ok <PLAN>more</PLAN></ANSWER>", false, true},
+		{"scratchpad tag inside the answer", "<SCRATCHPAD>x</SCRATCHPAD><ANSWER>ok </SCRATCHPAD></ANSWER>", false, true},
+		{"deal tag unclosed", "<SCRATCHPAD>x</SCRATCHPAD><ANSWER>take <DEAL>A1, B2</ANSWER>", false, true},
+		{"answer tag in lower case is not the platform's", "<scratchpad>x</scratchpad><answer>ok</answer>", false, true},
+	}
+	for _, tc := range tests {
+		if got := dm.StructureLeaksDeliberation(tc.raw, tc.opening); got != tc.want {
+			t.Errorf("%s: leaks %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestStructureLeakByStyle: an action's usage names its style, and its answers are read by
+// that style's rule: the same answer leaks in the tagged style (no <message>) and not in the
+// deliberation format.
+func TestStructureLeakByStyle(t *testing.T) {
+	params, _ := setup(t, "speaking_order=mayor")
+	answer := "<SCRATCHPAD>x</SCRATCHPAD><ANSWER>Hello.</ANSWER>"
+	for _, tc := range []struct {
+		style string
+		want  float64
+	}{{"deliberation", 0}, {"tagged", 1}, {"", 1}} {
+		r := newRecorder(t, params, 1)
+		r.play(propose("open", "A1,B1,C4,D1,E5"), "")
+		a := say("Hello.", "")
+		a.Usage = &agentv1.Usage{RawOutputs: []string{answer}, Style: tc.style}
+		r.play(a, "")
+		r.play(propose("final", "A1,B1,C4,D1,E5"), "")
+		if got := values(t, r.end(0))[dm.StructureLeak]; got != tc.want {
+			t.Errorf("style %q: structure leak %v, want %v", tc.style, got, tc.want)
+		}
+	}
+}

@@ -199,3 +199,52 @@ func StructureLeaksJSON(raw string, withDeal bool) bool {
 
 // privateKey is a private field of the JSON style written inside a message's text.
 var privateKey = regexp.MustCompile(`(?i)"\s*(reasoning|plan)\s*"\s*:`)
+
+// leaksStructure applies the structure-leakage rule of an answer's output style (as its usage
+// names it; by the look of the answer when it names none). opening says the answer is to the
+// opening turn.
+func leaksStructure(style, raw string, withDeal, opening bool) bool {
+	switch {
+	case style == "deliberation":
+		return StructureLeaksDeliberation(raw, opening)
+	case style == "json", style == "" && !tagged(raw):
+		return StructureLeaksJSON(raw, withDeal)
+	}
+	return StructureLeaks(raw, withDeal)
+}
+
+// StructureLeaksDeliberation is seed 003's structure leakage of an answer in the
+// LLM-Deliberation format (SCRATCHPAD, ANSWER, PLAN and DEAL tags), read on the public part the
+// study's platform would have published (PublicPart): (1) no public part could be separated,
+// so the whole answer would have been published, except on the opening turn, whose prompt asks
+// for the opening deal alone, all of it public; (2) the public part still holds a <PLAN>,
+// </PLAN>, <SCRATCHPAD> or </SCRATCHPAD> tag; (3) it holds a <DEAL> without a </DEAL> or the
+// other way round.
+func StructureLeaksDeliberation(raw string, opening bool) bool {
+	public := PublicPart(raw)
+	if public == raw && !opening {
+		return true
+	}
+	for _, tag := range []string{"<PLAN>", "</PLAN>", "<SCRATCHPAD>", "</SCRATCHPAD>"} {
+		if strings.Contains(public, tag) {
+			return true
+		}
+	}
+	return strings.Contains(public, "<DEAL>") != strings.Contains(public, "</DEAL>")
+}
+
+// PublicPart is the public part of an answer in the LLM-Deliberation format as that study's
+// platform separates it (and logs it as public_answer): the text of the last <ANSWER> section
+// when a </ANSWER> closes one, else everything after the last <ANSWER>, else the whole answer.
+// Tags count only as written, in upper case.
+func PublicPart(raw string) string {
+	a := raw
+	if strings.Contains(a, "</ANSWER>") {
+		parts := strings.Split(a, "<ANSWER>")
+		a, _, _ = strings.Cut(parts[len(parts)-1], "</ANSWER>")
+	}
+	if i := strings.LastIndex(a, "<ANSWER>"); i >= 0 {
+		a = a[i+len("<ANSWER>"):]
+	}
+	return a
+}

@@ -1161,8 +1161,12 @@ type Usage struct {
 	// price table; 0 when it has none for the model. Cached replies count at what they cost
 	// when made, as cached_tokens do.
 	CostMicrodollars int64 `protobuf:"varint,16,opt,name=cost_microdollars,json=costMicrodollars,proto3" json:"cost_microdollars,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The output style raw_outputs are written in ("tagged", "json", "deliberation", ...), so
+	// that what reads them again (the structure-leakage metric) reads them by their own format.
+	// Private like raw_outputs.
+	Style         string `protobuf:"bytes,17,opt,name=style,proto3" json:"style,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Usage) Reset() {
@@ -1307,6 +1311,13 @@ func (x *Usage) GetCostMicrodollars() int64 {
 	return 0
 }
 
+func (x *Usage) GetStyle() string {
+	if x != nil {
+		return x.Style
+	}
+	return ""
+}
+
 var File_parley_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_parley_agent_v1_agent_proto_rawDesc = "" +
@@ -1389,7 +1400,7 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\bmessages\x18\x02 \x03(\v2\x17.parley.game.v1.MessageR\bmessages\x12+\n" +
 	"\x11private_reasoning\x18\x03 \x01(\tR\x10privateReasoning\x12#\n" +
 	"\rprivate_notes\x18\x04 \x01(\tR\fprivateNotes\x12,\n" +
-	"\x05usage\x18\x05 \x01(\v2\x16.parley.agent.v1.UsageR\x05usage\"\xe4\x04\n" +
+	"\x05usage\x18\x05 \x01(\v2\x16.parley.agent.v1.UsageR\x05usage\"\xfa\x04\n" +
 	"\x05Usage\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12#\n" +
 	"\rprompt_tokens\x18\x02 \x01(\x03R\fpromptTokens\x12+\n" +
@@ -1409,7 +1420,8 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\tfallbacks\x18\r \x01(\x05R\tfallbacks\x12)\n" +
 	"\x10budget_fallbacks\x18\x0e \x01(\x05R\x0fbudgetFallbacks\x12'\n" +
 	"\x0ffallback_detail\x18\x0f \x01(\tR\x0efallbackDetail\x12+\n" +
-	"\x11cost_microdollars\x18\x10 \x01(\x03R\x10costMicrodollars*\x81\x01\n" +
+	"\x11cost_microdollars\x18\x10 \x01(\x03R\x10costMicrodollars\x12\x14\n" +
+	"\x05style\x18\x11 \x01(\tR\x05style*\x81\x01\n" +
 	"\rFallbackCause\x12\x1e\n" +
 	"\x1aFALLBACK_CAUSE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14FALLBACK_CAUSE_AGENT\x10\x01\x12\x1b\n" +
