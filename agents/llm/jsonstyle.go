@@ -387,7 +387,11 @@ func termsSchema(t *turn, bounds []*gamev1.Bound) *jsonSchema {
 	props := make(map[string]*jsonSchema, len(bounds))
 	for _, b := range bounds {
 		lo, hi := b.GetMin(), b.GetMax()
-		props[t.amountName(b)] = &jsonSchema{Type: schemaType{"integer"}, Minimum: &lo, Maximum: &hi}
+		sch := &jsonSchema{Type: schemaType{"integer"}, Minimum: &lo, Maximum: &hi}
+		if b.GetMaxUnknown() {
+			sch.Maximum = nil // no limit this seat knows
+		}
+		props[t.amountName(b)] = sch
 	}
 	return nullable(object(props))
 }

@@ -128,3 +128,28 @@ func dump(evs []*eventsv1.MatchEvent) string {
 	}
 	return b.String()
 }
+
+// TestTradingAsksForWhatTheOtherHolds: in the resource exchange as NegotiationArena sets it up
+// (P1 holds 25 X and 5 Y, P2 5 X and 25 Y), a model may ask P2 for more than one unit of what
+// it cannot see P2 hold: the proposal reaches the referee, P2's model accepts, and the trade is
+// carried out. (The bounds once said P2 could give at most 1, so the agent refused it itself.)
+func TestTradingAsksForWhatTheOtherHolds(t *testing.T) {
+	game, err := catalog.New().Lookup("trading")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := llmtest.New(t, llmtest.Sequence(llmtest.Text("<message>Let us trade.</message>\n<move>propose: P1 gives 1 X, 1 Y; P2 gives 5 X, 10 Y</move>")))
+	p2 := llmtest.New(t, llmtest.Autoplay{Public: "deal"}.Responder())
+	res := playMatch(t, game, 3, 10*time.Second,
+		newAgent(t, llm.Config{BaseURL: p1.URL}), newAgent(t, llm.Config{BaseURL: p2.URL}))
+	out := res.Outcome
+	// P1 gives 2 resources and gets 15; P2 the other way round.
+	if !out.GetAgreement() || fmt.Sprint(out.GetPayoffs()) != "[13 -13]" {
+		t.Fatalf("outcome %v, want the trade carried out with gains 13 and -13\n%s", out, dump(res.Events))
+	}
+	for _, ev := range res.Events {
+		if a := ev.GetActionTaken(); a != nil && (a.GetDefaultReason() != "" || a.GetAction().GetUsage().GetFormatFailures() > 0) {
+			t.Errorf("turn %d: the model's move was not played as it wrote it: %v", ev.GetTurn(), a)
+		}
+	}
+}

@@ -311,6 +311,12 @@ type AmountData struct {
 	Side     string
 	Resource string
 	Min, Max int64
+	// MaxUnknown: the rules' upper limit is hidden from this seat (another's holdings); Max
+	// is then no limit.
+	MaxUnknown bool
+	// Range says what is legal in words: "from 0 to 25", or "0 or more" with the reason
+	// when the upper limit is unknown.
+	Range string
 }
 
 // FormData is one form a proposal (or message terms) may take.
@@ -445,9 +451,18 @@ func promptData(t *turn, style outputStyle, styleName string) PromptData {
 func (t *turn) amountData(bounds []*gamev1.Bound) []AmountData {
 	out := make([]AmountData, len(bounds))
 	for i, b := range bounds {
-		out[i] = AmountData{Name: t.amountName(b), Seat: t.name(b.GetSeat()), Side: sideWord(b.GetSide()), Resource: b.GetResource(), Min: b.GetMin(), Max: b.GetMax()}
+		out[i] = AmountData{Name: t.amountName(b), Seat: t.name(b.GetSeat()), Side: sideWord(b.GetSide()), Resource: b.GetResource(),
+			Min: b.GetMin(), Max: b.GetMax(), MaxUnknown: b.GetMaxUnknown(), Range: t.rangeText(b)}
 	}
 	return out
+}
+
+// rangeText says in words which amounts a bound allows.
+func (t *turn) rangeText(b *gamev1.Bound) string {
+	if b.GetMaxUnknown() {
+		return fmt.Sprintf("%d or more, with no upper limit you can know: what %s holds is hidden from you, and the referee refuses more than that", b.GetMin(), t.name(b.GetSeat()))
+	}
+	return fmt.Sprintf("from %d to %d", b.GetMin(), b.GetMax())
 }
 
 func (t *turn) formData(f *gamev1.ProposalForm, example string) FormData {
@@ -459,12 +474,12 @@ func (t *turn) formData(f *gamev1.ProposalForm, example string) FormData {
 	var ranges []string
 	same := true
 	for _, a := range fd.Amounts {
-		ranges = append(ranges, fmt.Sprintf("%s from %d to %d", a.Name, a.Min, a.Max))
-		same = same && a.Min == fd.Amounts[0].Min && a.Max == fd.Amounts[0].Max
+		ranges = append(ranges, a.Name+" "+a.Range)
+		same = same && a.Range == fd.Amounts[0].Range
 	}
 	switch {
 	case len(fd.Amounts) > 1 && same:
-		fd.Ranges = fmt.Sprintf("each amount from %d to %d", fd.Amounts[0].Min, fd.Amounts[0].Max)
+		fd.Ranges = "each amount " + fd.Amounts[0].Range
 	default:
 		fd.Ranges = strings.Join(ranges, ", ")
 	}

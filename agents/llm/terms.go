@@ -412,9 +412,9 @@ func (t *turn) fill(items []item, bounds []*gamev1.Bound) (*gamev1.Allocation, e
 		}
 		if amount < b.GetMin() || amount > b.GetMax() {
 			if !stated {
-				return nil, fmt.Errorf("the amount %s is missing (it must be from %d to %d)", t.amountName(b), b.GetMin(), b.GetMax())
+				return nil, fmt.Errorf("the amount %s is missing (it must be %s)", t.amountName(b), t.rangeText(b))
 			}
-			return nil, fmt.Errorf("%s %d is out of range: it must be from %d to %d", t.amountName(b), amount, b.GetMin(), b.GetMax())
+			return nil, fmt.Errorf("%s %d is out of range: it must be %s", t.amountName(b), amount, t.rangeText(b))
 		}
 		share := bySeat[b.GetSeat()]
 		if share == nil {

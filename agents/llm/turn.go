@@ -75,11 +75,12 @@ func unionBounds(forms []*gamev1.ProposalForm) []*gamev1.Bound {
 		for _, b := range f.GetBounds() {
 			i := slices.IndexFunc(out, func(o *gamev1.Bound) bool { return sameAmount(o, b) })
 			if i < 0 {
-				out = append(out, &gamev1.Bound{Seat: b.GetSeat(), Side: b.GetSide(), Resource: b.GetResource(), Min: b.GetMin(), Max: b.GetMax()})
+				out = append(out, &gamev1.Bound{Seat: b.GetSeat(), Side: b.GetSide(), Resource: b.GetResource(), Min: b.GetMin(), Max: b.GetMax(), MaxUnknown: b.GetMaxUnknown()})
 				continue
 			}
 			out[i].Min = min(out[i].Min, b.GetMin())
 			out[i].Max = max(out[i].Max, b.GetMax())
+			out[i].MaxUnknown = out[i].MaxUnknown || b.GetMaxUnknown()
 		}
 	}
 	return out

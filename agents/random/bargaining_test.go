@@ -18,9 +18,9 @@ import (
 
 // TestBargainingGames plays the random agent against itself in the buyer/seller and trading
 // games, from the observation's legal moves and bounds alone. Buyer/seller bounds say exactly
-// what is legal, so nothing is refused; in trading the opponent's side is bounded by a guess
-// (its holdings are private: the bounds say what the mover knows, at least 1 of each), so some
-// proposals are refused, but most moves go through.
+// what is legal, so nothing is refused; in trading the opponent's side has no known upper limit
+// (its holdings are private), so the random agent asks for at most one of each, which is
+// refused only where the opponent holds none: most moves go through.
 func TestBargainingGames(t *testing.T) {
 	tests := []struct {
 		name       string

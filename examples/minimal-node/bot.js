@@ -85,7 +85,9 @@ function proposal(obs) {
     return { deal: { choices: form.issues.map((i) => ({ issue: i.id, option: i.options[0].id })) } };
   }
   const bounds = form ? form.bounds : obs.proposal_bounds;
-  const amounts = bounds.map((b) => (BigInt(b.min) + BigInt(b.max)) / 2n);
+  // The middle of each range; the minimum where no upper limit is known (max_unknown: the
+  // other seat's holdings are hidden, and asking for too much is refused).
+  const amounts = bounds.map((b) => (b.max_unknown ? BigInt(b.min) : (BigInt(b.min) + BigInt(b.max)) / 2n));
   for (const total of form ? form.totals : []) {
     const idx = bounds.flatMap((b, i) => (b.side === total.side && b.resource === total.resource ? [i] : []));
     let missing = BigInt(total.total) - idx.reduce((s, i) => s + amounts[i], 0n);

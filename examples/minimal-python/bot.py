@@ -97,7 +97,9 @@ def proposal(obs):
         return game_pb2.Proposal(deal=game_pb2.Deal(
             choices=[game_pb2.IssueChoice(issue=i.id, option=i.options[0].id) for i in form.issues]))
     bounds = list(form.bounds) if form is not None else list(obs.proposal_bounds)
-    amounts = [(b.min + b.max) // 2 for b in bounds]
+    # The middle of each range; the minimum where no upper limit is known (max_unknown: the
+    # other seat's holdings are hidden, and asking for too much is refused).
+    amounts = [b.min if b.max_unknown else (b.min + b.max) // 2 for b in bounds]
     for total in (form.totals if form is not None else []):
         idx = [i for i, b in enumerate(bounds) if b.side == total.side and b.resource == total.resource]
         missing = total.total - sum(amounts[i] for i in idx)

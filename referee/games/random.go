@@ -17,7 +17,9 @@ import (
 //   - the kind of move is drawn uniformly from obs.LegalMoves;
 //   - a proposal is an Allocation. With obs.ProposalForms set, one form is drawn uniformly and
 //     filled in (see below); otherwise each of obs.ProposalBounds gets an amount drawn
-//     uniformly from [Min, Max] on that bound's seat and side. Bounds of one seat share one
+//     uniformly from [Min, Max] on that bound's seat and side (for a bound whose maximum is
+//     unknown, from [Min, Min+1]: a modest ask, which the referee refuses only when the other
+//     seat holds none). Bounds of one seat share one
 //     SeatShare, and shares appear in the order their seat first appears in the bounds. A form
 //     that lists issues (a deal) gives a Deal instead: on each issue, in order, one of its
 //     options drawn uniformly;
@@ -47,7 +49,7 @@ func RandomAction(obs *agentv1.Observation, rng *rand.Rand) *agentv1.Action {
 		if forms := obs.GetProposalForms(); len(forms) > 0 {
 			p = randomTerms(forms[rng.IntN(len(forms))], rng)
 		} else {
-			p = &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{Allocation: randomAllocation(obs.GetProposalBounds(), nil, rng)}}
+			p = &gamev1.Proposal{Terms: &gamev1.Proposal_Allocation{Allocation: randomAllocation(guessUnknown(obs.GetProposalBounds()), nil, rng)}}
 		}
 		move.Kind = &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: p}}
 	case gamev1.MoveKind_MOVE_KIND_ACCEPT:
@@ -108,7 +110,7 @@ func randomDeal(issues []*gamev1.Issue, rng *rand.Rand) *gamev1.Deal {
 // randomForm fills in one proposal form: amounts under a total first, so that they add up to
 // it, then the others.
 func randomForm(form *gamev1.ProposalForm, rng *rand.Rand) *gamev1.Allocation {
-	bounds := form.GetBounds()
+	bounds := guessUnknown(form.GetBounds())
 	fixed := make(map[int]int64)
 	for _, total := range form.GetTotals() {
 		var idx []int
@@ -138,6 +140,23 @@ func randomForm(form *gamev1.ProposalForm, rng *rand.Rand) *gamev1.Allocation {
 		}
 	}
 	return randomAllocation(bounds, fixed, rng)
+}
+
+// guessUnknown returns bounds with each unknown maximum (Bound.max_unknown) replaced by a
+// modest guess, the bound's minimum plus one: legal whenever the other seat holds some of the
+// resource. Bounds are copied only when one changes.
+func guessUnknown(bounds []*gamev1.Bound) []*gamev1.Bound {
+	if !slices.ContainsFunc(bounds, (*gamev1.Bound).GetMaxUnknown) {
+		return bounds
+	}
+	out := make([]*gamev1.Bound, len(bounds))
+	for i, b := range bounds {
+		out[i] = b
+		if b.GetMaxUnknown() {
+			out[i] = &gamev1.Bound{Seat: b.GetSeat(), Side: b.GetSide(), Resource: b.GetResource(), Min: b.GetMin(), Max: satAdd(b.GetMin(), 1)}
+		}
+	}
+	return out
 }
 
 // satAdd and satSub add and subtract, saturating at the ends of the int64 range.

@@ -90,6 +90,17 @@ func TestRandomAction(t *testing.T) {
 			},
 		},
 		{
+			name: "an unknown maximum is a modest ask",
+			obs: &agentv1.Observation{LegalMoves: []gamev1.MoveKind{propose}, ProposalBounds: []*gamev1.Bound{
+				{Seat: 0, Side: gives, Resource: "X", Min: 0, Max: 25},
+				{Seat: 1, Side: gives, Resource: "Y", Min: 2, Max: math.MaxInt64, MaxUnknown: true},
+			}},
+			check: func(a *agentv1.Action) string {
+				y := a.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[1].GetGives()["Y"]
+				return want(y == 2 || y == 3, "Y = %d is not within [2, 3]", y)
+			},
+		},
+		{
 			name: "say only",
 			obs:  &agentv1.Observation{LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_SAY}},
 			check: func(a *agentv1.Action) string {

@@ -31,15 +31,20 @@ type Autoplay struct {
 	Public string
 	// Step is what a proposal adds to each amount's minimum (default 1).
 	Step int64
+	// Ask is what a proposal asks for an amount with no known upper limit (another seat's
+	// hidden holdings), above its minimum (default Step).
+	Ask int64
 }
 
 var (
 	youAreRe = regexp.MustCompile(`(?m)^You are (\S+?)[ ,(]`)
 	moveRe   = regexp.MustCompile(`^- (\w+): (.*?)(?: \((?:or any|OPTION|talk only)[^)]*\))?$`)
 	amountRe = regexp.MustCompile(`^- (.+): from (-?\d+) to (-?\d+)$`)
-	formRe   = regexp.MustCompile(`^- (.+?): (.*)$`)
-	rangeRe  = regexp.MustCompile(`from (-?\d+) to (-?\d+)`)
-	totalRe  = regexp.MustCompile(`add up to exactly (-?\d+)`)
+	// openRe is an amount with no known upper limit: "- P2 gives Y: 0 or more, with no ...".
+	openRe  = regexp.MustCompile(`^- (.+): (-?\d+) or more\b`)
+	formRe  = regexp.MustCompile(`^- (.+?): (.*)$`)
+	rangeRe = regexp.MustCompile(`from (-?\d+) to (-?\d+)`)
+	totalRe = regexp.MustCompile(`add up to exactly (-?\d+)`)
 	// resTotalRe reads one total of a form: "the amounts of book received add up to exactly 1".
 	resTotalRe = regexp.MustCompile(`the amounts of (\S+) \w+ add up to exactly (-?\d+)`)
 	namedRe    = regexp.MustCompile(`^(.+) from (-?\d+) to (-?\d+)$`)
@@ -131,6 +136,13 @@ func (p Autoplay) step() int64 {
 	return 1
 }
 
+func (p Autoplay) ask() int64 {
+	if p.Ask > 0 {
+		return p.Ask
+	}
+	return p.step()
+}
+
 // fillProposal replaces the AMOUNT placeholders of a proposal example: each amount's minimum
 // plus Step (at most its maximum), or, for a form with a total, the total shared evenly.
 func (p Autoplay) fillProposal(example string, sections map[string][]string) string {
@@ -170,6 +182,10 @@ func (p Autoplay) fillProposal(example string, sections map[string][]string) str
 				a, _ := strconv.ParseInt(m[2], 10, 64)
 				b, _ := strconv.ParseInt(m[3], 10, 64)
 				lo, hi = append(lo, a), append(hi, b)
+			} else if m := openRe.FindStringSubmatch(l); m != nil {
+				// No known upper limit: ask for Ask more than the minimum (Step is no cap).
+				a, _ := strconv.ParseInt(m[2], 10, 64)
+				lo, hi = append(lo, a+p.ask()-min(p.ask(), p.step())), append(hi, a+p.ask())
 			}
 		}
 	}

@@ -120,8 +120,10 @@ def find_bound(observation, seat=None, side=None, resource=None):
 
 
 def clamp(bound, value):
-    """value moved into [bound.min, bound.max]."""
-    return max(bound.min, min(bound.max, int(value)))
+    """value moved into [bound.min, bound.max]; into [bound.min, ...) when bound.max_unknown says
+    no upper limit is known (another seat's hidden holdings: the referee refuses too much)."""
+    v = max(bound.min, int(value))
+    return v if bound.max_unknown else min(bound.max, v)
 
 
 def standing_proposal_turn(observation, by=None):

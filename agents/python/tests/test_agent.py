@@ -234,6 +234,13 @@ class ProposeAmount(unittest.TestCase):
         _, price, _ = self.bounds()
         self.assertEqual(self.terms(parley_agent.propose_amount(price, 40)), {(1, "gives", "ZUP"): 40})
 
+    def test_clamp_keeps_a_known_limit_and_only_the_minimum_of_an_unknown_one(self):
+        _, price, _ = self.bounds()
+        self.assertEqual([parley_agent.clamp(price, v) for v in (-3, 40, 500)], [0, 40, 100])
+        hidden = game_pb2.Bound(seat=1, side=game_pb2.SHARE_SIDE_GIVES, resource="Y", min=0,
+                                max=2**63 - 1, max_unknown=True)
+        self.assertEqual([parley_agent.clamp(hidden, v) for v in (-3, 40, 500)], [0, 40, 500])
+
     def test_the_amount_given_wins_over_a_fixed_one(self):
         item, price, _ = self.bounds()
         obs = agent_pb2.Observation(legal_moves=[PROPOSE], proposal_bounds=[item, price])

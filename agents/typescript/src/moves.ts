@@ -205,9 +205,14 @@ export function findBound(
   );
 }
 
-/** value moved into [bound.min, bound.max], as a number. */
+/**
+ * value moved into [bound.min, bound.max], as a number; into [bound.min, ...) when
+ * bound.maxUnknown says no upper limit is known (another seat's hidden holdings: the referee
+ * refuses too much).
+ */
 export function clamp(bound: Bound, value: Amount): number {
-  return Math.max(amount(bound.min), Math.min(amount(bound.max), amount(value)));
+  const v = Math.max(amount(bound.min), amount(value));
+  return bound.maxUnknown ? v : Math.min(amount(bound.max), v);
 }
 
 /**

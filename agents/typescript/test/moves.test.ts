@@ -177,6 +177,9 @@ describe("reading the observation", () => {
   test("clamp", () => {
     const b = bound(0, G, "Dollars", 5, 95);
     assert.deepEqual([clamp(b, 0), clamp(b, 50), clamp(b, 200n)], [5, 50, 95]);
+    // No known upper limit (another seat's hidden holdings): only the minimum binds.
+    const hidden = { ...bound(1, G, "Y", 0, 0), max: 9223372036854775807n, maxUnknown: true };
+    assert.deepEqual([clamp(hidden, -3), clamp(hidden, 40), clamp(hidden, 500n)], [0, 40, 500]);
   });
   test("standingProposalTurn: latest proposal by another seat, or by the seat asked", () => {
     assert.equal(standingProposalTurn(obs), 3);

@@ -16,7 +16,7 @@ const eq = (name, got, want) => {
 const ult = { legalMoves: ['MOVE_KIND_REJECT', 'MOVE_KIND_PROPOSE'], proposalBounds: [{ side: 'SHARE_SIDE_GIVES', resource: 'Dollars', max: '100' }] };
 const uf = c.proposalForms(ult);
 eq('ultimatum: one form from the bounds', uf.length, 1);
-eq('ultimatum: bound with defaults', uf[0].bounds, [{ seat: 0, side: 'gives', resource: 'Dollars', min: 0, max: 100 }]);
+eq('ultimatum: bound with defaults', uf[0].bounds, [{ seat: 0, side: 'gives', resource: 'Dollars', min: 0, max: 100, maxUnknown: false }]);
 eq('ultimatum: starts at the minimum', c.initialAmounts(uf[0]), [0]);
 eq('ultimatum: allocation', c.buildAllocation(uf[0], [40]), { shares: [{ seat: 0, gives: { Dollars: '40' } }] });
 eq('ultimatum: over the maximum', c.checkAmounts(uf[0], [101]).problems, ['Dollars: 101 is outside 0–100']);
@@ -63,6 +63,12 @@ eq('no term forms', c.termForms({}), []);
 // Trading: both sides give; bounds of one seat share one SeatShare.
 const trade = c.proposalForms({ proposalBounds: [{ side: 'SHARE_SIDE_GIVES', resource: 'X', max: '25' }, { side: 'SHARE_SIDE_GIVES', resource: 'Y', max: '5' }, { seat: 1, side: 'SHARE_SIDE_GIVES', resource: 'Y', max: '25' }] })[0];
 eq('trade allocation', c.buildAllocation(trade, [3, 0, 4]), { shares: [{ seat: 0, gives: { X: '3', Y: '0' } }, { seat: 1, gives: { Y: '4' } }] });
+// What the other seat gives out of holdings nobody shows: no known upper limit.
+const open = c.proposalForms({ proposalBounds: [{ side: 'SHARE_SIDE_GIVES', resource: 'X', max: '25' }, { seat: 1, side: 'SHARE_SIDE_GIVES', resource: 'Y', max: '9223372036854775807', maxUnknown: true }] })[0];
+eq('no known limit: a large amount passes', c.checkAmounts(open, [0, 40]).ok, true);
+eq('no known limit: still no less than the minimum', c.checkAmounts(open, [0, -1]).problems, ['Y: -1 is outside 0 or more (no known limit)']);
+eq('no known limit: the range as written', c.rangeText(open.bounds[1]), '0 or more (no known limit)');
+eq('a known limit as written', c.rangeText(open.bounds[0]), '0–25');
 
 // Deals (deliberation): one option per issue.
 const del = { proposalForms: [{ label: 'final deal', issues: [{ id: 'A', label: 'Site', options: [{ id: 'A1', label: 'water' }, { id: 'A2', label: 'land' }] }, { id: 'B', options: [{ id: 'B1' }] }] }] };

@@ -46,7 +46,9 @@ const (
 //     amount outside its bound, an unlisted resource, an unknown option, a message to a seat
 //     that does not exist, a seat acting out of turn, any move after the end), with a
 //     *games.Rejection, and leave every seat's observation unchanged;
-//   - Default(seat) is accepted for every seat to move;
+//   - Default(seat) is accepted for every seat to move, and is the least decisive legal move: it
+//     never accepts, never ends the game in an agreement, and never ends it while pass or say
+//     is legal (it is what an agent whose answers cannot be used plays; see games.State);
 //   - Clone is independent: applying on a clone leaves the original unchanged, and applying
 //     the same action to both gives equal observations;
 //   - Apply leaves the action it is given as it was (the runner records it as given);
@@ -448,10 +450,28 @@ func (m *match) checkDefault(seat games.Seat) {
 	if d == nil {
 		m.t.Fatalf("seat %d: Default returned nil", seat)
 	}
-	if err := safeApply(m.t, m.st.Clone(), seat, d); err != nil {
+	clone := m.st.Clone()
+	if err := safeApply(m.t, clone, seat, d); err != nil {
 		m.t.Fatalf("seat %d: Default %v refused: %v", seat, d, err)
 	}
 	m.expectUnchanged(m.snapshots[len(m.snapshots)-1], "after Default on a clone")
+	// The default is the least decisive legal move: it never accepts, never ends the game in
+	// an agreement, and never ends it at all while passing or talking would go on.
+	if d.GetMove().GetAccept() != nil {
+		m.t.Fatalf("seat %d: Default %v accepts", seat, d)
+	}
+	if len(clone.ToMove()) > 0 {
+		return
+	}
+	if out := clone.Outcome(); out.GetAgreement() || out.GetCause() == matchv1.EndCause_END_CAUSE_AGREEMENT {
+		m.t.Fatalf("seat %d: Default %v ends the game in an agreement: %v", seat, d, out)
+	}
+	legal := m.snapshots[len(m.snapshots)-1][seat].GetLegalMoves()
+	for _, k := range []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PASS, gamev1.MoveKind_MOVE_KIND_SAY} {
+		if slices.Contains(legal, k) && games.KindOf(d.GetMove()) != k {
+			m.t.Fatalf("seat %d: Default %v ends the game, though %v, which would not, is legal", seat, d, k)
+		}
+	}
 }
 
 // checkNotToMove checks that seats not to move have no legal move and cannot act.

@@ -3,6 +3,7 @@ package trading
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -66,20 +67,17 @@ func (r *rules) badTerms(format string, args ...any) error {
 		fmt.Sprintf(format, args...), bargain.AndList(r.resources))
 }
 
-// Bounds: the mover's own side up to what it holds; the opponent's side, which the mover cannot
-// see, up to what the mover knows the opponent holds, and at least 1 (see the package doc).
-func (r *rules) Bounds(m *match, mover games.Seat) []*gamev1.Bound {
+// Bounds: the mover's own side up to what it holds; the opponent's side, whose holdings the
+// mover cannot see, with no known upper limit (see the package doc).
+func (r *rules) Bounds(_ *match, mover games.Seat) []*gamev1.Bound {
 	own := r.p.holdings[mover]
-	var shown map[string]int64 // what the opponent's latest proposal offered: it holds that much
-	if p, ok := m.Own(1 - mover); ok {
-		shown = p.Terms.gives[1-mover]
-	}
 	bounds := make([]*gamev1.Bound, 0, 2*len(r.resources))
 	for _, res := range r.resources {
 		bounds = append(bounds, &gamev1.Bound{Seat: mover, Side: gamev1.ShareSide_SHARE_SIDE_GIVES, Resource: res, Max: own[res]})
 	}
 	for _, res := range r.resources {
-		bounds = append(bounds, &gamev1.Bound{Seat: 1 - mover, Side: gamev1.ShareSide_SHARE_SIDE_GIVES, Resource: res, Max: max(1, shown[res])})
+		bounds = append(bounds, &gamev1.Bound{Seat: 1 - mover, Side: gamev1.ShareSide_SHARE_SIDE_GIVES, Resource: res,
+			Max: math.MaxInt64, MaxUnknown: true})
 	}
 	return bounds
 }

@@ -28,12 +28,10 @@
 //
 // Proposal bounds: for the mover's own side, each resource in play from 0 to what the mover
 // holds, a true legal range. For the opponent's side, whose holdings the mover cannot see, each
-// resource in play from 0 to what the mover knows the opponent holds, the amount the
-// opponent's latest proposal offered of it, and at least 1 so that any resource can be asked
-// for. That range is the mover's knowledge, not a rule: the rules refuse terms in which the
-// opponent gives more than it holds, which may happen within it (asking for 1 of something the
-// opponent lacks), and accept terms beyond it when the opponent holds enough. The contract's
-// Bound cannot say "the limit is unknown to you", so this is the closest honest reading.
+// resource in play from 0 with no known upper limit (Bound.max_unknown): the real limit is
+// what the opponent holds, which the rules keep from the mover, so the bound says just that.
+// A proposal asking for more than the opponent holds is refused, saying only that it does not
+// hold that much.
 //
 // The default move, for a seat whose agent gives no usable answer, is pass.
 package trading

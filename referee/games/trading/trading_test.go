@@ -2,6 +2,7 @@ package trading_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -275,8 +276,9 @@ func TestObservation(t *testing.T) {
 		v.GetProposalsLeft() != 3 || v.GetTurnsLeft() != 7 {
 		t.Errorf("P1's view %v", v)
 	}
-	// Own side up to what P1 holds; P2's side up to 1, as P1 knows nothing of P2's holdings.
-	if got, want := boundsText(obs), "[0:X:0-25 0:Y:0-5 0:Z:0-0 1:X:0-1 1:Y:0-1 1:Z:0-1]"; got != want {
+	// Own side up to what P1 holds; P2's side with no known upper limit, as P1 cannot see
+	// P2's holdings.
+	if got, want := boundsText(obs), "[0:X:0-25 0:Y:0-5 0:Z:0-0 1:X:0-? 1:Y:0-? 1:Z:0-?]"; got != want {
 		t.Errorf("bounds %v, want %s", got, want)
 	}
 	if w := st.Observe(1).GetTrading(); w.GetGoal() != nil || fmt.Sprint(w.GetHoldings()) != "map[X:5 Y:25 Z:10]" {
@@ -296,10 +298,16 @@ func TestObservation(t *testing.T) {
 		t.Errorf("P1's view of its own proposal: %v", w)
 	}
 
-	// P2's offer of 10 Y tells P1 that P2 holds at least that: P1 may ask for up to 10 Y.
-	st = play(t, p, trade(bundle{"X": 10}, bundle{"Y": 10}), trade(bundle{"X": 3}, bundle{"Y": 10, "Z": 4}))
-	if got, want := boundsText(st.Observe(0)), "[0:X:0-25 0:Y:0-5 0:Z:0-0 1:X:0-1 1:Y:0-10 1:Z:0-4]"; got != want {
-		t.Errorf("bounds after P2's offer %v, want %s", got, want)
+	// The bound on P2's side is the rules' own: P1 may ask for all P2 holds (25 Y, 10 Z), which
+	// it cannot see, and is refused one unit more, without learning what P2 holds.
+	st = play(t, p)
+	if _, err := st.Apply(0, trade(bundle{"X": 1}, bundle{"Y": 25, "Z": 10})); err != nil {
+		t.Errorf("asking for all P2 holds was refused: %v", err)
+	}
+	st = play(t, p)
+	_, err := st.Apply(0, trade(bundle{"X": 1}, bundle{"Y": 26}))
+	if rej, ok := games.AsRejection(err); !ok || strings.Contains(rej.Message, "25") {
+		t.Errorf("asking for 26 Y of P2's 25: %v", err)
 	}
 
 	// After a pass, nothing stands.
@@ -385,11 +393,15 @@ func TestInfo(t *testing.T) {
 	}
 }
 
-// boundsText writes an observation's bounds as "seat:resource:min-max".
+// boundsText writes an observation's bounds as "seat:resource:min-max", max "?" when unknown.
 func boundsText(obs *agentv1.Observation) string {
 	var out []string
 	for _, b := range obs.GetProposalBounds() {
-		out = append(out, fmt.Sprintf("%d:%s:%d-%d", b.GetSeat(), b.GetResource(), b.GetMin(), b.GetMax()))
+		hi := strconv.FormatInt(b.GetMax(), 10)
+		if b.GetMaxUnknown() {
+			hi = "?"
+		}
+		out = append(out, fmt.Sprintf("%d:%s:%d-%s", b.GetSeat(), b.GetResource(), b.GetMin(), hi))
 	}
 	return fmt.Sprint(out)
 }

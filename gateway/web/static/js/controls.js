@@ -22,8 +22,15 @@ export function normBound(b) {
     side: b.side === SIDE_GIVES ? 'gives' : 'receives',
     resource: b.resource || '',
     min: num(b.min),
-    max: num(b.max),
+    // No known upper limit (Bound.maxUnknown: another seat's hidden holdings): only min binds.
+    max: b.maxUnknown ? Infinity : num(b.max),
+    maxUnknown: !!b.maxUnknown,
   };
+}
+
+/** rangeText writes a bound's legal range for people: "0–25", or "0 or more" when no upper limit is known. */
+export function rangeText(b) {
+  return b.maxUnknown ? `${b.min} or more (no known limit)` : `${b.min}–${b.max}`;
 }
 
 /** normTotal fills a protojson AmountTotal's omitted zero values. */
@@ -115,7 +122,7 @@ export function checkAmounts(form, values) {
   form.bounds.forEach((b, i) => {
     const v = values[i];
     if (!Number.isInteger(v)) problems.push(`${b.resource}: a whole number is needed`);
-    else if (v < b.min || v > b.max) problems.push(`${b.resource}: ${v} is outside ${b.min}–${b.max}`);
+    else if (v < b.min || v > b.max) problems.push(`${b.resource}: ${v} is outside ${rangeText(b)}`);
   });
   const sums = form.totals.map((t) => {
     const sum = form.bounds.reduce((s, b, i) => (b.side === t.side && b.resource === t.resource ? s + (Number.isFinite(values[i]) ? values[i] : 0) : s), 0);

@@ -16,6 +16,7 @@ import {
   messageSlots,
   MOVE,
   proposalForms,
+  rangeText,
   remainingMs,
   termForms,
 } from './controls.js';
@@ -75,7 +76,7 @@ function amountEditor(form, names, me, prefix, history) {
     const input = el('input', {
       type: 'number',
       min: String(b.min),
-      max: String(b.max),
+      ...(b.maxUnknown ? {} : { max: String(b.max) }),
       step: '1',
       value: String(values[i]),
       required: true,
@@ -94,7 +95,7 @@ function amountEditor(form, names, me, prefix, history) {
     if (slider) slider.addEventListener('input', () => set(slider.value, slider));
     inputs.push(input);
     const who = b.seat === me ? `${nameOf(names, b.seat)} (you)` : nameOf(names, b.seat);
-    return el('tr', {}, el('th', {}, who), el('td', {}, b.side), el('td', {}, b.resource), el('td', { class: 'amount' }, input, slider), el('td', { class: 'muted small' }, `${b.min}–${b.max}`));
+    return el('tr', {}, el('th', {}, who), el('td', {}, b.side), el('td', {}, b.resource), el('td', { class: 'amount' }, input, slider), el('td', { class: 'muted small' }, rangeText(b)));
   });
   const totals = form.totals.map((t) => {
     const cell = el('td', { class: 'sum', colspan: '2' });

@@ -1610,6 +1610,9 @@ func (x *AmountTotal) GetTotal() int64 {
 // every listed amount whose range leaves out 0 must be sent, including one the rules fix
 // (min = max, e.g. the seller's 1 item in buysell), so that a proposal, as recorded and as
 // the other seats see it, states all of its terms. Set by the referee; public.
+//
+// A bound tells the truth about the rules: min and max are the real limits, unless
+// max_unknown says that the upper limit is one this seat cannot see.
 type Bound struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Seat whose share the amount belongs to.
@@ -1620,8 +1623,15 @@ type Bound struct {
 	Resource string `protobuf:"bytes,3,opt,name=resource,proto3" json:"resource,omitempty"`
 	// Smallest legal amount (inclusive).
 	Min int64 `protobuf:"varint,4,opt,name=min,proto3" json:"min,omitempty"`
-	// Largest legal amount (inclusive).
-	Max           int64 `protobuf:"varint,5,opt,name=max,proto3" json:"max,omitempty"`
+	// Largest legal amount (inclusive). With max_unknown set it is no limit: it is then the
+	// largest int64 (9223372036854775807).
+	Max int64 `protobuf:"varint,5,opt,name=max,proto3" json:"max,omitempty"`
+	// Set when the rules limit the amount by something private to another seat, e.g. what the
+	// other seat gives out of holdings this seat cannot see: no upper limit is known to this
+	// seat. Any amount from min up may be proposed; the referee refuses one beyond the hidden
+	// limit, saying only that the other seat does not hold that much (so ask, or offer less).
+	// Unset: max is the real limit.
+	MaxUnknown    bool `protobuf:"varint,6,opt,name=max_unknown,json=maxUnknown,proto3" json:"max_unknown,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1689,6 +1699,13 @@ func (x *Bound) GetMax() int64 {
 		return x.Max
 	}
 	return 0
+}
+
+func (x *Bound) GetMaxUnknown() bool {
+	if x != nil {
+		return x.MaxUnknown
+	}
+	return false
 }
 
 // GameInfo describes one game.
@@ -1997,13 +2014,15 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\vAmountTotal\x12-\n" +
 	"\x04side\x18\x01 \x01(\x0e2\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x14\n" +
-	"\x05total\x18\x03 \x01(\x03R\x05total\"\x8a\x01\n" +
+	"\x05total\x18\x03 \x01(\x03R\x05total\"\xab\x01\n" +
 	"\x05Bound\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12-\n" +
 	"\x04side\x18\x02 \x01(\x0e2\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n" +
 	"\bresource\x18\x03 \x01(\tR\bresource\x12\x10\n" +
 	"\x03min\x18\x04 \x01(\x03R\x03min\x12\x10\n" +
-	"\x03max\x18\x05 \x01(\x03R\x03max\"\xcd\x01\n" +
+	"\x03max\x18\x05 \x01(\x03R\x03max\x12\x1f\n" +
+	"\vmax_unknown\x18\x06 \x01(\bR\n" +
+	"maxUnknown\"\xcd\x01\n" +
 	"\bGameInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12#\n" +
