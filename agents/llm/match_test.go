@@ -134,7 +134,7 @@ func dump(evs []*eventsv1.MatchEvent) string {
 // it cannot see P2 hold: the proposal reaches the referee, P2's model accepts, and the trade is
 // carried out. (The bounds once said P2 could give at most 1, so the agent refused it itself.)
 func TestTradingAsksForWhatTheOtherHolds(t *testing.T) {
-	game, err := catalog.New().Lookup("trading")
+	game, err := families.New().Lookup("trading")
 	if err != nil {
 		t.Fatal(err)
 	}
