@@ -299,13 +299,13 @@ func newClient(target string, opts []grpc.DialOption) (*grpc.ClientConn, error) 
 }
 
 // Describe asks the agent who it is, within timeout. An error here means the agent cannot be
-// reached or does not speak the agent protocol; the message says which address failed.
+// reached or does not speak the agent protocol; the message names the call and the address.
 func (c *Conn) Describe(ctx context.Context, timeout time.Duration) (*gamev1.AgentInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := c.Client.Describe(ctx, &agentv1.DescribeRequest{})
 	if err != nil {
-		return nil, fmt.Errorf("agent %s is unreachable or not a Parley agent: %w", c.Addr, err)
+		return nil, fmt.Errorf("agent %s failed Describe: unreachable or not a Parley agent: %w", c.Addr, err)
 	}
 	return resp.GetAgent(), nil
 }

@@ -67,5 +67,12 @@ func (r *Resolver) openBot(ctx context.Context, addr string) (*Conn, error) {
 		c.Label = b.label()
 		return c, nil
 	}
-	return &Conn{Client: r.Bots.Link(b.team, b.name), Addr: addr, Target: "dial-out link " + b.team + "/" + b.name, Label: b.label()}, nil
+	// The link carries Act and Describe: asked with Act from the start, its errors named too.
+	link := &streams{}
+	link.unsupported.Store(true)
+	seat := newSeatClient(r.Bots.Link(b.team, b.name), link)
+	return &Conn{Client: seat, Addr: addr, Target: "dial-out link " + b.team + "/" + b.name, Label: b.label(), close: func() error {
+		seat.close()
+		return nil
+	}}, nil
 }

@@ -2,6 +2,7 @@ package agentconn
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,14 +19,21 @@ import (
 // streams says whether an agent serves Play, as far as known: one per connection, shared by
 // every seat client on it.
 type streams struct {
-	unsupported atomic.Bool
+	unsupported atomic.Bool // Play failed before answering anything, and Act answered
+	served      atomic.Bool // Play answered at least once
 }
 
 // seatClient asks one seat's agent over one Play stream (AgentService.Play): the stream is
 // opened by the first Act and closed with the Conn, so a match pays for a call's set-up once
 // per seat instead of once per move. A call that fails ends the stream with it (the agent's
-// work is cancelled as for Act) and the next call opens another. An agent that answers Play
-// with UNIMPLEMENTED is asked with Act from then on, and so is every seat on its connection.
+// work is cancelled as for Act) and the next call opens another.
+//
+// Play is optional. Until it has answered once on the connection, a Play that fails before
+// its first answer, with whatever status (UNIMPLEMENTED from most gRPC libraries, UNKNOWN
+// "Illegal arity" from grpc-ruby, INTERNAL from others), is taken for not served: the same
+// call is made with Act in the time left, and once Act has answered, every seat on the
+// connection is asked with Act from then on. Every error names the call that failed ("Play:
+// ...", "Act: ..."), so that records and agent-check say which one it was.
 // Calls come one at a time, as the runner makes them for one seat.
 type seatClient struct {
 	agentv1.AgentServiceClient
@@ -42,7 +50,6 @@ type seatClient struct {
 type seatStream struct {
 	s      agentv1.AgentService_PlayClient
 	cancel context.CancelFunc
-	calls  int      // calls sent on it
 	prev   *carried // what its last observation carried, whole
 }
 
@@ -69,7 +76,7 @@ func newSeatClient(c agentv1.AgentServiceClient, support *streams) *seatClient {
 // (an answer too large or that cannot be decoded, a broken connection), or ctx's.
 func (c *seatClient) Act(ctx context.Context, in *agentv1.ActRequest, opts ...grpc.CallOption) (*agentv1.ActResponse, error) {
 	if c.support.unsupported.Load() {
-		return c.AgentServiceClient.Act(ctx, in, opts...)
+		return c.act(ctx, in, opts, nil)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -80,15 +87,14 @@ func (c *seatClient) Act(ctx context.Context, in *agentv1.ActRequest, opts ...gr
 		ans, err = c.send(ctx, in, opts)
 	}
 	if err != nil {
-		if status.Code(err) == codes.Unimplemented && ans.first {
-			// Not served: Act from now on.
-			c.support.unsupported.Store(true)
-			return c.AgentServiceClient.Act(ctx, in, opts...)
+		if ans.PlayResponse == nil && !c.support.served.Load() && ctx.Err() == nil && c.ctx.Err() == nil {
+			return c.act(ctx, in, opts, err)
 		}
-		return nil, err
+		return nil, namedError("Play", err)
 	}
+	c.support.served.Store(true)
 	if code := codes.Code(ans.GetErrorCode()); code != codes.OK {
-		return nil, status.Error(code, ans.GetErrorMessage())
+		return nil, status.Error(code, "Play: "+ans.GetErrorMessage())
 	}
 	if ans.GetAct() == nil {
 		return &agentv1.ActResponse{}, nil
@@ -96,10 +102,37 @@ func (c *seatClient) Act(ctx context.Context, in *agentv1.ActRequest, opts ...gr
 	return ans.GetAct(), nil
 }
 
+// act makes the call with Act. After a Play that failed before answering (playErr), an
+// answer marks the connection as one to ask with Act, and a failure says what Play said too,
+// unless that was only UNIMPLEMENTED.
+func (c *seatClient) act(ctx context.Context, in *agentv1.ActRequest, opts []grpc.CallOption, playErr error) (*agentv1.ActResponse, error) {
+	resp, err := c.AgentServiceClient.Act(ctx, in, opts...)
+	switch {
+	case err == nil && playErr != nil:
+		c.support.unsupported.Store(true)
+	case err != nil && playErr != nil && status.Code(playErr) != codes.Unimplemented:
+		play := status.Convert(playErr)
+		return nil, namedError("Act", err, fmt.Sprintf("asked with Act after Play failed before answering: %s: %s", play.Code(), play.Message()))
+	case err != nil:
+		return nil, namedError("Act", err)
+	}
+	return resp, err
+}
+
+// namedError is err, a gRPC status, with the call that failed named at the head of its message
+// and any notes after it; its code is kept.
+func namedError(call string, err error, notes ...string) error {
+	st := status.Convert(err)
+	msg := call + ": " + st.Message()
+	for _, n := range notes {
+		msg += " (" + n + ")"
+	}
+	return status.Error(st.Code(), msg)
+}
+
 // answer is a call's answer, and how the call went.
 type answer struct {
 	*agentv1.PlayResponse
-	first   bool // the call was its stream's first
 	leftOut bool // the call left out what the previous one carried
 }
 
@@ -123,8 +156,7 @@ func (c *seatClient) send(ctx context.Context, in *agentv1.ActRequest, opts []gr
 	// stream is cancelled under it.
 	stopTimer := context.AfterFunc(ctx, st.cancel)
 	c.calls++
-	st.calls++
-	ans := answer{first: st.calls == 1}
+	var ans answer
 	var err error
 	ans.PlayResponse, ans.leftOut, err = st.roundTrip(c.calls, in)
 	if !stopTimer() && err == nil {
@@ -289,6 +321,14 @@ func streamOptions(opts []grpc.CallOption) []grpc.CallOption {
 		out[i] = o
 	}
 	return out
+}
+
+// NewClient returns c as a Conn asks its agent: over a Play stream where the agent serves it,
+// with Act otherwise, every error naming the call that failed; for a client reached another
+// way than through a Resolver (a gateway's relay). stop ends its stream.
+func NewClient(c agentv1.AgentServiceClient) (client agentv1.AgentServiceClient, stop func()) {
+	s := newSeatClient(c, &streams{})
+	return s, s.close
 }
 
 // ActOnly returns c as a client that asks with Act alone, never over a Play stream: for a

@@ -3,6 +3,7 @@ package agentconn_test
 import (
 	"context"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/parley-arena/parley/agents/random"
 	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
@@ -155,71 +157,212 @@ func TestPlayGivesWhatActGives(t *testing.T) {
 	}
 }
 
-// actOnly serves Act and Describe only (Play: UNIMPLEMENTED), counting the Play streams
-// opened to it.
+// actOnly serves Act and Describe; its Play fails before answering anything, with playErr
+// (UNIMPLEMENTED when nil, as grpc-go's generated code answers), after waiting for ctx when
+// playWaits. It counts the Play streams opened to it and the Act calls; an Act fails with
+// actErr when that is set.
 type actOnly struct {
 	agentv1.UnimplementedAgentServiceServer
-	mu    sync.Mutex
-	acts  int
-	plays int
+	playErr   error
+	playWaits bool
+	actErr    error
+	mu        sync.Mutex
+	acts      int
+	plays     int
 }
 
 func (a *actOnly) Act(ctx context.Context, req *agentv1.ActRequest) (*agentv1.ActResponse, error) {
 	a.mu.Lock()
 	a.acts++
 	a.mu.Unlock()
+	if a.actErr != nil {
+		return nil, a.actErr
+	}
 	action, err := random.New(1).Act(ctx, req.GetObservation())
 	return &agentv1.ActResponse{Action: action}, err
 }
 
-func (a *actOnly) Play(grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1.PlayResponse]) error {
+func (a *actOnly) Play(s grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1.PlayResponse]) error {
 	a.mu.Lock()
 	a.plays++
 	a.mu.Unlock()
+	if a.playWaits {
+		<-s.Context().Done()
+	}
+	if a.playErr != nil {
+		return a.playErr
+	}
 	return a.UnimplementedAgentServiceServer.Play(nil)
 }
 
-// An agent that serves Act alone plays all the same, asked with Act; its connection remembers
-// it, so later matches open no stream.
-func TestPlayFallsBackToAct(t *testing.T) {
+func (a *actOnly) counts() (plays, acts int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.plays, a.acts
+}
+
+// serveActOnly serves a on a loopback port until the test ends and returns its address.
+func serveActOnly(t *testing.T, a *actOnly) string {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &actOnly{}
 	srv := grpc.NewServer()
 	agentv1.RegisterAgentServiceServer(srv, a)
 	go srv.Serve(lis)
-	defer srv.Stop()
-	pool := agentconn.NewPool()
-	defer pool.Close()
-	r := &agentconn.Resolver{Pool: pool}
+	t.Cleanup(srv.Stop)
+	return lis.Addr().String()
+}
+
+// playMatch plays an ultimatum match between two Conns to addr opened through r.
+func playMatch(t *testing.T, r *agentconn.Resolver, addr string, seed uint64, timeout time.Duration) *match.Result {
+	t.Helper()
 	g, err := families.New().Lookup("ultimatum")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for m := range 3 {
-		var conns []*agentconn.Conn
-		for range 2 {
-			c, err := r.Open(context.Background(), "grpc://"+lis.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			conns = append(conns, c)
-		}
-		res, err := match.NewRunner(nil).Run(context.Background(), match.Spec{ID: "fallback", Game: g, Seed: uint64(m), Agents: agentconn.Clients(conns)})
-		agentconn.CloseAll(conns)
+	var conns []*agentconn.Conn
+	for range 2 {
+		c, err := r.Open(context.Background(), "grpc://"+addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Outcome.GetFaultedSeats()) > 0 {
-			t.Fatalf("match %d: seats %v faulted: %s", m, res.Outcome.GetFaultedSeats(), res.Outcome.GetSummary())
+		conns = append(conns, c)
+	}
+	defer agentconn.CloseAll(conns)
+	spec := match.Spec{ID: "fallback", Game: g, Seed: seed, Agents: agentconn.Clients(conns)}
+	if timeout > 0 {
+		spec.Limits = &matchv1.Limits{MoveTimeout: durationpb.New(timeout)}
+	}
+	res, err := match.NewRunner(nil).Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// faults are the details of a match's agent faults.
+func faults(res *match.Result) []string {
+	var out []string
+	for _, ev := range res.Events {
+		if f := ev.GetAgentFault(); f != nil {
+			out = append(out, f.GetDetail())
 		}
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.plays != 1 || a.acts < 3 {
-		t.Errorf("%d Play streams and %d Act calls over three matches; want one stream refused, then Act", a.plays, a.acts)
+	return out
+}
+
+// An agent whose Play fails before answering anything plays all the same, asked with Act,
+// whatever the status: UNIMPLEMENTED (grpc-go, grpcio), UNKNOWN "Illegal arity" (grpc-ruby
+// with Play left out), INTERNAL. Its connection remembers it, so later matches open no stream.
+func TestPlayFallsBackToAct(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"unimplemented", nil},
+		{"unknown", status.Error(codes.Unknown, "Illegal arity of reply handler: want 2, got 1")},
+		{"internal", status.Error(codes.Internal, "no handler for Play")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &actOnly{playErr: tc.err}
+			addr := serveActOnly(t, a)
+			pool := agentconn.NewPool()
+			defer pool.Close()
+			r := &agentconn.Resolver{Pool: pool}
+			for m := range 3 {
+				res := playMatch(t, r, addr, uint64(m), 0)
+				if f := faults(res); len(f) > 0 {
+					t.Fatalf("match %d: faults %q: %s", m, f, res.Outcome.GetSummary())
+				}
+			}
+			if plays, acts := a.counts(); plays != 1 || acts < 3 {
+				t.Errorf("%d Play streams and %d Act calls over three matches; want one stream failed, then Act", plays, acts)
+			}
+		})
+	}
+}
+
+// A Play that fails only once the move's time is up is a timeout of Play: it is not tried
+// again with Act after the deadline.
+func TestPlayFailingLateIsATimeout(t *testing.T) {
+	a := &actOnly{playErr: status.Error(codes.Unknown, "too late"), playWaits: true}
+	addr := serveActOnly(t, a)
+	res := playMatch(t, &agentconn.Resolver{}, addr, 1, 200*time.Millisecond)
+	f := faults(res)
+	if len(f) == 0 {
+		t.Fatalf("no faults: %s", res.Outcome.GetSummary())
+	}
+	for _, ev := range res.Events {
+		f := ev.GetAgentFault()
+		switch {
+		case f == nil || f.GetKind() == eventsv1.FaultKind_FAULT_KIND_RETRIES_EXHAUSTED:
+		case f.GetKind() != eventsv1.FaultKind_FAULT_KIND_TIMEOUT:
+			t.Errorf("fault %s: %s, want timeouts", f.GetKind(), f.GetDetail())
+		case !strings.Contains(f.GetDetail(), "Play: ") || strings.Contains(f.GetDetail(), "Act"):
+			t.Errorf("timeout %q does not name Play alone", f.GetDetail())
+		}
+	}
+	if _, acts := a.counts(); acts != 0 {
+		t.Errorf("%d Act calls after Plays that failed at their deadline, want none", acts)
+	}
+}
+
+// Every fault names the call that failed: an agent whose Play is not served and whose Act
+// fails is reported naming Act (and what Play said, unless only UNIMPLEMENTED); one whose
+// Play answers with an error is reported naming Play; neither is reported as the other.
+func TestFaultsNameTheCall(t *testing.T) {
+	boom := status.Error(codes.FailedPrecondition, "my strategy broke")
+	for _, tc := range []struct {
+		name      string
+		agent     *actOnly
+		want, not []string
+	}{
+		{"act fails after an unimplemented play", &actOnly{actErr: boom},
+			[]string{"Act: my strategy broke"}, []string{"Play"}},
+		{"act fails after play fails", &actOnly{actErr: boom, playErr: status.Error(codes.Unknown, "Illegal arity")},
+			[]string{"Act: my strategy broke", "after Play failed before answering: Unknown: Illegal arity"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := serveActOnly(t, tc.agent)
+			res := playMatch(t, &agentconn.Resolver{}, addr, 1, 0)
+			f := faults(res)
+			if len(f) == 0 {
+				t.Fatalf("no faults: %s", res.Outcome.GetSummary())
+			}
+			for _, d := range f {
+				for _, w := range tc.want {
+					if !strings.Contains(d, w) {
+						t.Errorf("fault %q does not say %q", d, w)
+					}
+				}
+				for _, n := range tc.not {
+					if strings.Contains(d, n) {
+						t.Errorf("fault %q says %q", d, n)
+					}
+				}
+			}
+		})
+	}
+
+	// An agent that serves Play and answers with errors over it.
+	addr, stop, err := sdk.Background("127.0.0.1:0", sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+		return nil, boom
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	res := playMatch(t, &agentconn.Resolver{}, addr, 1, 0)
+	f := faults(res)
+	if len(f) == 0 {
+		t.Fatalf("no faults: %s", res.Outcome.GetSummary())
+	}
+	for _, d := range f {
+		if !strings.Contains(d, "Play: ") || strings.Contains(d, "Act:") {
+			t.Errorf("fault %q of an agent answering errors over Play does not name Play alone", d)
+		}
 	}
 }
 

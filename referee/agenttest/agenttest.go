@@ -190,7 +190,7 @@ func (c *checker) describe(ctx context.Context) (*gamev1.AgentInfo, bool) {
 	resp, err := c.bot.Client.Describe(cctx, &agentv1.DescribeRequest{})
 	cancel()
 	if err != nil {
-		c.add(Check{Name: "describe", Detail: fmt.Sprintf("agent %s is unreachable or not a Parley agent: %v", c.cfg.Addr, err)})
+		c.add(Check{Name: "describe", Detail: fmt.Sprintf("agent %s failed Describe: unreachable or not a Parley agent: %v", c.cfg.Addr, err)})
 		return nil, false
 	}
 	info := resp.GetAgent()

@@ -14,12 +14,15 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/agenttest"
 	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
@@ -367,5 +370,68 @@ func TestBadConfig(t *testing.T) {
 		if _, err := agenttest.Run(context.Background(), families.New(), b, cfg); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// rubyLike is a bot that leaves Play out as grpc-ruby does: the stream fails at once with
+// UNKNOWN "Illegal arity", not UNIMPLEMENTED. Its Describe fails with describeErr when set.
+type rubyLike struct {
+	bot
+	describeErr error
+}
+
+func (rubyLike) Play(grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1.PlayResponse]) error {
+	return status.Error(codes.Unknown, "Illegal arity of reply handler")
+}
+
+func (b rubyLike) Describe(ctx context.Context, req *agentv1.DescribeRequest) (*agentv1.DescribeResponse, error) {
+	if b.describeErr != nil {
+		return nil, b.describeErr
+	}
+	return b.bot.Describe(ctx, req)
+}
+
+// openThroughResolver serves b with the health service and opens it as `parley agent-check`
+// does, through the referee's resolver (over Play where the bot serves it, Act otherwise).
+func openThroughResolver(t *testing.T, b agentv1.AgentServiceServer) *agenttest.Conn {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	agentv1.RegisterAgentServiceServer(srv, b)
+	healthpb.RegisterHealthServer(srv, healthFor(healthpb.HealthCheckResponse_SERVING))
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+	c, err := (&agentconn.Resolver{}).Open(context.Background(), "grpc://"+lis.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &agenttest.Conn{Client: c.Client, Health: healthpb.NewHealthClient(c.ClientConn())}
+}
+
+// A bot whose Play fails at once with UNKNOWN (grpc-ruby's answer for a method left out) is
+// asked with Act and passes; when its Act fails, the report names Act, and when its Describe
+// fails, Describe.
+func TestReportNamesTheCall(t *testing.T) {
+	report := run(t, openThroughResolver(t, rubyLike{bot: bot{info: info, act: randomAct(4)}}), config(5*time.Second, "ultimatum"))
+	for name := range report {
+		want(t, report, name, true)
+	}
+
+	broken := rubyLike{bot: bot{info: info, act: func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
+		return nil, status.Error(codes.Internal, "undefined method `each' for nil")
+	}}}
+	report = run(t, openThroughResolver(t, broken), config(5*time.Second, "ultimatum"))
+	if c := want(t, report, "ultimatum: legal replies", false); !has(c, "ERROR: Internal: Act: undefined method `each' for nil") {
+		t.Errorf("legal replies do not name Act: %v", c)
+	}
+
+	broken.describeErr = status.Error(codes.Unknown, "NoMethodError")
+	report = run(t, openThroughResolver(t, broken), config(5*time.Second, "ultimatum"))
+	if c := want(t, report, "describe", false); !has(c, "failed Describe") || !has(c, "NoMethodError") {
+		t.Errorf("describe does not name Describe: %v", c)
 	}
 }

@@ -162,7 +162,11 @@ func openBot(ctx context.Context, agents *agentconn.Resolver, opts options) (*ag
 	if err != nil {
 		return nil, cli.Usagef("--gateway: %v", err)
 	}
-	return &agenttest.Conn{Client: agentv1.NewAgentServiceClient(conn), Health: healthpb.NewHealthClient(conn), Link: opts.Gateway, Close: conn.Close}, nil
+	client, stop := agentconn.NewClient(agentv1.NewAgentServiceClient(conn))
+	return &agenttest.Conn{Client: client, Health: healthpb.NewHealthClient(conn), Link: opts.Gateway, Close: func() error {
+		stop()
+		return conn.Close()
+	}}, nil
 }
 
 // opener opens opponents' addresses with agents, as a referee would; builtin:random is seeded
