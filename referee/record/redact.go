@@ -43,7 +43,9 @@ func (v Viewer) is(seat int32) bool { return v.seat >= 0 && v.seat == seat }
 //   - messages addressed to some seats only (they are removed from the action);
 //   - a refused action (the action is removed, the rejection keeps its code only);
 //   - a chance draw with visible_to (the event keeps what was drawn for whom, not the draw);
-//   - the seed and the parameters private to a seat or to none (see PublicParams).
+//   - the seed and the parameters private to a seat or to none (see PublicParams);
+//   - in an imported match's audit, Parley's reading of a seat's answer where it differs from
+//     the platform's (it comes from the answer, the seat's private reasoning).
 //
 // A seat viewer sees what a spectator sees without reveal, plus its own actions' private
 // parts, its own refused actions, the messages it sent or that name it, and the draws visible
@@ -99,6 +101,12 @@ func Redact(ev *eventsv1.MatchEvent, viewer Viewer, reveal bool) *eventsv1.Match
 		for _, u := range p.MatchEnded.GetUsage() {
 			if u.GetTotal() != nil && !viewer.is(u.GetSeat()) {
 				u.GetTotal().RawOutputs = nil
+			}
+		}
+		// An imported match's reading of an answer comes from the seat's private answer.
+		for _, d := range p.MatchEnded.GetImportAudit().GetDisagreements() {
+			if d.GetKind() == eventsv1.DisagreementKind_DISAGREEMENT_KIND_PARSE && !viewer.is(d.GetSeat()) {
+				d.Parley, d.ParleyMove, d.Tag = "", nil, ""
 			}
 		}
 	}

@@ -99,6 +99,63 @@ func (FaultKind) EnumDescriptor() ([]byte, []int) {
 	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{0}
 }
 
+// DisagreementKind says what Parley reads otherwise than the platform that played a game.
+type DisagreementKind int32
+
+const (
+	// Not set.
+	DisagreementKind_DISAGREEMENT_KIND_UNSPECIFIED DisagreementKind = 0
+	// Parley's parser reads an answer as another move than the platform did, or cannot read it.
+	DisagreementKind_DISAGREEMENT_KIND_PARSE DisagreementKind = 1
+	// Parley's rules refuse a move (as Parley's parser reads it) that the platform played on.
+	DisagreementKind_DISAGREEMENT_KIND_REFUSED DisagreementKind = 2
+	// Parley's rules end the game with another outcome than the one the platform logged.
+	DisagreementKind_DISAGREEMENT_KIND_OUTCOME DisagreementKind = 3
+)
+
+// Enum value maps for DisagreementKind.
+var (
+	DisagreementKind_name = map[int32]string{
+		0: "DISAGREEMENT_KIND_UNSPECIFIED",
+		1: "DISAGREEMENT_KIND_PARSE",
+		2: "DISAGREEMENT_KIND_REFUSED",
+		3: "DISAGREEMENT_KIND_OUTCOME",
+	}
+	DisagreementKind_value = map[string]int32{
+		"DISAGREEMENT_KIND_UNSPECIFIED": 0,
+		"DISAGREEMENT_KIND_PARSE":       1,
+		"DISAGREEMENT_KIND_REFUSED":     2,
+		"DISAGREEMENT_KIND_OUTCOME":     3,
+	}
+)
+
+func (x DisagreementKind) Enum() *DisagreementKind {
+	p := new(DisagreementKind)
+	*p = x
+	return p
+}
+
+func (x DisagreementKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DisagreementKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_parley_events_v1_events_proto_enumTypes[1].Descriptor()
+}
+
+func (DisagreementKind) Type() protoreflect.EnumType {
+	return &file_parley_events_v1_events_proto_enumTypes[1]
+}
+
+func (x DisagreementKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DisagreementKind.Descriptor instead.
+func (DisagreementKind) EnumDescriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{1}
+}
+
 // EventBatch is several consecutive events of one match stored as one JetStream message, oldest
 // first, so that a fast match costs the broker a few stored messages rather than one per move. A
 // message carrying one is marked by the header Parley-Events (the number of events in it); a
@@ -634,6 +691,10 @@ type MatchStarted struct {
 	// whatever shows the record to people (the gateway's live view). A player's own view never
 	// includes another seat's private parts, whatever this says. Public.
 	RevealPrivate bool `protobuf:"varint,8,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
+	// Set only on a match that no referee of Parley played: a game another platform played and
+	// published, read by `parley import` (research/imports). Says where it comes from; the rest
+	// of the record is the game as that platform played it. Public.
+	Imported      *ImportSource `protobuf:"bytes,9,opt,name=imported,proto3" json:"imported,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -724,6 +785,114 @@ func (x *MatchStarted) GetRevealPrivate() bool {
 	return false
 }
 
+func (x *MatchStarted) GetImported() *ImportSource {
+	if x != nil {
+		return x.Imported
+	}
+	return nil
+}
+
+// ImportSource is the provenance of an imported match. Set by the importer; public.
+type ImportSource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The study whose published runs hold the game, as in research/studies: "negotiationarena".
+	Study string `protobuf:"bytes,1,opt,name=study,proto3" json:"study,omitempty"`
+	// The log file the game was read from, relative to the path given to the importer; inside an
+	// archive, the archive's name, "!", and the entry's path.
+	SourceFile string `protobuf:"bytes,2,opt,name=source_file,json=sourceFile,proto3" json:"source_file,omitempty"`
+	// SHA-256 of the log file's bytes, lower-case hex: the same file always gives the same match.
+	Sha256 string `protobuf:"bytes,3,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// The study's public repository the logs were released in, where known.
+	Repository string `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	// The commit of that repository the logs come from, where known.
+	Commit string `protobuf:"bytes,5,opt,name=commit,proto3" json:"commit,omitempty"`
+	// The platform's own id of the game (NegotiationArena: run_epoch_time_ms).
+	OriginalId string `protobuf:"bytes,6,opt,name=original_id,json=originalId,proto3" json:"original_id,omitempty"`
+	// The log's format as the importer recognised it, e.g. "negotiationarena TradingGame".
+	Format        string `protobuf:"bytes,7,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportSource) Reset() {
+	*x = ImportSource{}
+	mi := &file_parley_events_v1_events_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportSource) ProtoMessage() {}
+
+func (x *ImportSource) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_events_v1_events_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportSource.ProtoReflect.Descriptor instead.
+func (*ImportSource) Descriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ImportSource) GetStudy() string {
+	if x != nil {
+		return x.Study
+	}
+	return ""
+}
+
+func (x *ImportSource) GetSourceFile() string {
+	if x != nil {
+		return x.SourceFile
+	}
+	return ""
+}
+
+func (x *ImportSource) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *ImportSource) GetRepository() string {
+	if x != nil {
+		return x.Repository
+	}
+	return ""
+}
+
+func (x *ImportSource) GetCommit() string {
+	if x != nil {
+		return x.Commit
+	}
+	return ""
+}
+
+func (x *ImportSource) GetOriginalId() string {
+	if x != nil {
+		return x.OriginalId
+	}
+	return ""
+}
+
+func (x *ImportSource) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
 // ActionTaken records an action the rules applied: an agent's accepted answer, or the game's
 // default move when the agent gave none. The action's private_reasoning and private_notes are
 // private: consumers that show the record to a seat or to spectators must strip them unless
@@ -745,7 +914,7 @@ type ActionTaken struct {
 
 func (x *ActionTaken) Reset() {
 	*x = ActionTaken{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[6]
+	mi := &file_parley_events_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -757,7 +926,7 @@ func (x *ActionTaken) String() string {
 func (*ActionTaken) ProtoMessage() {}
 
 func (x *ActionTaken) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[6]
+	mi := &file_parley_events_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -770,7 +939,7 @@ func (x *ActionTaken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionTaken.ProtoReflect.Descriptor instead.
 func (*ActionTaken) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{6}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ActionTaken) GetSeat() int32 {
@@ -823,7 +992,7 @@ type ActionRefused struct {
 
 func (x *ActionRefused) Reset() {
 	*x = ActionRefused{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[7]
+	mi := &file_parley_events_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -835,7 +1004,7 @@ func (x *ActionRefused) String() string {
 func (*ActionRefused) ProtoMessage() {}
 
 func (x *ActionRefused) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[7]
+	mi := &file_parley_events_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -848,7 +1017,7 @@ func (x *ActionRefused) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionRefused.ProtoReflect.Descriptor instead.
 func (*ActionRefused) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ActionRefused) GetSeat() int32 {
@@ -904,7 +1073,7 @@ type AgentFault struct {
 
 func (x *AgentFault) Reset() {
 	*x = AgentFault{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[8]
+	mi := &file_parley_events_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -916,7 +1085,7 @@ func (x *AgentFault) String() string {
 func (*AgentFault) ProtoMessage() {}
 
 func (x *AgentFault) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[8]
+	mi := &file_parley_events_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -929,7 +1098,7 @@ func (x *AgentFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentFault.ProtoReflect.Descriptor instead.
 func (*AgentFault) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AgentFault) GetSeat() int32 {
@@ -967,14 +1136,19 @@ type MatchEnded struct {
 	Outcome *v11.Outcome `protobuf:"bytes,1,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	// Resource use per seat, summed over every action the seat's agent sent (refused ones
 	// included). Only seats whose agents reported usage are listed.
-	Usage         []*SeatUsage `protobuf:"bytes,2,rep,name=usage,proto3" json:"usage,omitempty"`
+	Usage []*SeatUsage `protobuf:"bytes,2,rep,name=usage,proto3" json:"usage,omitempty"`
+	// Set only on an imported match (MatchStarted.imported): Parley's own reading of the game
+	// beside the platform's. The outcome above is the one the platform logged, which the study's
+	// paper used; this says where Parley's parser and rules read the game otherwise. Public, but
+	// for the parts that come from a seat's private answer (see ImportDisagreement).
+	ImportAudit   *ImportAudit `protobuf:"bytes,3,opt,name=import_audit,json=importAudit,proto3" json:"import_audit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[9]
+	mi := &file_parley_events_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -986,7 +1160,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[9]
+	mi := &file_parley_events_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -999,7 +1173,7 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *MatchEnded) GetOutcome() *v11.Outcome {
@@ -1012,6 +1186,205 @@ func (x *MatchEnded) GetOutcome() *v11.Outcome {
 func (x *MatchEnded) GetUsage() []*SeatUsage {
 	if x != nil {
 		return x.Usage
+	}
+	return nil
+}
+
+func (x *MatchEnded) GetImportAudit() *ImportAudit {
+	if x != nil {
+		return x.ImportAudit
+	}
+	return nil
+}
+
+// ImportAudit is how Parley's own parser and rules read an imported game: every answer read again
+// by the parser of the study's reply format (the language-model agent's prompt style for it) and
+// applied to Parley's rules, the game's default move standing in for a move the rules refuse.
+// Set by the importer.
+type ImportAudit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How the game ends by Parley's reading. Its cause is END_CAUSE_UNSPECIFIED when the answers
+	// run out before Parley's rules end the game (the platform ended it on a move Parley refused).
+	ParleyOutcome *v11.Outcome `protobuf:"bytes,1,opt,name=parley_outcome,json=parleyOutcome,proto3" json:"parley_outcome,omitempty"`
+	// Every place where Parley's reading differs from the platform's, in the order of the game;
+	// the outcome's, if any, last.
+	Disagreements []*ImportDisagreement `protobuf:"bytes,2,rep,name=disagreements,proto3" json:"disagreements,omitempty"`
+	// Answers read, and of those, answers Parley's parser read as the same move as the platform.
+	Answers int32 `protobuf:"varint,3,opt,name=answers,proto3" json:"answers,omitempty"`
+	// See answers.
+	AnswersAgreed int32 `protobuf:"varint,4,opt,name=answers_agreed,json=answersAgreed,proto3" json:"answers_agreed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportAudit) Reset() {
+	*x = ImportAudit{}
+	mi := &file_parley_events_v1_events_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportAudit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportAudit) ProtoMessage() {}
+
+func (x *ImportAudit) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_events_v1_events_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportAudit.ProtoReflect.Descriptor instead.
+func (*ImportAudit) Descriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ImportAudit) GetParleyOutcome() *v11.Outcome {
+	if x != nil {
+		return x.ParleyOutcome
+	}
+	return nil
+}
+
+func (x *ImportAudit) GetDisagreements() []*ImportDisagreement {
+	if x != nil {
+		return x.Disagreements
+	}
+	return nil
+}
+
+func (x *ImportAudit) GetAnswers() int32 {
+	if x != nil {
+		return x.Answers
+	}
+	return 0
+}
+
+func (x *ImportAudit) GetAnswersAgreed() int32 {
+	if x != nil {
+		return x.AnswersAgreed
+	}
+	return 0
+}
+
+// ImportDisagreement is one place where Parley reads an imported game otherwise than the
+// platform did, with both readings. Set by the importer. The parley and parley_move of a
+// DISAGREEMENT_KIND_PARSE come from the seat's whole answer, which is its private reasoning:
+// private to that seat like the answer (consumers that show the record to others strip them
+// unless the match allows it); everything else is public.
+type ImportDisagreement struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What differs.
+	Kind DisagreementKind `protobuf:"varint,1,opt,name=kind,proto3,enum=parley.events.v1.DisagreementKind" json:"kind,omitempty"`
+	// Turn of the answer, 1-based; 0 for the outcome.
+	Turn int32 `protobuf:"varint,2,opt,name=turn,proto3" json:"turn,omitempty"`
+	// Seat whose answer it is; unset for the outcome.
+	Seat *int32 `protobuf:"varint,3,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
+	// A short name of the sort of disagreement, to count them by, e.g. "wait_read_as_accept",
+	// "gives_more_than_held", "swapped_trade", "full_split_scored_zero".
+	Tag string `protobuf:"bytes,4,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The platform's reading, in words.
+	Platform string `protobuf:"bytes,5,opt,name=platform,proto3" json:"platform,omitempty"`
+	// Parley's reading, in words: the move, the rules' reason for refusing it, or the outcome.
+	Parley string `protobuf:"bytes,6,opt,name=parley,proto3" json:"parley,omitempty"`
+	// The move as the platform read it, when the disagreement is about a move.
+	PlatformMove *v1.Move `protobuf:"bytes,7,opt,name=platform_move,json=platformMove,proto3" json:"platform_move,omitempty"`
+	// The move as Parley's parser read it, when it read one.
+	ParleyMove    *v1.Move `protobuf:"bytes,8,opt,name=parley_move,json=parleyMove,proto3" json:"parley_move,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportDisagreement) Reset() {
+	*x = ImportDisagreement{}
+	mi := &file_parley_events_v1_events_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportDisagreement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportDisagreement) ProtoMessage() {}
+
+func (x *ImportDisagreement) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_events_v1_events_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportDisagreement.ProtoReflect.Descriptor instead.
+func (*ImportDisagreement) Descriptor() ([]byte, []int) {
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ImportDisagreement) GetKind() DisagreementKind {
+	if x != nil {
+		return x.Kind
+	}
+	return DisagreementKind_DISAGREEMENT_KIND_UNSPECIFIED
+}
+
+func (x *ImportDisagreement) GetTurn() int32 {
+	if x != nil {
+		return x.Turn
+	}
+	return 0
+}
+
+func (x *ImportDisagreement) GetSeat() int32 {
+	if x != nil && x.Seat != nil {
+		return *x.Seat
+	}
+	return 0
+}
+
+func (x *ImportDisagreement) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ImportDisagreement) GetPlatform() string {
+	if x != nil {
+		return x.Platform
+	}
+	return ""
+}
+
+func (x *ImportDisagreement) GetParley() string {
+	if x != nil {
+		return x.Parley
+	}
+	return ""
+}
+
+func (x *ImportDisagreement) GetPlatformMove() *v1.Move {
+	if x != nil {
+		return x.PlatformMove
+	}
+	return nil
+}
+
+func (x *ImportDisagreement) GetParleyMove() *v1.Move {
+	if x != nil {
+		return x.ParleyMove
 	}
 	return nil
 }
@@ -1030,7 +1403,7 @@ type SeatUsage struct {
 
 func (x *SeatUsage) Reset() {
 	*x = SeatUsage{}
-	mi := &file_parley_events_v1_events_proto_msgTypes[10]
+	mi := &file_parley_events_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1415,7 @@ func (x *SeatUsage) String() string {
 func (*SeatUsage) ProtoMessage() {}
 
 func (x *SeatUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_events_v1_events_proto_msgTypes[10]
+	mi := &file_parley_events_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1428,7 @@ func (x *SeatUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatUsage.ProtoReflect.Descriptor instead.
 func (*SeatUsage) Descriptor() ([]byte, []int) {
-	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_parley_events_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SeatUsage) GetSeat() int32 {
@@ -1118,7 +1491,7 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"acceptedBy\x12\x1f\n" +
 	"\vrejected_by\x18\x05 \x03(\x05R\n" +
 	"rejectedBy\x12\x18\n" +
-	"\asummary\x18\x06 \x01(\tR\asummary\"\xbd\x02\n" +
+	"\asummary\x18\x06 \x01(\tR\asummary\"\xf9\x02\n" +
 	"\fMatchStarted\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12#\n" +
 	"\rrules_version\x18\x02 \x01(\tR\frulesVersion\x123\n" +
@@ -1127,7 +1500,20 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\x05seats\x18\x05 \x03(\v2\x18.parley.game.v1.SeatInfoR\x05seats\x12/\n" +
 	"\x06limits\x18\x06 \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12#\n" +
 	"\rtournament_id\x18\a \x01(\tR\ftournamentId\x12%\n" +
-	"\x0ereveal_private\x18\b \x01(\bR\rrevealPrivate\"\x93\x01\n" +
+	"\x0ereveal_private\x18\b \x01(\bR\rrevealPrivate\x12:\n" +
+	"\bimported\x18\t \x01(\v2\x1e.parley.events.v1.ImportSourceR\bimported\"\xce\x01\n" +
+	"\fImportSource\x12\x14\n" +
+	"\x05study\x18\x01 \x01(\tR\x05study\x12\x1f\n" +
+	"\vsource_file\x18\x02 \x01(\tR\n" +
+	"sourceFile\x12\x16\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\x12\x1e\n" +
+	"\n" +
+	"repository\x18\x04 \x01(\tR\n" +
+	"repository\x12\x16\n" +
+	"\x06commit\x18\x05 \x01(\tR\x06commit\x12\x1f\n" +
+	"\voriginal_id\x18\x06 \x01(\tR\n" +
+	"originalId\x12\x16\n" +
+	"\x06format\x18\a \x01(\tR\x06format\"\x93\x01\n" +
 	"\vActionTaken\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12/\n" +
 	"\x06action\x18\x02 \x01(\v2\x17.parley.agent.v1.ActionR\x06action\x12\x18\n" +
@@ -1144,11 +1530,28 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12/\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x1b.parley.events.v1.FaultKindR\x04kind\x12\x16\n" +
-	"\x06detail\x18\x04 \x01(\tR\x06detail\"s\n" +
+	"\x06detail\x18\x04 \x01(\tR\x06detail\"\xb5\x01\n" +
 	"\n" +
 	"MatchEnded\x122\n" +
 	"\aoutcome\x18\x01 \x01(\v2\x18.parley.match.v1.OutcomeR\aoutcome\x121\n" +
-	"\x05usage\x18\x02 \x03(\v2\x1b.parley.events.v1.SeatUsageR\x05usage\"M\n" +
+	"\x05usage\x18\x02 \x03(\v2\x1b.parley.events.v1.SeatUsageR\x05usage\x12@\n" +
+	"\fimport_audit\x18\x03 \x01(\v2\x1d.parley.events.v1.ImportAuditR\vimportAudit\"\xdb\x01\n" +
+	"\vImportAudit\x12?\n" +
+	"\x0eparley_outcome\x18\x01 \x01(\v2\x18.parley.match.v1.OutcomeR\rparleyOutcome\x12J\n" +
+	"\rdisagreements\x18\x02 \x03(\v2$.parley.events.v1.ImportDisagreementR\rdisagreements\x12\x18\n" +
+	"\aanswers\x18\x03 \x01(\x05R\aanswers\x12%\n" +
+	"\x0eanswers_agreed\x18\x04 \x01(\x05R\ranswersAgreed\"\xba\x02\n" +
+	"\x12ImportDisagreement\x126\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\".parley.events.v1.DisagreementKindR\x04kind\x12\x12\n" +
+	"\x04turn\x18\x02 \x01(\x05R\x04turn\x12\x17\n" +
+	"\x04seat\x18\x03 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x10\n" +
+	"\x03tag\x18\x04 \x01(\tR\x03tag\x12\x1a\n" +
+	"\bplatform\x18\x05 \x01(\tR\bplatform\x12\x16\n" +
+	"\x06parley\x18\x06 \x01(\tR\x06parley\x129\n" +
+	"\rplatform_move\x18\a \x01(\v2\x14.parley.game.v1.MoveR\fplatformMove\x125\n" +
+	"\vparley_move\x18\b \x01(\v2\x14.parley.game.v1.MoveR\n" +
+	"parleyMoveB\a\n" +
+	"\x05_seat\"M\n" +
 	"\tSeatUsage\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12,\n" +
 	"\x05total\x18\x02 \x01(\v2\x16.parley.agent.v1.UsageR\x05total*\xc7\x01\n" +
@@ -1159,7 +1562,12 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\x14FAULT_KIND_MALFORMED\x10\x03\x12\x18\n" +
 	"\x14FAULT_KIND_OVERSIZED\x10\x04\x12\x14\n" +
 	"\x10FAULT_KIND_ERROR\x10\x05\x12 \n" +
-	"\x1cFAULT_KIND_RETRIES_EXHAUSTED\x10\x06B\xc6\x01\n" +
+	"\x1cFAULT_KIND_RETRIES_EXHAUSTED\x10\x06*\x90\x01\n" +
+	"\x10DisagreementKind\x12!\n" +
+	"\x1dDISAGREEMENT_KIND_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17DISAGREEMENT_KIND_PARSE\x10\x01\x12\x1d\n" +
+	"\x19DISAGREEMENT_KIND_REFUSED\x10\x02\x12\x1d\n" +
+	"\x19DISAGREEMENT_KIND_OUTCOME\x10\x03B\xc6\x01\n" +
 	"\x14com.parley.events.v1B\vEventsProtoP\x01Z?github.com/parley-arena/parley/gen/go/parley/events/v1;eventsv1\xa2\x02\x03PEX\xaa\x02\x10Parley.Events.V1\xca\x02\x10Parley\\Events\\V1\xe2\x02\x1cParley\\Events\\V1\\GPBMetadata\xea\x02\x12Parley::Events::V1b\x06proto3"
 
 var (
@@ -1174,58 +1582,70 @@ func file_parley_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_parley_events_v1_events_proto_rawDescData
 }
 
-var file_parley_events_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_parley_events_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_parley_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_parley_events_v1_events_proto_goTypes = []any{
 	(FaultKind)(0),                // 0: parley.events.v1.FaultKind
-	(*EventBatch)(nil),            // 1: parley.events.v1.EventBatch
-	(*MatchEvent)(nil),            // 2: parley.events.v1.MatchEvent
-	(*PhaseStarted)(nil),          // 3: parley.events.v1.PhaseStarted
-	(*ChanceDrawn)(nil),           // 4: parley.events.v1.ChanceDrawn
-	(*ProposalResolved)(nil),      // 5: parley.events.v1.ProposalResolved
-	(*MatchStarted)(nil),          // 6: parley.events.v1.MatchStarted
-	(*ActionTaken)(nil),           // 7: parley.events.v1.ActionTaken
-	(*ActionRefused)(nil),         // 8: parley.events.v1.ActionRefused
-	(*AgentFault)(nil),            // 9: parley.events.v1.AgentFault
-	(*MatchEnded)(nil),            // 10: parley.events.v1.MatchEnded
-	(*SeatUsage)(nil),             // 11: parley.events.v1.SeatUsage
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
-	(*v1.Proposal)(nil),           // 13: parley.game.v1.Proposal
-	(*v11.GameParams)(nil),        // 14: parley.match.v1.GameParams
-	(*v1.SeatInfo)(nil),           // 15: parley.game.v1.SeatInfo
-	(*v11.Limits)(nil),            // 16: parley.match.v1.Limits
-	(*v12.Action)(nil),            // 17: parley.agent.v1.Action
-	(*v1.Rejection)(nil),          // 18: parley.game.v1.Rejection
-	(*v11.Outcome)(nil),           // 19: parley.match.v1.Outcome
-	(*v12.Usage)(nil),             // 20: parley.agent.v1.Usage
+	(DisagreementKind)(0),         // 1: parley.events.v1.DisagreementKind
+	(*EventBatch)(nil),            // 2: parley.events.v1.EventBatch
+	(*MatchEvent)(nil),            // 3: parley.events.v1.MatchEvent
+	(*PhaseStarted)(nil),          // 4: parley.events.v1.PhaseStarted
+	(*ChanceDrawn)(nil),           // 5: parley.events.v1.ChanceDrawn
+	(*ProposalResolved)(nil),      // 6: parley.events.v1.ProposalResolved
+	(*MatchStarted)(nil),          // 7: parley.events.v1.MatchStarted
+	(*ImportSource)(nil),          // 8: parley.events.v1.ImportSource
+	(*ActionTaken)(nil),           // 9: parley.events.v1.ActionTaken
+	(*ActionRefused)(nil),         // 10: parley.events.v1.ActionRefused
+	(*AgentFault)(nil),            // 11: parley.events.v1.AgentFault
+	(*MatchEnded)(nil),            // 12: parley.events.v1.MatchEnded
+	(*ImportAudit)(nil),           // 13: parley.events.v1.ImportAudit
+	(*ImportDisagreement)(nil),    // 14: parley.events.v1.ImportDisagreement
+	(*SeatUsage)(nil),             // 15: parley.events.v1.SeatUsage
+	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
+	(*v1.Proposal)(nil),           // 17: parley.game.v1.Proposal
+	(*v11.GameParams)(nil),        // 18: parley.match.v1.GameParams
+	(*v1.SeatInfo)(nil),           // 19: parley.game.v1.SeatInfo
+	(*v11.Limits)(nil),            // 20: parley.match.v1.Limits
+	(*v12.Action)(nil),            // 21: parley.agent.v1.Action
+	(*v1.Rejection)(nil),          // 22: parley.game.v1.Rejection
+	(*v11.Outcome)(nil),           // 23: parley.match.v1.Outcome
+	(*v1.Move)(nil),               // 24: parley.game.v1.Move
+	(*v12.Usage)(nil),             // 25: parley.agent.v1.Usage
 }
 var file_parley_events_v1_events_proto_depIdxs = []int32{
-	2,  // 0: parley.events.v1.EventBatch.events:type_name -> parley.events.v1.MatchEvent
-	12, // 1: parley.events.v1.MatchEvent.time:type_name -> google.protobuf.Timestamp
-	6,  // 2: parley.events.v1.MatchEvent.match_started:type_name -> parley.events.v1.MatchStarted
-	7,  // 3: parley.events.v1.MatchEvent.action_taken:type_name -> parley.events.v1.ActionTaken
-	8,  // 4: parley.events.v1.MatchEvent.action_refused:type_name -> parley.events.v1.ActionRefused
-	9,  // 5: parley.events.v1.MatchEvent.agent_fault:type_name -> parley.events.v1.AgentFault
-	10, // 6: parley.events.v1.MatchEvent.match_ended:type_name -> parley.events.v1.MatchEnded
-	3,  // 7: parley.events.v1.MatchEvent.phase_started:type_name -> parley.events.v1.PhaseStarted
-	4,  // 8: parley.events.v1.MatchEvent.chance_drawn:type_name -> parley.events.v1.ChanceDrawn
-	5,  // 9: parley.events.v1.MatchEvent.proposal_resolved:type_name -> parley.events.v1.ProposalResolved
-	13, // 10: parley.events.v1.ProposalResolved.proposal:type_name -> parley.game.v1.Proposal
-	14, // 11: parley.events.v1.MatchStarted.params:type_name -> parley.match.v1.GameParams
-	15, // 12: parley.events.v1.MatchStarted.seats:type_name -> parley.game.v1.SeatInfo
-	16, // 13: parley.events.v1.MatchStarted.limits:type_name -> parley.match.v1.Limits
-	17, // 14: parley.events.v1.ActionTaken.action:type_name -> parley.agent.v1.Action
-	17, // 15: parley.events.v1.ActionRefused.action:type_name -> parley.agent.v1.Action
-	18, // 16: parley.events.v1.ActionRefused.rejection:type_name -> parley.game.v1.Rejection
-	0,  // 17: parley.events.v1.AgentFault.kind:type_name -> parley.events.v1.FaultKind
-	19, // 18: parley.events.v1.MatchEnded.outcome:type_name -> parley.match.v1.Outcome
-	11, // 19: parley.events.v1.MatchEnded.usage:type_name -> parley.events.v1.SeatUsage
-	20, // 20: parley.events.v1.SeatUsage.total:type_name -> parley.agent.v1.Usage
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	3,  // 0: parley.events.v1.EventBatch.events:type_name -> parley.events.v1.MatchEvent
+	16, // 1: parley.events.v1.MatchEvent.time:type_name -> google.protobuf.Timestamp
+	7,  // 2: parley.events.v1.MatchEvent.match_started:type_name -> parley.events.v1.MatchStarted
+	9,  // 3: parley.events.v1.MatchEvent.action_taken:type_name -> parley.events.v1.ActionTaken
+	10, // 4: parley.events.v1.MatchEvent.action_refused:type_name -> parley.events.v1.ActionRefused
+	11, // 5: parley.events.v1.MatchEvent.agent_fault:type_name -> parley.events.v1.AgentFault
+	12, // 6: parley.events.v1.MatchEvent.match_ended:type_name -> parley.events.v1.MatchEnded
+	4,  // 7: parley.events.v1.MatchEvent.phase_started:type_name -> parley.events.v1.PhaseStarted
+	5,  // 8: parley.events.v1.MatchEvent.chance_drawn:type_name -> parley.events.v1.ChanceDrawn
+	6,  // 9: parley.events.v1.MatchEvent.proposal_resolved:type_name -> parley.events.v1.ProposalResolved
+	17, // 10: parley.events.v1.ProposalResolved.proposal:type_name -> parley.game.v1.Proposal
+	18, // 11: parley.events.v1.MatchStarted.params:type_name -> parley.match.v1.GameParams
+	19, // 12: parley.events.v1.MatchStarted.seats:type_name -> parley.game.v1.SeatInfo
+	20, // 13: parley.events.v1.MatchStarted.limits:type_name -> parley.match.v1.Limits
+	8,  // 14: parley.events.v1.MatchStarted.imported:type_name -> parley.events.v1.ImportSource
+	21, // 15: parley.events.v1.ActionTaken.action:type_name -> parley.agent.v1.Action
+	21, // 16: parley.events.v1.ActionRefused.action:type_name -> parley.agent.v1.Action
+	22, // 17: parley.events.v1.ActionRefused.rejection:type_name -> parley.game.v1.Rejection
+	0,  // 18: parley.events.v1.AgentFault.kind:type_name -> parley.events.v1.FaultKind
+	23, // 19: parley.events.v1.MatchEnded.outcome:type_name -> parley.match.v1.Outcome
+	15, // 20: parley.events.v1.MatchEnded.usage:type_name -> parley.events.v1.SeatUsage
+	13, // 21: parley.events.v1.MatchEnded.import_audit:type_name -> parley.events.v1.ImportAudit
+	23, // 22: parley.events.v1.ImportAudit.parley_outcome:type_name -> parley.match.v1.Outcome
+	14, // 23: parley.events.v1.ImportAudit.disagreements:type_name -> parley.events.v1.ImportDisagreement
+	1,  // 24: parley.events.v1.ImportDisagreement.kind:type_name -> parley.events.v1.DisagreementKind
+	24, // 25: parley.events.v1.ImportDisagreement.platform_move:type_name -> parley.game.v1.Move
+	24, // 26: parley.events.v1.ImportDisagreement.parley_move:type_name -> parley.game.v1.Move
+	25, // 27: parley.events.v1.SeatUsage.total:type_name -> parley.agent.v1.Usage
+	28, // [28:28] is the sub-list for method output_type
+	28, // [28:28] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_parley_events_v1_events_proto_init() }
@@ -1244,13 +1664,14 @@ func file_parley_events_v1_events_proto_init() {
 		(*MatchEvent_ProposalResolved)(nil),
 	}
 	file_parley_events_v1_events_proto_msgTypes[3].OneofWrappers = []any{}
+	file_parley_events_v1_events_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_events_v1_events_proto_rawDesc), len(file_parley_events_v1_events_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   11,
+			NumEnums:      2,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

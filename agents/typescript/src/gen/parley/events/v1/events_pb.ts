@@ -13,7 +13,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Action, Usage } from "../../agent/v1/agent_pb.js";
 import { file_parley_agent_v1_agent } from "../../agent/v1/agent_pb.js";
-import type { Proposal, Rejection, SeatInfo } from "../../game/v1/game_pb.js";
+import type { Move, Proposal, Rejection, SeatInfo } from "../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../game/v1/game_pb.js";
 import type { GameParams, Limits, Outcome } from "../../match/v1/match_pb.js";
 import { file_parley_match_v1_match } from "../../match/v1/match_pb.js";
@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/events/v1/events.proto.
  */
 export const file_parley_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch1wYXJsZXkvZXZlbnRzL3YxL2V2ZW50cy5wcm90bxIQcGFybGV5LmV2ZW50cy52MSI6CgpFdmVudEJhdGNoEiwKBmV2ZW50cxgBIAMoCzIcLnBhcmxleS5ldmVudHMudjEuTWF0Y2hFdmVudCK0BAoKTWF0Y2hFdmVudBIQCghtYXRjaF9pZBgBIAEoCRILCgNzZXEYAiABKAQSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEdHVybhgEIAEoBRI3Cg1tYXRjaF9zdGFydGVkGAogASgLMh4ucGFybGV5LmV2ZW50cy52MS5NYXRjaFN0YXJ0ZWRIABI1CgxhY3Rpb25fdGFrZW4YCyABKAsyHS5wYXJsZXkuZXZlbnRzLnYxLkFjdGlvblRha2VuSAASOQoOYWN0aW9uX3JlZnVzZWQYDCABKAsyHy5wYXJsZXkuZXZlbnRzLnYxLkFjdGlvblJlZnVzZWRIABIzCgthZ2VudF9mYXVsdBgNIAEoCzIcLnBhcmxleS5ldmVudHMudjEuQWdlbnRGYXVsdEgAEjMKC21hdGNoX2VuZGVkGA4gASgLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEVuZGVkSAASNwoNcGhhc2Vfc3RhcnRlZBgPIAEoCzIeLnBhcmxleS5ldmVudHMudjEuUGhhc2VTdGFydGVkSAASNQoMY2hhbmNlX2RyYXduGBAgASgLMh0ucGFybGV5LmV2ZW50cy52MS5DaGFuY2VEcmF3bkgAEj8KEXByb3Bvc2FsX3Jlc29sdmVkGBEgASgLMiIucGFybGV5LmV2ZW50cy52MS5Qcm9wb3NhbFJlc29sdmVkSABCCQoHcGF5bG9hZCIuCgxQaGFzZVN0YXJ0ZWQSDQoFcGhhc2UYASABKAkSDwoHc3VtbWFyeRgCIAEoCSJ6CgtDaGFuY2VEcmF3bhIMCgR3aGF0GAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARISCgV2YWx1ZRgDIAEoA0gBiAEBEg8KB3N1bW1hcnkYBCABKAkSEgoKdmlzaWJsZV90bxgFIAMoBUIHCgVfc2VhdEIICgZfdmFsdWUinQEKEFByb3Bvc2FsUmVzb2x2ZWQSEAoIcHJvcG9zZXIYASABKAUSKgoIcHJvcG9zYWwYAiABKAsyGC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbBIQCghhY2NlcHRlZBgDIAEoCBITCgthY2NlcHRlZF9ieRgEIAMoBRITCgtyZWplY3RlZF9ieRgFIAMoBRIPCgdzdW1tYXJ5GAYgASgJIu8BCgxNYXRjaFN0YXJ0ZWQSDAoEZ2FtZRgBIAEoCRIVCg1ydWxlc192ZXJzaW9uGAIgASgJEisKBnBhcmFtcxgDIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYBCABKAQSJwoFc2VhdHMYBSADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxInCgZsaW1pdHMYBiABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEhUKDXRvdXJuYW1lbnRfaWQYByABKAkSFgoOcmV2ZWFsX3ByaXZhdGUYCCABKAgibQoLQWN0aW9uVGFrZW4SDAoEc2VhdBgBIAEoBRInCgZhY3Rpb24YAiABKAsyFy5wYXJsZXkuYWdlbnQudjEuQWN0aW9uEg8KB2F0dGVtcHQYAyABKAUSFgoOZGVmYXVsdF9yZWFzb24YBCABKAkiowEKDUFjdGlvblJlZnVzZWQSDAoEc2VhdBgBIAEoBRIPCgdhdHRlbXB0GAIgASgFEicKBmFjdGlvbhgDIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SLAoJcmVqZWN0aW9uGAQgASgLMhkucGFybGV5LmdhbWUudjEuUmVqZWN0aW9uEhwKFGFjdGlvbl9vbWl0dGVkX2J5dGVzGAUgASgFImYKCkFnZW50RmF1bHQSDAoEc2VhdBgBIAEoBRIPCgdhdHRlbXB0GAIgASgFEikKBGtpbmQYAyABKA4yGy5wYXJsZXkuZXZlbnRzLnYxLkZhdWx0S2luZBIOCgZkZXRhaWwYBCABKAkiYwoKTWF0Y2hFbmRlZBIpCgdvdXRjb21lGAEgASgLMhgucGFybGV5Lm1hdGNoLnYxLk91dGNvbWUSKgoFdXNhZ2UYAiADKAsyGy5wYXJsZXkuZXZlbnRzLnYxLlNlYXRVc2FnZSJACglTZWF0VXNhZ2USDAoEc2VhdBgBIAEoBRIlCgV0b3RhbBgCIAEoCzIWLnBhcmxleS5hZ2VudC52MS5Vc2FnZSrHAQoJRmF1bHRLaW5kEhoKFkZBVUxUX0tJTkRfVU5TUEVDSUZJRUQQABIWChJGQVVMVF9LSU5EX1RJTUVPVVQQARIaChZGQVVMVF9LSU5EX1VOQVZBSUxBQkxFEAISGAoURkFVTFRfS0lORF9NQUxGT1JNRUQQAxIYChRGQVVMVF9LSU5EX09WRVJTSVpFRBAEEhQKEEZBVUxUX0tJTkRfRVJST1IQBRIgChxGQVVMVF9LSU5EX1JFVFJJRVNfRVhIQVVTVEVEEAZCxgEKFGNvbS5wYXJsZXkuZXZlbnRzLnYxQgtFdmVudHNQcm90b1ABWj9naXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhBQYXJsZXkuRXZlbnRzLlYxygIQUGFybGV5XEV2ZW50c1xWMeICHFBhcmxleVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhJQYXJsZXk6OkV2ZW50czo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_parley_agent_v1_agent, file_parley_game_v1_game, file_parley_match_v1_match]);
+  fileDesc("Ch1wYXJsZXkvZXZlbnRzL3YxL2V2ZW50cy5wcm90bxIQcGFybGV5LmV2ZW50cy52MSI6CgpFdmVudEJhdGNoEiwKBmV2ZW50cxgBIAMoCzIcLnBhcmxleS5ldmVudHMudjEuTWF0Y2hFdmVudCK0BAoKTWF0Y2hFdmVudBIQCghtYXRjaF9pZBgBIAEoCRILCgNzZXEYAiABKAQSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEdHVybhgEIAEoBRI3Cg1tYXRjaF9zdGFydGVkGAogASgLMh4ucGFybGV5LmV2ZW50cy52MS5NYXRjaFN0YXJ0ZWRIABI1CgxhY3Rpb25fdGFrZW4YCyABKAsyHS5wYXJsZXkuZXZlbnRzLnYxLkFjdGlvblRha2VuSAASOQoOYWN0aW9uX3JlZnVzZWQYDCABKAsyHy5wYXJsZXkuZXZlbnRzLnYxLkFjdGlvblJlZnVzZWRIABIzCgthZ2VudF9mYXVsdBgNIAEoCzIcLnBhcmxleS5ldmVudHMudjEuQWdlbnRGYXVsdEgAEjMKC21hdGNoX2VuZGVkGA4gASgLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEVuZGVkSAASNwoNcGhhc2Vfc3RhcnRlZBgPIAEoCzIeLnBhcmxleS5ldmVudHMudjEuUGhhc2VTdGFydGVkSAASNQoMY2hhbmNlX2RyYXduGBAgASgLMh0ucGFybGV5LmV2ZW50cy52MS5DaGFuY2VEcmF3bkgAEj8KEXByb3Bvc2FsX3Jlc29sdmVkGBEgASgLMiIucGFybGV5LmV2ZW50cy52MS5Qcm9wb3NhbFJlc29sdmVkSABCCQoHcGF5bG9hZCIuCgxQaGFzZVN0YXJ0ZWQSDQoFcGhhc2UYASABKAkSDwoHc3VtbWFyeRgCIAEoCSJ6CgtDaGFuY2VEcmF3bhIMCgR3aGF0GAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARISCgV2YWx1ZRgDIAEoA0gBiAEBEg8KB3N1bW1hcnkYBCABKAkSEgoKdmlzaWJsZV90bxgFIAMoBUIHCgVfc2VhdEIICgZfdmFsdWUinQEKEFByb3Bvc2FsUmVzb2x2ZWQSEAoIcHJvcG9zZXIYASABKAUSKgoIcHJvcG9zYWwYAiABKAsyGC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbBIQCghhY2NlcHRlZBgDIAEoCBITCgthY2NlcHRlZF9ieRgEIAMoBRITCgtyZWplY3RlZF9ieRgFIAMoBRIPCgdzdW1tYXJ5GAYgASgJIqECCgxNYXRjaFN0YXJ0ZWQSDAoEZ2FtZRgBIAEoCRIVCg1ydWxlc192ZXJzaW9uGAIgASgJEisKBnBhcmFtcxgDIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYBCABKAQSJwoFc2VhdHMYBSADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxInCgZsaW1pdHMYBiABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEhUKDXRvdXJuYW1lbnRfaWQYByABKAkSFgoOcmV2ZWFsX3ByaXZhdGUYCCABKAgSMAoIaW1wb3J0ZWQYCSABKAsyHi5wYXJsZXkuZXZlbnRzLnYxLkltcG9ydFNvdXJjZSKLAQoMSW1wb3J0U291cmNlEg0KBXN0dWR5GAEgASgJEhMKC3NvdXJjZV9maWxlGAIgASgJEg4KBnNoYTI1NhgDIAEoCRISCgpyZXBvc2l0b3J5GAQgASgJEg4KBmNvbW1pdBgFIAEoCRITCgtvcmlnaW5hbF9pZBgGIAEoCRIOCgZmb3JtYXQYByABKAkibQoLQWN0aW9uVGFrZW4SDAoEc2VhdBgBIAEoBRInCgZhY3Rpb24YAiABKAsyFy5wYXJsZXkuYWdlbnQudjEuQWN0aW9uEg8KB2F0dGVtcHQYAyABKAUSFgoOZGVmYXVsdF9yZWFzb24YBCABKAkiowEKDUFjdGlvblJlZnVzZWQSDAoEc2VhdBgBIAEoBRIPCgdhdHRlbXB0GAIgASgFEicKBmFjdGlvbhgDIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SLAoJcmVqZWN0aW9uGAQgASgLMhkucGFybGV5LmdhbWUudjEuUmVqZWN0aW9uEhwKFGFjdGlvbl9vbWl0dGVkX2J5dGVzGAUgASgFImYKCkFnZW50RmF1bHQSDAoEc2VhdBgBIAEoBRIPCgdhdHRlbXB0GAIgASgFEikKBGtpbmQYAyABKA4yGy5wYXJsZXkuZXZlbnRzLnYxLkZhdWx0S2luZBIOCgZkZXRhaWwYBCABKAkimAEKCk1hdGNoRW5kZWQSKQoHb3V0Y29tZRgBIAEoCzIYLnBhcmxleS5tYXRjaC52MS5PdXRjb21lEioKBXVzYWdlGAIgAygLMhsucGFybGV5LmV2ZW50cy52MS5TZWF0VXNhZ2USMwoMaW1wb3J0X2F1ZGl0GAMgASgLMh0ucGFybGV5LmV2ZW50cy52MS5JbXBvcnRBdWRpdCKlAQoLSW1wb3J0QXVkaXQSMAoOcGFybGV5X291dGNvbWUYASABKAsyGC5wYXJsZXkubWF0Y2gudjEuT3V0Y29tZRI7Cg1kaXNhZ3JlZW1lbnRzGAIgAygLMiQucGFybGV5LmV2ZW50cy52MS5JbXBvcnREaXNhZ3JlZW1lbnQSDwoHYW5zd2VycxgDIAEoBRIWCg5hbnN3ZXJzX2FncmVlZBgEIAEoBSL3AQoSSW1wb3J0RGlzYWdyZWVtZW50EjAKBGtpbmQYASABKA4yIi5wYXJsZXkuZXZlbnRzLnYxLkRpc2FncmVlbWVudEtpbmQSDAoEdHVybhgCIAEoBRIRCgRzZWF0GAMgASgFSACIAQESCwoDdGFnGAQgASgJEhAKCHBsYXRmb3JtGAUgASgJEg4KBnBhcmxleRgGIAEoCRIrCg1wbGF0Zm9ybV9tb3ZlGAcgASgLMhQucGFybGV5LmdhbWUudjEuTW92ZRIpCgtwYXJsZXlfbW92ZRgIIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmVCBwoFX3NlYXQiQAoJU2VhdFVzYWdlEgwKBHNlYXQYASABKAUSJQoFdG90YWwYAiABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UqxwEKCUZhdWx0S2luZBIaChZGQVVMVF9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSRkFVTFRfS0lORF9USU1FT1VUEAESGgoWRkFVTFRfS0lORF9VTkFWQUlMQUJMRRACEhgKFEZBVUxUX0tJTkRfTUFMRk9STUVEEAMSGAoURkFVTFRfS0lORF9PVkVSU0laRUQQBBIUChBGQVVMVF9LSU5EX0VSUk9SEAUSIAocRkFVTFRfS0lORF9SRVRSSUVTX0VYSEFVU1RFRBAGKpABChBEaXNhZ3JlZW1lbnRLaW5kEiEKHURJU0FHUkVFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASGwoXRElTQUdSRUVNRU5UX0tJTkRfUEFSU0UQARIdChlESVNBR1JFRU1FTlRfS0lORF9SRUZVU0VEEAISHQoZRElTQUdSRUVNRU5UX0tJTkRfT1VUQ09NRRADQsYBChRjb20ucGFybGV5LmV2ZW50cy52MUILRXZlbnRzUHJvdG9QAVo/Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZXZlbnRzL3YxO2V2ZW50c3YxogIDUEVYqgIQUGFybGV5LkV2ZW50cy5WMcoCEFBhcmxleVxFdmVudHNcVjHiAhxQYXJsZXlcRXZlbnRzXFYxXEdQQk1ldGFkYXRh6gISUGFybGV5OjpFdmVudHM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_parley_agent_v1_agent, file_parley_game_v1_game, file_parley_match_v1_match]);
 
 /**
  * EventBatch is several consecutive events of one match stored as one JetStream message, oldest
@@ -370,6 +370,15 @@ export type MatchStarted = Message<"parley.events.v1.MatchStarted"> & {
    * @generated from field: bool reveal_private = 8;
    */
   revealPrivate: boolean;
+
+  /**
+   * Set only on a match that no referee of Parley played: a game another platform played and
+   * published, read by `parley import` (research/imports). Says where it comes from; the rest
+   * of the record is the game as that platform played it. Public.
+   *
+   * @generated from field: parley.events.v1.ImportSource imported = 9;
+   */
+  imported?: ImportSource | undefined;
 };
 
 /**
@@ -378,6 +387,70 @@ export type MatchStarted = Message<"parley.events.v1.MatchStarted"> & {
  */
 export const MatchStartedSchema: GenMessage<MatchStarted> = /*@__PURE__*/
   messageDesc(file_parley_events_v1_events, 5);
+
+/**
+ * ImportSource is the provenance of an imported match. Set by the importer; public.
+ *
+ * @generated from message parley.events.v1.ImportSource
+ */
+export type ImportSource = Message<"parley.events.v1.ImportSource"> & {
+  /**
+   * The study whose published runs hold the game, as in research/studies: "negotiationarena".
+   *
+   * @generated from field: string study = 1;
+   */
+  study: string;
+
+  /**
+   * The log file the game was read from, relative to the path given to the importer; inside an
+   * archive, the archive's name, "!", and the entry's path.
+   *
+   * @generated from field: string source_file = 2;
+   */
+  sourceFile: string;
+
+  /**
+   * SHA-256 of the log file's bytes, lower-case hex: the same file always gives the same match.
+   *
+   * @generated from field: string sha256 = 3;
+   */
+  sha256: string;
+
+  /**
+   * The study's public repository the logs were released in, where known.
+   *
+   * @generated from field: string repository = 4;
+   */
+  repository: string;
+
+  /**
+   * The commit of that repository the logs come from, where known.
+   *
+   * @generated from field: string commit = 5;
+   */
+  commit: string;
+
+  /**
+   * The platform's own id of the game (NegotiationArena: run_epoch_time_ms).
+   *
+   * @generated from field: string original_id = 6;
+   */
+  originalId: string;
+
+  /**
+   * The log's format as the importer recognised it, e.g. "negotiationarena TradingGame".
+   *
+   * @generated from field: string format = 7;
+   */
+  format: string;
+};
+
+/**
+ * Describes the message parley.events.v1.ImportSource.
+ * Use `create(ImportSourceSchema)` to create a new message.
+ */
+export const ImportSourceSchema: GenMessage<ImportSource> = /*@__PURE__*/
+  messageDesc(file_parley_events_v1_events, 6);
 
 /**
  * ActionTaken records an action the rules applied: an agent's accepted answer, or the game's
@@ -423,7 +496,7 @@ export type ActionTaken = Message<"parley.events.v1.ActionTaken"> & {
  * Use `create(ActionTakenSchema)` to create a new message.
  */
 export const ActionTakenSchema: GenMessage<ActionTaken> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 6);
+  messageDesc(file_parley_events_v1_events, 7);
 
 /**
  * ActionRefused records an action the rules refused. The seat is told why and may try again
@@ -475,7 +548,7 @@ export type ActionRefused = Message<"parley.events.v1.ActionRefused"> & {
  * Use `create(ActionRefusedSchema)` to create a new message.
  */
 export const ActionRefusedSchema: GenMessage<ActionRefused> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 7);
+  messageDesc(file_parley_events_v1_events, 8);
 
 /**
  * AgentFault records an agent's failure to answer usably. Counts against that seat.
@@ -518,7 +591,7 @@ export type AgentFault = Message<"parley.events.v1.AgentFault"> & {
  * Use `create(AgentFaultSchema)` to create a new message.
  */
 export const AgentFaultSchema: GenMessage<AgentFault> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 8);
+  messageDesc(file_parley_events_v1_events, 9);
 
 /**
  * MatchEnded is always the last event.
@@ -540,6 +613,16 @@ export type MatchEnded = Message<"parley.events.v1.MatchEnded"> & {
    * @generated from field: repeated parley.events.v1.SeatUsage usage = 2;
    */
   usage: SeatUsage[];
+
+  /**
+   * Set only on an imported match (MatchStarted.imported): Parley's own reading of the game
+   * beside the platform's. The outcome above is the one the platform logged, which the study's
+   * paper used; this says where Parley's parser and rules read the game otherwise. Public, but
+   * for the parts that come from a seat's private answer (see ImportDisagreement).
+   *
+   * @generated from field: parley.events.v1.ImportAudit import_audit = 3;
+   */
+  importAudit?: ImportAudit | undefined;
 };
 
 /**
@@ -547,7 +630,129 @@ export type MatchEnded = Message<"parley.events.v1.MatchEnded"> & {
  * Use `create(MatchEndedSchema)` to create a new message.
  */
 export const MatchEndedSchema: GenMessage<MatchEnded> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 9);
+  messageDesc(file_parley_events_v1_events, 10);
+
+/**
+ * ImportAudit is how Parley's own parser and rules read an imported game: every answer read again
+ * by the parser of the study's reply format (the language-model agent's prompt style for it) and
+ * applied to Parley's rules, the game's default move standing in for a move the rules refuse.
+ * Set by the importer.
+ *
+ * @generated from message parley.events.v1.ImportAudit
+ */
+export type ImportAudit = Message<"parley.events.v1.ImportAudit"> & {
+  /**
+   * How the game ends by Parley's reading. Its cause is END_CAUSE_UNSPECIFIED when the answers
+   * run out before Parley's rules end the game (the platform ended it on a move Parley refused).
+   *
+   * @generated from field: parley.match.v1.Outcome parley_outcome = 1;
+   */
+  parleyOutcome?: Outcome | undefined;
+
+  /**
+   * Every place where Parley's reading differs from the platform's, in the order of the game;
+   * the outcome's, if any, last.
+   *
+   * @generated from field: repeated parley.events.v1.ImportDisagreement disagreements = 2;
+   */
+  disagreements: ImportDisagreement[];
+
+  /**
+   * Answers read, and of those, answers Parley's parser read as the same move as the platform.
+   *
+   * @generated from field: int32 answers = 3;
+   */
+  answers: number;
+
+  /**
+   * See answers.
+   *
+   * @generated from field: int32 answers_agreed = 4;
+   */
+  answersAgreed: number;
+};
+
+/**
+ * Describes the message parley.events.v1.ImportAudit.
+ * Use `create(ImportAuditSchema)` to create a new message.
+ */
+export const ImportAuditSchema: GenMessage<ImportAudit> = /*@__PURE__*/
+  messageDesc(file_parley_events_v1_events, 11);
+
+/**
+ * ImportDisagreement is one place where Parley reads an imported game otherwise than the
+ * platform did, with both readings. Set by the importer. The parley and parley_move of a
+ * DISAGREEMENT_KIND_PARSE come from the seat's whole answer, which is its private reasoning:
+ * private to that seat like the answer (consumers that show the record to others strip them
+ * unless the match allows it); everything else is public.
+ *
+ * @generated from message parley.events.v1.ImportDisagreement
+ */
+export type ImportDisagreement = Message<"parley.events.v1.ImportDisagreement"> & {
+  /**
+   * What differs.
+   *
+   * @generated from field: parley.events.v1.DisagreementKind kind = 1;
+   */
+  kind: DisagreementKind;
+
+  /**
+   * Turn of the answer, 1-based; 0 for the outcome.
+   *
+   * @generated from field: int32 turn = 2;
+   */
+  turn: number;
+
+  /**
+   * Seat whose answer it is; unset for the outcome.
+   *
+   * @generated from field: optional int32 seat = 3;
+   */
+  seat?: number | undefined;
+
+  /**
+   * A short name of the sort of disagreement, to count them by, e.g. "wait_read_as_accept",
+   * "gives_more_than_held", "swapped_trade", "full_split_scored_zero".
+   *
+   * @generated from field: string tag = 4;
+   */
+  tag: string;
+
+  /**
+   * The platform's reading, in words.
+   *
+   * @generated from field: string platform = 5;
+   */
+  platform: string;
+
+  /**
+   * Parley's reading, in words: the move, the rules' reason for refusing it, or the outcome.
+   *
+   * @generated from field: string parley = 6;
+   */
+  parley: string;
+
+  /**
+   * The move as the platform read it, when the disagreement is about a move.
+   *
+   * @generated from field: parley.game.v1.Move platform_move = 7;
+   */
+  platformMove?: Move | undefined;
+
+  /**
+   * The move as Parley's parser read it, when it read one.
+   *
+   * @generated from field: parley.game.v1.Move parley_move = 8;
+   */
+  parleyMove?: Move | undefined;
+};
+
+/**
+ * Describes the message parley.events.v1.ImportDisagreement.
+ * Use `create(ImportDisagreementSchema)` to create a new message.
+ */
+export const ImportDisagreementSchema: GenMessage<ImportDisagreement> = /*@__PURE__*/
+  messageDesc(file_parley_events_v1_events, 12);
 
 /**
  * SeatUsage is one seat's summed resource use in a match.
@@ -576,7 +781,7 @@ export type SeatUsage = Message<"parley.events.v1.SeatUsage"> & {
  * Use `create(SeatUsageSchema)` to create a new message.
  */
 export const SeatUsageSchema: GenMessage<SeatUsage> = /*@__PURE__*/
-  messageDesc(file_parley_events_v1_events, 10);
+  messageDesc(file_parley_events_v1_events, 13);
 
 /**
  * FaultKind classifies an agent's failure to answer usably.
@@ -639,4 +844,45 @@ export enum FaultKind {
  */
 export const FaultKindSchema: GenEnum<FaultKind> = /*@__PURE__*/
   enumDesc(file_parley_events_v1_events, 0);
+
+/**
+ * DisagreementKind says what Parley reads otherwise than the platform that played a game.
+ *
+ * @generated from enum parley.events.v1.DisagreementKind
+ */
+export enum DisagreementKind {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: DISAGREEMENT_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Parley's parser reads an answer as another move than the platform did, or cannot read it.
+   *
+   * @generated from enum value: DISAGREEMENT_KIND_PARSE = 1;
+   */
+  PARSE = 1,
+
+  /**
+   * Parley's rules refuse a move (as Parley's parser reads it) that the platform played on.
+   *
+   * @generated from enum value: DISAGREEMENT_KIND_REFUSED = 2;
+   */
+  REFUSED = 2,
+
+  /**
+   * Parley's rules end the game with another outcome than the one the platform logged.
+   *
+   * @generated from enum value: DISAGREEMENT_KIND_OUTCOME = 3;
+   */
+  OUTCOME = 3,
+}
+
+/**
+ * Describes the enum parley.events.v1.DisagreementKind.
+ */
+export const DisagreementKindSchema: GenEnum<DisagreementKind> = /*@__PURE__*/
+  enumDesc(file_parley_events_v1_events, 1);
 
