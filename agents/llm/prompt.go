@@ -361,7 +361,7 @@ type outputStyle interface {
 }
 
 // Styles lists the output styles.
-func Styles() []string { return []string{"deliberation", "json", "tagged"} }
+func Styles() []string { return []string{"deliberation", "json", ArenaStyle, "tagged"} }
 
 func styleByName(name string) (outputStyle, error) {
 	switch name {
@@ -371,6 +371,8 @@ func styleByName(name string) (outputStyle, error) {
 		return jsonStyle{}, nil
 	case "deliberation":
 		return deliberationStyle{}, nil
+	case ArenaStyle:
+		return arenaStyle{}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown style %q (styles: %s)", ErrPrompt, name, strings.Join(Styles(), ", "))
 }
