@@ -17,6 +17,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/gamescmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/gatewaycmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/healthcmd"
+	"github.com/parley-arena/parley/cmd/parley/internal/importcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/playcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/refereecmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/replaycmd"
@@ -71,6 +72,7 @@ Every flag can also be set from the environment variable shown in its help.`,
 		tournamentcmd.NewCmd(deps),
 		reportcmd.NewCmd(deps),
 		reproducecmd.NewCmd(deps),
+		importcmd.NewCmd(deps),
 		analyticscmd.NewCmd(deps),
 		gatewaycmd.NewCmd(deps),
 		healthcmd.NewCmd(deps),
