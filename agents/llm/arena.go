@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -484,7 +485,7 @@ func (arenaStyle) parse(reply string, t *turn) (*draft, *formatError) {
 		var parts []string
 		for seat, g := range r.Gives {
 			var items []string
-			for _, res := range sortedKeys(g) {
+			for _, res := range slices.Sorted(maps.Keys(g)) {
 				items = append(items, fmt.Sprintf("%s: %d", res, g[res]))
 			}
 			if len(items) > 0 {
@@ -497,15 +498,6 @@ func (arenaStyle) parse(reply string, t *turn) (*draft, *formatError) {
 		}
 	}
 	return d, nil
-}
-
-func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (arenaStyle) moveExample(t *turn, k gamev1.MoveKind, bounds []*gamev1.Bound) string {

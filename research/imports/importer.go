@@ -21,7 +21,7 @@ import (
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/games"
-	"github.com/parley-arena/parley/services/tournament"
+	"github.com/parley-arena/parley/referee/tournament"
 )
 
 // Importer reads a study's published runs and stores them as matches, one tournament per

@@ -27,11 +27,11 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
-	"github.com/parley-arena/parley/referee/catalog"
+	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/record"
+	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/imports"
 	"github.com/parley-arena/parley/services/analytics/metrics"
-	"github.com/parley-arena/parley/services/tournament"
 )
 
 // toyFormat is a log format made for these tests: a file NAME.game holds an ultimatum game,
@@ -220,7 +220,7 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 	write(t, dir, "runs/right/d.game", gameVoid)
 	write(t, dir, "runs/right/notes.md", "not a game")
 	b := openBus(t)
-	im := &imports.Importer{Format: toyFormat{}, Games: catalog.New(), Prefix: "toy"}
+	im := &imports.Importer{Format: toyFormat{}, Games: families.New(), Prefix: "toy"}
 	sum, err := im.Import(ctx, b, []string{filepath.Join(dir, "runs")})
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +470,7 @@ func TestImportRefusesFilesTheFormatCannotRead(t *testing.T) {
 	write(t, dir, "runs/long.game", strings.Replace(gameAlike, "| accept", "| accept "+strings.Repeat("x", imports.MaxAnswerBytes), 1))
 	write(t, dir, "runs/threeseats.game", "total 10\nseat a\nseat b\nseat c\n0 pass | pass\noutcome agreement 0 0")
 	b := openBus(t)
-	im := &imports.Importer{Format: toyFormat{}, Games: catalog.New(), Prefix: "toy"}
+	im := &imports.Importer{Format: toyFormat{}, Games: families.New(), Prefix: "toy"}
 	sum, err := im.Import(ctx, b, []string{filepath.Join(dir, "runs")})
 	if err != nil {
 		t.Fatal(err)
