@@ -66,12 +66,12 @@ func Audit(g *Game, game games.Game, params *matchv1.GameParams, parse func(*age
 			add(&eventsv1.ImportDisagreement{Kind: eventsv1.DisagreementKind_DISAGREEMENT_KIND_PARSE, Turn: turn, Seat: seat,
 				Tag: TagUnreadable, Platform: games.DescribeMove(played, names), Parley: "unreadable: " + perr.Error(),
 				PlatformMove: proto.CloneOf(played)})
-		case SameMove(action.GetMove(), played):
+		case SameAction(action, t.Played):
 			audit.AnswersAgreed++
 		default:
 			add(&eventsv1.ImportDisagreement{Kind: eventsv1.DisagreementKind_DISAGREEMENT_KIND_PARSE, Turn: turn, Seat: seat,
-				Tag: parseTag(played, action.GetMove()), Platform: games.DescribeMove(played, names),
-				Parley: games.DescribeMove(action.GetMove(), names), PlatformMove: proto.CloneOf(played), ParleyMove: proto.CloneOf(action.GetMove())})
+				Tag: parseTag(t.Played, action), Platform: describeAction(t.Played, names),
+				Parley: describeAction(action, names), PlatformMove: proto.CloneOf(played), ParleyMove: proto.CloneOf(action.GetMove())})
 		}
 		movers := state.ToMove()
 		if len(movers) == 0 {
@@ -148,13 +148,68 @@ func seatList(seats []games.Seat, names []string) string {
 	return strings.Join(out, " and ")
 }
 
-// parseTag names a parse disagreement: "pass_read_as_accept", or terms_differ.
-func parseTag(platform, parley *gamev1.Move) string {
-	a, b := games.KindOf(platform), games.KindOf(parley)
-	if a == b {
+// parseTag names a parse disagreement: "pass_read_as_accept", "terms_differ", or for the terms
+// a message carries, "deal_read_as_none", "none_read_as_terms", ....
+func parseTag(platform, parley *agentv1.Action) string {
+	a, b := games.KindOf(platform.GetMove()), games.KindOf(parley.GetMove())
+	switch {
+	case a != b:
+		return kindName(a) + "_read_as_" + kindName(b)
+	case !SameMove(platform.GetMove(), parley.GetMove()):
 		return TagTermsDiffer
 	}
-	return kindName(a) + "_read_as_" + kindName(b)
+	pa, pb := messageTerms(platform), messageTerms(parley)
+	if pa != nil && pb != nil {
+		return TagTermsDiffer
+	}
+	return termsName(pa) + "_read_as_" + termsName(pb)
+}
+
+func termsName(p *gamev1.Proposal) string {
+	switch {
+	case p == nil:
+		return "none"
+	case p.GetDeal() != nil:
+		return "deal"
+	}
+	return "terms"
+}
+
+// messageTerms returns the terms the action's first message carries, if any.
+func messageTerms(a *agentv1.Action) *gamev1.Proposal {
+	if msgs := a.GetMessages(); len(msgs) > 0 {
+		return msgs[0].GetProposal()
+	}
+	return nil
+}
+
+// SameAction reports whether two readings of an answer are the same: the same move (SameMove)
+// and, when either carries terms in its first message (a deal put to the others while
+// talking), the same terms.
+func SameAction(a, b *agentv1.Action) bool {
+	if !SameMove(a.GetMove(), b.GetMove()) {
+		return false
+	}
+	pa, pb := messageTerms(a), messageTerms(b)
+	if pa == nil && pb == nil {
+		return true
+	}
+	if pa == nil || pb == nil {
+		return false
+	}
+	if pa.GetDeal() != nil || pb.GetDeal() != nil {
+		return sameDeal(pa.GetDeal(), pb.GetDeal())
+	}
+	return sameAllocation(pa.GetAllocation(), pb.GetAllocation())
+}
+
+// describeAction writes a reading: its move, and the terms its first message carries.
+func describeAction(a *agentv1.Action, names []string) string {
+	text := games.DescribeMove(a.GetMove(), names)
+	if p := messageTerms(a); p != nil {
+		text += " (with terms: " + games.DescribeProposal(p, names) + ")"
+	}
+	return text
 }
 
 func kindName(k gamev1.MoveKind) string {

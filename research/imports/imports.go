@@ -41,7 +41,6 @@ import (
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"github.com/parley-arena/parley/referee/games"
 )
 
 // Bounds on what a file may make the importer read or keep.
@@ -50,9 +49,10 @@ const (
 	MaxFileBytes = 32 << 20
 	// MaxAuxBytes bounds the Aux files held in memory for the games of one archive.
 	MaxAuxBytes = 64 << 20
-	// MaxAnswerBytes is the longest answer kept: the longest private reasoning an action may
-	// carry (games.MaxTextBytes). A game with a longer answer is refused.
-	MaxAnswerBytes = games.MaxTextBytes
+	// MaxAnswerBytes is the longest answer kept: it stays whole as the raw output, well within
+	// the largest reply the runner reads (512 KiB); the private reasoning keeps its first
+	// games.MaxTextBytes. A game with a longer answer is refused.
+	MaxAnswerBytes = 256 << 10
 	// MaxTurns bounds the answers of one game.
 	MaxTurns = 1000
 )
@@ -132,7 +132,9 @@ type Game struct {
 	// OutcomeTag names what the format knows of a platform outcome that Parley's rules score
 	// otherwise (a known quirk of the platform, e.g. "swapped_trade"); empty: "outcome".
 	OutcomeTag string
-	// Style names the prompt style the answers were written in, for the parse report.
+	// Style names the output style the answers were written in, as the language-model agent
+	// names its styles ("negotiationarena", "deliberation"): recorded as each answer's
+	// Usage.style, and the parse report's prompt style.
 	Style string
 	// Source says where the game comes from beyond its file.
 	Source Source
@@ -154,16 +156,23 @@ type Seat struct {
 	Model string
 	// Persona is the name of the persona the seat was told to play ("desperate"); "" for none.
 	Persona string
+	// Reasoning names the reasoning steps the seat was asked for, when the study varied them
+	// ("cot"); "" for none.
+	Reasoning string
 	// Description says more for people: the platform's agent, its sampling settings.
 	Description string
 }
 
-// Label is the seat's name in tables and ratings: the model, then "/persona" when it has one.
+// Label is the seat's name in tables and ratings: the model, then "/persona" and
+// "/reasoning" when it has them (as reproduce labels its own seats).
 func (s Seat) Label() string {
-	if s.Persona == "" {
-		return s.Model
+	label := s.Model
+	for _, part := range []string{s.Persona, s.Reasoning} {
+		if part != "" {
+			label += "/" + part
+		}
 	}
-	return s.Model + "/" + s.Persona
+	return label
 }
 
 // Turn is one answer of a seat.

@@ -143,6 +143,9 @@ func (toyFormat) Read(f imports.File, aux imports.AuxReader) (*imports.Game, err
 
 // Games of the toy format: a deal Parley reads alike; a game whose answer Parley reads
 // otherwise; one the platform scores otherwise; a void one.
+// longAnswer is longer than an action's private reasoning may be, and kept whole all the same.
+var longAnswer = strings.Repeat("so long ", 3000)
+
 const (
 	gameAlike = `total 10
 seat model-a
@@ -219,14 +222,15 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 	write(t, dir, "runs/right/c.game", gameRefused)
 	write(t, dir, "runs/right/d.game", gameVoid)
 	write(t, dir, "runs/right/notes.md", "not a game")
+	write(t, dir, "runs/right/e.game", strings.Replace(gameAlike, "| accept", "| accept "+longAnswer, 1))
 	b := openBus(t)
 	im := &imports.Importer{Format: toyFormat{}, Games: families.New(), Prefix: "toy"}
 	sum, err := im.Import(ctx, b, []string{filepath.Join(dir, "runs")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Imported != 4 || sum.Stored != 0 || len(sum.Refused) != 0 || sum.Void["cut short"] != 1 {
-		t.Fatalf("summary: imported %d, stored %d, refused %v, void %v; want 4, 0, none, 1 cut short", sum.Imported, sum.Stored, sum.Refused, sum.Void)
+	if sum.Imported != 5 || sum.Stored != 0 || len(sum.Refused) != 0 || sum.Void["cut short"] != 1 {
+		t.Fatalf("summary: imported %d, stored %d, refused %v, void %v; want 5, 0, none, 1 cut short", sum.Imported, sum.Stored, sum.Refused, sum.Void)
 	}
 	// b.game: Parley reads 5 where the platform played 4; c.game: P1 gives 11 of 10 (refused), and
 	// the platform scored the deal (-1, 11) where Parley ends with nothing agreed.
@@ -254,7 +258,8 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 	}
 
 	// Each match, read back from the store, is the game: provenance, every answer, the outcome.
-	files := map[string]string{"a.game": gameAlike, "b.game": gameParse, "c.game": gameRefused, "d.game": gameVoid}
+	files := map[string]string{"a.game": gameAlike, "b.game": gameParse, "c.game": gameRefused, "d.game": gameVoid,
+		"e.game": strings.Replace(gameAlike, "| accept", "| accept "+longAnswer, 1)}
 	seen := 0
 	for _, id := range ids {
 		spec, err := tournament.LoadSpec(ctx, b.JetStream(), id)
@@ -265,8 +270,8 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(recs) != len(spec.GetMatches()) || len(recs) != 2 {
-			t.Fatalf("tournament %s: %d records of %d scheduled matches, want 2", id, len(recs), len(spec.GetMatches()))
+		if len(recs) != len(spec.GetMatches()) || len(recs) < 2 {
+			t.Fatalf("tournament %s: %d records of %d scheduled matches", id, len(recs), len(spec.GetMatches()))
 		}
 		for _, rec := range recs {
 			if err := record.Validate(rec.Events); err != nil {
@@ -295,9 +300,17 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 			var got []string
 			for _, ev := range rec.Events {
 				if a := ev.GetActionTaken(); a != nil {
-					got = append(got, a.GetAction().GetPrivateReasoning())
-					if raw := a.GetAction().GetUsage().GetRawOutputs(); len(raw) != 1 || raw[0] != a.GetAction().GetPrivateReasoning() {
-						t.Errorf("%s: raw outputs %q", name, raw)
+					raw := a.GetAction().GetUsage().GetRawOutputs()
+					if len(raw) != 1 {
+						t.Fatalf("%s: raw outputs %q", name, raw)
+					}
+					got = append(got, raw[0])
+					reasoning := a.GetAction().GetPrivateReasoning()
+					if len(reasoning) > 8<<10 || !strings.HasPrefix(raw[0], strings.TrimSuffix(reasoning, " …[cut]")) {
+						t.Errorf("%s: private reasoning %d bytes, not the answer's start", name, len(reasoning))
+					}
+					if a.GetAction().GetUsage().GetStyle() != "toy" {
+						t.Errorf("%s: style %q", name, a.GetAction().GetUsage().GetStyle())
 					}
 					if len(a.GetAction().GetMessages()) != 1 {
 						t.Errorf("%s: messages %v", name, a.GetAction().GetMessages())
@@ -336,8 +349,8 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 			}
 		}
 	}
-	if seen != 4 {
-		t.Fatalf("read back %d matches, want 4", seen)
+	if seen != 5 {
+		t.Fatalf("read back %d matches, want 5", seen)
 	}
 
 	// Importing again changes nothing.
@@ -346,8 +359,8 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Imported != 0 || again.Stored != 4 {
-		t.Errorf("second import: imported %d, already stored %d; want 0 and 4", again.Imported, again.Stored)
+	if again.Imported != 0 || again.Stored != 5 {
+		t.Errorf("second import: imported %d, already stored %d; want 0 and 5", again.Imported, again.Stored)
 	}
 	if after := streamMessages(t, b); after != before {
 		t.Errorf("the second import stored %d more messages", after-before)
@@ -491,4 +504,43 @@ func TestImportRefusesFilesTheFormatCannotRead(t *testing.T) {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	_ = eventsv1.DisagreementKind_DISAGREEMENT_KIND_PARSE
+}
+
+func TestSameActionComparesTheMoveAndTheTermsAMessageCarries(t *testing.T) {
+	say := &gamev1.Move{Kind: &gamev1.Move_Say{Say: &gamev1.Say{}}}
+	deal := func(opts ...string) *gamev1.Proposal {
+		d := &gamev1.Deal{}
+		for _, o := range opts {
+			d.Choices = append(d.Choices, &gamev1.IssueChoice{Issue: o[:1], Option: o})
+		}
+		return &gamev1.Proposal{Terms: &gamev1.Proposal_Deal{Deal: d}}
+	}
+	talk := func(p *gamev1.Proposal) *agentv1.Action {
+		return &agentv1.Action{Move: say, Messages: []*gamev1.Message{{Text: "hi", Proposal: p}}}
+	}
+	for _, tc := range []struct {
+		name string
+		a, b *agentv1.Action
+		same bool
+	}{
+		{"talk alike", talk(nil), talk(nil), true},
+		{"the same deal in any order", talk(deal("A1", "B2")), talk(deal("B2", "A1")), true},
+		{"another deal", talk(deal("A1", "B2")), talk(deal("A1", "B3")), false},
+		{"a deal read as none", talk(deal("A1")), talk(nil), false},
+		{"zero amounts do not count", &agentv1.Action{Move: proposeX(0, 3)}, &agentv1.Action{Move: proposeX(0, 3, "Y", 0)}, true},
+	} {
+		if got := imports.SameAction(tc.a, tc.b); got != tc.same {
+			t.Errorf("%s: SameAction %v, want %v", tc.name, got, tc.same)
+		}
+	}
+}
+
+func proposeX(seat int32, x int64, more ...any) *gamev1.Move {
+	gives := map[string]int64{"X": x}
+	for i := 0; i+1 < len(more); i += 2 {
+		gives[more[i].(string)] = int64(more[i+1].(int))
+	}
+	return &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
+		Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{{Seat: seat, Gives: gives}}}},
+	}}}}
 }

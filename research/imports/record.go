@@ -65,8 +65,8 @@ func Record(id, tournament, study string, f File, g *Game, game games.Game, para
 	for i, t := range g.Turns {
 		action := &agentv1.Action{
 			Move:             proto.CloneOf(t.Played.GetMove()),
-			PrivateReasoning: t.Answer,
-			Usage:            &agentv1.Usage{Model: g.Seats[t.Seat].Model, RawOutputs: []string{t.Answer}},
+			PrivateReasoning: clipText(t.Answer, games.MaxTextBytes-len(clipMark)),
+			Usage:            &agentv1.Usage{Model: g.Seats[t.Seat].Model, RawOutputs: []string{t.Answer}, Style: g.Style},
 		}
 		for _, m := range t.Played.GetMessages() {
 			action.Messages = append(action.Messages, proto.CloneOf(m))

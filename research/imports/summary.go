@@ -202,7 +202,10 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// clipText cuts s to at most n bytes at a rune boundary, marking the cut.
+// clipMark ends a text clipText cut.
+const clipMark = " …[cut]"
+
+// clipText cuts s to at most n bytes at a rune boundary, then marks the cut.
 func clipText(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -211,5 +214,5 @@ func clipText(s string, n int) string {
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}
-	return s[:cut] + "…"
+	return s[:cut] + clipMark
 }

@@ -269,7 +269,7 @@ func (Format) Read(f imports.File, _ imports.AuxReader) (*imports.Game, error) {
 	}
 	g := &imports.Game{
 		Source: imports.Source{OriginalID: strings.Trim(string(lf.RunEpoch), `"`), Format: "negotiationarena " + lf.Class, Repository: Repository, Commit: Commit},
-		Style:  llm.ArenaStyle + " " + lf.Class,
+		Style:  llm.ArenaStyle,
 	}
 	iterations := 0
 	if lf.Iterations != nil {
@@ -544,7 +544,7 @@ func platformMove(class string, answerRaw, tradeRaw json.RawMessage, message str
 	answer := text(answerRaw)
 	action := &agentv1.Action{}
 	if strings.TrimSpace(message) != "" {
-		action.Messages = []*gamev1.Message{{Text: clip(strings.TrimSpace(message), imports.MaxAnswerBytes-16)}}
+		action.Messages = []*gamev1.Message{{Text: clip(strings.TrimSpace(message), games.MaxTextBytes-16)}}
 	}
 	switch {
 	case answer == "ACCEPT":
