@@ -5,8 +5,14 @@
 package repodata
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 )
@@ -61,4 +67,59 @@ func SharedPath(t testing.TB, elem ...string) (string, bool) {
 	path := filepath.Join(append([]string{filepath.Dir(Root(t)), "shared", "data"}, elem...)...)
 	_, err := os.Stat(path)
 	return path, err == nil
+}
+
+// Untar extracts a .tar.gz archive (the shared folder's published runs) into a temporary
+// folder of the test, removed when it ends, and returns the folder. An entry that would land
+// outside it fails the test.
+func Untar(t testing.TB, archive string) string {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("repodata: %s: %v", archive, err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return dir
+		}
+		if err != nil {
+			t.Fatalf("repodata: %s: %v", archive, err)
+		}
+		name := path.Clean(h.Name)
+		if !fs.ValidPath(name) {
+			t.Fatalf("repodata: %s: entry %q would land outside the folder", archive, h.Name)
+		}
+		target := filepath.Join(dir, filepath.FromSlash(name))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(target, 0o755)
+		case tar.TypeReg:
+			if err = os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
+				err = writeFile(target, tr)
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func writeFile(name string, r io.Reader) error {
+	out, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, r); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

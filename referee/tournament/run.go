@@ -421,6 +421,21 @@ func LoadSpec(ctx context.Context, js jetstream.JetStream, tournamentID string) 
 	return spec, nil
 }
 
+// EachSpec calls f with the spec of every stored tournament, in no particular order; none when
+// no tournament was ever stored.
+func EachSpec(ctx context.Context, js jetstream.JetStream, f func(*tournamentv1.TournamentSpec)) error {
+	err := readAll(ctx, js, natsname.TournamentStream, natsname.AllTournamentSpecs, func(data []byte) {
+		spec := new(tournamentv1.TournamentSpec)
+		if proto.Unmarshal(data, spec) == nil {
+			f(spec)
+		}
+	})
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil
+	}
+	return err
+}
+
 // Record is one match of a tournament as stored.
 type Record struct {
 	// Scheduled is the scheduled match it plays.

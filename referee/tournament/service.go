@@ -404,11 +404,7 @@ func (s *Service) ListTournaments(ctx context.Context, req *tournamentv1.ListTou
 		size = 500
 	}
 	var all []*tournamentv1.TournamentSummary
-	err := readAll(ctx, s.cfg.Bus.JetStream(), natsname.TournamentStream, natsname.AllTournamentSpecs, func(data []byte) {
-		spec := new(tournamentv1.TournamentSpec)
-		if proto.Unmarshal(data, spec) != nil {
-			return
-		}
+	err := EachSpec(ctx, s.cfg.Bus.JetStream(), func(spec *tournamentv1.TournamentSpec) {
 		sum := &tournamentv1.TournamentSummary{
 			TournamentId: spec.GetTournamentId(), Game: spec.GetGame(), Matches: uint32(len(spec.GetMatches())), Created: spec.GetCreated(),
 		}

@@ -31,6 +31,8 @@ type Cell struct {
 	// OK is false when there is no number; Why says why.
 	OK  bool
 	Why string
+	// Alt is the cell's other reading (Measure.Alt), when it has one.
+	Alt *Cell
 }
 
 // TableResult is a table with our cells beside the paper's.
@@ -56,6 +58,10 @@ func Compute(tables []*Table, res Results, data DataSource, missing map[string]s
 					continue
 				}
 				tr.Ours[i][j] = measure(m, res, data, missing)
+				if m.Alt != nil {
+					alt := measure(*m.Alt, res, data, missing)
+					tr.Ours[i][j].Alt = &alt
+				}
 			}
 		}
 		// Column means come last, over the other rows' numbers.

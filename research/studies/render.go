@@ -3,13 +3,16 @@ package studies
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 )
 
 // Render prints each table in the paper's layout: the row keys, then for every column the
-// paper's number and ours side by side, then how many matches stand behind our cells.
+// paper's number and ours side by side, then how many matches stand behind our cells (one
+// number for the row, or each cell's own when they differ). A cell with another reading
+// (Measure.Alt) has it on a line under its row, explained under the table.
 func Render(w io.Writer, s *Study, results []TableResult) error {
 	for _, tr := range results {
 		t := tr.Table
@@ -32,13 +35,26 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 		fmt.Fprintln(tw, strings.Join(sub, "\t")+"\t")
 		why := map[string]int{}
 		var order []string
+		var altNotes []string
 		for i, r := range t.Rows {
 			cells := append([]string(nil), r.Keys...)
+			// One n for the row when its cells rest on the same matches; else each cell says.
+			ns := map[int]bool{}
+			for j := range t.Columns {
+				if our := tr.Ours[i][j]; our.OK {
+					ns[our.N] = true
+				}
+			}
 			n := 0
+			var alt []string
 			for j, c := range t.Columns {
 				dec := decimals(r, c)
 				cells = append(cells, paperText(r, c, dec))
 				our := tr.Ours[i][j]
+				alt = append(alt, "", altText(our.Alt, dec, len(ns) > 1))
+				if m, ok := t.measureFor(r, c); ok && m.Alt != nil && m.AltNote != "" && !slices.Contains(altNotes, c.Label+": "+m.AltNote) {
+					altNotes = append(altNotes, c.Label+": "+m.AltNote)
+				}
 				if !our.OK {
 					cells = append(cells, "–")
 					if our.Why != "" {
@@ -50,20 +66,35 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 					continue
 				}
 				n = max(n, our.N)
+				text := oursText(our, dec)
 				if c.Unit == "bool" && !our.Pair && (our.Value == 0 || our.Value == 1) {
-					cells = append(cells, formatValue(our.Value == 1, dec))
-					continue
+					text = formatValue(our.Value == 1, dec)
 				}
-				cells = append(cells, oursText(our, dec))
+				if len(ns) > 1 {
+					text += " (" + strconv.Itoa(our.N) + ")"
+				}
+				cells = append(cells, text)
 			}
-			cells = append(cells, strconv.Itoa(n))
+			if len(ns) > 1 {
+				cells = append(cells, "per cell")
+			} else {
+				cells = append(cells, strconv.Itoa(n))
+			}
 			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+			if slices.ContainsFunc(alt, func(s string) bool { return s != "" }) {
+				line := make([]string, len(r.Keys))
+				line[0] = "  alt. reading"
+				fmt.Fprintln(tw, strings.Join(append(line, alt...), "\t")+"\t\t")
+			}
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		for _, reason := range order {
 			fmt.Fprintf(w, "  – %d %s: %s\n", why[reason], plural(why[reason], "cell", "cells"), reason)
+		}
+		for _, note := range altNotes {
+			fmt.Fprintf(w, "  alt. reading, %s\n", note)
 		}
 		for _, note := range t.Notes {
 			fmt.Fprintf(w, "  note: %s\n", note)
@@ -120,6 +151,21 @@ func formatValue(v any, dec int) string {
 		return "(" + strings.Join(parts, ", ") + ")"
 	}
 	return fmt.Sprint(v)
+}
+
+// altText writes a cell's other reading, with its matches when cells say theirs.
+func altText(c *Cell, dec int, withN bool) string {
+	if c == nil {
+		return ""
+	}
+	if !c.OK {
+		return "–"
+	}
+	text := oursText(*c, dec)
+	if withN {
+		text += " (" + strconv.Itoa(c.N) + ")"
+	}
+	return text
 }
 
 func oursText(c Cell, dec int) string {

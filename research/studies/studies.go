@@ -31,6 +31,9 @@ type Study struct {
 	Title string `yaml:"title"`
 	// Slots are the paper's models, in the order plain --model values fill them.
 	Slots []string `yaml:"slots"`
+	// ModelNames are, for a slot, the names the study's published runs give its model (as
+	// their logs write them), so that imported runs find their slot.
+	ModelNames map[string][]string `yaml:"model_names"`
 	// Agent holds the settings of every language-model seat unless a seat says otherwise.
 	Agent SeatSpec `yaml:"agent"`
 	// Sets are named lists that runs expand over (see RunSpec.For).
@@ -103,6 +106,9 @@ type Table struct {
 	Cells map[string]Measure `yaml:"cells"`
 	// NoModel marks a table computed from data alone.
 	NoModel bool `yaml:"no_model"`
+	// PerSlot marks a table with one row per slot (vars: model); a model the paper does not
+	// have but imported runs do gets a row of its own, with no paper numbers.
+	PerSlot bool `yaml:"per_slot"`
 	// Notes are printed under the table.
 	Notes []string `yaml:"notes"`
 }
@@ -157,6 +163,11 @@ type Measure struct {
 	// Arg parametrises data-only statistics (a game, a difficulty, a field).
 	Arg   string `yaml:"arg"`
 	Field string `yaml:"field"`
+	// Alt is another reading of the cell, printed on a line of its own under the row: the
+	// value the study's own code computes where it departs from the definition, or the other
+	// way round; AltNote says which and which one the paper prints.
+	Alt     *Measure `yaml:"alt"`
+	AltNote string   `yaml:"alt_note"`
 }
 
 // Load returns the named study.
@@ -318,6 +329,10 @@ func (m Measure) fill(vars map[string]string) Measure {
 		b := m.Base.fill(vars)
 		out.Base = &b
 	}
+	if m.Alt != nil {
+		a := m.Alt.fill(vars)
+		out.Alt = &a
+	}
 	return out
 }
 
@@ -400,5 +415,47 @@ func (m Measure) runIDs() []string {
 	if m.Base != nil {
 		out = append(out, m.Base.runIDs()...)
 	}
+	if m.Alt != nil {
+		out = append(out, m.Alt.runIDs()...)
+	}
 	return out
+}
+
+// SlotOfModel returns the slot whose model the published runs call model, comparing names
+// case-insensitively; ok is false for a model the paper does not have.
+func (s *Study) SlotOfModel(model string) (string, bool) {
+	for _, slot := range s.Slots {
+		if strings.EqualFold(slot, model) {
+			return slot, true
+		}
+		for _, name := range s.ModelNames[slot] {
+			if strings.EqualFold(name, model) {
+				return slot, true
+			}
+		}
+	}
+	return "", false
+}
+
+// WithSlots returns a copy of the study with more slots, models the paper does not have:
+// runs expand over them too, and every PerSlot table gets a row for each, with no paper
+// numbers. The study itself is not changed.
+func (s *Study) WithSlots(extra []string) *Study {
+	out := *s
+	out.Slots = slices.Clone(s.Slots)
+	out.Tables = slices.Clone(s.Tables)
+	for _, slot := range extra {
+		if slices.Contains(out.Slots, slot) {
+			continue
+		}
+		out.Slots = append(out.Slots, slot)
+		for i := range out.Tables {
+			t := &out.Tables[i]
+			if !t.PerSlot || len(t.Rows) == 0 {
+				continue
+			}
+			t.Rows = append(slices.Clone(t.Rows), Row{Keys: []string{slot}, Vars: map[string]string{"model": slot}, Dec: t.Rows[0].Dec})
+		}
+	}
+	return &out
 }

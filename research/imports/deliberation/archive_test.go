@@ -1,108 +1,26 @@
 package deliberation_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
-	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/research/imports/deliberation"
 )
 
-// archivePath is the shared archive of the reproduction's runs, beside the repository.
-var archivePath = filepath.Join("..", "..", "..", "..", "shared", "data", "transcripts", "deliberation", "reproduction.tar.gz")
-
-var (
-	extractOnce sync.Once
-	extracted   string
-	extractErr  error
-)
-
-// archive extracts the shared archive once per test binary into a temporary folder, or skips
-// the test with one line when it is not there.
+// archive extracts the shared archive of the reproduction's runs into a temporary folder, or
+// skips the test with one line when the shared folder is not here.
 func archive(t *testing.T) string {
 	t.Helper()
-	if _, err := os.Stat(archivePath); err != nil {
-		t.Skipf("skipped: %s is not here (../shared holds the published runs)", archivePath)
-	}
-	extractOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "delib-runs-")
-		if err != nil {
-			extractErr = err
-			return
-		}
-		extracted, extractErr = dir, untar(archivePath, dir)
-	})
-	if extractErr != nil {
-		t.Fatal(extractErr)
-	}
-	return extracted
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if extracted != "" {
-		os.RemoveAll(extracted)
-	}
-	os.Exit(code)
-}
-
-func untar(archive, dir string) error {
-	f, err := os.Open(archive)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return err
-	}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := path.Clean(h.Name)
-		if !fs.ValidPath(name) {
-			return errors.New("bad entry " + h.Name)
-		}
-		target := filepath.Join(dir, filepath.FromSlash(name))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			out, err := os.Create(target)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(out, tr)
-			out.Close()
-			if err != nil {
-				return err
-			}
-		}
-	}
+	return repodata.Untar(t, repodata.Shared(t, "transcripts", "deliberation", "reproduction.tar.gz"))
 }
 
 // runFiles lists the history files under dir, slash-separated and relative to it.
@@ -136,6 +54,12 @@ func TestArchiveRuns(t *testing.T) {
 	}
 	perFolder := map[string]int{}
 	failed, passed := 0, 0
+	// The reasoning steps the prompts of each of Table 3's configurations ask for, read from
+	// the prompts by hand (row 2 is also the variants' configuration, row 5 the models').
+	steps := map[string]string{
+		"/row1": "", "/row2": "restate,infer,candidates,plan", "/row3": "restate,infer,plan",
+		"/row4": "restate,infer", "/row5": "infer,plan", "_row5": "infer,plan", "/row6": "plan",
+	}
 	for _, file := range files {
 		perFolder[path.Dir(file)]++
 		data, err := fs.ReadFile(fsys, file)
@@ -145,6 +69,22 @@ func TestArchiveRuns(t *testing.T) {
 		run, err := deliberation.Read(file, data, aux)
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
+		}
+		for suffix, want := range steps {
+			if !strings.HasSuffix(path.Dir(file), suffix) {
+				continue
+			}
+			for _, seat := range run.Seats {
+				if !seat.Spoke {
+					continue
+				}
+				if seat.Incentive != deliberation.DefaultIncentive {
+					continue // a greedy or adversarial seat gets its incentive's own prompt
+				}
+				if got := strings.Join(seat.Steps, ","); got != want {
+					t.Fatalf("%s: the prompts of %s ask for steps %q, want %q", file, seat.Party, got, want)
+				}
+			}
 		}
 		ref := independent(t, fsys, file, data)
 		if len(run.Answers) != ref.answers {

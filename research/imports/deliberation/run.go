@@ -72,6 +72,7 @@ type Run struct {
 	Failed string
 	// Expected is how many answers a complete run has.
 	Expected int
+
 	// Notes are inconsistencies between the log and the files beside it.
 	Notes []string
 }
@@ -79,9 +80,33 @@ type Run struct {
 // Seat is one party's player.
 type Seat struct {
 	// Party is the party's display name; Model the model as the log names it (the platform's
-	// "hf_" marker of a Hugging Face model dropped); Incentive its incentive.
+	// "hf_" marker and the organisation of a Hugging Face model dropped); Incentive its
+	// incentive.
 	Party, Model, Incentive string
+	// Spoke is set when the seat answered a prompt of the discussion (a solo run's other
+	// parties never do); Steps are then the reasoning steps those prompts asked for, in
+	// Parley's names (restate: score the deals on the table; infer: the others' preferences;
+	// candidates: several proposals to choose from; plan: notes for the next turn), in that
+	// order.
+	Spoke bool
+	Steps []string
 }
+
+// Persona is the seat's persona as labels write it: its incentive, then, when it spoke, "/"
+// and the reasoning steps its prompts asked for, comma-separated ("none" for none).
+func (s Seat) Persona() string {
+	if !s.Spoke {
+		return s.Incentive
+	}
+	steps := strings.Join(s.Steps, ",")
+	if steps == "" {
+		steps = "none"
+	}
+	return s.Incentive + "/" + steps
+}
+
+// Label names the seat in tables and ratings: MODEL/INCENTIVE[/STEPS].
+func (s Seat) Label() string { return s.Model + "/" + s.Persona() }
 
 // Answer is one logged answer.
 type Answer struct {
@@ -119,6 +144,17 @@ type log struct {
 // configLine is one party of a config.txt: NAME,STEM,ROLE,INCENTIVE,MODEL.
 type configLine struct {
 	name, stem, role, incentive, model string
+}
+
+// promptSteps are the reasoning steps as the platform's prompts ask for them.
+var promptSteps = []struct {
+	step string
+	re   *regexp.Regexp
+}{
+	{"restate", regexp.MustCompile(`(?i)intermediate calculations`)},
+	{"infer", regexp.MustCompile(`(?i)think about[^.\n]{0,30}others`)},
+	{"candidates", regexp.MustCompile(`(?i)(three|3|several) different proposals`)},
+	{"plan", regexp.MustCompile(`(?i)notes between <PLAN>`)},
 }
 
 var (
@@ -289,6 +325,17 @@ func (r *Run) resolve(lg *log, sc *deliberationv1.Scenario) error {
 	return nil
 }
 
+// instructionsOf is the part of a round's prompt that instructs, after the history and the
+// earlier plans it quotes (whose words are the models').
+func instructionsOf(prompt string) string {
+	for _, marker := range []string{"Now it is your turn", "</PREV_PLAN>", "</HISTORY>"} {
+		if i := strings.LastIndex(prompt, marker); i >= 0 {
+			return prompt[i:]
+		}
+	}
+	return prompt
+}
+
 // seats names each party's player: the log's agents where it has them, else the config.
 func (r *Run) seats(lg *log, cfg []configLine) error {
 	s := r.Setup
@@ -314,8 +361,24 @@ func (r *Run) seats(lg *log, cfg []configLine) error {
 				seat.Incentive = a.Incentive
 			}
 		}
-		seat.Model = strings.TrimPrefix(seat.Model, "hf_")
-		if seat.Model == "" {
+		seat.Model = path.Base(strings.TrimPrefix(seat.Model, "hf_"))
+		asked := map[string]bool{}
+		for k, rd := range lg.Rounds {
+			if k == 0 || !strings.EqualFold(strings.TrimSpace(rd.Agent), party.Name) {
+				continue // the opening's prompt asks for the deal alone
+			}
+			seat.Spoke = true
+			instructions := instructionsOf(rd.Prompt)
+			for _, ps := range promptSteps {
+				asked[ps.step] = asked[ps.step] || ps.re.MatchString(instructions)
+			}
+		}
+		for _, ps := range promptSteps {
+			if asked[ps.step] {
+				seat.Steps = append(seat.Steps, ps.step)
+			}
+		}
+		if seat.Model == "" || seat.Model == "." {
 			return fmt.Errorf("no model named for %s", party.Name)
 		}
 		if seat.Incentive == "" {

@@ -4,6 +4,7 @@ package reproducecmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/reproduce"
 	"github.com/parley-arena/parley/research/studies"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 type options struct {
@@ -32,6 +34,7 @@ type options struct {
 	conc     int
 	quiet    bool
 	verbose  bool
+	fromRuns string
 }
 
 // NewCmd returns the reproduce command.
@@ -86,6 +89,7 @@ model calls, estimated tokens and cost) and plays nothing. --token-budget caps e
 	fs.IntVar(&o.conc, "concurrency", tournament.DefaultConcurrency, "most matches requested and not yet ended at once")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	fs.BoolVar(&o.verbose, "verbose", false, "log what the referee workers do to stderr")
+	fs.StringVar(&o.fromRuns, "from-runs", "", "NAME: fill the tables from the study's published runs imported into the store (parley import STUDY), the tournaments whose id is NAME or starts with NAME-; no model is asked")
 	return cmd
 }
 
@@ -99,6 +103,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--concurrency must be at least 1, got %d", o.conc)
 	case o.nats != "" && o.storeDir != "":
 		return cli.Usagef("--store-dir is for the embedded NATS server, not with --nats")
+	}
+	if o.fromRuns != "" {
+		return fromRuns(ctx, deps, o, study)
 	}
 	if o.r.ID == "" {
 		o.r.ID = fmt.Sprintf("%s-%d", study.Name, o.r.Seed)
@@ -190,4 +197,26 @@ func play(ctx context.Context, deps *cli.Deps, o *options, plan *reproduce.Plan)
 		fmt.Fprintf(deps.Err, "stopped; resume with the same flags and --id %s\n", o.r.ID)
 	}
 	return res, err
+}
+
+// fromRuns prints the study's tables from its published runs as imported into the store.
+func fromRuns(ctx context.Context, deps *cli.Deps, o *options, study *studies.Study) error {
+	if len(o.r.Models) > 0 || o.dryRun {
+		return cli.Usagef("--from-runs reads runs already played: no --model, no --dry-run")
+	}
+	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, deps.Logger(slog.LevelWarn))
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	defer b.Close()
+	imp, err := reproduce.ReadImported(ctx, b.JetStream(), study, o.fromRuns, deps.Games, standard.New())
+	if errors.Is(err, reproduce.ErrOptions) {
+		return cli.Usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(deps.Out, "%s: %s\n", study.Name, study.Title)
+	imp.WriteSummary(deps.Out)
+	return imp.WriteTables(deps.Out, o.r.Tables)
 }

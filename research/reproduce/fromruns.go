@@ -1,0 +1,194 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/tournament"
+	"github.com/parley-arena/parley/research/studies"
+	"github.com/parley-arena/parley/services/analytics/metrics"
+)
+
+// Matcher files a study's imported matches under the study's set-ups, reading their records
+// only (never where the runs came from).
+type Matcher interface {
+	// Models names the models of a match's seats, as the study's slots would (a slot, or the
+	// model's own name for one the paper does not have).
+	Models(started *eventsv1.MatchStarted) []string
+	// Runs returns the ids of the study's runs the match played (several when set-ups of
+	// different tables coincide), or says why it played none of them.
+	Runs(started *eventsv1.MatchStarted) (runs []string, why string)
+}
+
+// MatcherFunc builds a study's Matcher for the study as extended with the runs' own models.
+type MatcherFunc func(study *studies.Study, reg *games.Registry) (Matcher, error)
+
+// Matchers are the studies whose imported runs reproduce reads, by study name.
+var matchers = map[string]MatcherFunc{
+	"deliberation": newDeliberationMatcher,
+}
+
+// Imported is what the store holds of a study's imported runs, filed under its set-ups.
+type Imported struct {
+	// Study is the study with a slot for each model of the runs the paper does not have.
+	Study *studies.Study
+	// Results are the matches' rows by run id.
+	Results studies.Results
+	// Tournaments are the tournaments read; Matches their ended matches, Void those void.
+	Tournaments []string
+	Matches     int
+	Void        int
+	// Unfiled counts the matches that fit none of the study's set-ups, by why.
+	Unfiled map[string]int
+	// Models are the slots of the models the runs have, in the study's order.
+	Models []string
+}
+
+// ReadImported reads every ended match of the stored tournaments whose id is prefix or starts
+// with prefix + "-", computes its row with reg's metrics, and files it under the study's runs
+// it played. A model the paper does not have gets a slot of its own (and a row in the tables
+// with a row per model).
+func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.Study, prefix string, games *games.Registry, reg *metrics.Registry) (*Imported, error) {
+	build, ok := matchers[study.Name]
+	if !ok {
+		return nil, fmt.Errorf("%w: parley cannot file imported runs of %s under its set-ups yet (it can for: %s)", ErrOptions, study.Name, strings.Join(slices.Sorted(maps.Keys(matchers)), ", "))
+	}
+	var specs []*tournamentv1.TournamentSpec
+	err := tournament.EachSpec(ctx, js, func(spec *tournamentv1.TournamentSpec) {
+		if id := spec.GetTournamentId(); id == prefix || strings.HasPrefix(id, prefix+"-") {
+			specs = append(specs, spec)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("%w: the store holds no tournament %q nor any whose id starts with %q (import the runs first: parley import %s PATH)", ErrOptions, prefix, prefix+"-", study.Name)
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].GetTournamentId() < specs[j].GetTournamentId() })
+	type read struct {
+		started *eventsv1.MatchStarted
+		row     metrics.Row
+	}
+	var all []read
+	out := &Imported{Unfiled: map[string]int{}}
+	for _, spec := range specs {
+		out.Tournaments = append(out.Tournaments, spec.GetTournamentId())
+		err := tournament.EachRecord(ctx, js, spec, func(rec tournament.Record) error {
+			evs := rec.Events
+			if len(evs) == 0 || evs[len(evs)-1].GetMatchEnded() == nil || rec.Interrupted {
+				return nil
+			}
+			row, err := metrics.NewRow(evs, reg)
+			if err != nil {
+				return fmt.Errorf("match %s: %w", rec.MatchID, err)
+			}
+			all = append(all, read{evs[0].GetMatchStarted(), row})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Models the paper does not have become slots of their own, so that their runs expand.
+	probe, err := build(study, games)
+	if err != nil {
+		return nil, err
+	}
+	var extra []string
+	present := map[string]bool{}
+	for _, r := range all {
+		for _, m := range probe.Models(r.started) {
+			slot, known := study.SlotOfModel(m)
+			if !known {
+				slot = m
+				if !slices.Contains(extra, m) {
+					extra = append(extra, m)
+				}
+			}
+			present[slot] = true
+		}
+	}
+	sort.Strings(extra)
+	out.Study = study.WithSlots(extra)
+	for _, slot := range out.Study.Slots {
+		if present[slot] {
+			out.Models = append(out.Models, slot)
+		}
+	}
+	matcher, err := build(out.Study, games)
+	if err != nil {
+		return nil, err
+	}
+	out.Results = studies.Results{}
+	for _, r := range all {
+		out.Matches++
+		if r.row.Void() {
+			out.Void++
+		}
+		runs, why := matcher.Runs(r.started)
+		if len(runs) == 0 {
+			out.Unfiled[why]++
+			continue
+		}
+		for _, id := range runs {
+			out.Results[id] = append(out.Results[id], r.row)
+		}
+	}
+	return out, nil
+}
+
+// WriteSummary says what was read and what fits no set-up.
+func (im *Imported) WriteSummary(w io.Writer) {
+	filed := 0
+	for _, rows := range im.Results {
+		filed += len(rows)
+	}
+	fmt.Fprintf(w, "from the imported runs: %d %s in %d %s, %d void; %d set-ups of the study found",
+		im.Matches, plural(im.Matches, "match", "matches"), len(im.Tournaments), plural(len(im.Tournaments), "tournament", "tournaments"), im.Void, len(im.Results))
+	if len(im.Models) > 0 {
+		fmt.Fprintf(w, "; models: %s", strings.Join(im.Models, ", "))
+	}
+	fmt.Fprintln(w)
+	for _, why := range slices.Sorted(maps.Keys(im.Unfiled)) {
+		n := im.Unfiled[why]
+		fmt.Fprintf(w, "  %d %s in no table: %s\n", n, plural(n, "match", "matches"), why)
+	}
+	fmt.Fprintln(w)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// WriteTables prints the study's tables named by want (all when empty) from the imported
+// runs, then what cannot be reproduced and the study's notes.
+func (im *Imported) WriteTables(w io.Writer, want []string) error {
+	tables, err := im.Study.Select(want)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrOptions, err)
+	}
+	if err := studies.Render(w, im.Study, studies.Compute(tables, im.Results, &Data{}, nil)); err != nil {
+		return err
+	}
+	for _, s := range im.Study.NotReproduced {
+		fmt.Fprintf(w, "not reproduced: %s: %s\n", s.Table, s.Why)
+	}
+	for _, n := range im.Study.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
