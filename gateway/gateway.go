@@ -10,11 +10,13 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
@@ -113,6 +115,9 @@ type Config struct {
 	TokenBurst int
 	// AdminToken, when set, makes a request bearing it the organiser's.
 	AdminToken string
+	// Ready says whether the services behind the gateway can take work that must be stored
+	// (nil error: ready). Nil: always ready. /healthz answers 503 while it is not.
+	Ready func() error
 	// Policy is the organiser's: its starts_per_minute bounds the matches, tournaments and
 	// seat reservations one client address (a spectator) or one team starts a minute, and its
 	// auth_failures_per_minute the failed token attempts of one client address (0 or a nil
@@ -195,10 +200,7 @@ func (g *Gateway) routes() http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, connect.CodeNotFound, fmt.Sprintf("no route %s %s; see gateway/README.md", r.Method, r.URL.Path))
 	})
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
-	})
+	mux.HandleFunc("GET /healthz", g.healthz)
 	if g.cfg.Metrics != nil {
 		mux.Handle("GET /metrics", g.cfg.Metrics.Handler())
 	}
@@ -214,12 +216,25 @@ func (g *Gateway) routes() http.Handler {
 	mux.Handle("/", web)
 
 	var h http.Handler = g.quotaSeatReservations(g.withMounted(mounted, mux))
-	h = limitBody(g.cfg.MaxBodyBytes, h)
+	h = limitBody(g.cfg.MaxBodyBytes, g.readTimeout(), h)
 	h = g.logRequests(h)
 	if g.cfg.Metrics != nil {
 		h = g.cfg.Metrics.HTTP(h)
 	}
 	return h
+}
+
+// healthz answers {"status":"ok"}, or 503 with the reason while Config.Ready says not ready.
+func (g *Gateway) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if g.cfg.Ready != nil {
+		if err := g.cfg.Ready(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(map[string]string{"status": "not ready", "reason": err.Error()})
+			return
+		}
+	}
+	_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
 }
 
 // withMounted serves the routes Config.Mount added from mounted and the rest from own. A mounted
@@ -232,7 +247,8 @@ func (g *Gateway) withMounted(mounted, own *http.ServeMux) http.Handler {
 	}
 	errs := connect.NewErrorWriter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, pattern := mounted.Handler(r); pattern == "" {
+		_, pattern := mounted.Handler(r)
+		if pattern == "" {
 			own.ServeHTTP(w, r)
 			return
 		}
@@ -245,6 +261,17 @@ func (g *Gateway) withMounted(mounted, own *http.ServeMux) http.Handler {
 				}
 				return
 			}
+		}
+		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			// A mounted live stream (a seat's observations) counts against the same
+			// per-address bound as every other stream.
+			release, ok := g.streams.acquire(clientAddr(r.RemoteAddr))
+			if !ok {
+				writeErrorStatus(w, http.StatusTooManyRequests, connect.CodeResourceExhausted, g.streams.tooMany())
+				return
+			}
+			defer release()
+			defer g.streamOpened(pattern)()
 		}
 		mounted.ServeHTTP(w, r) // which sets the pattern's path values; Handler does not
 	})

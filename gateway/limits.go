@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -62,8 +63,9 @@ func clientAddr(remote string) string {
 }
 
 // limitBody refuses bodies over max before reading them (by Content-Length) and cuts longer
-// ones while reading.
-func limitBody(max int64, next http.Handler) http.Handler {
+// ones while reading; a body that takes longer than timeout to arrive is refused (408) and its
+// connection closed, so that a client trickling bytes holds no connection for long.
+func limitBody(max int64, timeout time.Duration, next http.Handler) http.Handler {
 	errs := connect.NewErrorWriter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
@@ -85,7 +87,7 @@ func limitBody(max int64, next http.Handler) http.Handler {
 		if r.Body != nil && r.Method == http.MethodPost && !isStreamingRPC(r) {
 			// A body of unknown length (chunked) or compressed is read here, within the limit,
 			// so that one too large is a 413 like any other, not the RPC layer's 429.
-			if ok := readWhole(w, r, max); !ok {
+			if ok := readWhole(w, r, max, timeout); !ok {
 				return
 			}
 		}
@@ -95,17 +97,26 @@ func limitBody(max int64, next http.Handler) http.Handler {
 
 // readWhole reads r's body, inflating a gzip one, and puts it back in r; a body over max
 // bytes, before or after inflating, is answered 413 and false returned.
-func readWhole(w http.ResponseWriter, r *http.Request, max int64) bool {
+func readWhole(w http.ResponseWriter, r *http.Request, max int64, timeout time.Duration) bool {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(timeout))
 	data, err := io.ReadAll(r.Body)
 	r.Body.Close()
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		var netErr net.Error
+		switch {
+		case errors.As(err, &netErr) && netErr.Timeout():
+			w.Header().Set("Connection", "close")
+			writeErrorStatus(w, http.StatusRequestTimeout, connect.CodeDeadlineExceeded, fmt.Sprintf("the request body did not arrive within %s", timeout))
+			return false
+		case errors.As(err, &tooBig):
 			// The rest of the body is still on the connection, and the server cannot see the
 			// limit through our wrapped writers: close it, or its next request is garbage.
 			w.Header().Set("Connection", "close")
 			writeErrorStatus(w, http.StatusRequestEntityTooLarge, connect.CodeResourceExhausted, fmt.Sprintf("request body is larger than the limit of %d bytes", max))
-		} else {
+		default:
 			writeErrorStatus(w, http.StatusBadRequest, connect.CodeInvalidArgument, "reading the request body: "+err.Error())
 		}
 		return false

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -79,6 +80,10 @@ type Config struct {
 	// can reach the server. Only for the embedded server.
 	ListenAddr string
 
+	// HealthEvery is how often the embedded server's store is checked and, after a write
+	// error, healed (0: DefaultHealthEvery). See Bus.Ready.
+	HealthEvery time.Duration
+
 	// Replicas is how many servers of a NATS cluster keep a copy of each Parley stream: with
 	// 3, the streams (and the consumers on them) live through the loss of any one server. 0
 	// leaves a stream that exists as it is and creates a missing one on a single server. The
@@ -102,6 +107,10 @@ type Bus struct {
 
 	srv    *server.Server // nil when connected to an external server
 	tmpDir string         // store directory to remove on Close, if any
+
+	health    health       // what the last check of the store found (Ready)
+	healed    atomic.Int64 // times the embedded store was reopened after a write error
+	stopWatch func()       // stops watching the embedded store, and waits
 
 	closed    chan struct{} // closed when the connection is closed for good
 	closeOnce sync.Once
@@ -192,6 +201,16 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Bus, err err
 	b.js = NewStreamCache(js)
 	if err := b.ensureStream(ctx); err != nil {
 		return nil, err
+	}
+	if b.srv != nil {
+		every := cfg.HealthEvery
+		if every <= 0 {
+			every = DefaultHealthEvery
+		}
+		wctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); b.watchStore(wctx, every) }()
+		b.stopWatch = func() { stop(); <-done }
 	}
 	logger.Info("nats ready", "embedded", b.srv != nil, "url", b.url, "stream", natsname.MatchStream)
 	return b, nil
@@ -349,6 +368,9 @@ func (b *Bus) Embedded() bool { return b.srv != nil }
 // from draining.
 func (b *Bus) Close() error {
 	b.closeOnce.Do(func() {
+		if b.stopWatch != nil {
+			b.stopWatch()
+		}
 		if b.nc != nil {
 			if err := b.nc.Drain(); err == nil {
 				select {

@@ -98,6 +98,18 @@ type Policy struct {
 	MaxQueued int `yaml:"max_queued"`
 	// AuthFailuresPerMinute bounds the failed token attempts of one client address (0: none).
 	AuthFailuresPerMinute int `yaml:"auth_failures_per_minute"`
+
+	// The edge's connections (the gateway's listener). MaxConnsPerClient bounds the
+	// connections open at once from one client address; MaxConns those open in all (0: the
+	// process's file limit less ReservedFiles); ReservedFiles are the descriptors kept for the
+	// store, agents' connections and everything else (at most half the file limit): when the
+	// process's open descriptors come within half of them of the limit, new connections are
+	// refused, never the store's files. ReadTimeout bounds reading a request's headers, and
+	// its body again as long.
+	MaxConnsPerClient int           `yaml:"max_conns_per_client"`
+	MaxConns          int           `yaml:"max_conns"`
+	ReservedFiles     int           `yaml:"reserved_files"`
+	ReadTimeout       time.Duration `yaml:"read_timeout"`
 }
 
 // Default is the policy a public arena starts from: moves of at most two minutes (a person at
@@ -111,6 +123,7 @@ func Default() Policy {
 		MaxTournamentMatches: 20_000, MaxGamesPerAssignment: 1000, MaxConcurrency: 64,
 		SpectatorsStart: "tournaments", LLMRoles: []string{"organiser"},
 		StartsPerMinute: 30, MaxQueued: 10_000, AuthFailuresPerMinute: 20,
+		MaxConnsPerClient: 64, ReservedFiles: 1024, ReadTimeout: 15 * time.Second,
 	}
 }
 
@@ -135,7 +148,8 @@ func (p Policy) Validate() error {
 	switch {
 	case p.MaxMoveTimeout < 0, p.MaxRetries < 0, p.MaxReplyBytes < 0, p.MaxMatchTime < 0,
 		p.MaxTournamentMatches < 0, p.MaxGamesPerAssignment < 0, p.MaxConcurrency < 0,
-		p.StartsPerMinute < 0, p.MaxQueued < 0, p.AuthFailuresPerMinute < 0:
+		p.StartsPerMinute < 0, p.MaxQueued < 0, p.AuthFailuresPerMinute < 0,
+		p.MaxConnsPerClient < 0, p.MaxConns < 0, p.ReservedFiles < 0, p.ReadTimeout < 0:
 		return errors.New("policy: bounds must be 0 or more")
 	}
 	switch p.SpectatorsStart {

@@ -114,12 +114,28 @@ func (w *Worker) Run(ctx context.Context) error {
 	slots := make(chan struct{}, w.cfg.Concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	waiting := false // for the store to take writes
 	for {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			return nil
 		}
+		if err := w.b.Ready(); err != nil {
+			// A match taken now could not be recorded: wait until the store takes writes.
+			<-slots
+			if !waiting {
+				w.logger.Warn("not taking requests until the store takes writes", "err", err)
+			}
+			waiting = true
+			select {
+			case <-time.After(fetchWait):
+			case <-ctx.Done():
+				return nil
+			}
+			continue
+		}
+		waiting = false
 		fctx, cancel := context.WithTimeout(ctx, fetchWait)
 		batch, err := cons.Fetch(1, jetstream.FetchContext(fctx))
 		got := false

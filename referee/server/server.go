@@ -129,6 +129,10 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
+	// A match is accepted only while it can be stored: never a 200 for a record that cannot be.
+	if err := s.cfg.Bus.Ready(); err != nil {
+		return nil, status.Errorf(codes.Unavailable, "%v; try again shortly", err)
+	}
 	js := s.cfg.Bus.JetStream()
 	// Past the policy's max_queued, callers other than the organiser wait their turn.
 	if pol := s.cfg.Matches.Policy; pol != nil && pol.MaxQueued > 0 && caller.Role != policy.Organiser {

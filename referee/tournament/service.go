@@ -164,6 +164,9 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 	if err := pol.StartTournament(caller, len(spec.GetMatches()), int(n), int(m.GetConcurrency())); err != nil {
 		return nil, invalid("%v", err)
 	}
+	if err := s.cfg.Bus.Ready(); err != nil {
+		return nil, status.Errorf(codes.Unavailable, "%v; try again shortly", err)
+	}
 	js := s.cfg.Bus.JetStream()
 	fresh, err := StoreSpec(ctx, js, spec)
 	switch {

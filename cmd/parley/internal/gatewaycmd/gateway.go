@@ -142,7 +142,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		Referee: refereev1.NewRefereeServiceClient(refConn), Tournaments: tournamentv1.NewTournamentServiceClient(tourConn),
 		Analytics: an, Teams: teams, BotLinks: links, Metrics: metrics, Logger: logger, Web: web.Handler(),
 		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, AdminToken: deps.Getenv("PARLEY_ADMIN_TOKEN"),
-		Policy:    pol,
+		Policy: pol, Ready: b.Ready,
 		TokenRate: o.tokenRate, TokenBurst: o.tokenBurst, Mount: links.Relay().Mount,
 	})
 	if err != nil {
@@ -159,13 +159,15 @@ func orNone(s string) string {
 	return s
 }
 
-// Serve serves h on lis (HTTP/1.1, and HTTP/2 without TLS for gRPC clients) until ctx ends,
-// then shuts down: requests still running, live streams included, are cancelled.
-func Serve(ctx context.Context, lis net.Listener, h http.Handler) error {
+// Serve serves gw on lis (HTTP/1.1, and HTTP/2 without TLS for gRPC clients), within its
+// connection limits and read timeouts, until ctx ends, then shuts down: requests still running,
+// live streams included, are cancelled.
+func Serve(ctx context.Context, lis net.Listener, gw *gateway.Gateway) error {
 	base, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRequests()
+	lis = gw.Listener(lis)
 	srv := &http.Server{
-		Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		Handler: gw, ReadHeaderTimeout: gw.ReadHeaderTimeout(), IdleTimeout: time.Minute,
 		BaseContext: func(net.Listener) context.Context { return base },
 	}
 	srv.Protocols = new(http.Protocols)

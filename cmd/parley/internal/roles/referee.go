@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
@@ -54,10 +55,11 @@ type Referee struct {
 	Referee     *server.Server
 	Tournaments *tournament.Service
 
-	srv    *grpc.Server
-	health *health.Server
-	stopW  func()
-	served chan error
+	srv        *grpc.Server
+	health     *health.Server
+	stopHealth func()
+	stopW      func()
+	served     chan error
 }
 
 // StartReferee starts the referee role, serving gRPC on lis. ctx bounds the start-up only.
@@ -91,6 +93,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 		names = append(names, tournamentv1.TournamentService_ServiceDesc.ServiceName)
 	}
 	r.health = ServeHealth(r.srv, names...)
+	r.stopHealth = watchReady(cfg.Bus.Ready, r.health, names)
 
 	r.stopW = func() {}
 	if cfg.Workers > 0 {
@@ -101,6 +104,36 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	}
 	go func() { r.served <- r.srv.Serve(lis) }()
 	return r, nil
+}
+
+// readyEvery is how often the referee's health service looks at whether the store takes writes.
+const readyEvery = time.Second
+
+// watchReady reports names as not serving while ready says the store takes no writes, until
+// the returned function is called.
+func watchReady(ready func() error, hs *health.Server, names []string) (stop func()) {
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(readyEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			st := healthpb.HealthCheckResponse_SERVING
+			if ready() != nil {
+				st = healthpb.HealthCheckResponse_NOT_SERVING
+			}
+			hs.SetServingStatus("", st)
+			for _, n := range names {
+				hs.SetServingStatus(n, st)
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 // Served is closed, with the server's error, when the gRPC server stops by itself.
@@ -114,6 +147,7 @@ func (r *Referee) Stop() {
 	if r.Tournaments != nil {
 		r.Tournaments.Close()
 	}
+	r.stopHealth()
 	r.health.Shutdown()
 	stopped := make(chan struct{})
 	go func() { r.srv.GracefulStop(); close(stopped) }()

@@ -189,6 +189,9 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	if gc.Metrics == nil {
 		gc.Metrics = cfg.Metrics
 	}
+	if gc.Ready == nil {
+		gc.Ready = cfg.Bus.Ready
+	}
 	gc.AdminToken = cfg.AdminToken
 	gc.Policy = cfg.Policy
 	if s.Gateway, err = gateway.New(gc); err != nil {
