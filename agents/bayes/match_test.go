@@ -22,6 +22,7 @@ import (
 	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/games/dealornodeal"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/corpus"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 	dondmetrics "github.com/parley-arena/parley/services/analytics/metrics/dealornodeal"
@@ -100,10 +101,10 @@ func play(t *testing.T, points []corpus.Datapoint, alice, bob sdk.Agent) [][]met
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		res, err := match.NewRunner(nil).Run(ctx, match.Spec{
 			ID: "bayes-test", Game: dealornodeal.New(), Seed: uint64(i), Agents: clients,
-			Params: &matchv1.GameParams{Family: &matchv1.GameParams_Dealornodeal{Dealornodeal: &dondv1.Params{
+			Params: gametest.Resolve(t, dealornodeal.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Dealornodeal{Dealornodeal: &dondv1.Params{
 				Counts: int64s(p.Game.Counts), AliceValues: int64s(p.Game.Values[0]), BobValues: int64s(p.Game.Values[1]),
 				Source: proto.String(p.Source),
-			}}},
+			}}}),
 			Limits: &matchv1.Limits{MoveTimeout: durationpb.New(20 * time.Second)},
 		})
 		cancel()

@@ -21,6 +21,7 @@ import (
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/equilibria"
 	"github.com/parley-arena/parley/referee/games/gamefile"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/matrix"
 	"github.com/parley-arena/parley/referee/games/sequential"
 	"github.com/parley-arena/parley/referee/match"
@@ -141,6 +142,7 @@ func TestSelfPlay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		gp = gametest.Resolve(t, g, gp)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		seats, _ := games.Seats(g, gp)

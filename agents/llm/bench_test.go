@@ -15,6 +15,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/match"
 )
@@ -40,7 +41,7 @@ func BenchmarkConcurrentMatches(b *testing.B) {
 			srv := llmtest.New(b, llmtest.Autoplay{Prefer: []string{"propose", "accept"}}.Responder(), llmtest.WithLatency(bc.latency))
 			agent := newAgent(b, llm.Config{BaseURL: srv.URL, Concurrency: bc.concurrency})
 			client := serve(b, agent)
-			params := &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(8)}}}
+			params := gametest.Resolve(b, ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(8)}}})
 			runner := match.NewRunner(nil)
 			var wall, busy time.Duration
 			var mu sync.Mutex

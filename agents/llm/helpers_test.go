@@ -18,6 +18,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/match"
 )
 
@@ -99,7 +100,7 @@ func playMatch(t testing.TB, game games.Game, seed uint64, moveTimeout time.Dura
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	res, err := match.NewRunner(nil).Run(ctx, match.Spec{
-		ID: game.Info().GetName() + "-test", Game: game, Seed: seed, Agents: clients,
+		ID: game.Info().GetName() + "-test", Game: game, Params: gametest.Resolve(t, game, nil), Seed: seed, Agents: clients,
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(moveTimeout)},
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/tournament"
 )
 
@@ -51,19 +52,25 @@ func TestHostileTournament(t *testing.T) {
 		entrants = append(entrants, &tournamentv1.Entrant{Label: string(kind), Address: bot.Address()})
 	}
 	games := max(1, *hostileMatches/90)
+	reg := families.New()
+	prep := &launch.Preparer{Games: reg}
+	_, params, err := prep.Params("ultimatum", nil, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
 	spec, err := tournament.Plan(tournament.PlanConfig{
-		ID: "hostile", Game: "ultimatum", Seats: 2, Entrants: entrants, GamesPerAssignment: games, Seed: 11,
+		ID: "hostile", Game: "ultimatum", Params: params, Seats: 2, Entrants: entrants, GamesPerAssignment: games, Seed: 11,
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(2 * time.Second)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stop := roles.RunWorkers(ctx, roles.WorkersConfig{
-		Bus: b, Games: families.New(), Agents: roles.Resolver(builtin.Agents{}, nil, false, nil), Concurrency: 8, Name: "hostile",
+		Bus: b, Games: reg, Agents: roles.Resolver(builtin.Agents{}, nil, false, nil), Concurrency: 8, Name: "hostile",
 	})
 	defer stop()
 	started := time.Now()
-	if err := tournament.Run(ctx, b, spec, tournament.RunConfig{Concurrency: 8}); err != nil {
+	if err := tournament.Run(ctx, b, spec, tournament.RunConfig{Concurrency: 8, Matches: prep}); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(started)

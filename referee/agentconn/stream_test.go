@@ -25,6 +25,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/match"
 )
 
@@ -231,7 +232,7 @@ func playMatch(t *testing.T, r *agentconn.Resolver, addr string, seed uint64, ti
 		conns = append(conns, c)
 	}
 	defer agentconn.CloseAll(conns)
-	spec := match.Spec{ID: "fallback", Game: g, Seed: seed, Agents: agentconn.Clients(conns)}
+	spec := match.Spec{ID: "fallback", Game: g, Params: gametest.Resolve(t, g, nil), Seed: seed, Agents: agentconn.Clients(conns)}
 	if timeout > 0 {
 		spec.Limits = &matchv1.Limits{MoveTimeout: durationpb.New(timeout)}
 	}

@@ -226,7 +226,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 	c := &counter{want: n, done: make(chan struct{})}
 	agents := &agentconn.Resolver{Pool: l.pool}
 	w := queue.NewWorker(l.bus, queue.WorkerConfig{
-		Matches:     &launch.Preparer{Games: families.New(), Agents: agents, NoProbe: true},
+		Games:       families.New(),
 		Player:      &launch.Player{Agents: agents, Options: []match.Option{match.WithObserver(c)}},
 		Concurrency: concurrency,
 	}, nil)

@@ -72,6 +72,9 @@ type Request struct {
 	// Params are the game's parameters as given; unset fields take their defaults. Parameters
 	// naming files are read with Preparer.ReadFile.
 	Params *matchv1.GameParams
+	// Resolved says Params were resolved already, for this game (a tournament's plan resolved
+	// them once for all its matches): they are taken as they are.
+	Resolved bool
 	// Seed of the match's randomness, when SeedGiven; otherwise a fresh random seed is drawn.
 	Seed      uint64
 	SeedGiven bool
@@ -137,8 +140,11 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %w", ErrInvalid, fmt.Errorf(format, args...))
 }
 
-// Prepare checks req and completes it into a Match. Its errors wrap ErrInvalid and read as one
-// line a person can act on.
+// Prepare checks req and completes it into a Match: the caller's standing under the policy,
+// what Setup checks and fills in, then the agents (see CheckAgents) and the labels. It is the
+// one preparation of a match asked for by anyone; what it returns is played as it is (a queued
+// match is reopened from its Request, never prepared again). Its errors wrap ErrInvalid and
+// read as one line a person can act on.
 func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	if p.Policy != nil {
 		if err := p.Policy.StartMatch(req.Caller); err != nil {
@@ -148,6 +154,31 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	if err := p.Admit(req.Caller, req.Limits, req.Agents); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
+	m, err := p.Setup(req)
+	if err != nil {
+		return nil, err
+	}
+	name := m.Game.Info().GetName()
+	if len(req.Agents) != len(m.Seats) {
+		return nil, &SeatsError{Game: name, Seats: m.Seats, Got: len(req.Agents)}
+	}
+	registered, err := p.CheckAgents(ctx, name, req.Agents)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.CheckLabels(req.Caller, req.Labels, registered); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	m.Labels = labels(req.Labels, registered)
+	return m, nil
+}
+
+// Setup prepares what is played whoever plays it: the game, its parameters (files they name
+// read, every default filled in), the seats, the seed (a fresh one unless given), the id, the
+// limits and the policy's bound on the match's time. It checks neither the caller nor the
+// agents (Prepare does); callers that seat agents of their own (the conformance checks) start
+// here. Labels given are kept as given.
+func (p *Preparer) Setup(req Request) (*Match, error) {
 	game, err := LookupGame(p.Games, req.Game)
 	if err != nil {
 		return nil, err
@@ -159,33 +190,27 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	if !req.SeedGiven {
 		m.Seed = FreshSeed()
 	}
-	if m.Params, err = p.params(game, req.Params, m.Seed); err != nil {
-		return nil, err
+	m.Params = req.Params
+	if !req.Resolved {
+		if m.Params, err = p.params(game, req.Params, m.Seed); err != nil {
+			return nil, err
+		}
 	}
 	m.Seats, _ = games.Seats(game, m.Params)
-	name := game.Info().GetName()
-	if len(req.Agents) != len(m.Seats) {
-		return nil, &SeatsError{Game: name, Seats: m.Seats, Got: len(req.Agents)}
-	}
 	if n := len(req.Labels); n > 0 && n != len(m.Seats) {
 		return nil, invalid("labels name the agents of the seats: give %d (one per seat) or none; got %d", len(m.Seats), n)
 	}
+	if len(req.Labels) > 0 {
+		m.Labels = slices.Clone(req.Labels)
+	}
 	m.ID = req.MatchID
 	if m.ID == "" {
-		m.ID = NewMatchID(name)
+		m.ID = NewMatchID(game.Info().GetName())
 	}
 	m.Limits = match.ResolveLimits(req.Limits)
-	registered, err := p.CheckAgents(ctx, name, req.Agents)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.CheckLabels(req.Caller, req.Labels, registered); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
 	if p.Policy != nil {
 		m.MaxDuration = p.Policy.MaxMatchTime
 	}
-	m.Labels = labels(req.Labels, registered)
 	return m, nil
 }
 
@@ -229,8 +254,14 @@ func LookupGame(reg *games.Registry, name string) (games.Game, error) {
 	return g, nil
 }
 
-// params loads the files params name and resolves them.
-func (p *Preparer) params(game games.Game, params *matchv1.GameParams, seed uint64) (*matchv1.GameParams, error) {
+// params loads the files params name and resolves them. A panic in the rules while they do is
+// a refusal naming it, like any other, never a crash of the server asked.
+func (p *Preparer) params(game games.Game, params *matchv1.GameParams, seed uint64) (_ *matchv1.GameParams, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = invalid("the rules failed on these parameters: %v", r)
+		}
+	}()
 	if l, ok := game.(games.Loader); ok {
 		read := p.ReadFile
 		if read == nil {

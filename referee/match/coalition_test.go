@@ -10,6 +10,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/coalition"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/match"
 )
 
@@ -22,6 +23,7 @@ func TestOpeningEventsAndParamSeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p = gametest.Resolve(t, coalition.New(), p)
 	agents := make([]agentv1.AgentServiceClient, 4)
 	for i := range agents {
 		agents[i] = sdktest.Client(t, random.New(uint64(i)))

@@ -567,13 +567,13 @@ func TestRulesPanic(t *testing.T) {
 }
 
 // TestRulesPanicBeforeStart: rules that panic while a match is set up (describing the game,
-// resolving its parameters, dealing the first state) make Run return an ErrBadSpec error that
+// dealing the first state) make Run return an ErrBadSpec error that
 // names the failure; nothing panics and nothing is recorded.
 func TestRulesPanicBeforeStart(t *testing.T) {
 	healthy := sdktest.Client(t, sdk.AgentFunc(func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 		return pick("5"), nil
 	}))
-	for _, method := range []string{"info", "resolve", "newstate"} {
+	for _, method := range []string{"info", "newstate"} {
 		t.Run(method, func(t *testing.T) {
 			var recorded atomic.Int32
 			runner := match.NewRunner(match.RecorderFunc(func(context.Context, *eventsv1.MatchEvent) error {

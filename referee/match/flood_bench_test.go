@@ -19,6 +19,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/match"
 )
@@ -70,7 +71,7 @@ func BenchmarkFlood(b *testing.B) {
 				res, err := match.NewRunner(nil).Run(context.Background(), match.Spec{
 					ID:     "flood-" + strconv.Itoa(i),
 					Game:   ultimatum.New(),
-					Params: floodParams(),
+					Params: floodParams(b),
 					Agents: clients,
 					Limits: &matchv1.Limits{MoveTimeout: durationpb.New(time.Minute)},
 				})
@@ -95,10 +96,10 @@ func BenchmarkFlood(b *testing.B) {
 	}
 }
 
-func floodParams() *matchv1.GameParams {
-	return &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
+func floodParams(t testing.TB) *matchv1.GameParams {
+	return gametest.Resolve(t, ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
 		Total: proto.Int64(100), MaxTurns: proto.Int32(floodTurns),
-	}}}
+	}}})
 }
 
 // sampleHeap keeps the largest live heap seen in peak until the returned function is called.

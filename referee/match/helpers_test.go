@@ -168,9 +168,12 @@ func stall(ctx context.Context, _ *agentv1.Observation) (*agentv1.Action, error)
 	return nil, ctx.Err()
 }
 
+// ultimatumDefaults are the default ultimatum game's parameters, resolved.
+var ultimatumDefaults, _ = ultimatum.New().Resolve(nil)
+
 // ultimatumSpec is a match of the default ultimatum game between agents.
 func ultimatumSpec(id string, agents ...agentv1.AgentServiceClient) match.Spec {
-	return match.Spec{ID: id, Game: ultimatum.New(), Seed: 1, Agents: agents}
+	return match.Spec{ID: id, Game: ultimatum.New(), Params: ultimatumDefaults, Seed: 1, Agents: agents}
 }
 
 // withTimeout returns limits with move timeout d and the other defaults.

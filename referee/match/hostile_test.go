@@ -151,7 +151,7 @@ func TestHostileAgents(t *testing.T) {
 				}
 				spec := match.Spec{
 					ID: "hostile-" + strings.ReplaceAll(name, "/", "-"), Game: ultimatum.New(), Seed: 3, Agents: agents,
-					Params: &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(turns)}}},
+					Params: gametest.Resolve(t, ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(turns)}}}),
 					Limits: &matchv1.Limits{MoveTimeout: durationpb.New(timeout)},
 				}
 				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

@@ -90,7 +90,8 @@ type Spec struct {
 	ID string
 	// Game to play.
 	Game games.Game
-	// Params for the game; nil or unset fields take the defaults.
+	// Params for the game, resolved (Game.Resolve's result, as launch.Preparer gives them): the
+	// runner and the rules take them as they are, and record them in MatchStarted.
 	Params *matchv1.GameParams
 	// Seed of the match's randomness.
 	Seed uint64
@@ -192,8 +193,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	return m.play(ctx, info, params, seatNames, seatRoles)
 }
 
-// setUp resolves the parameters, checks the agents against the seats and deals the first
-// state. A panic in the rules here is an error about the spec, like any other refusal to start,
+// setUp checks the agents against the seats and deals the first state. A panic in the rules here is an error about the spec, like any other refusal to start,
 // and nothing is recorded.
 func setUp(spec Spec) (info *gamev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string, state games.State, err error) {
 	defer func() {
@@ -201,11 +201,7 @@ func setUp(spec Spec) (info *gamev1.GameInfo, params *matchv1.GameParams, seatNa
 			err = fmt.Errorf("%w: the rules panicked while setting up the match: %v", ErrBadSpec, p)
 		}
 	}()
-	info = spec.Game.Info()
-	params, err = spec.Game.Resolve(spec.Params)
-	if err != nil {
-		return nil, nil, nil, nil, nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
-	}
+	info, params = spec.Game.Info(), spec.Params
 	seatNames, seatRoles = games.Seats(spec.Game, params)
 	if len(spec.Agents) != len(seatNames) {
 		return nil, nil, nil, nil, nil, fmt.Errorf("%w: %s needs %d agents (one per seat: %s), got %d", ErrBadSpec,

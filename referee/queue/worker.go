@@ -20,9 +20,9 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
-	"github.com/parley-arena/parley/referee/policy"
 )
 
 const (
@@ -42,10 +42,10 @@ const (
 
 // WorkerConfig configures a Worker.
 type WorkerConfig struct {
-	// Matches prepares each request (NoProbe: its agents were checked when it was asked for)
-	// and Player plays it. Required.
-	Matches *launch.Preparer
-	Player  *launch.Player
+	// Games reopens each request as the match it was prepared as (launch.Reopen), and Player
+	// plays it. Required.
+	Games  *games.Registry
+	Player *launch.Player
 	// Concurrency is how many matches the worker runs at once (default 1).
 	Concurrency int
 	// AckWait: see QueueConfig.
@@ -342,20 +342,8 @@ func (w *Worker) closeVoid(ctx context.Context, id, why, rerun string) error {
 // run runs the match of req under id (id differs from req's for a rerun).
 func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, rerun int, logger *slog.Logger) error {
 	logger = logger.With("recorded_as", id)
-	m, err := w.cfg.Matches.Prepare(ctx, launch.Request{
-		Game: req.GetGame(), Params: req.GetParams(), Seed: req.GetSeed(), SeedGiven: true, Agents: req.GetAgents(),
-		Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: id, TournamentID: req.GetTournamentId(),
-		RevealPrivate: req.GetRevealPrivate(),
-		// The request was checked against the policy when it was asked for; what applies to
-		// every match (its time limit) still does.
-		Caller: policy.Caller{Role: policy.Organiser, Client: "queue"},
-	})
-	switch {
-	case errors.Is(err, agentconn.ErrNotServed):
-		// A human seat lives in the process serving its page (`parley up`): leave the request
-		// to that process's worker.
-		return fmt.Errorf("%w: %w", errNotHere, err)
-	case err != nil:
+	m, err := launch.Reopen(w.cfg.Games, req, id)
+	if err != nil {
 		return w.refuse(ctx, req, id, err)
 	}
 	// When the worker stops mid-match the runner ends the match void; the rerun is recorded
@@ -395,6 +383,8 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 	}})
 	switch {
 	case errors.Is(err, agentconn.ErrNotServed):
+		// A human seat lives in the process serving its page (`parley up`): leave the request
+		// to that process's worker.
 		return fmt.Errorf("%w: %w", errNotHere, err)
 	case errors.Is(err, match.ErrBadSpec), errors.Is(err, agentconn.ErrBadAddress), errors.Is(err, agentconn.ErrDialRefused):
 		return w.refuse(ctx, req, id, err)

@@ -27,6 +27,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 const testTimeout = 45 * time.Second
@@ -71,7 +72,7 @@ func withAgents(cfg WorkerConfig, hub *human.Hub) WorkerConfig {
 	if hub != nil {
 		r.Humans = hub.Agents()
 	}
-	cfg.Matches = &launch.Preparer{Games: families.New(), Agents: r, NoProbe: true}
+	cfg.Games = families.New()
 	cfg.Player = &launch.Player{Agents: r}
 	return cfg
 }
@@ -96,9 +97,10 @@ func startWorker(t *testing.T, b *bus.Bus, cfg WorkerConfig) (*Worker, func()) {
 	return w, stop
 }
 
-// requests returns the requests of an ultimatum tournament: games matches for every ordered
-// pair of distinct agents.
+// requests returns the requests of an ultimatum tournament, prepared as every door prepares
+// them: games matches for every ordered pair of distinct agents.
 func requests(id string, games int, agents ...string) []*queuev1.MatchRequest {
+	prep := &launch.Preparer{Games: families.New()}
 	var out []*queuev1.MatchRequest
 	for i, a := range agents {
 		for j, b := range agents {
@@ -106,15 +108,49 @@ func requests(id string, games int, agents ...string) []*queuev1.MatchRequest {
 				if i == j {
 					continue
 				}
-				out = append(out, &queuev1.MatchRequest{
-					MatchId: fmt.Sprintf("%s-a%d%d-g%d", id, i, j, g), TournamentId: id, Game: "ultimatum",
-					Seed: uint64(42 + g), Agents: []string{a, b}, Labels: []string{string(rune('a' + i)), string(rune('a' + j))},
+				m, err := prep.Setup(launch.Request{
+					MatchID: fmt.Sprintf("%s-a%d%d-g%d", id, i, j, g), TournamentID: id, Game: "ultimatum",
+					Seed: uint64(42 + g), SeedGiven: true, Agents: []string{a, b}, Labels: []string{string(rune('a' + i)), string(rune('a' + j))},
 					Limits: &matchv1.Limits{MoveTimeout: durationpb.New(30 * time.Second)},
 				})
+				if err != nil {
+					panic(err) // the requests above are valid
+				}
+				out = append(out, m.Request())
 			}
 		}
 	}
 	return out
+}
+
+// The queue holds the match as it was prepared, the policy's bounds of the place it was asked
+// for included: a worker with no policy of its own ends a match at the max_match_time of the
+// preparer's policy.
+func TestQueuedMatchKeepsItsPreparedTimeLimit(t *testing.T) {
+	srv := natstest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	startWorker(t, openBus(t, srv.URL), WorkerConfig{Name: "no-policy"})
+	slow := startAgent(t, 20*time.Second, nil)
+	pol := policy.Default()
+	pol.MaxMatchTime = 500 * time.Millisecond
+	prep := &launch.Preparer{Games: families.New(), Policy: &pol}
+	m, err := prep.Setup(launch.Request{
+		MatchID: "bounded", Game: "ultimatum", Seed: 1, SeedGiven: true, Agents: []string{slow, "builtin:fair"},
+		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(30 * time.Second)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := m.Request()
+	if got := req.GetMaxDuration().AsDuration(); got != pol.MaxMatchTime {
+		t.Fatalf("the request carries max_duration %s, want the policy's %s", got, pol.MaxMatchTime)
+	}
+	ended := enqueueAndWait(t, ctx, openBus(t, srv.URL).JetStream(), []*queuev1.MatchRequest{req})
+	out := ended["bounded"].outcome
+	if out.GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(out.GetSummary(), "max_match_time") {
+		t.Fatalf("outcome %v: %s; want void past max_match_time", out.GetCause(), out.GetSummary())
+	}
 }
 
 // played is a requested match that has ended.

@@ -15,8 +15,6 @@ import (
 	"sync"
 	"time"
 
-	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
-
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -157,7 +155,7 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	m.Agents = agents
-	if err := queue.Enqueue(ctx, js, Request(m)); err != nil {
+	if err := queue.Enqueue(ctx, js, m.Request()); err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	s.logger.Info("match requested", "match_id", m.ID, "game", req.GetGame())
@@ -188,14 +186,6 @@ func (s *Server) reserveSeats(addrs []string) ([]string, []string, error) {
 		out[i], links[i] = seat, link
 	}
 	return out, links, nil
-}
-
-// Request is the work-queue request of a prepared match.
-func Request(m *launch.Match) *queuev1.MatchRequest {
-	return &queuev1.MatchRequest{
-		MatchId: m.ID, TournamentId: m.TournamentID, Game: m.Game.Info().GetName(), Params: m.Params, Seed: m.Seed,
-		Agents: m.Agents, Limits: m.Limits, Labels: m.Labels, RevealPrivate: m.RevealPrivate,
-	}
 }
 
 // GetMatch returns a match's record so far.

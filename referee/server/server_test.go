@@ -54,8 +54,8 @@ func start(t *testing.T) *fixture {
 	// The referee's worker, as `parley referee` runs it: one match at a time, so they are
 	// played in the order they were asked for.
 	w := queue.NewWorker(b, queue.WorkerConfig{
-		Matches: &launch.Preparer{Games: families.New(), Agents: agents, NoProbe: true},
-		Player:  &launch.Player{Agents: agents},
+		Games:  families.New(),
+		Player: &launch.Player{Agents: agents},
 	}, nil)
 	wctx, stopWorker := context.WithCancel(context.Background())
 	worked := make(chan error, 1)

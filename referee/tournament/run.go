@@ -19,6 +19,7 @@ import (
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/queue"
 )
 
@@ -43,8 +44,13 @@ type RunConfig struct {
 	// Concurrency is the most matches requested and not yet ended at any time (default
 	// DefaultConcurrency).
 	Concurrency int
-	// Params returns the parameters of a match from its seed, for games whose parameters
-	// name files drawn per match; nil: the spec's parameters for every match.
+	// Matches prepares each match as it is requested (launch.Preparer.Setup: its limits, the
+	// policy's bound on its time). Required.
+	Matches *launch.Preparer
+	// Params, when set, gives a match's parameters from its seed as asked for, and Matches
+	// prepares them for that match (files they name read, a corpus drawn from with the seed):
+	// for games whose parameters differ per match. Nil: the spec's, resolved once when the
+	// tournament was prepared, for every match.
 	Params func(seed uint64) (*matchv1.GameParams, error)
 	// Progress, when set, is called after each scheduled match has ended, in the caller's
 	// goroutine order (never concurrently).
@@ -79,6 +85,9 @@ type Progress struct {
 // when ctx ends first.
 func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg RunConfig) error {
 	js := b.JetStream()
+	if cfg.Matches == nil {
+		return errors.New("tournament: no match preparer")
+	}
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = DefaultConcurrency
 	}
@@ -194,7 +203,7 @@ func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg
 				}
 			}
 			waiting[id] = m
-			if err := retrying(ctx, func() error { return request(ctx, js, spec, m, cfg.Params, !fresh) }); err != nil {
+			if err := retrying(ctx, func() error { return request(ctx, js, spec, m, cfg, !fresh) }); err != nil {
 				return err
 			}
 		}
@@ -321,19 +330,12 @@ func pollEndings(ctx context.Context, js jetstream.JetStream, waiting map[string
 // request published again after the duplicate window would be stored twice, and its second
 // taker would close the running match as interrupted.
 func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch,
-	paramsOf func(uint64) (*matchv1.GameParams, error), resuming bool) error {
+	cfg RunConfig, resuming bool) error {
 	if resuming {
 		if queued, err := queue.Queued(ctx, js, m.GetMatchId()); err != nil {
 			return err
 		} else if queued {
 			return nil
-		}
-	}
-	params := spec.GetParams()
-	if paramsOf != nil {
-		var err error
-		if params, err = paramsOf(m.GetSeed()); err != nil {
-			return fmt.Errorf("tournament: params of match %s: %w", m.GetMatchId(), err)
 		}
 	}
 	agents := make([]string, len(m.GetEntrants()))
@@ -345,17 +347,23 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 		agents[i] = spec.GetEntrants()[e].GetAddress()
 		labels[i] = spec.GetEntrants()[e].GetLabel()
 	}
-	return queue.Enqueue(ctx, js, &queuev1.MatchRequest{
-		MatchId:       m.GetMatchId(),
-		TournamentId:  spec.GetTournamentId(),
-		Game:          spec.GetGame(),
-		Params:        params,
-		Seed:          m.GetSeed(),
-		Agents:        agents,
-		Limits:        spec.GetLimits(),
-		Labels:        labels,
-		RevealPrivate: spec.GetRevealPrivate(),
-	})
+	req := launch.Request{
+		Game: spec.GetGame(), Params: spec.GetParams(), Resolved: true, Seed: m.GetSeed(), SeedGiven: true,
+		Agents: agents, Labels: labels, Limits: spec.GetLimits(), MatchID: m.GetMatchId(),
+		TournamentID: spec.GetTournamentId(), RevealPrivate: spec.GetRevealPrivate(),
+	}
+	if cfg.Params != nil {
+		params, err := cfg.Params(m.GetSeed())
+		if err != nil {
+			return fmt.Errorf("tournament: params of match %s: %w", m.GetMatchId(), err)
+		}
+		req.Params, req.Resolved = params, false
+	}
+	prepared, err := cfg.Matches.Setup(req)
+	if err != nil {
+		return fmt.Errorf("tournament: match %s: %w", m.GetMatchId(), err)
+	}
+	return queue.Enqueue(ctx, js, prepared.Request())
 }
 
 // StoreSpec stores spec, or checks that the one stored under its id is the same tournament

@@ -2,8 +2,6 @@ package tournament
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,14 +20,12 @@ import (
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
-	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/record"
 )
 
 const (
-	defaultGamesPerAssignment = 10
 	// agentCheckTimeout bounds checking that the entrants' addresses open.
 	agentCheckTimeout = 10 * time.Second
 )
@@ -108,62 +104,18 @@ func (s *Service) Close() {
 	s.wg.Wait()
 }
 
-func invalid(format string, args ...any) error {
+func badRequest(format string, args ...any) error {
 	return status.Errorf(codes.InvalidArgument, format, args...)
 }
 
-// StartTournament plans the tournament, stores its schedule and starts requesting its matches.
+// StartTournament prepares the tournament (Prepare), stores its schedule and starts requesting
+// its matches.
 func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTournamentRequest) (*tournamentv1.StartTournamentResponse, error) {
-	caller := policy.FromIncoming(ctx)
-	// The bounds are the match preparer's: the same policy for a tournament as for a match.
-	pol := s.cfg.Matches.Policy
-	n := m.GetGamesPerAssignment()
-	if n == 0 {
-		n = defaultGamesPerAssignment
-	}
-	if pol != nil {
-		if err := pol.StartTournament(caller, 0, int(n), int(m.GetConcurrency())); err != nil {
-			return nil, invalid("%v", err)
-		}
-	}
-	addrs := make([]string, len(m.GetEntrants()))
-	for i, e := range m.GetEntrants() {
-		addrs[i] = e.GetAddress()
-	}
-	if err := s.cfg.Matches.Admit(caller, m.GetLimits(), addrs); err != nil {
-		return nil, invalid("%v", err)
-	}
-	seed := m.GetSeed()
-	if seed == 0 {
-		seed = launch.FreshSeed() | 1
-	}
-	game, params, err := s.cfg.Matches.Params(m.GetGame(), m.GetParams(), seed)
+	spec, err := Prepare(ctx, s.cfg.Matches, m, policy.FromIncoming(ctx))
 	if err != nil {
-		return nil, invalid("%v", err)
+		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	name := game.Info().GetName()
-	entrants, err := s.checkEntrants(ctx, caller, name, m.GetEntrants())
-	if err != nil {
-		return nil, err
-	}
-	id := m.GetTournamentId()
-	if id == "" {
-		var b [3]byte
-		_, _ = rand.Read(b[:])
-		id = fmt.Sprintf("%s-%d-%s", name, seed, hex.EncodeToString(b[:]))
-	}
-	seats, _ := games.Seats(game, params)
-	spec, err := Plan(PlanConfig{
-		ID: id, Game: name, Params: params, Seats: len(seats), Entrants: entrants,
-		GamesPerAssignment: int(n), Seed: seed, SelfPlay: m.GetSelfPlay(), MaxAssignments: int(m.GetMaxAssignments()),
-		Limits: m.GetLimits(), RevealPrivate: m.GetRevealPrivate(),
-	})
-	if err != nil {
-		return nil, invalid("%v", err)
-	}
-	if err := pol.StartTournament(caller, len(spec.GetMatches()), int(n), int(m.GetConcurrency())); err != nil {
-		return nil, invalid("%v", err)
-	}
+	id := spec.GetTournamentId()
 	if err := s.cfg.Bus.Ready(); err != nil {
 		return nil, status.Errorf(codes.Unavailable, "%v; try again shortly", err)
 	}
@@ -176,7 +128,7 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	stored := proto.CloneOf(m)
-	stored.TournamentId, stored.Seed, stored.GamesPerAssignment = id, seed, n
+	stored.TournamentId, stored.Seed, stored.GamesPerAssignment = id, spec.GetSeed(), spec.GetGamesPerAssignment()
 	data, err := proto.Marshal(stored)
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
@@ -188,32 +140,6 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 	s.run(spec, int(m.GetConcurrency()), fresh)
 	s.log.Info("tournament started", "tournament_id", id, "game", spec.GetGame(), "matches", len(spec.GetMatches()))
 	return &tournamentv1.StartTournamentResponse{TournamentId: id, Matches: uint32(len(spec.GetMatches()))}, nil
-}
-
-// checkEntrants fills in default labels, checks that labels are unique and that every address
-// may play the game, as every match of it is checked.
-func (s *Service) checkEntrants(ctx context.Context, caller policy.Caller, game string, in []*tournamentv1.Entrant) ([]*tournamentv1.Entrant, error) {
-	if len(in) == 0 {
-		return nil, invalid("give the agents taking part (entrants)")
-	}
-	ctx, cancel := context.WithTimeout(ctx, agentCheckTimeout)
-	defer cancel()
-	addrs := make([]string, len(in))
-	for i, e := range in {
-		addrs[i] = e.GetAddress()
-	}
-	registered, err := s.cfg.Matches.CheckAgents(ctx, game, addrs)
-	if err != nil {
-		return nil, invalid("%v", err)
-	}
-	labels := make([]string, len(in))
-	for i, e := range in {
-		labels[i] = e.GetLabel()
-	}
-	if err := s.cfg.Matches.CheckLabels(caller, labels, registered); err != nil {
-		return nil, invalid("%v", err)
-	}
-	return Entrants(in, registered)
 }
 
 // Entrants fills in each entrant's label, when not given, from its registered bot's
@@ -230,7 +156,7 @@ func Entrants(in []*tournamentv1.Entrant, registered []string) ([]*tournamentv1.
 			label = strings.TrimPrefix(e.GetAddress(), "builtin:")
 		}
 		if seen[label] {
-			return nil, invalid("two agents are labelled %q; give them different labels", label)
+			return nil, invalid(fmt.Errorf("two agents are labelled %q; give them different labels", label))
 		}
 		seen[label] = true
 		out = append(out, &tournamentv1.Entrant{Label: label, Address: e.GetAddress()})
@@ -260,7 +186,7 @@ func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int, fresh 
 			delete(s.running, id)
 			s.mu.Unlock()
 		}()
-		err := Run(s.ctx, s.cfg.Bus, spec, RunConfig{Concurrency: concurrency, Fresh: fresh})
+		err := Run(s.ctx, s.cfg.Bus, spec, RunConfig{Concurrency: concurrency, Fresh: fresh, Matches: s.cfg.Matches})
 		switch {
 		case err == nil:
 			s.log.Info("tournament complete", "tournament_id", id)
@@ -400,7 +326,7 @@ func (s *Service) ListTournaments(ctx context.Context, req *tournamentv1.ListTou
 	size := int(req.GetPageSize())
 	switch {
 	case size < 0:
-		return nil, invalid("page_size must be 0 or more, got %d", size)
+		return nil, badRequest("page_size must be 0 or more, got %d", size)
 	case size == 0:
 		size = 50
 	case size > 500:
@@ -429,7 +355,7 @@ func (s *Service) ListTournaments(ctx context.Context, req *tournamentv1.ListTou
 	if tok := req.GetPageToken(); tok != "" {
 		i := slices.IndexFunc(all, func(t *tournamentv1.TournamentSummary) bool { return t.GetTournamentId() == tok })
 		if i < 0 {
-			return nil, invalid("page_token %q is not a tournament of this listing", tok)
+			return nil, badRequest("page_token %q is not a tournament of this listing", tok)
 		}
 		from = i + 1
 	}

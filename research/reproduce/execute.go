@@ -11,6 +11,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/studies"
 	"github.com/parley-arena/parley/services/analytics"
@@ -27,13 +28,15 @@ type Executor interface {
 // Tournaments plays set-ups as tournaments through the NATS work queue that referee workers
 // share (services/tournament): resumable by id, played by any referee on the bus.
 type Tournaments struct {
-	Bus         *bus.Bus
+	Bus *bus.Bus
+	// Matches prepares each match as it is requested (see tournament.RunConfig). Required.
+	Matches     *launch.Preparer
 	Concurrency int
 }
 
 // Play implements Executor.
 func (t Tournaments) Play(ctx context.Context, spec *tournamentv1.TournamentSpec, params func(uint64) (*matchv1.GameParams, error), done func()) ([]metrics.Row, error) {
-	err := tournament.Run(ctx, t.Bus, spec, tournament.RunConfig{Concurrency: t.Concurrency, Params: params,
+	err := tournament.Run(ctx, t.Bus, spec, tournament.RunConfig{Concurrency: t.Concurrency, Matches: t.Matches, Params: params,
 		Progress: func(tournament.Progress) { done() }})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 	"github.com/parley-arena/parley/services/analytics/metrics/standard"
@@ -96,7 +97,7 @@ func (a *arena) play(ctx context.Context, prefix string, n, k int) error {
 			g, _ := a.games.Lookup(p.game)
 			id := fmt.Sprintf("%s-%d", prefix, i)
 			_, err := a.runner.Run(ctx, match.Spec{
-				ID: id, Game: g, Seed: uint64(1000 + i), TournamentID: "restart",
+				ID: id, Game: g, Params: gametest.Resolve(a.t, g, nil), Seed: uint64(1000 + i), TournamentID: "restart",
 				Agents: []agentv1.AgentServiceClient{a.agents[p.agents[0]], a.agents[p.agents[1]]},
 			})
 			if err != nil {
@@ -118,7 +119,7 @@ func (a *arena) record(ctx context.Context, id string) []*eventsv1.MatchEvent {
 	a.t.Helper()
 	p := pairings[1]
 	g, _ := a.games.Lookup(p.game)
-	res, err := match.NewRunner(nil).Run(ctx, match.Spec{ID: id, Game: g, Seed: 7, TournamentID: "restart",
+	res, err := match.NewRunner(nil).Run(ctx, match.Spec{ID: id, Game: g, Params: gametest.Resolve(a.t, g, nil), Seed: 7, TournamentID: "restart",
 		Agents: []agentv1.AgentServiceClient{a.agents[p.agents[0]], a.agents[p.agents[1]]}})
 	if err != nil {
 		a.t.Fatal(err)

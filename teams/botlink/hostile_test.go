@@ -21,6 +21,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/teams/botlink"
@@ -107,7 +108,7 @@ func TestDialOutUnderFlood(t *testing.T) {
 				ID: "dial-out-flood", Game: ultimatum.New(), Seed: 1,
 				Agents: []agentv1.AgentServiceClient{dialHostile(t, hostile.MessageFlood), linked(t, b.Conn(), "honest", honest, &got)},
 				// 16 messages of 8 KiB a move: whole, the history would pass 1 MiB by turn 20.
-				Params: &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(80)}}},
+				Params: gametest.Resolve(t, ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(80)}}}),
 				Limits: &matchv1.Limits{MoveTimeout: durationpb.New(10 * time.Second), MaxReplyBytes: 512 << 10},
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -151,7 +152,7 @@ func TestDialOutOversizedReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := match.Spec{
-		ID: "dial-out-huge", Game: ultimatum.New(), Seed: 1,
+		ID: "dial-out-huge", Game: ultimatum.New(), Seed: 1, Params: gametest.Resolve(t, ultimatum.New(), nil),
 		Agents: []agentv1.AgentServiceClient{linked(t, b.Conn(), "huge", huge, &got), sdktest.Client(t, honest)},
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(time.Minute), MaxReplyBytes: 512 << 10},
 	}

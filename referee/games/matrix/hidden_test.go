@@ -14,6 +14,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/matrix"
 	"github.com/parley-arena/parley/referee/match"
 )
@@ -59,7 +60,7 @@ func playSpies(t *testing.T, kvs []string, flip [2]int32) [2][]*agentv1.Observat
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := match.NewRunner(nil).Run(ctx, match.Spec{
-		ID: "hidden", Game: matrix.New(), Params: params(t, kvs...), Seed: 1,
+		ID: "hidden", Game: matrix.New(), Params: gametest.Resolve(t, matrix.New(), params(t, kvs...)), Seed: 1,
 		Agents: []agentv1.AgentServiceClient{sdktest.Client(t, spies[0]), sdktest.Client(t, spies[1])},
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(10 * time.Second)},
 	})

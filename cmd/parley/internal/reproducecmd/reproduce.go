@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -17,6 +18,7 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/reproduce"
@@ -192,7 +194,9 @@ func play(ctx context.Context, deps *cli.Deps, o *options, plan *reproduce.Plan)
 		done = func() { bar.Add(1) }
 		defer bar.Finish()
 	}
-	res, err := plan.Execute(ctx, reproduce.Tournaments{Bus: b, Concurrency: o.conc}, done)
+	res, err := plan.Execute(ctx, reproduce.Tournaments{
+		Bus: b, Concurrency: o.conc, Matches: &launch.Preparer{Games: deps.Games, Agents: deps.Resolver(), ReadFile: os.ReadFile},
+	}, done)
 	if err != nil && ctx.Err() != nil && (o.nats != "" || o.storeDir != "") {
 		fmt.Fprintf(deps.Err, "stopped; resume with the same flags and --id %s\n", o.r.ID)
 	}

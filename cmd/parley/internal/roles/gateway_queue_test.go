@@ -261,9 +261,9 @@ func openBus(t *testing.T, url string) *bus.Bus {
 func runWorker(t *testing.T, b *bus.Bus, name string) (stop func()) {
 	t.Helper()
 	w := queue.NewWorker(b, queue.WorkerConfig{
-		Matches: &launch.Preparer{Games: families.New(), Agents: testAgents(), NoProbe: true},
-		Player:  &launch.Player{Agents: testAgents()},
-		Name:    name, AckWait: time.Second,
+		Games:  families.New(),
+		Player: &launch.Player{Agents: testAgents()},
+		Name:   name, AckWait: time.Second,
 	}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

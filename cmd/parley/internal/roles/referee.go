@@ -99,7 +99,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	if cfg.Workers > 0 {
 		r.stopW = RunWorkers(context.WithoutCancel(ctx), WorkersConfig{
 			Bus: cfg.Bus, Games: cfg.Games, Agents: cfg.Agents, Concurrency: cfg.Workers, AckWait: cfg.AckWait,
-			Name: cfg.Name, Options: cfg.Options, Logger: cfg.Logger, Policy: cfg.Policy,
+			Name: cfg.Name, Options: cfg.Options, Logger: cfg.Logger,
 		})
 	}
 	go func() { r.served <- r.srv.Serve(lis) }()
@@ -171,8 +171,6 @@ type WorkersConfig struct {
 	Name    string
 	Options []match.Option
 	Logger  *slog.Logger
-	// Policy's per-match bounds apply to every match played (nil: none).
-	Policy *policy.Policy
 }
 
 // RunWorkers plays queued matches in this process, as `parley tournament` and `parley
@@ -181,7 +179,7 @@ type WorkersConfig struct {
 func RunWorkers(ctx context.Context, cfg WorkersConfig) (stop func()) {
 	wctx, cancel := context.WithCancel(ctx)
 	w := queue.NewWorker(cfg.Bus, queue.WorkerConfig{
-		Matches:     &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, NoProbe: true, Policy: cfg.Policy},
+		Games:       cfg.Games,
 		Player:      &launch.Player{Agents: cfg.Agents, Options: cfg.Options},
 		Concurrency: cfg.Concurrency, AckWait: cfg.AckWait, Name: cfg.Name,
 	}, cfg.Logger)

@@ -5,8 +5,6 @@ package tournamentcmd
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -29,6 +26,7 @@ import (
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/services/analytics"
 	"github.com/parley-arena/parley/services/analytics/metrics/standard"
@@ -151,18 +149,6 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 	logger := deps.Logger(slogLevel(o.verbose))
 	agents := deps.Resolver()
-	// Matches are prepared the one way every door does; files the parameters name are read
-	// here, per match seed (a corpus draws from it).
-	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile}
-	paramsOf := func(seed uint64) (*matchv1.GameParams, error) {
-		_, p, err := prep.Params(o.game, params, seed)
-		return p, err
-	}
-	game, resolved, err := prep.Params(o.game, params, o.seed)
-	if err != nil {
-		return cli.Usagef("%v", err)
-	}
-	seats, _ := games.Seats(game, resolved)
 	// Registered bots are found in the registry on NATS, so NATS comes first when one plays;
 	// the local workers open them the same way.
 	var b *bus.Bus
@@ -176,30 +162,33 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		agents.AllowBotDial = o.allowBotDial
 	}
-	entrants, err := parseAgents(ctx, prep, o.game, o.agents)
+	entrants, err := parseAgents(o.agents)
 	if err != nil {
 		return err
 	}
-	if o.id == "" {
-		var b [3]byte
-		rand.Read(b[:])
-		o.id = fmt.Sprintf("%s-%d-%s", o.game, o.seed, hex.EncodeToString(b[:]))
-	}
-	spec, err := tournament.Plan(tournament.PlanConfig{
-		ID: o.id, Game: o.game, Params: resolved, Seats: len(seats), Entrants: entrants,
-		GamesPerAssignment: o.gamesPerPair, Seed: o.seed, SelfPlay: o.selfPlay, MaxAssignments: o.maxAssignments,
+	// Prepared the one way every door does, as the organiser; files the parameters name are
+	// read here, and again per match seed when requested (a corpus draws from it).
+	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile}
+	spec, err := tournament.Prepare(ctx, prep, &tournamentv1.StartTournamentRequest{
+		Game: o.game, Params: params, Entrants: entrants, GamesPerAssignment: uint32(o.gamesPerPair),
+		Seed: o.seed, TournamentId: o.id, SelfPlay: o.selfPlay, MaxAssignments: uint32(o.maxAssignments),
 		Limits: &matchv1.Limits{
 			MoveTimeout:   durationpb.New(o.moveTimeout),
 			MaxRetries:    proto.Int32(int32(o.retries)),
 			MaxReplyBytes: int32(o.maxReplyBytes),
 		},
-	})
+	}, policy.Caller{Role: policy.Organiser, Client: "cli"})
 	if err != nil {
-		return cli.Usagef("%v", err)
+		return cli.Usagef("%v", strings.TrimPrefix(err.Error(), launch.ErrInvalid.Error()+": "))
 	}
 	if spec.GetLimits().TokenBudget, err = tokenbudget.PerMatch(o.tokenBudget, o.totalBudget, len(spec.GetMatches())); err != nil {
 		return cli.Usagef("%v", err)
 	}
+	game, err := deps.Games.Lookup(spec.GetGame())
+	if err != nil {
+		return err
+	}
+	seats, _ := games.Seats(game, spec.GetParams())
 
 	if b == nil {
 		if b, err = bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger); err != nil {
@@ -213,7 +202,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		where = b.URL()
 	}
 	fmt.Fprintf(deps.Err, "tournament %s: %s, %d agents, %d seat assignments (of %d), %d matches, seed %d, on %s\n",
-		spec.GetTournamentId(), o.game, len(entrants), len(spec.GetMatches())/o.gamesPerPair, spec.GetAssignmentsPossible(),
+		spec.GetTournamentId(), o.game, len(spec.GetEntrants()), len(spec.GetMatches())/o.gamesPerPair, spec.GetAssignmentsPossible(),
 		len(spec.GetMatches()), o.seed, where)
 
 	if o.workers > 0 {
@@ -226,8 +215,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		fmt.Fprintf(deps.Err, "waiting for 'parley referee' workers on %s to take the requests\n", where)
 	}
 
-	labels := make([]string, len(entrants))
-	for i, e := range entrants {
+	labels := make([]string, len(spec.GetEntrants()))
+	for i, e := range spec.GetEntrants() {
 		labels[i] = e.GetLabel()
 	}
 	progress := func(p tournament.Progress) {
@@ -241,7 +230,10 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		line := fmt.Sprintf("[%*d/%d] %s  %s: %s", digits(p.Total), p.Done, p.Total, p.RecordedAs, strings.Join(who, " vs "), summary(p.Outcome))
 		fmt.Fprintln(deps.Err, line)
 	}
-	if err := tournament.Run(ctx, b, spec, tournament.RunConfig{Concurrency: o.concurrency, Params: paramsOf, Progress: progress}); err != nil {
+	if err := tournament.Run(ctx, b, spec, tournament.RunConfig{
+		Concurrency: o.concurrency, Matches: prep, Progress: progress,
+		Params: func(uint64) (*matchv1.GameParams, error) { return params, nil },
+	}); err != nil {
 		if ctx.Err() != nil && (o.nats != "" || o.storeDir != "") {
 			fmt.Fprintf(deps.Err, "stopped; resume with the same flags and --id %s\n", spec.GetTournamentId())
 		}
@@ -296,29 +288,18 @@ func Intro(spec *tournamentv1.TournamentSpec) []string {
 	return lines
 }
 
-// parseAgents reads [LABEL=]ADDRESS arguments and checks each address as every match of game
-// will be (the workers open their own connections).
-func parseAgents(ctx context.Context, prep *launch.Preparer, game string, args []string) ([]*tournamentv1.Entrant, error) {
+// parseAgents reads [LABEL=]ADDRESS arguments.
+func parseAgents(args []string) ([]*tournamentv1.Entrant, error) {
 	if len(args) == 0 {
 		return nil, cli.Usagef("give the agents with --agent (at least two)")
 	}
-	var in []*tournamentv1.Entrant
-	var addrs []string
+	var out []*tournamentv1.Entrant
 	for _, a := range args {
 		label, addr := "", a
 		if i := strings.Index(a, "="); i > 0 && !strings.Contains(a[:i], ":") {
 			label, addr = a[:i], a[i+1:]
 		}
-		in = append(in, &tournamentv1.Entrant{Label: label, Address: addr})
-		addrs = append(addrs, addr)
-	}
-	registered, err := prep.CheckAgents(ctx, game, addrs)
-	if err != nil {
-		return nil, cli.Usagef("%v", err)
-	}
-	out, err := tournament.Entrants(in, registered)
-	if err != nil {
-		return nil, cli.Usagef("%s; name them: --agent NAME=ADDRESS", status.Convert(err).Message())
+		out = append(out, &tournamentv1.Entrant{Label: label, Address: addr})
 	}
 	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 	v1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -30,7 +31,8 @@ const (
 // MatchRequest asks a referee worker to run one match and record it to the match stream.
 // Written by the referee's StartMatch and by tournaments on parley.request.<match_id> into the
 // work-queue stream PARLEY_REQUESTS, once the match is prepared and checked; taken by one
-// worker at a time, acknowledged once the match's record is stored. Seen by referees and
+// worker at a time, acknowledged once the match's record is stored. Everything in it is
+// resolved: the worker reopens the match as it is and plays it. Seen by referees and
 // operators only.
 type MatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -58,6 +60,10 @@ type MatchRequest struct {
 	Labels []string `protobuf:"bytes,8,rep,name=labels,proto3" json:"labels,omitempty"`
 	// Let spectators see the match's private parts (MatchStarted.reveal_private).
 	RevealPrivate bool `protobuf:"varint,9,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
+	// Longest the match may run on the wall clock, from the organiser's policy when the match was
+	// prepared (max_match_time); unset: no bound. The worker applies it as given: a request is
+	// prepared and checked once, where it is asked for, never again by the worker that takes it.
+	MaxDuration   *durationpb.Duration `protobuf:"bytes,10,opt,name=max_duration,json=maxDuration,proto3" json:"max_duration,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -155,6 +161,13 @@ func (x *MatchRequest) GetRevealPrivate() bool {
 	return false
 }
 
+func (x *MatchRequest) GetMaxDuration() *durationpb.Duration {
+	if x != nil {
+		return x.MaxDuration
+	}
+	return nil
+}
+
 // MatchRetried says that a match's referee stopped before the match ended (it crashed, lost
 // the broker, or was shut down): the match was closed as void and is run again under
 // retry_match_id. Written by the referee worker on parley.retry.<match_id> in the stream
@@ -236,7 +249,7 @@ var File_parley_queue_v1_queue_proto protoreflect.FileDescriptor
 
 const file_parley_queue_v1_queue_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/queue/v1/queue.proto\x12\x0fparley.queue.v1\x1a\x1bparley/match/v1/match.proto\"\xb3\x02\n" +
+	"\x1bparley/queue/v1/queue.proto\x12\x0fparley.queue.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bparley/match/v1/match.proto\"\xf1\x02\n" +
 	"\fMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\rtournament_id\x18\x02 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -246,7 +259,9 @@ const file_parley_queue_v1_queue_proto_rawDesc = "" +
 	"\x06agents\x18\x06 \x03(\tR\x06agents\x12/\n" +
 	"\x06limits\x18\a \x01(\v2\x17.parley.match.v1.LimitsR\x06limits\x12\x16\n" +
 	"\x06labels\x18\b \x03(\tR\x06labels\x12%\n" +
-	"\x0ereveal_private\x18\t \x01(\bR\rrevealPrivate\"\x8c\x01\n" +
+	"\x0ereveal_private\x18\t \x01(\bR\rrevealPrivate\x12<\n" +
+	"\fmax_duration\x18\n" +
+	" \x01(\v2\x19.google.protobuf.DurationR\vmaxDuration\"\x8c\x01\n" +
 	"\fMatchRetried\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x0eretry_match_id\x18\x02 \x01(\tR\fretryMatchId\x12#\n" +
@@ -269,19 +284,21 @@ func file_parley_queue_v1_queue_proto_rawDescGZIP() []byte {
 
 var file_parley_queue_v1_queue_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_parley_queue_v1_queue_proto_goTypes = []any{
-	(*MatchRequest)(nil),  // 0: parley.queue.v1.MatchRequest
-	(*MatchRetried)(nil),  // 1: parley.queue.v1.MatchRetried
-	(*v1.GameParams)(nil), // 2: parley.match.v1.GameParams
-	(*v1.Limits)(nil),     // 3: parley.match.v1.Limits
+	(*MatchRequest)(nil),        // 0: parley.queue.v1.MatchRequest
+	(*MatchRetried)(nil),        // 1: parley.queue.v1.MatchRetried
+	(*v1.GameParams)(nil),       // 2: parley.match.v1.GameParams
+	(*v1.Limits)(nil),           // 3: parley.match.v1.Limits
+	(*durationpb.Duration)(nil), // 4: google.protobuf.Duration
 }
 var file_parley_queue_v1_queue_proto_depIdxs = []int32{
 	2, // 0: parley.queue.v1.MatchRequest.params:type_name -> parley.match.v1.GameParams
 	3, // 1: parley.queue.v1.MatchRequest.limits:type_name -> parley.match.v1.Limits
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	4, // 2: parley.queue.v1.MatchRequest.max_duration:type_name -> google.protobuf.Duration
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_parley_queue_v1_queue_proto_init() }

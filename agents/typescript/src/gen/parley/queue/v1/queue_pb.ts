@@ -9,6 +9,8 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { GameParams, Limits } from "../../match/v1/match_pb.js";
 import { file_parley_match_v1_match } from "../../match/v1/match_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -17,13 +19,14 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/queue/v1/queue.proto.
  */
 export const file_parley_queue_v1_queue: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvcXVldWUvdjEvcXVldWUucHJvdG8SD3BhcmxleS5xdWV1ZS52MSLhAQoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCCJfCgxNYXRjaFJldHJpZWQSEAoIbWF0Y2hfaWQYASABKAkSFgoOcmV0cnlfbWF0Y2hfaWQYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAlCvgEKE2NvbS5wYXJsZXkucXVldWUudjFCClF1ZXVlUHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvcXVldWUvdjE7cXVldWV2MaICA1BRWKoCD1BhcmxleS5RdWV1ZS5WMcoCD1BhcmxleVxRdWV1ZVxWMeICG1BhcmxleVxRdWV1ZVxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6UXVldWU6OlYxYgZwcm90bzM", [file_parley_match_v1_match]);
+  fileDesc("ChtwYXJsZXkvcXVldWUvdjEvcXVldWUucHJvdG8SD3BhcmxleS5xdWV1ZS52MSKSAgoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIvCgxtYXhfZHVyYXRpb24YCiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iXwoMTWF0Y2hSZXRyaWVkEhAKCG1hdGNoX2lkGAEgASgJEhYKDnJldHJ5X21hdGNoX2lkGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJQr4BChNjb20ucGFybGV5LnF1ZXVlLnYxQgpRdWV1ZVByb3RvUAFaPWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3F1ZXVlL3YxO3F1ZXVldjGiAgNQUViqAg9QYXJsZXkuUXVldWUuVjHKAg9QYXJsZXlcUXVldWVcVjHiAhtQYXJsZXlcUXVldWVcVjFcR1BCTWV0YWRhdGHqAhFQYXJsZXk6OlF1ZXVlOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_parley_match_v1_match]);
 
 /**
  * MatchRequest asks a referee worker to run one match and record it to the match stream.
  * Written by the referee's StartMatch and by tournaments on parley.request.<match_id> into the
  * work-queue stream PARLEY_REQUESTS, once the match is prepared and checked; taken by one
- * worker at a time, acknowledged once the match's record is stored. Seen by referees and
+ * worker at a time, acknowledged once the match's record is stored. Everything in it is
+ * resolved: the worker reopens the match as it is and plays it. Seen by referees and
  * operators only.
  *
  * @generated from message parley.queue.v1.MatchRequest
@@ -97,6 +100,15 @@ export type MatchRequest = Message<"parley.queue.v1.MatchRequest"> & {
    * @generated from field: bool reveal_private = 9;
    */
   revealPrivate: boolean;
+
+  /**
+   * Longest the match may run on the wall clock, from the organiser's policy when the match was
+   * prepared (max_match_time); unset: no bound. The worker applies it as given: a request is
+   * prepared and checked once, where it is asked for, never again by the worker that takes it.
+   *
+   * @generated from field: google.protobuf.Duration max_duration = 10;
+   */
+  maxDuration?: Duration | undefined;
 };
 
 /**

@@ -1,0 +1,102 @@
+package tournament
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/policy"
+)
+
+// DefaultGamesPerAssignment is StartTournamentRequest.games_per_assignment when unset.
+const DefaultGamesPerAssignment = 10
+
+// Prepare checks a tournament request and plans it, the one way every door does (the
+// TournamentService, `parley tournament`, `parley reproduce`): the caller's standing under the
+// preparer's policy, the limits and each entrant's address as every match of it will be
+// checked (launch.Preparer.Admit), the parameters resolved once with the tournament's seed, the
+// entrants (reachable, claiming the game, labels unique and allowed), the id (a fresh one unless
+// given) and the schedule, whose size the policy bounds. Each match is then prepared from the
+// plan when it is requested (Run). Errors wrap launch.ErrInvalid and read as one line.
+func Prepare(ctx context.Context, prep *launch.Preparer, req *tournamentv1.StartTournamentRequest, caller policy.Caller) (*tournamentv1.TournamentSpec, error) {
+	n := int(req.GetGamesPerAssignment())
+	if n == 0 {
+		n = DefaultGamesPerAssignment
+	}
+	pol := prep.Policy
+	if pol != nil {
+		if err := pol.StartTournament(caller, 0, n, int(req.GetConcurrency())); err != nil {
+			return nil, invalid(err)
+		}
+	}
+	addrs := make([]string, len(req.GetEntrants()))
+	for i, e := range req.GetEntrants() {
+		addrs[i] = e.GetAddress()
+	}
+	if err := prep.Admit(caller, req.GetLimits(), addrs); err != nil {
+		return nil, invalid(err)
+	}
+	seed := req.GetSeed()
+	if seed == 0 {
+		seed = launch.FreshSeed() | 1
+	}
+	game, params, err := prep.Params(req.GetGame(), req.GetParams(), seed)
+	if err != nil {
+		return nil, err
+	}
+	name := game.Info().GetName()
+	entrants, err := checkEntrants(ctx, prep, caller, name, req.GetEntrants())
+	if err != nil {
+		return nil, err
+	}
+	id := req.GetTournamentId()
+	if id == "" {
+		var b [3]byte
+		_, _ = rand.Read(b[:])
+		id = fmt.Sprintf("%s-%d-%s", name, seed, hex.EncodeToString(b[:]))
+	}
+	seats, _ := games.Seats(game, params)
+	spec, err := Plan(PlanConfig{
+		ID: id, Game: name, Params: params, Seats: len(seats), Entrants: entrants,
+		GamesPerAssignment: n, Seed: seed, SelfPlay: req.GetSelfPlay(), MaxAssignments: int(req.GetMaxAssignments()),
+		Limits: req.GetLimits(), RevealPrivate: req.GetRevealPrivate(),
+	})
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if pol != nil {
+		if err := pol.StartTournament(caller, len(spec.GetMatches()), n, int(req.GetConcurrency())); err != nil {
+			return nil, invalid(err)
+		}
+	}
+	return spec, nil
+}
+
+func invalid(err error) error { return fmt.Errorf("%w: %w", launch.ErrInvalid, err) }
+
+// checkEntrants fills in default labels, checks that labels are unique and that every address
+// may play the game, as every match of it is checked.
+func checkEntrants(ctx context.Context, prep *launch.Preparer, caller policy.Caller, game string, in []*tournamentv1.Entrant) ([]*tournamentv1.Entrant, error) {
+	if len(in) == 0 {
+		return nil, invalid(fmt.Errorf("give the agents taking part (entrants)"))
+	}
+	ctx, cancel := context.WithTimeout(ctx, agentCheckTimeout)
+	defer cancel()
+	addrs := make([]string, len(in))
+	labels := make([]string, len(in))
+	for i, e := range in {
+		addrs[i], labels[i] = e.GetAddress(), e.GetLabel()
+	}
+	registered, err := prep.CheckAgents(ctx, game, addrs)
+	if err != nil {
+		return nil, err
+	}
+	if err := prep.CheckLabels(caller, labels, registered); err != nil {
+		return nil, invalid(err)
+	}
+	return Entrants(in, registered)
+}
