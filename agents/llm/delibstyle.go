@@ -26,8 +26,10 @@ import (
 //     it is whatever lies outside the scratchpad and plan sections; text inside a scratchpad
 //     or plan is never public;
 //   - the deal is the first complete deal between <DEAL> and </DEAL> in the public part (an
-//     unclosed one ends at the next tag), else options written without tags when the public
-//     part names exactly one option of every issue;
+//     unclosed one ends at the next tag; one naming two options of an issue is none), else,
+//     with no deal tags at all, the first run of option ids in the text that names every
+//     issue once, unless an option of one of its issues comes just before it ("A1 or A2, B1,
+//     C4" weighs options); options named after it are talk;
 //   - the move follows from what is legal: a deal is a proposal where proposing is legal and
 //     the message's terms on a turn of talk; with no deal, talk is the move when talk is legal,
 //     else an accept or reject word opening the public part.
@@ -186,9 +188,48 @@ func delibDeal(public string, t *turn) (string, bool) {
 		}
 	}
 	if len(tagged) == 0 {
-		if _, err := t.parseDeal(public, form); err == nil {
-			return public, true
+		return untaggedDeal(public, form)
+	}
+	return "", false
+}
+
+func hasIssue(issueOf map[string]int, id string) bool {
+	_, ok := issueOf[id]
+	return ok
+}
+
+// untaggedDeal finds a deal written without tags: the first run of option ids, one after the
+// other in the text, that names every issue once ("A3, B2, C2, D3 and E2", or each option in
+// its own sentence); options named afterwards ("or D2 if need be") are talk, not the deal.
+func untaggedDeal(text string, form *gamev1.ProposalForm) (string, bool) {
+	issues := form.GetIssues()
+	issueOf := map[string]int{}
+	for i, is := range issues {
+		for _, o := range is.GetOptions() {
+			issueOf[strings.ToUpper(o.GetId())] = i
 		}
+	}
+	var ids []string
+	for _, m := range optionTokRe.FindAllStringSubmatch(text, -1) {
+		if id := strings.ToUpper(m[1]) + m[2]; hasIssue(issueOf, id) {
+			ids = append(ids, id)
+		}
+	}
+	n := len(issues)
+	for start := 0; start+n <= len(ids); start++ {
+		seen := make([]bool, n)
+		whole := true
+		for _, id := range ids[start : start+n] {
+			whole = whole && !seen[issueOf[id]]
+			seen[issueOf[id]] = true
+		}
+		if !whole {
+			continue
+		}
+		if start > 0 && seen[issueOf[ids[start-1]]] {
+			return "", false // "A1 or A2, B1, C4": weighing options, not tabling a deal
+		}
+		return strings.Join(ids[start:start+n], ", "), true
 	}
 	return "", false
 }

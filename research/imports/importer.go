@@ -316,7 +316,7 @@ func (im *Importer) specs(plan []planned) ([]*tournamentv1.TournamentSpec, map[s
 				a = uint32(len(assignment))
 				assignment[ak] = a
 			}
-			mid := MatchID(tid, p.sha)
+			mid := MatchID(tid, p.path, p.sha)
 			spec.Matches = append(spec.Matches, &tournamentv1.ScheduledMatch{MatchId: mid, Entrants: seats, Assignment: a, GameIndex: perAssignment[a]})
 			perAssignment[a]++
 			spec.GamesPerAssignment = max(spec.GamesPerAssignment, perAssignment[a])
@@ -360,9 +360,12 @@ func TournamentID(prefix, folder, game string) string {
 }
 
 // MatchID names the match of a file in a tournament: the tournament's id and the first 16 hex
-// digits of the file's sha256.
-func MatchID(tournamentID, sha string) string {
-	return tournamentID + "-" + sha[:min(16, len(sha))]
+// digits of the sha256 of the file's name (its last step) and content sha256. Two runs may log
+// the same game to the letter (a model decoding greedily plays the same again), and a study
+// counts both: the name tells their files apart, and stays the same however the path is given.
+func MatchID(tournamentID, name, sha string) string {
+	sum := sha256.Sum256([]byte(path.Base(name) + "\x00" + sha))
+	return tournamentID + "-" + hex.EncodeToString(sum[:8])
 }
 
 // idText keeps letters, digits, '_' and '-', folding runs of anything else into one '-'.

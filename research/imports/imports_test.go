@@ -288,8 +288,8 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 			if src.GetSha256() != sha(content) || src.GetStudy() != "toy" || start.GetTournamentId() != id {
 				t.Errorf("%s: provenance %v in tournament %s", name, src, start.GetTournamentId())
 			}
-			if rec.MatchID != imports.MatchID(id, sha(content)) {
-				t.Errorf("%s: match id %s, want %s", name, rec.MatchID, imports.MatchID(id, sha(content)))
+			if rec.MatchID != imports.MatchID(id, name, sha(content)) {
+				t.Errorf("%s: match id %s, want %s", name, rec.MatchID, imports.MatchID(id, name, sha(content)))
 			}
 			var answers []string
 			for _, line := range strings.Split(content, "\n") {

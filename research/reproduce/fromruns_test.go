@@ -13,6 +13,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/research/imports"
 	"github.com/parley-arena/parley/research/imports/deliberation"
 	"github.com/parley-arena/parley/research/studies"
 )
@@ -87,12 +88,12 @@ func TestDeliberationMatcher(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		run, err := deliberation.Read(p, data, aux)
+		g, err := deliberation.Format{}.Read(imports.File{Path: p, Name: p, Data: data}, auxReader(aux))
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		started := &eventsv1.MatchStarted{Game: "deliberation", Params: run.Params}
-		for i, s := range run.Seats {
+		started := &eventsv1.MatchStarted{Game: "deliberation", Params: g.Params}
+		for i, s := range g.Seats {
 			started.Seats = append(started.Seats, &gamev1.SeatInfo{Seat: int32(i), Label: s.Label()})
 		}
 		folder := strings.TrimPrefix(path.Dir(p), "games_descriptions/")
@@ -116,3 +117,7 @@ func TestDeliberationMatcher(t *testing.T) {
 		t.Fatalf("%d folders seen, the test knows %d", len(seen), len(want))
 	}
 }
+
+type auxReader func(string) ([]byte, error)
+
+func (a auxReader) ReadAux(name string) ([]byte, error) { return a(name) }

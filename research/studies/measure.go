@@ -103,7 +103,7 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 	}
 	if m.Stat == "flag" {
 		// Whether our set-up asks for a reasoning step (Field) among Arg's.
-		return Cell{Value: b2f(slices.Contains(strings.Split(m.Arg, ","), m.Field)), N: 1, OK: true}
+		return Cell{Value: b2f(slices.Contains(strings.Split(m.Arg, ","), m.Field)), OK: true} // rests on no match
 	}
 	if m.Run == "" && len(m.Runs) == 0 {
 		if data == nil {

@@ -41,7 +41,7 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 			// One n for the row when its cells rest on the same matches; else each cell says.
 			ns := map[int]bool{}
 			for j := range t.Columns {
-				if our := tr.Ours[i][j]; our.OK {
+				if our := tr.Ours[i][j]; our.OK && our.N > 0 {
 					ns[our.N] = true
 				}
 			}
@@ -70,7 +70,7 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 				if c.Unit == "bool" && !our.Pair && (our.Value == 0 || our.Value == 1) {
 					text = formatValue(our.Value == 1, dec)
 				}
-				if len(ns) > 1 {
+				if len(ns) > 1 && our.N > 0 {
 					text += " (" + strconv.Itoa(our.N) + ")"
 				}
 				cells = append(cells, text)

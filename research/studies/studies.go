@@ -168,6 +168,8 @@ type Measure struct {
 	// way round; AltNote says which and which one the paper prints.
 	Alt     *Measure `yaml:"alt"`
 	AltNote string   `yaml:"alt_note"`
+	// AltShown says the paper prints the other reading, not ours.
+	AltShown bool `yaml:"alt_shown"`
 }
 
 // Load returns the named study.

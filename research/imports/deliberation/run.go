@@ -92,22 +92,6 @@ type Seat struct {
 	Steps []string
 }
 
-// Persona is the seat's persona as labels write it: its incentive, then, when it spoke, "/"
-// and the reasoning steps its prompts asked for, comma-separated ("none" for none).
-func (s Seat) Persona() string {
-	if !s.Spoke {
-		return s.Incentive
-	}
-	steps := strings.Join(s.Steps, ",")
-	if steps == "" {
-		steps = "none"
-	}
-	return s.Incentive + "/" + steps
-}
-
-// Label names the seat in tables and ratings: MODEL/INCENTIVE[/STEPS].
-func (s Seat) Label() string { return s.Model + "/" + s.Persona() }
-
 // Answer is one logged answer.
 type Answer struct {
 	Seat int32

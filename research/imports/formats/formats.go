@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parley-arena/parley/research/imports"
+	"github.com/parley-arena/parley/research/imports/deliberation"
 	"github.com/parley-arena/parley/research/imports/negotiationarena"
 )
 
@@ -24,6 +25,8 @@ func All() []Study {
 	return []Study{
 		{Name: negotiationarena.Study, Prefix: "na", Format: negotiationarena.Format{},
 			About: "NegotiationArena's game_state.json logs (resource exchange, ultimatum, buyer/seller)"},
+		{Name: deliberation.Study, Prefix: "delib", Format: deliberation.Format{},
+			About: "LLM-Deliberation's history*.json runs, with their run and game folders (seed 003's reproduction)"},
 	}
 }
 
