@@ -392,9 +392,8 @@ func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Act
 	msgs, err := a.firstMessages(&data)
 	if err != nil {
 		log.Error("llm: prompt templates failed", "err", err)
-		return a.finish(t, mv, nil, nil, fmt.Sprintf("the prompt templates failed: %v", err), log), nil
+		return a.finish(t, mv, nil, fmt.Sprintf("the prompt templates failed: %v", err), log), nil
 	}
-	var kept *gamev1.Move
 	var lastReasoning string
 	for attempt := 1; attempt <= a.cfg.Attempts; attempt++ {
 		reply, err := a.complete(wctx, t, msgs, mv)
@@ -413,16 +412,12 @@ func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Act
 		}
 		d, ferr := a.style.parse(reply, t)
 		var action *agentv1.Action
-		var move *gamev1.Move
 		if ferr == nil {
 			lastReasoning = d.reasoning
-			action, move, ferr = t.resolve(d)
+			action, _, ferr = t.resolve(d)
 		}
 		if ferr == nil {
-			return a.finish(t, mv, action, nil, "", log), nil
-		}
-		if move != nil {
-			kept = move
+			return a.finish(t, mv, action, "", log), nil
 		}
 		a.count(ferr.kind)
 		mv.formatFailures++
@@ -441,7 +436,7 @@ func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Act
 			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: reply},
 			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: correction})
 	}
-	return a.finish(t, mv, nil, kept, lastReasoning, log), nil
+	return a.finish(t, mv, nil, lastReasoning, log), nil
 }
 
 // budget bounds the work on one move: the earlier of ctx's deadline and the observation's time
@@ -500,22 +495,26 @@ func (a *Agent) firstMessages(data *PromptData) ([]openai.ChatCompletionMessage,
 	}, nil
 }
 
-// finish fills the action's usage; with no action it builds the fallback, keeping the model's
-// legal move when only its messages were at fault. What it writes depends only on the replies
-// (fresh or cached), never on how they were got, so a replay from the cache is the same.
-func (a *Agent) finish(t *turn, mv *moveState, action *agentv1.Action, kept *gamev1.Move, lastReasoning string, log *slog.Logger) *agentv1.Action {
+// finish fills the action's usage. With no action the agent falls back: it sends no move of
+// its own, only its usage (fallback set, with the cause) and its reasons in the private
+// reasoning, and the referee plays the game's default move in its place, the least decisive
+// legal one, so that no fallback ever decides a game. What it writes depends only on the
+// replies (fresh or cached), never on how they were got, so a replay from the cache is the
+// same.
+func (a *Agent) finish(t *turn, mv *moveState, action *agentv1.Action, lastReasoning string, log *slog.Logger) *agentv1.Action {
 	fallback := action == nil
 	detail := ""
 	if fallback {
 		a.count(FailFallback)
-		var how string
-		action, how = t.fallback(kept)
+		action = &agentv1.Action{}
 		var b strings.Builder
 		switch {
 		case mv.budgetSpent:
-			fmt.Fprintf(&b, "FALLBACK: the budget is spent, so the agent played %s without asking the model.", how)
+			b.WriteString("FALLBACK: the budget is spent, so the agent did not ask the model; the game's default move stands in.")
+		case mv.providerFailed:
+			b.WriteString("FALLBACK: the model provider gave no answer, so the game's default move stands in.")
 		default:
-			fmt.Fprintf(&b, "FALLBACK: the model gave no usable answer, so the agent played %s.", how)
+			b.WriteString("FALLBACK: the model gave no usable answer, so the game's default move stands in.")
 		}
 		failures := mv.failures
 		if mv.providerFailed {
@@ -530,7 +529,7 @@ func (a *Agent) finish(t *turn, mv *moveState, action *agentv1.Action, kept *gam
 		}
 		action.PrivateReasoning = clip(b.String(), games.MaxTextBytes)
 		detail = mv.fallbackDetail()
-		log.Warn("llm: fallback", "played", how, "failures", len(failures), "detail", detail)
+		log.Warn("llm: fallback", "failures", len(failures), "detail", detail)
 	} else if len(mv.failures) > 0 {
 		var b strings.Builder
 		b.WriteString(action.GetPrivateReasoning())

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -110,10 +109,10 @@ func TestMalformedReplies(t *testing.T) {
 			wantMove: "accept", wantFailures: 1, wantInCorrection: "JSON object", wantStat: llm.FailUnparsable},
 		{name: "JSON with an illegal amount, then right", style: "json", replies: []string{`{"move": {"kind": "propose", "terms": {"P1 gives Dollars": -1}}}`, `{"move": {"kind": "propose", "terms": {"P1 gives Dollars": 55}}}`},
 			wantMove: "propose", wantOffer: 55, wantFailures: 1, wantInCorrection: "negative", wantStat: llm.FailBadTerms},
-		{name: "prose only, every time: a neutral proposal, not an ending", replies: []string{"Let me think about it.", "Hmm, 40 is low.", "I would rather not say."},
-			wantMove: "propose", wantOffer: 50, wantFailures: 3, wantFallback: true, wantInReasoning: "FALLBACK", wantStat: llm.FailFallback, wantRawOutputCount: 3},
-		{name: "legal move, bad messages every time: the move is kept", replies: []string{"<message to=\"P9\">hi</message><move>accept</move>"},
-			wantMove: "accept", wantFailures: 3, wantFallback: true, wantInReasoning: "the model's own move (accept)", wantStat: llm.FailBadMessage, wantMessages: 0, wantRawOutputCount: 3},
+		{name: "prose only, every time: no move of its own, the game's default stands in", replies: []string{"Let me think about it.", "Hmm, 40 is low.", "I would rather not say."},
+			wantMove: "none", wantFailures: 3, wantFallback: true, wantInReasoning: "FALLBACK: the model gave no usable answer, so the game's default move stands in", wantStat: llm.FailFallback, wantRawOutputCount: 3},
+		{name: "legal move, bad messages every time: not played as the model's", replies: []string{"<message to=\"P9\">hi</message><move>accept</move>"},
+			wantMove: "none", wantFailures: 3, wantFallback: true, wantInReasoning: "FALLBACK", wantStat: llm.FailBadMessage, wantMessages: 0, wantRawOutputCount: 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -170,47 +169,26 @@ func TestMalformedReplies(t *testing.T) {
 	}
 }
 
-// TestFallbackMoves: with nothing usable, the fallback is the documented one for what is legal.
-func TestFallbackMoves(t *testing.T) {
+// TestFallbackSendsNoMove: with nothing usable the agent sends no move of its own, whatever is
+// legal (accept included): its usage says fallback, with the cause, and the referee plays the
+// game's default in its place (see referee/match). Its notes add no proposal.
+func TestFallbackSendsNoMove(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Sequence(llmtest.Text("no idea")))
 	a := newAgent(t, llm.Config{BaseURL: srv.URL, Attempts: 1})
-	bounds := []*gamev1.Bound{{Seat: 0, Side: gamev1.ShareSide_SHARE_SIDE_GIVES, Resource: "X", Max: 10}}
-	own := &agentv1.HistoryEntry{Turn: 1, Seat: 0, Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-		Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{{Seat: 0, Gives: map[string]int64{"X": 7}}}}}}}}}}
 	two := []*gamev1.SeatInfo{{Seat: 0, Name: "P1"}, {Seat: 1, Name: "P2"}}
-	tests := []struct {
-		name string
-		obs  *agentv1.Observation
-		want string
-	}{
-		{"pass when legal", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_PASS}, ProposalBounds: bounds}, "pass"},
-		{"own proposal again", &agentv1.Observation{Seats: two, Turn: 3, History: []*agentv1.HistoryEntry{own}, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_REJECT}, ProposalBounds: bounds}, "propose"},
-		{"a neutral proposal when none of its own", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_REJECT}, ProposalBounds: bounds}, "propose"},
-		{"reject, never accept, when only they are legal", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_ACCEPT, gamev1.MoveKind_MOVE_KIND_REJECT}}, "reject"},
-		{"say with the required messages", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_SAY}, RequiredMessages: []*gamev1.MessageSlot{{To: []int32{1}}}}, "say"},
-		{"a random legal choice", &agentv1.Observation{Seats: two, LegalMoves: []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_CHOOSE}, Choices: []*gamev1.Option{{Id: "a"}, {Id: "b"}}}, "choose"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			action := act(t, a, tc.obs)
-			if kind(action) != tc.want || !action.GetUsage().GetFallback() {
-				t.Fatalf("fallback %v, want %s", action, tc.want)
-			}
-			// Its own proposal again (7), else the middle of the range (5); kept in its notes.
-			wantX := int64(5)
-			if len(tc.obs.GetHistory()) > 0 {
-				wantX = 7
-			}
-			if tc.want == "propose" && action.GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetGives()["X"] != wantX {
-				t.Errorf("proposal %v, want X = %d", action.GetMove(), wantX)
-			}
-			if tc.want == "propose" && !strings.Contains(action.GetPrivateNotes(), fmt.Sprintf("My latest proposal: P1 gives %d X", wantX)) {
-				t.Errorf("notes %q do not keep the proposal", action.GetPrivateNotes())
-			}
-			if len(action.GetMessages()) != len(tc.obs.GetRequiredMessages()) {
-				t.Errorf("messages %v, want one per required message", action.GetMessages())
-			}
-		})
+	for _, legal := range [][]gamev1.MoveKind{
+		{gamev1.MoveKind_MOVE_KIND_ACCEPT, gamev1.MoveKind_MOVE_KIND_REJECT},
+		{gamev1.MoveKind_MOVE_KIND_PASS},
+		{gamev1.MoveKind_MOVE_KIND_CHOOSE},
+	} {
+		obs := &agentv1.Observation{Seats: two, LegalMoves: legal, Choices: []*gamev1.Option{{Id: "a"}},
+			RequiredMessages: []*gamev1.MessageSlot{{To: []int32{1}}}}
+		action := act(t, a, obs)
+		u := action.GetUsage()
+		if action.GetMove() != nil || len(action.GetMessages()) != 0 || !u.GetFallback() || u.GetFallbacks() != 1 ||
+			u.GetFallbackCause() != agentv1.FallbackCause_FALLBACK_CAUSE_AGENT || action.GetPrivateNotes() != "" {
+			t.Errorf("legal %v: fallback %v; want no move, no messages, fallback by the agent's own cause", legal, action)
+		}
 	}
 }
 
@@ -290,8 +268,8 @@ func TestStalledServerDeadline(t *testing.T) {
 			if limit := min(tc.ctxLimit, tc.timeLimit); elapsed >= limit {
 				t.Errorf("Act took %s, the deadline was %s", elapsed, limit)
 			}
-			if !action.GetUsage().GetFallback() || kind(action) != "propose" || action.GetUsage().GetFallbackCause() != agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER {
-				t.Errorf("action %v: want the fallback (a neutral proposal), the provider's", action)
+			if !action.GetUsage().GetFallback() || action.GetMove() != nil || action.GetUsage().GetFallbackCause() != agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER {
+				t.Errorf("action %v: want the fallback (no move of its own), the provider's", action)
 			}
 			if !strings.Contains(action.GetUsage().GetFallbackDetail(), "time ran out") {
 				t.Errorf("fallback detail %q does not say the time ran out", action.GetUsage().GetFallbackDetail())

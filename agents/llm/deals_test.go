@@ -138,23 +138,3 @@ func TestDealPrompt(t *testing.T) {
 		}
 	}
 }
-
-// TestDealFallback: a model that never answers usably on the final turn tables its own latest
-// deal again.
-func TestDealFallback(t *testing.T) {
-	obs := dealFinalObs()
-	obs.History = []*agentv1.HistoryEntry{{Turn: 4, Seat: 0, Move: &gamev1.Move{Kind: &gamev1.Move_Say{Say: &gamev1.Say{}}},
-		Messages: []*gamev1.Message{{Text: "mine", Proposal: &gamev1.Proposal{Terms: &gamev1.Proposal_Deal{Deal: &gamev1.Deal{Choices: []*gamev1.IssueChoice{
-			{Issue: "A", Option: "A2"}, {Issue: "B", Option: "B1"}, {Issue: "C", Option: "C4"}}}}}}}}}
-	a, how := newTurn(obs).fallback(nil)
-	if a.GetMove().GetPropose().GetProposal().GetDeal() == nil || how != "its own latest proposal again" {
-		t.Fatalf("fallback %v (%s)", a, how)
-	}
-	// With its deal gone from the history (a short history window), its notes still hold it.
-	obs = dealFinalObs()
-	obs.Notes = []string{"Keep pushing A2.\n" + standingMarker + "A2, B1, C4", "Hold on."}
-	a, how = newTurn(obs).fallback(nil)
-	if got := dealText(a.GetMove().GetPropose().GetProposal().GetDeal()); got != "A2, B1, C4" || how != "its own latest proposal again" {
-		t.Fatalf("fallback from the notes: %v (%s)", a, how)
-	}
-}

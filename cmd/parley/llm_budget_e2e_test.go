@@ -130,9 +130,9 @@ func decodeRecords(t *testing.T, out string) [][]*eventsv1.MatchEvent {
 }
 
 // TestLLMTokenBudget: with --token-budget, no model call starts once the match's seats have
-// spent it: the seats fall back with FALLBACK_CAUSE_BUDGET (the record says so, and match_ended
-// counts them), the match still ends normally, and the tokens spent pass the budget by at most
-// the last call's.
+// spent it: the seat falls back with FALLBACK_CAUSE_BUDGET (the record says so, and match_ended
+// counts it), the match is cut short there, void, and the tokens spent pass the budget by at
+// most the last call's.
 func TestLLMTokenBudget(t *testing.T) {
 	t.Parallel()
 	srv := autoplayServer(t)
@@ -145,8 +145,8 @@ func TestLLMTokenBudget(t *testing.T) {
 	if started.GetLimits().GetTokenBudget() != budget {
 		t.Errorf("limits %v lack the budget", started.GetLimits())
 	}
-	if ended.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
-		t.Fatalf("the budget voided the match: %v", ended.GetOutcome())
+	if ended.GetOutcome().GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(ended.GetOutcome().GetSummary(), "budget cut the match short") {
+		t.Fatalf("the budget did not cut the match short: %v", ended.GetOutcome())
 	}
 	var spent, lastCall int64
 	budgetFallbacks := 0

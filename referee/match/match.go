@@ -535,14 +535,23 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 		}
 	}
 	for _, d := range decisions {
-		if d.action.GetUsage().GetFallbackCause() == agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER {
+		u := d.action.GetUsage()
+		var reason string
+		switch u.GetFallbackCause() {
+		case agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER:
 			// The result would measure the model provider, not the agent.
-			reason := fmt.Sprintf("%s's model provider kept failing, so its agent played a fallback move", m.seats[d.seat].GetName())
-			if detail := d.action.GetUsage().GetFallbackDetail(); detail != "" {
-				reason += " (" + detail + ")"
-			}
-			return &errVoid{reason: reason}
+			reason = fmt.Sprintf("%s's model provider kept failing, so its agent could not move", m.seats[d.seat].GetName())
+		case agentv1.FallbackCause_FALLBACK_CAUSE_BUDGET:
+			// The rest would be played by fallbacks, not by the model: the match is cut short
+			// here (and would be at the same move again, so it is not rerun).
+			reason = fmt.Sprintf("a budget cut the match short: %s's agent could not afford another model call", m.seats[d.seat].GetName())
+		default:
+			continue
 		}
+		if detail := u.GetFallbackDetail(); detail != "" {
+			reason += " (" + detail + ")"
+		}
+		return &errVoid{reason: reason}
 	}
 	return nil
 }
@@ -567,7 +576,12 @@ func (m *run) ask(ctx context.Context, seat games.Seat, st games.State) *decisio
 			}
 			fault.Attempt = attempt
 			d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_AgentFault{AgentFault: fault}})
-			return m.fallback(d, st, faultReason(fault))
+			return m.fallback(d, st, faultReason(fault), nil)
+		}
+		if rej == nil && action.GetUsage().GetFallback() {
+			// The agent gave up on its own answers: the game's default stands in for whatever
+			// move it sent, so a fallback never decides the game.
+			return m.fallback(d, st, fallbackReason(m.seats[seat].GetName(), action.GetUsage()), action)
 		}
 		if rej == nil {
 			gameEvents, err := st.Apply(seat, action)
@@ -589,15 +603,25 @@ func (m *run) ask(ctx context.Context, seat games.Seat, st games.State) *decisio
 				Seat: seat, Attempt: attempt, Kind: eventsv1.FaultKind_FAULT_KIND_RETRIES_EXHAUSTED,
 				Detail: Clip(fmt.Sprintf("%d actions refused; last: %s", attempt, rej.Message), maxTextBytes),
 			}}})
-			return m.fallback(d, st, fmt.Sprintf("%d refused actions", attempt))
+			return m.fallback(d, st, fmt.Sprintf("%d refused actions", attempt), nil)
 		}
 	}
 }
 
-// fallback applies the game's default move for a seat whose agent gave no usable answer.
-func (m *run) fallback(d *decision, st games.State, reason string) *decision {
-	m.faults[d.seat] = true
+// fallback applies the game's default move (its least decisive legal move) for a seat whose
+// agent gave no usable answer. When the agent said so itself (gave, an action whose usage says
+// fallback), the recorded action keeps what it reported (usage, private reasoning and notes)
+// around the default's move and messages; the seat counts as faulted unless a provider or a
+// budget was the cause, which voids the match instead.
+func (m *run) fallback(d *decision, st games.State, reason string, gave *agentv1.Action) *decision {
 	action := st.Default(d.seat)
+	cause := gave.GetUsage().GetFallbackCause()
+	if gave == nil || cause == agentv1.FallbackCause_FALLBACK_CAUSE_AGENT || cause == agentv1.FallbackCause_FALLBACK_CAUSE_UNSPECIFIED {
+		m.faults[d.seat] = true
+	}
+	if gave != nil {
+		action.PrivateReasoning, action.PrivateNotes, action.Usage = gave.GetPrivateReasoning(), gave.GetPrivateNotes(), gave.GetUsage()
+	}
 	gameEvents, err := st.Apply(d.seat, action)
 	if err != nil {
 		panic(fmt.Sprintf("seat %d: the game's default move was refused: %v", d.seat, err))
@@ -632,6 +656,23 @@ func whoPlays(seats []*gamev1.SeatInfo) []string {
 		out[i] = b.String()
 	}
 	return out
+}
+
+// fallbackReason is the default reason of a move whose agent played its fallback.
+func fallbackReason(seat string, u *agentv1.Usage) string {
+	var why string
+	switch u.GetFallbackCause() {
+	case agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER:
+		why = "its agent's model provider kept failing"
+	case agentv1.FallbackCause_FALLBACK_CAUSE_BUDGET:
+		why = "its agent's budget is spent"
+	default:
+		why = "its agent could not use its model's answers"
+	}
+	if d := u.GetFallbackDetail(); d != "" {
+		why += " (" + Clip(d, maxTextBytes) + ")"
+	}
+	return "fallback: " + why + ", so the game's default move stands for " + seat
 }
 
 func faultReason(f *eventsv1.AgentFault) string {

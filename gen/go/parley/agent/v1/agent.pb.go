@@ -48,7 +48,8 @@ const (
 	// The model provider kept failing (rate limits, server errors, no answer in time) after the
 	// agent's retries. Not the agent's fault: the match is void.
 	FallbackCause_FALLBACK_CAUSE_PROVIDER FallbackCause = 2
-	// The agent's token or cost budget for the match was spent.
+	// A token or cost budget (the match's or the agent's own) left no room for another model
+	// call. The match is cut short: void, its summary saying so.
 	FallbackCause_FALLBACK_CAUSE_BUDGET FallbackCause = 3
 )
 
@@ -1140,10 +1141,15 @@ type Usage struct {
 	// The model's raw replies for this action, in order. Private: kept in the record, never sent
 	// to another seat.
 	RawOutputs []string `protobuf:"bytes,9,rep,name=raw_outputs,json=rawOutputs,proto3" json:"raw_outputs,omitempty"`
-	// Set when the agent gave up on the model and returned its fallback action.
+	// Set when the agent gave up on its own answers (a language model's replies could not be
+	// used, its provider failed, its budget is spent). The referee then plays the game's default
+	// move in place of the action's move and messages, whatever they were (the least decisive
+	// legal move, which never ends a game in an agreement), and records it as a default move
+	// with the action's usage, reasoning and notes: no fallback passes as the agent's own move.
 	Fallback bool `protobuf:"varint,10,opt,name=fallback,proto3" json:"fallback,omitempty"`
-	// Why the agent fell back, when it did. The referee voids the match when the cause is the
-	// provider's, since the result would not measure the agent.
+	// Why the agent fell back, when it did. With the agent's own cause the seat counts as
+	// faulted; the referee voids the match when the cause is the provider's (the result would
+	// not measure the agent) or a budget's (the match is cut short there).
 	FallbackCause FallbackCause `protobuf:"varint,11,opt,name=fallback_cause,json=fallbackCause,proto3,enum=parley.agent.v1.FallbackCause" json:"fallback_cause,omitempty"`
 	// Tokens the replies served from the agent's cache cost when the model first produced them
 	// (prompt and completion together). Not spent again, but counted against token budgets like

@@ -312,8 +312,9 @@ type Limits struct {
 	MaxReplyBytes int32 `protobuf:"varint,3,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
 	// Tokens the language-model seats of the match may spend together (prompt, completion and
 	// cached tokens, as their actions report them). 0: no budget. The runner tells each seat
-	// what is left (Observation.tokens_left); a seat that has none left plays its fallback with
-	// FALLBACK_CAUSE_BUDGET, which the record keeps. Public.
+	// what is left (Observation.tokens_left); a seat that cannot afford another call falls back
+	// with FALLBACK_CAUSE_BUDGET, and the match is cut short there, void, its summary saying a
+	// budget cut it short. Public.
 	TokenBudget   int64 `protobuf:"varint,4,opt,name=token_budget,json=tokenBudget,proto3" json:"token_budget,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

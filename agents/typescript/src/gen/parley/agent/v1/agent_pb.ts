@@ -720,15 +720,20 @@ export type Usage = Message<"parley.agent.v1.Usage"> & {
   rawOutputs: string[];
 
   /**
-   * Set when the agent gave up on the model and returned its fallback action.
+   * Set when the agent gave up on its own answers (a language model's replies could not be
+   * used, its provider failed, its budget is spent). The referee then plays the game's default
+   * move in place of the action's move and messages, whatever they were (the least decisive
+   * legal move, which never ends a game in an agreement), and records it as a default move
+   * with the action's usage, reasoning and notes: no fallback passes as the agent's own move.
    *
    * @generated from field: bool fallback = 10;
    */
   fallback: boolean;
 
   /**
-   * Why the agent fell back, when it did. The referee voids the match when the cause is the
-   * provider's, since the result would not measure the agent.
+   * Why the agent fell back, when it did. With the agent's own cause the seat counts as
+   * faulted; the referee voids the match when the cause is the provider's (the result would
+   * not measure the agent) or a budget's (the match is cut short there).
    *
    * @generated from field: parley.agent.v1.FallbackCause fallback_cause = 11;
    */
@@ -822,7 +827,8 @@ export enum FallbackCause {
   PROVIDER = 2,
 
   /**
-   * The agent's token or cost budget for the match was spent.
+   * A token or cost budget (the match's or the agent's own) left no room for another model
+   * call. The match is cut short: void, its summary saying so.
    *
    * @generated from enum value: FALLBACK_CAUSE_BUDGET = 3;
    */

@@ -155,8 +155,9 @@ export type Limits = Message<"parley.match.v1.Limits"> & {
   /**
    * Tokens the language-model seats of the match may spend together (prompt, completion and
    * cached tokens, as their actions report them). 0: no budget. The runner tells each seat
-   * what is left (Observation.tokens_left); a seat that has none left plays its fallback with
-   * FALLBACK_CAUSE_BUDGET, which the record keeps. Public.
+   * what is left (Observation.tokens_left); a seat that cannot afford another call falls back
+   * with FALLBACK_CAUSE_BUDGET, and the match is cut short there, void, its summary saying a
+   * budget cut it short. Public.
    *
    * @generated from field: int64 token_budget = 4;
    */
