@@ -1,38 +1,9 @@
 package reproduce
 
-import (
-	"io/fs"
-	"os"
-	"path"
-	"slices"
-	"sort"
-	"strings"
-	"testing"
-
-	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
-	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
-	"github.com/parley-arena/parley/internal/repodata"
-	"github.com/parley-arena/parley/referee/families"
-	"github.com/parley-arena/parley/research/imports"
-	"github.com/parley-arena/parley/research/imports/deliberation"
-	"github.com/parley-arena/parley/research/studies"
-)
-
-// TestDeliberationMatcher files every run of the shared archive under the study's set-ups by
-// its record alone, and checks the filing against what the archive's folders say each holds
-// (the transcripts' README); the folders are the test's knowledge, never the matcher's.
-func TestDeliberationMatcher(t *testing.T) {
-	dir := repodata.Untar(t, repodata.Shared(t, "transcripts", "deliberation", "reproduction.tar.gz"))
-	study, err := studies.Load("deliberation")
-	if err != nil {
-		t.Fatal(err)
-	}
-	study = study.WithSlots([]string{"gpt-4"})
-	m, err := newDeliberationMatcher(study, families.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string][]string{
+// filing is where each folder of the shared archive belongs among the study's set-ups, as the
+// transcripts' README says what each holds: the test's knowledge, never the matcher's.
+func filing() map[string][]string {
+	return map[string][]string{
 		"base/output/gpt-4/all_coop/multi_agent/row5":                                      {"base/gpt-4"},
 		"base/output/gpt4o_mini/all_coop/multi_agent/row1":                                 {"cot/1"},
 		"base/output/gpt4o_mini/all_coop/multi_agent/row2":                                 {"cot/2", "variant/GPT-4o Mini/Compromising"},
@@ -77,47 +48,4 @@ func TestDeliberationMatcher(t *testing.T) {
 		"game3/output/qwen_2_5_32b/all_coop/single_agent/row5":                             nil,
 		"base_rewritten/games_descriptions/base_rewritten/output/gpt4o-mini/all_coop/row5": nil,
 	}
-	fsys := os.DirFS(dir)
-	aux := func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }
-	seen := map[string]bool{}
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasPrefix(path.Base(p), "history") {
-			return err
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		g, err := deliberation.Format{}.Read(imports.File{Path: p, Name: p, Data: data}, auxReader(aux))
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		started := &eventsv1.MatchStarted{Game: "deliberation", Params: g.Params}
-		for i, s := range g.Seats {
-			started.Seats = append(started.Seats, &gamev1.SeatInfo{Seat: int32(i), Label: s.Label()})
-		}
-		folder := strings.TrimPrefix(path.Dir(p), "games_descriptions/")
-		w, ok := want[folder]
-		if !ok {
-			t.Fatalf("%s: a folder the test does not know", folder)
-		}
-		seen[folder] = true
-		got, why := m.Runs(started)
-		sort.Strings(got)
-		sort.Strings(w)
-		if !slices.Equal(got, w) {
-			t.Fatalf("%s: filed under %q (%s), want %q", p, got, why, w)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(seen) != len(want) {
-		t.Fatalf("%d folders seen, the test knows %d", len(seen), len(want))
-	}
 }
-
-type auxReader func(string) ([]byte, error)
-
-func (a auxReader) ReadAux(name string) ([]byte, error) { return a(name) }

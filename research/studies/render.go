@@ -3,6 +3,7 @@ package studies
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,6 +70,9 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 				text := oursText(our, dec)
 				if c.Unit == "bool" && !our.Pair && (our.Value == 0 || our.Value == 1) {
 					text = formatValue(our.Value == 1, dec)
+				}
+				if tr, ok := truncated(r.Paper[c.Key], our); ok {
+					text += " (truncated: " + tr + ")"
 				}
 				if len(ns) > 1 && our.N > 0 {
 					text += " (" + strconv.Itoa(our.N) + ")"
@@ -151,6 +155,30 @@ func formatValue(v any, dec int) string {
 		return "(" + strings.Join(parts, ", ") + ")"
 	}
 	return fmt.Sprint(v)
+}
+
+// truncated writes our number cut (not rounded) to the digits the paper prints it with, when
+// that, and not our rounded number, is the paper's: the paper then truncated.
+func truncated(paper any, c Cell) (string, bool) {
+	p, ok := paper.(float64)
+	if i, isInt := paper.(int); isInt {
+		p, ok = float64(i), true
+	}
+	if !ok || c.Pair || !c.OK {
+		return "", false
+	}
+	printed := strconv.FormatFloat(p, 'f', -1, 64)
+	dec := 0
+	if i := strings.IndexByte(printed, '.'); i >= 0 {
+		dec = len(printed) - i - 1
+	}
+	scale := math.Pow(10, float64(dec))
+	rounded := math.Round(c.Value*scale) / scale
+	cut := math.Trunc(c.Value*scale) / scale
+	if rounded == p || cut != p {
+		return "", false
+	}
+	return strconv.FormatFloat(cut, 'f', dec, 64), true
 }
 
 // altText writes a cell's other reading, with its matches when cells say theirs.

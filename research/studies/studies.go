@@ -290,6 +290,9 @@ func (r RunSpec) fill(vars map[string]string) RunSpec {
 	return out
 }
 
+// MeasureFor is how the cell of row r and column c is measured, its vars filled in.
+func (t *Table) MeasureFor(r Row, c Column) (Measure, bool) { return t.measureFor(r, c) }
+
 // measureFor is the measure of column c in row r, with their vars filled in.
 func (t *Table) measureFor(r Row, c Column) (Measure, bool) {
 	m, ok := t.Cells[c.Key]

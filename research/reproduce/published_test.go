@@ -1,0 +1,201 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/repodata"
+	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/tournament"
+	"github.com/parley-arena/parley/research/imports"
+	"github.com/parley-arena/parley/research/imports/deliberation"
+	"github.com/parley-arena/parley/research/studies"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
+)
+
+// knownGapsHeading starts the README's list of the deliberation cells the published runs do not
+// give, one "- TABLE / ROW / COLUMN: reason" line each.
+const knownGapsHeading = "Published cells the shared runs do not give"
+
+// TestPublishedDeliberationCells imports the shared archive of the reproduction's runs into a
+// store, fills the study's tables from it as `parley reproduce deliberation --from-runs` does,
+// and checks every published number of the tables the runs play: equal to ours at the
+// precision the paper prints (rounded; ours is the reading the paper shows, see alt_shown), or
+// listed with its reason in the README's deliberation section. A listed cell that the runs do
+// give fails too, so the list stays true.
+func TestPublishedDeliberationCells(t *testing.T) {
+	archive := repodata.Shared(t, "transcripts", "deliberation", "reproduction.tar.gz")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	b, err := bus.Open(ctx, bus.Config{StoreDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	reg := families.New()
+	im := &imports.Importer{Format: deliberation.Format{}, Games: reg, Prefix: "delib"}
+	sum, err := im.Import(ctx, b, []string{archive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Imported != 419 || len(sum.Void) != 0 || len(sum.Refused) != 0 {
+		t.Fatalf("imported %d, void %v, refused %v; want all 419 runs imported", sum.Imported, sum.Void, sum.Refused)
+	}
+	study, err := studies.Load("deliberation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp, err := ReadImported(ctx, b.JetStream(), study, "delib", reg, standard.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiling(ctx, t, b, imp)
+	gaps := readGaps(t)
+	tables, err := imp.Study.Select([]string{"2", "3", "5", "6", "7", "8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal, checked := map[string]int{}, map[string]int{}
+	for _, tr := range studies.Compute(tables, imp.Results, nil, nil) {
+		tb := tr.Table
+		for i, row := range tb.Rows {
+			for j, col := range tb.Columns {
+				paper, ok := row.Paper[col.Key].(float64)
+				if iv, isInt := row.Paper[col.Key].(int); isInt {
+					paper, ok = float64(iv), true
+				}
+				m, measured := tb.MeasureFor(row, col)
+				if !ok || !measured || m.Stat == "flag" {
+					continue
+				}
+				cell := tr.Ours[i][j]
+				if m.AltShown && cell.Alt != nil {
+					cell = *cell.Alt
+				}
+				key := fmt.Sprintf("%s / %s / %s", tb.ID, strings.Join(row.Keys, " / "), col.Label)
+				if !cell.OK {
+					continue // no run of the archive plays it (a model or set-up it lacks)
+				}
+				checked[tb.ID]++
+				// The paper's own precision: the digits the papers' file carries, and for ratios
+				// (the Gini) the two decimals they are printed with.
+				dec := printedDecimals(paper)
+				if col.Unit == "ratio" && col.Dec != nil {
+					dec = max(dec, *col.Dec)
+				}
+				same := roundTo(cell.Value, dec) == roundTo(paper, dec)
+				_, listed := gaps[key]
+				switch {
+				case same && listed:
+					t.Errorf("%s: ours %.4g equals the paper's %v, yet the README lists it as not given", key, cell.Value, paper)
+				case same:
+					equal[tb.ID]++
+				case !listed:
+					t.Errorf("%s: ours %.4g (n=%d), the paper %v: neither equal at the paper's precision nor listed in the README", key, cell.Value, cell.N, paper)
+				}
+				delete(gaps, key)
+			}
+		}
+	}
+	for key := range gaps {
+		t.Errorf("the README lists %q, which the runs do not play or the tables do not have", key)
+	}
+	for _, id := range []string{"Table 2", "Table 3", "Table 5", "Table 6", "Table 7", "Table 8"} {
+		t.Logf("%s: %d of %d published cells the runs give are equal at printed precision", id, equal[id], checked[id])
+	}
+}
+
+// checkFiling checks the set-ups each imported match was filed under against what its source
+// folder holds (filing), and that every folder of the archive was seen.
+func checkFiling(ctx context.Context, t *testing.T, b *bus.Bus, imp *Imported) {
+	t.Helper()
+	m, err := newDeliberationMatcher(imp.Study, families.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filing()
+	seen := map[string]bool{}
+	for _, id := range imp.Tournaments {
+		spec, err := tournament.LoadSpec(ctx, b.JetStream(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tournament.EachRecord(ctx, b.JetStream(), spec, func(rec tournament.Record) error {
+			started := rec.Events[0].GetMatchStarted()
+			_, rel, _ := strings.Cut(started.GetImported().GetSourceFile(), "games_descriptions/")
+			folder := path.Dir(rel)
+			w, known := want[folder]
+			if !known {
+				t.Fatalf("%s: a folder the test does not know", started.GetImported().GetSourceFile())
+			}
+			seen[folder] = true
+			got, why := m.Runs(started)
+			sort.Strings(got)
+			sort.Strings(w)
+			if !slices.Equal(got, w) {
+				t.Errorf("%s: filed under %q (%s), want %q", started.GetImported().GetSourceFile(), got, why, w)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("%d folders seen, the test knows %d", len(seen), len(want))
+	}
+}
+
+// printedDecimals is how many digits after the point the paper prints a number with, as the
+// papers' file keeps them (80 has none, 11.15 two).
+func printedDecimals(v float64) int {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return len(s) - i - 1
+	}
+	return 0
+}
+
+func roundTo(v float64, dec int) float64 {
+	p := math.Pow(10, float64(dec))
+	return math.Round(v*p) / p
+}
+
+// readGaps reads the README's list of the published cells the shared runs do not give.
+func readGaps(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(repodata.Root(t) + "/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, knownGapsHeading)
+	if i < 0 {
+		t.Fatalf("README.md has no list %q", knownGapsHeading)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(text[i:], "\n")[1:] {
+		if !strings.HasPrefix(line, "- ") {
+			if len(out) > 0 && strings.TrimSpace(line) == "" {
+				break
+			}
+			continue
+		}
+		key, why, ok := strings.Cut(strings.TrimPrefix(line, "- "), ": ")
+		if !ok || strings.TrimSpace(why) == "" {
+			t.Fatalf("README.md: %q lists a cell without its reason", line)
+		}
+		out[key] = why
+	}
+	return out
+}
