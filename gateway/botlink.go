@@ -8,7 +8,7 @@
 //	parley admin team add TEAM --data-dir D        prints the team token on stdout
 //	POST http://127.0.0.1:PORT/parley.registry.v1.RegistryService/RegisterBot
 //	    headers Content-Type: application/json, Authorization: Bearer TOKEN
-//	    body {"name":"NAME","version":"1","games":["ultimatum"],"endpoint":"dialout"}
+//	    body {"name":"NAME","version":"1","games":["ultimatum"],"endpoint":"dialout"} (no games: any game)
 //	then call parley.botlink.v1.BotLinkService/Connect (gRPC) with metadata
 //	"authorization: Bearer TOKEN", send Hello{bot: NAME}, read Welcome, answer each Call with
 //	a CallResult; matches reach the bot as agent "bot:TEAM/NAME".

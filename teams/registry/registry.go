@@ -306,9 +306,6 @@ func checkBot(b *registryv1.Bot) error {
 	if v := b.GetVersion(); v == "" || len(v) > 64 || strings.ContainsAny(v, " \t\n/@") {
 		return fmt.Errorf("%w version %q: give one of at most 64 characters, without spaces, '/' or '@'", ErrInvalid, v)
 	}
-	if len(b.GetGames()) == 0 {
-		return fmt.Errorf("%w bot %q: name the games it plays", ErrInvalid, b.GetName())
-	}
 	return CheckEndpoint(b.GetEndpoint())
 }
 

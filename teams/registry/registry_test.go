@@ -5,9 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	registryv1 "github.com/parley-arena/parley/gen/go/parley/registry/v1"
 	"github.com/parley-arena/parley/internal/bus"
@@ -143,5 +147,45 @@ func TestBotsRegisterUpdateRetire(t *testing.T) {
 	}
 	if _, err := s.Update(ctx, "red", "nobody", func(*registryv1.Bot) error { return nil }); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("update a missing bot: %v", err)
+	}
+}
+
+// A bot registered with no games plays any game, as an empty AgentInfo.games says; an update
+// names games, or goes back to any game, never both at once; unknown games are refused.
+func TestNoGamesMeansAny(t *testing.T) {
+	s, _ := open(t)
+	ctx := context.Background()
+	known := map[string]bool{"ultimatum": true, "matrix": true}
+	svc := &registry.Service{Store: s, Game: func(name string) error {
+		if !known[name] {
+			return errors.New("no game " + name)
+		}
+		return nil
+	}}
+	b, err := svc.Register(ctx, "red", &registryv1.RegisterBotRequest{Name: "anything", Version: "1", Endpoint: "dialout"})
+	if err != nil || len(b.GetGames()) != 0 {
+		t.Fatalf("register with no games: %v %v", b, err)
+	}
+	if _, err := svc.Register(ctx, "red", &registryv1.RegisterBotRequest{Name: "chess", Version: "1", Games: []string{"chess"}, Endpoint: "dialout"}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("register for an unknown game: %v", err)
+	}
+	b, err = svc.Update(ctx, "red", &registryv1.UpdateBotRequest{Name: "anything", Games: []string{"matrix"}})
+	if err != nil || !slices.Equal(b.GetGames(), []string{"matrix"}) {
+		t.Fatalf("update to matrix: %v %v", b, err)
+	}
+	if _, err := svc.Update(ctx, "red", &registryv1.UpdateBotRequest{Name: "anything", Games: []string{"ultimatum"}, AnyGame: true}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("games and any_game together: %v", err)
+	}
+	version := "2"
+	b, err = svc.Update(ctx, "red", &registryv1.UpdateBotRequest{Name: "anything", Version: &version})
+	if err != nil || !slices.Equal(b.GetGames(), []string{"matrix"}) {
+		t.Fatalf("an update that names no games keeps them: %v %v", b, err)
+	}
+	b, err = svc.Update(ctx, "red", &registryv1.UpdateBotRequest{Name: "anything", AnyGame: true})
+	if err != nil || len(b.GetGames()) != 0 {
+		t.Fatalf("update to any game: %v %v", b, err)
+	}
+	if stored, err := s.Bot(ctx, "red", "anything"); err != nil || len(stored.GetGames()) != 0 || stored.GetVersion() != "2" {
+		t.Errorf("stored: %v %v", stored, err)
 	}
 }

@@ -114,11 +114,14 @@ func (s *Service) Update(ctx context.Context, team string, req *registryv1.Updat
 	if err := s.checkGames(req.GetGames()); err != nil {
 		return nil, err
 	}
+	if req.GetAnyGame() && len(req.GetGames()) > 0 {
+		return nil, status.Error(codes.InvalidArgument, "registry: any_game and games together: give one or the other")
+	}
 	b, err := s.Store.Update(ctx, team, name, func(b *registryv1.Bot) error {
 		if req.Version != nil {
 			b.Version = req.GetVersion()
 		}
-		if len(req.GetGames()) > 0 {
+		if len(req.GetGames()) > 0 || req.GetAnyGame() {
 			b.Games = req.GetGames()
 		}
 		if req.Endpoint != nil {

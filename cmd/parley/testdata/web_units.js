@@ -158,9 +158,10 @@ eq('standings: later', app.newerStandings({ ended: 4, complete: true }, { ended:
 eq('standings: older', app.newerStandings({ ended: 3 }, { ended: 4, complete: true }), false);
 eq('standings: same', app.newerStandings({ ended: 2 }, { ended: '2' }), true);
 // Registered bots offered by the forms: active ones, of the game when one is given.
-const bots = [{ address: 'bot:a/x', games: ['ultimatum'] }, { address: 'bot:a/y', games: ['coalition'] }, { address: 'bot:b/z', games: ['ultimatum'], retired: true }];
-eq('bots of a game', app.registeredBots(bots, 'ultimatum').map((b) => b.address), ['bot:a/x']);
-eq('bots of any game', app.registeredBots(bots).map((b) => b.address), ['bot:a/x', 'bot:a/y']);
+// A bot registered with no games plays any game (its JSON leaves games out).
+const bots = [{ address: 'bot:a/x', games: ['ultimatum'] }, { address: 'bot:a/y', games: ['coalition'] }, { address: 'bot:b/z', games: ['ultimatum'], retired: true }, { address: 'bot:c/any' }];
+eq('bots of a game', app.registeredBots(bots, 'ultimatum').map((b) => b.address), ['bot:a/x', 'bot:c/any']);
+eq('bots of any game', app.registeredBots(bots).map((b) => b.address), ['bot:a/x', 'bot:a/y', 'bot:c/any']);
 eq('no registry', app.registeredBots(undefined, 'ultimatum'), []);
 
 // Heat maps: a win rate over only tied matches says so; a pair never played shows a dash.

@@ -528,9 +528,9 @@ async function loadCatalogue() {
   return catalogue;
 }
 
-/** registeredBots picks the registered bots a form may offer: not retired, and playing game when one is given. */
+/** registeredBots picks the registered bots a form may offer: not retired, and playing game when one is given (a bot registered with no games plays any). */
 export function registeredBots(bots, game) {
-  return (bots || []).filter((b) => b.address && !b.retired && (!game || (b.games || []).includes(game)));
+  return (bots || []).filter((b) => b.address && !b.retired && (!game || !(b.games || []).length || b.games.includes(game)));
 }
 
 /** agentPicker is a select of agents (built-in, registered, human, other address) with an address input. */
@@ -539,7 +539,7 @@ function agentPicker(agents, { allowHuman, initial, name, bots = [] }) {
     'select',
     { name: `${name}-agent`, dataset: { agent: name } },
     el('optgroup', { label: 'Built-in' }, agents.map((a) => el('option', { value: `builtin:${a.name}`, title: a.summary }, a.name))),
-    bots.length ? el('optgroup', { label: 'Registered bots' }, bots.map((b) => el('option', { value: b.address, title: (b.games || []).join(', ') }, `${b.team}/${b.name}${b.version ? ` ${b.version}` : ''}`))) : null,
+    bots.length ? el('optgroup', { label: 'Registered bots' }, bots.map((b) => el('option', { value: b.address, title: (b.games || []).join(', ') || 'any game' }, `${b.team}/${b.name}${b.version ? ` ${b.version}` : ''}`))) : null,
     allowHuman ? el('optgroup', { label: 'A person' }, el('option', { value: 'human' }, 'human (you, in this browser)')) : null,
     el('optgroup', { label: 'Another agent' }, el('option', { value: 'other' }, 'address…')),
   );

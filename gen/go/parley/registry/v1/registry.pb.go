@@ -35,7 +35,9 @@ type Bot struct {
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// Version the bot runs; shown on the leaderboard.
 	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
-	// Games the bot plays.
+	// Games the bot plays (names as in `parley games`). Empty means any game, as an empty
+	// parley.game.v1.AgentInfo.games does; the referee goes by what the bot answers to Describe
+	// when it prepares a match, and the web page offers the bot for these games.
 	Games []string `protobuf:"bytes,4,rep,name=games,proto3" json:"games,omitempty"`
 	// How the referee reaches it: "dialout" (the bot connects to the gateway) or
 	// "grpc://host:port" (the referee dials it, only where the organiser allows such addresses).
@@ -152,7 +154,7 @@ type RegisterBotRequest struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Version.
 	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
-	// Games it plays.
+	// Games it plays, each a game the referee knows. Empty: any game (see Bot.games).
 	Games []string `protobuf:"bytes,3,rep,name=games,proto3" json:"games,omitempty"`
 	// "dialout" or "grpc://host:port".
 	Endpoint      string `protobuf:"bytes,4,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
@@ -271,10 +273,13 @@ type UpdateBotRequest struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// New version, when set.
 	Version *string `protobuf:"bytes,2,opt,name=version,proto3,oneof" json:"version,omitempty"`
-	// New list of games, when non-empty.
+	// New list of games, when non-empty (to go back to any game, set any_game instead).
 	Games []string `protobuf:"bytes,3,rep,name=games,proto3" json:"games,omitempty"`
 	// New endpoint, when set.
-	Endpoint      *string `protobuf:"bytes,4,opt,name=endpoint,proto3,oneof" json:"endpoint,omitempty"`
+	Endpoint *string `protobuf:"bytes,4,opt,name=endpoint,proto3,oneof" json:"endpoint,omitempty"`
+	// Set: the bot plays any game from now on (its list of games is emptied). Refused with
+	// INVALID_ARGUMENT together with games.
+	AnyGame       bool `protobuf:"varint,5,opt,name=any_game,json=anyGame,proto3" json:"any_game,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -335,6 +340,13 @@ func (x *UpdateBotRequest) GetEndpoint() string {
 		return *x.Endpoint
 	}
 	return ""
+}
+
+func (x *UpdateBotRequest) GetAnyGame() bool {
+	if x != nil {
+		return x.AnyGame
+	}
+	return false
 }
 
 // UpdateBotResponse returns the changed bot.
@@ -597,12 +609,13 @@ const file_parley_registry_v1_registry_proto_rawDesc = "" +
 	"\x05games\x18\x03 \x03(\tR\x05games\x12\x1a\n" +
 	"\bendpoint\x18\x04 \x01(\tR\bendpoint\"@\n" +
 	"\x13RegisterBotResponse\x12)\n" +
-	"\x03bot\x18\x01 \x01(\v2\x17.parley.registry.v1.BotR\x03bot\"\x95\x01\n" +
+	"\x03bot\x18\x01 \x01(\v2\x17.parley.registry.v1.BotR\x03bot\"\xb0\x01\n" +
 	"\x10UpdateBotRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\aversion\x18\x02 \x01(\tH\x00R\aversion\x88\x01\x01\x12\x14\n" +
 	"\x05games\x18\x03 \x03(\tR\x05games\x12\x1f\n" +
-	"\bendpoint\x18\x04 \x01(\tH\x01R\bendpoint\x88\x01\x01B\n" +
+	"\bendpoint\x18\x04 \x01(\tH\x01R\bendpoint\x88\x01\x01\x12\x19\n" +
+	"\bany_game\x18\x05 \x01(\bR\aanyGameB\n" +
 	"\n" +
 	"\b_versionB\v\n" +
 	"\t_endpoint\">\n" +

@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!parley/registry/v1/registry.proto\x12\x12parley.registry.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x02\n\x03\x42ot\x12\x12\n\x04team\x18\x01 \x01(\tR\x04team\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n\x07version\x18\x03 \x01(\tR\x07version\x12\x14\n\x05games\x18\x04 \x03(\tR\x05games\x12\x1a\n\x08\x65ndpoint\x18\x05 \x01(\tR\x08\x65ndpoint\x12\x18\n\x07\x61\x64\x64ress\x18\x06 \x01(\tR\x07\x61\x64\x64ress\x12\x18\n\x07retired\x18\x07 \x01(\x08R\x07retired\x12\x1c\n\tconnected\x18\x08 \x01(\x08R\tconnected\x12\x34\n\x07updated\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07updated\"t\n\x12RegisterBotRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n\x07version\x18\x02 \x01(\tR\x07version\x12\x14\n\x05games\x18\x03 \x03(\tR\x05games\x12\x1a\n\x08\x65ndpoint\x18\x04 \x01(\tR\x08\x65ndpoint\"@\n\x13RegisterBotResponse\x12)\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x17.parley.registry.v1.BotR\x03\x62ot\"\x95\x01\n\x10UpdateBotRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n\x07version\x18\x02 \x01(\tH\x00R\x07version\x88\x01\x01\x12\x14\n\x05games\x18\x03 \x03(\tR\x05games\x12\x1f\n\x08\x65ndpoint\x18\x04 \x01(\tH\x01R\x08\x65ndpoint\x88\x01\x01\x42\n\n\x08_versionB\x0b\n\t_endpoint\">\n\x11UpdateBotResponse\x12)\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x17.parley.registry.v1.BotR\x03\x62ot\"&\n\x10RetireBotRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\">\n\x11RetireBotResponse\x12)\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x17.parley.registry.v1.BotR\x03\x62ot\"N\n\x0fListBotsRequest\x12\x12\n\x04team\x18\x01 \x01(\tR\x04team\x12\'\n\x0finclude_retired\x18\x02 \x01(\x08R\x0eincludeRetired\"?\n\x10ListBotsResponse\x12+\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x17.parley.registry.v1.BotR\x04\x62ots2\xfc\x02\n\x0fRegistryService\x12^\n\x0bRegisterBot\x12&.parley.registry.v1.RegisterBotRequest\x1a\'.parley.registry.v1.RegisterBotResponse\x12X\n\tUpdateBot\x12$.parley.registry.v1.UpdateBotRequest\x1a%.parley.registry.v1.UpdateBotResponse\x12X\n\tRetireBot\x12$.parley.registry.v1.RetireBotRequest\x1a%.parley.registry.v1.RetireBotResponse\x12U\n\x08ListBots\x12#.parley.registry.v1.ListBotsRequest\x1a$.parley.registry.v1.ListBotsResponseB\xd6\x01\n\x16\x63om.parley.registry.v1B\rRegistryProtoP\x01ZCgithub.com/parley-arena/parley/gen/go/parley/registry/v1;registryv1\xa2\x02\x03PRX\xaa\x02\x12Parley.Registry.V1\xca\x02\x12Parley\\Registry\\V1\xe2\x02\x1eParley\\Registry\\V1\\GPBMetadata\xea\x02\x14Parley::Registry::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!parley/registry/v1/registry.proto\x12\x12parley.registry.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x02\n\x03\x42ot\x12\x12\n\x04team\x18\x01 \x01(\tR\x04team\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n\x07version\x18\x03 \x01(\tR\x07version\x12\x14\n\x05games\x18\x04 \x03(\tR\x05games\x12\x1a\n\x08\x65ndpoint\x18\x05 \x01(\tR\x08\x65ndpoint\x12\x18\n\x07\x61\x64\x64ress\x18\x06 \x01(\tR\x07\x61\x64\x64ress\x12\x18\n\x07retired\x18\x07 \x01(\x08R\x07retired\x12\x1c\n\tconnected\x18\x08 \x01(\x08R\tconnected\x12\x34\n\x07updated\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07updated\"t\n\x12RegisterBotRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n\x07version\x18\x02 \x01(\tR\x07version\x12\x14\n\x05games\x18\x03 \x03(\tR\x05games\x12\x1a\n\x08\x65ndpoint\x18\x04 \x01(\tR\x08\x65ndpoint\"@\n\x13RegisterBotResponse\x12)\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x17.parley.registry.v1.BotR\x03\x62ot\"\xb0\x01\n\x10UpdateBotRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n\x07version\x18\x02 \x01(\tH\x00R\x07version\x88\x01\x01\x12\x14\n\x05games\x18\x03 \x03(\tR\x05games\x12\x1f\n\x08\x65ndpoint\x18\x04 \x01(\tH\x01R\x08\x65ndpoint\x88\x01\x01\x12\x19\n\x08\x61ny_game\x18\x05 \x01(\x08R\x07\x61nyGameB\n\n\x08_versionB\x0b\n\t_endpoint\">\n\x11UpdateBotResponse\x12)\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x17.parley.registry.v1.BotR\x03\x62ot\"&\n\x10RetireBotRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\">\n\x11RetireBotResponse\x12)\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x17.parley.registry.v1.BotR\x03\x62ot\"N\n\x0fListBotsRequest\x12\x12\n\x04team\x18\x01 \x01(\tR\x04team\x12\'\n\x0finclude_retired\x18\x02 \x01(\x08R\x0eincludeRetired\"?\n\x10ListBotsResponse\x12+\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x17.parley.registry.v1.BotR\x04\x62ots2\xfc\x02\n\x0fRegistryService\x12^\n\x0bRegisterBot\x12&.parley.registry.v1.RegisterBotRequest\x1a\'.parley.registry.v1.RegisterBotResponse\x12X\n\tUpdateBot\x12$.parley.registry.v1.UpdateBotRequest\x1a%.parley.registry.v1.UpdateBotResponse\x12X\n\tRetireBot\x12$.parley.registry.v1.RetireBotRequest\x1a%.parley.registry.v1.RetireBotResponse\x12U\n\x08ListBots\x12#.parley.registry.v1.ListBotsRequest\x1a$.parley.registry.v1.ListBotsResponseB\xd6\x01\n\x16\x63om.parley.registry.v1B\rRegistryProtoP\x01ZCgithub.com/parley-arena/parley/gen/go/parley/registry/v1;registryv1\xa2\x02\x03PRX\xaa\x02\x12Parley.Registry.V1\xca\x02\x12Parley\\Registry\\V1\xe2\x02\x1eParley\\Registry\\V1\\GPBMetadata\xea\x02\x14Parley::Registry::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.registry.v1.registry_pb2', globals())
@@ -29,17 +29,17 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _REGISTERBOTRESPONSE._serialized_start=468
   _REGISTERBOTRESPONSE._serialized_end=532
   _UPDATEBOTREQUEST._serialized_start=535
-  _UPDATEBOTREQUEST._serialized_end=684
-  _UPDATEBOTRESPONSE._serialized_start=686
-  _UPDATEBOTRESPONSE._serialized_end=748
-  _RETIREBOTREQUEST._serialized_start=750
-  _RETIREBOTREQUEST._serialized_end=788
-  _RETIREBOTRESPONSE._serialized_start=790
-  _RETIREBOTRESPONSE._serialized_end=852
-  _LISTBOTSREQUEST._serialized_start=854
-  _LISTBOTSREQUEST._serialized_end=932
-  _LISTBOTSRESPONSE._serialized_start=934
-  _LISTBOTSRESPONSE._serialized_end=997
-  _REGISTRYSERVICE._serialized_start=1000
-  _REGISTRYSERVICE._serialized_end=1380
+  _UPDATEBOTREQUEST._serialized_end=711
+  _UPDATEBOTRESPONSE._serialized_start=713
+  _UPDATEBOTRESPONSE._serialized_end=775
+  _RETIREBOTREQUEST._serialized_start=777
+  _RETIREBOTREQUEST._serialized_end=815
+  _RETIREBOTRESPONSE._serialized_start=817
+  _RETIREBOTRESPONSE._serialized_end=879
+  _LISTBOTSREQUEST._serialized_start=881
+  _LISTBOTSREQUEST._serialized_end=959
+  _LISTBOTSRESPONSE._serialized_start=961
+  _LISTBOTSRESPONSE._serialized_end=1024
+  _REGISTRYSERVICE._serialized_start=1027
+  _REGISTRYSERVICE._serialized_end=1407
 # @@protoc_insertion_point(module_scope)

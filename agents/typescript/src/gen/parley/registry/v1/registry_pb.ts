@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/registry/v1/registry.proto.
  */
 export const file_parley_registry_v1_registry: GenFile = /*@__PURE__*/
-  fileDesc("CiFwYXJsZXkvcmVnaXN0cnkvdjEvcmVnaXN0cnkucHJvdG8SEnBhcmxleS5yZWdpc3RyeS52MSK1AQoDQm90EgwKBHRlYW0YASABKAkSDAoEbmFtZRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgJEg0KBWdhbWVzGAQgAygJEhAKCGVuZHBvaW50GAUgASgJEg8KB2FkZHJlc3MYBiABKAkSDwoHcmV0aXJlZBgHIAEoCBIRCgljb25uZWN0ZWQYCCABKAgSKwoHdXBkYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVAoSUmVnaXN0ZXJCb3RSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRINCgVnYW1lcxgDIAMoCRIQCghlbmRwb2ludBgEIAEoCSI7ChNSZWdpc3RlckJvdFJlc3BvbnNlEiQKA2JvdBgBIAEoCzIXLnBhcmxleS5yZWdpc3RyeS52MS5Cb3QidQoQVXBkYXRlQm90UmVxdWVzdBIMCgRuYW1lGAEgASgJEhQKB3ZlcnNpb24YAiABKAlIAIgBARINCgVnYW1lcxgDIAMoCRIVCghlbmRwb2ludBgEIAEoCUgBiAEBQgoKCF92ZXJzaW9uQgsKCV9lbmRwb2ludCI5ChFVcGRhdGVCb3RSZXNwb25zZRIkCgNib3QYASABKAsyFy5wYXJsZXkucmVnaXN0cnkudjEuQm90IiAKEFJldGlyZUJvdFJlcXVlc3QSDAoEbmFtZRgBIAEoCSI5ChFSZXRpcmVCb3RSZXNwb25zZRIkCgNib3QYASABKAsyFy5wYXJsZXkucmVnaXN0cnkudjEuQm90IjgKD0xpc3RCb3RzUmVxdWVzdBIMCgR0ZWFtGAEgASgJEhcKD2luY2x1ZGVfcmV0aXJlZBgCIAEoCCI5ChBMaXN0Qm90c1Jlc3BvbnNlEiUKBGJvdHMYASADKAsyFy5wYXJsZXkucmVnaXN0cnkudjEuQm90MvwCCg9SZWdpc3RyeVNlcnZpY2USXgoLUmVnaXN0ZXJCb3QSJi5wYXJsZXkucmVnaXN0cnkudjEuUmVnaXN0ZXJCb3RSZXF1ZXN0GicucGFybGV5LnJlZ2lzdHJ5LnYxLlJlZ2lzdGVyQm90UmVzcG9uc2USWAoJVXBkYXRlQm90EiQucGFybGV5LnJlZ2lzdHJ5LnYxLlVwZGF0ZUJvdFJlcXVlc3QaJS5wYXJsZXkucmVnaXN0cnkudjEuVXBkYXRlQm90UmVzcG9uc2USWAoJUmV0aXJlQm90EiQucGFybGV5LnJlZ2lzdHJ5LnYxLlJldGlyZUJvdFJlcXVlc3QaJS5wYXJsZXkucmVnaXN0cnkudjEuUmV0aXJlQm90UmVzcG9uc2USVQoITGlzdEJvdHMSIy5wYXJsZXkucmVnaXN0cnkudjEuTGlzdEJvdHNSZXF1ZXN0GiQucGFybGV5LnJlZ2lzdHJ5LnYxLkxpc3RCb3RzUmVzcG9uc2VC1gEKFmNvbS5wYXJsZXkucmVnaXN0cnkudjFCDVJlZ2lzdHJ5UHJvdG9QAVpDZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvcmVnaXN0cnkvdjE7cmVnaXN0cnl2MaICA1BSWKoCElBhcmxleS5SZWdpc3RyeS5WMcoCElBhcmxleVxSZWdpc3RyeVxWMeICHlBhcmxleVxSZWdpc3RyeVxWMVxHUEJNZXRhZGF0YeoCFFBhcmxleTo6UmVnaXN0cnk6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiFwYXJsZXkvcmVnaXN0cnkvdjEvcmVnaXN0cnkucHJvdG8SEnBhcmxleS5yZWdpc3RyeS52MSK1AQoDQm90EgwKBHRlYW0YASABKAkSDAoEbmFtZRgCIAEoCRIPCgd2ZXJzaW9uGAMgASgJEg0KBWdhbWVzGAQgAygJEhAKCGVuZHBvaW50GAUgASgJEg8KB2FkZHJlc3MYBiABKAkSDwoHcmV0aXJlZBgHIAEoCBIRCgljb25uZWN0ZWQYCCABKAgSKwoHdXBkYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVAoSUmVnaXN0ZXJCb3RSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRINCgVnYW1lcxgDIAMoCRIQCghlbmRwb2ludBgEIAEoCSI7ChNSZWdpc3RlckJvdFJlc3BvbnNlEiQKA2JvdBgBIAEoCzIXLnBhcmxleS5yZWdpc3RyeS52MS5Cb3QihwEKEFVwZGF0ZUJvdFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIUCgd2ZXJzaW9uGAIgASgJSACIAQESDQoFZ2FtZXMYAyADKAkSFQoIZW5kcG9pbnQYBCABKAlIAYgBARIQCghhbnlfZ2FtZRgFIAEoCEIKCghfdmVyc2lvbkILCglfZW5kcG9pbnQiOQoRVXBkYXRlQm90UmVzcG9uc2USJAoDYm90GAEgASgLMhcucGFybGV5LnJlZ2lzdHJ5LnYxLkJvdCIgChBSZXRpcmVCb3RSZXF1ZXN0EgwKBG5hbWUYASABKAkiOQoRUmV0aXJlQm90UmVzcG9uc2USJAoDYm90GAEgASgLMhcucGFybGV5LnJlZ2lzdHJ5LnYxLkJvdCI4Cg9MaXN0Qm90c1JlcXVlc3QSDAoEdGVhbRgBIAEoCRIXCg9pbmNsdWRlX3JldGlyZWQYAiABKAgiOQoQTGlzdEJvdHNSZXNwb25zZRIlCgRib3RzGAEgAygLMhcucGFybGV5LnJlZ2lzdHJ5LnYxLkJvdDL8AgoPUmVnaXN0cnlTZXJ2aWNlEl4KC1JlZ2lzdGVyQm90EiYucGFybGV5LnJlZ2lzdHJ5LnYxLlJlZ2lzdGVyQm90UmVxdWVzdBonLnBhcmxleS5yZWdpc3RyeS52MS5SZWdpc3RlckJvdFJlc3BvbnNlElgKCVVwZGF0ZUJvdBIkLnBhcmxleS5yZWdpc3RyeS52MS5VcGRhdGVCb3RSZXF1ZXN0GiUucGFybGV5LnJlZ2lzdHJ5LnYxLlVwZGF0ZUJvdFJlc3BvbnNlElgKCVJldGlyZUJvdBIkLnBhcmxleS5yZWdpc3RyeS52MS5SZXRpcmVCb3RSZXF1ZXN0GiUucGFybGV5LnJlZ2lzdHJ5LnYxLlJldGlyZUJvdFJlc3BvbnNlElUKCExpc3RCb3RzEiMucGFybGV5LnJlZ2lzdHJ5LnYxLkxpc3RCb3RzUmVxdWVzdBokLnBhcmxleS5yZWdpc3RyeS52MS5MaXN0Qm90c1Jlc3BvbnNlQtYBChZjb20ucGFybGV5LnJlZ2lzdHJ5LnYxQg1SZWdpc3RyeVByb3RvUAFaQ2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3JlZ2lzdHJ5L3YxO3JlZ2lzdHJ5djGiAgNQUliqAhJQYXJsZXkuUmVnaXN0cnkuVjHKAhJQYXJsZXlcUmVnaXN0cnlcVjHiAh5QYXJsZXlcUmVnaXN0cnlcVjFcR1BCTWV0YWRhdGHqAhRQYXJsZXk6OlJlZ2lzdHJ5OjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Bot is a registered bot.
@@ -46,7 +46,9 @@ export type Bot = Message<"parley.registry.v1.Bot"> & {
   version: string;
 
   /**
-   * Games the bot plays.
+   * Games the bot plays (names as in `parley games`). Empty means any game, as an empty
+   * parley.game.v1.AgentInfo.games does; the referee goes by what the bot answers to Describe
+   * when it prepares a match, and the web page offers the bot for these games.
    *
    * @generated from field: repeated string games = 4;
    */
@@ -117,7 +119,7 @@ export type RegisterBotRequest = Message<"parley.registry.v1.RegisterBotRequest"
   version: string;
 
   /**
-   * Games it plays.
+   * Games it plays, each a game the referee knows. Empty: any game (see Bot.games).
    *
    * @generated from field: repeated string games = 3;
    */
@@ -180,7 +182,7 @@ export type UpdateBotRequest = Message<"parley.registry.v1.UpdateBotRequest"> & 
   version?: string | undefined;
 
   /**
-   * New list of games, when non-empty.
+   * New list of games, when non-empty (to go back to any game, set any_game instead).
    *
    * @generated from field: repeated string games = 3;
    */
@@ -192,6 +194,14 @@ export type UpdateBotRequest = Message<"parley.registry.v1.UpdateBotRequest"> & 
    * @generated from field: optional string endpoint = 4;
    */
   endpoint?: string | undefined;
+
+  /**
+   * Set: the bot plays any game from now on (its list of games is emptied). Refused with
+   * INVALID_ARGUMENT together with games.
+   *
+   * @generated from field: bool any_game = 5;
+   */
+  anyGame: boolean;
 };
 
 /**
