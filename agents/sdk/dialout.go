@@ -40,7 +40,8 @@ type DialOut struct {
 }
 
 // ErrRefused is wrapped by the error of a session the gateway refused (bad token, unknown or
-// retired bot, wrong version): trying again would not help.
+// retired bot, wrong version) or ended because a newer session of the same bot took its calls
+// over: trying again would not help.
 var ErrRefused = errors.New("sdk: the gateway refused the bot's session")
 
 // Dial serves the agent over a stream it opens to the gateway, until ctx ends or (without
@@ -110,7 +111,9 @@ func session(ctx context.Context, client botlinkv1connect.BotLinkServiceClient, 
 	if first.GetWelcome() == nil {
 		return errors.New("sdk: the gateway did not answer Hello with Welcome")
 	}
-	log.Info("bot link open", "address", first.GetWelcome().GetAddress())
+	w := first.GetWelcome()
+	log.Info("bot link open", "address", w.GetAddress(), "version", w.GetBotVersion(),
+		"contract", w.GetContract().GetPackage(), "revision", w.GetContract().GetRevision())
 	if d.OnWelcome != nil {
 		d.OnWelcome(first.GetWelcome().GetAddress())
 	}

@@ -42,6 +42,10 @@ const (
 	TokensBucket = "PARLEY_TOKENS"
 	// BotsBucket: team.bot -> registered bot.
 	BotsBucket = "PARLEY_BOTS"
+	// LinkLocksBucket: team.bot -> the lock a new dial-out session holds while it takes the
+	// bot's link over, so that sessions of one bot opening at once on several gateways take
+	// turns. Entries live seconds.
+	LinkLocksBucket = "PARLEY_BOT_LINK_LOCKS"
 )
 
 const (
@@ -121,3 +125,9 @@ func BotCallSubject(team, bot string) string { return botlinkPrefix + team + "."
 
 // BotPingSubject is where a dial-out bot's link answers "connected?".
 func BotPingSubject(team, bot string) string { return botlinkPrefix + team + "." + bot + ".ping" }
+
+// BotTakeoverSubject is where a new session of a dial-out bot asks the session open before it
+// to hand the bot's calls over.
+func BotTakeoverSubject(team, bot string) string {
+	return botlinkPrefix + team + "." + bot + ".takeover"
+}

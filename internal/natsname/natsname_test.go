@@ -66,7 +66,7 @@ func TestSubjectsLandInTheirStream(t *testing.T) {
 		t.Error("one match's filter selects another match")
 	}
 	// Bot links are core NATS subjects outside every stream.
-	for _, s := range []string{BotCallSubject("acme", "fair"), BotPingSubject("acme", "fair")} {
+	for _, s := range []string{BotCallSubject("acme", "fair"), BotPingSubject("acme", "fair"), BotTakeoverSubject("acme", "fair")} {
 		for name, filters := range streams {
 			for _, f := range filters {
 				if matches(f, s) {

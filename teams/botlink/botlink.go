@@ -38,8 +38,12 @@ import (
 // (the bot disconnected, the session closed): the CallResult's error then says why.
 const codeHeader = "Parley-Code"
 
-// queueGroup spreads calls over a bot's sessions when it holds several (replicas).
+// queueGroup puts a bot's sessions in one group, so that a call is delivered once even to a
+// session that is handing the bot over (a bot holds one session at a time: see Session).
 const queueGroup = "parley-botlink"
+
+// takeoverWait bounds the wait for the session open before to hand a bot's calls over.
+const takeoverWait = 10 * time.Second
 
 // linkRoom is what a call or result may not use of the NATS payload limit: the headers of a
 // request and its reply.
@@ -171,18 +175,25 @@ func Connected(ctx context.Context, nc *nats.Conn, team, name string) bool {
 
 // Session is the gateway's end of one bot's stream: it takes the bot's calls from NATS,
 // passes them to send, and replies with the results Deliver is given.
+//
+// A bot holds one session at a time, so which one gets its calls is never in doubt: a session
+// that starts takes the bot over from the one open before, through whichever gateway that is
+// (Start). The one before stops taking calls before the new one takes any, still answers the
+// calls it was sent, and is told it was replaced (Replaced).
 type Session struct {
 	nc         *nats.Conn
 	team, name string
 	send       func(*botlinkv1.Call) error
 	grace      time.Duration
 
-	mu      sync.Mutex
-	pending map[string]chan *botlinkv1.CallResult
-	subs    []*nats.Subscription
-	closed  chan struct{}
-	reason  string
-	wg      sync.WaitGroup
+	mu       sync.Mutex
+	pending  map[string]chan *botlinkv1.CallResult
+	subs     []*nats.Subscription
+	closed   chan struct{}
+	reason   string
+	handover bool          // a newer session took the calls over
+	replaced chan struct{} // closed then
+	wg       sync.WaitGroup
 }
 
 // NewSession returns a session for bot team/name; send passes a call to the bot and must be
@@ -190,12 +201,19 @@ type Session struct {
 func NewSession(nc *nats.Conn, team, name string, send func(*botlinkv1.Call) error) *Session {
 	return &Session{
 		nc: nc, team: team, name: name, send: send, grace: time.Second,
-		pending: map[string]chan *botlinkv1.CallResult{}, closed: make(chan struct{}),
+		pending: map[string]chan *botlinkv1.CallResult{}, closed: make(chan struct{}), replaced: make(chan struct{}),
 	}
 }
 
-// Start subscribes to the bot's subjects; calls arrive from then on.
+// Start takes the bot over from the session of it open before, if any, then subscribes to
+// the bot's subjects: every call to the bot comes here from then on, until Close or until a
+// newer session takes over. Sessions of one bot must start one at a time (the gateway holds
+// registry.Store.LockLink meanwhile); of sessions started at once otherwise, one may stay
+// subscribed with the next for a moment, and each call still reaches only one of them.
 func (s *Session) Start() error {
+	if err := s.takeOver(); err != nil {
+		return err
+	}
 	call, err := s.nc.QueueSubscribe(natsname.BotCallSubject(s.team, s.name), queueGroup, func(m *nats.Msg) {
 		s.mu.Lock()
 		select {
@@ -205,7 +223,12 @@ func (s *Session) Start() error {
 			return
 		default:
 		}
-		s.wg.Add(1) // under mu, so never after Close began waiting
+		if s.handover {
+			s.mu.Unlock()
+			s.fail(m, codes.Unavailable, "the bot's session was handing over to a newer one")
+			return
+		}
+		s.wg.Add(1) // under mu, so never after Close or a hand-over began waiting
 		s.mu.Unlock()
 		go func() {
 			defer s.wg.Done()
@@ -215,17 +238,79 @@ func (s *Session) Start() error {
 	if err != nil {
 		return fmt.Errorf("botlink: subscribe: %w", err)
 	}
-	ping, err := s.nc.Subscribe(natsname.BotPingSubject(s.team, s.name), func(m *nats.Msg) { _ = m.Respond(nil) })
-	if err != nil {
-		_ = call.Unsubscribe()
-		return fmt.Errorf("botlink: subscribe: %w", err)
+	subs := []*nats.Subscription{call}
+	for subject, handler := range map[string]nats.MsgHandler{
+		natsname.BotPingSubject(s.team, s.name):     func(m *nats.Msg) { _ = m.Respond(nil) },
+		natsname.BotTakeoverSubject(s.team, s.name): s.handOver,
+	} {
+		sub, err := s.nc.Subscribe(subject, handler)
+		if err != nil {
+			for _, sub := range subs {
+				_ = sub.Unsubscribe()
+			}
+			return fmt.Errorf("botlink: subscribe: %w", err)
+		}
+		subs = append(subs, sub)
 	}
 	s.mu.Lock()
-	s.subs = []*nats.Subscription{call, ping}
+	s.subs = subs
 	s.mu.Unlock()
 	// Subscriptions are live once the server has them: a referee asking right after the
 	// bot's Welcome must find a responder.
 	return s.nc.Flush()
+}
+
+// takeOver asks the session of the bot open before, wherever it is, to hand the bot over, and
+// returns once it has stopped taking calls (or there is none).
+func (s *Session) takeOver() error {
+	subject := natsname.BotTakeoverSubject(s.team, s.name)
+	// One session at a time is open; a few more answers allow for sessions of gateways
+	// started without the lock's bucket, and for one that answers as it goes.
+	for range 4 {
+		_, err := s.nc.Request(subject, nil, takeoverWait)
+		switch {
+		case errors.Is(err, nats.ErrNoResponders):
+			return nil
+		case err != nil:
+			return fmt.Errorf("botlink: the session of bot %s/%s open before did not hand the bot over: %w", s.team, s.name, err)
+		}
+	}
+	return fmt.Errorf("botlink: bot %s/%s still has other sessions after four hand-overs", s.team, s.name)
+}
+
+// handOver answers a newer session's takeover: no call comes here any more (the subscriptions
+// end before the answer leaves, on the same connection, so the server has them ended before
+// the newer session subscribes), the calls under way are still answered, and Replaced is
+// closed.
+func (s *Session) handOver(m *nats.Msg) {
+	s.mu.Lock()
+	subs := s.subs
+	s.subs = nil
+	first := !s.handover
+	s.handover = true
+	s.mu.Unlock()
+	for _, sub := range subs {
+		_ = sub.Unsubscribe()
+	}
+	_ = m.Respond(nil)
+	if first {
+		close(s.replaced)
+	}
+}
+
+// Replaced is closed when a newer session of the bot has taken its calls over; the calls this
+// one was sent are still answered (Drained).
+func (s *Session) Replaced() <-chan struct{} { return s.replaced }
+
+// Drained returns a channel closed once the calls under way are answered or given up. Call
+// it only once Replaced is closed: no call is taken after that.
+func (s *Session) Drained() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	return done
 }
 
 // Deliver hands over the bot's answer to a call; an answer to an unknown or expired call is

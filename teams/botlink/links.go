@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	botlinkv1 "github.com/parley-arena/parley/gen/go/parley/botlink/v1"
+	"github.com/parley-arena/parley/internal/contract"
 	"github.com/parley-arena/parley/teams/registry"
 )
 
@@ -74,21 +75,29 @@ func (l *Links) Serve(ctx context.Context, team string, recv func() (*botlinkv1.
 		defer sendMu.Unlock()
 		return stream.Send(msg)
 	}
-	if err := sendOne(&botlinkv1.ConnectResponse{Msg: &botlinkv1.ConnectResponse_Welcome{Welcome: &botlinkv1.Welcome{Team: team, Address: bot.GetAddress()}}}); err != nil {
-		return err
-	}
 	session := NewSession(l.NC, team, name, func(c *botlinkv1.Call) error {
 		return sendOne(&botlinkv1.ConnectResponse{Msg: &botlinkv1.ConnectResponse_Call{Call: c}})
 	})
-	if err := session.Start(); err != nil {
-		return status.Error(codes.Unavailable, err.Error())
+	// The calls that come once the session has taken the bot over wait until the bot has its
+	// Welcome.
+	sendMu.Lock()
+	err = l.start(ctx, session, team, name)
+	if err == nil {
+		err = stream.Send(&botlinkv1.ConnectResponse{Msg: &botlinkv1.ConnectResponse_Welcome{Welcome: &botlinkv1.Welcome{
+			Team: team, Address: bot.GetAddress(), Contract: contract.Version(), BotVersion: bot.GetVersion(),
+		}}})
 	}
-	log.Info("bot connected", "team", team, "bot", name, "version", bot.GetVersion())
+	sendMu.Unlock()
 	reason := "the bot closed its stream"
 	defer func() {
 		session.Close(reason)
 		log.Info("bot disconnected", "team", team, "bot", name, "reason", reason)
 	}()
+	if err != nil {
+		reason = err.Error()
+		return err
+	}
+	log.Info("bot connected", "team", team, "bot", name, "version", bot.GetVersion())
 	// A revoked team's links end too, not only its future requests.
 	revoked, err := l.Registry.Revoked(ctx, team)
 	if err != nil {
@@ -96,8 +105,7 @@ func (l *Links) Serve(ctx context.Context, team string, recv func() (*botlinkv1.
 	}
 	received := make(chan error, 1)
 	go func() { received <- receive(ctx, stream, session, log, team, name) }()
-	select {
-	case err := <-received:
+	ended := func(err error) error {
 		if err != nil {
 			reason = err.Error()
 			if status.Code(err) == codes.InvalidArgument {
@@ -105,11 +113,42 @@ func (l *Links) Serve(ctx context.Context, team string, recv func() (*botlinkv1.
 			}
 		}
 		return nil
+	}
+	select {
+	case err := <-received:
+		return ended(err)
 	case <-revoked:
 		// Returning ends the request; the Receive in the goroutine then fails and it ends.
 		reason = "the team was revoked"
 		return status.Errorf(codes.PermissionDenied, "team %s was revoked", team)
+	case <-session.Replaced():
+		// The calls this session was sent are still answered here, then it ends.
+		select {
+		case <-session.Drained():
+		case err := <-received:
+			return ended(err)
+		case <-revoked:
+		}
+		reason = "a newer session of the bot took it over"
+		return status.Errorf(codes.FailedPrecondition, "bot %s/%s: a newer session of this bot took its calls over, and this one ends; "+
+			"a bot holds one session at a time (are two copies of it running?)", team, name)
 	}
+}
+
+// start takes the bot over for session, one new session of the bot at a time across
+// gateways. Its errors are gRPC statuses.
+func (l *Links) start(ctx context.Context, session *Session, team, name string) error {
+	lockCtx, cancel := context.WithTimeout(ctx, takeoverWait)
+	defer cancel()
+	unlock, err := l.Registry.Store.LockLink(lockCtx, team, name)
+	if err != nil {
+		return status.Errorf(codes.Unavailable, "%v; try again", err)
+	}
+	defer unlock()
+	if err := session.Start(); err != nil {
+		return status.Error(codes.Unavailable, err.Error())
+	}
+	return nil
 }
 
 // receive hands the bot's call results to its session until the stream ends. It returns nil

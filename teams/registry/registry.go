@@ -70,8 +70,13 @@ type Store struct {
 	teams  jetstream.KeyValue
 	tokens jetstream.KeyValue
 	bots   jetstream.KeyValue
+	locks  jetstream.KeyValue // of dial-out links, see LockLink
 	now    func() time.Time
 }
+
+// linkLockTTL is how long a link lock lasts when its holder never lets it go (its gateway
+// died while a session opened): the longest a bot's next session may wait for it.
+const linkLockTTL = 15 * time.Second
 
 // Open creates the buckets when they do not exist and returns a Store on them.
 func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
@@ -87,7 +92,34 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registry: bots bucket: %w", err)
 	}
-	return &Store{teams: teams, tokens: tokens, bots: bots, now: time.Now}, nil
+	locks, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: natsname.LinkLocksBucket, Description: "Parley dial-out links being taken over", History: 1, TTL: linkLockTTL})
+	if err != nil {
+		return nil, fmt.Errorf("registry: link locks bucket: %w", err)
+	}
+	return &Store{teams: teams, tokens: tokens, bots: bots, locks: locks, now: time.Now}, nil
+}
+
+// LockLink takes the lock under which a new session of the dial-out bot team/name takes its
+// link over from the one before, waiting while another session of it holds the lock, until ctx
+// ends. Sessions opening at once on several gateways thus take turns, each taking over from
+// the last. unlock lets the lock go (a lock never let go lapses after linkLockTTL).
+func (s *Store) LockLink(ctx context.Context, team, name string) (unlock func(), err error) {
+	key := botKey(team, name)
+	for {
+		rev, err := s.locks.Create(ctx, key, nil)
+		switch {
+		case err == nil:
+			return func() { _ = s.locks.Delete(context.WithoutCancel(ctx), key, jetstream.LastRevision(rev)) }, nil
+		case !errors.Is(err, jetstream.ErrKeyExists):
+			return nil, fmt.Errorf("registry: lock the link of %s/%s: %w", team, name, err)
+		}
+		// Held: a session opening elsewhere takes a few round trips to NATS.
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("registry: lock the link of %s/%s: another session of the bot is opening: %w", team, name, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // NewToken returns a fresh random team token.

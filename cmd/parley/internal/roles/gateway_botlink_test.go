@@ -234,7 +234,7 @@ func (f *fixture) dialBot(t *testing.T, token, bot string, a sdk.Agent) (stop fu
 func (f *fixture) startPythonBot(t *testing.T, token, bot string) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(file), "..", "agents", "python", "example_bot.py")
+	script := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "agents", "python", "example_bot.py")
 	cmd := exec.Command("/usr/bin/python3", script, "--dial-out", f.url, "--bot", bot)
 	cmd.Env = append(os.Environ(), "PARLEY_TOKEN="+token)
 	out, err := cmd.StdoutPipe()
@@ -490,6 +490,64 @@ func TestRevokedTeamLinksEnd(t *testing.T) {
 		}
 	case <-time.After(waitLimit):
 		t.Fatal("the revoked team's link is still open")
+	}
+}
+
+// A second copy of a dial-out bot takes its calls over; the first, an SDK bot set to
+// reconnect, stops with a refusal saying why instead of taking them back, and matches play
+// against the second.
+func TestSecondCopyOfABotTakesOver(t *testing.T) {
+	f := start(t)
+	tok := f.addTeam(t, "twins")
+	f.register(t, tok, "fair", "1", "dialout")
+	named := func(name string) sdk.Agent {
+		fair, err := builtin.New("fair", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sdk.AgentFunc(func(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+			a, err := fair.Act(ctx, obs)
+			if a != nil {
+				a.PrivateNotes = name
+			}
+			return a, err
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	welcomed := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- sdk.Dial(ctx, sdk.DialOut{URL: f.url, Token: tok, Bot: "fair", Reconnect: true, OnWelcome: func(a string) { welcomed <- a }}, named("first"))
+	}()
+	select {
+	case <-welcomed:
+	case err := <-done:
+		t.Fatalf("dial: %v", err)
+	case <-time.After(waitLimit):
+		t.Fatal("the first copy was not welcomed")
+	}
+	f.dialBot(t, tok, "fair", named("second"))
+	select {
+	case err := <-done:
+		if !errors.Is(err, sdk.ErrRefused) || connect.CodeOf(err) != connect.CodeFailedPrecondition || !strings.Contains(err.Error(), "a newer session of this bot took its calls over") {
+			t.Errorf("the first copy ended with %v, want a refusal saying a newer session took over", err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the first copy is still connected")
+	}
+	id := f.startMatch(t, `{"game":"ultimatum","agents":["bot:twins/fair","builtin:random?seed=1"],"seed":5}`)
+	moved := 0
+	for _, ev := range f.fullRecord(t, id) {
+		if a := ev.GetActionTaken(); a != nil && a.GetSeat() == 0 {
+			moved++
+			if n := a.GetAction().GetPrivateNotes(); n != "second" {
+				t.Errorf("turn %d was played by %q, want the second copy", ev.GetTurn(), n)
+			}
+		}
+	}
+	if moved == 0 {
+		t.Error("the bot never moved")
 	}
 }
 

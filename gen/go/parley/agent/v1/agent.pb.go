@@ -420,6 +420,70 @@ func (x *ActResponse) GetTurn() int32 {
 	return 0
 }
 
+// ContractVersion names the version of this contract a Parley server speaks (see
+// parley.botlink.v1.Welcome). Set by the server; a bot may log it or compare it with the
+// proto it was generated from.
+type ContractVersion struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The proto package of the agent contract, "parley.agent.v1". Its last element is the major
+	// version: within it the contract only grows (buf breaking keeps every change compatible on
+	// the wire), so a bot generated from any revision of it can play; a contract a bot could not
+	// read would be a new package.
+	Package string `protobuf:"bytes,1,opt,name=package,proto3" json:"package,omitempty"`
+	// The revision of the package: 1, 2, ..., one more each time a message, field, enum value
+	// or call is added or renamed in it, in parley.botlink.v1 or in the packages they import
+	// (parley.game.v1, parley.games.*). docs/writing-an-agent.md lists what each revision
+	// added. A server of a later revision than a bot's proto may send fields the bot does not
+	// know: every protobuf library skips them.
+	Revision      uint32 `protobuf:"varint,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ContractVersion) Reset() {
+	*x = ContractVersion{}
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContractVersion) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContractVersion) ProtoMessage() {}
+
+func (x *ContractVersion) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContractVersion.ProtoReflect.Descriptor instead.
+func (*ContractVersion) Descriptor() ([]byte, []int) {
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ContractVersion) GetPackage() string {
+	if x != nil {
+		return x.Package
+	}
+	return ""
+}
+
+func (x *ContractVersion) GetRevision() uint32 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
+}
+
 // DescribeRequest asks an agent to describe itself.
 type DescribeRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -429,7 +493,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[5]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -441,7 +505,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[5]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -454,7 +518,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{5}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{6}
 }
 
 // DescribeResponse tells who the agent is.
@@ -471,7 +535,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -483,7 +547,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -496,7 +560,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{6}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DescribeResponse) GetAgent() *v1.AgentInfo {
@@ -606,7 +670,7 @@ type Observation struct {
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -618,7 +682,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -631,7 +695,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{7}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Observation) GetMatchId() string {
@@ -964,7 +1028,7 @@ type HistoryEntry struct {
 
 func (x *HistoryEntry) Reset() {
 	*x = HistoryEntry{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -976,7 +1040,7 @@ func (x *HistoryEntry) String() string {
 func (*HistoryEntry) ProtoMessage() {}
 
 func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -989,7 +1053,7 @@ func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
 func (*HistoryEntry) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{8}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *HistoryEntry) GetTurn() int32 {
@@ -1056,7 +1120,7 @@ type Action struct {
 
 func (x *Action) Reset() {
 	*x = Action{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1068,7 +1132,7 @@ func (x *Action) String() string {
 func (*Action) ProtoMessage() {}
 
 func (x *Action) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1081,7 +1145,7 @@ func (x *Action) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Action.ProtoReflect.Descriptor instead.
 func (*Action) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{9}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Action) GetMove() *v1.Move {
@@ -1177,7 +1241,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1189,7 +1253,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1202,7 +1266,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{10}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Usage) GetModel() string {
@@ -1349,7 +1413,10 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\vobservation\x18\x01 \x01(\v2\x1c.parley.agent.v1.ObservationR\vobservation\"R\n" +
 	"\vActResponse\x12/\n" +
 	"\x06action\x18\x01 \x01(\v2\x17.parley.agent.v1.ActionR\x06action\x12\x12\n" +
-	"\x04turn\x18\x02 \x01(\x05R\x04turn\"\x11\n" +
+	"\x04turn\x18\x02 \x01(\x05R\x04turn\"G\n" +
+	"\x0fContractVersion\x12\x18\n" +
+	"\apackage\x18\x01 \x01(\tR\apackage\x12\x1a\n" +
+	"\brevision\x18\x02 \x01(\rR\brevision\"\x11\n" +
 	"\x0fDescribeRequest\"C\n" +
 	"\x10DescribeResponse\x12/\n" +
 	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xc4\f\n" +
@@ -1453,7 +1520,7 @@ func file_parley_agent_v1_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_agent_v1_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_parley_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_parley_agent_v1_agent_proto_goTypes = []any{
 	(FallbackCause)(0),            // 0: parley.agent.v1.FallbackCause
 	(*PlayRequest)(nil),           // 1: parley.agent.v1.PlayRequest
@@ -1461,71 +1528,72 @@ var file_parley_agent_v1_agent_proto_goTypes = []any{
 	(*PlayResponse)(nil),          // 3: parley.agent.v1.PlayResponse
 	(*ActRequest)(nil),            // 4: parley.agent.v1.ActRequest
 	(*ActResponse)(nil),           // 5: parley.agent.v1.ActResponse
-	(*DescribeRequest)(nil),       // 6: parley.agent.v1.DescribeRequest
-	(*DescribeResponse)(nil),      // 7: parley.agent.v1.DescribeResponse
-	(*Observation)(nil),           // 8: parley.agent.v1.Observation
-	(*HistoryEntry)(nil),          // 9: parley.agent.v1.HistoryEntry
-	(*Action)(nil),                // 10: parley.agent.v1.Action
-	(*Usage)(nil),                 // 11: parley.agent.v1.Usage
-	(*v1.AgentInfo)(nil),          // 12: parley.game.v1.AgentInfo
-	(*v1.SeatInfo)(nil),           // 13: parley.game.v1.SeatInfo
-	(*durationpb.Duration)(nil),   // 14: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
-	(v1.MoveKind)(0),              // 16: parley.game.v1.MoveKind
-	(*v1.Bound)(nil),              // 17: parley.game.v1.Bound
-	(*v1.Option)(nil),             // 18: parley.game.v1.Option
-	(*v1.Rejection)(nil),          // 19: parley.game.v1.Rejection
-	(*v1.MessageSlot)(nil),        // 20: parley.game.v1.MessageSlot
-	(*v1.ProposalForm)(nil),       // 21: parley.game.v1.ProposalForm
-	(*v11.View)(nil),              // 22: parley.games.ultimatum.v1.View
-	(*v12.View)(nil),              // 23: parley.games.buysell.v1.View
-	(*v13.View)(nil),              // 24: parley.games.trading.v1.View
-	(*v14.View)(nil),              // 25: parley.games.coalition.v1.View
-	(*v15.View)(nil),              // 26: parley.games.deliberation.v1.View
-	(*v16.View)(nil),              // 27: parley.games.matrix.v1.View
-	(*v17.View)(nil),              // 28: parley.games.dealornodeal.v1.View
-	(*v18.View)(nil),              // 29: parley.games.sequential.v1.View
-	(*v1.Move)(nil),               // 30: parley.game.v1.Move
-	(*v1.Message)(nil),            // 31: parley.game.v1.Message
+	(*ContractVersion)(nil),       // 6: parley.agent.v1.ContractVersion
+	(*DescribeRequest)(nil),       // 7: parley.agent.v1.DescribeRequest
+	(*DescribeResponse)(nil),      // 8: parley.agent.v1.DescribeResponse
+	(*Observation)(nil),           // 9: parley.agent.v1.Observation
+	(*HistoryEntry)(nil),          // 10: parley.agent.v1.HistoryEntry
+	(*Action)(nil),                // 11: parley.agent.v1.Action
+	(*Usage)(nil),                 // 12: parley.agent.v1.Usage
+	(*v1.AgentInfo)(nil),          // 13: parley.game.v1.AgentInfo
+	(*v1.SeatInfo)(nil),           // 14: parley.game.v1.SeatInfo
+	(*durationpb.Duration)(nil),   // 15: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
+	(v1.MoveKind)(0),              // 17: parley.game.v1.MoveKind
+	(*v1.Bound)(nil),              // 18: parley.game.v1.Bound
+	(*v1.Option)(nil),             // 19: parley.game.v1.Option
+	(*v1.Rejection)(nil),          // 20: parley.game.v1.Rejection
+	(*v1.MessageSlot)(nil),        // 21: parley.game.v1.MessageSlot
+	(*v1.ProposalForm)(nil),       // 22: parley.game.v1.ProposalForm
+	(*v11.View)(nil),              // 23: parley.games.ultimatum.v1.View
+	(*v12.View)(nil),              // 24: parley.games.buysell.v1.View
+	(*v13.View)(nil),              // 25: parley.games.trading.v1.View
+	(*v14.View)(nil),              // 26: parley.games.coalition.v1.View
+	(*v15.View)(nil),              // 27: parley.games.deliberation.v1.View
+	(*v16.View)(nil),              // 28: parley.games.matrix.v1.View
+	(*v17.View)(nil),              // 29: parley.games.dealornodeal.v1.View
+	(*v18.View)(nil),              // 30: parley.games.sequential.v1.View
+	(*v1.Move)(nil),               // 31: parley.game.v1.Move
+	(*v1.Message)(nil),            // 32: parley.game.v1.Message
 }
 var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	4,  // 0: parley.agent.v1.PlayRequest.act:type_name -> parley.agent.v1.ActRequest
 	2,  // 1: parley.agent.v1.PlayRequest.same_as_before:type_name -> parley.agent.v1.SameAsBefore
 	5,  // 2: parley.agent.v1.PlayResponse.act:type_name -> parley.agent.v1.ActResponse
-	8,  // 3: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
-	10, // 4: parley.agent.v1.ActResponse.action:type_name -> parley.agent.v1.Action
-	12, // 5: parley.agent.v1.DescribeResponse.agent:type_name -> parley.game.v1.AgentInfo
-	13, // 6: parley.agent.v1.Observation.seats:type_name -> parley.game.v1.SeatInfo
-	14, // 7: parley.agent.v1.Observation.time_limit:type_name -> google.protobuf.Duration
-	15, // 8: parley.agent.v1.Observation.deadline:type_name -> google.protobuf.Timestamp
-	16, // 9: parley.agent.v1.Observation.legal_moves:type_name -> parley.game.v1.MoveKind
-	17, // 10: parley.agent.v1.Observation.proposal_bounds:type_name -> parley.game.v1.Bound
-	18, // 11: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
-	9,  // 12: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
-	19, // 13: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
-	20, // 14: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
-	21, // 15: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
-	21, // 16: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
-	22, // 17: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
-	23, // 18: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
-	24, // 19: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
-	25, // 20: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
-	26, // 21: parley.agent.v1.Observation.deliberation:type_name -> parley.games.deliberation.v1.View
-	27, // 22: parley.agent.v1.Observation.matrix:type_name -> parley.games.matrix.v1.View
-	28, // 23: parley.agent.v1.Observation.dealornodeal:type_name -> parley.games.dealornodeal.v1.View
-	29, // 24: parley.agent.v1.Observation.sequential:type_name -> parley.games.sequential.v1.View
-	30, // 25: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
-	31, // 26: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
-	30, // 27: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
-	31, // 28: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
-	11, // 29: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
-	14, // 30: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
+	9,  // 3: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
+	11, // 4: parley.agent.v1.ActResponse.action:type_name -> parley.agent.v1.Action
+	13, // 5: parley.agent.v1.DescribeResponse.agent:type_name -> parley.game.v1.AgentInfo
+	14, // 6: parley.agent.v1.Observation.seats:type_name -> parley.game.v1.SeatInfo
+	15, // 7: parley.agent.v1.Observation.time_limit:type_name -> google.protobuf.Duration
+	16, // 8: parley.agent.v1.Observation.deadline:type_name -> google.protobuf.Timestamp
+	17, // 9: parley.agent.v1.Observation.legal_moves:type_name -> parley.game.v1.MoveKind
+	18, // 10: parley.agent.v1.Observation.proposal_bounds:type_name -> parley.game.v1.Bound
+	19, // 11: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
+	10, // 12: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
+	20, // 13: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
+	21, // 14: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
+	22, // 15: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
+	22, // 16: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
+	23, // 17: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
+	24, // 18: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
+	25, // 19: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
+	26, // 20: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
+	27, // 21: parley.agent.v1.Observation.deliberation:type_name -> parley.games.deliberation.v1.View
+	28, // 22: parley.agent.v1.Observation.matrix:type_name -> parley.games.matrix.v1.View
+	29, // 23: parley.agent.v1.Observation.dealornodeal:type_name -> parley.games.dealornodeal.v1.View
+	30, // 24: parley.agent.v1.Observation.sequential:type_name -> parley.games.sequential.v1.View
+	31, // 25: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
+	32, // 26: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
+	31, // 27: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
+	32, // 28: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
+	12, // 29: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
+	15, // 30: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
 	0,  // 31: parley.agent.v1.Usage.fallback_cause:type_name -> parley.agent.v1.FallbackCause
 	4,  // 32: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
-	6,  // 33: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
+	7,  // 33: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
 	1,  // 34: parley.agent.v1.AgentService.Play:input_type -> parley.agent.v1.PlayRequest
 	5,  // 35: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
-	7,  // 36: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
+	8,  // 36: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
 	3,  // 37: parley.agent.v1.AgentService.Play:output_type -> parley.agent.v1.PlayResponse
 	35, // [35:38] is the sub-list for method output_type
 	32, // [32:35] is the sub-list for method input_type
@@ -1539,7 +1607,7 @@ func file_parley_agent_v1_agent_proto_init() {
 	if File_parley_agent_v1_agent_proto != nil {
 		return
 	}
-	file_parley_agent_v1_agent_proto_msgTypes[7].OneofWrappers = []any{
+	file_parley_agent_v1_agent_proto_msgTypes[8].OneofWrappers = []any{
 		(*Observation_Ultimatum)(nil),
 		(*Observation_Buysell)(nil),
 		(*Observation_Trading)(nil),
@@ -1555,7 +1623,7 @@ func file_parley_agent_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_agent_v1_agent_proto_rawDesc), len(file_parley_agent_v1_agent_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

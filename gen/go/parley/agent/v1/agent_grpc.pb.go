@@ -45,8 +45,12 @@ type AgentServiceClient interface {
 	// Describe returns who the agent is. Cheap; called before a match to fill the seat list.
 	Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error)
 	// Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
-	// needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
-	// through Act (and remembers that for its connection). Where an agent serves it, the
+	// needs nothing more. Until Play has answered once on a connection, a Play that fails before
+	// its first answer, with whatever status (UNIMPLEMENTED from most gRPC libraries for a
+	// method left out, UNKNOWN from grpc-ruby, INTERNAL from others), is taken for not served:
+	// the referee makes the same call with Act in the time left and, once Act has answered, asks
+	// through Act from then on (for the connection). Records and agent-check name the call that
+	// failed ("Play: ...", "Act: ..."). Where an agent serves it, the
 	// referee opens the stream when the seat is first asked to act, sends one PlayRequest for
 	// each call Act would get (the same request, with the same time to answer, counted from
 	// when it is sent), waits for its PlayResponse before sending the next, and closes the
@@ -117,8 +121,12 @@ type AgentServiceServer interface {
 	// Describe returns who the agent is. Cheap; called before a match to fill the seat list.
 	Describe(context.Context, *DescribeRequest) (*DescribeResponse, error)
 	// Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
-	// needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
-	// through Act (and remembers that for its connection). Where an agent serves it, the
+	// needs nothing more. Until Play has answered once on a connection, a Play that fails before
+	// its first answer, with whatever status (UNIMPLEMENTED from most gRPC libraries for a
+	// method left out, UNKNOWN from grpc-ruby, INTERNAL from others), is taken for not served:
+	// the referee makes the same call with Act in the time left and, once Act has answered, asks
+	// through Act from then on (for the connection). Records and agent-check name the call that
+	// failed ("Play: ...", "Act: ..."). Where an agent serves it, the
 	// referee opens the stream when the seat is first asked to act, sends one PlayRequest for
 	// each call Act would get (the same request, with the same time to answer, counted from
 	// when it is sent), waits for its PlayResponse before sending the next, and closes the

@@ -267,13 +267,25 @@ func (*ConnectResponse_Welcome) isConnectResponse_Msg() {}
 
 func (*ConnectResponse_Call) isConnectResponse_Msg() {}
 
-// Welcome confirms a session.
+// Welcome confirms a session. From the Welcome on, this session gets every call to the bot:
+// a bot holds one session at a time. A new session of the same bot (a restart, a reconnection,
+// a second copy of the program), through this gateway or another, takes the calls over: the
+// session before it gets no call after the new one's Welcome, still answers the calls it was
+// sent, and then ends with FAILED_PRECONDITION (after which the Parley SDKs do not reconnect,
+// so two copies of one bot do not take turns forever). Sessions opening at once take turns;
+// the last to open keeps the calls.
 type Welcome struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The team the token belongs to.
 	Team string `protobuf:"bytes,1,opt,name=team,proto3" json:"team,omitempty"`
 	// Address other parts of Parley use for this bot, e.g. "bot:team/name".
-	Address       string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	// The version of the agent contract the gateway speaks, e.g. {package: "parley.agent.v1",
+	// revision: 1}. Unset from gateways older than this field.
+	Contract *v1.ContractVersion `protobuf:"bytes,3,opt,name=contract,proto3" json:"contract,omitempty"`
+	// The version the session plays under: the bot's registered version (which Hello.version,
+	// when set, equals). Records, tables and leaderboards name the bot at this version.
+	BotVersion    string `protobuf:"bytes,4,opt,name=bot_version,json=botVersion,proto3" json:"bot_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -318,6 +330,20 @@ func (x *Welcome) GetTeam() string {
 func (x *Welcome) GetAddress() string {
 	if x != nil {
 		return x.Address
+	}
+	return ""
+}
+
+func (x *Welcome) GetContract() *v1.ContractVersion {
+	if x != nil {
+		return x.Contract
+	}
+	return nil
+}
+
+func (x *Welcome) GetBotVersion() string {
+	if x != nil {
+		return x.BotVersion
 	}
 	return ""
 }
@@ -555,10 +581,13 @@ const file_parley_botlink_v1_botlink_proto_rawDesc = "" +
 	"\x0fConnectResponse\x126\n" +
 	"\awelcome\x18\x01 \x01(\v2\x1a.parley.botlink.v1.WelcomeH\x00R\awelcome\x12-\n" +
 	"\x04call\x18\x02 \x01(\v2\x17.parley.botlink.v1.CallH\x00R\x04callB\x05\n" +
-	"\x03msg\"7\n" +
+	"\x03msg\"\x96\x01\n" +
 	"\aWelcome\x12\x12\n" +
 	"\x04team\x18\x01 \x01(\tR\x04team\x12\x18\n" +
-	"\aaddress\x18\x02 \x01(\tR\aaddress\"\xd0\x01\n" +
+	"\aaddress\x18\x02 \x01(\tR\aaddress\x12<\n" +
+	"\bcontract\x18\x03 \x01(\v2 .parley.agent.v1.ContractVersionR\bcontract\x12\x1f\n" +
+	"\vbot_version\x18\x04 \x01(\tR\n" +
+	"botVersion\"\xd0\x01\n" +
 	"\x04Call\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x126\n" +
 	"\bdeadline\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12/\n" +
@@ -596,29 +625,31 @@ var file_parley_botlink_v1_botlink_proto_goTypes = []any{
 	(*Welcome)(nil),               // 3: parley.botlink.v1.Welcome
 	(*Call)(nil),                  // 4: parley.botlink.v1.Call
 	(*CallResult)(nil),            // 5: parley.botlink.v1.CallResult
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
-	(*v1.ActRequest)(nil),         // 7: parley.agent.v1.ActRequest
-	(*v1.DescribeRequest)(nil),    // 8: parley.agent.v1.DescribeRequest
-	(*v1.ActResponse)(nil),        // 9: parley.agent.v1.ActResponse
-	(*v1.DescribeResponse)(nil),   // 10: parley.agent.v1.DescribeResponse
+	(*v1.ContractVersion)(nil),    // 6: parley.agent.v1.ContractVersion
+	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*v1.ActRequest)(nil),         // 8: parley.agent.v1.ActRequest
+	(*v1.DescribeRequest)(nil),    // 9: parley.agent.v1.DescribeRequest
+	(*v1.ActResponse)(nil),        // 10: parley.agent.v1.ActResponse
+	(*v1.DescribeResponse)(nil),   // 11: parley.agent.v1.DescribeResponse
 }
 var file_parley_botlink_v1_botlink_proto_depIdxs = []int32{
 	1,  // 0: parley.botlink.v1.ConnectRequest.hello:type_name -> parley.botlink.v1.Hello
 	5,  // 1: parley.botlink.v1.ConnectRequest.result:type_name -> parley.botlink.v1.CallResult
 	3,  // 2: parley.botlink.v1.ConnectResponse.welcome:type_name -> parley.botlink.v1.Welcome
 	4,  // 3: parley.botlink.v1.ConnectResponse.call:type_name -> parley.botlink.v1.Call
-	6,  // 4: parley.botlink.v1.Call.deadline:type_name -> google.protobuf.Timestamp
-	7,  // 5: parley.botlink.v1.Call.act:type_name -> parley.agent.v1.ActRequest
-	8,  // 6: parley.botlink.v1.Call.describe:type_name -> parley.agent.v1.DescribeRequest
-	9,  // 7: parley.botlink.v1.CallResult.act:type_name -> parley.agent.v1.ActResponse
-	10, // 8: parley.botlink.v1.CallResult.describe:type_name -> parley.agent.v1.DescribeResponse
-	0,  // 9: parley.botlink.v1.BotLinkService.Connect:input_type -> parley.botlink.v1.ConnectRequest
-	2,  // 10: parley.botlink.v1.BotLinkService.Connect:output_type -> parley.botlink.v1.ConnectResponse
-	10, // [10:11] is the sub-list for method output_type
-	9,  // [9:10] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	6,  // 4: parley.botlink.v1.Welcome.contract:type_name -> parley.agent.v1.ContractVersion
+	7,  // 5: parley.botlink.v1.Call.deadline:type_name -> google.protobuf.Timestamp
+	8,  // 6: parley.botlink.v1.Call.act:type_name -> parley.agent.v1.ActRequest
+	9,  // 7: parley.botlink.v1.Call.describe:type_name -> parley.agent.v1.DescribeRequest
+	10, // 8: parley.botlink.v1.CallResult.act:type_name -> parley.agent.v1.ActResponse
+	11, // 9: parley.botlink.v1.CallResult.describe:type_name -> parley.agent.v1.DescribeResponse
+	0,  // 10: parley.botlink.v1.BotLinkService.Connect:input_type -> parley.botlink.v1.ConnectRequest
+	2,  // 11: parley.botlink.v1.BotLinkService.Connect:output_type -> parley.botlink.v1.ConnectResponse
+	11, // [11:12] is the sub-list for method output_type
+	10, // [10:11] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_parley_botlink_v1_botlink_proto_init() }

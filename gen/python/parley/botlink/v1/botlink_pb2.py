@@ -15,7 +15,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from parley.agent.v1 import agent_pb2 as parley_dot_agent_dot_v1_dot_agent__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fparley/botlink/v1/botlink.proto\x12\x11parley.botlink.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/agent/v1/agent.proto\"\x82\x01\n\x0e\x43onnectRequest\x12\x30\n\x05hello\x18\x01 \x01(\x0b\x32\x18.parley.botlink.v1.HelloH\x00R\x05hello\x12\x37\n\x06result\x18\x02 \x01(\x0b\x32\x1d.parley.botlink.v1.CallResultH\x00R\x06resultB\x05\n\x03msg\"3\n\x05Hello\x12\x10\n\x03\x62ot\x18\x01 \x01(\tR\x03\x62ot\x12\x18\n\x07version\x18\x02 \x01(\tR\x07version\"\x7f\n\x0f\x43onnectResponse\x12\x36\n\x07welcome\x18\x01 \x01(\x0b\x32\x1a.parley.botlink.v1.WelcomeH\x00R\x07welcome\x12-\n\x04\x63\x61ll\x18\x02 \x01(\x0b\x32\x17.parley.botlink.v1.CallH\x00R\x04\x63\x61llB\x05\n\x03msg\"7\n\x07Welcome\x12\x12\n\x04team\x18\x01 \x01(\tR\x04team\x12\x18\n\x07\x61\x64\x64ress\x18\x02 \x01(\tR\x07\x61\x64\x64ress\"\xd0\x01\n\x04\x43\x61ll\x12\x17\n\x07\x63\x61ll_id\x18\x01 \x01(\tR\x06\x63\x61llId\x12\x36\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12/\n\x03\x61\x63t\x18\x03 \x01(\x0b\x32\x1b.parley.agent.v1.ActRequestH\x00R\x03\x61\x63t\x12>\n\x08\x64\x65scribe\x18\x04 \x01(\x0b\x32 .parley.agent.v1.DescribeRequestH\x00R\x08\x64\x65scribeB\x06\n\x04kind\"\xb8\x01\n\nCallResult\x12\x17\n\x07\x63\x61ll_id\x18\x01 \x01(\tR\x06\x63\x61llId\x12\x30\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x1c.parley.agent.v1.ActResponseH\x00R\x03\x61\x63t\x12?\n\x08\x64\x65scribe\x18\x03 \x01(\x0b\x32!.parley.agent.v1.DescribeResponseH\x00R\x08\x64\x65scribe\x12\x16\n\x05\x65rror\x18\x04 \x01(\tH\x00R\x05\x65rrorB\x06\n\x04kind2f\n\x0e\x42otLinkService\x12T\n\x07\x43onnect\x12!.parley.botlink.v1.ConnectRequest\x1a\".parley.botlink.v1.ConnectResponse(\x01\x30\x01\x42\xce\x01\n\x15\x63om.parley.botlink.v1B\x0c\x42otlinkProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/botlink/v1;botlinkv1\xa2\x02\x03PBX\xaa\x02\x11Parley.Botlink.V1\xca\x02\x11Parley\\Botlink\\V1\xe2\x02\x1dParley\\Botlink\\V1\\GPBMetadata\xea\x02\x13Parley::Botlink::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fparley/botlink/v1/botlink.proto\x12\x11parley.botlink.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bparley/agent/v1/agent.proto\"\x82\x01\n\x0e\x43onnectRequest\x12\x30\n\x05hello\x18\x01 \x01(\x0b\x32\x18.parley.botlink.v1.HelloH\x00R\x05hello\x12\x37\n\x06result\x18\x02 \x01(\x0b\x32\x1d.parley.botlink.v1.CallResultH\x00R\x06resultB\x05\n\x03msg\"3\n\x05Hello\x12\x10\n\x03\x62ot\x18\x01 \x01(\tR\x03\x62ot\x12\x18\n\x07version\x18\x02 \x01(\tR\x07version\"\x7f\n\x0f\x43onnectResponse\x12\x36\n\x07welcome\x18\x01 \x01(\x0b\x32\x1a.parley.botlink.v1.WelcomeH\x00R\x07welcome\x12-\n\x04\x63\x61ll\x18\x02 \x01(\x0b\x32\x17.parley.botlink.v1.CallH\x00R\x04\x63\x61llB\x05\n\x03msg\"\x96\x01\n\x07Welcome\x12\x12\n\x04team\x18\x01 \x01(\tR\x04team\x12\x18\n\x07\x61\x64\x64ress\x18\x02 \x01(\tR\x07\x61\x64\x64ress\x12<\n\x08\x63ontract\x18\x03 \x01(\x0b\x32 .parley.agent.v1.ContractVersionR\x08\x63ontract\x12\x1f\n\x0b\x62ot_version\x18\x04 \x01(\tR\nbotVersion\"\xd0\x01\n\x04\x43\x61ll\x12\x17\n\x07\x63\x61ll_id\x18\x01 \x01(\tR\x06\x63\x61llId\x12\x36\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12/\n\x03\x61\x63t\x18\x03 \x01(\x0b\x32\x1b.parley.agent.v1.ActRequestH\x00R\x03\x61\x63t\x12>\n\x08\x64\x65scribe\x18\x04 \x01(\x0b\x32 .parley.agent.v1.DescribeRequestH\x00R\x08\x64\x65scribeB\x06\n\x04kind\"\xb8\x01\n\nCallResult\x12\x17\n\x07\x63\x61ll_id\x18\x01 \x01(\tR\x06\x63\x61llId\x12\x30\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x1c.parley.agent.v1.ActResponseH\x00R\x03\x61\x63t\x12?\n\x08\x64\x65scribe\x18\x03 \x01(\x0b\x32!.parley.agent.v1.DescribeResponseH\x00R\x08\x64\x65scribe\x12\x16\n\x05\x65rror\x18\x04 \x01(\tH\x00R\x05\x65rrorB\x06\n\x04kind2f\n\x0e\x42otLinkService\x12T\n\x07\x43onnect\x12!.parley.botlink.v1.ConnectRequest\x1a\".parley.botlink.v1.ConnectResponse(\x01\x30\x01\x42\xce\x01\n\x15\x63om.parley.botlink.v1B\x0c\x42otlinkProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/botlink/v1;botlinkv1\xa2\x02\x03PBX\xaa\x02\x11Parley.Botlink.V1\xca\x02\x11Parley\\Botlink\\V1\xe2\x02\x1dParley\\Botlink\\V1\\GPBMetadata\xea\x02\x13Parley::Botlink::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.botlink.v1.botlink_pb2', globals())
@@ -29,12 +29,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _HELLO._serialized_end=300
   _CONNECTRESPONSE._serialized_start=302
   _CONNECTRESPONSE._serialized_end=429
-  _WELCOME._serialized_start=431
-  _WELCOME._serialized_end=486
-  _CALL._serialized_start=489
-  _CALL._serialized_end=697
-  _CALLRESULT._serialized_start=700
-  _CALLRESULT._serialized_end=884
-  _BOTLINKSERVICE._serialized_start=886
-  _BOTLINKSERVICE._serialized_end=988
+  _WELCOME._serialized_start=432
+  _WELCOME._serialized_end=582
+  _CALL._serialized_start=585
+  _CALL._serialized_end=793
+  _CALLRESULT._serialized_start=796
+  _CALLRESULT._serialized_end=980
+  _BOTLINKSERVICE._serialized_start=982
+  _BOTLINKSERVICE._serialized_end=1084
 # @@protoc_insertion_point(module_scope)

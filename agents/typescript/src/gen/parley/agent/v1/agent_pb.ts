@@ -34,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/agent/v1/agent.proto.
  */
 export const file_parley_agent_v1_agent: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSJ8CgtQbGF5UmVxdWVzdBIMCgRjYWxsGAEgASgEEigKA2FjdBgCIAEoCzIbLnBhcmxleS5hZ2VudC52MS5BY3RSZXF1ZXN0EjUKDnNhbWVfYXNfYmVmb3JlGAMgASgLMh0ucGFybGV5LmFnZW50LnYxLlNhbWVBc0JlZm9yZSJcCgxTYW1lQXNCZWZvcmUSDQoFc2VhdHMYASABKAgSFgoOYnJpZWZpbmdfYnl0ZXMYAiABKA0SDwoHaGlzdG9yeRgDIAEoCBIUCgxoaXN0b3J5X2Zyb20YBCABKA0icgoMUGxheVJlc3BvbnNlEgwKBGNhbGwYASABKAQSKQoDYWN0GAIgASgLMhwucGFybGV5LmFnZW50LnYxLkFjdFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYAyABKAUSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyLhCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UipwMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMSDQoFc3R5bGUYESABKAkqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMy6gEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZRJHCgRQbGF5EhwucGFybGV5LmFnZW50LnYxLlBsYXlSZXF1ZXN0Gh0ucGFybGV5LmFnZW50LnYxLlBsYXlSZXNwb25zZSgBMAFCvgEKE2NvbS5wYXJsZXkuYWdlbnQudjFCCkFnZW50UHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvYWdlbnQvdjE7YWdlbnR2MaICA1BBWKoCD1BhcmxleS5BZ2VudC5WMcoCD1BhcmxleVxBZ2VudFxWMeICG1BhcmxleVxBZ2VudFxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6QWdlbnQ6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
+  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSJ8CgtQbGF5UmVxdWVzdBIMCgRjYWxsGAEgASgEEigKA2FjdBgCIAEoCzIbLnBhcmxleS5hZ2VudC52MS5BY3RSZXF1ZXN0EjUKDnNhbWVfYXNfYmVmb3JlGAMgASgLMh0ucGFybGV5LmFnZW50LnYxLlNhbWVBc0JlZm9yZSJcCgxTYW1lQXNCZWZvcmUSDQoFc2VhdHMYASABKAgSFgoOYnJpZWZpbmdfYnl0ZXMYAiABKA0SDwoHaGlzdG9yeRgDIAEoCBIUCgxoaXN0b3J5X2Zyb20YBCABKA0icgoMUGxheVJlc3BvbnNlEgwKBGNhbGwYASABKAQSKQoDYWN0GAIgASgLMhwucGFybGV5LmFnZW50LnYxLkFjdFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYAyABKAUSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSI0Cg9Db250cmFjdFZlcnNpb24SDwoHcGFja2FnZRgBIAEoCRIQCghyZXZpc2lvbhgCIAEoDSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyLhCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UipwMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMSDQoFc3R5bGUYESABKAkqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMy6gEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZRJHCgRQbGF5EhwucGFybGV5LmFnZW50LnYxLlBsYXlSZXF1ZXN0Gh0ucGFybGV5LmFnZW50LnYxLlBsYXlSZXNwb25zZSgBMAFCvgEKE2NvbS5wYXJsZXkuYWdlbnQudjFCCkFnZW50UHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvYWdlbnQvdjE7YWdlbnR2MaICA1BBWKoCD1BhcmxleS5BZ2VudC5WMcoCD1BhcmxleVxBZ2VudFxWMeICG1BhcmxleVxBZ2VudFxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6QWdlbnQ6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
 
 /**
  * PlayRequest is one call on a Play stream. Sent by the referee; seen by the seat's agent
@@ -218,6 +218,43 @@ export const ActResponseSchema: GenMessage<ActResponse> = /*@__PURE__*/
   messageDesc(file_parley_agent_v1_agent, 4);
 
 /**
+ * ContractVersion names the version of this contract a Parley server speaks (see
+ * parley.botlink.v1.Welcome). Set by the server; a bot may log it or compare it with the
+ * proto it was generated from.
+ *
+ * @generated from message parley.agent.v1.ContractVersion
+ */
+export type ContractVersion = Message<"parley.agent.v1.ContractVersion"> & {
+  /**
+   * The proto package of the agent contract, "parley.agent.v1". Its last element is the major
+   * version: within it the contract only grows (buf breaking keeps every change compatible on
+   * the wire), so a bot generated from any revision of it can play; a contract a bot could not
+   * read would be a new package.
+   *
+   * @generated from field: string package = 1;
+   */
+  package: string;
+
+  /**
+   * The revision of the package: 1, 2, ..., one more each time a message, field, enum value
+   * or call is added or renamed in it, in parley.botlink.v1 or in the packages they import
+   * (parley.game.v1, parley.games.*). docs/writing-an-agent.md lists what each revision
+   * added. A server of a later revision than a bot's proto may send fields the bot does not
+   * know: every protobuf library skips them.
+   *
+   * @generated from field: uint32 revision = 2;
+   */
+  revision: number;
+};
+
+/**
+ * Describes the message parley.agent.v1.ContractVersion.
+ * Use `create(ContractVersionSchema)` to create a new message.
+ */
+export const ContractVersionSchema: GenMessage<ContractVersion> = /*@__PURE__*/
+  messageDesc(file_parley_agent_v1_agent, 5);
+
+/**
  * DescribeRequest asks an agent to describe itself.
  *
  * @generated from message parley.agent.v1.DescribeRequest
@@ -230,7 +267,7 @@ export type DescribeRequest = Message<"parley.agent.v1.DescribeRequest"> & {
  * Use `create(DescribeRequestSchema)` to create a new message.
  */
 export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 5);
+  messageDesc(file_parley_agent_v1_agent, 6);
 
 /**
  * DescribeResponse tells who the agent is.
@@ -254,7 +291,7 @@ export type DescribeResponse = Message<"parley.agent.v1.DescribeResponse"> & {
  * Use `create(DescribeResponseSchema)` to create a new message.
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 6);
+  messageDesc(file_parley_agent_v1_agent, 7);
 
 /**
  * Observation is what one seat may know when it must act. The referee builds it for that seat
@@ -537,7 +574,7 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
  * Use `create(ObservationSchema)` to create a new message.
  */
 export const ObservationSchema: GenMessage<Observation> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 7);
+  messageDesc(file_parley_agent_v1_agent, 8);
 
 /**
  * HistoryEntry is one thing that happened in the match, as a given seat may see it: a seat's
@@ -595,7 +632,7 @@ export type HistoryEntry = Message<"parley.agent.v1.HistoryEntry"> & {
  * Use `create(HistoryEntrySchema)` to create a new message.
  */
 export const HistoryEntrySchema: GenMessage<HistoryEntry> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 8);
+  messageDesc(file_parley_agent_v1_agent, 9);
 
 /**
  * Action is an agent's answer to an observation.
@@ -647,7 +684,7 @@ export type Action = Message<"parley.agent.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 9);
+  messageDesc(file_parley_agent_v1_agent, 10);
 
 /**
  * Usage reports what producing an action cost, for language-model agents.
@@ -795,7 +832,7 @@ export type Usage = Message<"parley.agent.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 10);
+  messageDesc(file_parley_agent_v1_agent, 11);
 
 /**
  * FallbackCause says why an agent returned its fallback action instead of its model's.
@@ -875,8 +912,12 @@ export const AgentService: GenService<{
   },
   /**
    * Play is Act over one stream per seat of a match, optional: an agent that serves Act alone
-   * needs nothing more, and the referee asks an agent that answers Play with UNIMPLEMENTED
-   * through Act (and remembers that for its connection). Where an agent serves it, the
+   * needs nothing more. Until Play has answered once on a connection, a Play that fails before
+   * its first answer, with whatever status (UNIMPLEMENTED from most gRPC libraries for a
+   * method left out, UNKNOWN from grpc-ruby, INTERNAL from others), is taken for not served:
+   * the referee makes the same call with Act in the time left and, once Act has answered, asks
+   * through Act from then on (for the connection). Records and agent-check name the call that
+   * failed ("Play: ...", "Act: ..."). Where an agent serves it, the
    * referee opens the stream when the seat is first asked to act, sends one PlayRequest for
    * each call Act would get (the same request, with the same time to answer, counted from
    * when it is sent), waits for its PlayResponse before sending the next, and closes the

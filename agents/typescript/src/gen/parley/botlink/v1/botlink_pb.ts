@@ -17,7 +17,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { ActRequest, ActResponse, DescribeRequest, DescribeResponse } from "../../agent/v1/agent_pb.js";
+import type { ActRequest, ActResponse, ContractVersion, DescribeRequest, DescribeResponse } from "../../agent/v1/agent_pb.js";
 import { file_parley_agent_v1_agent } from "../../agent/v1/agent_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/botlink/v1/botlink.proto.
  */
 export const file_parley_botlink_v1_botlink: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wYXJsZXkvYm90bGluay92MS9ib3RsaW5rLnByb3RvEhFwYXJsZXkuYm90bGluay52MSJzCg5Db25uZWN0UmVxdWVzdBIpCgVoZWxsbxgBIAEoCzIYLnBhcmxleS5ib3RsaW5rLnYxLkhlbGxvSAASLwoGcmVzdWx0GAIgASgLMh0ucGFybGV5LmJvdGxpbmsudjEuQ2FsbFJlc3VsdEgAQgUKA21zZyIlCgVIZWxsbxILCgNib3QYASABKAkSDwoHdmVyc2lvbhgCIAEoCSJwCg9Db25uZWN0UmVzcG9uc2USLQoHd2VsY29tZRgBIAEoCzIaLnBhcmxleS5ib3RsaW5rLnYxLldlbGNvbWVIABInCgRjYWxsGAIgASgLMhcucGFybGV5LmJvdGxpbmsudjEuQ2FsbEgAQgUKA21zZyIoCgdXZWxjb21lEgwKBHRlYW0YASABKAkSDwoHYWRkcmVzcxgCIAEoCSKvAQoEQ2FsbBIPCgdjYWxsX2lkGAEgASgJEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIqCgNhY3QYAyABKAsyGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdEgAEjQKCGRlc2NyaWJlGAQgASgLMiAucGFybGV5LmFnZW50LnYxLkRlc2NyaWJlUmVxdWVzdEgAQgYKBGtpbmQimgEKCkNhbGxSZXN1bHQSDwoHY2FsbF9pZBgBIAEoCRIrCgNhY3QYAiABKAsyHC5wYXJsZXkuYWdlbnQudjEuQWN0UmVzcG9uc2VIABI1CghkZXNjcmliZRgDIAEoCzIhLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlc3BvbnNlSAASDwoFZXJyb3IYBCABKAlIAEIGCgRraW5kMmYKDkJvdExpbmtTZXJ2aWNlElQKB0Nvbm5lY3QSIS5wYXJsZXkuYm90bGluay52MS5Db25uZWN0UmVxdWVzdBoiLnBhcmxleS5ib3RsaW5rLnYxLkNvbm5lY3RSZXNwb25zZSgBMAFCzgEKFWNvbS5wYXJsZXkuYm90bGluay52MUIMQm90bGlua1Byb3RvUAFaQWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2JvdGxpbmsvdjE7Ym90bGlua3YxogIDUEJYqgIRUGFybGV5LkJvdGxpbmsuVjHKAhFQYXJsZXlcQm90bGlua1xWMeICHVBhcmxleVxCb3RsaW5rXFYxXEdQQk1ldGFkYXRh6gITUGFybGV5OjpCb3RsaW5rOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parley_agent_v1_agent]);
+  fileDesc("Ch9wYXJsZXkvYm90bGluay92MS9ib3RsaW5rLnByb3RvEhFwYXJsZXkuYm90bGluay52MSJzCg5Db25uZWN0UmVxdWVzdBIpCgVoZWxsbxgBIAEoCzIYLnBhcmxleS5ib3RsaW5rLnYxLkhlbGxvSAASLwoGcmVzdWx0GAIgASgLMh0ucGFybGV5LmJvdGxpbmsudjEuQ2FsbFJlc3VsdEgAQgUKA21zZyIlCgVIZWxsbxILCgNib3QYASABKAkSDwoHdmVyc2lvbhgCIAEoCSJwCg9Db25uZWN0UmVzcG9uc2USLQoHd2VsY29tZRgBIAEoCzIaLnBhcmxleS5ib3RsaW5rLnYxLldlbGNvbWVIABInCgRjYWxsGAIgASgLMhcucGFybGV5LmJvdGxpbmsudjEuQ2FsbEgAQgUKA21zZyJxCgdXZWxjb21lEgwKBHRlYW0YASABKAkSDwoHYWRkcmVzcxgCIAEoCRIyCghjb250cmFjdBgDIAEoCzIgLnBhcmxleS5hZ2VudC52MS5Db250cmFjdFZlcnNpb24SEwoLYm90X3ZlcnNpb24YBCABKAkirwEKBENhbGwSDwoHY2FsbF9pZBgBIAEoCRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKgoDYWN0GAMgASgLMhsucGFybGV5LmFnZW50LnYxLkFjdFJlcXVlc3RIABI0CghkZXNjcmliZRgEIAEoCzIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3RIAEIGCgRraW5kIpoBCgpDYWxsUmVzdWx0Eg8KB2NhbGxfaWQYASABKAkSKwoDYWN0GAIgASgLMhwucGFybGV5LmFnZW50LnYxLkFjdFJlc3BvbnNlSAASNQoIZGVzY3JpYmUYAyABKAsyIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZUgAEg8KBWVycm9yGAQgASgJSABCBgoEa2luZDJmCg5Cb3RMaW5rU2VydmljZRJUCgdDb25uZWN0EiEucGFybGV5LmJvdGxpbmsudjEuQ29ubmVjdFJlcXVlc3QaIi5wYXJsZXkuYm90bGluay52MS5Db25uZWN0UmVzcG9uc2UoATABQs4BChVjb20ucGFybGV5LmJvdGxpbmsudjFCDEJvdGxpbmtQcm90b1ABWkFnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9ib3RsaW5rL3YxO2JvdGxpbmt2MaICA1BCWKoCEVBhcmxleS5Cb3RsaW5rLlYxygIRUGFybGV5XEJvdGxpbmtcVjHiAh1QYXJsZXlcQm90bGlua1xWMVxHUEJNZXRhZGF0YeoCE1BhcmxleTo6Qm90bGluazo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_parley_agent_v1_agent]);
 
 /**
  * ConnectRequest is a message from the bot.
@@ -134,7 +134,13 @@ export const ConnectResponseSchema: GenMessage<ConnectResponse> = /*@__PURE__*/
   messageDesc(file_parley_botlink_v1_botlink, 2);
 
 /**
- * Welcome confirms a session.
+ * Welcome confirms a session. From the Welcome on, this session gets every call to the bot:
+ * a bot holds one session at a time. A new session of the same bot (a restart, a reconnection,
+ * a second copy of the program), through this gateway or another, takes the calls over: the
+ * session before it gets no call after the new one's Welcome, still answers the calls it was
+ * sent, and then ends with FAILED_PRECONDITION (after which the Parley SDKs do not reconnect,
+ * so two copies of one bot do not take turns forever). Sessions opening at once take turns;
+ * the last to open keeps the calls.
  *
  * @generated from message parley.botlink.v1.Welcome
  */
@@ -152,6 +158,22 @@ export type Welcome = Message<"parley.botlink.v1.Welcome"> & {
    * @generated from field: string address = 2;
    */
   address: string;
+
+  /**
+   * The version of the agent contract the gateway speaks, e.g. {package: "parley.agent.v1",
+   * revision: 1}. Unset from gateways older than this field.
+   *
+   * @generated from field: parley.agent.v1.ContractVersion contract = 3;
+   */
+  contract?: ContractVersion | undefined;
+
+  /**
+   * The version the session plays under: the bot's registered version (which Hello.version,
+   * when set, equals). Records, tables and leaderboards name the bot at this version.
+   *
+   * @generated from field: string bot_version = 4;
+   */
+  botVersion: string;
 };
 
 /**
