@@ -35,7 +35,8 @@ type MatcherFunc func(study *studies.Study, reg *games.Registry) (Matcher, error
 
 // Matchers are the studies whose imported runs reproduce reads, by study name.
 var matchers = map[string]MatcherFunc{
-	"deliberation": newDeliberationMatcher,
+	"deliberation":     newDeliberationMatcher,
+	"negotiationarena": newArenaMatcher,
 }
 
 // Imported is what the store holds of a study's imported runs, filed under its set-ups.
@@ -52,20 +53,23 @@ type Imported struct {
 	Unfiled map[string]int
 	// Models are the slots of the models the runs have, in the study's order.
 	Models []string
+	// sources counts, per set-up, its matches by tournament.
+	sources map[string]map[string]int
 }
 
-// ReadImported reads every ended match of the stored tournaments whose id is prefix or starts
-// with prefix + "-", computes its row with reg's metrics, and files it under the study's runs
-// it played. A model the paper does not have gets a slot of its own (and a row in the tables
+// ReadImported reads every ended match of the stored tournaments whose id is one of names or
+// starts with one of them and "-", computes its row with reg's metrics, and files it under the
+// study's runs it played. A model the paper does not have gets a slot of its own (and a row in the tables
 // with a row per model).
-func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.Study, prefix string, games *games.Registry, reg *metrics.Registry) (*Imported, error) {
+func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.Study, names []string, games *games.Registry, reg *metrics.Registry) (*Imported, error) {
 	build, ok := matchers[study.Name]
 	if !ok {
 		return nil, fmt.Errorf("%w: parley cannot file imported runs of %s under its set-ups yet (it can for: %s)", ErrOptions, study.Name, strings.Join(slices.Sorted(maps.Keys(matchers)), ", "))
 	}
 	var specs []*tournamentv1.TournamentSpec
 	err := tournament.EachSpec(ctx, js, func(spec *tournamentv1.TournamentSpec) {
-		if id := spec.GetTournamentId(); id == prefix || strings.HasPrefix(id, prefix+"-") {
+		id := spec.GetTournamentId()
+		if slices.ContainsFunc(names, func(n string) bool { return id == n || strings.HasPrefix(id, n+"-") }) {
 			specs = append(specs, spec)
 		}
 	})
@@ -73,7 +77,7 @@ func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.St
 		return nil, err
 	}
 	if len(specs) == 0 {
-		return nil, fmt.Errorf("%w: the store holds no tournament %q nor any whose id starts with %q (import the runs first: parley import %s PATH)", ErrOptions, prefix, prefix+"-", study.Name)
+		return nil, fmt.Errorf("%w: the store holds no tournament named %s nor any whose id starts with one of them and \"-\" (import the runs first: parley import %s PATH)", ErrOptions, strings.Join(names, ", "), study.Name)
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].GetTournamentId() < specs[j].GetTournamentId() })
 	type read struct {
@@ -81,7 +85,7 @@ func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.St
 		row     metrics.Row
 	}
 	var all []read
-	out := &Imported{Unfiled: map[string]int{}}
+	out := &Imported{Unfiled: map[string]int{}, sources: map[string]map[string]int{}}
 	for _, spec := range specs {
 		out.Tournaments = append(out.Tournaments, spec.GetTournamentId())
 		err := tournament.EachRecord(ctx, js, spec, func(rec tournament.Record) error {
@@ -141,8 +145,19 @@ func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.St
 			out.Unfiled[why]++
 			continue
 		}
+		// The tables name seats by the study's slots ("GPT-4/desperate"), as the runs it plays.
+		for i, s := range r.row.Seats {
+			model, rest, _ := strings.Cut(s.Label, "/")
+			if slot, ok := out.Study.SlotOfModel(model); ok {
+				r.row.Seats[i].Label = strings.TrimSuffix(slot+"/"+rest, "/")
+			}
+		}
 		for _, id := range runs {
 			out.Results[id] = append(out.Results[id], r.row)
+			if out.sources[id] == nil {
+				out.sources[id] = map[string]int{}
+			}
+			out.sources[id][r.row.TournamentID]++
 		}
 	}
 	return out, nil
@@ -160,6 +175,17 @@ func (im *Imported) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "; models: %s", strings.Join(im.Models, ", "))
 	}
 	fmt.Fprintln(w)
+	// A set-up fed by several tournaments may mix experiments of the same content (a surplus
+	// run, another experiment's games): say so, so that the runs read can be narrowed.
+	for _, id := range slices.Sorted(maps.Keys(im.sources)) {
+		if from := im.sources[id]; len(from) > 1 {
+			var parts []string
+			for _, tid := range slices.Sorted(maps.Keys(from)) {
+				parts = append(parts, fmt.Sprintf("%s (%d)", tid, from[tid]))
+			}
+			fmt.Fprintf(w, "  set-up %s has matches of %d tournaments: %s\n", id, len(from), strings.Join(parts, ", "))
+		}
+	}
 	for _, why := range slices.Sorted(maps.Keys(im.Unfiled)) {
 		n := im.Unfiled[why]
 		fmt.Fprintf(w, "  %d %s in no table: %s\n", n, plural(n, "match", "matches"), why)

@@ -33,6 +33,10 @@ type Cell struct {
 	Why string
 	// Alt is the cell's other reading (Measure.Alt), when it has one.
 	Alt *Cell
+	// SE is the standard error of Value (a mean's: the sample's standard deviation over the
+	// square root of N; a rate's: sqrt(p(1-p)/N)), in Value's unit; HasSE says there is one.
+	SE    float64
+	HasSE bool
 }
 
 // TableResult is a table with our cells beside the paper's.
@@ -151,20 +155,61 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 	}
 	switch m.Stat {
 	case "mean", "":
-		var sum float64
-		n := 0
+		var vals []float64
 		for _, r := range rows {
 			for _, v := range r.Values {
 				if v.Name == m.Value && (v.Seat == seat || m.Seat == "*" && v.Seat != metrics.WholeMatch) {
-					sum += v.Value
-					n++
+					vals = append(vals, m.adjust(r, v.Value))
 				}
 			}
 		}
-		if n == 0 {
+		if len(vals) == 0 {
 			return Cell{Why: "no match has " + m.Value}
 		}
-		return Cell{Value: sum / float64(n) / div * scale, N: n, OK: true}
+		mean, se := meanSE(vals)
+		return Cell{Value: mean / div * scale, N: len(vals), OK: true, SE: se / div * math.Abs(scale), HasSE: len(vals) > 1}
+	case "min_mean":
+		// The smallest of the means per opponent: rows grouped by the label of seat By.
+		by, err := strconv.Atoi(m.By)
+		if err != nil {
+			return Cell{Why: "min_mean needs by: a seat"}
+		}
+		groups := map[string][]float64{}
+		n := 0
+		for _, r := range rows {
+			if by >= len(r.Seats) {
+				continue
+			}
+			if v, ok := r.Value(m.Value, seat); ok {
+				groups[r.Seats[by].Label] = append(groups[r.Seats[by].Label], m.adjust(r, v))
+				n++
+			}
+		}
+		if len(groups) == 0 {
+			return Cell{Why: "no match has " + m.Value}
+		}
+		low := math.Inf(1)
+		for _, vals := range groups {
+			mean, _ := meanSE(vals)
+			low = min(low, mean)
+		}
+		return Cell{Value: low / div * scale, N: n, OK: true}
+	case "binomial_p":
+		// One-sided exact binomial test: are the matches of Run with Value > 0 more than the
+		// share of Base's would give? The value is the p-value P(X >= k), X ~ Bin(n, p0).
+		if m.Base == nil {
+			return Cell{Why: "binomial_p without a base"}
+		}
+		this := measure(Measure{Stat: "share", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: m.Seat, Where: m.Where, Agreed: m.Agreed}, res, data, missing)
+		base := measure(*m.Base, res, data, missing)
+		switch {
+		case !this.OK:
+			return this
+		case !base.OK:
+			return base
+		}
+		k := int(math.Round(this.Value * float64(this.N)))
+		return Cell{Value: BinomialTail(this.N, k, base.Value) * scale, N: this.N, OK: true}
 	case "share":
 		n, yes := 0, 0
 		for _, r := range rows {
@@ -178,7 +223,8 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 		if n == 0 {
 			return Cell{Why: "no match has " + m.Value}
 		}
-		return Cell{Value: float64(yes) / float64(n) * scale, N: n, OK: true}
+		p := float64(yes) / float64(n)
+		return Cell{Value: p * scale, N: n, OK: true, SE: rateSE(p, n) * math.Abs(scale), HasSE: true}
 	case "sum":
 		var sum float64
 		for _, r := range rows {
@@ -195,7 +241,7 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 			if len(r.Seats) != 2 || int(seat) < 0 || int(seat) > 1 {
 				continue
 			}
-			a, b := r.Seats[seat].Payoff, r.Seats[1-seat].Payoff
+			a, b := m.adjust(r, r.Seats[seat].Payoff), m.adjust(r, r.Seats[1-seat].Payoff)
 			if a == b {
 				continue // ties are left out of win rates
 			}
@@ -207,7 +253,8 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 		if n == 0 {
 			return Cell{Why: "no decisive match"}
 		}
-		return Cell{Value: float64(won) / float64(n) * scale, N: n, OK: true}
+		p := float64(won) / float64(n)
+		return Cell{Value: p * scale, N: n, OK: true, SE: rateSE(p, n) * math.Abs(scale), HasSE: true}
 	case "spearman":
 		var xs, ys []float64
 		for _, r := range rows {
@@ -229,7 +276,8 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 		if m.Base == nil {
 			return Cell{Why: "gain without a base"}
 		}
-		this := measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: m.Seat, Where: m.Where, Agreed: m.Agreed}, res, data, missing)
+		this := measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: m.Seat, Where: m.Where, Agreed: m.Agreed,
+			NoDealZero: m.NoDealZero, ZeroIfEqual: m.ZeroIfEqual}, res, data, missing)
 		base := measure(*m.Base, res, data, missing)
 		switch {
 		case !this.OK:
@@ -242,6 +290,67 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 		return Cell{Value: (this.Value/base.Value - 1) * 100, N: this.N, OK: true}
 	}
 	return Cell{Why: "unknown statistic " + m.Stat}
+}
+
+// adjust applies the measure's scoring to a payoff-like value of row r: 0 without a deal
+// (NoDealZero), 0 where it equals the match's ZeroIfEqual value (the value a seat starts with:
+// holdings that did not change score nothing).
+func (m Measure) adjust(r metrics.Row, v float64) float64 {
+	if m.DivideBy != "" {
+		if d, ok := r.Value(m.DivideBy, metrics.WholeMatch); ok && d != 0 {
+			v /= d
+		}
+	}
+	if m.NoDealZero && !r.Agreement {
+		return 0
+	}
+	if m.ZeroIfEqual != "" {
+		if at, ok := r.Value(m.ZeroIfEqual, metrics.WholeMatch); ok && v == at {
+			return 0
+		}
+	}
+	return v
+}
+
+// meanSE returns the mean of vals and its standard error (0 for one value).
+func meanSE(vals []float64) (mean, se float64) {
+	for _, v := range vals {
+		mean += v
+	}
+	mean /= float64(len(vals))
+	if len(vals) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss/float64(len(vals)-1)) / math.Sqrt(float64(len(vals)))
+}
+
+// rateSE is the standard error of a rate p over n trials.
+func rateSE(p float64, n int) float64 { return math.Sqrt(p * (1 - p) / float64(n)) }
+
+// BinomialTail is P(X >= k) for X ~ Binomial(n, p), summed exactly in logs.
+func BinomialTail(n, k int, p float64) float64 {
+	switch {
+	case k <= 0:
+		return 1
+	case k > n:
+		return 0
+	case p <= 0:
+		return 0
+	case p >= 1:
+		return 1
+	}
+	lgN, _ := math.Lgamma(float64(n + 1))
+	var sum float64
+	for i := k; i <= n; i++ {
+		a, _ := math.Lgamma(float64(i + 1))
+		b, _ := math.Lgamma(float64(n - i + 1))
+		sum += math.Exp(lgN - a - b + float64(i)*math.Log(p) + float64(n-i)*math.Log1p(-p))
+	}
+	return min(sum, 1)
 }
 
 // keep filters rows: void matches never count; Where and Agreed as the measure says.

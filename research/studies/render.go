@@ -68,6 +68,9 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 				}
 				n = max(n, our.N)
 				text := oursText(our, dec)
+				if c.SE && our.HasSE {
+					text += " ±" + strconv.FormatFloat(our.SE, 'f', dec, 64)
+				}
 				if c.Unit == "bool" && !our.Pair && (our.Value == 0 || our.Value == 1) {
 					text = formatValue(our.Value == 1, dec)
 				}

@@ -121,6 +121,8 @@ type Column struct {
 	Unit  string            `yaml:"unit"`
 	Dec   *int              `yaml:"decimals"`
 	Vars  map[string]string `yaml:"vars"`
+	// SE prints our cell's standard error after it ("0.80 ±0.06"), where the statistic has one.
+	SE bool `yaml:"se"`
 }
 
 // Row is one row: its key values as the paper prints them, the paper's cells, and vars for
@@ -138,7 +140,9 @@ type Row struct {
 type Measure struct {
 	// Stat: mean (of Value over the matches), winrate (of Seat, decisive matches only),
 	// share (of matches where Value > 0), spearman (of X and Y), gain (percent change of
-	// this mean over Base's), sum, column_mean (of the column's other rows), or a data-only
+	// this mean over Base's), min_mean (the smallest mean per label of seat By), binomial_p
+	// (one-sided p-value of this share against Base's), sum, column_mean (of the column's
+	// other rows), or a data-only
 	// statistic: dealspace, dond_human, dond_best, dond_difficulty.
 	Stat string `yaml:"stat"`
 	// Run, or Runs pooled, whose matches count.
@@ -170,6 +174,15 @@ type Measure struct {
 	AltNote string   `yaml:"alt_note"`
 	// AltShown says the paper prints the other reading, not ours.
 	AltShown bool `yaml:"alt_shown"`
+	// NoDealZero scores a value 0 in a match without a deal (a payoff as the paper defines it
+	// where the platform logged holdings kept); ZeroIfEqual scores it 0 where it equals the
+	// named whole-match value (holdings equal to those at the start score nothing).
+	NoDealZero  bool   `yaml:"no_deal_zero"`
+	ZeroIfEqual string `yaml:"zero_if_equal"`
+	// By is the seat whose label groups the matches of a min_mean.
+	By string `yaml:"by"`
+	// DivideBy divides each value by the match's named whole-match value (a share of the total).
+	DivideBy string `yaml:"divide_by"`
 }
 
 // Load returns the named study.
@@ -324,6 +337,7 @@ func (m Measure) fill(vars map[string]string) Measure {
 	}
 	out.Value, out.Seat, out.X, out.Y = subst(m.Value, vars), subst(m.Seat, vars), subst(m.X, vars), subst(m.Y, vars)
 	out.Arg, out.Field, out.Stat = subst(m.Arg, vars), subst(m.Field, vars), subst(m.Stat, vars)
+	out.By, out.ZeroIfEqual = subst(m.By, vars), subst(m.ZeroIfEqual, vars)
 	if m.Where != nil {
 		out.Where = map[string]string{}
 		for k, v := range m.Where {

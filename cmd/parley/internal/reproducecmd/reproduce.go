@@ -15,12 +15,14 @@ import (
 
 	"github.com/parley-arena/parley/agents/llm"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
+	"github.com/parley-arena/parley/cmd/parley/internal/importcmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/tournament"
+	"github.com/parley-arena/parley/research/imports/formats"
 	"github.com/parley-arena/parley/research/reproduce"
 	"github.com/parley-arena/parley/research/studies"
 	"github.com/parley-arena/parley/services/analytics/metrics/standard"
@@ -36,7 +38,7 @@ type options struct {
 	conc     int
 	quiet    bool
 	verbose  bool
-	fromRuns string
+	fromRuns []string
 }
 
 // NewCmd returns the reproduce command.
@@ -91,7 +93,7 @@ model calls, estimated tokens and cost) and plays nothing. --token-budget caps e
 	fs.IntVar(&o.conc, "concurrency", tournament.DefaultConcurrency, "most matches requested and not yet ended at once")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	fs.BoolVar(&o.verbose, "verbose", false, "log what the referee workers do to stderr")
-	fs.StringVar(&o.fromRuns, "from-runs", "", "NAME: fill the tables from the study's published runs imported into the store (parley import STUDY), the tournaments whose id is NAME or starts with NAME-; no model is asked")
+	fs.StringArrayVar(&o.fromRuns, "from-runs", nil, "NAME or PATH (repeatable): fill the tables from the study's published runs in the store, the tournaments whose id is NAME or starts with NAME- (parley import STUDY), or the runs at PATH, imported first; no model is asked")
 	return cmd
 }
 
@@ -106,7 +108,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	case o.nats != "" && o.storeDir != "":
 		return cli.Usagef("--store-dir is for the embedded NATS server, not with --nats")
 	}
-	if o.fromRuns != "" {
+	if len(o.fromRuns) > 0 {
 		return fromRuns(ctx, deps, o, study)
 	}
 	if o.r.ID == "" {
@@ -213,7 +215,30 @@ func fromRuns(ctx context.Context, deps *cli.Deps, o *options, study *studies.St
 		return fmt.Errorf("nats: %w", err)
 	}
 	defer b.Close()
-	imp, err := reproduce.ReadImported(ctx, b.JetStream(), study, o.fromRuns, deps.Games, standard.New())
+	// A PATH is imported first (into the same store), and read back by its tournaments.
+	var names []string
+	for _, from := range o.fromRuns {
+		if _, err := os.Stat(from); err != nil {
+			names = append(names, from)
+			continue
+		}
+		fs, ok := formats.Lookup(study.Name)
+		if !ok {
+			return cli.Usagef("--from-runs %s: parley cannot import the published runs of %s", from, study.Name)
+		}
+		sum, err := importcmd.Into(ctx, b, deps.Games, fs, importcmd.Options{}, []string{from})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(deps.Out, "imported %s: %d new, %d already stored, %d refused\n", from, sum.Imported, sum.Stored, len(sum.Refused))
+		for _, r := range sum.Refused {
+			fmt.Fprintf(deps.Err, "refused: %s\n", r)
+		}
+		for _, t := range sum.Tournaments {
+			names = append(names, t.ID)
+		}
+	}
+	imp, err := reproduce.ReadImported(ctx, b.JetStream(), study, names, deps.Games, standard.New())
 	if errors.Is(err, reproduce.ErrOptions) {
 		return cli.Usagef("%v", err)
 	}
