@@ -30,7 +30,6 @@ package ultimatum
 import (
 	"fmt"
 	"strconv"
-	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 
@@ -137,7 +136,7 @@ func (game) NewState(params *matchv1.GameParams, _ uint64) (games.State, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &rules{p: p, text: textsFor(p)}
+	r := &rules{p: p, text: [2]seatText{newSeatText(p, P1), newSeatText(p, P2)}}
 	return bargain.New[int64](bargain.Config{
 		Game:           Name,
 		Title:          Name,
@@ -207,29 +206,9 @@ type match = bargain.Match[int64]
 type rules struct {
 	p params
 	// text holds each seat's briefing text that does not change while the game goes on,
-	// written when the match starts (or kept from the last with the same parameters):
-	// rebuilding it on every observation was a large share of the referee's work per move.
+	// written when the match starts: rebuilding it on every observation was a large share of
+	// the referee's work per move.
 	text [2]seatText
-}
-
-// lastTexts are the seats' texts for the parameters of the match begun last: a tournament
-// plays the same parameters match after match, and writing the texts was a large share of
-// a match's set-up. The texts are strings, so matches share them safely.
-var lastTexts atomic.Pointer[paramsTexts]
-
-type paramsTexts struct {
-	p     params
-	texts [2]seatText
-}
-
-// textsFor returns the seats' texts for p.
-func textsFor(p params) [2]seatText {
-	if last := lastTexts.Load(); last != nil && last.p == p {
-		return last.texts
-	}
-	t := &paramsTexts{p: p, texts: [2]seatText{newSeatText(p, P1), newSeatText(p, P2)}}
-	lastTexts.Store(t)
-	return t.texts
 }
 
 // seatText is one seat's part of the briefing that stays the same until the game ends; its
