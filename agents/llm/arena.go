@@ -13,6 +13,7 @@ import (
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // ArenaStyle is the name of the NegotiationArena reply style (style=negotiationarena).
@@ -475,7 +476,7 @@ func (arenaStyle) parse(reply string, t *turn) (*draft, *formatError) {
 	}
 	d := &draft{hasMove: true, kind: r.Kind, word: strings.TrimSpace(r.Answer), reasoning: r.Reason}
 	if d.word == "" {
-		d.word = kindWord(r.Kind)
+		d.word = games.KindWord(r.Kind)
 	}
 	if m := strings.TrimSpace(r.Message); m != "" {
 		d.messages = []draftMessage{{text: m}}
@@ -514,7 +515,7 @@ func (arenaStyle) moveExample(t *turn, k gamev1.MoveKind, bounds []*gamev1.Bound
 	case gamev1.MoveKind_MOVE_KIND_PASS:
 		return answer("NONE", "NONE")
 	}
-	return "(" + kindWord(k) + " cannot be written in this format)"
+	return "(" + games.KindWord(k) + " cannot be written in this format)"
 }
 
 // arenaTradeExample writes the trade of bounds with placeholders: "Player RED Gives X: AMOUNT,

@@ -7,6 +7,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // deliberationStyle reads replies in the format of the LLM-Deliberation study (seed 003):
@@ -244,7 +245,7 @@ func (deliberationStyle) moveExample(t *turn, k gamev1.MoveKind, bounds []*gamev
 	case gamev1.MoveKind_MOVE_KIND_SAY:
 		return "<ANSWER>a short public message</ANSWER>"
 	}
-	return "<ANSWER>" + kindWord(k) + ", then a short public message</ANSWER>"
+	return "<ANSWER>" + games.KindWord(k) + ", then a short public message</ANSWER>"
 }
 
 func (deliberationStyle) messageExample(*turn, []int32) string {

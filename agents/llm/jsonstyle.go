@@ -11,6 +11,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // jsonStyle reads replies that are one JSON object:
@@ -297,7 +298,7 @@ func (jsonStyle) moveExample(t *turn, k gamev1.MoveKind, bounds []*gamev1.Bound)
 	case gamev1.MoveKind_MOVE_KIND_CHOOSE:
 		return `"move": {"kind": "choose", "terms": null, "option": "OPTION"}`
 	}
-	return fmt.Sprintf(`"move": {"kind": %q, "terms": null, "option": null}`, kindWord(k))
+	return fmt.Sprintf(`"move": {"kind": %q, "terms": null, "option": null}`, games.KindWord(k))
 }
 
 func (jsonStyle) messageExample(t *turn, to []int32) string {
@@ -400,7 +401,7 @@ func termsSchema(t *turn, bounds []*gamev1.Bound) *jsonSchema {
 func moveSchema(t *turn) *jsonSchema {
 	kinds := make([]string, len(t.legal))
 	for i, k := range t.legal {
-		kinds[i] = kindWord(k)
+		kinds[i] = games.KindWord(k)
 	}
 	move := map[string]*jsonSchema{
 		"kind":   {Type: schemaType{"string"}, Enum: enumOf(kinds, false)},

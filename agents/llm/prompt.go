@@ -410,7 +410,7 @@ func promptData(t *turn, style outputStyle, styleName string) PromptData {
 		}
 	}
 	for _, k := range t.legal {
-		md := MoveData{Kind: kindWord(k)}
+		md := MoveData{Kind: games.KindWord(k)}
 		switch k {
 		case gamev1.MoveKind_MOVE_KIND_PROPOSE:
 			bounds := t.bounds

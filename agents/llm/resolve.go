@@ -112,7 +112,7 @@ func (t *turn) resolveMove(d *draft) (*gamev1.Move, *formatError) {
 		return nil, failf(FailUnknownMove, "%q is not a move; write one of: %s", clip(d.word, 80), t.legalWords())
 	}
 	if !t.isLegal(d.kind) {
-		return nil, failf(FailIllegalMove, "%s is not legal now; the legal moves are: %s", kindWord(d.kind), t.legalWords())
+		return nil, failf(FailIllegalMove, "%s is not legal now; the legal moves are: %s", games.KindWord(d.kind), t.legalWords())
 	}
 	switch d.kind {
 	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
@@ -154,7 +154,7 @@ func (t *turn) resolveMove(d *draft) (*gamev1.Move, *formatError) {
 		}
 		return &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: id}}}, nil
 	}
-	return nil, failf(FailUnknownMove, "%s is a kind of move this agent cannot write", kindWord(d.kind))
+	return nil, failf(FailUnknownMove, "%s is a kind of move this agent cannot write", games.KindWord(d.kind))
 }
 
 func (t *turn) optionList() string {

@@ -9,6 +9,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/games"
 )
 
 // taggedStyle reads replies written in sections between tags:
@@ -288,7 +289,7 @@ func (taggedStyle) moveExample(t *turn, k gamev1.MoveKind, bounds []*gamev1.Boun
 	case gamev1.MoveKind_MOVE_KIND_CHOOSE:
 		return "<move>choose OPTION</move>"
 	}
-	return "<move>" + kindWord(k) + "</move>"
+	return "<move>" + games.KindWord(k) + "</move>"
 }
 
 func (taggedStyle) messageExample(t *turn, to []int32) string {

@@ -144,25 +144,6 @@ func (t *turn) seatList(seats []int32) string {
 	return strings.Join(names, ", ")
 }
 
-// kindWord is the word the agent's formats use for a kind of move.
-func kindWord(k gamev1.MoveKind) string {
-	switch k {
-	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
-		return "propose"
-	case gamev1.MoveKind_MOVE_KIND_ACCEPT:
-		return "accept"
-	case gamev1.MoveKind_MOVE_KIND_REJECT:
-		return "reject"
-	case gamev1.MoveKind_MOVE_KIND_PASS:
-		return "pass"
-	case gamev1.MoveKind_MOVE_KIND_CHOOSE:
-		return "choose"
-	case gamev1.MoveKind_MOVE_KIND_SAY:
-		return "say"
-	}
-	return strings.ToLower(strings.TrimPrefix(k.String(), "MOVE_KIND_"))
-}
-
 // kindOf reads the word a model wrote for a move.
 func kindOf(word string) (gamev1.MoveKind, bool) {
 	switch strings.ToLower(strings.Trim(word, " \t\r\n:.,;!\"'`*_")) {
@@ -185,7 +166,7 @@ func kindOf(word string) (gamev1.MoveKind, bool) {
 func (t *turn) legalWords() string {
 	words := make([]string, len(t.legal))
 	for i, k := range t.legal {
-		words[i] = kindWord(k)
+		words[i] = games.KindWord(k)
 	}
 	return strings.Join(words, ", ")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	"github.com/parley-arena/parley/internal/natsname"
 )
 
 func TestSubject(t *testing.T) {
@@ -105,5 +106,18 @@ func TestValidMatchID(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The names of a match's first and last events that filters are built from are the names
+// EventName gives their payloads.
+func TestStartedAndEndedEventNames(t *testing.T) {
+	started := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{}}}
+	ended := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}}
+	if got := EventName(started); got != natsname.StartedEvent {
+		t.Errorf("natsname.StartedEvent = %q, the payload's name is %q", natsname.StartedEvent, got)
+	}
+	if got := EventName(ended); got != natsname.EndedEvent {
+		t.Errorf("natsname.EndedEvent = %q, the payload's name is %q", natsname.EndedEvent, got)
 	}
 }

@@ -60,6 +60,10 @@ const (
 const (
 	// AllMatches selects every event of every match: what MatchStream captures.
 	AllMatches = matchPrefix + ">"
+	// StartedEvent and EndedEvent are the kinds of a match's first and last events, the
+	// payload branches' proto names (bus checks them against the descriptor).
+	StartedEvent = "match_started"
+	EndedEvent   = "match_ended"
 )
 
 // MatchSubject is the subject of a match's events of one kind; event is the payload branch's
@@ -83,7 +87,8 @@ func MatchOf(subject string) string {
 	return rest[:i]
 }
 
-// EventFilter selects the events of one kind of every match.
+// EventFilter selects the events of one kind of every match (e.g. EventFilter(EndedEvent):
+// every match's ending).
 func EventFilter(event string) string { return MatchSubject("*", event) }
 
 // Request subjects.
@@ -119,6 +124,10 @@ func TournamentRequestSubject(tournamentID string) string {
 
 // RetrySubject is the subject of the rerun record of an interrupted match.
 func RetrySubject(matchID string) string { return retryPrefix + matchID }
+
+// BotCallQueue is the queue group of a dial-out bot's call subject: calls spread over the
+// sessions holding its link when it holds several (replicas).
+const BotCallQueue = "parley-botlink"
 
 // BotCallSubject is where calls to a dial-out bot go, answered by whoever holds its link.
 func BotCallSubject(team, bot string) string { return botlinkPrefix + team + "." + bot + ".call" }

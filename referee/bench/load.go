@@ -289,14 +289,13 @@ wait:
 	if err != nil {
 		return res, err
 	}
-	endEvent := &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}}
-	info, err := st.Info(ctx, jetstream.WithSubjectFilter(bus.Subject("*", endEvent)))
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(natsname.EventFilter(natsname.EndedEvent)))
 	if err != nil {
 		return res, err
 	}
 	ended := 0
 	for i := range n {
-		subject := bus.Subject(fmt.Sprintf("%s-%d", prefix, i), endEvent)
+		subject := natsname.MatchSubject(fmt.Sprintf("%s-%d", prefix, i), natsname.EndedEvent)
 		if count := info.State.Subjects[subject]; count > 0 {
 			if count != 1 {
 				return res, fmt.Errorf("bench: %s stored %d times", subject, count)

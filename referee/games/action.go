@@ -1,6 +1,7 @@
 package games
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -72,4 +73,32 @@ func checkText(field, s string) error {
 		return Reject(gamev1.RejectionCode_REJECTION_CODE_BAD_MESSAGE, "%s is not valid UTF-8", field)
 	}
 	return nil
+}
+
+// KindWord is the word for a kind of move, as briefings, refusals and agents' formats use it.
+func KindWord(k gamev1.MoveKind) string {
+	switch k {
+	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
+		return "propose"
+	case gamev1.MoveKind_MOVE_KIND_ACCEPT:
+		return "accept"
+	case gamev1.MoveKind_MOVE_KIND_REJECT:
+		return "reject"
+	case gamev1.MoveKind_MOVE_KIND_PASS:
+		return "pass"
+	case gamev1.MoveKind_MOVE_KIND_CHOOSE:
+		return "choose"
+	case gamev1.MoveKind_MOVE_KIND_SAY:
+		return "say"
+	}
+	return strings.ToLower(strings.TrimPrefix(k.String(), "MOVE_KIND_"))
+}
+
+// KindWords returns the word for each kind.
+func KindWords(kinds []gamev1.MoveKind) []string {
+	words := make([]string, len(kinds))
+	for i, k := range kinds {
+		words[i] = KindWord(k)
+	}
+	return words
 }

@@ -21,7 +21,9 @@ func (brittle) Info() *gamev1.GameInfo {
 	return &gamev1.GameInfo{Name: "brittle", Seats: []string{"P1", "P2"}}
 }
 
-func (brittle) Resolve(*matchv1.GameParams) (*matchv1.GameParams, error) { panic("brittle: resolve failed") }
+func (brittle) Resolve(*matchv1.GameParams) (*matchv1.GameParams, error) {
+	panic("brittle: resolve failed")
+}
 
 // A panic in the rules while a request is prepared is a refusal that names it, from every
 // door: the server that was asked keeps serving.

@@ -252,12 +252,10 @@ func stateOf(ctx context.Context, js jetstream.JetStream, matchID string) (match
 
 // Subjects of a match's first and last events.
 func startedSubject(matchID string) string {
-	return bus.Subject(matchID, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{}}})
+	return natsname.MatchSubject(matchID, natsname.StartedEvent)
 }
 
-func endedSubject(matchID string) string {
-	return bus.Subject(matchID, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}})
-}
+func endedSubject(matchID string) string { return natsname.MatchSubject(matchID, natsname.EndedEvent) }
 
 // EnsureStreams creates the request and tournament streams when they are missing (not the
 // workers' consumer, whose settings are theirs), with as many replicas as the match stream: on
@@ -354,7 +352,7 @@ func Latest(ctx context.Context, js jetstream.JetStream, matchID, tournamentID s
 }
 
 // EndedFilter selects the match_ended events of every match.
-var EndedFilter = endedSubject("*")
+var EndedFilter = natsname.EventFilter(natsname.EndedEvent)
 
 // Waiting returns how many match requests the work queue holds (waiting, or being played).
 func Waiting(ctx context.Context, js jetstream.JetStream) (int, error) {

@@ -47,11 +47,9 @@ func newMatchIndex(js jetstream.JetStream, log *slog.Logger) *matchIndex {
 	return &matchIndex{js: js, log: log, byID: map[string]*indexEntry{}}
 }
 
-func subjectOf(payload *eventsv1.MatchEvent) string { return bus.Subject("*", payload) }
-
 var (
-	startedSubjects = subjectOf(&eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchStarted{MatchStarted: &eventsv1.MatchStarted{}}})
-	endedSubjects   = subjectOf(&eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{}}})
+	startedSubjects = natsname.EventFilter(natsname.StartedEvent)
+	endedSubjects   = natsname.EventFilter(natsname.EndedEvent)
 )
 
 // start reads what the stream holds now (bounded by ctx), then follows it in the background

@@ -38,10 +38,6 @@ import (
 // (the bot disconnected, the session closed): the CallResult's error then says why.
 const codeHeader = "Parley-Code"
 
-// queueGroup puts a bot's sessions in one group, so that a call is delivered once even to a
-// session that is handing the bot over (a bot holds one session at a time: see Session).
-const queueGroup = "parley-botlink"
-
 // takeoverWait bounds the wait for the session open before to hand a bot's calls over.
 const takeoverWait = 10 * time.Second
 
@@ -214,7 +210,7 @@ func (s *Session) Start() error {
 	if err := s.takeOver(); err != nil {
 		return err
 	}
-	call, err := s.nc.QueueSubscribe(natsname.BotCallSubject(s.team, s.name), queueGroup, func(m *nats.Msg) {
+	call, err := s.nc.QueueSubscribe(natsname.BotCallSubject(s.team, s.name), natsname.BotCallQueue, func(m *nats.Msg) {
 		s.mu.Lock()
 		select {
 		case <-s.closed:

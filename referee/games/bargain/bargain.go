@@ -364,7 +364,7 @@ func (m *Match[T]) LegalMoves(seat games.Seat) []gamev1.MoveKind {
 
 // legalText names the mover's legal moves, for refusals: "legal now: propose or reject".
 func (m *Match[T]) legalText() string {
-	return "legal now: " + OrList(KindWords(m.LegalMoves(m.Mover())))
+	return "legal now: " + OrList(games.KindWords(m.LegalMoves(m.Mover())))
 }
 
 // Apply plays seat's action. A refused action returns a *games.Rejection and changes nothing:

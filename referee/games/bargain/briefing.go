@@ -3,7 +3,6 @@ package bargain
 import (
 	"fmt"
 
-	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games"
 )
 
@@ -29,7 +28,7 @@ func (m *Match[T]) TurnLines(seat games.Seat, line Line) {
 		case m.CanPropose(seat):
 			line("- It is turn %d of %d, your turn, and the last one: the game ends after this move, so a proposal made now cannot be accepted.", m.turn, maxTurns)
 		default:
-			only := "only " + OrList(KindWords(m.LegalMoves(seat)))
+			only := "only " + OrList(games.KindWords(m.LegalMoves(seat)))
 			if _, ok := m.Standing(); !ok {
 				only += ", as there is nothing to accept"
 			}
@@ -88,32 +87,6 @@ func TurnShares(maxTurns int32) string {
 		return "only P1 moves"
 	}
 	return fmt.Sprintf("%d for P1, %d for P2", p1, p2)
-}
-
-// KindWord is the word for a kind of move, as briefings and refusals use it.
-func KindWord(k gamev1.MoveKind) string {
-	switch k {
-	case gamev1.MoveKind_MOVE_KIND_PROPOSE:
-		return "propose"
-	case gamev1.MoveKind_MOVE_KIND_ACCEPT:
-		return "accept"
-	case gamev1.MoveKind_MOVE_KIND_REJECT:
-		return "reject"
-	case gamev1.MoveKind_MOVE_KIND_PASS:
-		return "pass"
-	case gamev1.MoveKind_MOVE_KIND_CHOOSE:
-		return "choose"
-	}
-	return k.String()
-}
-
-// KindWords returns the word for each kind.
-func KindWords(kinds []gamev1.MoveKind) []string {
-	words := make([]string, len(kinds))
-	for i, k := range kinds {
-		words[i] = KindWord(k)
-	}
-	return words
 }
 
 // OrList joins words as "a", "a or b", "a, b or c"; "nothing" when there are none.
