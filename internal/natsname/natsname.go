@@ -125,8 +125,8 @@ func TournamentRequestSubject(tournamentID string) string {
 // RetrySubject is the subject of the rerun record of an interrupted match.
 func RetrySubject(matchID string) string { return retryPrefix + matchID }
 
-// BotCallQueue is the queue group of a dial-out bot's call subject: calls spread over the
-// sessions holding its link when it holds several (replicas).
+// BotCallQueue is the queue group of a dial-out bot's call subject, so that a call is
+// delivered once even while one session hands the bot over to the next.
 const BotCallQueue = "parley-botlink"
 
 // BotCallSubject is where calls to a dial-out bot go, answered by whoever holds its link.
