@@ -55,7 +55,7 @@ func TestPublishedDeliberationCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp, err := ReadImported(ctx, b.JetStream(), study, "delib", reg, standard.New())
+	imp, err := ReadImported(ctx, b.JetStream(), study, []string{"delib"}, reg, standard.New())
 	if err != nil {
 		t.Fatal(err)
 	}

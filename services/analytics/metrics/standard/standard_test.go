@@ -9,6 +9,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 	"github.com/parley-arena/parley/services/analytics/metrics/standard"
@@ -48,7 +49,7 @@ func TestRealRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := match.NewRunner(nil).Run(ctx, match.Spec{ID: "m", Game: g, Seed: 3, Agents: clients})
+			res, err := match.NewRunner(nil).Run(ctx, match.Spec{ID: "m", Game: g, Seed: 3, Agents: clients, Params: gametest.Resolve(t, g, nil)})
 			if err != nil {
 				t.Fatal(err)
 			}
