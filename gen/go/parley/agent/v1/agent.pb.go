@@ -603,7 +603,11 @@ type Observation struct {
 	TimeLimit *durationpb.Duration `protobuf:"bytes,8,opt,name=time_limit,json=timeLimit,proto3" json:"time_limit,omitempty"`
 	// Wall-clock moment the answer must arrive by.
 	Deadline *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=deadline,proto3" json:"deadline,omitempty"`
-	// 1 for the first request of this move, 2 after one refused action, and so on.
+	// 1 for the first request of this move, 2 after one refused action, and so on. When the
+	// referee's retries are spent, or the agent fails, answers late or too much, the referee
+	// plays the game's default move for the seat and records the fault against it: each game's
+	// package comment (parley.games.*) names its default moves, always legal and never an
+	// agreement.
 	Attempt int32 `protobuf:"varint,10,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	// Kinds of move that are legal now.
 	LegalMoves []v1.MoveKind `protobuf:"varint,11,rep,packed,name=legal_moves,json=legalMoves,proto3,enum=parley.game.v1.MoveKind" json:"legal_moves,omitempty"`
@@ -635,14 +639,18 @@ type Observation struct {
 	NotesOmitted int32 `protobuf:"varint,24,opt,name=notes_omitted,json=notesOmitted,proto3" json:"notes_omitted,omitempty"`
 	// Messages the action must carry now, whatever its move: exactly one per slot, each
 	// addressed exactly as its slot says, and no others. Empty: the game prescribes no
-	// particular messages (its rules may still refuse some). Set by the referee for this seat.
+	// particular messages (its rules may still refuse some). A required message may carry
+	// terms exactly as any message may: only in one of message_term_forms, and none when that
+	// is empty. Where the game has a talk phase, its package comment (parley.games.*) says
+	// whether and how a speaker may end it early. Set by the referee for this seat.
 	RequiredMessages []*v1.MessageSlot `protobuf:"bytes,18,rep,name=required_messages,json=requiredMessages,proto3" json:"required_messages,omitempty"`
 	// For a proposal: when set, a legal proposal takes one of these forms, and proposal_bounds
 	// lists every amount any of them may fill in. Empty: proposal_bounds alone describes a
 	// proposal. Set by the referee for this seat.
 	ProposalForms []*v1.ProposalForm `protobuf:"bytes,19,rep,name=proposal_forms,json=proposalForms,proto3" json:"proposal_forms,omitempty"`
-	// Forms the non-binding terms attached to a message (Message.proposal) may take now. Empty:
-	// messages carry no terms. Set by the referee for this seat.
+	// Forms the non-binding terms attached to a message (Message.proposal) may take now, for
+	// every message of the action, required or not. Empty: messages carry text only, and a
+	// message with terms is refused (BAD_MESSAGE). Set by the referee for this seat.
 	MessageTermForms []*v1.ProposalForm `protobuf:"bytes,20,rep,name=message_term_forms,json=messageTermForms,proto3" json:"message_term_forms,omitempty"`
 	// Tokens the match's language-model seats may still spend together, when the match has a
 	// token budget (Limits.token_budget): the budget less every token the seats' actions have

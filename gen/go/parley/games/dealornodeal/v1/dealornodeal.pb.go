@@ -7,6 +7,12 @@
 // Package parley.games.dealornodeal.v1 holds Deal or No Deal: two players split a pool of
 // items of a few types; each has private values per type and sees only its own. They talk and
 // propose divisions in alternating turns until one accepts the other's standing proposal.
+//
+// Default move (what the referee plays for a seat whose agent gives no usable answer, after
+// its retries): pass, a turn of talk only (a standing proposal lapses).
+// Messages: free text to the other seat, with any move, never terms and never required. Talk:
+// talk and proposals share the same alternating turns, so there is no talk to end; there is no
+// reject either: a player walks away by letting the turns run out (both score 0).
 
 package dealornodealv1
 

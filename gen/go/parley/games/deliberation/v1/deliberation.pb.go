@@ -10,6 +10,15 @@
 // party (p1) opens and closes, everyone talks in turns, and the votes on p1's final deal are
 // computed by the referee from the score sheets. What in the view is private to its seat is
 // marked so; everything else is public.
+//
+// Default moves (what the referee plays for a seat whose agent gives no usable answer, after
+// its retries), each with one public message "(no message)": on the opening turn, propose the
+// opening deal; in the discussion, say with no deal; on the final turn, reject (p1 tables no
+// deal, and every party gets its threshold).
+// Messages: every turn's action carries exactly one public message (required_messages). In
+// the discussion it may carry one complete deal as non-binding terms (message_term_forms); on
+// the opening and final turns it carries text only, the deal going in the propose move. Talk:
+// it cannot be ended early; the discussion lasts discussion_turns turns.
 
 package deliberationv1
 

@@ -6,6 +6,12 @@
 
 // Package parley.games.ultimatum.v1 holds the parts of the multi-turn ultimatum game that no
 // other family shares: its parameters and a seat's view of the game.
+//
+// Default move (what the referee plays for a seat whose agent gives no usable answer, after
+// its retries): reject, which ends the match at once with no deal; both get 0.
+// Messages: free text to the other seat, with any move, never terms
+// (Observation.message_term_forms is empty) and never required. Talk: there is no talk phase;
+// the match ends with an accept or a reject (the last turn allows only those).
 
 package ultimatumv1
 

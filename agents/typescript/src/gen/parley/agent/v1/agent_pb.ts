@@ -375,7 +375,11 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
   deadline?: Timestamp | undefined;
 
   /**
-   * 1 for the first request of this move, 2 after one refused action, and so on.
+   * 1 for the first request of this move, 2 after one refused action, and so on. When the
+   * referee's retries are spent, or the agent fails, answers late or too much, the referee
+   * plays the game's default move for the seat and records the fault against it: each game's
+   * package comment (parley.games.*) names its default moves, always legal and never an
+   * agreement.
    *
    * @generated from field: int32 attempt = 10;
    */
@@ -462,7 +466,10 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
   /**
    * Messages the action must carry now, whatever its move: exactly one per slot, each
    * addressed exactly as its slot says, and no others. Empty: the game prescribes no
-   * particular messages (its rules may still refuse some). Set by the referee for this seat.
+   * particular messages (its rules may still refuse some). A required message may carry
+   * terms exactly as any message may: only in one of message_term_forms, and none when that
+   * is empty. Where the game has a talk phase, its package comment (parley.games.*) says
+   * whether and how a speaker may end it early. Set by the referee for this seat.
    *
    * @generated from field: repeated parley.game.v1.MessageSlot required_messages = 18;
    */
@@ -478,8 +485,9 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
   proposalForms: ProposalForm[];
 
   /**
-   * Forms the non-binding terms attached to a message (Message.proposal) may take now. Empty:
-   * messages carry no terms. Set by the referee for this seat.
+   * Forms the non-binding terms attached to a message (Message.proposal) may take now, for
+   * every message of the action, required or not. Empty: messages carry text only, and a
+   * message with terms is refused (BAD_MESSAGE). Set by the referee for this seat.
    *
    * @generated from field: repeated parley.game.v1.ProposalForm message_term_forms = 20;
    */

@@ -5,6 +5,11 @@
 // Package parley.games.buysell.v1 holds the buyer/seller game's parameters and a seat's view.
 // The seller (P1) has a private production cost, the buyer (P2) a private willingness to pay;
 // each sees only its own.
+//
+// Default move (what the referee plays for a seat whose agent gives no usable answer, after
+// its retries): reject, which ends the match at once with no sale; both get 0.
+// Messages: free text to the other seat, with any move, never terms and never required. Talk:
+// there is no talk phase; the match ends with an accept, a reject or the turn limit.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";

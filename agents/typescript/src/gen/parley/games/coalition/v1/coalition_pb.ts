@@ -6,6 +6,17 @@
 // view: private one-to-one talk, then binding proposals by a randomly drawn proposer, voted on
 // by the coalition's members. Everything in the view is public; private talk reaches a seat only
 // through its history.
+//
+// Default moves (what the referee plays for a seat whose agent gives no usable answer, after
+// its retries): on a talk turn, say with the required messages, each with the text "(no
+// message)" and no offer; as proposer, the grand coalition with its value split as evenly as
+// possible (the units left over go one each to the first seats); as voter, reject.
+// Messages: on a talk turn the action carries exactly the messages required_messages lists
+// (the active player one to each other player, each reply one to the active player), and no
+// others. Any message, required or not, in either phase, may carry a non-binding offer in one
+// of Observation.message_term_forms: an Allocation with one share per member of a coalition
+// that contains the sender, each receiving {unit: amount}, adding up to the coalition's value.
+// Talk: it cannot be ended early; phase 1 lasts its `rounds` rounds, then the proposals begin.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";

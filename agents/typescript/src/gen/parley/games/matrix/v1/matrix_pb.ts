@@ -7,6 +7,13 @@
 // talk by all players choosing at the same time, once or for several rounds. Every player
 // knows every payoff, so nothing in a view is private except a player's own choice of the
 // current round, which the others see only once all have chosen.
+//
+// Default moves (what the referee plays for a seat whose agent gives no usable answer, after
+// its retries): on a talk turn, pass with the public message "(no message)", which ends the
+// talk; when choosing, the seat's first action (Observation.choices[0]).
+// Messages: a talk turn's action carries exactly one public message (required_messages), text
+// only; a choice may carry messages too, text only. Talk: a speaker ends the talk early by
+// playing pass instead of say: its message is sent, the talk ends, and the choice follows.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";

@@ -6,6 +6,14 @@
 // players given as data (decision nodes of any player, leaves with payoffs), played move by
 // move with optional public talk before every move. Every player knows the whole tree and sees
 // every move, so nothing in a view is private.
+//
+// Default moves (what the referee plays for a seat whose agent gives no usable answer, after
+// its retries): on a talk turn, pass with the public message "(no message)", which ends the
+// talk; at a decision node, its first move (Observation.choices[0]).
+// Messages: a talk turn's action carries exactly one public message (required_messages), text
+// only; a move may carry messages too, text only. Talk: a speaker ends the talk before a move
+// early by playing pass instead of say: its message is sent, the talk ends, and the player at
+// the node moves.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";

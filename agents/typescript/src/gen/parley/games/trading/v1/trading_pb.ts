@@ -5,6 +5,13 @@
 // Package parley.games.trading.v1 holds the resource-exchange game's parameters and a seat's
 // view. Each player sees its own holdings and goal and the resource types in play, never the
 // opponent's holdings or goal.
+//
+// Default move (what the referee plays for a seat whose agent gives no usable answer, after
+// its retries): pass; nothing is proposed and play goes on.
+// Messages: free text to the other seat, with any move, never terms and never required. Talk:
+// there is no talk phase; the match ends with an accept or the turn limit (there is no
+// reject). Bounds: what the other seat gives has no upper limit this seat can know
+// (Bound.max_unknown): it comes out of holdings hidden from it.
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
