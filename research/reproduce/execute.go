@@ -133,11 +133,19 @@ func (p *Plan) writeMissing(w io.Writer) {
 	}
 }
 
-// WriteTables prints the tables, then what cannot be reproduced and the study's notes.
+// WriteTables prints the tables, then the fallbacks of each model, what cannot be reproduced
+// and the study's notes.
 func (p *Plan) WriteTables(w io.Writer, res studies.Results) error {
-	if err := studies.Render(w, p.Study, studies.Compute(p.Tables, res, p.Data, p.Missing)); err != nil {
+	tables := studies.Compute(p.Tables, res, p.Data, p.Missing, studies.Options{ExcludeFallbackGames: p.ExcludeFallbackGames})
+	if err := studies.Render(w, p.Study, tables); err != nil {
 		return err
 	}
+	studies.WriteFallbacks(w, res, func(slot string) string {
+		if m := p.Slots[slot]; m != "" && m != slot {
+			return slot + " (" + m + ")"
+		}
+		return slot
+	})
 	for _, s := range p.Study.NotReproduced {
 		fmt.Fprintf(w, "not reproduced: %s: %s\n", s.Table, s.Why)
 	}

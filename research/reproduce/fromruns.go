@@ -202,14 +202,15 @@ func plural(n int, one, many string) string {
 
 // WriteTables prints the study's tables named by want (all when empty) from the imported
 // runs, then what cannot be reproduced and the study's notes.
-func (im *Imported) WriteTables(w io.Writer, want []string) error {
+func (im *Imported) WriteTables(w io.Writer, want []string, opts studies.Options) error {
 	tables, err := im.Study.Select(want)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrOptions, err)
 	}
-	if err := studies.Render(w, im.Study, studies.Compute(tables, im.Results, &Data{}, nil)); err != nil {
+	if err := studies.Render(w, im.Study, studies.Compute(tables, im.Results, &Data{}, nil, opts)); err != nil {
 		return err
 	}
+	studies.WriteFallbacks(w, im.Results, nil)
 	for _, s := range im.Study.NotReproduced {
 		fmt.Fprintf(w, "not reproduced: %s: %s\n", s.Table, s.Why)
 	}

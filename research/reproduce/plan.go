@@ -55,6 +55,9 @@ type Options struct {
 	ID string
 	// TokenBudget per match and TotalBudget per set-up (split over its matches); 0: none.
 	TokenBudget, TotalBudget int64
+	// ExcludeFallbackGames leaves out of the tables every game in which a move was a
+	// fallback (by default only the games a fallback ended are left out).
+	ExcludeFallbackGames bool
 	// DondData is the folder of the Deal-or-No-Deal corpus (sampled_50_deal_no_deal.txt,
 	// test.txt); "" leaves its tables empty.
 	DondData string
@@ -80,6 +83,8 @@ type Plan struct {
 	// Slots maps each slot to its model ("" without one).
 	Slots map[string]string
 	Data  *Data
+	// ExcludeFallbackGames is Options'.
+	ExcludeFallbackGames bool
 }
 
 // NewPlan expands study for o. reg resolves games.
@@ -95,7 +100,8 @@ func NewPlan(study *studies.Study, o Options, reg *games.Registry) (*Plan, error
 	if o.Games < 0 {
 		return nil, fmt.Errorf("%w: --games must be 0 (the paper's) or more", ErrOptions)
 	}
-	p := &Plan{Study: study, Tables: tables, Missing: map[string]string{}, Slots: slots, Data: &Data{Dir: o.DondData}}
+	p := &Plan{Study: study, Tables: tables, Missing: map[string]string{}, Slots: slots, Data: &Data{Dir: o.DondData},
+		ExcludeFallbackGames: o.ExcludeFallbackGames}
 	runs, err := study.ExpandRuns()
 	if err != nil {
 		return nil, err

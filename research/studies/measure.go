@@ -31,6 +31,9 @@ type Cell struct {
 	// OK is false when there is no number; Why says why.
 	OK  bool
 	Why string
+	// Fallbacks counts the games behind the number in which a move was a fallback: the
+	// game's default played for an agent whose answers could not be used.
+	Fallbacks int
 	// Alt is the cell's other reading (Measure.Alt), when it has one.
 	Alt *Cell
 	// SE is the standard error of Value (a mean's: the sample's standard deviation over the
@@ -44,15 +47,52 @@ type TableResult struct {
 	Table *Table
 	// Ours[i][j] is row i, column j.
 	Ours [][]Cell
+	// Games are what the table's runs played, each match once: the games the cells may read
+	// and those left out of them.
+	Games GameCounts
+}
+
+// GameCounts are a table's games by what became of them.
+type GameCounts struct {
+	// Played counts every game, void ones included.
+	Played int
+	// WithFallback counts the games with a fallback move that the cells read.
+	WithFallback int
+	// FaultEnded counts the games an agent's failure ended; Counted says whether the cells
+	// read them (the study counts them) or left them out.
+	FaultEnded int
+	Counted    bool
+	// FallbackLeftOut counts the other games with a fallback, left out on request
+	// (Options.ExcludeFallbackGames).
+	FallbackLeftOut int
+	// CutByBudget are the ids of the games a budget cut short (void, left out).
+	CutByBudget []string
+	// Void counts the other void games (left out).
+	Void int
+}
+
+// Options change how cells are computed.
+type Options struct {
+	// ExcludeFallbackGames leaves out every game in which a move was a fallback, not only
+	// those a fallback ended.
+	ExcludeFallbackGames bool
 }
 
 // Compute fills tables from the runs' results and the data source (nil: data-only cells are
 // left empty). missing names runs not played (a slot without a model, a table not picked):
-// their cells say so.
-func Compute(tables []*Table, res Results, data DataSource, missing map[string]string) []TableResult {
+// their cells say so. Void games never count; a game an agent's failure ended counts only
+// where the study counts such games (Study.FaultGames); with opts, no game with a fallback
+// counts.
+func Compute(tables []*Table, res Results, data DataSource, missing map[string]string, opts ...Options) []TableResult {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	var out []TableResult
 	for _, t := range tables {
-		tr := TableResult{Table: t, Ours: make([][]Cell, len(t.Rows))}
+		c := computer{res: res, data: data, missing: missing, opts: o, countFaults: t.countFaults}
+		measure := c.measure
+		tr := TableResult{Table: t, Ours: make([][]Cell, len(t.Rows)), Games: c.games(t)}
 		for i, r := range t.Rows {
 			tr.Ours[i] = make([]Cell, len(t.Columns))
 			for j, c := range t.Columns {
@@ -61,9 +101,9 @@ func Compute(tables []*Table, res Results, data DataSource, missing map[string]s
 					tr.Ours[i][j] = Cell{Why: "not measured"}
 					continue
 				}
-				tr.Ours[i][j] = measure(m, res, data, missing)
+				tr.Ours[i][j] = measure(m)
 				if m.Alt != nil {
-					alt := measure(*m.Alt, res, data, missing)
+					alt := measure(*m.Alt)
 					tr.Ours[i][j].Alt = &alt
 				}
 			}
@@ -97,7 +137,87 @@ func Compute(tables []*Table, res Results, data DataSource, missing map[string]s
 	return out
 }
 
-func measure(m Measure, res Results, data DataSource, missing map[string]string) Cell {
+// computer computes cells from results.
+type computer struct {
+	res         Results
+	data        DataSource
+	missing     map[string]string
+	opts        Options
+	countFaults bool
+}
+
+// games counts what the table's runs played, each match once.
+func (c computer) games(t *Table) GameCounts {
+	g := GameCounts{Counted: c.countFaults}
+	seen := map[string]bool{}
+	for id := range RunsOf([]*Table{t}) {
+		for _, r := range c.res[id] {
+			if r.MatchID != "" && seen[r.MatchID] {
+				continue
+			}
+			seen[r.MatchID] = true
+			g.Played++
+			switch {
+			case r.CutByBudget():
+				g.CutByBudget = append(g.CutByBudget, r.MatchID)
+			case r.Void():
+				g.Void++
+			case r.EndedByFault():
+				g.FaultEnded++
+				if c.countFaults && !c.opts.ExcludeFallbackGames {
+					g.WithFallback++
+				}
+			case r.Fallbacks() > 0 && c.opts.ExcludeFallbackGames:
+				g.FallbackLeftOut++
+			case r.Fallbacks() > 0:
+				g.WithFallback++
+			}
+		}
+	}
+	slices.Sort(g.CutByBudget)
+	return g
+}
+
+// counts reports whether the cells read row r at all.
+func (c computer) counts(r metrics.Row) bool {
+	switch {
+	case r.Void():
+		return false
+	case r.EndedByFault():
+		return c.countFaults && !c.opts.ExcludeFallbackGames
+	case r.Fallbacks() > 0:
+		return !c.opts.ExcludeFallbackGames
+	}
+	return true
+}
+
+// measure computes one cell and counts the games with a fallback behind it.
+func (c computer) measure(m Measure) Cell {
+	cell := c.stat(m)
+	if cell.OK && cell.Fallbacks == 0 && (m.Run != "" || len(m.Runs) > 0) && !slices.Contains([]string{"pair", "gain", "binomial_p"}, m.Stat) {
+		for _, r := range c.rows(m) {
+			if r.Fallbacks() > 0 {
+				cell.Fallbacks++
+			}
+		}
+	}
+	return cell
+}
+
+// rows are the rows of m's runs the cell reads.
+func (c computer) rows(m Measure) []metrics.Row {
+	var rows []metrics.Row
+	for _, id := range append([]string{m.Run}, m.Runs...) {
+		for _, r := range c.res[id] {
+			if c.counts(r) {
+				rows = append(rows, r)
+			}
+		}
+	}
+	return m.keep(rows)
+}
+
+func (c computer) stat(m Measure) Cell {
 	if m.Stat == "column_mean" {
 		return Cell{}
 	}
@@ -110,10 +230,10 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 		return Cell{Value: b2f(slices.Contains(strings.Split(m.Arg, ","), m.Field)), OK: true} // rests on no match
 	}
 	if m.Run == "" && len(m.Runs) == 0 {
-		if data == nil {
+		if c.data == nil {
 			return Cell{Why: "needs data"}
 		}
-		v, n, err := data.Stat(m)
+		v, n, err := c.data.Stat(m)
 		if err != nil {
 			return Cell{Why: err.Error()}
 		}
@@ -121,23 +241,20 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 	}
 	var rows []metrics.Row
 	for _, id := range m.runIDs() {
-		if why, ok := missing[id]; ok {
+		if why, ok := c.missing[id]; ok {
 			return Cell{Why: why}
 		}
 	}
 	if m.Stat == "pair" {
 		// A payoff pair (Alice, Bob): the mean of Value for each seat.
-		a := measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: "0", Where: m.Where}, res, data, missing)
-		b := measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: "1", Where: m.Where}, res, data, missing)
+		a := c.measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: "0", Where: m.Where})
+		b := c.measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: "1", Where: m.Where})
 		if !a.OK || !b.OK {
 			return Cell{Why: a.Why + b.Why}
 		}
-		return Cell{Value: a.Value, Value2: b.Value, Pair: true, N: a.N, OK: true}
+		return Cell{Value: a.Value, Value2: b.Value, Pair: true, N: a.N, OK: true, Fallbacks: a.Fallbacks}
 	}
-	for _, id := range append([]string{m.Run}, m.Runs...) {
-		rows = append(rows, res[id]...)
-	}
-	rows = m.keep(rows)
+	rows = c.rows(m)
 	if len(rows) == 0 {
 		return Cell{Why: "no match"}
 	}
@@ -200,8 +317,8 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 		if m.Base == nil {
 			return Cell{Why: "binomial_p without a base"}
 		}
-		this := measure(Measure{Stat: "share", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: m.Seat, Where: m.Where, Agreed: m.Agreed}, res, data, missing)
-		base := measure(*m.Base, res, data, missing)
+		this := c.measure(Measure{Stat: "share", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: m.Seat, Where: m.Where, Agreed: m.Agreed})
+		base := c.measure(*m.Base)
 		switch {
 		case !this.OK:
 			return this
@@ -209,7 +326,7 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 			return base
 		}
 		k := int(math.Round(this.Value * float64(this.N)))
-		return Cell{Value: BinomialTail(this.N, k, base.Value) * scale, N: this.N, OK: true}
+		return Cell{Value: BinomialTail(this.N, k, base.Value) * scale, N: this.N, OK: true, Fallbacks: this.Fallbacks + base.Fallbacks}
 	case "share":
 		n, yes := 0, 0
 		for _, r := range rows {
@@ -276,9 +393,9 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 		if m.Base == nil {
 			return Cell{Why: "gain without a base"}
 		}
-		this := measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: m.Seat, Where: m.Where, Agreed: m.Agreed,
-			NoDealZero: m.NoDealZero, ZeroIfEqual: m.ZeroIfEqual}, res, data, missing)
-		base := measure(*m.Base, res, data, missing)
+		this := c.measure(Measure{Stat: "mean", Run: m.Run, Runs: m.Runs, Value: m.Value, Seat: m.Seat, Where: m.Where, Agreed: m.Agreed,
+			NoDealZero: m.NoDealZero, ZeroIfEqual: m.ZeroIfEqual})
+		base := c.measure(*m.Base)
 		switch {
 		case !this.OK:
 			return this
@@ -287,7 +404,7 @@ func measure(m Measure, res Results, data DataSource, missing map[string]string)
 		case base.Value == 0:
 			return Cell{Why: "the base is 0"}
 		}
-		return Cell{Value: (this.Value/base.Value - 1) * 100, N: this.N, OK: true}
+		return Cell{Value: (this.Value/base.Value - 1) * 100, N: this.N, OK: true, Fallbacks: this.Fallbacks + base.Fallbacks}
 	}
 	return Cell{Why: "unknown statistic " + m.Stat}
 }
@@ -353,7 +470,7 @@ func BinomialTail(n, k int, p float64) float64 {
 	return min(sum, 1)
 }
 
-// keep filters rows: void matches never count; Where and Agreed as the measure says.
+// keep filters rows as the measure says (Where, Agreed); void matches never count.
 func (m Measure) keep(rows []metrics.Row) []metrics.Row {
 	var out []metrics.Row
 	for _, r := range rows {

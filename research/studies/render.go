@@ -3,11 +3,15 @@ package studies
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	"github.com/parley-arena/parley/services/analytics/metrics"
 )
 
 // Render prints each table in the paper's layout: the row keys, then for every column the
@@ -80,6 +84,9 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 				if len(ns) > 1 && our.N > 0 {
 					text += " (" + strconv.Itoa(our.N) + ")"
 				}
+				if our.Fallbacks > 0 {
+					text += " f" + strconv.Itoa(our.Fallbacks)
+				}
 				cells = append(cells, text)
 			}
 			if len(ns) > 1 {
@@ -100,6 +107,7 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 		for _, reason := range order {
 			fmt.Fprintf(w, "  – %d %s: %s\n", why[reason], plural(why[reason], "cell", "cells"), reason)
 		}
+		writeGames(w, tr.Games)
 		for _, note := range altNotes {
 			fmt.Fprintf(w, "  alt. reading, %s\n", note)
 		}
@@ -109,6 +117,50 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// writeGames says, under a table, how many of its games had a fallback move and which were
+// left out of its cells, and why.
+func writeGames(w io.Writer, g GameCounts) {
+	if g.Played == 0 {
+		return
+	}
+	read := g.Played - g.Void - len(g.CutByBudget) - g.FallbackLeftOut
+	if !g.Counted {
+		read -= g.FaultEnded
+	}
+	switch g.WithFallback {
+	case 0:
+		fmt.Fprintf(w, "  fallbacks: none of the %d %s the cells read had a fallback move\n", read, plural(read, "game", "games"))
+	default:
+		fmt.Fprintf(w, "  fallbacks: %d of the %d %s the cells read had a fallback move (the game's default, played for a\n"+
+			"    model whose answer could not be used); fN after a number: N of its games did (--exclude-fallback-games)\n",
+			g.WithFallback, read, plural(read, "game", "games"))
+	}
+	if g.FaultEnded > 0 {
+		if g.Counted {
+			fmt.Fprintf(w, "  counted: %d %s an agent's failure ended (failed runs, as the study counts them)\n", g.FaultEnded, plural(g.FaultEnded, "game", "games"))
+		} else {
+			fmt.Fprintf(w, "  left out: %d %s an agent's failure ended (a fallback or a fault ended it: no decision to count)\n", g.FaultEnded, plural(g.FaultEnded, "game", "games"))
+		}
+	}
+	if g.FallbackLeftOut > 0 {
+		fmt.Fprintf(w, "  left out: %d other %s with a fallback move (--exclude-fallback-games)\n", g.FallbackLeftOut, plural(g.FallbackLeftOut, "game", "games"))
+	}
+	if n := len(g.CutByBudget); n > 0 {
+		fmt.Fprintf(w, "  left out: %d %s a token budget cut short: %s\n", n, plural(n, "game", "games"), listIDs(g.CutByBudget, 3))
+	}
+	if g.Void > 0 {
+		fmt.Fprintf(w, "  left out: %d void %s (not the agents' doing: a provider that kept failing, an interruption)\n", g.Void, plural(g.Void, "game", "games"))
+	}
+}
+
+// listIDs lists at most n ids, then how many more.
+func listIDs(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:n], ", ") + fmt.Sprintf(" and %d more", len(ids)-n)
 }
 
 func plural(n int, one, many string) string {
@@ -204,4 +256,71 @@ func oursText(c Cell, dec int) string {
 		return "(" + strconv.FormatFloat(c.Value, 'f', dec, 64) + ", " + strconv.FormatFloat(c.Value2, 'f', dec, 64) + ")"
 	}
 	return strconv.FormatFloat(c.Value, 'f', dec, 64)
+}
+
+// WriteFallbacks prints, for each model (a seat label's slot), its moves, how many were
+// fallbacks (by cause) and in how many games, over every game of res, void ones included.
+// name writes a slot for people (its model, say); nil writes the slot.
+func WriteFallbacks(w io.Writer, res Results, name func(slot string) string) {
+	type tally struct {
+		games, withFallback              int
+		moves, fallbacks, budget, faults int
+	}
+	by := map[string]*tally{}
+	seen := map[string]bool{}
+	for _, id := range slices.Sorted(maps.Keys(res)) {
+		for _, r := range res[id] {
+			if seen[r.MatchID] {
+				continue
+			}
+			seen[r.MatchID] = true
+			for _, s := range r.Seats {
+				slot := SlotOf(s.Label)
+				var u *agentv1.Usage
+				for _, su := range r.Usage {
+					if su.GetSeat() == s.Seat {
+						u = su.GetTotal()
+					}
+				}
+				if slot == "" || u.GetModel() == "" {
+					continue // not a model's seat: it reported no usage
+				}
+				t := by[slot]
+				if t == nil {
+					t = &tally{}
+					by[slot] = t
+				}
+				moves, _ := r.Value(metrics.ValueMoves, s.Seat)
+				f, budget := int(u.GetFallbacks()), int(u.GetBudgetFallbacks())
+				fault := 0
+				if f == 0 && s.Faulted {
+					fault = 1 // a default played for a failing agent (a timeout, say)
+				}
+				t.games++
+				t.moves += int(moves)
+				t.fallbacks += f
+				t.budget += budget
+				t.faults += fault
+				if f+fault > 0 {
+					t.withFallback++
+				}
+			}
+		}
+	}
+	if len(by) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Fallbacks by model (moves the model did not make: the game's default was played for it)")
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tmoves\tfallbacks\tof them: budget\tother faults\tgames with one\tgames\t")
+	for _, slot := range slices.Sorted(maps.Keys(by)) {
+		t := by[slot]
+		label := slot
+		if name != nil {
+			label = name(slot)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", label, t.moves, t.fallbacks, t.budget, t.faults, t.withFallback, t.games)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }

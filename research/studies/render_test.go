@@ -1,9 +1,14 @@
 package studies
 
 import (
+	"math"
+	"regexp"
 	"strings"
 	"testing"
 
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
+	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 )
 
@@ -43,5 +48,72 @@ func TestRenderAltAndCounts(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestFallbackGames: a cell counts the games behind it that had a fallback move; games a
+// fallback ended are left out (unless the study counts them, as deliberation's failed runs),
+// as are games a budget cut short; --exclude-fallback-games leaves out every game with one.
+// The table says all of it.
+func TestFallbackGames(t *testing.T) {
+	tb := Table{ID: "Figure 9", Caption: "c", RowKeys: []string{"Offer"}, Columns: []Column{{Key: "acc", Label: "accepted"}},
+		Rows:  []Row{{Keys: []string{"1..10"}, Paper: map[string]any{"acc": 1.0}}},
+		Cells: map[string]Measure{"acc": {Stat: "mean", Run: "d", Value: "agreement"}},
+	}
+	game := func(id string, cause matchv1.EndCause, agreed bool, u *agentv1.Usage) metrics.Row {
+		r := metrics.Row{MatchID: id, Cause: cause, Agreement: agreed,
+			Seats:  []metrics.SeatResult{{Seat: 0, Label: "fixed"}, {Seat: 1, Label: "GPT-4"}},
+			Values: []metrics.Value{{Name: "agreement", Seat: metrics.WholeMatch, Value: b2f(agreed)}}}
+		if u != nil {
+			u.Model = "m"
+			r.Usage = []*eventsv1.SeatUsage{{Seat: 1, Total: u}}
+		}
+		return r
+	}
+	fb := func() *agentv1.Usage { return &agentv1.Usage{Fallback: true, Fallbacks: 1} }
+	agreement, rejected, fault, void := matchv1.EndCause_END_CAUSE_AGREEMENT, matchv1.EndCause_END_CAUSE_REJECTED, matchv1.EndCause_END_CAUSE_AGENT_FAULT, matchv1.EndCause_END_CAUSE_VOID
+	res := Results{"d": {
+		game("g1", agreement, true, &agentv1.Usage{}),
+		game("g2", agreement, true, fb()), // a fallback mid-game; the model accepted later
+		game("g3", rejected, false, &agentv1.Usage{}),
+		game("g4", fault, false, fb()), // the decider's fallback (a reject) ended it
+		game("g5", void, false, &agentv1.Usage{Fallback: true, Fallbacks: 1, BudgetFallbacks: 1, FallbackCause: agentv1.FallbackCause_FALLBACK_CAUSE_BUDGET}),
+	}}
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		counted bool
+		// value and games of the cell, its fallback games; lines the table must print
+		value float64
+		n, fb int
+		want  []string
+	}{
+		{"default", Options{}, false, 2.0 / 3, 3, 1, []string{"0.67 f1", "fallbacks: 1 of the 3 games",
+			"left out: 1 game an agent's failure ended", "left out: 1 game a token budget cut short: g5"}},
+		{"excluded", Options{ExcludeFallbackGames: true}, false, 0.5, 2, 0, []string{"0.50", "fallbacks: none of the 2 games",
+			"left out: 1 other game with a fallback move"}},
+		{"faults counted", Options{}, true, 2.0 / 4, 4, 2, []string{"0.50 f2", "fallbacks: 2 of the 4 games", "counted: 1 game an agent's failure ended"}},
+	} {
+		tb.countFaults = tc.counted
+		out := Compute([]*Table{&tb}, res, nil, nil, tc.opts)
+		c := out[0].Ours[0][0]
+		if !c.OK || math.Abs(c.Value-tc.value) > 1e-9 || c.N != tc.n || c.Fallbacks != tc.fb {
+			t.Errorf("%s: cell %+v; want %.3f over %d games, %d with a fallback", tc.name, c, tc.value, tc.n, tc.fb)
+		}
+		var b strings.Builder
+		if err := Render(&b, &Study{Paper: "p.yaml", Title: "t"}, out); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: the table lacks %q:\n%s", tc.name, w, b.String())
+			}
+		}
+	}
+	var b strings.Builder
+	WriteFallbacks(&b, res, nil)
+	// GPT-4's seat: 3 fallbacks (one of them the budget's) in 3 of 5 games.
+	if !regexp.MustCompile(`GPT-4\s+0\s+3\s+1\s+0\s+3\s+5`).MatchString(b.String()) {
+		t.Errorf("fallbacks by model:\n%s", b.String())
 	}
 }

@@ -46,6 +46,11 @@ type Study struct {
 	NotReproduced []Skipped `yaml:"not_reproduced"`
 	// Notes are remarks printed under the study's tables.
 	Notes []string `yaml:"notes"`
+	// FaultGames says how the study counts a game an agent's failure ended (a default move
+	// played for it ended the match): "counted" keeps it in every cell (deliberation: a failed
+	// run, which its tables count); otherwise it is left out of the cells, since it measures no
+	// decision of the model's, and the tables say how many.
+	FaultGames string `yaml:"fault_games"`
 }
 
 // Skipped is a table that cannot be reproduced.
@@ -106,6 +111,8 @@ type Table struct {
 	Cells map[string]Measure `yaml:"cells"`
 	// NoModel marks a table computed from data alone.
 	NoModel bool `yaml:"no_model"`
+	// countFaults is the study's FaultGames == "counted", set by Load.
+	countFaults bool
 	// PerSlot marks a table with one row per slot (vars: model); a model the paper does not
 	// have but imported runs do gets a row of its own, with no paper numbers.
 	PerSlot bool `yaml:"per_slot"`
@@ -196,6 +203,14 @@ func Load(name string) (*Study, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("studies: %s: %w", name, err)
+	}
+	switch s.FaultGames {
+	case "", "counted":
+	default:
+		return nil, fmt.Errorf("studies: %s: fault_games %q must be counted or left empty", name, s.FaultGames)
+	}
+	for i := range s.Tables {
+		s.Tables[i].countFaults = s.FaultGames == "counted"
 	}
 	return &s, nil
 }

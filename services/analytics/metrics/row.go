@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
@@ -46,6 +47,52 @@ type Row struct {
 // Void reports whether the match is void: recorded, but left out of win rates and ratings.
 func (r Row) Void() bool { return r.Cause == matchv1.EndCause_END_CAUSE_VOID }
 
+// Fallbacks counts the match's moves that were not its agents' own: fallbacks the agents
+// reported (Usage.fallbacks), plus one for each seat that faulted without reporting any (a
+// default was played for it at least once).
+func (r Row) Fallbacks() int {
+	n := 0
+	for _, s := range r.Seats {
+		f := r.fallbacksOf(s.Seat)
+		if f == 0 && s.Faulted {
+			f = 1
+		}
+		n += f
+	}
+	return n
+}
+
+// fallbacksOf is the fallbacks seat reported (1 for an agent that only set the flag).
+func (r Row) fallbacksOf(seat int32) int {
+	for _, u := range r.Usage {
+		if u.GetSeat() != seat {
+			continue
+		}
+		if f := int(u.GetTotal().GetFallbacks()); f > 0 || !u.GetTotal().GetFallback() {
+			return f
+		}
+		return 1
+	}
+	return 0
+}
+
+// EndedByFault reports whether a default move played for a failing agent ended the match.
+func (r Row) EndedByFault() bool { return r.Cause == matchv1.EndCause_END_CAUSE_AGENT_FAULT }
+
+// CutByBudget reports whether a token or cost budget cut the match short: void, with a budget
+// fallback.
+func (r Row) CutByBudget() bool {
+	if !r.Void() {
+		return false
+	}
+	for _, u := range r.Usage {
+		if u.GetTotal().GetBudgetFallbacks() > 0 || u.GetTotal().GetFallbackCause() == agentv1.FallbackCause_FALLBACK_CAUSE_BUDGET {
+			return true
+		}
+	}
+	return false
+}
+
 // Value returns the named value of seat (or WholeMatch), if present.
 func (r Row) Value(name string, seat int32) (float64, bool) {
 	for _, v := range r.Values {
@@ -68,6 +115,8 @@ const (
 	ValueFaulted = "faulted"
 	// ValueRefused counts a seat's refused actions.
 	ValueRefused = "refused_actions"
+	// ValueMoves counts a seat's moves (actions taken, the defaults played for it included).
+	ValueMoves = "moves"
 )
 
 // NewRow reads a finished match's record into a Row: the common values of every game, then
@@ -97,9 +146,11 @@ func NewRow(events []*eventsv1.MatchEvent, reg *Registry) (Row, error) {
 		faulted[s] = true
 	}
 	refused := make(map[int32]int)
+	moves := make(map[int32]int)
 	for _, ev := range events {
-		if ev.GetActionTaken() != nil {
+		if a := ev.GetActionTaken(); a != nil {
 			row.Turns = ev.GetTurn()
+			moves[a.GetSeat()]++
 		}
 		if r := ev.GetActionRefused(); r != nil {
 			refused[r.GetSeat()]++
@@ -123,7 +174,8 @@ func NewRow(events []*eventsv1.MatchEvent, reg *Registry) (Row, error) {
 		row.Values = append(row.Values,
 			Value{Name: ValuePayoff, Seat: s.Seat, Value: s.Payoff},
 			Value{Name: ValueFaulted, Seat: s.Seat, Value: b2f(s.Faulted)},
-			Value{Name: ValueRefused, Seat: s.Seat, Value: float64(refused[s.Seat])})
+			Value{Name: ValueRefused, Seat: s.Seat, Value: float64(refused[s.Seat])},
+			Value{Name: ValueMoves, Seat: s.Seat, Value: float64(moves[s.Seat])})
 	}
 	if reg == nil || row.Void() {
 		return row, nil

@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"testing"
 
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -54,6 +55,7 @@ func TestNewRow(t *testing.T) {
 		{metrics.ValueAgreement, metrics.WholeMatch, 1}, {metrics.ValueTurns, metrics.WholeMatch, 2},
 		{metrics.ValuePayoff, 0, 60}, {metrics.ValuePayoff, 1, 40}, {metrics.ValueRefused, 1, 1},
 		{metrics.ValueRefused, 0, 0}, {metrics.ValueFaulted, 1, 1}, {"events", metrics.WholeMatch, 5},
+		{metrics.ValueMoves, 0, 1}, {metrics.ValueMoves, 1, 1},
 	}
 	for _, c := range checks {
 		if got, ok := row.Value(c.name, c.seat); !ok || got != c.want {
@@ -91,5 +93,38 @@ func TestFinished(t *testing.T) {
 	}
 	if _, _, err := metrics.Finished(evs[1:]); err == nil {
 		t.Error("a record without its start passed")
+	}
+}
+
+// TestRowFallbacks: a row counts the moves that were not its agents' own (reported fallbacks,
+// or one for a faulted seat that reported none), says when a fault ended the match, and when a
+// budget cut it short.
+func TestRowFallbacks(t *testing.T) {
+	usage := func(seat int32, u *agentv1.Usage) *eventsv1.SeatUsage {
+		return &eventsv1.SeatUsage{Seat: seat, Total: u}
+	}
+	for _, tc := range []struct {
+		name      string
+		cause     matchv1.EndCause
+		usage     []*eventsv1.SeatUsage
+		fallbacks int
+		cut       bool
+	}{
+		// Seat 1 faulted (record's faulted_seats) and reported nothing: one default.
+		{"a faulted seat", matchv1.EndCause_END_CAUSE_AGENT_FAULT, nil, 1, false},
+		{"reported fallbacks", matchv1.EndCause_END_CAUSE_AGREEMENT, []*eventsv1.SeatUsage{
+			usage(0, &agentv1.Usage{Fallback: true, Fallbacks: 3}), usage(1, &agentv1.Usage{Fallback: true})}, 4, false},
+		{"a budget cut it short", matchv1.EndCause_END_CAUSE_VOID, []*eventsv1.SeatUsage{
+			usage(0, &agentv1.Usage{Fallback: true, Fallbacks: 1, BudgetFallbacks: 1, FallbackCause: agentv1.FallbackCause_FALLBACK_CAUSE_BUDGET})}, 2, true},
+	} {
+		evs := record(tc.cause)
+		evs[len(evs)-1].GetMatchEnded().Usage = tc.usage
+		row, err := metrics.NewRow(evs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.Fallbacks() != tc.fallbacks || row.CutByBudget() != tc.cut || row.EndedByFault() != (tc.cause == matchv1.EndCause_END_CAUSE_AGENT_FAULT) {
+			t.Errorf("%s: fallbacks %d, cut %v, ended by fault %v; want %d, %v", tc.name, row.Fallbacks(), row.CutByBudget(), row.EndedByFault(), tc.fallbacks, tc.cut)
+		}
 	}
 }

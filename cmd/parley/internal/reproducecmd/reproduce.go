@@ -79,6 +79,7 @@ model calls, estimated tokens and cost) and plays nothing. --token-budget caps e
 	fs.StringVar(&o.r.CacheDir, "cache", "", "reply cache directory (default: parley/llm under the user's cache directory)")
 	fs.BoolVar(&o.r.NoCache, "no-cache", false, "do not cache replies")
 	fs.StringVar(&o.r.Prices, "prices", "", "price table (YAML: model: {prompt: USD per million tokens, completion: ...}); default: the shipped one")
+	fs.BoolVar(&o.r.ExcludeFallbackGames, "exclude-fallback-games", false, "leave out of every cell the games in which a move was a fallback (the game's default played for a model whose answer could not be used); by default only the games a fallback ended are left out, and each cell says how many of its games had one")
 	fs.IntVar(&o.r.Games, "games", 0, "at most this many matches per cell (0: the paper's number)")
 	fs.StringArrayVar(&o.r.Tables, "table", nil, "a table to reproduce, e.g. 5, \"Table 5\", \"Figure 3a\" (repeatable; default: all)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan (matches, model calls, tokens, cost) and play nothing")
@@ -247,5 +248,5 @@ func fromRuns(ctx context.Context, deps *cli.Deps, o *options, study *studies.St
 	}
 	fmt.Fprintf(deps.Out, "%s: %s\n", study.Name, study.Title)
 	imp.WriteSummary(deps.Out)
-	return imp.WriteTables(deps.Out, o.r.Tables)
+	return imp.WriteTables(deps.Out, o.r.Tables, studies.Options{ExcludeFallbackGames: o.r.ExcludeFallbackGames})
 }
