@@ -14,7 +14,7 @@
 //	a CallResult; matches reach the bot as agent "bot:TEAM/NAME".
 //
 // In Go: gateway.New(gateway.Config{Referee: ref, Teams: teams, BotLinks: links}) served with
-// HTTP/2 without TLS (gatewaycmd.Serve), with teams a registry.Service and links a
+// HTTP/2 without TLS (the gateway role's Serve), with teams a registry.Service and links a
 // botlink.Links on one NATS connection; registry.Store.AddTeam gives a token; sdk.Dial connects
 // a Go agent. gateway/botlink_test.go does all of it.
 

@@ -8,16 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"time"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/reflection"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
+	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
@@ -27,10 +23,9 @@ import (
 
 type options struct {
 	logLevel string
-	nats     string
 	db       string
 	listen   string
-	storeDir string
+	bus      cli.BusFlags
 	durable  string
 	metrics  string
 }
@@ -54,10 +49,9 @@ an embedded NATS server (data in --store-dir), which only sees events already in
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), deps, o) },
 	}
-	cmd.Flags().StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server")
+	o.bus.Bind(cmd.Flags(), "NATS server URL; empty starts an embedded server", "where the embedded NATS server keeps its data (default: a temporary directory)")
 	cmd.Flags().StringVar(&o.db, "db", "parley-analytics.db", "SQLite database file (created if missing)")
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:7080", "address to serve the analytics API on")
-	cmd.Flags().StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
 	cmd.Flags().StringVar(&o.durable, "durable", natsname.AnalyticsConsumer, "name of the durable JetStream consumer")
 	cmd.Flags().StringVar(&o.metrics, "metrics", "", "also serve Prometheus metrics on http://ADDR/metrics (the consumer's lag); empty: off")
 	cli.LogLevelFlag(cmd.Flags(), &o.logLevel)
@@ -70,8 +64,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return err
 	}
 	logger := deps.JSONLogger(level)
-	if o.nats != "" && o.storeDir != "" {
-		return cli.Usagef("--store-dir applies only to the embedded NATS server, not with --nats")
+	if err := o.bus.Check(); err != nil {
+		return err
 	}
 	if o.durable == "" {
 		return cli.Usagef("--durable must not be empty")
@@ -93,76 +87,46 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return fmt.Errorf("--db: %w", err)
 	}
 	defer store.Close()
-	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger)
+	b, err := o.bus.Open(ctx, bus.Config{}, logger)
 	if err != nil {
-		return fmt.Errorf("nats: %w", err)
+		return err
 	}
 	defer b.Close()
 
-	cons := analytics.NewConsumer(b.JetStream(), store, standard.New(), logger, analytics.ConsumerConfig{Durable: o.durable})
 	if metricsLis != nil {
 		metrics := telemetry.New()
 		metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, o.durable)
-		metricsCtx, stopMetrics := context.WithCancel(ctx)
-		defer stopMetrics()
-		go func() {
-			if err := metrics.Serve(metricsCtx, metricsLis); err != nil {
-				logger.Error("metrics listener stopped", "err", err)
-			}
-		}()
+		roles.ServeMetrics(ctx, metricsLis, metrics, logger)
 		fmt.Fprintf(deps.Out, "metrics on http://%s/metrics\n", metricsLis.Addr())
 	}
-	if _, err := cons.Ensure(ctx); err != nil {
-		return fmt.Errorf("nats: %w", err)
+	role, err := roles.StartAnalytics(ctx, roles.AnalyticsConfig{
+		Bus: b, Store: store, Families: standard.New(), Consumer: analytics.ConsumerConfig{Durable: o.durable}, Logger: logger,
+	}, lis)
+	if err != nil {
+		return err
 	}
-
-	srv := grpc.NewServer()
-	analyticsv1.RegisterAnalyticsServiceServer(srv, analytics.NewServer(store))
-	hs := health.NewServer()
-	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	hs.SetServingStatus(analyticsv1.AnalyticsService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(srv, hs)
-	reflection.Register(srv)
-
 	events := b.URL()
 	if events == "" {
 		events = "an embedded NATS server"
 	}
 	fmt.Fprintf(deps.Out, "analytics listening on %s, database %s, events from %s\n", lis.Addr(), o.db, events)
 
-	consCtx, stopConsumer := context.WithCancel(ctx)
-	defer stopConsumer()
-	consumed := make(chan error, 1)
-	go func() { consumed <- cons.Run(consCtx) }()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-
 	var runErr error
 	select {
 	case <-ctx.Done():
-	case err := <-consumed:
-		consumed <- err
+	case err := <-role.Failed():
 		if err != nil {
 			runErr = fmt.Errorf("analytics consumer: %w", err)
 		}
-	case err := <-served:
+	case err := <-role.Served():
 		if err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 			runErr = fmt.Errorf("analytics API: %w", err)
 		}
 	}
-	hs.Shutdown()
-	stopConsumer()
-	stopped := make(chan struct{})
-	go func() { srv.GracefulStop(); close(stopped) }()
-	select {
-	case <-stopped:
-	case <-time.After(5 * time.Second):
-		srv.Stop()
-	}
-	if err := <-consumed; err != nil && runErr == nil {
+	if err := role.Stop(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("analytics consumer: %w", err)
 	}
-	st := cons.Stats()
+	st := role.Stats()
 	logger.Info("analytics stopped", "batches", st.Batches, "stored", st.Stored, "duplicates", st.Duplicates, "computed", st.Computed)
 	return runErr
 }

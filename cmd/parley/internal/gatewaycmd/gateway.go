@@ -4,14 +4,8 @@ package gatewaycmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"time"
-
-	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
-	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
@@ -21,7 +15,6 @@ import (
 	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/gateway"
 	"github.com/parley-arena/parley/gateway/web"
-	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
@@ -30,8 +23,7 @@ import (
 type options struct {
 	logLevel    string
 	listen      string
-	nats        string
-	storeDir    string
+	bus         cli.BusFlags
 	referee     string
 	tournaments string
 	analytics   string
@@ -64,8 +56,7 @@ read from the NATS server (--nats), where dial-out bots' links are also offered 
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address to serve HTTP on")
-	fs.StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server (data in --store-dir)")
-	fs.StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
+	o.bus.Bind(fs, "NATS server URL; empty starts an embedded server (data in --store-dir)", "where the embedded NATS server keeps its data (default: a temporary directory)")
 	fs.StringVar(&o.referee, "referee", "127.0.0.1:7070", "address of the referee's gRPC API (parley referee)")
 	fs.StringVar(&o.tournaments, "tournaments", "", "address of the tournaments' gRPC API (default: --referee)")
 	fs.StringVar(&o.analytics, "analytics", "127.0.0.1:7080", "address of the analytics gRPC API (parley analytics); empty: none")
@@ -79,9 +70,10 @@ read from the NATS server (--nats), where dial-out bots' links are also offered 
 }
 
 func run(ctx context.Context, deps *cli.Deps, o *options) error {
+	if err := o.bus.Check(); err != nil {
+		return err
+	}
 	switch {
-	case o.nats != "" && o.storeDir != "":
-		return cli.Usagef("--store-dir applies only to the embedded NATS server, not with --nats")
 	case o.referee == "":
 		return cli.Usagef("--referee is required: the gateway lists the games of a referee")
 	case o.maxBody < 1024:
@@ -106,9 +98,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--listen %s: %v", o.listen, err)
 	}
 	defer lis.Close()
-	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger)
+	b, err := o.bus.Open(ctx, bus.Config{}, logger)
 	if err != nil {
-		return fmt.Errorf("nats: %w", err)
+		return err
 	}
 	defer b.Close()
 	refConn, err := grpc.NewClient(o.referee, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -123,33 +115,29 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		defer tourConn.Close()
 	}
-	var an analyticsv1.AnalyticsServiceClient
+	var an grpc.ClientConnInterface
 	if o.analytics != "" {
 		conn, err := grpc.NewClient(o.analytics, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			return cli.Usagef("--analytics %s: %v", o.analytics, err)
 		}
 		defer conn.Close()
-		an = analyticsv1.NewAnalyticsServiceClient(conn)
-	}
-	teams, links, err := roles.Teams(ctx, b, deps.Games, logger)
-	if err != nil {
-		return fmt.Errorf("nats: %w", err)
+		an = conn
 	}
 	metrics := telemetry.New()
 	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, natsname.AnalyticsConsumer)
-	gw, err := gateway.New(gateway.Config{
-		Referee: refereev1.NewRefereeServiceClient(refConn), Tournaments: tournamentv1.NewTournamentServiceClient(tourConn),
-		Analytics: an, Teams: teams, BotLinks: links, Metrics: metrics, Logger: logger, Web: web.Handler(),
-		MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams, AdminToken: deps.Getenv("PARLEY_ADMIN_TOKEN"),
-		Policy: pol, Ready: b.Ready,
-		TokenRate: o.tokenRate, TokenBurst: o.tokenBurst, Mount: links.Relay().Mount,
+	gw, err := roles.NewGateway(ctx, roles.GatewayConfig{
+		Bus: b, Games: deps.Games, Referee: refConn, Tournaments: tourConn, Analytics: an, Logger: logger,
+		Gateway: gateway.Config{
+			Metrics: metrics, Web: web.Handler(), MaxBodyBytes: o.maxBody, MaxStreamsPerClient: o.maxStreams,
+			AdminToken: deps.Getenv("PARLEY_ADMIN_TOKEN"), Policy: pol, TokenRate: o.tokenRate, TokenBurst: o.tokenBurst,
+		},
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(deps.Out, "gateway listening on http://%s, referee %s, analytics %s\n", lis.Addr(), o.referee, orNone(o.analytics))
-	return Serve(ctx, lis, gw)
+	return gw.Serve(ctx, lis)
 }
 
 func orNone(s string) string {
@@ -157,38 +145,4 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-// Serve serves gw on lis (HTTP/1.1, and HTTP/2 without TLS for gRPC clients), within its
-// connection limits and read timeouts, until ctx ends, then shuts down: requests still running,
-// live streams included, are cancelled.
-func Serve(ctx context.Context, lis net.Listener, gw *gateway.Gateway) error {
-	base, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelRequests()
-	lis = gw.Listener(lis)
-	srv := &http.Server{
-		Handler: gw, ReadHeaderTimeout: gw.ReadHeaderTimeout(), IdleTimeout: time.Minute,
-		BaseContext: func(net.Listener) context.Context { return base },
-	}
-	srv.Protocols = new(http.Protocols)
-	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
-	select {
-	case err := <-done:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return err
-	case <-ctx.Done():
-	}
-	cancelRequests()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close() // live streams that did not end in time
-	}
-	<-done
-	return nil
 }

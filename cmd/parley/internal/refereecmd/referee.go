@@ -27,8 +27,7 @@ import (
 type options struct {
 	logLevel          string
 	listen            string
-	nats              string
-	storeDir          string
+	bus               cli.BusFlags
 	worker            bool
 	workerConcurrency int
 	ackWait           time.Duration
@@ -66,8 +65,7 @@ through it, and resumes them when it starts again: run one such referee per NATS
 		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), deps, o) },
 	}
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:7070", "address to serve the referee API on")
-	cmd.Flags().StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server")
-	cmd.Flags().StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data (default: a temporary directory)")
+	o.bus.Bind(cmd.Flags(), "NATS server URL; empty starts an embedded server", "where the embedded NATS server keeps its data (default: a temporary directory)")
 	cmd.Flags().BoolVar(&o.worker, "worker", true, "also play match requests (tournaments', the gateway's) from the shared work queue")
 	cmd.Flags().IntVar(&o.workerConcurrency, "worker-concurrency", tournament.DefaultConcurrency, "most queued matches this referee runs at once")
 	cmd.Flags().DurationVar(&o.ackWait, "ack-wait", queue.DefaultAckWait, "how long a request may go without a sign of life before another worker gets it (set for every worker)")
@@ -105,22 +103,16 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		defer metricsLis.Close()
 	}
-	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir, Replicas: o.replicas}, logger)
+	b, err := o.bus.Open(ctx, bus.Config{Replicas: o.replicas}, logger)
 	if err != nil {
 		lis.Close()
-		return fmt.Errorf("nats: %w", err)
+		return err
 	}
 	defer b.Close()
 	metrics := telemetry.New()
 	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
 	if metricsLis != nil {
-		metricsCtx, stopMetrics := context.WithCancel(ctx)
-		defer stopMetrics()
-		go func() {
-			if err := metrics.Serve(metricsCtx, metricsLis); err != nil {
-				logger.Error("metrics listener stopped", "err", err)
-			}
-		}()
+		roles.ServeMetrics(ctx, metricsLis, metrics, logger)
 		fmt.Fprintf(deps.Out, "metrics on http://%s/metrics\n", metricsLis.Addr())
 	}
 

@@ -26,8 +26,7 @@ type options struct {
 	tournament string
 	formats    []string
 	out        string
-	nats       string
-	storeDir   string
+	bus        cli.BusFlags
 	metaGame   string
 }
 
@@ -59,8 +58,8 @@ format of the matrix games), so the equilibrium analysis can say which variant t
 	fs.StringVar(&o.tournament, "tournament", "", "id of the tournament")
 	fs.StringSliceVar(&o.formats, "format", []string{"html"}, "formats to write: "+strings.Join(report.Formats, ", ")+" (comma-separated or repeated)")
 	fs.StringVar(&o.out, "out", "report", "directory to write into (created if needed)")
-	fs.StringVar(&o.nats, "nats", "", "NATS server URL holding the records")
-	fs.StringVar(&o.storeDir, "store-dir", "", "data directory of an embedded NATS server holding the records (as given to 'parley tournament --store-dir')")
+	o.bus.Needed = true
+	o.bus.Bind(fs, "NATS server URL holding the records", "data directory of an embedded NATS server holding the records (as given to 'parley tournament --store-dir')")
 	fs.StringVar(&o.metaGame, "meta-game", "", "also write the meta-game file to this path")
 	return cmd
 }
@@ -69,19 +68,18 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	switch {
 	case o.tournament == "":
 		return cli.Usagef("--tournament is required")
-	case o.nats == "" && o.storeDir == "":
-		return cli.Usagef("say where the records are: --nats URL or --store-dir DIR")
-	case o.nats != "" && o.storeDir != "":
-		return cli.Usagef("--nats and --store-dir exclude each other")
+	}
+	if err := o.bus.Check(); err != nil {
+		return err
 	}
 	for _, f := range o.formats {
 		if !contains(report.Formats, f) {
 			return cli.Usagef("--format %q: want one of %s", f, strings.Join(report.Formats, ", "))
 		}
 	}
-	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, deps.Logger(slogWarn))
+	b, err := o.bus.Open(ctx, bus.Config{}, deps.Logger(slogWarn))
 	if err != nil {
-		return fmt.Errorf("nats: %w", err)
+		return err
 	}
 	defer b.Close()
 	spec, err := tournament.LoadSpec(ctx, b.JetStream(), o.tournament)

@@ -1,6 +1,9 @@
 package roles
 
 import (
+	"context"
+	"log/slog"
+	"net"
 	"time"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -34,4 +37,14 @@ func (o observer) ActionRefused(om match.ObservedMatch, seat int32) {
 
 func (o observer) AgentFaulted(om match.ObservedMatch, seat int32, kind eventsv1.FaultKind) {
 	o.m.AgentFaulted(om.Game, om.Agent(seat), kind)
+}
+
+// ServeMetrics serves m on lis (GET /metrics) in the background until ctx ends; a server that
+// stops by itself is logged.
+func ServeMetrics(ctx context.Context, lis net.Listener, m *telemetry.Metrics, logger *slog.Logger) {
+	go func() {
+		if err := m.Serve(ctx, lis); err != nil {
+			logger.Error("metrics listener stopped", "err", err)
+		}
+	}()
 }

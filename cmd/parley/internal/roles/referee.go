@@ -6,7 +6,6 @@ import (
 	"net"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
@@ -55,11 +54,9 @@ type Referee struct {
 	Referee     *server.Server
 	Tournaments *tournament.Service
 
-	srv        *grpc.Server
-	health     *health.Server
+	srv        *gRPCServer
 	stopHealth func()
 	stopW      func()
-	served     chan error
 }
 
 // StartReferee starts the referee role, serving gRPC on lis. ctx bounds the start-up only.
@@ -79,8 +76,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	if err != nil {
 		return nil, err
 	}
-	r := &Referee{Referee: ref, srv: grpc.NewServer(), served: make(chan error, 1)}
-	refereev1.RegisterRefereeServiceServer(r.srv, ref)
+	r := &Referee{Referee: ref}
 	names := []string{refereev1.RefereeService_ServiceDesc.ServiceName}
 	if cfg.Tournaments {
 		if r.Tournaments, err = tournament.NewService(ctx, tournament.ServiceConfig{
@@ -89,11 +85,8 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 			ref.Close()
 			return nil, err
 		}
-		tournamentv1.RegisterTournamentServiceServer(r.srv, r.Tournaments)
 		names = append(names, tournamentv1.TournamentService_ServiceDesc.ServiceName)
 	}
-	r.health = ServeHealth(r.srv, names...)
-	r.stopHealth = watchReady(cfg.Bus.Ready, r.health, names)
 
 	r.stopW = func() {}
 	if cfg.Workers > 0 {
@@ -102,7 +95,13 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 			Name: cfg.Name, Options: cfg.Options, Logger: cfg.Logger,
 		})
 	}
-	go func() { r.served <- r.srv.Serve(lis) }()
+	r.srv = newGRPCServer(lis, func(s *gRPCServer) {
+		refereev1.RegisterRefereeServiceServer(s, ref)
+		if r.Tournaments != nil {
+			tournamentv1.RegisterTournamentServiceServer(s, r.Tournaments)
+		}
+	}, names...)
+	r.stopHealth = watchReady(cfg.Bus.Ready, r.srv.health, names)
 	return r, nil
 }
 
@@ -137,7 +136,7 @@ func watchReady(ready func() error, hs *health.Server, names []string) (stop fun
 }
 
 // Served is closed, with the server's error, when the gRPC server stops by itself.
-func (r *Referee) Served() <-chan error { return r.served }
+func (r *Referee) Served() <-chan error { return r.srv.served }
 
 // Stop stops the workers first (their running matches end void and go back to the queue for
 // another referee), then the tournaments' requesting, then the gRPC server (gracefully, for
@@ -148,14 +147,8 @@ func (r *Referee) Stop() {
 		r.Tournaments.Close()
 	}
 	r.stopHealth()
-	r.health.Shutdown()
-	stopped := make(chan struct{})
-	go func() { r.srv.GracefulStop(); close(stopped) }()
-	select {
-	case <-stopped:
-	case <-time.After(5 * time.Second):
-		r.srv.Stop()
-	}
+	r.srv.health.Shutdown()
+	r.srv.Stop()
 	r.Referee.Close()
 }
 

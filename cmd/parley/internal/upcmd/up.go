@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	"github.com/parley-arena/parley/cmd/parley/internal/gatewaycmd"
 	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	"github.com/parley-arena/parley/gateway"
 	"github.com/parley-arena/parley/gateway/web"
@@ -190,7 +189,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	fmt.Fprintln(deps.Out, "stop with Ctrl-C")
 
 	served := make(chan error, 1)
-	go func() { served <- gatewaycmd.Serve(ctx, httpLis, st.Gateway) }()
+	go func() { served <- st.Gateway.Serve(ctx, httpLis) }()
 	var runErr error
 	select {
 	case err := <-served:
