@@ -3,6 +3,7 @@ package reproduce
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path"
@@ -198,4 +199,34 @@ func readGaps(t *testing.T) map[string]string {
 		out[key] = why
 	}
 	return out
+}
+
+// BenchmarkTablesFromStore reads the imported runs back from the store and fills the study's
+// tables, as `parley reproduce deliberation --from-runs` does once the runs are imported.
+func BenchmarkTablesFromStore(b *testing.B) {
+	archive := repodata.Shared(b, "transcripts", "deliberation", "reproduction.tar.gz")
+	ctx := context.Background()
+	nb, err := bus.Open(ctx, bus.Config{StoreDir: b.TempDir()}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nb.Close()
+	reg := families.New()
+	im := &imports.Importer{Format: deliberation.Format{}, Games: reg, Prefix: "delib"}
+	if _, err := im.Import(ctx, nb, []string{archive}); err != nil {
+		b.Fatal(err)
+	}
+	study, err := studies.Load("deliberation")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		imp, err := ReadImported(ctx, nb.JetStream(), study, []string{"delib"}, reg, standard.New())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := imp.WriteTables(io.Discard, nil, studies.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
