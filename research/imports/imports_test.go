@@ -3,7 +3,6 @@ package imports_test
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -31,6 +30,7 @@ import (
 	"github.com/parley-arena/parley/referee/record"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/imports"
+	"github.com/parley-arena/parley/research/imports/importtest"
 	"github.com/parley-arena/parley/services/analytics/metrics"
 )
 
@@ -367,59 +367,20 @@ func TestImportStoresEachGameAsAMatchOfItsFoldersTournament(t *testing.T) {
 	}
 }
 
-type entry struct {
-	name, content string
-	kind          byte
-}
-
-func writeTar(t *testing.T, p string, entries []entry) {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, e := range entries {
-		kind := e.kind
-		if kind == 0 {
-			kind = tar.TypeReg
-		}
-		h := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.content)), Typeflag: kind}
-		if kind == tar.TypeSymlink {
-			h.Size, h.Linkname = 0, e.content
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if kind == tar.TypeReg {
-			if _, err := tw.Write([]byte(e.content)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestWalkReadsArchivesAndRefusesWhatItCannotUseInOneLineEach(t *testing.T) {
 	dir := t.TempDir()
 	inside := filepath.Join(dir, "in")
 	if err := os.Mkdir(inside, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeTar(t, filepath.Join(inside, "runs.tar.gz"), []entry{
-		{name: "runs/left/a.game", content: gameAlike},
-		{name: "runs/left/b.game", content: gameParse},
-		{name: "runs/left/total.txt", content: "10"},
-		{name: "../escape.game", content: gameAlike},
-		{name: "/abs/escape.game", content: gameAlike},
-		{name: "runs/link.game", content: "../../etc/passwd", kind: tar.TypeSymlink},
-		{name: "runs/inner.tar.gz", content: "not opened"},
+	importtest.WriteTarGz(t, filepath.Join(inside, "runs.tar.gz"), []importtest.Entry{
+		{Name: "runs/left/a.game", Content: gameAlike},
+		{Name: "runs/left/b.game", Content: gameParse},
+		{Name: "runs/left/total.txt", Content: "10"},
+		{Name: "../escape.game", Content: gameAlike},
+		{Name: "/abs/escape.game", Content: gameAlike},
+		{Name: "runs/link.game", Content: "../../etc/passwd", Kind: tar.TypeSymlink},
+		{Name: "runs/inner.tar.gz", Content: "not opened"},
 	})
 	write(t, inside, "broken.tgz", "this is not gzip")
 	write(t, inside, "plain/c.game", gameRefused)

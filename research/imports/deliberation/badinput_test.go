@@ -1,12 +1,10 @@
 package deliberation_test
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,9 +17,9 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/families"
-	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/imports"
 	"github.com/parley-arena/parley/research/imports/deliberation"
+	"github.com/parley-arena/parley/research/imports/importtest"
 )
 
 // base's parties as the config names them, and a slot assignment that gives every one a turn.
@@ -101,7 +99,12 @@ func TestBadInput(t *testing.T) {
 	// A run with no config of its own reads the game folder's; this one has a stranger speak.
 	files["games_descriptions/base/output/noconfig/history07.json"] = []byte(strings.Replace(string(good), `"agent":"Mayor"`, `"agent":"Nobody"`, 1))
 	archive := filepath.Join(t.TempDir(), "runs.tar.gz")
-	writeTar(t, archive, files, "../escape/history08.json")
+	var entries []importtest.Entry
+	for _, n := range slices.Sorted(maps.Keys(files)) {
+		entries = append(entries, importtest.Entry{Name: n, Content: string(files[n])})
+	}
+	entries = append(entries, importtest.Entry{Name: "../escape/history08.json", Content: string(good)})
+	importtest.WriteTarGz(t, archive, entries)
 
 	b, err := bus.Open(ctx, bus.Config{}, nil)
 	if err != nil {
@@ -117,16 +120,7 @@ func TestBadInput(t *testing.T) {
 		"history03.json": "not a history file", "history05.json": "bytes; an answer is at most",
 		"history07.json": `"Nobody" is no party`, "escape": "", "missing": "no such file",
 	}
-	if len(sum.Refused) != len(want) {
-		t.Errorf("refused %q; want one line for each of %v", sum.Refused, want)
-	}
-	for key, reason := range want {
-		if !slices.ContainsFunc(sum.Refused, func(r imports.Refusal) bool {
-			return strings.Contains(r.Path, key) && strings.Contains(r.Reason, reason) && !strings.Contains(r.String(), "\n")
-		}) {
-			t.Errorf("no refusal of %s saying %q among %q", key, reason, sum.Refused)
-		}
-	}
+	importtest.CheckRefused(t, sum, want)
 	if sum.Imported != 4 || len(sum.Void) != 0 {
 		t.Fatalf("imported %d (void %v); want the two good runs, the one with no final deal and the one cut short, none void", sum.Imported, sum.Void)
 	}
@@ -134,19 +128,9 @@ func TestBadInput(t *testing.T) {
 		t.Fatal("the ../ entry was written")
 	}
 	outcomes := map[string]*matchv1.Outcome{}
-	for _, tr := range sum.Tournaments {
-		spec, err := tournament.LoadSpec(ctx, b.JetStream(), tr.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, err := tournament.LoadRecords(ctx, b.JetStream(), spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rec := range recs {
-			src := rec.Events[0].GetMatchStarted().GetImported().GetSourceFile()
-			outcomes[path.Base(src)] = rec.Events[len(rec.Events)-1].GetMatchEnded().GetOutcome()
-		}
+	for _, rec := range importtest.Records(ctx, t, b.JetStream(), sum) {
+		src := rec.Events[0].GetMatchStarted().GetImported().GetSourceFile()
+		outcomes[path.Base(src)] = rec.Events[len(rec.Events)-1].GetMatchEnded().GetOutcome()
 	}
 	// A2,B3,C2,D2,E3 passes unanimously only through SportCo's bonus (52 + 10 against its 55):
 	// every party's score for it; the opening deal fails: every party's minimum.
@@ -171,38 +155,5 @@ func TestBadInput(t *testing.T) {
 	}
 	if s := outcomes["history06.json"].GetSummary(); !strings.Contains(s, "stops after answer 4 of 8") {
 		t.Errorf("the run cut short says %q", s)
-	}
-}
-
-func writeTar(t *testing.T, name string, files map[string][]byte, escape string) {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	put := func(n string, data []byte) {
-		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range names {
-		put(n, files[n])
-	}
-	put(escape, files[names[0]])
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/families"
-	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/imports"
+	"github.com/parley-arena/parley/research/imports/importtest"
 	"github.com/parley-arena/parley/research/imports/negotiationarena"
 )
 
@@ -92,51 +92,32 @@ func TestImportOfBadLogsRefusesEachInOneLine(t *testing.T) {
 		"truncated": "cut short", "unknown": `unknown game class "ChessGame"`, "huge": "bytes; an answer is at most",
 		"notjson": "not a game log", "missing": "no such file",
 	}
-	if len(sum.Refused) != len(want) {
-		t.Errorf("refused %q; want one line for each of %v", sum.Refused, want)
-	}
-	for key, reason := range want {
-		if !slices.ContainsFunc(sum.Refused, func(r imports.Refusal) bool {
-			return strings.Contains(r.Path, key) && strings.Contains(r.Reason, reason) && !strings.Contains(r.String(), "\n")
-		}) {
-			t.Errorf("no refusal of %s saying %q among %q", key, reason, sum.Refused)
-		}
-	}
+	importtest.CheckRefused(t, sum, want)
 	if sum.Imported != 3 || sum.Void["cut short"] != 1 {
 		t.Fatalf("imported %d (void %v); want the two good games and the one without its summary, void", sum.Imported, sum.Void)
 	}
 	// The good game, read back: a buyer/seller match at 50 with the logged payoffs, the buyer
 	// labelled with its persona.
 	var checked bool
-	for _, tr := range sum.Tournaments {
-		spec, err := tournament.LoadSpec(ctx, b.JetStream(), tr.ID)
-		if err != nil {
-			t.Fatal(err)
+	for _, rec := range importtest.Records(ctx, t, b.JetStream(), sum) {
+		start := rec.Events[0].GetMatchStarted()
+		if !strings.HasSuffix(start.GetImported().GetSourceFile(), "good/1/game_state.json") {
+			continue
 		}
-		recs, err := tournament.LoadRecords(ctx, b.JetStream(), spec)
-		if err != nil {
-			t.Fatal(err)
+		checked = true
+		bs := start.GetParams().GetBuysell()
+		if start.GetGame() != "buysell" || bs.GetCost() != 40 || bs.GetWillingness() != 60 || bs.GetBudget() != 100 || bs.GetMaxTurns() != 10 {
+			t.Errorf("params %v of game %s", bs, start.GetGame())
 		}
-		for _, rec := range recs {
-			start := rec.Events[0].GetMatchStarted()
-			if !strings.HasSuffix(start.GetImported().GetSourceFile(), "good/1/game_state.json") {
-				continue
-			}
-			checked = true
-			bs := start.GetParams().GetBuysell()
-			if start.GetGame() != "buysell" || bs.GetCost() != 40 || bs.GetWillingness() != 60 || bs.GetBudget() != 100 || bs.GetMaxTurns() != 10 {
-				t.Errorf("params %v of game %s", bs, start.GetGame())
-			}
-			if l := start.GetSeats()[1].GetLabel(); l != "gpt-4-1106-preview/desperate" {
-				t.Errorf("buyer labelled %q", l)
-			}
-			end := rec.Events[len(rec.Events)-1].GetMatchEnded()
-			if p := end.GetOutcome().GetPayoffs(); !end.GetOutcome().GetAgreement() || !slices.Equal(p, []float64{10, 10}) {
-				t.Errorf("outcome %v", end.GetOutcome())
-			}
-			if au := end.GetImportAudit(); au.GetAnswers() != 2 || au.GetAnswersAgreed() != 2 || len(au.GetDisagreements()) != 0 {
-				t.Errorf("audit %v", au)
-			}
+		if l := start.GetSeats()[1].GetLabel(); l != "gpt-4-1106-preview/desperate" {
+			t.Errorf("buyer labelled %q", l)
+		}
+		end := rec.Events[len(rec.Events)-1].GetMatchEnded()
+		if p := end.GetOutcome().GetPayoffs(); !end.GetOutcome().GetAgreement() || !slices.Equal(p, []float64{10, 10}) {
+			t.Errorf("outcome %v", end.GetOutcome())
+		}
+		if au := end.GetImportAudit(); au.GetAnswers() != 2 || au.GetAnswersAgreed() != 2 || len(au.GetDisagreements()) != 0 {
+			t.Errorf("audit %v", au)
 		}
 	}
 	if !checked {
