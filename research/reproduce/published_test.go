@@ -17,6 +17,7 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/imports"
 	"github.com/parley-arena/parley/research/imports/deliberation"
@@ -35,23 +36,9 @@ const knownGapsHeading = "Published cells the shared runs do not give"
 // listed with its reason in the README's deliberation section. A listed cell that the runs do
 // give fails too, so the list stays true.
 func TestPublishedDeliberationCells(t *testing.T) {
-	archive := repodata.Shared(t, "transcripts", "deliberation", "reproduction.tar.gz")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	b, err := bus.Open(ctx, bus.Config{StoreDir: t.TempDir()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	reg := families.New()
-	im := &imports.Importer{Format: deliberation.Format{}, Games: reg, Prefix: "delib"}
-	sum, err := im.Import(ctx, b, []string{archive})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Imported != 419 || len(sum.Void) != 0 || len(sum.Refused) != 0 {
-		t.Fatalf("imported %d, void %v, refused %v; want all 419 runs imported", sum.Imported, sum.Void, sum.Refused)
-	}
+	b, reg := importDeliberationRuns(ctx, t)
 	study, err := studies.Load("deliberation")
 	if err != nil {
 		t.Fatal(err)
@@ -204,18 +191,8 @@ func readGaps(t *testing.T) map[string]string {
 // BenchmarkTablesFromStore reads the imported runs back from the store and fills the study's
 // tables, as `parley reproduce deliberation --from-runs` does once the runs are imported.
 func BenchmarkTablesFromStore(b *testing.B) {
-	archive := repodata.Shared(b, "transcripts", "deliberation", "reproduction.tar.gz")
 	ctx := context.Background()
-	nb, err := bus.Open(ctx, bus.Config{StoreDir: b.TempDir()}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nb.Close()
-	reg := families.New()
-	im := &imports.Importer{Format: deliberation.Format{}, Games: reg, Prefix: "delib"}
-	if _, err := im.Import(ctx, nb, []string{archive}); err != nil {
-		b.Fatal(err)
-	}
+	nb, reg := importDeliberationRuns(ctx, b)
 	study, err := studies.Load("deliberation")
 	if err != nil {
 		b.Fatal(err)
@@ -229,4 +206,26 @@ func BenchmarkTablesFromStore(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// importDeliberationRuns imports the shared archive of the reproduction's runs into a fresh
+// store (skipping tb when ../shared is absent) and checks that every run was imported.
+func importDeliberationRuns(ctx context.Context, tb testing.TB) (*bus.Bus, *games.Registry) {
+	tb.Helper()
+	archive := repodata.Shared(tb, "transcripts", "deliberation", "reproduction.tar.gz")
+	b, err := bus.Open(ctx, bus.Config{StoreDir: tb.TempDir()}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { b.Close() })
+	reg := families.New()
+	im := &imports.Importer{Format: deliberation.Format{}, Games: reg, Prefix: "delib"}
+	sum, err := im.Import(ctx, b, []string{archive})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if sum.Imported != 419 || len(sum.Void) != 0 || len(sum.Refused) != 0 {
+		tb.Fatalf("imported %d, void %v, refused %v; want all 419 runs imported", sum.Imported, sum.Void, sum.Refused)
+	}
+	return b, reg
 }
