@@ -36,7 +36,7 @@ const knownGapsHeading = "Published cells the shared runs do not give"
 // listed with its reason in the README's deliberation section. A listed cell that the runs do
 // give fails too, so the list stays true.
 func TestPublishedDeliberationCells(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	b, reg := importDeliberationRuns(ctx, t)
 	study, err := studies.Load("deliberation")
