@@ -98,7 +98,7 @@ func play(t *testing.T, points []corpus.Datapoint, alice, bob sdk.Agent) [][]met
 	}
 	var rows [][]metrics.Value
 	for i, p := range points {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		res, err := match.NewRunner(nil).Run(ctx, match.Spec{
 			ID: "bayes-test", Game: dealornodeal.New(), Seed: uint64(i), Agents: clients,
 			Params: gametest.Resolve(t, dealornodeal.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Dealornodeal{Dealornodeal: &dondv1.Params{

@@ -182,7 +182,7 @@ func TestHostedAgents(t *testing.T) {
 	obs := firstObservation(t)
 	offer := func(l *agentconn.Local) int64 {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		resp, err := l.Client.Act(ctx, &agentv1.ActRequest{Observation: obs})
 		if err != nil {

@@ -143,7 +143,7 @@ func TestSelfPlay(t *testing.T) {
 			t.Fatal(err)
 		}
 		gp = gametest.Resolve(t, g, gp)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		seats, _ := games.Seats(g, gp)
 		res, err := match.NewRunner(nil).Run(ctx, match.Spec{ID: "eq", Game: g, Params: gp, Seed: 1, Agents: clients[:len(seats)],

@@ -22,7 +22,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 )
 
-const testTimeout = 10 * time.Second
+const testTimeout = time.Minute
 
 func observation(turn, attempt int32) *agentv1.Observation {
 	return &agentv1.Observation{

@@ -24,7 +24,7 @@ import (
 )
 
 // testTimeout bounds every wait of these tests; none of them sleeps.
-const testTimeout = 10 * time.Second
+const testTimeout = time.Minute
 
 // described is an agent that also describes itself.
 type described struct {

@@ -65,7 +65,7 @@ func TestAnalyticsServe(t *testing.T) {
 	if lb.GetMatches() != 2 || len(lb.GetEntries()) < 2 {
 		t.Errorf("leaderboard %v", lb)
 	}
-	if code, _ := svc.interrupt(waitTimeout); code != 0 {
+	if code, _ := svc.interrupt(); code != 0 {
 		t.Fatalf("analytics exited with status %d after SIGINT\n%s", code, svc.output())
 	}
 
@@ -103,7 +103,7 @@ func TestAnalyticsServe(t *testing.T) {
 	if err != nil || len(table) != 2 || !strings.Contains(strings.Join(table[0], ","), "first_price") {
 		t.Errorf("buysell export (%v):\n%s", err, file.String())
 	}
-	if code, _ := svc.interrupt(waitTimeout); code != 0 {
+	if code, _ := svc.interrupt(); code != 0 {
 		t.Fatalf("analytics exited with status %d after SIGINT\n%s", code, svc.output())
 	}
 }

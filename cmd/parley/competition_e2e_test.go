@@ -108,7 +108,7 @@ func TestCompetition(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Errorf("the dial-out agent of a revoked team is still connected\n%s", bot.output())
 	}
-	if code, _ := up.interrupt(20 * time.Second); code != 0 {
+	if code, _ := up.interrupt(); code != 0 {
 		t.Errorf("up exited %d\n%s", code, up.output())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "nats.url")); !os.IsNotExist(err) {

@@ -254,9 +254,7 @@ func TestHostile(t *testing.T) {
 				codes[i], _ = start(`{"game":"ultimatum","agents":["builtin:fair","builtin:random"]}`)
 			})
 		}
-		asked := time.Now()
 		code, body := post(t, base, "/parley.referee.v1.RefereeService/ListGames", strings.NewReader(`{}`))
-		took := time.Since(asked)
 		wg.Wait()
 		counts := map[int]int{}
 		for _, c := range codes {
@@ -265,8 +263,8 @@ func TestHostile(t *testing.T) {
 		if counts[http.StatusTooManyRequests] == 0 || counts[http.StatusOK] > 40 {
 			t.Errorf("120 starts in a burst from one address: %v; want most refused with 429", counts)
 		}
-		if code != http.StatusOK || took > 5*time.Second {
-			t.Errorf("ListGames during the burst: %d after %s: %s", code, took, body)
+		if code != http.StatusOK {
+			t.Errorf("ListGames during the burst: %d: %s", code, body)
 		}
 	})
 

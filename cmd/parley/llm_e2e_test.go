@@ -229,7 +229,7 @@ func TestLLMAgentCommand(t *testing.T) {
 	if u := ended.GetUsage(); len(u) != 1 || u[0].GetSeat() != 0 || u[0].GetTotal().GetCalls() == 0 {
 		t.Errorf("match_ended usage %v", u)
 	}
-	if code, _ := agent.interrupt(waitTimeout); code != 0 {
+	if code, _ := agent.interrupt(); code != 0 {
 		t.Errorf("agent exited with %d\n%s", code, agent.output())
 	}
 	reqs := srv.Requests()

@@ -37,9 +37,9 @@ import (
 const (
 	// runTimeout bounds one run of the binary; a match between built-in agents takes well
 	// under a second.
-	runTimeout = 60 * time.Second
+	runTimeout = 3 * time.Minute
 	// waitTimeout bounds waiting for a started process to print a line, answer or exit.
-	waitTimeout = 30 * time.Second
+	waitTimeout = 2 * time.Minute
 )
 
 // parleyBin is the binary under test, built by TestMain.
@@ -332,10 +332,11 @@ func (p *proc) waitLine(prefix string) string {
 	}
 }
 
-// interrupt sends SIGINT and waits for the process to exit, within limit; it returns the exit
+// interrupt sends SIGINT and waits for the process to exit, within waitTimeout; it returns the exit
 // status and how long the exit took.
-func (p *proc) interrupt(limit time.Duration) (int, time.Duration) {
+func (p *proc) interrupt() (int, time.Duration) {
 	p.t.Helper()
+	limit := waitTimeout
 	start := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		p.t.Fatalf("interrupting %s: %v", p.name, err)

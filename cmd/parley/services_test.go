@@ -142,12 +142,9 @@ func TestAgentServe(t *testing.T) {
 	}
 	checkNormalEnd(t, evs, ended, 0)
 
-	code, took := agent.interrupt(10 * time.Second)
+	code, _ := agent.interrupt()
 	if code != 0 {
 		t.Errorf("parley agent exited with status %d after SIGINT, want 0\n%s", code, agent.output())
-	}
-	if took > 5*time.Second {
-		t.Errorf("parley agent took %s to stop after SIGINT", took)
 	}
 }
 
@@ -245,12 +242,9 @@ func TestRefereeServe(t *testing.T) {
 		}
 	}
 
-	code, took := ref.interrupt(10 * time.Second)
+	code, _ := ref.interrupt()
 	if code != 0 {
 		t.Errorf("parley referee exited with status %d after SIGINT, want 0\n%s", code, ref.output())
-	}
-	if took > 5*time.Second {
-		t.Errorf("parley referee took %s to stop after SIGINT", took)
 	}
 }
 

@@ -116,7 +116,7 @@ func readFile(t *testing.T, path string) string {
 // checkInBrowser opens an HTML report in headless chromium: the heat map and the other
 // figures must have loaded (naturalWidth > 0) and the tables be there. It saves a screenshot.
 func checkInBrowser(t *testing.T, page string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	actx, bin := headlessChromium(t, ctx, 1280, 1600)
 	bctx, bcancel := chromedp.NewContext(actx)
@@ -186,7 +186,7 @@ func TestTournamentTwoRefereeProcesses(t *testing.T) {
 	}
 	total := 0
 	for i, p := range refs {
-		if code, _ := p.interrupt(15 * time.Second); code != 0 {
+		if code, _ := p.interrupt(); code != 0 {
 			t.Errorf("referee %d exited %d", i, code)
 		}
 		n := strings.Count(p.stderr.String(), `"msg":"match recorded"`)

@@ -78,7 +78,7 @@ func TestUpRestart(t *testing.T) {
 		t.Errorf("/metrics has no finished matches:\n%s", metrics)
 	}
 	checkSecondUp(t, dir, args, up, url)
-	if code, took := up.interrupt(20 * time.Second); code != 0 {
+	if code, took := up.interrupt(); code != 0 {
 		t.Fatalf("parley up exited %d after SIGINT (%s)\n%s", code, took, up.output())
 	}
 
@@ -104,7 +104,7 @@ func TestUpRestart(t *testing.T) {
 	if !tour.GetStandings().GetComplete() || tour.GetStandings().GetEnded() != 2 {
 		t.Errorf("tournament after the restart: %v", tour.GetStandings())
 	}
-	if code, _ := again.interrupt(20 * time.Second); code != 0 {
+	if code, _ := again.interrupt(); code != 0 {
 		t.Fatalf("second parley up exited %d\n%s", code, again.output())
 	}
 	if out := again.output(); !strings.Contains(out, "Parley stopped") {
@@ -132,7 +132,7 @@ func TestGatewayWithoutReferee(t *testing.T) {
 			t.Errorf("%s without a referee: %d %s", method, resp.StatusCode, body)
 		}
 	}
-	if code, _ := gw.interrupt(20 * time.Second); code != 0 {
+	if code, _ := gw.interrupt(); code != 0 {
 		t.Fatalf("parley gateway exited %d\n%s", code, gw.output())
 	}
 }

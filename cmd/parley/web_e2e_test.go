@@ -41,7 +41,7 @@ import (
 var webUnits string
 
 // browserTimeout bounds waiting for the page to show something.
-const browserTimeout = 30 * time.Second
+const browserTimeout = 2 * time.Minute
 
 // browser is one headless chromium with one tab, which the tests take in turn (a tab in the
 // background gets no frames, so screenshots of it would wait forever).
@@ -284,7 +284,7 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("a spectator's record shows seed %d", s)
 		}
 		var recorded string
-		for deadline := time.Now().Add(20 * time.Second); recorded == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		for deadline := time.Now().Add(waitTimeout); recorded == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 			recorded = exportedSeed(t, base, id)
 		}
 		if recorded != shown {

@@ -148,18 +148,11 @@ func TestFlushFailsWhenServerGone(t *testing.T) {
 			t.Logf("Record after shutdown: %v", err)
 		}
 	}
-	fctx, fcancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer fcancel()
-	start := time.Now()
-	err := p.Flush(fctx)
-	elapsed := time.Since(start)
+	err := flushWithin(t, p, 2*time.Second)
 	if err == nil {
-		t.Fatal("Flush after server shutdown returned nil")
+		t.Fatal("Flush with the server gone returned nil")
 	}
-	if elapsed > 3*time.Second {
-		t.Fatalf("Flush took %s, want at most its 2s ctx", elapsed)
-	}
-	t.Logf("Flush after %s: %v", elapsed.Round(time.Millisecond), err)
+	t.Logf("Flush with the server gone: %v", err)
 }
 
 // After Close, Record fails at once and Flush does not wait.
@@ -169,7 +162,7 @@ func TestRecordAfterClose(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	err := p.Record(ctx, syntheticMatch("m-closed", 2)[0])
 	if !errors.Is(err, ErrClosed) {

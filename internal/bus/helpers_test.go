@@ -14,7 +14,7 @@ import (
 )
 
 // testTimeout bounds each step that talks to a server.
-const testTimeout = 20 * time.Second
+const testTimeout = time.Minute
 
 // syntheticMatch returns the events of a made-up match of n >= 2 events:
 // MatchStarted, then actions, refusals and faults, then MatchEnded, with seq
@@ -159,5 +159,22 @@ func checkRoundTrip(t *testing.T, b *Bus) {
 	none, err := ReadMatch(ctx, b.JetStream(), "m-other")
 	if err != nil || len(none) != 0 {
 		t.Fatalf("ReadMatch(other match) = %d events, %v; want 0, nil", len(none), err)
+	}
+}
+
+// flushWithin calls p.Flush with a ctx of d and returns its error; it fails the test when
+// Flush has not returned testTimeout after its ctx ended (it must give up with its ctx).
+func flushWithin(t *testing.T, p *Publisher, d time.Duration) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- p.Flush(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d + testTimeout):
+		t.Fatalf("Flush had not returned %s after its ctx of %s ended", testTimeout, d)
+		return nil
 	}
 }

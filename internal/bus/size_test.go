@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -66,13 +65,11 @@ func TestEventSizeLimit(t *testing.T) {
 			if err := sameEvents(got, evs); err != nil {
 				t.Fatal(err)
 			}
+			// ErrTooLarge is the publisher's own refusal, before anything is sent: the
+			// server's would be another error (nats: maximum payload exceeded).
 			over := padded(t, syntheticMatch("m-over", 3)[1], want+1)
-			start := time.Now()
 			if err := p.Record(ctx, over); !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("Record of an event one byte over = %v, want ErrTooLarge", err)
-			}
-			if time.Since(start) > time.Second {
-				t.Error("refusing a large event waited on the server")
 			}
 		})
 	}

@@ -74,7 +74,7 @@ func TestObserverAndHTTP(t *testing.T) {
 }
 
 func TestConsumerLag(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b, err := bus.Open(ctx, bus.Config{}, nil)
 	if err != nil {

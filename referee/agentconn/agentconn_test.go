@@ -24,7 +24,7 @@ import (
 )
 
 // testTimeout bounds every call of these tests.
-const testTimeout = 10 * time.Second
+const testTimeout = time.Minute
 
 // serveAgent serves an agent that describes itself as name on a loopback port until the test
 // ends, and returns its address.

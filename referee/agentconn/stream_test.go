@@ -400,7 +400,7 @@ func TestPlayTimeoutAtTheLastMoment(t *testing.T) {
 		_, err := c.Client.Act(ctx, &agentv1.ActRequest{Observation: obs})
 		cancel()
 		late[status.Code(err)]++
-		ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
 		_, err = c.Client.Act(ctx, &agentv1.ActRequest{Observation: obs})
 		cancel()
 		next[status.Code(err)]++

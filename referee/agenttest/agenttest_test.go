@@ -169,7 +169,7 @@ var info = &gamev1.AgentInfo{Name: "testbot", Version: "1", Author: "tests"}
 // A bot written on the generated code alone, playing random legal moves, passes every check.
 func TestRandomBotPasses(t *testing.T) {
 	b := serve(t, bot{info: info, act: randomAct(7)}, true)
-	report := run(t, b, config(5*time.Second, "ultimatum", "matrix", "coalition"))
+	report := run(t, b, config(time.Minute, "ultimatum", "matrix", "coalition"))
 	if len(report) != 2+3*3+1 {
 		t.Errorf("%d checks, want %d", len(report), 2+3*3+1)
 	}
@@ -196,7 +196,7 @@ func TestParams(t *testing.T) {
 		mu.Unlock()
 		return inner(ctx, obs)
 	}}, true)
-	cfg := config(5*time.Second, "ultimatum")
+	cfg := config(time.Minute, "ultimatum")
 	cfg.Params = []string{"total=10", "max_turns=3"}
 	for name, c := range run(t, b, cfg) {
 		if !c.Passed {
@@ -217,7 +217,7 @@ func TestIllegalBot(t *testing.T) {
 	b := serve(t, bot{info: &gamev1.AgentInfo{Name: "bad", Games: []string{"ultimatum"}}, act: func(context.Context, *agentv1.Observation) (*agentv1.Action, error) {
 		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: "no-such-option"}}}}, nil
 	}}, true)
-	report := run(t, b, config(5*time.Second))
+	report := run(t, b, config(time.Minute))
 	legal := want(t, report, "ultimatum: legal replies", false)
 	rejection := want(t, report, "ultimatum: rejection", false)
 	want(t, report, "health", true)
@@ -262,7 +262,7 @@ func TestStrictDecoderBot(t *testing.T) {
 		}
 		return inner(ctx, obs)
 	}}, true)
-	report := run(t, b, config(5*time.Second, "ultimatum"))
+	report := run(t, b, config(time.Minute, "ultimatum"))
 	if c := want(t, report, "ultimatum: unknown fields", false); !has(c, "ERROR: Unknown: unknown field in the observation") {
 		t.Errorf("the unknown-fields check does not give the bot's error: %v", c)
 	}
@@ -279,7 +279,7 @@ func TestBotIgnoringRejections(t *testing.T) {
 		}
 		return inner(ctx, obs)
 	}}, true)
-	report := run(t, b, config(5*time.Second, "coalition"))
+	report := run(t, b, config(time.Minute, "coalition"))
 	if c := want(t, report, "coalition: rejection", false); !has(c, "attempt 2: refused (MISSING_MOVE)") {
 		t.Errorf("rejection: %v", c)
 	}
@@ -294,7 +294,7 @@ func TestNoHealthNoName(t *testing.T) {
 		if noClient {
 			b.Health = nil
 		}
-		report := run(t, b, config(5*time.Second, "matrix"))
+		report := run(t, b, config(time.Minute, "matrix"))
 		if c := want(t, report, "health", false); !has(c, "serves no grpc.health.v1.Health service") {
 			t.Errorf("health: %v", c)
 		}
@@ -343,7 +343,7 @@ func TestDialOutHealth(t *testing.T) {
 		t.Cleanup(srv.Stop)
 		b := dial(t, lis.Addr().String())
 		b.Link = "http://gateway.test"
-		c := want(t, run(t, b, config(5*time.Second, "matrix")), "health", connected)
+		c := want(t, run(t, b, config(time.Minute, "matrix")), "health", connected)
 		switch {
 		case connected && !has(c, "link to the gateway at http://gateway.test is connected"):
 			t.Errorf("health of a connected bot: %v", c)

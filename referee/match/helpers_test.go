@@ -28,7 +28,7 @@ import (
 
 // waitLimit bounds every wait of these tests, so that a runner that hangs fails a test instead
 // of hanging it. Nothing healthy comes close to it.
-const waitLimit = 20 * time.Second
+const waitLimit = time.Minute
 
 // shortTimeout is the move timeout of the cases that wait for an agent to time out.
 const shortTimeout = 200 * time.Millisecond

@@ -38,7 +38,7 @@ func madeUp(id string, cause matchv1.EndCause) []*eventsv1.MatchEvent {
 // only after passing it), and one whose id another match took first (not the tournament's
 // record: it plays under the next id).
 func TestLoadRecords(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b, err := bus.Open(ctx, bus.Config{}, nil)
 	if err != nil {

@@ -63,7 +63,7 @@ func TestStandingsCountEachScheduledMatchOnce(t *testing.T) {
 	if _, err := s.Ingest(ctx, reg, delivered(ultimatumRecord("cup-d", "cup", "tough", "fair", 50, matchv1.EndCause_END_CAUSE_AGREEMENT)...)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		st, err := s.CachedStandings(ctx, "cup")
 		if err != nil {

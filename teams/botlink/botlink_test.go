@@ -22,7 +22,7 @@ func openBus(t *testing.T) *bus.Bus { return openBusAt(t, "") }
 // openBusAt opens a bus on the NATS server at url ("": an embedded one).
 func openBusAt(t *testing.T, url string) *bus.Bus {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b, err := bus.Open(ctx, bus.Config{URL: url}, nil)
 	if err != nil {
@@ -37,7 +37,7 @@ func openBusAt(t *testing.T, url string) *bus.Bus {
 func TestClientThroughSession(t *testing.T) {
 	b := openBus(t)
 	client := botlink.NewClient(b.Conn(), "team", "bot")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
 	if _, err := client.Describe(ctx, &agentv1.DescribeRequest{}); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "not connected") {
@@ -118,7 +118,7 @@ func TestClientThroughSession(t *testing.T) {
 		if status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "the test cut the link") {
 			t.Errorf("call cut off: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("a call in flight waited on after the session closed")
 	}
 	if _, err := client.Describe(ctx, &agentv1.DescribeRequest{}); status.Code(err) != codes.Unavailable {

@@ -34,7 +34,7 @@ type relayFixture struct {
 func newRelay(t *testing.T, limits ...func(*botlink.Relay)) *relayFixture {
 	t.Helper()
 	b := openBus(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	store, err := registry.Open(ctx, b.JetStream())
 	if err != nil {
@@ -121,7 +121,7 @@ func TestRelayReachesOwnBot(t *testing.T) {
 	f := newRelay(t)
 	token := f.team(t, "acme", "steady", registry.EndpointDialOut)
 	agent, health := f.dial(t, token, "steady")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
 	// Not connected yet: health says NOT_SERVING, calls fail at once as unavailable.
@@ -168,7 +168,7 @@ func TestRelayRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.connect(t, "acme", "steady", echoBot("acme's"))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
 	tests := []struct {
@@ -226,7 +226,7 @@ func TestRelayLimits(t *testing.T) {
 		return echoBot("slow")(c)
 	})
 	agent, _ := f.dial(t, token, "slow")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
 	first := make(chan error, 1)

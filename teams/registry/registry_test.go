@@ -21,7 +21,7 @@ import (
 
 func open(t *testing.T) (*registry.Store, *bus.Bus) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	b, err := bus.Open(ctx, bus.Config{}, nil)
 	if err != nil {

@@ -57,7 +57,7 @@ func (s *spy) observations() []*agentv1.Observation {
 func playSpies(t *testing.T, kvs []string, flip [2]int32) [2][]*agentv1.Observation {
 	t.Helper()
 	spies := [2]*spy{{seat: 0, flipRound: flip[0]}, {seat: 1, flipRound: flip[1]}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := match.NewRunner(nil).Run(ctx, match.Spec{
 		ID: "hidden", Game: matrix.New(), Params: gametest.Resolve(t, matrix.New(), params(t, kvs...)), Seed: 1,

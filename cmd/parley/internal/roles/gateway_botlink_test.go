@@ -295,14 +295,11 @@ func TestDialOutBotsPlayAMatch(t *testing.T) {
 	f.register(t, pyTeam, "steady", "2.1", "dialout")
 
 	// A dial-out bot that is not connected is refused at once, saying so, not waited for.
-	asked := time.Now()
+	// (Its words say why: a bot waited for would be refused for not answering in time.)
 	status, data := f.call(t, "/parley.referee.v1.RefereeService/StartMatch", `{"game":"ultimatum","agents":["bot:gophers/conceder","builtin:fair"],"seed":1}`)
 	wantError(t, "an unconnected bot", status, data, http.StatusBadRequest, "invalid_argument")
 	if !strings.Contains(string(data), "not connected") {
 		t.Errorf("the refusal does not say the bot is not connected: %s", data)
-	}
-	if took := time.Since(asked); took > 10*time.Second {
-		t.Errorf("refusing a match with an unconnected bot took %s", took)
 	}
 
 	concede, err := builtin.New("fair", nil)
@@ -434,12 +431,10 @@ func TestDialOutBotDisconnectsMidMatch(t *testing.T) {
 	case <-time.After(waitLimit):
 		t.Fatal("the bot was not asked to move")
 	}
-	cut := time.Now()
 	stop() // the bot's link goes down with a call in flight
 	events := f.fullRecord(t, id)
-	if took := time.Since(cut); took > 10*time.Second {
-		t.Errorf("the match took %s after the disconnect (move timeout 20s): the fault must come at once", took)
-	}
+	// The fault comes with the disconnect, not at the move's deadline: its kind says which
+	// (a deadline's would be a timeout).
 	fs := faults(events)
 	if len(fs) == 0 {
 		t.Fatal("no fault recorded for the disconnected bot")

@@ -38,7 +38,7 @@ import (
 )
 
 // waitLimit bounds every wait of these tests.
-const waitLimit = 30 * time.Second
+const waitLimit = 2 * time.Minute
 
 // fixture is the whole house in one process, as `parley up` runs it: a real gateway on
 // loopback in front of the referee role (its gRPC API on loopback, two workers of the match

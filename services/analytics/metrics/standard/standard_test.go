@@ -18,7 +18,7 @@ import (
 // TestRealRecords computes the metrics of real matches between built-in agents: every
 // family reads what the referee records.
 func TestRealRecords(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	reg := standard.New()
 	games := families.New()
