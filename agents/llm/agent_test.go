@@ -205,7 +205,7 @@ func TestRetryableErrors(t *testing.T) {
 		{"429 then success", []llmtest.Reply{{Status: http.StatusTooManyRequests, RetryAfter: "0.001"}, accept}, 0, []llm.FailureKind{llm.FailRateLimited}},
 		{"503, a broken body, then success", []llmtest.Reply{llmtest.Status(http.StatusServiceUnavailable), {Body: `{"choices": [`}, accept}, 0, []llm.FailureKind{llm.FailServerError, llm.FailBadResponse}},
 		{"no choices then success", []llmtest.Reply{{Body: `{"id": "x", "choices": []}`}, accept}, 0, []llm.FailureKind{llm.FailBadResponse}},
-		{"a stalled call times out, the next succeeds", []llmtest.Reply{{Stall: true}, accept}, 50 * time.Millisecond, []llm.FailureKind{llm.FailTimeout}},
+		{"a stalled call times out, the next succeeds", []llmtest.Reply{{Stall: true}, accept}, 5 * time.Second, []llm.FailureKind{llm.FailTimeout}}, // time enough for the answer on a loaded machine
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,7 +291,7 @@ func TestStalledServerDeadline(t *testing.T) {
 func TestStalledServerInMatch(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t, llmtest.Sequence(llmtest.Reply{Stall: true}))
-	res := playMatch(t, ultimatum.New(), 1, time.Second,
+	res := playMatch(t, ultimatum.New(), 1, 10*time.Second, // a tenth of it is the agent's margin
 		newAgent(t, llm.Config{BaseURL: srv.URL}), newAgent(t, llm.Config{BaseURL: srv.URL}))
 	for _, ev := range res.Events {
 		if f := ev.GetAgentFault(); f != nil {

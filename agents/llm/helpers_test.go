@@ -97,7 +97,8 @@ func playMatch(t testing.TB, game games.Game, seed uint64, moveTimeout time.Dura
 	for i, a := range agents {
 		clients[i] = serve(t, a)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	// A whole match, many moves of a loaded machine: far more than one wait.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*waitLimit)
 	defer cancel()
 	res, err := match.NewRunner(nil).Run(ctx, match.Spec{
 		ID: game.Info().GetName() + "-test", Game: game, Params: gametest.Resolve(t, game, nil), Seed: seed, Agents: clients,

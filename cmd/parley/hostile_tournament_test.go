@@ -60,7 +60,7 @@ func TestHostileTournament(t *testing.T) {
 	}
 	spec, err := tournament.Plan(tournament.PlanConfig{
 		ID: "hostile", Game: "ultimatum", Params: params, Seats: 2, Entrants: entrants, GamesPerAssignment: games, Seed: 11,
-		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(2 * time.Second)},
+		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(time.Minute)}, // no hostile kind here waits for a timeout
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -176,7 +176,7 @@ func TestRandomBotPasses(t *testing.T) {
 	for name := range report {
 		want(t, report, name, true)
 	}
-	if d := report["deadline"].Detail; !regexp.MustCompile(`^\d+ of \d+ replies within 5s; p50 [0-9.]+ms, p90 [0-9.]+ms, p99 [0-9.]+ms, max [0-9.]+ms$`).MatchString(d) {
+	if d := report["deadline"].Detail; !regexp.MustCompile(`^\d+ of \d+ replies within 1m0s; p50 [0-9.]+[µm]?s, p90 [0-9.]+[µm]?s, p99 [0-9.]+[µm]?s, max [0-9.]+[µm]?s$`).MatchString(d) {
 		t.Errorf("deadline: %q", d)
 	}
 	if d := report["describe"].Detail; d != `"testbot" version 1 by tests, claims any game` {

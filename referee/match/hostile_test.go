@@ -114,8 +114,8 @@ func TestHostileAgents(t *testing.T) {
 		{kind: hostile.Garbage, wantKind: eventsv1.FaultKind_FAULT_KIND_MALFORMED},
 		{kind: hostile.Noise, wantKind: eventsv1.FaultKind_FAULT_KIND_UNAVAILABLE},
 		{kind: hostile.HTTP1, wantKind: eventsv1.FaultKind_FAULT_KIND_UNAVAILABLE},
-		{kind: hostile.Silent, timeout: 300 * time.Millisecond, wantKind: eventsv1.FaultKind_FAULT_KIND_TIMEOUT},
-		{kind: hostile.Slow, timeout: 300 * time.Millisecond, wantKind: eventsv1.FaultKind_FAULT_KIND_TIMEOUT},
+		{kind: hostile.Silent, timeout: shortTimeout, wantKind: eventsv1.FaultKind_FAULT_KIND_TIMEOUT},
+		{kind: hostile.Slow, timeout: shortTimeout, wantKind: eventsv1.FaultKind_FAULT_KIND_TIMEOUT},
 		{kind: hostile.Huge, wantKind: eventsv1.FaultKind_FAULT_KIND_OVERSIZED, check: checkHuge},
 		{kind: hostile.Crash, turns: 12, wantKind: eventsv1.FaultKind_FAULT_KIND_UNAVAILABLE, check: checkCrash},
 		// Whole, the honest seat's own notes would pass gRPC's 4 MiB by turn 1,000, the
@@ -147,14 +147,14 @@ func TestHostileAgents(t *testing.T) {
 				}
 				timeout := tc.timeout
 				if timeout == 0 {
-					timeout = 2 * time.Second
+					timeout = waitLimit // the cases that do not wait for a timeout never do
 				}
 				spec := match.Spec{
 					ID: "hostile-" + strings.ReplaceAll(name, "/", "-"), Game: ultimatum.New(), Seed: 3, Agents: agents,
 					Params: gametest.Resolve(t, ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(turns)}}}),
 					Limits: &matchv1.Limits{MoveTimeout: durationpb.New(timeout)},
 				}
-				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 				defer cancel()
 				res := runCtx(t, ctx, spec)
 				honestSeat := 1 - hostileSeat

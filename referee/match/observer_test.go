@@ -81,7 +81,7 @@ func TestObserver(t *testing.T) {
 	p2 := sdktest.Client(t, sdk.AgentFunc(stall))
 	obs := &countingObserver{}
 	spec := ultimatumSpec("observed", p1, p2)
-	spec.Limits = withTimeout(200 * time.Millisecond)
+	spec.Limits = withTimeout(shortTimeout)
 	spec.Labels = []string{"first", ""}
 	res := run(t, spec, match.WithObserver(obs))
 

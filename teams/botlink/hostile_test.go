@@ -111,7 +111,7 @@ func TestDialOutUnderFlood(t *testing.T) {
 				Params: gametest.Resolve(t, ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(80)}}}),
 				Limits: &matchv1.Limits{MoveTimeout: durationpb.New(10 * time.Second), MaxReplyBytes: 512 << 10},
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute) // 80 turns of a loaded machine
 			defer cancel()
 			res, err := match.NewRunner(nil).Run(ctx, spec)
 			if err != nil {

@@ -215,7 +215,7 @@ func TestRelayRefuses(t *testing.T) {
 // A team's calls are bounded: more under way at once than allowed are refused at once, and so
 // is a call that would have to wait past its deadline for the rate.
 func TestRelayLimits(t *testing.T) {
-	f := newRelay(t, func(r *botlink.Relay) { r.Rate, r.Burst, r.InFlight = 1, 2, 1 })
+	f := newRelay(t, func(r *botlink.Relay) { r.Rate, r.Burst, r.InFlight = 1.0/60, 2, 1 })
 	token := f.team(t, "acme", "slow", registry.EndpointDialOut)
 	asked, release := make(chan struct{}, 1), make(chan struct{})
 	f.connect(t, "acme", "slow", func(c *botlinkv1.Call) *botlinkv1.CallResult {
@@ -244,8 +244,8 @@ func TestRelayLimits(t *testing.T) {
 	}
 
 	// One call of the burst of two is left (a refused call takes none); after it, the rate is
-	// one a second, so a call with 100ms to live cannot wait for the next.
-	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	// one a minute, so a call with 10s to live cannot wait for the next.
+	short, cancelShort := context.WithTimeout(ctx, 10*time.Second)
 	defer cancelShort()
 	var err error
 	for range 3 {
