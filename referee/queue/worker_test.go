@@ -30,7 +30,7 @@ import (
 	"github.com/parley-arena/parley/referee/policy"
 )
 
-const testTimeout = 45 * time.Second
+const testTimeout = 3 * time.Minute
 
 // startAgent serves the built-in fair agent behind a wrapper: each move waits delay, and
 // while gate is open (not closed) the first move blocks on it. It returns the agent's address.
