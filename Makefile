@@ -20,7 +20,7 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 CONNECT_GO_VERSION         := v1.21.1
 NATS_SERVER_VERSION        := v2.15.2
 
-APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium
+APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf ruby-grpc ruby-grpc-tools chromium
 FUZZTIME ?= 8s
 FUZZ_BUDGET ?= 48s
 
@@ -33,8 +33,9 @@ TEST_PARTS = proto-check vet ts-test gotest-race gotest-plain fuzz python-test
 test: deps tools
 	@MAKE="$(MAKE)" scripts/test-all.sh $(TEST_PARTS)
 
-## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf, chromium for
-## the web page's and the report's browser tests, node and npm when there are none), Node.js 20.11+
+## deps: Debian packages (protoc, the Python gRPC plugin, Python's grpc and protobuf, Ruby's grpc
+## and its code generator for the minimal Ruby bot, chromium for the web page's and the report's
+## browser tests, node and npm when there are none), Node.js 20.11+
 ## (see node), then the TypeScript SDK's npm packages and the minimal Node.js bot's, exactly as
 ## their lockfiles pin them (protoc-gen-es among them)
 deps: apt-packages node agents/typescript/node_modules/.package-lock.json examples/minimal-node/node_modules/.package-lock.json
