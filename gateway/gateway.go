@@ -289,14 +289,15 @@ func (g *Gateway) streamOpened(route string) func() {
 func (g *Gateway) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &codeWriter{ResponseWriter: w}
+		sw := &telemetry.StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
+		status := sw.Status()
 		level := slog.LevelDebug
-		if sw.code >= 500 {
+		if status >= 500 {
 			level = slog.LevelWarn
 		}
 		attrs := []slog.Attr{
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", sw.status()),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status),
 			slog.Duration("took", time.Since(start)), slog.String("client", clientAddr(r.RemoteAddr)),
 		}
 		if id := r.PathValue("id"); id != "" {
@@ -304,41 +305,6 @@ func (g *Gateway) logRequests(next http.Handler) http.Handler {
 		}
 		g.log.LogAttrs(r.Context(), level, "http request", attrs...)
 	})
-}
-
-// codeWriter remembers the status code written.
-type codeWriter struct {
-	http.ResponseWriter
-	code int
-}
-
-func (w *codeWriter) status() int {
-	if w.code == 0 {
-		return http.StatusOK
-	}
-	return w.code
-}
-
-func (w *codeWriter) WriteHeader(code int) {
-	if w.code == 0 {
-		w.code = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *codeWriter) Write(b []byte) (int, error) {
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *codeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *codeWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
 }
 
 // placeholder is the page served until the web page exists.

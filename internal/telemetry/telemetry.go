@@ -251,17 +251,13 @@ func (c *lagCollector) Collect(ch chan<- prometheus.Metric) {
 func (m *Metrics) HTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		route := r.Pattern
 		if route == "" {
 			route = "unmatched"
 		}
-		code := sw.code
-		if code == 0 {
-			code = http.StatusOK
-		}
-		m.httpRequests.WithLabelValues(route, r.Method, strconv.Itoa(code)).Inc()
+		m.httpRequests.WithLabelValues(route, r.Method, strconv.Itoa(sw.Status())).Inc()
 		m.httpDuration.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
 	})
 }
@@ -274,20 +270,30 @@ func (m *Metrics) StreamOpened(route string) (closed func()) {
 	return func() { once.Do(g.Dec) }
 }
 
-// statusWriter remembers the status code written, and passes Flush on (streams need it).
-type statusWriter struct {
+// StatusWriter remembers the status code written, for logs and metrics, and passes Flush on
+// (streams need it).
+type StatusWriter struct {
 	http.ResponseWriter
 	code int
 }
 
-func (w *statusWriter) WriteHeader(code int) {
+// Status is the status code of the response: 200 when the handler wrote none (as net/http
+// answers then).
+func (w *StatusWriter) Status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+func (w *StatusWriter) WriteHeader(code int) {
 	if w.code == 0 {
 		w.code = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
+func (w *StatusWriter) Write(b []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
 	}
@@ -296,10 +302,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer (Flush, deadlines, and the
 // full-duplex HTTP/2 that gRPC needs).
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *StatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Flush implements http.Flusher.
-func (w *statusWriter) Flush() {
+func (w *StatusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
