@@ -41,6 +41,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games"
@@ -190,23 +191,19 @@ func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Act
 	legal := obs.GetLegalMoves()
 	if s := dealornodeal.DivisionOf(v.GetStanding()); s != nil && slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_ACCEPT) {
 		if m.efSelf2(s) && (len(cands) == 0 || m.own(s) >= m.own(next)) {
-			return &agentv1.Action{
-				Move:             &gamev1.Move{Kind: &gamev1.Move_Accept{Accept: &gamev1.Accept{}}},
-				Messages:         []*gamev1.Message{{Text: "Deal."}},
-				PrivateReasoning: fmt.Sprintf("%s; accepting %s: EF for me and worth %d, at least what I would propose next (%s)\n%s", reasoning, m.text(items, s), m.own(s), why, notes),
-				PrivateNotes:     notes,
-			}, nil
+			return noted(reply.Accept("Deal.", fmt.Sprintf("%s; accepting %s: EF for me and worth %d, at least what I would propose next (%s)\n%s", reasoning, m.text(items, s), m.own(s), why, notes)), notes), nil
 		}
 	}
 	if !slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PROPOSE) {
-		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}, PrivateReasoning: reasoning + "; no proposal is legal\n" + notes, PrivateNotes: notes}, nil
+		return noted(reply.Pass("", reasoning+"; no proposal is legal\n"+notes), notes), nil
 	}
-	return &agentv1.Action{
-		Move:             &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: dealornodeal.Proposal(items, g.Counts, next)}}},
-		Messages:         []*gamev1.Message{{Text: fmt.Sprintf("I propose %s.", m.text(items, next))}},
-		PrivateReasoning: reasoning + "; proposing the " + why + "\n" + notes,
-		PrivateNotes:     notes,
-	}, nil
+	return noted(reply.Propose(dealornodeal.Proposal(items, g.Counts, next), fmt.Sprintf("I propose %s.", m.text(items, next)), reasoning+"; proposing the "+why+"\n"+notes), notes), nil
+}
+
+// noted gives a the belief support line as its private notes (the metrics read it there).
+func noted(a *agentv1.Action, notes string) *agentv1.Action {
+	a.PrivateNotes = notes
+	return a
 }
 
 // supportNote writes the belief support, or only its size when the list would not fit the

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games/coalition"
@@ -110,26 +111,17 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_SAY):
 		return p.talk(obs), nil
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PROPOSE):
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: p.proposal()}}},
-			Messages:         []*gamev1.Message{{Text: "This is my binding proposal. " + p.why}},
-			PrivateReasoning: p.reasoning(me),
-		}, nil
+		return reply.Propose(p.proposal(), "This is my binding proposal. "+p.why, p.reasoning(me)), nil
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_ACCEPT):
 		mine := amountFor(view.GetPending(), me, setup.Unit)
 		reasoning := fmt.Sprintf("%s; the proposal gives me %d", p.reasoning(me), mine)
 		if mine >= p.minimum {
-			return &agentv1.Action{
-				Move:             &gamev1.Move{Kind: &gamev1.Move_Accept{Accept: &gamev1.Accept{}}},
-				Messages:         []*gamev1.Message{{Text: fmt.Sprintf("I accept: %s for me is enough.", setup.Amount(mine))}},
-				PrivateReasoning: reasoning,
-			}, nil
+			return reply.Accept(fmt.Sprintf("I accept: %s for me is enough.", setup.Amount(mine)), reasoning), nil
 		}
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}},
-			Messages:         []*gamev1.Message{{Text: fmt.Sprintf("I reject: %s for me is less than the %s I ask for. %s", setup.Amount(mine), setup.Amount(p.minimum), p.why)}},
-			PrivateReasoning: reasoning,
-		}, nil
+		return reply.Reject(
+			fmt.Sprintf("I reject: %s for me is less than the %s I ask for. %s", setup.Amount(mine), setup.Amount(p.minimum), p.why),
+			reasoning,
+		), nil
 	}
 	return nil, fmt.Errorf("coalition agent: no move it knows is legal (legal: %v)", legal)
 }

@@ -21,19 +21,18 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parley-arena/parley/agents/concession"
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games/buysell"
 )
 
-// Concession curves.
+// Concession curves (see package concession).
 const (
-	Linear   = "linear"
-	Boulware = "boulware"
+	Linear   = string(concession.Linear)
+	Boulware = string(concession.Boulware)
 )
-
-// boulwareExponent shapes the boulware curve: f(x) = x^3.
-const boulwareExponent = 3
 
 // Config sets the agent's strategy.
 type Config struct {
@@ -53,8 +52,8 @@ const MaxOpen = 1000
 
 // Validate checks the curve's name and that Open is a finite factor of at least 1.
 func (c Config) Validate() error {
-	if c.Curve != Linear && c.Curve != Boulware {
-		return fmt.Errorf("concede: curve must be %s or %s, got %q", Linear, Boulware, c.Curve)
+	if err := concession.Curve(c.Curve).Validate(); err != nil {
+		return fmt.Errorf("concede: %w", err)
 	}
 	// Written as "not in range" so that NaN fails; past 1000 the opening asks overflow.
 	if !(c.Open >= 1 && c.Open <= MaxOpen) {
@@ -121,31 +120,24 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 			threshold, why = ask, fmt.Sprintf("it is at least as good as my next ask, %d", ask)
 		}
 		if better(price, threshold) {
-			return &agentv1.Action{
-				Move:             &gamev1.Move{Kind: &gamev1.Move_Accept{Accept: &gamev1.Accept{}}},
-				Messages:         []*gamev1.Message{{Text: fmt.Sprintf("Deal at %d %s.", price, currency)}},
-				PrivateReasoning: fmt.Sprintf("accepting %d: %s (my value is %d)", price, why, value),
-			}, nil
+			return reply.Accept(
+				fmt.Sprintf("Deal at %d %s.", price, currency),
+				fmt.Sprintf("accepting %d: %s (my value is %d)", price, why, value),
+			), nil
 		}
 	}
 	if canAsk {
-		return &agentv1.Action{
-			Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-				Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
-					{Seat: buysell.Seller, Gives: map[string]int64{view.GetItem(): 1}},
-					{Seat: buysell.Buyer, Gives: map[string]int64{currency: ask}},
-				}}},
-			}}}},
-			Messages:         []*gamev1.Message{{Text: fmt.Sprintf("My price is %d %s.", ask, currency)}},
-			PrivateReasoning: fmt.Sprintf("proposal %d of %d on a %s curve toward my value %d: %d", proposalsMade(obs)+1, proposalsMade(obs)+view.GetProposalsLeft(), a.cfg.Curve, value, ask),
-		}, nil
+		return reply.Propose(
+			reply.Allocation(&gamev1.SeatShare{Seat: buysell.Seller, Gives: map[string]int64{view.GetItem(): 1}}, &gamev1.SeatShare{Seat: buysell.Buyer, Gives: map[string]int64{currency: ask}}),
+			fmt.Sprintf("My price is %d %s.", ask, currency),
+			fmt.Sprintf("proposal %d of %d on a %s curve toward my value %d: %d", proposalsMade(obs)+1, proposalsMade(obs)+view.GetProposalsLeft(), a.cfg.Curve, value, ask),
+		), nil
 	}
 	if slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_REJECT) {
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}},
-			Messages:         []*gamev1.Message{{Text: "No deal."}},
-			PrivateReasoning: fmt.Sprintf("no acceptable price is on the table and I cannot propose one (my value is %d)", value),
-		}, nil
+		return reply.Reject(
+			"No deal.",
+			fmt.Sprintf("no acceptable price is on the table and I cannot propose one (my value is %d)", value),
+		), nil
 	}
 	return nil, fmt.Errorf("concede: nothing to do with legal moves %v", legal)
 }
@@ -157,13 +149,7 @@ func (a *Agent) ask(seller bool, value, budget int64, made, left int32) (int64, 
 	if left <= 0 || n <= 0 {
 		return 0, false
 	}
-	progress := 0.0
-	if n > 1 {
-		progress = float64(made) / float64(n-1)
-	}
-	if a.cfg.Curve == Boulware {
-		progress = math.Pow(progress, boulwareExponent)
-	}
+	progress := concession.Curve(a.cfg.Curve).At(int(made), int(n))
 	if seller {
 		if value > budget {
 			return 0, false // no legal price covers the cost

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games/dealornodeal"
@@ -74,18 +75,17 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 	next := plan[min(made, len(plan)-1)]
 	legal := obs.GetLegalMoves()
 	if s := dealornodeal.DivisionOf(v.GetStanding()); s != nil && slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_ACCEPT) && own(s) >= own(next) {
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Accept{Accept: &gamev1.Accept{}}},
-			Messages:         []*gamev1.Message{{Text: "Deal."}},
-			PrivateReasoning: fmt.Sprintf("the offer is worth %d to me, at least the %d my next proposal would ask", own(s), own(next)),
-		}, nil
+		return reply.Accept(
+			"Deal.",
+			fmt.Sprintf("the offer is worth %d to me, at least the %d my next proposal would ask", own(s), own(next)),
+		), nil
 	}
 	if !slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PROPOSE) {
-		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}, nil
+		return reply.Pass("", ""), nil
 	}
-	return &agentv1.Action{
-		Move:             &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: dealornodeal.Proposal(items, g.Counts, next)}}},
-		Messages:         []*gamev1.Message{{Text: "How about this split?"}},
-		PrivateReasoning: fmt.Sprintf("proposal %d of my %d, worth %d to me", min(made, len(plan)-1)+1, len(plan), own(next)),
-	}, nil
+	return reply.Propose(
+		dealornodeal.Proposal(items, g.Counts, next),
+		"How about this split?",
+		fmt.Sprintf("proposal %d of my %d, worth %d to me", min(made, len(plan)-1)+1, len(plan), own(next)),
+	), nil
 }

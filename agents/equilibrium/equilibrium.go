@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
@@ -261,16 +262,9 @@ func (a *Agent) matrixMove(obs *agentv1.Observation, v *matrixv1.View) (*agentv1
 				text = fmt.Sprintf("I will play %s, and I suggest the rest of you play %s, in seat order: none of us gains by changing alone.", mine, strings.Join(theirs, ", "))
 			}
 		}
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}},
-			Messages:         []*gamev1.Message{{Text: text}},
-			PrivateReasoning: plan.Why + "; announcing it and ending the talk",
-		}, nil
+		return reply.Pass(text, plan.Why+"; announcing it and ending the talk"), nil
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_CHOOSE):
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: mine}}},
-			PrivateReasoning: plan.Why,
-		}, nil
+		return reply.Choose(mine, plan.Why), nil
 	}
 	return nil, fmt.Errorf("equilibrium: no move it knows is legal (%v)", legal)
 }
@@ -333,16 +327,12 @@ func (a *Agent) treeMove(obs *agentv1.Observation, v *sequentialv1.View) (*agent
 	legal := obs.GetLegalMoves()
 	switch {
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PASS):
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}},
-			Messages:         []*gamev1.Message{{Text: fmt.Sprintf("Rational play from here is %s; that is what I will do.", strings.Join(path, ", "))}},
-			PrivateReasoning: why + "; announcing it and ending the talk",
-		}, nil
+		return reply.Pass(
+			fmt.Sprintf("Rational play from here is %s; that is what I will do.", strings.Join(path, ", ")),
+			why+"; announcing it and ending the talk",
+		), nil
 	case slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_CHOOSE):
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Choose{Choose: &gamev1.Choose{Option: id(node, spe.Choice[node])}}},
-			PrivateReasoning: why,
-		}, nil
+		return reply.Choose(id(node, spe.Choice[node]), why), nil
 	}
 	return nil, fmt.Errorf("equilibrium: no move it knows is legal (%v)", legal)
 }

@@ -12,6 +12,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parley-arena/parley/agents/concession"
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 )
@@ -83,11 +85,10 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 			threshold = int64(math.Ceil(a.cfg.Floor * float64(total)))
 		}
 		if mine >= threshold {
-			return &agentv1.Action{
-				Move:             &gamev1.Move{Kind: &gamev1.Move_Accept{Accept: &gamev1.Accept{}}},
-				Messages:         []*gamev1.Message{{Text: fmt.Sprintf("Deal: %d %s for me is acceptable.", mine, currency)}},
-				PrivateReasoning: fmt.Sprintf("offer gives me %d, my threshold now is %d", mine, threshold),
-			}, nil
+			return reply.Accept(
+				fmt.Sprintf("Deal: %d %s for me is acceptable.", mine, currency),
+				fmt.Sprintf("offer gives me %d, my threshold now is %d", mine, threshold),
+			), nil
 		}
 	}
 	if canPropose {
@@ -95,20 +96,13 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 		if me == 0 {
 			x = total - ask
 		}
-		return &agentv1.Action{
-			Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-				Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
-					{Seat: 0, Gives: map[string]int64{currency: x}},
-				}}},
-			}}}},
-			Messages:         []*gamev1.Message{{Text: fmt.Sprintf("I propose %d %s for me and %d for you; close to an even split.", ask, currency, total-ask)}},
-			PrivateReasoning: fmt.Sprintf("turn %d of %d: asking for %d of %d", obs.GetTurn(), obs.GetMaxTurns(), ask, total),
-		}, nil
+		return reply.Propose(
+			reply.Allocation(&gamev1.SeatShare{Seat: 0, Gives: map[string]int64{currency: x}}),
+			fmt.Sprintf("I propose %d %s for me and %d for you; close to an even split.", ask, currency, total-ask),
+			fmt.Sprintf("turn %d of %d: asking for %d of %d", obs.GetTurn(), obs.GetMaxTurns(), ask, total),
+		), nil
 	}
-	return &agentv1.Action{
-		Move:     &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}},
-		Messages: []*gamev1.Message{{Text: "That offer is too low; no deal."}},
-	}, nil
+	return reply.Reject("That offer is too low; no deal.", ""), nil
 }
 
 // ask is the share the agent wants on turn, conceding linearly from Open on the first turn to
@@ -116,7 +110,7 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 func (a *Agent) ask(turn, maxTurns int32, total int64) int64 {
 	share := a.cfg.Target
 	if lastProposal := maxTurns - 1; lastProposal > 1 {
-		progress := min(1, float64(turn-1)/float64(lastProposal-1))
+		progress := concession.Linear.At(int(turn-1), int(lastProposal))
 		share = a.cfg.Open + (a.cfg.Target-a.cfg.Open)*progress
 	}
 	return int64(math.Round(share * float64(total)))

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
@@ -46,7 +47,7 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 		return nil, fmt.Errorf("fixed: plays only the ultimatum game, not %q", obs.GetGame())
 	}
 	if !slices.Contains(obs.GetLegalMoves(), gamev1.MoveKind_MOVE_KIND_PROPOSE) {
-		return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}}}, nil
+		return reply.Reject("", ""), nil
 	}
 	total := view.GetParams().GetTotal()
 	offer := min(a.offer, total)
@@ -55,11 +56,9 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 		x = total - offer
 	}
 	return &agentv1.Action{
-		Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-			Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
-				{Seat: ultimatum.P1, Gives: map[string]int64{view.GetParams().GetCurrency(): x}},
-			}}},
-		}}}},
+		Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: reply.Allocation(
+			&gamev1.SeatShare{Seat: ultimatum.P1, Gives: map[string]int64{view.GetParams().GetCurrency(): x}},
+		)}}},
 		Messages: []*gamev1.Message{{Text: fmt.Sprintf("I offer you %d %s. Take it or leave it.", offer, view.GetParams().GetCurrency())}},
 	}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
@@ -63,28 +64,21 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 	}
 	legal := obs.GetLegalMoves()
 	if view.StandingOffer != nil && slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_ACCEPT) && eq.ShouldAccept(turn, view.GetStandingOffer()) {
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Accept{Accept: &gamev1.Accept{}}},
-			PrivateReasoning: fmt.Sprintf("the offer beats playing on, which is worth %d to me", step.Value[obs.GetSeat()]),
-		}, nil
+		return reply.Accept(
+			"",
+			fmt.Sprintf("the offer beats playing on, which is worth %d to me", step.Value[obs.GetSeat()]),
+		), nil
 	}
 	if step.Plan == ultimatum.PlanReject || !slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PROPOSE) {
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}},
-			PrivateReasoning: "nothing acceptable is on the table and no proposal is allowed",
-		}, nil
+		return reply.Reject("", "nothing acceptable is on the table and no proposal is allowed"), nil
 	}
 	why := "the responder accepts this"
 	if step.Plan == ultimatum.PlanStall {
 		why = "waiting for the counter-proposal pays more than any offer the responder would take"
 	}
-	return &agentv1.Action{
-		Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-			Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
-				{Seat: ultimatum.P1, Gives: map[string]int64{currency: step.Offer}},
-			}}},
-		}}}},
-		Messages:         []*gamev1.Message{{Text: fmt.Sprintf("My proposal: P1 gives P2 %d %s.", step.Offer, currency)}},
-		PrivateReasoning: fmt.Sprintf("subgame-perfect plan on turn %d: %s (%s)", turn, step.Plan, why),
-	}, nil
+	return reply.Propose(
+		reply.Allocation(&gamev1.SeatShare{Seat: ultimatum.P1, Gives: map[string]int64{currency: step.Offer}}),
+		fmt.Sprintf("My proposal: P1 gives P2 %d %s.", step.Offer, currency),
+		fmt.Sprintf("subgame-perfect plan on turn %d: %s (%s)", turn, step.Plan, why),
+	), nil
 }

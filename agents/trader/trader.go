@@ -24,6 +24,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/parley-arena/parley/agents/reply"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	tradingv1 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
@@ -63,11 +64,10 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 
 	if st := view.GetStandingProposal(); st != nil && slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_ACCEPT) {
 		if after := apply(view.GetHoldings(), st, me); payoff(view, after) > base {
-			return &agentv1.Action{
-				Move:             &gamev1.Move{Kind: &gamev1.Move_Accept{Accept: &gamev1.Accept{}}},
-				Messages:         []*gamev1.Message{{Text: "Deal."}},
-				PrivateReasoning: fmt.Sprintf("the trade raises my payoff from %d to %d", base, payoff(view, after)),
-			}, nil
+			return reply.Accept(
+				"Deal.",
+				fmt.Sprintf("the trade raises my payoff from %d to %d", base, payoff(view, after)),
+			), nil
 		}
 	}
 	// A refused proposal means the opponent lacks what was asked; asking again would only be
@@ -78,20 +78,15 @@ func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Actio
 			if me != 0 {
 				shares[0], shares[1] = shares[1], shares[0]
 			}
-			return &agentv1.Action{
-				Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
-					Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: shares}},
-				}}}},
-				Messages:         []*gamev1.Message{{Text: fmt.Sprintf("I offer %s for %s.", bargain.Bundle(give), bargain.Bundle(get))}},
-				PrivateReasoning: why,
-			}, nil
+			return reply.Propose(
+				reply.Allocation(shares...),
+				fmt.Sprintf("I offer %s for %s.", bargain.Bundle(give), bargain.Bundle(get)),
+				why,
+			), nil
 		}
 	}
 	if slices.Contains(legal, gamev1.MoveKind_MOVE_KIND_PASS) {
-		return &agentv1.Action{
-			Move:             &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}},
-			PrivateReasoning: fmt.Sprintf("no trade I can propose or accept raises my payoff of %d", base),
-		}, nil
+		return reply.Pass("", fmt.Sprintf("no trade I can propose or accept raises my payoff of %d", base)), nil
 	}
 	return nil, fmt.Errorf("trader: nothing to do with legal moves %v", legal)
 }
