@@ -95,10 +95,12 @@ vet:
 ## bus, match runner, agents, commands); the pure game rules (referee/games: no goroutines, and
 ## the heaviest conformance suites) and the end-to-end tests of cmd/parley (which run the binary
 ## as separate processes, so race instrumentation there mostly slows every process down) run
-## without it. The two share one build cache.
+## without it, as do the published-runs checks of NegotiationArena's log format (one goroutine
+## parsing some 5,000 games; the importer's own concurrency is raced in research/imports).
+## The two share one build cache.
 gotest: gotest-race gotest-plain
 
-PLAIN_PKGS = ./referee/games/... ./cmd/parley
+PLAIN_PKGS = ./referee/games/... ./cmd/parley ./research/imports/negotiationarena
 gotest-race:
 	go test -race -count=1 $$(go list ./... | grep -vxF "$$(go list $(PLAIN_PKGS))")
 

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -122,4 +123,35 @@ func writeFile(name string, r io.Reader) error {
 		return err
 	}
 	return out.Close()
+}
+
+// Listed reads the README's list that follows the line holding heading: one "- KEY: reason"
+// line each, up to the first blank line after an item. A listed item without its reason
+// fails the test, as does a README without the heading.
+func Listed(t testing.TB, heading string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(Root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, heading)
+	if i < 0 {
+		t.Fatalf("README.md has no list %q", heading)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(text[i:], "\n")[1:] {
+		if !strings.HasPrefix(line, "- ") {
+			if len(out) > 0 && strings.TrimSpace(line) == "" {
+				break
+			}
+			continue
+		}
+		key, why, ok := strings.Cut(strings.TrimPrefix(line, "- "), ": ")
+		if !ok || strings.TrimSpace(why) == "" {
+			t.Fatalf("README.md: %q lists an item without its reason", line)
+		}
+		out[key] = why
+	}
+	return out
 }

@@ -30,6 +30,12 @@ type Matcher interface {
 	Runs(started *eventsv1.MatchStarted) (runs []string, why string)
 }
 
+// Preparer is implemented by Matchers that look at every match read before filing any: what a
+// set-up is may show only across matches (values drawn per match vary within a tournament).
+type Preparer interface {
+	Prepare(started []*eventsv1.MatchStarted)
+}
+
 // MatcherFunc builds a study's Matcher for the study as extended with the runs' own models.
 type MatcherFunc func(study *studies.Study, reg *games.Registry) (Matcher, error)
 
@@ -133,6 +139,13 @@ func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.St
 	matcher, err := build(out.Study, games)
 	if err != nil {
 		return nil, err
+	}
+	if p, ok := matcher.(Preparer); ok {
+		starts := make([]*eventsv1.MatchStarted, len(all))
+		for i, r := range all {
+			starts[i] = r.started
+		}
+		p.Prepare(starts)
 	}
 	out.Results = studies.Results{}
 	for _, r := range all {

@@ -38,6 +38,29 @@ type arenaRun struct {
 type arenaMatcher struct {
 	study *studies.Study
 	runs  []arenaRun
+	// drawn holds the tournaments whose buyer/seller values vary from match to match: only
+	// their matches can be of a set-up that draws them (a tournament of fixed values merely
+	// falls within the ranges).
+	drawn map[string]bool
+}
+
+// Prepare notes the tournaments whose buyer/seller values vary (Preparer).
+func (m *arenaMatcher) Prepare(started []*eventsv1.MatchStarted) {
+	first := map[string][2]int64{}
+	m.drawn = map[string]bool{}
+	for _, s := range started {
+		b := s.GetParams().GetBuysell()
+		if b == nil {
+			continue
+		}
+		v := [2]int64{b.GetCost(), b.GetWillingness()}
+		tid := s.GetTournamentId()
+		if f, seen := first[tid]; !seen {
+			first[tid] = v
+		} else if f != v {
+			m.drawn[tid] = true
+		}
+	}
 }
 
 func newArenaMatcher(study *studies.Study, reg *games.Registry) (Matcher, error) {
@@ -102,6 +125,9 @@ func (m *arenaMatcher) Models(started *eventsv1.MatchStarted) []string {
 func (m *arenaMatcher) Runs(started *eventsv1.MatchStarted) ([]string, string) {
 	var out []string
 	for _, r := range m.runs {
+		if r.params.GetBuysell().GetDraw() && m.drawn != nil && !m.drawn[started.GetTournamentId()] {
+			continue
+		}
 		if r.game == started.GetGame() && sameArenaParams(r.params, started.GetParams()) && m.seatsFit(r, started.GetSeats()) {
 			out = append(out, r.id)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -48,7 +47,7 @@ func TestPublishedDeliberationCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFiling(ctx, t, b, imp)
-	gaps := readGaps(t)
+	gaps := repodata.Listed(t, knownGapsHeading)
 	tables, err := imp.Study.Select([]string{"2", "3", "5", "6", "7", "8"})
 	if err != nil {
 		t.Fatal(err)
@@ -157,35 +156,6 @@ func printedDecimals(v float64) int {
 func roundTo(v float64, dec int) float64 {
 	p := math.Pow(10, float64(dec))
 	return math.Round(v*p) / p
-}
-
-// readGaps reads the README's list of the published cells the shared runs do not give.
-func readGaps(t *testing.T) map[string]string {
-	t.Helper()
-	b, err := os.ReadFile(repodata.Root(t) + "/README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	i := strings.Index(text, knownGapsHeading)
-	if i < 0 {
-		t.Fatalf("README.md has no list %q", knownGapsHeading)
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(text[i:], "\n")[1:] {
-		if !strings.HasPrefix(line, "- ") {
-			if len(out) > 0 && strings.TrimSpace(line) == "" {
-				break
-			}
-			continue
-		}
-		key, why, ok := strings.Cut(strings.TrimPrefix(line, "- "), ": ")
-		if !ok || strings.TrimSpace(why) == "" {
-			t.Fatalf("README.md: %q lists a cell without its reason", line)
-		}
-		out[key] = why
-	}
-	return out
 }
 
 // BenchmarkTablesFromStore reads the imported runs back from the store and fills the study's

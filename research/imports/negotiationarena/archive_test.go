@@ -26,10 +26,14 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/imports"
 	"github.com/parley-arena/parley/research/imports/negotiationarena"
+	"github.com/parley-arena/parley/research/reproduce"
+	"github.com/parley-arena/parley/research/studies"
+	"github.com/parley-arena/parley/services/analytics/metrics/standard"
 )
 
 // archiveDir holds the shared archives of NegotiationArena's published runs, beside the
@@ -471,5 +475,88 @@ func TestArchivesImport(t *testing.T) {
 		if got := gotSetup[setup]; got < n {
 			t.Errorf("set-up %s: %d games stored, want at least %d", setup, got, n)
 		}
+	}
+}
+
+// unequalHeading starts the README's list of the NegotiationArena cells the shared runs do not
+// give at the paper's printed precision, one "- TABLE / ROW / COLUMN: reason" line each.
+const unequalHeading = "Published NegotiationArena cells the shared runs do not give"
+
+// TestArchivesReproduce fills the study's tables from the folders the paper's figures rest on
+// (section_one/.logs, section_two/.logs, additional_experiments' ultimatum with other amounts)
+// and checks every published cell: equal at the paper's printed precision (a bound holds, an
+// "about" is within one printed unit), or listed with its reason in the README; a listed cell
+// the runs do give fails too, so the list stays true.
+func TestArchivesReproduce(t *testing.T) {
+	_, b, _ := imported(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	study, err := studies.Load(negotiationarena.Study)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp, err := reproduce.ReadImported(ctx, b.JetStream(), study,
+		[]string{"na-section_one-logs", "na-section_two-logs", "na-additional_experiments-logs-ultimatum_with_different_numbers"},
+		families.New(), standard.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := imp.Study.Select(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unequal := repodata.Listed(t, unequalHeading)
+	checked := 0
+	for _, tr := range studies.Compute(tables, imp.Results, nil, nil) {
+		tb := tr.Table
+		for i, row := range tb.Rows {
+			for j, col := range tb.Columns {
+				paper, ok := row.Paper[col.Key]
+				if !ok {
+					continue
+				}
+				key := fmt.Sprintf("%s / %s / %s", tb.ID, strings.Join(row.Keys, " / "), col.Label)
+				p, _ := paper.(float64)
+				if n, ok := paper.(int); ok {
+					p = float64(n)
+				}
+				dec := 2
+				if col.Dec != nil {
+					dec = *col.Dec
+				}
+				if row.Dec != nil {
+					dec = *row.Dec
+				}
+				our := tr.Ours[i][j]
+				unit := math.Pow(10, -float64(dec))
+				equal := our.OK
+				if equal {
+					ours := math.Round(our.Value/unit) * unit
+					switch row.Qualifier[col.Key] {
+					case "greater than":
+						equal = our.Value > p && (our.Alt == nil || !our.Alt.OK || our.Alt.Value > p)
+					case "about", "almost":
+						equal = math.Abs(ours-p) <= unit+1e-9
+					default:
+						equal = math.Abs(ours-p) < unit/2
+					}
+				}
+				why, listed := unequal[key]
+				switch {
+				case equal && listed:
+					t.Errorf("%s: ours %.4g equals the paper's %v, yet the README lists it (%s)", key, our.Value, paper, why)
+				case !equal && !listed:
+					t.Errorf("%s: ours %v (n=%d; %s), the paper %v: neither equal at the paper's precision nor listed in the README", key, our.Value, our.N, our.Why, paper)
+				}
+				delete(unequal, key)
+				checked++
+			}
+		}
+	}
+	if checked < 15 {
+		t.Errorf("%d published cells checked; the study carries more", checked)
+	}
+	for key := range unequal {
+		t.Errorf("the README lists %q, which the study's tables do not have", key)
 	}
 }
