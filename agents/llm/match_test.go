@@ -17,7 +17,8 @@ import (
 )
 
 // TestFullMatchEveryGame plays a whole match of every registered game between LLM agents (the
-// seats alternate the tagged and JSON styles) against the fake server, whose autoplayer reads
+// seats alternate the tagged and JSON styles, and the deliberation game's the study's own
+// style too) against the fake server, whose autoplayer reads
 // the prompts as a model would. Every move must be the model's (no refusal, fault or fallback),
 // usage must be summed per seat in match_ended, raw outputs must stay in the seat's own
 // actions, and no seat may ever observe another's private reasoning, plan or raw output.
@@ -36,7 +37,11 @@ func TestFullMatchEveryGame(t *testing.T) {
 			recs := make([]*recording, len(seats))
 			agents := make([]sdk.Agent, len(seats))
 			for i := range seats {
-				style := []string{"tagged", "json"}[i%2]
+				styles := []string{"tagged", "json"}
+				if name == "deliberation" {
+					styles = append(styles, "deliberation")
+				}
+				style := styles[i%len(styles)]
 				recs[i] = &recording{agent: newAgent(t, llm.Config{BaseURL: srv.URL, Style: style, Reasoning: "cot"})}
 				agents[i] = recs[i]
 			}

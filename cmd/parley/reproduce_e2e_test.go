@@ -18,6 +18,9 @@ import (
 // dondData is the repository's copy of the public Deal-or-No-Deal corpus.
 var dondData, _ = filepath.Abs("../../data/dealornodeal")
 
+// studyFormats is a tag that only each study's own reply format asks for.
+var studyFormats = map[string]string{"deliberation": "</ANSWER>", "negotiationarena": "<player answer>"}
+
 // oursNumber finds a number in an "ours" position: a table line holds paper and ours cells.
 var numberRe = regexp.MustCompile(`-?\d+(\.\d+)?`)
 
@@ -41,6 +44,14 @@ func TestReproduceEveryStudy(t *testing.T) {
 			t.Logf("%s --games 1: %s, %d model calls", name, time.Since(start).Round(time.Millisecond), srv.Count())
 			if srv.Count() == 0 {
 				t.Fatal("the model was never called")
+			}
+			// A study played in its own reply format asks every model for it.
+			if format, ok := studyFormats[s.Agent.Style]; ok {
+				for _, req := range srv.Requests() {
+					if !strings.Contains(req.System(), format) {
+						t.Fatalf("a model was asked without the %s format (%q):\n%s", s.Agent.Style, format, req.System())
+					}
+				}
 			}
 			out := r.stdout
 			if dump := getenvTest("PARLEY_REPRODUCE_DUMP"); dump != "" {

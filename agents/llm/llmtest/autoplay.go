@@ -20,8 +20,9 @@ import (
 // issue's first option. Reasoning
 // and messages carry markers (Secret, Public) tests can look for.
 type Autoplay struct {
-	// Style is "tagged" or "json"; empty: JSON when the request asks for a JSON response
-	// format or the system prompt asks for a JSON object, else tagged.
+	// Style is "tagged", "json" or "deliberation"; empty: JSON when the request asks for a
+	// JSON response format or the system prompt asks for a JSON object, deliberation when it
+	// asks for an <ANSWER> section, else tagged.
 	Style string
 	// Prefer overrides the order of preference of move kinds.
 	Prefer []string
@@ -56,6 +57,8 @@ var (
 	amountTok   = "AMOUNT"
 	// dealTokRe is one issue's placeholder in a deal: "ONE OF A1-A3" becomes the first option.
 	dealTokRe = regexp.MustCompile(`ONE OF ([A-Z]+\d+)-[A-Z]+\d+`)
+	// dealTagRe is the deal of a move written in the deliberation style.
+	dealTagRe = regexp.MustCompile(`<DEAL>(.*?)</DEAL>`)
 )
 
 // Responder returns the autoplayer as a Responder.
@@ -123,10 +126,26 @@ func (p Autoplay) Reply(r Request) string {
 		}
 		return fmt.Sprintf(`{"reasoning": %q, "messages": [%s], %s, "plan": %q}`, secret, strings.Join(msgs, ", "), move, secret+" plan")
 	}
+	if p.Style == "deliberation" || (p.Style == "" && strings.Contains(r.System(), "</ANSWER>")) {
+		return p.deliberationReply(kind, move, me, secret)
+	}
 	if len(msgs) == 0 {
 		msgs = append(msgs, fmt.Sprintf("<message>%s %s</message>", p.Public, me))
 	}
 	return fmt.Sprintf("<reasoning>%s</reasoning>\n%s\n%s\n<plan>%s plan</plan>", secret, strings.Join(msgs, "\n"), move, secret)
+}
+
+// deliberationReply answers in the LLM-Deliberation study's format: the public answer, with
+// the move's deal between deal tags, between a private scratchpad and plan.
+func (p Autoplay) deliberationReply(kind, move, me, secret string) string {
+	answer := fmt.Sprintf("%s %s", p.Public, me)
+	if kind != "say" && kind != "propose" {
+		answer = kind + ", " + answer
+	}
+	if m := dealTagRe.FindStringSubmatch(move); m != nil {
+		answer += " <DEAL>" + m[1] + "</DEAL>"
+	}
+	return fmt.Sprintf("<SCRATCHPAD>%s</SCRATCHPAD>\n<ANSWER>%s</ANSWER>\n<PLAN>%s plan</PLAN>", secret, answer, secret)
 }
 
 func (p Autoplay) step() int64 {
