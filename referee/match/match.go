@@ -112,6 +112,10 @@ type Spec struct {
 	Labels []string
 	// RevealPrivate, recorded in MatchStarted, lets spectators see the match's private parts.
 	RevealPrivate bool
+	// MaxRecordBytes bounds the match's record (0: DefaultMaxRecordBytes; at most
+	// MaxRecordBytes): each seat may fill an equal share of it with its own events, and plays
+	// the game's default move once it has, recorded as its fault.
+	MaxRecordBytes int64
 }
 
 // Result is a finished match.
@@ -186,6 +190,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		notes:  make([][]string, len(spec.Agents)),
 		faults: make([]bool, len(spec.Agents)),
 		usage:  make([]*agentv1.Usage, len(spec.Agents)),
+		shares: newShares(len(spec.Agents), spec.MaxRecordBytes),
 		logger: r.logger.With("match_id", spec.ID, "game", info.GetName()),
 	}
 	m.maxEvent = maxEvent
@@ -259,6 +264,7 @@ type run struct {
 	faults   []bool           // faults[seat]: the seat's agent faulted at least once
 	usage    []*agentv1.Usage // usage[seat]: summed over the actions the seat's agent sent
 	budget   tokenBudget      // the match's shared token budget
+	shares   *shares          // what each seat has filled of the record and of others' views
 	logger   *slog.Logger
 	observed ObservedMatch // what the observer is told the match is
 	start    time.Time     // when MatchStarted was recorded
@@ -561,6 +567,14 @@ func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 // too many refusals gives the game's default move.
 func (m *run) ask(ctx context.Context, seat games.Seat, st games.State) *decision {
 	d := &decision{seat: seat}
+	if why, tell := m.shares.cut(seat); why != "" {
+		if tell {
+			d.pending = append(d.pending, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_AgentFault{AgentFault: &eventsv1.AgentFault{
+				Seat: seat, Kind: eventsv1.FaultKind_FAULT_KIND_OVERSIZED, Detail: Clip(why+"; it plays the default move from now on", maxTextBytes),
+			}}})
+		}
+		return m.fallback(d, st, "its share of the match is used up", nil)
+	}
 	var lastRejection *gamev1.Rejection
 	maxAttempts := m.limits.GetMaxRetries() + 1
 	for attempt := int32(1); ; attempt++ {
@@ -582,6 +596,9 @@ func (m *run) ask(ctx context.Context, seat games.Seat, st games.State) *decisio
 			// The agent gave up on its own answers: the game's default stands in for whatever
 			// move it sent, so a fallback never decides the game.
 			return m.fallback(d, st, fallbackReason(m.seats[seat].GetName(), action.GetUsage()), action)
+		}
+		if rej == nil {
+			rej = m.roomRefusal(st, seat, action)
 		}
 		if rej == nil {
 			gameEvents, err := st.Apply(seat, action)
@@ -804,9 +821,11 @@ func (m *run) emit(ctx context.Context, turn int32, ev *eventsv1.MatchEvent) err
 	if m.timestamps {
 		ev.Time = timestamppb.New(m.clock())
 	}
-	if err := m.fit(ev); err != nil {
+	size, err := m.fit(ev)
+	if err != nil {
 		return err
 	}
+	m.shares.recordedEvent(ev, size)
 	m.events = append(m.events, ev)
 	if m.recorder != nil {
 		if err := m.recorder.Record(ctx, ev); err != nil {
@@ -817,22 +836,22 @@ func (m *run) emit(ctx context.Context, turn int32, ev *eventsv1.MatchEvent) err
 	return nil
 }
 
-// fit keeps ev within maxEvent: a refused action too large for the record is left out of it,
-// its size kept (ActionRefused.action_omitted_bytes); any other event that large is a referee
-// error.
-func (m *run) fit(ev *eventsv1.MatchEvent) error {
+// fit keeps ev within maxEvent and returns its size: a refused action too large for the record
+// is left out of it, its size kept (ActionRefused.action_omitted_bytes); any other event that
+// large is a referee error.
+func (m *run) fit(ev *eventsv1.MatchEvent) (int, error) {
 	size := proto.Size(ev)
 	if size <= m.maxEvent {
-		return nil
+		return size, nil
 	}
 	if r := ev.GetActionRefused(); r != nil {
 		r.ActionOmittedBytes = int32(proto.Size(r.GetAction()))
 		r.Action = nil
-		if proto.Size(ev) <= m.maxEvent {
-			return nil
+		if size = proto.Size(ev); size <= m.maxEvent {
+			return size, nil
 		}
 	}
-	return &errVoid{reason: fmt.Sprintf("referee error: event %d of the match would be %d bytes, over the %d bytes its record carries", ev.GetSeq(), size, m.maxEvent)}
+	return 0, &errVoid{reason: fmt.Sprintf("referee error: event %d of the match would be %d bytes, over the %d bytes its record carries", ev.GetSeq(), size, m.maxEvent)}
 }
 
 // notify tells the observer about a recorded event.

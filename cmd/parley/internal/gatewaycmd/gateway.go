@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/roles"
@@ -103,21 +102,21 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return err
 	}
 	defer b.Close()
-	refConn, err := grpc.NewClient(o.referee, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	refConn, err := roles.DialService(o.referee)
 	if err != nil {
 		return cli.Usagef("--referee %s: %v", o.referee, err)
 	}
 	defer refConn.Close()
 	tourConn := refConn
 	if o.tournaments != "" && o.tournaments != o.referee {
-		if tourConn, err = grpc.NewClient(o.tournaments, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+		if tourConn, err = roles.DialService(o.tournaments); err != nil {
 			return cli.Usagef("--tournaments %s: %v", o.tournaments, err)
 		}
 		defer tourConn.Close()
 	}
 	var an grpc.ClientConnInterface
 	if o.analytics != "" {
-		conn, err := grpc.NewClient(o.analytics, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, err := roles.DialService(o.analytics)
 		if err != nil {
 			return cli.Usagef("--analytics %s: %v", o.analytics, err)
 		}

@@ -158,12 +158,20 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 }
 
 func (s *Stack) dial(addr string) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := DialService(addr)
 	if err != nil {
 		return nil, err
 	}
 	s.conns = append(s.conns, conn)
 	return conn, nil
+}
+
+// DialService dials a service of the house (the referee, tournaments, analytics) over plain
+// gRPC, taking answers as large as the largest record a match may have: GetMatch returns one
+// whole.
+func DialService(addr string) (*grpc.ClientConn, error) {
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(match.MaxRecordBytes+1<<20)))
 }
 
 // Failed is told, once, when the analytics consumer stops by itself (with its error).
