@@ -3,10 +3,12 @@ package gateway
 import (
 	"bufio"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -120,5 +122,45 @@ func TestHealthzSaysNotReady(t *testing.T) {
 	broken.Store(false)
 	if code, body := get(); code != http.StatusOK || !strings.Contains(body, `"ok"`) {
 		t.Errorf("once ready: %d %s", code, body)
+	}
+}
+
+// TestSlowBodyIsCutOff: a client that announces a body and trickles none of it is answered 408
+// once the read timeout has passed and its connection closed, instead of holding a slot for
+// as long as it likes. Without the body's read deadline the handler waits for the body for
+// good and the client's own (generous) deadline fails the test.
+func TestSlowBodyIsCutOff(t *testing.T) {
+	reached := make(chan struct{}, 1)
+	srv := httptest.NewServer(limitBody(1<<20, 100*time.Millisecond, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached <- struct{}{}
+	})))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("POST /parley.referee.v1.RefereeService/StartMatch HTTP/1.1\r\nHost: x\r\n" +
+		"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("no answer to a body that never arrives: %v", err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("a body that never arrives: status %d, want 408", resp.StatusCode)
+	}
+	if _, err := br.ReadByte(); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Error("the connection of a body that never arrived is still open after its 408")
+	}
+	select {
+	case <-reached:
+		t.Error("the handler ran for a request whose body never arrived")
+	default:
 	}
 }

@@ -131,11 +131,12 @@ func openSlowBody(base, ip string) *slowBody {
 
 // TestSiegeSlowBodyFlood is the first attack of issue 30: thousands of connections from many
 // addresses, each trickling a request body a byte at a time, against a `parley up` whose file
-// limit they would exhaust, while a tournament's matches are being recorded. The edge must
-// keep them within its bounds (a cap per address, a global cap below the file limit, a body
-// that does not arrive in time cut off), honest players' requests must be answered and their
-// matches stored during the flood, and afterwards every match of the tournament must be
-// stored, with no restart.
+// limit they would exhaust, while a tournament's matches are being recorded. It checks what
+// the edge promises, whichever of its bounds a machine's timing makes answer first (the cap
+// per address, the global cap, evictions, the body's read timeout: their own tests are in
+// gateway): the process stays below its file limit, honest players' requests are answered and
+// their matches stored during the flood, no flood connection is served, and afterwards every
+// match of the tournament is stored, with no restart.
 func TestSiegeSlowBodyFlood(t *testing.T) {
 	const (
 		files     = 1024
@@ -175,6 +176,7 @@ func TestSiegeSlowBodyFlood(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("flood: %d of %d connections made", len(flood), addresses*perAddr)
+	fds := watchDescriptors(t, up.cmd.Process.Pid)
 
 	// While the flood holds: an honest player's match is accepted, played and stored.
 	played := func(what string) {
@@ -199,12 +201,17 @@ func TestSiegeSlowBodyFlood(t *testing.T) {
 		s.conn.Close()
 		statuses[<-s.status]++
 	}
-	t.Logf("flood answers by status (0: closed without one): %v", statuses)
-	if statuses[http.StatusTooManyRequests] == 0 {
-		t.Errorf("no flood connection was refused by the per-address cap: %v", statuses)
+	peak := fds()
+	t.Logf("flood answers by status (0: closed without one): %v; the server's descriptors peaked at %d (limit %d)", statuses, peak, files)
+	for code, n := range statuses {
+		switch code {
+		case 0, http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		default:
+			t.Errorf("%d flood connections were answered %d: a body that never arrives is refused or cut off, nothing else", n, code)
+		}
 	}
-	if statuses[http.StatusRequestTimeout] == 0 {
-		t.Errorf("no slow body was cut off by the read timeout: %v", statuses)
+	if peak >= files {
+		t.Errorf("the server held %d descriptors during the flood, at its limit of %d", peak, files)
 	}
 
 	// After the flood: the store takes writes, and every match of the tournament is stored.
@@ -236,6 +243,44 @@ func TestSiegeSlowBodyFlood(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// watchDescriptors counts the open descriptors of process pid until the test ends or the
+// function returned is called, which returns the most seen at once (0 when /proc cannot be
+// read, which fails the test).
+func watchDescriptors(t *testing.T, pid int) (peak func() int) {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	if _, err := os.ReadDir(dir); err != nil {
+		t.Fatalf("counting the server's descriptors: %v", err)
+	}
+	var (
+		most int
+		stop = make(chan struct{})
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if entries, err := os.ReadDir(dir); err == nil {
+				most = max(most, len(entries))
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	var once sync.Once
+	peak = func() int {
+		once.Do(func() { close(stop); <-done })
+		return most
+	}
+	t.Cleanup(func() { peak() })
+	return peak
 }
 
 // waitEnded waits for the record of match id to end, reading it through the gateway.
