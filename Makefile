@@ -95,12 +95,15 @@ vet:
 ## bus, match runner, agents, commands); the pure game rules (referee/games: no goroutines, and
 ## the heaviest conformance suites) and the end-to-end tests of cmd/parley (which run the binary
 ## as separate processes, so race instrumentation there mostly slows every process down) run
-## without it, as do the published-runs checks of NegotiationArena's log format (one goroutine
-## parsing some 5,000 games; the importer's own concurrency is raced in research/imports).
+## without it, as do the published-runs checks of the studies' log formats and the tables
+## filled from them (research/reproduce starts no goroutine; one goroutine parses some 5,000
+## NegotiationArena games and 419 deliberation runs, 4-5x slower raced; the importer's and the
+## store's own concurrency is raced in research/imports and the bus).
 ## The two share one build cache.
 gotest: gotest-race gotest-plain
 
-PLAIN_PKGS = ./referee/games/... ./cmd/parley ./research/imports/negotiationarena
+PLAIN_PKGS = ./referee/games/... ./cmd/parley ./research/imports/negotiationarena ./research/imports/deliberation \
+	./research/reproduce
 gotest-race:
 	go test -race -count=1 $$(go list ./... | grep -vxF "$$(go list $(PLAIN_PKGS))")
 
