@@ -41,7 +41,7 @@ import (
 var archiveDir = filepath.Join("..", "..", "..", "..", "shared", "data", "transcripts", "negotiationarena")
 
 // archives lists the shared archives, or skips the test with one line when they are not there.
-func archives(t *testing.T) []string {
+func archives(t testing.TB) []string {
 	t.Helper()
 	got, _ := filepath.Glob(filepath.Join(archiveDir, "*.tar.gz"))
 	if len(got) == 0 {
