@@ -5,13 +5,20 @@ package main
 // paper's numbers and ours side by side.
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/parley-arena/parley/cmd/parley/internal/reportcmd"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/studies"
 )
 
@@ -34,8 +41,9 @@ func TestReproduceEveryStudy(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := autoplayServer(t)
+			store := t.TempDir()
 			args := []string{"reproduce", name, "--games", "1", "--base-url", srv.URL, "--cache", t.TempDir(),
-				"--dond-data", dondData, "--quiet", "--concurrency", "4"}
+				"--dond-data", dondData, "--quiet", "--concurrency", "4", "--store-dir", store}
 			for _, slot := range s.Slots {
 				args = append(args, "--model", slot+"=fake-model")
 			}
@@ -97,8 +105,61 @@ func TestReproduceEveryStudy(t *testing.T) {
 			if strings.Contains(out, "no model for") {
 				t.Errorf("a slot was left without a model:\n%s", out)
 			}
+			reportEverySetUp(t, store)
 		})
 	}
+}
+
+// reportEverySetUp writes `parley report` of a tournament of each shape in the store (its
+// game, its seats and what sits in them, amounts aside): each renders, none panics. One per
+// shape, not all: each report reads the match stream from its tournament's start, and the
+// study's set-ups of one shape differ only in numbers.
+func reportEverySetUp(t *testing.T, store string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	b, err := bus.Open(ctx, bus.Config{StoreDir: store}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	shapes := map[string]*tournamentv1.TournamentSpec{}
+	if err := tournament.EachSpec(ctx, b.JetStream(), func(s *tournamentv1.TournamentSpec) {
+		if k := setUpShape(s); shapes[k] == nil {
+			shapes[k] = s
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(shapes) == 0 {
+		t.Fatal("no tournament in the store")
+	}
+	dir := t.TempDir()
+	for _, spec := range shapes {
+		res, err := reportcmd.Write(ctx, b.JetStream(), spec, filepath.Join(dir, spec.GetTournamentId()), []string{"md"})
+		if err != nil {
+			t.Errorf("report of %s: %v", spec.GetTournamentId(), err)
+		} else if len(res.Files) == 0 {
+			t.Errorf("report of %s wrote nothing", spec.GetTournamentId())
+		}
+	}
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// setUpShape is the game, whether a seat may be filled twice, and each match's entrants by
+// label, numbers left out.
+func setUpShape(s *tournamentv1.TournamentSpec) string {
+	var seats []string
+	for _, m := range s.GetMatches() {
+		var l []string
+		for _, e := range m.GetEntrants() {
+			l = append(l, s.GetEntrants()[e].GetLabel())
+		}
+		seats = append(seats, strings.Join(l, ","))
+	}
+	slices.Sort(seats)
+	return digits.ReplaceAllString(fmt.Sprint(s.GetGame(), s.GetSelfPlay(), slices.Compact(seats)), "#")
 }
 
 // TestReproduceDryRunAndNoModel: --dry-run plans without a model or a network and prints the

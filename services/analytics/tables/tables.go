@@ -467,9 +467,14 @@ func MetaGameOf(g *Game) (*MetaGame, error) {
 	}
 	m := &MetaGame{Game: g.Game, Agents: g.Agents}
 	mean := func(row, col string, seat int) (float64, error) {
+		// An agent may never have sat in one of the seats (a scripted first player, a
+		// persona that only plays P2): its cells are missing, not a panic.
 		c, ok := g.Pairs.Cell(row, col)
-		v, okv := c.Payoff[min(seat, len(c.Payoff)-1)].Value()
-		if !ok || !okv {
+		var v float64
+		if ok && seat < len(c.Payoff) {
+			v, ok = c.Payoff[seat].Value()
+		}
+		if !ok || seat >= len(c.Payoff) {
 			return 0, fmt.Errorf("no match with %s as %s and %s as %s", col, seatName(g, 0), row, seatName(g, 1))
 		}
 		return v, nil

@@ -3,6 +3,7 @@ package tables
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -189,6 +190,12 @@ func TestMetaGame(t *testing.T) {
 	_, err = MetaGameOf(BuildGame(ultimatumRows()[:6], Options{}))
 	if !errors.Is(err, ErrIncomplete) {
 		t.Errorf("meta-game without self-play: %v, want ErrIncomplete", err)
+	}
+	// A scripted first player that never sits second (reproduce's decider set-ups): its
+	// cells as P2 do not exist; the meta-game is incomplete, not a panic.
+	_, err = MetaGameOf(BuildGame([]metrics.Row{row("d1", "fixed", "model", 5, 5, agree), row("d2", "fixed", "model", 10, 0, reject)}, Options{}))
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "no match with model as P1") {
+		t.Errorf("meta-game of a one-sided tournament: %v, want ErrIncomplete naming the missing seat", err)
 	}
 }
 

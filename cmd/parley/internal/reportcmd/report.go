@@ -10,10 +10,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/tournamentcmd"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/services/analytics"
@@ -89,18 +91,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if err != nil {
 		return err
 	}
-	rows, label, err := analytics.TournamentRows(ctx, b.JetStream(), spec, standard.New())
-	if err != nil {
-		return err
-	}
-	opts := tables.Options{Agent: label}
-	intro := tournamentcmd.Intro(spec)
-	if n := len(spec.GetMatches()); len(rows) < n {
-		intro = append(intro, fmt.Sprintf("%d of %d scheduled matches have ended so far.", len(rows), n))
-	}
-	res, err := report.Write(o.out, report.Input{
-		Title: "Tournament " + spec.GetTournamentId(), Intro: intro, ID: spec.GetTournamentId(), Rows: rows, Options: opts,
-	}, o.formats)
+	res, err := Write(ctx, b.JetStream(), spec, o.out, o.formats)
 	if err != nil {
 		return err
 	}
@@ -117,6 +108,23 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		fmt.Fprintln(deps.Out, f)
 	}
 	return nil
+}
+
+// Write writes the report of the tournament spec, read from its records in js, into dir in
+// formats.
+func Write(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, dir string, formats []string) (*report.Result, error) {
+	rows, label, err := analytics.TournamentRows(ctx, js, spec, standard.New())
+	if err != nil {
+		return nil, err
+	}
+	intro := tournamentcmd.Intro(spec)
+	if n := len(spec.GetMatches()); len(rows) < n {
+		intro = append(intro, fmt.Sprintf("%d of %d scheduled matches have ended so far.", len(rows), n))
+	}
+	return report.Write(dir, report.Input{
+		Title: "Tournament " + spec.GetTournamentId(), Intro: intro, ID: spec.GetTournamentId(), Rows: rows,
+		Options: tables.Options{Agent: label},
+	}, formats)
 }
 
 func writeMetaGame(path string, games []*tables.Game, id string) error {
