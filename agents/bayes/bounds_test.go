@@ -10,6 +10,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	dondv1 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/dealornodeal"
 )
 
@@ -31,7 +32,7 @@ func firstObservation(t *testing.T, p *dondv1.Params) *agentv1.Observation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := g.NewState(params, 1)
+	st, err := games.Start(g, params, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

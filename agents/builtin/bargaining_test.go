@@ -8,6 +8,7 @@ import (
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/buysell"
 	"github.com/parley-arena/parley/referee/games/trading"
 )
@@ -55,7 +56,7 @@ func TestBargainingAgents(t *testing.T) {
 			if tc.agent == "trader" {
 				game = trading.New()
 			}
-			st, err := game.NewState(nil, 0)
+			st, err := games.Start(game, nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

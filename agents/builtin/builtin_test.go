@@ -16,13 +16,14 @@ import (
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
 // firstObservation is P1's observation on turn 1 of a 100-dollar, 8-turn ultimatum game.
 func firstObservation(t *testing.T) *agentv1.Observation {
 	t.Helper()
-	st, err := ultimatum.New().NewState(&matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
+	st, err := games.Start(ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
 		Total: proto.Int64(100), MaxTurns: proto.Int32(8),
 	}}}, 0)
 	if err != nil {

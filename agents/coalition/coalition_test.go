@@ -36,7 +36,7 @@ func agent(t *testing.T, basis coalitionagent.Basis, threshold float64) *coaliti
 // final state and how many actions the rules refused.
 func playMatch(t *testing.T, p *matchv1.GameParams, seed uint64, agents ...*coalitionagent.Agent) games.State {
 	t.Helper()
-	st, err := coalition.New().NewState(p, seed)
+	st, err := games.Start(coalition.New(), p, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestCoreAgainstShapleyNeverAgrees(t *testing.T) {
 }
 
 func TestTalkCarriesTheOffer(t *testing.T) {
-	st, err := coalition.New().NewState(params(t), 1)
+	st, err := games.Start(coalition.New(), params(t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestFallsBackToShapley(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := params(t, append(tc.params, "rounds=0")...)
-			st, err := coalition.New().NewState(p, 1)
+			st, err := games.Start(coalition.New(), p, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +183,7 @@ func TestThreshold(t *testing.T) {
 	p := params(t, "rounds=0")
 	var seed uint64
 	for ; ; seed++ {
-		st, _ := coalition.New().NewState(p, seed)
+		st, _ := games.Start(coalition.New(), p, seed)
 		if st.ToMove()[0] == 2 {
 			break
 		}
@@ -192,7 +192,7 @@ func TestThreshold(t *testing.T) {
 		threshold float64
 		accept    bool
 	}{{1, false}, {0.9, true}, {0.91, false}, {0, true}} {
-		st, _ := coalition.New().NewState(p, seed)
+		st, _ := games.Start(coalition.New(), p, seed)
 		if _, err := st.Apply(2, &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
 			Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
 				{Seat: 0, Receives: map[string]int64{"g": 450}}, {Seat: 2, Receives: map[string]int64{"g": 300}},

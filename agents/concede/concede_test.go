@@ -33,11 +33,21 @@ type result struct {
 	refused int
 }
 
+// values returns the seller's cost and the buyer's willingness in a match with p (resolved
+// here) and seed.
+func values(p *matchv1.GameParams, seed uint64) (cost, willingness int64, err error) {
+	r, err := buysell.New().Resolve(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	return buysell.Values(r, seed)
+}
+
 // play runs one buysell match between seller and buyer in process, as the runner would (a
 // refused action is retried once with the reason, then the default is played).
 func play(t *testing.T, p *matchv1.GameParams, seed uint64, seller, buyer actor) result {
 	t.Helper()
-	st, err := buysell.New().NewState(p, seed)
+	st, err := games.Start(buysell.New(), p, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +109,7 @@ func TestNeverCrossesItsValue(t *testing.T) {
 		c := mustNew(t, concede.Config{Curve: curve, Open: 2})
 		for vi, p := range variants {
 			for seed := range uint64(50) {
-				cost, willingness, err := buysell.Values(p, seed)
+				cost, willingness, err := values(p, seed)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -145,7 +155,7 @@ func TestConcedeVersusConcede(t *testing.T) {
 			var deals int
 			var sum float64
 			for seed := range uint64(100) {
-				cost, willingness, _ := buysell.Values(tc.params, seed)
+				cost, willingness, _ := values(tc.params, seed)
 				r := play(t, tc.params, seed, c, c)
 				if r.refused > 0 {
 					t.Fatalf("seed %d: %d actions refused", seed, r.refused)
@@ -176,7 +186,7 @@ func TestConcedeVersusConcede(t *testing.T) {
 // TestOpening checks the first prices of each side.
 func TestOpening(t *testing.T) {
 	c := mustNew(t, concede.DefaultConfig())
-	st, err := buysell.New().NewState(nil, 0)
+	st, err := games.Start(buysell.New(), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ type result struct {
 // playMatch plays a match between agents (one per seat) directly on the rules.
 func playMatch(t testing.TB, p *matchv1.GameParams, seed uint64, agents []*agent.Agent) (result, games.State) {
 	t.Helper()
-	st, err := rules.New().NewState(p, seed)
+	st, err := games.Start(rules.New(), p, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parley-arena/parley/agents/dondgreedy"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/dealornodeal"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/solution"
 )
@@ -29,7 +30,7 @@ func TestPlan(t *testing.T) {
 
 // TestAct: the agent proposes its plan in order and accepts what is worth its next proposal.
 func TestAct(t *testing.T) {
-	st, err := dealornodeal.New().NewState(nil, 1)
+	st, err := games.Start(dealornodeal.New(), nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

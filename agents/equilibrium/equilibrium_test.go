@@ -202,7 +202,7 @@ func TestPlaysEveryShippedGameLegally(t *testing.T) {
 					t.Fatal(err)
 				}
 				seats, _ := games.Seats(g, gp)
-				st, err := g.NewState(gp, uint64(mask))
+				st, err := games.Start(g, gp, uint64(mask))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -17,6 +17,7 @@ import (
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
@@ -68,7 +69,7 @@ func gameParams(total int64, maxTurns int32) *matchv1.GameParams {
 
 func newState(t *testing.T, total int64, maxTurns int32) games.State {
 	t.Helper()
-	st, err := ultimatum.New().NewState(gameParams(total, maxTurns), 0)
+	st, err := games.Start(ultimatum.New(), gameParams(total, maxTurns), 0)
 	if err != nil {
 		t.Fatalf("NewState: %v", err)
 	}
@@ -268,7 +269,7 @@ func TestPlaysLegallyAndConcedes(t *testing.T) {
 		{Open: 0.9, Target: 0.1, Floor: 0.05},
 		{Open: 0.55, Target: 0.45, Floor: 0.45},
 	}
-	totals := []int64{1, 2, 3, 7, 100, 1001, ultimatum.MaxTotal}
+	totals := []int64{1, 2, 3, 7, 100, 1001, bargain.MaxAmount}
 	turns := []int32{1, 2, 3, 4, 5, 8, 13}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, cfg := range configs {

@@ -8,6 +8,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"google.golang.org/protobuf/proto"
 )
@@ -22,7 +23,7 @@ func TestOfferReachesTheDecider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := g.NewState(params, 1)
+			st, err := games.Start(g, params, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

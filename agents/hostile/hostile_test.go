@@ -54,7 +54,7 @@ func TestAgentsPlayLegally(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := ultimatum.New().NewState(nil, 1)
+			st, err := games.Start(ultimatum.New(), nil, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

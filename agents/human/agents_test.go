@@ -14,6 +14,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
@@ -41,7 +42,7 @@ func TestOpenHuman(t *testing.T) {
 	if err != nil || info.GetName() != "human:alice" {
 		t.Errorf("Describe = %v, %v; want human:alice", info, err)
 	}
-	st, err := ultimatum.New().NewState(nil, 0)
+	st, err := games.Start(ultimatum.New(), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

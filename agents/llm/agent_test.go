@@ -23,6 +23,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
@@ -30,7 +31,7 @@ import (
 // propose, accept or reject are legal.
 func p2Turn2(t testing.TB) *agentv1.Observation {
 	t.Helper()
-	st, err := ultimatum.New().NewState(nil, 0)
+	st, err := games.Start(ultimatum.New(), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestBargainingGames(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var moves, refused, deals int
 			for seed := range uint64(100) {
-				st, err := tc.game.NewState(tc.params, seed)
+				st, err := games.Start(tc.game, tc.params, seed)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -25,7 +25,7 @@ func TestPlaysCoalitionLegally(t *testing.T) {
 		}
 		names, _ := games.Seats(coalition.New(), p)
 		for seed := range uint64(50) {
-			st, err := coalition.New().NewState(p, seed)
+			st, err := games.Start(coalition.New(), p, seed)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,12 +14,13 @@ import (
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
 func newState(t *testing.T, total int64, maxTurns int32) games.State {
 	t.Helper()
-	st, err := ultimatum.New().NewState(&matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
+	st, err := games.Start(ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
 		Total: proto.Int64(total), MaxTurns: proto.Int32(maxTurns),
 	}}}, 0)
 	if err != nil {
@@ -119,7 +120,7 @@ func TestInputsChangeTheAction(t *testing.T) {
 // TestAlwaysLegal lets the agent play both seats of many ultimatum games; the game must accept
 // every action, and every game must end by its turn limit.
 func TestAlwaysLegal(t *testing.T) {
-	totals := []int64{1, 2, 100, ultimatum.MaxTotal}
+	totals := []int64{1, 2, 100, bargain.MaxAmount}
 	turns := []int32{1, 2, 3, 8, 25}
 	for _, total := range totals {
 		for _, maxTurns := range turns {

@@ -30,7 +30,7 @@ func params(p *tradingv1.Params) *matchv1.GameParams {
 // number of refusals per seat.
 func play(t *testing.T, p *matchv1.GameParams, seed uint64, agents ...actor) (*matchv1.Outcome, [2]int) {
 	t.Helper()
-	st, err := trading.New().NewState(p, seed)
+	st, err := games.Start(trading.New(), p, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestNeverLoses(t *testing.T) {
 // noTrade is seat's payoff when nothing changes hands.
 func noTrade(t *testing.T, p *matchv1.GameParams, seat int) float64 {
 	t.Helper()
-	st, err := trading.New().NewState(p, 0)
+	st, err := games.Start(trading.New(), p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

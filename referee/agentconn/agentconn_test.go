@@ -20,6 +20,7 @@ import (
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
 
@@ -266,7 +267,7 @@ func TestAct(t *testing.T) {
 	defer c.Close()
 	// P1's first-turn observation of a 100-dollar ultimatum game with 8 turns: at 70% the fair
 	// agent offers 30.
-	st, err := ultimatum.New().NewState(&matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
+	st, err := games.Start(ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{
 		Total: proto.Int64(100), MaxTurns: proto.Int32(8),
 	}}}, 0)
 	if err != nil {
@@ -313,7 +314,7 @@ func TestOpenLLM(t *testing.T) {
 		if err != nil || info.GetName() != "llm:fake" || strings.Contains(info.String(), "cunning") {
 			t.Errorf("Describe = %v, %v", info, err)
 		}
-		st, err := ultimatum.New().NewState(nil, 0)
+		st, err := games.Start(ultimatum.New(), nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,13 +18,17 @@ type Seat = int32
 
 // Game is a factory of match states plus the facts that do not change between matches.
 type Game interface {
-	// Info describes the game: name, seats, parameters with their defaults.
+	// Info describes the game: name, seats, and its parameters as its Params message declares
+	// them (ParamInfos).
 	Info() *gamev1.GameInfo
-	// Resolve returns a copy of params with every unset field set to its default, or an error
-	// that names the bad parameter and the legal values. A nil params, or one with no branch
+	// Resolve returns a copy of params with every unset field set to its default (declared, as
+	// FillParams fills it in, or derived by the family), or an error that names the bad
+	// parameter and the legal values. A nil params, or one with no branch
 	// set, means "all defaults". The branch of matchv1.GameParams is named after the game.
 	Resolve(params *matchv1.GameParams) (*matchv1.GameParams, error)
-	// NewState returns the initial state of a match with resolved params and the match seed.
+	// NewState returns the initial state of a match with resolved params (Resolve's result) and
+	// the match seed. It fills in nothing: params missing a value Resolve fills in are refused
+	// (ErrNotResolved), and it checks them cheaply so that no params ever make it panic.
 	NewState(params *matchv1.GameParams, seed uint64) (State, error)
 }
 
@@ -110,4 +114,15 @@ func AsRejection(err error) (*Rejection, bool) {
 	var r *Rejection
 	ok := errors.As(err, &r)
 	return r, ok
+}
+
+// Start resolves params for g and starts a match with them and seed: Resolve, then NewState.
+// It is for callers holding params that may not be resolved yet (tests, analyses); the runner
+// takes params resolved once, when the match was prepared, to NewState directly.
+func Start(g Game, params *matchv1.GameParams, seed uint64) (State, error) {
+	resolved, err := g.Resolve(params)
+	if err != nil {
+		return nil, err
+	}
+	return g.NewState(resolved, seed)
 }

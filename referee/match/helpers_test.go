@@ -26,6 +26,14 @@ import (
 	"github.com/parley-arena/parley/referee/match"
 )
 
+// The ultimatum's defaults as the spec gives them (specs/negotiationarena.md): P1 holds 100
+// Dollars, and the players have 8 turns together.
+const (
+	specTotal    = 100
+	specMaxTurns = 8
+	specCurrency = "Dollars"
+)
+
 // waitLimit bounds every wait of these tests, so that a runner that hangs fails a test instead
 // of hanging it. Nothing healthy comes close to it.
 const waitLimit = time.Minute
@@ -129,7 +137,7 @@ func logged(l *obsLog, a sdk.Agent) sdk.Agent {
 func propose(x int64) *agentv1.Action {
 	return &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Propose{Propose: &gamev1.Propose{Proposal: &gamev1.Proposal{
 		Terms: &gamev1.Proposal_Allocation{Allocation: &gamev1.Allocation{Shares: []*gamev1.SeatShare{
-			{Seat: ultimatum.P1, Gives: map[string]int64{ultimatum.DefaultCurrency: x}},
+			{Seat: ultimatum.P1, Gives: map[string]int64{specCurrency: x}},
 		}}},
 	}}}}}
 }
@@ -326,7 +334,7 @@ func ultimatumPayoffs(t *testing.T, evs []*eventsv1.MatchEvent, total int64) []f
 		case *gamev1.Move_Propose:
 			x = 0
 			for _, sh := range k.Propose.GetProposal().GetAllocation().GetShares() {
-				x += sh.GetGives()[ultimatum.DefaultCurrency]
+				x += sh.GetGives()[specCurrency]
 			}
 		case *gamev1.Move_Accept:
 			return []float64{float64(total - x), float64(x)}

@@ -24,6 +24,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"github.com/parley-arena/parley/referee/match"
 )
@@ -82,13 +83,13 @@ func TestUltimatumBuiltins(t *testing.T) {
 			}
 
 			out := res.Outcome
-			if want := ultimatumPayoffs(t, res.Events, ultimatum.DefaultTotal); !slices.Equal(out.GetPayoffs(), want) {
+			if want := ultimatumPayoffs(t, res.Events, specTotal); !slices.Equal(out.GetPayoffs(), want) {
 				t.Errorf("payoffs = %v, the rules give %v", out.GetPayoffs(), want)
 			}
 			switch out.GetCause() {
 			case matchv1.EndCause_END_CAUSE_AGREEMENT:
-				if sum := out.GetPayoffs()[0] + out.GetPayoffs()[1]; sum != float64(ultimatum.DefaultTotal) || !out.GetAgreement() {
-					t.Errorf("agreement pays %v in all (agreement=%v), want %d", sum, out.GetAgreement(), ultimatum.DefaultTotal)
+				if sum := out.GetPayoffs()[0] + out.GetPayoffs()[1]; sum != float64(specTotal) || !out.GetAgreement() {
+					t.Errorf("agreement pays %v in all (agreement=%v), want %d", sum, out.GetAgreement(), specTotal)
 				}
 			case matchv1.EndCause_END_CAUSE_REJECTED:
 				if out.GetAgreement() {
@@ -366,8 +367,8 @@ func TestPrivateNotes(t *testing.T) {
 func TestCounterfactual(t *testing.T) {
 	fairC := openConn(t, "builtin:fair").Client
 	original := run(t, ultimatumSpec("original", fairC, fairC))
-	if n := len(taken(original.Events)); n != int(ultimatum.DefaultMaxTurns) {
-		t.Fatalf("fair vs fair took %d actions, want all %d turns", n, ultimatum.DefaultMaxTurns)
+	if n := len(taken(original.Events)); n != int(specMaxTurns) {
+		t.Fatalf("fair vs fair took %d actions, want all %d turns", n, specMaxTurns)
 	}
 	origTaken := takenEvents(original.Events)
 
@@ -403,7 +404,7 @@ func TestCounterfactual(t *testing.T) {
 				wantPay = []float64{90, 10}
 			} else {
 				x := proposedX(t, origTaken[k-2].GetActionTaken())
-				wantPay = []float64{float64(ultimatum.DefaultTotal - x), float64(x)}
+				wantPay = []float64{float64(specTotal - x), float64(x)}
 			}
 			if !slices.Equal(res.Outcome.GetPayoffs(), wantPay) || res.Outcome.GetCause() != matchv1.EndCause_END_CAUSE_AGREEMENT {
 				t.Errorf("outcome %v, want agreement paying %v", res.Outcome, wantPay)
@@ -432,7 +433,7 @@ func TestCounterfactual(t *testing.T) {
 	t.Run("prefix that does not fit", func(t *testing.T) {
 		spec := ultimatumSpec("misfit", fairC, fairC)
 		// Proposals of 40-odd Dollars cannot be made in a game of 10.
-		spec.Params = &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: ultimatumParams(10)}}
+		spec.Params = gametest.Resolve(t, ultimatum.New(), &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: ultimatumParams(10)}})
 		spec.Prefix, spec.FromTurn = original.Events, 5
 		res := run(t, spec)
 		if res.Outcome.GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(res.Outcome.GetSummary(), "does not fit") {
@@ -447,7 +448,7 @@ func proposedX(t *testing.T, a *eventsv1.ActionTaken) int64 {
 	if p == nil {
 		t.Fatalf("action %v is not a proposal", a)
 	}
-	return p.GetProposal().GetAllocation().GetShares()[0].GetGives()[ultimatum.DefaultCurrency]
+	return p.GetProposal().GetAllocation().GetShares()[0].GetGives()[specCurrency]
 }
 
 // knownAgent knows its description without being asked, and cannot be asked.

@@ -12,6 +12,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -233,7 +234,7 @@ func TestTranscriptWordsTermsAsTheGame(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := g.NewState(params, 1)
+			st, err := games.Start(g, params, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,6 @@ package buysell
 import (
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 
@@ -57,21 +56,6 @@ const Name = "buysell"
 // way that could change play.
 const RulesVersion = "1"
 
-// Parameter defaults, before scaling.
-const (
-	DefaultCost           int64  = 40
-	DefaultWillingness    int64  = 60
-	DefaultBudget         int64  = 100
-	DefaultMaxTurns       int32  = 10
-	DefaultScale          int64  = 1
-	DefaultCostMin        int64  = 20
-	DefaultCostMax        int64  = 40
-	DefaultWillingnessMin int64  = 60
-	DefaultWillingnessMax int64  = 80
-	DefaultItem           string = "X"
-	DefaultCurrency       string = "ZUP"
-)
-
 // Seats.
 const (
 	Seller games.Seat = bargain.P1 // holds the item, moves first
@@ -89,65 +73,64 @@ func New() games.Game { return game{} }
 
 type game struct{}
 
-// Info describes the game, its seats and every parameter.
-func (game) Info() *gamev1.GameInfo {
-	i64 := func(name string, def int64, desc string) *gamev1.ParamInfo {
-		return &gamev1.ParamInfo{Name: name, Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.FormatInt(def, 10), Description: desc}
-	}
+// Info describes the game, its seats and every parameter (as Params declares them).
+func (g game) Info() *gamev1.GameInfo {
+	defaults, _ := g.Resolve(nil) // for the derived max_proposals; the suite checks it resolves
 	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Buyer and seller: the seller (P1) has an item with a private cost, the buyer (P2) money and a private willingness to pay; they take turns proposing a price.",
 		RulesVersion: RulesVersion,
 		Seats:        bargain.SeatNames(),
 		SeatRoles:    roles[:],
-		Params: []*gamev1.ParamInfo{
-			i64("cost", DefaultCost, "Seller's production cost, private to the seller (times scale). Not allowed with draw=true."),
-			i64("willingness", DefaultWillingness, "Buyer's willingness to pay, private to the buyer (times scale); e.g. 400 for an over-valuing buyer. Not allowed with draw=true."),
-			i64("budget", DefaultBudget, "Money the buyer holds (times scale); no price may exceed it."),
-			{Name: "max_turns", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
-				Description: fmt.Sprintf("Turns of both players together, seller first. From 1 to %d.", bargain.MaxMaxTurns)},
-			{Name: "max_proposals", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(bargain.DefaultMaxProposals(DefaultMaxTurns))),
-				Description: "Proposals each player may make; unset: max_turns/2 - 1 (4 with 10 turns); 0: no limit."},
-			i64("scale", DefaultScale, "Multiplies cost, willingness, budget and the drawing ranges. At least 1."),
-			{Name: "draw", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
-				Description: "Draw cost and willingness per match from the seed, uniformly from [cost_min, cost_max] and [willingness_min, willingness_max] (times scale)."},
-			i64("cost_min", DefaultCostMin, "Smallest cost drawn with draw=true."),
-			i64("cost_max", DefaultCostMax, "Largest cost drawn with draw=true."),
-			i64("willingness_min", DefaultWillingnessMin, "Smallest willingness drawn with draw=true."),
-			i64("willingness_max", DefaultWillingnessMax, "Largest willingness drawn with draw=true."),
-			{Name: "item", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultItem,
-				Description: fmt.Sprintf("Name of the item for sale: one word of letters, digits, '_' or '-', starting with a letter, at most %d characters.", bargain.MaxNameLen)},
-			{Name: "currency", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultCurrency,
-				Description: "Name of the money, a word like item and different from it."},
-			{Name: "self_interested_buyer", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
-				Description: "Add the published \"be self-interested\" instruction to the buyer's briefing."},
-		},
+		Params:       games.ParamInfos(Name, defaults),
 	}
 }
 
-// Resolve validates params and fills in the defaults. It refuses params meant for another game.
-// With draw=true cost and willingness stay unset: they are drawn per match (see Values).
+// Resolve checks params and fills in the defaults: those Params declares, then max_proposals
+// from max_turns. With draw=true cost and willingness stay unset: they are drawn per match
+// (see Values). It refuses params meant for another game.
 func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
-	p, err := resolve(gp)
+	if err := drawnValuesGiven(gp.GetBuysell()); err != nil {
+		return nil, err
+	}
+	out, err := games.FillParams(Name, gp)
 	if err != nil {
 		return nil, err
 	}
-	return &matchv1.GameParams{Family: &matchv1.GameParams_Buysell{Buysell: p.proto()}}, nil
+	b := out.GetBuysell()
+	if b.GetDraw() {
+		b.Cost, b.Willingness = nil, nil
+	}
+	if b.MaxProposals == nil {
+		b.MaxProposals = proto.Int32(bargain.DefaultMaxProposals(b.GetMaxTurns()))
+	}
+	if _, err := read(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// NewState starts a match. params are resolved again, so unresolved ones work too; the seed
-// draws cost and willingness when params say so.
+// drawnValuesGiven refuses cost or willingness given with draw=true, which draws them.
+func drawnValuesGiven(b *buysellv1.Params) error {
+	if b.GetDraw() && (b.Cost != nil || b.Willingness != nil) {
+		return fmt.Errorf("buysell: cost and willingness are drawn when draw=true; set cost_min, cost_max, willingness_min and willingness_max instead")
+	}
+	return nil
+}
+
 // NameTerms writes proposals in the game's own words, for transcripts (games.TermsNamer).
 func (game) NameTerms(gp *matchv1.GameParams) func(*gamev1.Proposal) string {
-	p, err := resolve(gp)
+	p, err := read(gp)
 	if err != nil {
 		return nil
 	}
 	return bargain.NameTerms[int64](&rules{p: p, budget: p.budget * p.scale})
 }
 
+// NewState starts a match with resolved params; the seed draws cost and willingness when
+// params say so.
 func (game) NewState(gp *matchv1.GameParams, seed uint64) (games.State, error) {
-	p, err := resolve(gp)
+	p, err := read(gp)
 	if err != nil {
 		return nil, err
 	}
@@ -178,11 +161,12 @@ func drawn(what string, seat games.Seat, value int64, summary string) *eventsv1.
 	}}}
 }
 
-// Values returns the seller's cost and the buyer's willingness to pay in a match with params
-// and seed, scaled: the fixed values, or those drawn from the seed when params set draw. It is
-// how NewState finds them, so analyses of a record can recompute them from its MatchStarted.
+// Values returns the seller's cost and the buyer's willingness to pay in a match with resolved
+// params and seed, scaled: the fixed values, or those drawn from the seed when params set draw.
+// It is how NewState finds them, so analyses of a record can recompute them from its
+// MatchStarted.
 func Values(gp *matchv1.GameParams, seed uint64) (cost, willingness int64, err error) {
-	p, err := resolve(gp)
+	p, err := read(gp)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -200,62 +184,32 @@ type params struct {
 	selfInterested                   bool
 }
 
-func resolve(gp *matchv1.GameParams) (params, error) {
-	if err := bargain.CheckFamily(gp, Name); err != nil {
+// read takes resolved params as they are, checked against their declaration and the rules
+// across fields.
+func read(gp *matchv1.GameParams) (params, error) {
+	if err := games.CheckResolved(Name, gp); err != nil {
 		return params{}, err
 	}
 	b := gp.GetBuysell()
-	if b == nil {
-		b = &buysellv1.Params{}
+	if err := drawnValuesGiven(b); err != nil {
+		return params{}, err
+	}
+	if !b.GetDraw() && (b.Cost == nil || b.Willingness == nil) {
+		return params{}, fmt.Errorf("buysell: %w (cost and willingness are unset without draw): resolve them first", games.ErrNotResolved)
 	}
 	p := params{
-		cost: DefaultCost, willingness: DefaultWillingness, budget: DefaultBudget, scale: DefaultScale,
-		maxTurns: DefaultMaxTurns, costMin: DefaultCostMin, costMax: DefaultCostMax,
-		wMin: DefaultWillingnessMin, wMax: DefaultWillingnessMax, item: DefaultItem, currency: DefaultCurrency,
-	}
-	setInt := func(dst *int64, v *int64) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	setInt(&p.cost, b.Cost)
-	setInt(&p.willingness, b.Willingness)
-	setInt(&p.budget, b.Budget)
-	setInt(&p.scale, b.Scale)
-	setInt(&p.costMin, b.CostMin)
-	setInt(&p.costMax, b.CostMax)
-	setInt(&p.wMin, b.WillingnessMin)
-	setInt(&p.wMax, b.WillingnessMax)
-	if b.MaxTurns != nil {
-		p.maxTurns = b.GetMaxTurns()
-	}
-	p.maxProposals = bargain.DefaultMaxProposals(p.maxTurns)
-	if b.MaxProposals != nil {
-		p.maxProposals = b.GetMaxProposals()
-	}
-	p.draw = b.GetDraw()
-	p.selfInterested = b.GetSelfInterestedBuyer()
-	if b.Item != nil {
-		p.item = b.GetItem()
-	}
-	if b.Currency != nil {
-		p.currency = b.GetCurrency()
-	}
-
-	if p.draw && (b.Cost != nil || b.Willingness != nil) {
-		return params{}, fmt.Errorf("buysell: cost and willingness are drawn when draw=true; set cost_min, cost_max, willingness_min and willingness_max instead")
+		cost: b.GetCost(), willingness: b.GetWillingness(), budget: b.GetBudget(), scale: b.GetScale(),
+		maxTurns: b.GetMaxTurns(), maxProposals: b.GetMaxProposals(), draw: b.GetDraw(),
+		costMin: b.GetCostMin(), costMax: b.GetCostMax(), wMin: b.GetWillingnessMin(), wMax: b.GetWillingnessMax(),
+		item: b.GetItem(), currency: b.GetCurrency(), selfInterested: b.GetSelfInterestedBuyer(),
 	}
 	switch {
-	case p.scale < 1:
-		return params{}, fmt.Errorf("buysell: scale must be at least 1, got %d", p.scale)
-	case p.maxTurns < 1 || p.maxTurns > bargain.MaxMaxTurns:
-		return params{}, fmt.Errorf("buysell: max_turns must be from 1 to %d, got %d", bargain.MaxMaxTurns, p.maxTurns)
-	case p.maxProposals < 0:
-		return params{}, fmt.Errorf("buysell: max_proposals must be 0 (no limit) or more, got %d", p.maxProposals)
 	case p.costMin > p.costMax:
 		return params{}, fmt.Errorf("buysell: cost_min (%d) must not exceed cost_max (%d)", p.costMin, p.costMax)
 	case p.wMin > p.wMax:
 		return params{}, fmt.Errorf("buysell: willingness_min (%d) must not exceed willingness_max (%d)", p.wMin, p.wMax)
+	case p.item == p.currency:
+		return params{}, fmt.Errorf("buysell: item and currency must differ, both are %q", p.item)
 	}
 	limit := bargain.MaxAmount / p.scale
 	for _, a := range []struct {
@@ -265,45 +219,11 @@ func resolve(gp *matchv1.GameParams) (params, error) {
 		{"cost", p.cost}, {"willingness", p.willingness}, {"budget", p.budget},
 		{"cost_min", p.costMin}, {"cost_max", p.costMax}, {"willingness_min", p.wMin}, {"willingness_max", p.wMax},
 	} {
-		switch {
-		case a.v < 0:
-			return params{}, fmt.Errorf("buysell: %s must not be negative, got %d", a.name, a.v)
-		case a.v > limit:
+		if a.v > limit {
 			return params{}, fmt.Errorf("buysell: %s times scale must be at most %d (2^53), got %d times %d", a.name, bargain.MaxAmount, a.v, p.scale)
 		}
 	}
-	if err := bargain.CheckName(Name, "item", p.item); err != nil {
-		return params{}, err
-	}
-	if err := bargain.CheckName(Name, "currency", p.currency); err != nil {
-		return params{}, err
-	}
-	if p.item == p.currency {
-		return params{}, fmt.Errorf("buysell: item and currency must differ, both are %q", p.item)
-	}
 	return p, nil
-}
-
-func (p params) proto() *buysellv1.Params {
-	out := &buysellv1.Params{
-		Budget:              proto.Int64(p.budget),
-		MaxTurns:            proto.Int32(p.maxTurns),
-		MaxProposals:        proto.Int32(p.maxProposals),
-		Scale:               proto.Int64(p.scale),
-		Draw:                proto.Bool(p.draw),
-		CostMin:             proto.Int64(p.costMin),
-		CostMax:             proto.Int64(p.costMax),
-		WillingnessMin:      proto.Int64(p.wMin),
-		WillingnessMax:      proto.Int64(p.wMax),
-		Item:                proto.String(p.item),
-		Currency:            proto.String(p.currency),
-		SelfInterestedBuyer: proto.Bool(p.selfInterested),
-	}
-	if !p.draw {
-		out.Cost = proto.Int64(p.cost)
-		out.Willingness = proto.Int64(p.willingness)
-	}
-	return out
 }
 
 // values returns the scaled cost and willingness: fixed, or drawn from seed, cost first, each

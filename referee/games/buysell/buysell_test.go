@@ -17,6 +17,16 @@ import (
 )
 
 // params wraps buysell Params in GameParams.
+// resolved is p resolved, as the rules and Values take params.
+func resolved(t *testing.T, p *buysellv1.Params) *matchv1.GameParams {
+	t.Helper()
+	r, err := buysell.New().Resolve(params(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func params(p *buysellv1.Params) *matchv1.GameParams {
 	return &matchv1.GameParams{Family: &matchv1.GameParams_Buysell{Buysell: p}}
 }
@@ -49,7 +59,7 @@ func pass() *agentv1.Action {
 // play starts a match and applies moves, alternating seller, buyer, ...; it fails on refusal.
 func play(t testing.TB, p *matchv1.GameParams, seed uint64, moves ...*agentv1.Action) games.State {
 	t.Helper()
-	st, err := buysell.New().NewState(p, seed)
+	st, err := games.Start(buysell.New(), p, seed)
 	if err != nil {
 		t.Fatalf("NewState: %v", err)
 	}
@@ -384,11 +394,11 @@ func TestViewsHoldOnlyOwnValue(t *testing.T) {
 
 func TestValues(t *testing.T) {
 	// Fixed values are scaled.
-	if c, w, err := buysell.Values(params(&buysellv1.Params{Scale: proto.Int64(3)}), 9); err != nil || c != 120 || w != 180 {
+	if c, w, err := buysell.Values(resolved(t, &buysellv1.Params{Scale: proto.Int64(3)}), 9); err != nil || c != 120 || w != 180 {
 		t.Errorf("Values with scale 3 = %d, %d, %v; want 120, 180", c, w, err)
 	}
 	// Drawn values fall in the scaled ranges, depend on the seed only, and cover the range.
-	drawn := params(&buysellv1.Params{Draw: proto.Bool(true), Scale: proto.Int64(2)})
+	drawn := resolved(t, &buysellv1.Params{Draw: proto.Bool(true), Scale: proto.Int64(2)})
 	seenCost, seenW := map[int64]bool{}, map[int64]bool{}
 	for seed := range uint64(2000) {
 		c, w, err := buysell.Values(drawn, seed)
@@ -441,11 +451,11 @@ func TestResolve(t *testing.T) {
 			want: full(func(p *buysellv1.Params) { p.Draw, p.Cost, p.Willingness = proto.Bool(true), nil, nil })},
 		{name: "draw with a cost", in: params(&buysellv1.Params{Draw: proto.Bool(true), Cost: proto.Int64(3)}), wantErr: "cost and willingness are drawn when draw=true"},
 		{name: "zero scale", in: params(&buysellv1.Params{Scale: proto.Int64(0)}), wantErr: "scale must be at least 1"},
-		{name: "negative cost", in: params(&buysellv1.Params{Cost: proto.Int64(-1)}), wantErr: "cost must not be negative"},
+		{name: "negative cost", in: params(&buysellv1.Params{Cost: proto.Int64(-1)}), wantErr: "buysell: cost must be from 0 to 9007199254740992, got -1"},
 		{name: "overflowing scale", in: params(&buysellv1.Params{Scale: proto.Int64(1 << 50)}), wantErr: "cost times scale must be at most 9007199254740992 (2^53)"},
 		{name: "empty range", in: params(&buysellv1.Params{CostMin: proto.Int64(50)}), wantErr: "cost_min (50) must not exceed cost_max (40)"},
 		{name: "zero turns", in: params(&buysellv1.Params{MaxTurns: proto.Int32(0)}), wantErr: "max_turns must be from 1"},
-		{name: "negative proposals", in: params(&buysellv1.Params{MaxProposals: proto.Int32(-1)}), wantErr: "max_proposals must be 0"},
+		{name: "negative proposals", in: params(&buysellv1.Params{MaxProposals: proto.Int32(-1)}), wantErr: "buysell: max_proposals must be at least 0, got -1"},
 		{name: "item is currency", in: params(&buysellv1.Params{Item: proto.String("ZUP")}), wantErr: "item and currency must differ"},
 		{name: "two-word item", in: params(&buysellv1.Params{Item: proto.String("a hat")}), wantErr: "buysell: item must be one word"},
 		{name: "another game's params", in: &matchv1.GameParams{Family: &matchv1.GameParams_Trading{}}, wantErr: `params are for the "trading" game`},

@@ -17,7 +17,10 @@ import (
 func TestDrawnValuesAreRecordedPrivately(t *testing.T) {
 	g := buysell.New()
 	for seed := uint64(1); seed <= 20; seed++ {
-		gp := &matchv1.GameParams{Family: &matchv1.GameParams_Buysell{Buysell: &buysellv1.Params{Draw: proto.Bool(true), Scale: proto.Int64(3)}}}
+		gp, err := g.Resolve(&matchv1.GameParams{Family: &matchv1.GameParams_Buysell{Buysell: &buysellv1.Params{Draw: proto.Bool(true), Scale: proto.Int64(3)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		st, err := g.NewState(gp, seed)
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +50,7 @@ func TestDrawnValuesAreRecordedPrivately(t *testing.T) {
 			}
 		}
 	}
-	st, err := g.NewState(nil, 1)
+	st, err := games.Start(g, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

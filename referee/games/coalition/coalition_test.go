@@ -80,7 +80,7 @@ type step struct {
 // newState starts a match.
 func newState(t testing.TB, p *matchv1.GameParams, seed uint64) games.State {
 	t.Helper()
-	st, err := coalition.New().NewState(p, seed)
+	st, err := games.Start(coalition.New(), p, seed)
 	if err != nil {
 		t.Fatalf("NewState: %v", err)
 	}

@@ -43,7 +43,7 @@ func pass() *agentv1.Action {
 
 func newState(t testing.TB, kvs ...string) games.State {
 	t.Helper()
-	st, err := dealornodeal.New().NewState(params(t, kvs...), 1)
+	st, err := games.Start(dealornodeal.New(), params(t, kvs...), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

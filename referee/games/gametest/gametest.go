@@ -72,6 +72,10 @@ const (
 // parameter, varied, reaches the first observations of every seat or of none, unless declared
 // unequal. A family writes no list of its secrets for the suite.
 //
+// First it checks the family's parameters against their declarations (the
+// (parley.game.v1.param) option; see params.go): Info().Params, the defaults Resolve fills in,
+// the limits it enforces, and that NewState takes resolved params as they are.
+//
 // At the end it checks the outcome (a cause, a summary, one finite payoff per seat) and
 // replays the applied actions on a fresh NewState with the same seed, which must reproduce
 // every observation and the outcome.
@@ -103,11 +107,6 @@ func (s Suite) Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) 
 	case len(info.GetSeats()) == 0:
 		t.Fatal("Info().Seats is empty")
 	}
-	for _, p := range info.GetParams() {
-		if p.GetName() == "" || p.GetKind() == 0 || p.GetDescription() == "" {
-			t.Errorf("Info().Params has an incomplete entry: %v", p)
-		}
-	}
 	if len(variants) == 0 {
 		variants = []*matchv1.GameParams{nil}
 	}
@@ -119,6 +118,7 @@ func (s Suite) Run(t *testing.T, g games.Game, variants ...*matchv1.GameParams) 
 		// The race detector slows every step several times; the invariants are the same.
 		seeds = max(1, seeds/4)
 	}
+	t.Run("params", func(t *testing.T) { checkParams(t, g, variants) })
 	cov := newPrivacyCoverage()
 	for i, v := range variants {
 		t.Run(fmt.Sprintf("variant%d", i), func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/gametest"
@@ -46,6 +47,13 @@ func TestRunCatchesBrokenGames(t *testing.T) {
 		{"refuses-legal-proposals", "random legal action"},
 		{"illegal-default", "Default"},
 		{"fills-in-fixed-amounts", " left out ("},
+		// The parameters, against what ultimatum.proto declares.
+		{"hand-written-param", `Info().Params lists "sum", which is no field`},
+		{"own-default", `total set to its declared default "100" resolves to`},
+		{"narrower-range", "max_turns = 10000, its declared max, is refused"},
+		{"wider-range", "just outside its declared min: Resolve accepts it"},
+		{"unnamed-refusal", "which does not name the parameter"},
+		{"newstate-fills-in", "want games.ErrNotResolved"},
 	}
 	checkMutants(t, "TestMutantChild", envMutant, tests)
 }
@@ -108,7 +116,44 @@ type mutantGame struct {
 	starts int // NewState calls, for replay-differs
 }
 
+func (g *mutantGame) Info() *gamev1.GameInfo {
+	info := g.Game.Info()
+	if g.mut == "hand-written-param" {
+		info.Params[0].Name = "sum"
+	}
+	return info
+}
+
+func (g *mutantGame) Resolve(p *matchv1.GameParams) (*matchv1.GameParams, error) {
+	u := p.GetUltimatum()
+	if u == nil {
+		u = &ultimatumv1.Params{}
+	}
+	switch {
+	case g.mut == "own-default" && u.Total == nil:
+		p = &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: proto.CloneOf(u)}}
+		p.GetUltimatum().Total = proto.Int64(50)
+	case g.mut == "narrower-range" && u.GetMaxTurns() > 100:
+		return nil, errors.New("ultimatum: max_turns must be at most 100")
+	case g.mut == "wider-range" && u.Total != nil && u.GetTotal() < 1:
+		p = &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: proto.CloneOf(u)}}
+		p.GetUltimatum().Total = proto.Int64(1)
+	}
+	r, err := g.Game.Resolve(p)
+	if err != nil && g.mut == "unnamed-refusal" {
+		return nil, errors.New("ultimatum: bad params")
+	}
+	return r, err
+}
+
 func (g *mutantGame) NewState(p *matchv1.GameParams, seed uint64) (games.State, error) {
+	if g.mut == "newstate-fills-in" {
+		r, err := g.Game.Resolve(p)
+		if err != nil {
+			return nil, err
+		}
+		p = r
+	}
 	st, err := g.Game.NewState(p, seed)
 	if err != nil {
 		return nil, err

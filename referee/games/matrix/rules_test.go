@@ -18,7 +18,7 @@ import (
 
 func newState(t testing.TB, kvs ...string) games.State {
 	t.Helper()
-	st, err := matrix.New().NewState(params(t, kvs...), 1)
+	st, err := games.Start(matrix.New(), params(t, kvs...), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

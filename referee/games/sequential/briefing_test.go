@@ -29,7 +29,7 @@ func TestBriefingGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			gp := params(t, tc.kvs...)
-			st, err := sequential.New().NewState(gp, 1)
+			st, err := games.Start(sequential.New(), gp, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

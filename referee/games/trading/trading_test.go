@@ -54,7 +54,7 @@ type bundle = map[string]int64
 // play starts a match and applies moves, alternating P1, P2, ...; it fails on refusal.
 func play(t testing.TB, p *matchv1.GameParams, moves ...*agentv1.Action) games.State {
 	t.Helper()
-	st, err := trading.New().NewState(p, 0)
+	st, err := games.Start(trading.New(), p, 0)
 	if err != nil {
 		t.Fatalf("NewState: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
 )
 
 // Plan is what subgame-perfect play has the mover do on a turn when it does not accept.
@@ -79,13 +80,13 @@ type Equilibrium struct {
 // also accepts offers exactly as good (so the last proposer keeps everything).
 //
 // total may be any non-negative int64 (amounts never overflow); maxTurns runs from 1 to
-// MaxMaxTurns, the game's own limit.
+// bargain.MaxMaxTurns, the limit of the engine the game plays on.
 func Solve(total int64, maxTurns int32, acceptIndifferent bool) (*Equilibrium, error) {
 	switch {
 	case total < 0:
 		return nil, fmt.Errorf("ultimatum: total must not be negative, got %d", total)
-	case maxTurns < 1 || maxTurns > MaxMaxTurns:
-		return nil, fmt.Errorf("ultimatum: max_turns must be from 1 to %d, got %d", MaxMaxTurns, maxTurns)
+	case maxTurns < 1 || maxTurns > bargain.MaxMaxTurns:
+		return nil, fmt.Errorf("ultimatum: max_turns must be from 1 to %d, got %d", bargain.MaxMaxTurns, maxTurns)
 	}
 	e := &Equilibrium{Total: total, MaxTurns: maxTurns, AcceptIndifferent: acceptIndifferent, steps: make([]Step, maxTurns)}
 	// The last turn allows no proposal: not accepting means rejecting, and both get 0.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/parley-arena/parley/referee/games/bargain"
 )
 
 // TestSolveSpecFacts checks the benchmark numbers the spec states, worked out by hand.
@@ -34,7 +36,7 @@ func TestSolveSpecFacts(t *testing.T) {
 		{name: "ten to the twelfth, odd", total: 1_000_000_000_000, maxTurns: 9, want: [2]int64{1, 999_999_999_999}, dealTurn: 8, dealOffer: 999_999_999_999},
 		{name: "largest int64", total: math.MaxInt64, maxTurns: 4, want: [2]int64{math.MaxInt64 - 1, 1}, dealTurn: 3, dealOffer: 1},
 		{name: "largest int64, indifferent", total: math.MaxInt64, maxTurns: 5, indifferent: true, want: [2]int64{0, math.MaxInt64}, dealTurn: 1, dealOffer: math.MaxInt64},
-		{name: "longest game", total: 100, maxTurns: MaxMaxTurns, want: [2]int64{99, 1}, dealTurn: MaxMaxTurns - 1, dealOffer: 1},
+		{name: "longest game", total: 100, maxTurns: bargain.MaxMaxTurns, want: [2]int64{99, 1}, dealTurn: bargain.MaxMaxTurns - 1, dealOffer: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +117,7 @@ func TestSolveRefusesBadInput(t *testing.T) {
 	}{
 		{"negative total", -1, 8},
 		{"zero turns", 100, 0},
-		{"too many turns", 100, MaxMaxTurns + 1},
+		{"too many turns", 100, bargain.MaxMaxTurns + 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

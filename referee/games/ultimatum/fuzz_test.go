@@ -5,6 +5,7 @@ import (
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
@@ -20,7 +21,7 @@ var fuzzStages = []gametest.FuzzStage{
 	{Moves: []*agentv1.Action{reject()}},
 	{Params: params(1, 1, "")},
 	{Params: params(10, 2, ""), Moves: []*agentv1.Action{propose(0)}},
-	{Params: params(ultimatum.MaxTotal, 3, ""), Moves: []*agentv1.Action{propose(ultimatum.MaxTotal)}},
+	{Params: params(bargain.MaxAmount, 3, ""), Moves: []*agentv1.Action{propose(bargain.MaxAmount)}},
 }
 
 // FuzzApply runs the shared harness (gametest.Fuzz) at fuzzStages; on top, a finished match

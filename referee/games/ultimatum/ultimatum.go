@@ -29,7 +29,6 @@ package ultimatum
 
 import (
 	"fmt"
-	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
@@ -48,21 +47,6 @@ const Name = "ultimatum"
 // way that could change play.
 const RulesVersion = "1"
 
-// Parameter defaults and limits.
-const (
-	DefaultTotal    int64  = 100
-	DefaultMaxTurns int32  = 8
-	DefaultCurrency string = "Dollars"
-
-	// MaxTotal keeps every amount exactly representable in the float64 payoffs of the record.
-	MaxTotal int64 = bargain.MaxAmount
-	// MaxMaxTurns bounds a match's length: each observation carries the whole history, so a
-	// match of n turns costs O(n^2) to observe, and no published variant goes beyond 10 turns.
-	MaxMaxTurns int32 = bargain.MaxMaxTurns
-	// MaxCurrencyLen is the longest currency name, in characters.
-	MaxCurrencyLen = bargain.MaxNameLen
-)
-
 // Seats.
 const (
 	P1 games.Seat = bargain.P1 // holds the money and moves first
@@ -80,7 +64,7 @@ func New() games.Game { return game{} }
 
 type game struct{}
 
-// Info describes the game, its seats and its parameters.
+// Info describes the game, its seats and its parameters (as Params declares them).
 func (game) Info() *gamev1.GameInfo {
 	return &gamev1.GameInfo{
 		Name:         Name,
@@ -88,51 +72,29 @@ func (game) Info() *gamev1.GameInfo {
 		RulesVersion: RulesVersion,
 		Seats:        seatNames[:],
 		SeatRoles:    seatRoles[:],
-		Params: []*gamev1.ParamInfo{
-			{
-				Name:         "total",
-				Kind:         gamev1.ParamKind_PARAM_KIND_INT,
-				DefaultValue: strconv.FormatInt(DefaultTotal, 10),
-				Description:  fmt.Sprintf("Money P1 holds at the start, which the players split. A whole number from 1 to %d (2^53).", MaxTotal),
-			},
-			{
-				Name:         "max_turns",
-				Kind:         gamev1.ParamKind_PARAM_KIND_INT,
-				DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
-				Description:  fmt.Sprintf("Turns of both players together; P1 moves on odd turns, P2 on even ones, and no proposal may be made on the last. From 1 to %d.", MaxMaxTurns),
-			},
-			{
-				Name:         "currency",
-				Kind:         gamev1.ParamKind_PARAM_KIND_STRING,
-				DefaultValue: DefaultCurrency,
-				Description:  fmt.Sprintf("Name of the money, used as the resource name in proposals and in briefings. One word of letters, digits, '_' or '-', starting with a letter, at most %d characters.", MaxCurrencyLen),
-			},
-		},
+		Params:       games.ParamInfos(Name, nil),
 	}
 }
 
-// Resolve validates params and fills in the defaults. It refuses params meant for another game.
+// Resolve checks params and fills in the defaults, as Params declares them. It refuses params
+// meant for another game.
 func (game) Resolve(params *matchv1.GameParams) (*matchv1.GameParams, error) {
-	p, err := resolve(params)
-	if err != nil {
-		return nil, err
-	}
-	return p.proto(), nil
+	return games.FillParams(Name, params)
 }
 
-// NewState starts a match. params are resolved again, so unresolved ones work too; the seed is
-// unused since the game has no chance.
 // NameTerms writes proposals in the game's own words, for transcripts (games.TermsNamer).
 func (game) NameTerms(params *matchv1.GameParams) func(*gamev1.Proposal) string {
-	p, err := resolve(params)
+	p, err := read(params)
 	if err != nil {
 		return nil
 	}
 	return bargain.NameTerms[int64](&rules{p: p})
 }
 
+// NewState starts a match with resolved params; the seed is unused since the game has no
+// chance.
 func (game) NewState(params *matchv1.GameParams, _ uint64) (games.State, error) {
-	p, err := resolve(params)
+	p, err := read(params)
 	if err != nil {
 		return nil, err
 	}
@@ -154,38 +116,13 @@ type params struct {
 	currency string
 }
 
-func resolve(gp *matchv1.GameParams) (params, error) {
-	p := params{total: DefaultTotal, maxTurns: DefaultMaxTurns, currency: DefaultCurrency}
-	if err := bargain.CheckFamily(gp, Name); err != nil {
+// read takes resolved params as they are, checked against their declaration.
+func read(gp *matchv1.GameParams) (params, error) {
+	if err := games.CheckResolved(Name, gp); err != nil {
 		return params{}, err
 	}
 	u := gp.GetUltimatum()
-	if u == nil {
-		return p, nil
-	}
-	if u.Total != nil {
-		p.total = u.GetTotal()
-	}
-	if u.MaxTurns != nil {
-		p.maxTurns = u.GetMaxTurns()
-	}
-	if u.Currency != nil {
-		p.currency = u.GetCurrency()
-	}
-	switch {
-	case p.total < 1:
-		return params{}, fmt.Errorf("ultimatum: total must be at least 1, got %d", p.total)
-	case p.total > MaxTotal:
-		return params{}, fmt.Errorf("ultimatum: total must be at most %d (2^53), got %d", MaxTotal, p.total)
-	case p.maxTurns < 1:
-		return params{}, fmt.Errorf("ultimatum: max_turns must be at least 1, got %d", p.maxTurns)
-	case p.maxTurns > MaxMaxTurns:
-		return params{}, fmt.Errorf("ultimatum: max_turns must be at most %d, got %d", MaxMaxTurns, p.maxTurns)
-	}
-	if err := bargain.CheckName(Name, "currency", p.currency); err != nil {
-		return params{}, err
-	}
-	return p, nil
+	return params{total: u.GetTotal(), maxTurns: u.GetMaxTurns(), currency: u.GetCurrency()}, nil
 }
 
 func (p params) proto() *matchv1.GameParams {

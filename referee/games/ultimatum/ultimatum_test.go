@@ -11,6 +11,7 @@ import (
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 	"google.golang.org/protobuf/proto"
@@ -73,7 +74,7 @@ func choose() *agentv1.Action {
 // play starts a match with p and applies moves, alternating P1, P2, ...; it fails on refusal.
 func play(t testing.TB, p *matchv1.GameParams, moves ...*agentv1.Action) games.State {
 	t.Helper()
-	st, err := ultimatum.New().NewState(p, 1)
+	st, err := games.Start(ultimatum.New(), p, 1)
 	if err != nil {
 		t.Fatalf("NewState: %v", err)
 	}
@@ -333,7 +334,7 @@ func TestEndings(t *testing.T) {
 // defaultMove returns the game's default move for seat.
 func defaultMove(t *testing.T, seat games.Seat) *agentv1.Action {
 	t.Helper()
-	st, err := ultimatum.New().NewState(nil, 0)
+	st, err := games.Start(ultimatum.New(), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,17 +464,17 @@ func TestResolve(t *testing.T) {
 		{name: "no branch", in: &matchv1.GameParams{}, want: params(100, 8, "Dollars")},
 		{name: "empty branch", in: params(0, 0, ""), want: params(100, 8, "Dollars")},
 		{name: "all set", in: params(10_000_000_000, 3, "ZUP"), want: params(10_000_000_000, 3, "ZUP")},
-		{name: "largest", in: params(ultimatum.MaxTotal, ultimatum.MaxMaxTurns, "Euro-cents_2"), want: params(ultimatum.MaxTotal, ultimatum.MaxMaxTurns, "Euro-cents_2")},
-		{name: "zero turns", in: turns(0), wantErr: "ultimatum: max_turns must be at least 1, got 0"},
-		{name: "negative turns", in: turns(-3), wantErr: "ultimatum: max_turns must be at least 1, got -3"},
-		{name: "too many turns", in: turns(ultimatum.MaxMaxTurns + 1), wantErr: "ultimatum: max_turns must be at most 10000, got 10001"},
-		{name: "zero total", in: total(0), wantErr: "ultimatum: total must be at least 1, got 0"},
-		{name: "total too large", in: total(ultimatum.MaxTotal + 1), wantErr: "ultimatum: total must be at most 9007199254740992 (2^53), got 9007199254740993"},
+		{name: "largest", in: params(bargain.MaxAmount, bargain.MaxMaxTurns, "Euro-cents_2"), want: params(bargain.MaxAmount, bargain.MaxMaxTurns, "Euro-cents_2")},
+		{name: "zero turns", in: turns(0), wantErr: "ultimatum: max_turns must be from 1 to 10000, got 0"},
+		{name: "negative turns", in: turns(-3), wantErr: "ultimatum: max_turns must be from 1 to 10000, got -3"},
+		{name: "too many turns", in: turns(bargain.MaxMaxTurns + 1), wantErr: "ultimatum: max_turns must be from 1 to 10000, got 10001"},
+		{name: "zero total", in: total(0), wantErr: "ultimatum: total must be from 1 to 9007199254740992, got 0"},
+		{name: "total too large", in: total(bargain.MaxAmount + 1), wantErr: "ultimatum: total must be from 1 to 9007199254740992, got 9007199254740993"},
 		{name: "empty currency", in: currency(""), wantErr: "ultimatum: currency must not be empty"},
 		{name: "two words", in: currency("US Dollars"), wantErr: `ultimatum: currency must be one word of letters, digits, '_' or '-' starting with a letter, got "US Dollars"`},
 		{name: "leading digit", in: currency("1Dollar"), wantErr: "starting with a letter"},
 		{name: "braces", in: currency("{x}"), wantErr: "one word"},
-		{name: "too long", in: currency(strings.Repeat("a", 33)), wantErr: "at most 32 characters, got 33"},
+		{name: "too long", in: currency(strings.Repeat("a", 33)), wantErr: "currency must be at most 32 characters, got 33"},
 		{name: "invalid UTF-8", in: currency("\xff"), wantErr: "valid UTF-8"},
 	}
 	for _, tc := range tests {
@@ -540,7 +541,7 @@ func TestInfo(t *testing.T) {
 func TestRandomActionsAlwaysLegal(t *testing.T) {
 	for _, p := range []*matchv1.GameParams{nil, params(1, 1, ""), params(1, 2, ""), params(10_000_000_000, 5, "")} {
 		for seed := range uint64(200) {
-			st, err := ultimatum.New().NewState(p, seed)
+			st, err := games.Start(ultimatum.New(), p, seed)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -191,7 +191,11 @@ func TestDrawnValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cost, will, err := buysell.Values(params, seed)
+		resolved, err := buysell.New().Resolve(params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cost, will, err := buysell.Values(resolved, seed)
 		if err != nil {
 			t.Fatal(err)
 		}

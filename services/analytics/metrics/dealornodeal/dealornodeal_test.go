@@ -26,7 +26,7 @@ func record(t *testing.T) []*eventsv1.MatchEvent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := g.NewState(params, 1)
+	st, err := games.Start(g, params, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ type recorder struct {
 }
 
 func newRecorder(t *testing.T, params *matchv1.GameParams, seed uint64) *recorder {
-	st, err := rules.New().NewState(params, seed)
+	st, err := games.Start(rules.New(), params, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

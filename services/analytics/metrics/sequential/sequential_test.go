@@ -23,7 +23,7 @@ func record(t *testing.T, kvs []string, moves ...string) []*eventsv1.MatchEvent 
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := g.NewState(params, 1)
+	st, err := games.Start(g, params, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

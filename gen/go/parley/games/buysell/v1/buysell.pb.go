@@ -31,41 +31,40 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Params are the buyer/seller game's parameters. Unset fields take the defaults noted; the match
-// record carries every field resolved, and values drawn from the seed (draw) in chance_drawn
-// events visible only to the seat they belong to.
+// Params are the buyer/seller game's parameters, each declared (meaning, default, limits) by its
+// (parley.game.v1.param) option. Set by whoever starts the match; public unless marked private.
+// The match record carries every field resolved, and values drawn from the seed (draw) in
+// chance_drawn events visible only to the seat they belong to.
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Seller's production cost. Default 40. Private to the seller.
+	// The seller's cost; private to the seller.
 	Cost *int64 `protobuf:"varint,1,opt,name=cost,proto3,oneof" json:"cost,omitempty"`
-	// Buyer's willingness to pay. Default 60. Private to the buyer.
+	// The buyer's willingness to pay; private to the buyer.
 	Willingness *int64 `protobuf:"varint,2,opt,name=willingness,proto3,oneof" json:"willingness,omitempty"`
-	// Money the buyer holds; no price may exceed it. Default 100.
+	// The buyer's money; public.
 	Budget *int64 `protobuf:"varint,3,opt,name=budget,proto3,oneof" json:"budget,omitempty"`
-	// Turns of both players together, seller first. Default 10.
+	// The turn limit; public.
 	MaxTurns *int32 `protobuf:"varint,4,opt,name=max_turns,json=maxTurns,proto3,oneof" json:"max_turns,omitempty"`
-	// Proposals each player may make. Default max_turns/2 - 1.
+	// The proposal limit; public.
 	MaxProposals *int32 `protobuf:"varint,5,opt,name=max_proposals,json=maxProposals,proto3,oneof" json:"max_proposals,omitempty"`
-	// Multiplies cost, willingness and budget (and the drawing ranges). Default 1.
+	// The multiplier of every amount; public.
 	Scale *int64 `protobuf:"varint,6,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
-	// When true, cost and willingness are drawn per match from the seed, uniformly from
-	// [cost_min, cost_max] and [willingness_min, willingness_max]. Default false. The ranges are
-	// public; what each draw gives is private to its seat.
+	// Whether cost and willingness are drawn per match; public.
 	Draw *bool `protobuf:"varint,7,opt,name=draw,proto3,oneof" json:"draw,omitempty"`
-	// Smallest cost drawn. Default 20.
+	// The least cost drawn; public, though only the seller is told.
 	CostMin *int64 `protobuf:"varint,8,opt,name=cost_min,json=costMin,proto3,oneof" json:"cost_min,omitempty"`
-	// Largest cost drawn. Default 40.
+	// The largest cost drawn; public, though only the seller is told.
 	CostMax *int64 `protobuf:"varint,9,opt,name=cost_max,json=costMax,proto3,oneof" json:"cost_max,omitempty"`
-	// Smallest willingness drawn. Default 60.
+	// The least willingness drawn; public, though only the buyer is told.
 	WillingnessMin *int64 `protobuf:"varint,10,opt,name=willingness_min,json=willingnessMin,proto3,oneof" json:"willingness_min,omitempty"`
-	// Largest willingness drawn. Default 80.
+	// The largest willingness drawn; public, though only the buyer is told.
 	WillingnessMax *int64 `protobuf:"varint,11,opt,name=willingness_max,json=willingnessMax,proto3,oneof" json:"willingness_max,omitempty"`
-	// Name of the item for sale. Default "X".
+	// The item's name; public.
 	Item *string `protobuf:"bytes,12,opt,name=item,proto3,oneof" json:"item,omitempty"`
-	// Name of the money. Default "ZUP".
+	// The money's name; public.
 	Currency *string `protobuf:"bytes,13,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
-	// When true, the buyer's briefing adds the published "be self-interested" instruction.
-	// Default false. Public, though only the buyer is told.
+	// Whether the buyer's briefing adds the published "be self-interested" instruction; public,
+	// though only the buyer is told.
 	SelfInterestedBuyer *bool `protobuf:"varint,14,opt,name=self_interested_buyer,json=selfInterestedBuyer,proto3,oneof" json:"self_interested_buyer,omitempty"`
 	unknownFields       protoimpl.UnknownFields
 	sizeCache           protoimpl.SizeCache
@@ -339,24 +338,38 @@ var File_parley_games_buysell_v1_buysell_proto protoreflect.FileDescriptor
 
 const file_parley_games_buysell_v1_buysell_proto_rawDesc = "" +
 	"\n" +
-	"%parley/games/buysell/v1/buysell.proto\x12\x17parley.games.buysell.v1\x1a\x1cparley/game/v1/privacy.proto\"\xf5\x05\n" +
-	"\x06Params\x12\x1f\n" +
-	"\x04cost\x18\x01 \x01(\x03B\x06\xb2\xe1\x18\x02\b\x00H\x00R\x04cost\x88\x01\x01\x12-\n" +
-	"\vwillingness\x18\x02 \x01(\x03B\x06\xb2\xe1\x18\x02\b\x01H\x01R\vwillingness\x88\x01\x01\x12\x1b\n" +
-	"\x06budget\x18\x03 \x01(\x03H\x02R\x06budget\x88\x01\x01\x12 \n" +
-	"\tmax_turns\x18\x04 \x01(\x05H\x03R\bmaxTurns\x88\x01\x01\x12(\n" +
-	"\rmax_proposals\x18\x05 \x01(\x05H\x04R\fmaxProposals\x88\x01\x01\x12\x19\n" +
-	"\x05scale\x18\x06 \x01(\x03H\x05R\x05scale\x88\x01\x01\x12\x17\n" +
-	"\x04draw\x18\a \x01(\bH\x06R\x04draw\x88\x01\x01\x12&\n" +
-	"\bcost_min\x18\b \x01(\x03B\x06\xb2\xe1\x18\x02(\x01H\aR\acostMin\x88\x01\x01\x12&\n" +
-	"\bcost_max\x18\t \x01(\x03B\x06\xb2\xe1\x18\x02(\x01H\bR\acostMax\x88\x01\x01\x124\n" +
+	"%parley/games/buysell/v1/buysell.proto\x12\x17parley.games.buysell.v1\x1a\x1aparley/game/v1/param.proto\x1a\x1cparley/game/v1/privacy.proto\"\xda\x10\n" +
+	"\x06Params\x12\xb6\x01\n" +
+	"\x04cost\x18\x01 \x01(\x03B\x9c\x01\xb2\xe1\x18\x02\b\x00\xba\xe1\x18\x91\x01\n" +
+	"~Seller's production cost, private to the seller (times scale). Not allowed with draw=true, which draws it and leaves it unset. \x01(\x000\x80\x80\x80\x80\x80\x80\x80\x10\x12\x0240H\x00R\x04cost\x88\x01\x01\x12\xea\x01\n" +
+	"\vwillingness\x18\x02 \x01(\x03B\xc2\x01\xb2\xe1\x18\x02\b\x01\xba\xe1\x18\xb7\x01\n" +
+	"\xa3\x01Buyer's willingness to pay, private to the buyer (times scale); e.g. 400 for an over-valuing buyer. Not allowed with draw=true, which draws it and leaves it unset. \x01(\x000\x80\x80\x80\x80\x80\x80\x80\x10\x12\x0260H\x01R\vwillingness\x88\x01\x01\x12o\n" +
+	"\x06budget\x18\x03 \x01(\x03BR\xba\xe1\x18N\n" +
+	"<Money the buyer holds (times scale); no price may exceed it.(\x000\x80\x80\x80\x80\x80\x80\x80\x10\x12\x03100H\x02R\x06budget\x88\x01\x01\x12^\n" +
+	"\tmax_turns\x18\x04 \x01(\x05B<\xba\xe1\x188\n" +
+	"-Turns of both players together, seller first.(\x010\x90N\x12\x0210H\x03R\bmaxTurns\x88\x01\x01\x12\x99\x01\n" +
+	"\rmax_proposals\x18\x05 \x01(\x05Bo\xba\xe1\x18k\n" +
+	",Proposals each player may make; 0: no limit.(\x00\x1a9max_turns/2 - 1, or 0 (no limit) when that is less than 1H\x04R\fmaxProposals\x88\x01\x01\x12\x93\x01\n" +
+	"\x05scale\x18\x06 \x01(\x03Bx\xba\xe1\x18t\n" +
+	"mMultiplies cost, willingness, budget and the drawing ranges; every amount times scale must stay at most 2^53.(\x01\x12\x011H\x05R\x05scale\x88\x01\x01\x12\xd7\x01\n" +
+	"\x04draw\x18\a \x01(\bB\xbd\x01\xba\xe1\x18\xb8\x01\n" +
+	"\xae\x01Draw cost and willingness per match from the seed, uniformly from [cost_min, cost_max] and [willingness_min, willingness_max] (times scale); each draw is private to its seat.\x12\x05falseH\x06R\x04draw\x88\x01\x01\x12^\n" +
+	"\bcost_min\x18\b \x01(\x03B>\xb2\xe1\x18\x02(\x01\xba\xe1\x184\n" +
+	"#Smallest cost drawn with draw=true.(\x000\x80\x80\x80\x80\x80\x80\x80\x10\x12\x0220H\aR\acostMin\x88\x01\x01\x12p\n" +
+	"\bcost_max\x18\t \x01(\x03BP\xb2\xe1\x18\x02(\x01\xba\xe1\x18F\n" +
+	"5Largest cost drawn with draw=true; at least cost_min.(\x000\x80\x80\x80\x80\x80\x80\x80\x10\x12\x0240H\bR\acostMax\x88\x01\x01\x12s\n" +
 	"\x0fwillingness_min\x18\n" +
-	" \x01(\x03B\x06\xb2\xe1\x18\x02(\x01H\tR\x0ewillingnessMin\x88\x01\x01\x124\n" +
-	"\x0fwillingness_max\x18\v \x01(\x03B\x06\xb2\xe1\x18\x02(\x01H\n" +
-	"R\x0ewillingnessMax\x88\x01\x01\x12\x17\n" +
-	"\x04item\x18\f \x01(\tH\vR\x04item\x88\x01\x01\x12\x1f\n" +
-	"\bcurrency\x18\r \x01(\tH\fR\bcurrency\x88\x01\x01\x12?\n" +
-	"\x15self_interested_buyer\x18\x0e \x01(\bB\x06\xb2\xe1\x18\x02(\x01H\rR\x13selfInterestedBuyer\x88\x01\x01B\a\n" +
+	" \x01(\x03BE\xb2\xe1\x18\x02(\x01\xba\xe1\x18;\n" +
+	"*Smallest willingness drawn with draw=true.(\x000\x80\x80\x80\x80\x80\x80\x80\x10\x12\x0260H\tR\x0ewillingnessMin\x88\x01\x01\x12\x8c\x01\n" +
+	"\x0fwillingness_max\x18\v \x01(\x03B^\xb2\xe1\x18\x02(\x01\xba\xe1\x18T\n" +
+	"CLargest willingness drawn with draw=true; at least willingness_min.(\x000\x80\x80\x80\x80\x80\x80\x80\x10\x12\x0280H\n" +
+	"R\x0ewillingnessMax\x88\x01\x01\x12@\n" +
+	"\x04item\x18\f \x01(\tB'\xba\xe1\x18#\n" +
+	"\x1aName of the item for sale.8\x01@ \x12\x01XH\vR\x04item\x88\x01\x01\x12R\n" +
+	"\bcurrency\x18\r \x01(\tB1\xba\xe1\x18-\n" +
+	"\"Name of the money; not the item's.8\x01@ \x12\x03ZUPH\fR\bcurrency\x88\x01\x01\x12\x97\x01\n" +
+	"\x15self_interested_buyer\x18\x0e \x01(\bB^\xb2\xe1\x18\x02(\x01\xba\xe1\x18T\n" +
+	"KAdd the published \"be self-interested\" instruction to the buyer's briefing.\x12\x05falseH\rR\x13selfInterestedBuyer\x88\x01\x01B\a\n" +
 	"\x05_costB\x0e\n" +
 	"\f_willingnessB\t\n" +
 	"\a_budgetB\f\n" +

@@ -16,6 +16,7 @@
 package ultimatumv1
 
 import (
+	_ "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -30,16 +31,16 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Params are the ultimatum game's parameters. An unset field takes the default noted beside it;
-// the match record always carries every field resolved.
+// Params are the ultimatum game's parameters, each declared (meaning, default, limits) by its
+// (parley.game.v1.param) option. Set by whoever starts the match; public. The match record
+// always carries every field resolved.
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Dollars P1 holds at the start and that the players split. Default 100. At least 1.
+	// The money P1 holds at the start.
 	Total *int64 `protobuf:"varint,1,opt,name=total,proto3,oneof" json:"total,omitempty"`
-	// Turns of both players together; P1 moves on odd turns, P2 on even ones. Default 8. At
-	// least 1.
+	// The turn limit.
 	MaxTurns *int32 `protobuf:"varint,2,opt,name=max_turns,json=maxTurns,proto3,oneof" json:"max_turns,omitempty"`
-	// Display name of the money, used in briefings. Default "Dollars".
+	// The money's name.
 	Currency      *string `protobuf:"bytes,3,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -192,11 +193,14 @@ var File_parley_games_ultimatum_v1_ultimatum_proto protoreflect.FileDescriptor
 
 const file_parley_games_ultimatum_v1_ultimatum_proto_rawDesc = "" +
 	"\n" +
-	")parley/games/ultimatum/v1/ultimatum.proto\x12\x19parley.games.ultimatum.v1\"\x8b\x01\n" +
-	"\x06Params\x12\x19\n" +
-	"\x05total\x18\x01 \x01(\x03H\x00R\x05total\x88\x01\x01\x12 \n" +
-	"\tmax_turns\x18\x02 \x01(\x05H\x01R\bmaxTurns\x88\x01\x01\x12\x1f\n" +
-	"\bcurrency\x18\x03 \x01(\tH\x02R\bcurrency\x88\x01\x01B\b\n" +
+	")parley/games/ultimatum/v1/ultimatum.proto\x12\x19parley.games.ultimatum.v1\x1a\x1aparley/game/v1/param.proto\"\xb9\x03\n" +
+	"\x06Params\x12f\n" +
+	"\x05total\x18\x01 \x01(\x03BK\xba\xe1\x18G\n" +
+	"5Money P1 holds at the start, which the players split.(\x010\x80\x80\x80\x80\x80\x80\x80\x10\x12\x03100H\x00R\x05total\x88\x01\x01\x12\xa0\x01\n" +
+	"\tmax_turns\x18\x02 \x01(\x05B~\xba\xe1\x18z\n" +
+	"pTurns of both players together; P1 moves on odd turns, P2 on even ones, and no proposal may be made on the last.(\x010\x90N\x12\x018H\x01R\bmaxTurns\x88\x01\x01\x12\x7f\n" +
+	"\bcurrency\x18\x03 \x01(\tB^\xba\xe1\x18Z\n" +
+	"KName of the money, used as the resource name in proposals and in briefings.8\x01@ \x12\aDollarsH\x02R\bcurrency\x88\x01\x01B\b\n" +
 	"\x06_totalB\f\n" +
 	"\n" +
 	"_max_turnsB\v\n" +

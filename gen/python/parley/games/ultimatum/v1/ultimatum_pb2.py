@@ -11,9 +11,10 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from parley.game.v1 import param_pb2 as parley_dot_game_dot_v1_dot_param__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)parley/games/ultimatum/v1/ultimatum.proto\x12\x19parley.games.ultimatum.v1\"\x8b\x01\n\x06Params\x12\x19\n\x05total\x18\x01 \x01(\x03H\x00R\x05total\x88\x01\x01\x12 \n\tmax_turns\x18\x02 \x01(\x05H\x01R\x08maxTurns\x88\x01\x01\x12\x1f\n\x08\x63urrency\x18\x03 \x01(\tH\x02R\x08\x63urrency\x88\x01\x01\x42\x08\n\x06_totalB\x0c\n\n_max_turnsB\x0b\n\t_currency\"\xa0\x02\n\x04View\x12\x39\n\x06params\x18\x01 \x01(\x0b\x32!.parley.games.ultimatum.v1.ParamsR\x06params\x12\x12\n\x04held\x18\x02 \x01(\x03R\x04held\x12#\n\ropponent_held\x18\x03 \x01(\x03R\x0copponentHeld\x12*\n\x0estanding_offer\x18\x04 \x01(\x03H\x00R\rstandingOffer\x88\x01\x01\x12\x30\n\x11standing_proposer\x18\x05 \x01(\x05H\x01R\x10standingProposer\x88\x01\x01\x12\x1d\n\nturns_left\x18\x06 \x01(\x05R\tturnsLeftB\x11\n\x0f_standing_offerB\x14\n\x12_standing_proposerB\x83\x02\n\x1d\x63om.parley.games.ultimatum.v1B\x0eUltimatumProtoP\x01ZKgithub.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1;ultimatumv1\xa2\x02\x03PGU\xaa\x02\x19Parley.Games.Ultimatum.V1\xca\x02\x19Parley\\Games\\Ultimatum\\V1\xe2\x02%Parley\\Games\\Ultimatum\\V1\\GPBMetadata\xea\x02\x1cParley::Games::Ultimatum::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)parley/games/ultimatum/v1/ultimatum.proto\x12\x19parley.games.ultimatum.v1\x1a\x1aparley/game/v1/param.proto\"\xb9\x03\n\x06Params\x12\x66\n\x05total\x18\x01 \x01(\x03\x42K\xba\xe1\x18G\n5Money P1 holds at the start, which the players split.(\x01\x30\x80\x80\x80\x80\x80\x80\x80\x10\x12\x03\x31\x30\x30H\x00R\x05total\x88\x01\x01\x12\xa0\x01\n\tmax_turns\x18\x02 \x01(\x05\x42~\xba\xe1\x18z\npTurns of both players together; P1 moves on odd turns, P2 on even ones, and no proposal may be made on the last.(\x01\x30\x90N\x12\x01\x38H\x01R\x08maxTurns\x88\x01\x01\x12\x7f\n\x08\x63urrency\x18\x03 \x01(\tB^\xba\xe1\x18Z\nKName of the money, used as the resource name in proposals and in briefings.8\x01@ \x12\x07\x44ollarsH\x02R\x08\x63urrency\x88\x01\x01\x42\x08\n\x06_totalB\x0c\n\n_max_turnsB\x0b\n\t_currency\"\xa0\x02\n\x04View\x12\x39\n\x06params\x18\x01 \x01(\x0b\x32!.parley.games.ultimatum.v1.ParamsR\x06params\x12\x12\n\x04held\x18\x02 \x01(\x03R\x04held\x12#\n\ropponent_held\x18\x03 \x01(\x03R\x0copponentHeld\x12*\n\x0estanding_offer\x18\x04 \x01(\x03H\x00R\rstandingOffer\x88\x01\x01\x12\x30\n\x11standing_proposer\x18\x05 \x01(\x05H\x01R\x10standingProposer\x88\x01\x01\x12\x1d\n\nturns_left\x18\x06 \x01(\x05R\tturnsLeftB\x11\n\x0f_standing_offerB\x14\n\x12_standing_proposerB\x83\x02\n\x1d\x63om.parley.games.ultimatum.v1B\x0eUltimatumProtoP\x01ZKgithub.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1;ultimatumv1\xa2\x02\x03PGU\xaa\x02\x19Parley.Games.Ultimatum.V1\xca\x02\x19Parley\\Games\\Ultimatum\\V1\xe2\x02%Parley\\Games\\Ultimatum\\V1\\GPBMetadata\xea\x02\x1cParley::Games::Ultimatum::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.ultimatum.v1.ultimatum_pb2', globals())
@@ -21,8 +22,14 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\035com.parley.games.ultimatum.v1B\016UltimatumProtoP\001ZKgithub.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1;ultimatumv1\242\002\003PGU\252\002\031Parley.Games.Ultimatum.V1\312\002\031Parley\\Games\\Ultimatum\\V1\342\002%Parley\\Games\\Ultimatum\\V1\\GPBMetadata\352\002\034Parley::Games::Ultimatum::V1'
-  _PARAMS._serialized_start=73
-  _PARAMS._serialized_end=212
-  _VIEW._serialized_start=215
-  _VIEW._serialized_end=503
+  _PARAMS.fields_by_name['total']._options = None
+  _PARAMS.fields_by_name['total']._serialized_options = b'\272\341\030G\n5Money P1 holds at the start, which the players split.(\0010\200\200\200\200\200\200\200\020\022\003100'
+  _PARAMS.fields_by_name['max_turns']._options = None
+  _PARAMS.fields_by_name['max_turns']._serialized_options = b'\272\341\030z\npTurns of both players together; P1 moves on odd turns, P2 on even ones, and no proposal may be made on the last.(\0010\220N\022\0018'
+  _PARAMS.fields_by_name['currency']._options = None
+  _PARAMS.fields_by_name['currency']._serialized_options = b'\272\341\030Z\nKName of the money, used as the resource name in proposals and in briefings.8\001@ \022\007Dollars'
+  _PARAMS._serialized_start=101
+  _PARAMS._serialized_end=542
+  _VIEW._serialized_start=545
+  _VIEW._serialized_end=833
 # @@protoc_insertion_point(module_scope)

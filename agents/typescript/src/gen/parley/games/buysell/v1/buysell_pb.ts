@@ -13,6 +13,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_parley_game_v1_param } from "../../../game/v1/param_pb.js";
 import { file_parley_game_v1_privacy } from "../../../game/v1/privacy_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -20,112 +21,111 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/games/buysell/v1/buysell.proto.
  */
 export const file_parley_games_buysell_v1_buysell: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXJsZXkvZ2FtZXMvYnV5c2VsbC92MS9idXlzZWxsLnByb3RvEhdwYXJsZXkuZ2FtZXMuYnV5c2VsbC52MSLeBAoGUGFyYW1zEhkKBGNvc3QYASABKANCBrLhGAIIAEgAiAEBEiAKC3dpbGxpbmduZXNzGAIgASgDQgay4RgCCAFIAYgBARITCgZidWRnZXQYAyABKANIAogBARIWCgltYXhfdHVybnMYBCABKAVIA4gBARIaCg1tYXhfcHJvcG9zYWxzGAUgASgFSASIAQESEgoFc2NhbGUYBiABKANIBYgBARIRCgRkcmF3GAcgASgISAaIAQESHQoIY29zdF9taW4YCCABKANCBrLhGAIoAUgHiAEBEh0KCGNvc3RfbWF4GAkgASgDQgay4RgCKAFICIgBARIkCg93aWxsaW5nbmVzc19taW4YCiABKANCBrLhGAIoAUgJiAEBEiQKD3dpbGxpbmduZXNzX21heBgLIAEoA0IGsuEYAigBSAqIAQESEQoEaXRlbRgMIAEoCUgLiAEBEhUKCGN1cnJlbmN5GA0gASgJSAyIAQESKgoVc2VsZl9pbnRlcmVzdGVkX2J1eWVyGA4gASgIQgay4RgCKAFIDYgBAUIHCgVfY29zdEIOCgxfd2lsbGluZ25lc3NCCQoHX2J1ZGdldEIMCgpfbWF4X3R1cm5zQhAKDl9tYXhfcHJvcG9zYWxzQggKBl9zY2FsZUIHCgVfZHJhd0ILCglfY29zdF9taW5CCwoJX2Nvc3RfbWF4QhIKEF93aWxsaW5nbmVzc19taW5CEgoQX3dpbGxpbmduZXNzX21heEIHCgVfaXRlbUILCglfY3VycmVuY3lCGAoWX3NlbGZfaW50ZXJlc3RlZF9idXllciLnAgoEVmlldxIMCgRyb2xlGAEgASgJEhUKDXByaXZhdGVfdmFsdWUYAiABKAMSPQoIaG9sZGluZ3MYAyADKAsyKy5wYXJsZXkuZ2FtZXMuYnV5c2VsbC52MS5WaWV3LkhvbGRpbmdzRW50cnkSDAoEaXRlbRgEIAEoCRIQCghjdXJyZW5jeRgFIAEoCRIRCgltYXhfdHVybnMYBiABKAUSFQoNbWF4X3Byb3Bvc2FscxgHIAEoBRIWCg5wcm9wb3NhbHNfbGVmdBgIIAEoBRISCgp0dXJuc19sZWZ0GAkgASgFEhsKDnN0YW5kaW5nX3ByaWNlGAogASgDSACIAQESFgoJb3duX3ByaWNlGAsgASgDSAGIAQEaLwoNSG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBQhEKD19zdGFuZGluZ19wcmljZUIMCgpfb3duX3ByaWNlQvMBChtjb20ucGFybGV5LmdhbWVzLmJ1eXNlbGwudjFCDEJ1eXNlbGxQcm90b1ABWkdnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9nYW1lcy9idXlzZWxsL3YxO2J1eXNlbGx2MaICA1BHQqoCF1BhcmxleS5HYW1lcy5CdXlzZWxsLlYxygIXUGFybGV5XEdhbWVzXEJ1eXNlbGxcVjHiAiNQYXJsZXlcR2FtZXNcQnV5c2VsbFxWMVxHUEJNZXRhZGF0YeoCGlBhcmxleTo6R2FtZXM6OkJ1eXNlbGw6OlYxYgZwcm90bzM", [file_parley_game_v1_privacy]);
+  fileDesc("CiVwYXJsZXkvZ2FtZXMvYnV5c2VsbC92MS9idXlzZWxsLnByb3RvEhdwYXJsZXkuZ2FtZXMuYnV5c2VsbC52MSLCDwoGUGFyYW1zErABCgRjb3N0GAEgASgDQpwBsuEYAggAuuEYkQEKflNlbGxlcidzIHByb2R1Y3Rpb24gY29zdCwgcHJpdmF0ZSB0byB0aGUgc2VsbGVyICh0aW1lcyBzY2FsZSkuIE5vdCBhbGxvd2VkIHdpdGggZHJhdz10cnVlLCB3aGljaCBkcmF3cyBpdCBhbmQgbGVhdmVzIGl0IHVuc2V0LiABKAAwgICAgICAgBASAjQwSACIAQES3QEKC3dpbGxpbmduZXNzGAIgASgDQsIBsuEYAggBuuEYtwEKowFCdXllcidzIHdpbGxpbmduZXNzIHRvIHBheSwgcHJpdmF0ZSB0byB0aGUgYnV5ZXIgKHRpbWVzIHNjYWxlKTsgZS5nLiA0MDAgZm9yIGFuIG92ZXItdmFsdWluZyBidXllci4gTm90IGFsbG93ZWQgd2l0aCBkcmF3PXRydWUsIHdoaWNoIGRyYXdzIGl0IGFuZCBsZWF2ZXMgaXQgdW5zZXQuIAEoADCAgICAgICAEBICNjBIAYgBARJnCgZidWRnZXQYAyABKANCUrrhGE4KPE1vbmV5IHRoZSBidXllciBob2xkcyAodGltZXMgc2NhbGUpOyBubyBwcmljZSBtYXkgZXhjZWVkIGl0LigAMICAgICAgIAQEgMxMDBIAogBARJUCgltYXhfdHVybnMYBCABKAVCPLrhGDgKLVR1cm5zIG9mIGJvdGggcGxheWVycyB0b2dldGhlciwgc2VsbGVyIGZpcnN0LigBMJBOEgIxMEgDiAEBEosBCg1tYXhfcHJvcG9zYWxzGAUgASgFQm+64RhrCixQcm9wb3NhbHMgZWFjaCBwbGF5ZXIgbWF5IG1ha2U7IDA6IG5vIGxpbWl0LigAGjltYXhfdHVybnMvMiAtIDEsIG9yIDAgKG5vIGxpbWl0KSB3aGVuIHRoYXQgaXMgbGVzcyB0aGFuIDFIBIgBARKMAQoFc2NhbGUYBiABKANCeLrhGHQKbU11bHRpcGxpZXMgY29zdCwgd2lsbGluZ25lc3MsIGJ1ZGdldCBhbmQgdGhlIGRyYXdpbmcgcmFuZ2VzOyBldmVyeSBhbW91bnQgdGltZXMgc2NhbGUgbXVzdCBzdGF5IGF0IG1vc3QgMl41My4oARIBMUgFiAEBEtEBCgRkcmF3GAcgASgIQr0BuuEYuAEKrgFEcmF3IGNvc3QgYW5kIHdpbGxpbmduZXNzIHBlciBtYXRjaCBmcm9tIHRoZSBzZWVkLCB1bmlmb3JtbHkgZnJvbSBbY29zdF9taW4sIGNvc3RfbWF4XSBhbmQgW3dpbGxpbmduZXNzX21pbiwgd2lsbGluZ25lc3NfbWF4XSAodGltZXMgc2NhbGUpOyBlYWNoIGRyYXcgaXMgcHJpdmF0ZSB0byBpdHMgc2VhdC4SBWZhbHNlSAaIAQESVQoIY29zdF9taW4YCCABKANCPrLhGAIoAbrhGDQKI1NtYWxsZXN0IGNvc3QgZHJhd24gd2l0aCBkcmF3PXRydWUuKAAwgICAgICAgBASAjIwSAeIAQESZwoIY29zdF9tYXgYCSABKANCULLhGAIoAbrhGEYKNUxhcmdlc3QgY29zdCBkcmF3biB3aXRoIGRyYXc9dHJ1ZTsgYXQgbGVhc3QgY29zdF9taW4uKAAwgICAgICAgBASAjQwSAiIAQESYwoPd2lsbGluZ25lc3NfbWluGAogASgDQkWy4RgCKAG64Rg7CipTbWFsbGVzdCB3aWxsaW5nbmVzcyBkcmF3biB3aXRoIGRyYXc9dHJ1ZS4oADCAgICAgICAEBICNjBICYgBARJ8Cg93aWxsaW5nbmVzc19tYXgYCyABKANCXrLhGAIoAbrhGFQKQ0xhcmdlc3Qgd2lsbGluZ25lc3MgZHJhd24gd2l0aCBkcmF3PXRydWU7IGF0IGxlYXN0IHdpbGxpbmduZXNzX21pbi4oADCAgICAgICAEBICODBICogBARI6CgRpdGVtGAwgASgJQie64RgjChpOYW1lIG9mIHRoZSBpdGVtIGZvciBzYWxlLjgBQCASAVhIC4gBARJICghjdXJyZW5jeRgNIAEoCUIxuuEYLQoiTmFtZSBvZiB0aGUgbW9uZXk7IG5vdCB0aGUgaXRlbSdzLjgBQCASA1pVUEgMiAEBEoIBChVzZWxmX2ludGVyZXN0ZWRfYnV5ZXIYDiABKAhCXrLhGAIoAbrhGFQKS0FkZCB0aGUgcHVibGlzaGVkICJiZSBzZWxmLWludGVyZXN0ZWQiIGluc3RydWN0aW9uIHRvIHRoZSBidXllcidzIGJyaWVmaW5nLhIFZmFsc2VIDYgBAUIHCgVfY29zdEIOCgxfd2lsbGluZ25lc3NCCQoHX2J1ZGdldEIMCgpfbWF4X3R1cm5zQhAKDl9tYXhfcHJvcG9zYWxzQggKBl9zY2FsZUIHCgVfZHJhd0ILCglfY29zdF9taW5CCwoJX2Nvc3RfbWF4QhIKEF93aWxsaW5nbmVzc19taW5CEgoQX3dpbGxpbmduZXNzX21heEIHCgVfaXRlbUILCglfY3VycmVuY3lCGAoWX3NlbGZfaW50ZXJlc3RlZF9idXllciLnAgoEVmlldxIMCgRyb2xlGAEgASgJEhUKDXByaXZhdGVfdmFsdWUYAiABKAMSPQoIaG9sZGluZ3MYAyADKAsyKy5wYXJsZXkuZ2FtZXMuYnV5c2VsbC52MS5WaWV3LkhvbGRpbmdzRW50cnkSDAoEaXRlbRgEIAEoCRIQCghjdXJyZW5jeRgFIAEoCRIRCgltYXhfdHVybnMYBiABKAUSFQoNbWF4X3Byb3Bvc2FscxgHIAEoBRIWCg5wcm9wb3NhbHNfbGVmdBgIIAEoBRISCgp0dXJuc19sZWZ0GAkgASgFEhsKDnN0YW5kaW5nX3ByaWNlGAogASgDSACIAQESFgoJb3duX3ByaWNlGAsgASgDSAGIAQEaLwoNSG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBQhEKD19zdGFuZGluZ19wcmljZUIMCgpfb3duX3ByaWNlQvMBChtjb20ucGFybGV5LmdhbWVzLmJ1eXNlbGwudjFCDEJ1eXNlbGxQcm90b1ABWkdnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9nYW1lcy9idXlzZWxsL3YxO2J1eXNlbGx2MaICA1BHQqoCF1BhcmxleS5HYW1lcy5CdXlzZWxsLlYxygIXUGFybGV5XEdhbWVzXEJ1eXNlbGxcVjHiAiNQYXJsZXlcR2FtZXNcQnV5c2VsbFxWMVxHUEJNZXRhZGF0YeoCGlBhcmxleTo6R2FtZXM6OkJ1eXNlbGw6OlYxYgZwcm90bzM", [file_parley_game_v1_param, file_parley_game_v1_privacy]);
 
 /**
- * Params are the buyer/seller game's parameters. Unset fields take the defaults noted; the match
- * record carries every field resolved, and values drawn from the seed (draw) in chance_drawn
- * events visible only to the seat they belong to.
+ * Params are the buyer/seller game's parameters, each declared (meaning, default, limits) by its
+ * (parley.game.v1.param) option. Set by whoever starts the match; public unless marked private.
+ * The match record carries every field resolved, and values drawn from the seed (draw) in
+ * chance_drawn events visible only to the seat they belong to.
  *
  * @generated from message parley.games.buysell.v1.Params
  */
 export type Params = Message<"parley.games.buysell.v1.Params"> & {
   /**
-   * Seller's production cost. Default 40. Private to the seller.
+   * The seller's cost; private to the seller.
    *
    * @generated from field: optional int64 cost = 1;
    */
   cost?: bigint | undefined;
 
   /**
-   * Buyer's willingness to pay. Default 60. Private to the buyer.
+   * The buyer's willingness to pay; private to the buyer.
    *
    * @generated from field: optional int64 willingness = 2;
    */
   willingness?: bigint | undefined;
 
   /**
-   * Money the buyer holds; no price may exceed it. Default 100.
+   * The buyer's money; public.
    *
    * @generated from field: optional int64 budget = 3;
    */
   budget?: bigint | undefined;
 
   /**
-   * Turns of both players together, seller first. Default 10.
+   * The turn limit; public.
    *
    * @generated from field: optional int32 max_turns = 4;
    */
   maxTurns?: number | undefined;
 
   /**
-   * Proposals each player may make. Default max_turns/2 - 1.
+   * The proposal limit; public.
    *
    * @generated from field: optional int32 max_proposals = 5;
    */
   maxProposals?: number | undefined;
 
   /**
-   * Multiplies cost, willingness and budget (and the drawing ranges). Default 1.
+   * The multiplier of every amount; public.
    *
    * @generated from field: optional int64 scale = 6;
    */
   scale?: bigint | undefined;
 
   /**
-   * When true, cost and willingness are drawn per match from the seed, uniformly from
-   * [cost_min, cost_max] and [willingness_min, willingness_max]. Default false. The ranges are
-   * public; what each draw gives is private to its seat.
+   * Whether cost and willingness are drawn per match; public.
    *
    * @generated from field: optional bool draw = 7;
    */
   draw?: boolean | undefined;
 
   /**
-   * Smallest cost drawn. Default 20.
+   * The least cost drawn; public, though only the seller is told.
    *
    * @generated from field: optional int64 cost_min = 8;
    */
   costMin?: bigint | undefined;
 
   /**
-   * Largest cost drawn. Default 40.
+   * The largest cost drawn; public, though only the seller is told.
    *
    * @generated from field: optional int64 cost_max = 9;
    */
   costMax?: bigint | undefined;
 
   /**
-   * Smallest willingness drawn. Default 60.
+   * The least willingness drawn; public, though only the buyer is told.
    *
    * @generated from field: optional int64 willingness_min = 10;
    */
   willingnessMin?: bigint | undefined;
 
   /**
-   * Largest willingness drawn. Default 80.
+   * The largest willingness drawn; public, though only the buyer is told.
    *
    * @generated from field: optional int64 willingness_max = 11;
    */
   willingnessMax?: bigint | undefined;
 
   /**
-   * Name of the item for sale. Default "X".
+   * The item's name; public.
    *
    * @generated from field: optional string item = 12;
    */
   item?: string | undefined;
 
   /**
-   * Name of the money. Default "ZUP".
+   * The money's name; public.
    *
    * @generated from field: optional string currency = 13;
    */
   currency?: string | undefined;
 
   /**
-   * When true, the buyer's briefing adds the published "be self-interested" instruction.
-   * Default false. Public, though only the buyer is told.
+   * Whether the buyer's briefing adds the published "be self-interested" instruction; public,
+   * though only the buyer is told.
    *
    * @generated from field: optional bool self_interested_buyer = 14;
    */

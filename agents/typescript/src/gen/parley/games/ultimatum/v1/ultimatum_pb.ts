@@ -13,38 +13,39 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_parley_game_v1_param } from "../../../game/v1/param_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/ultimatum/v1/ultimatum.proto.
  */
 export const file_parley_games_ultimatum_v1_ultimatum: GenFile = /*@__PURE__*/
-  fileDesc("CilwYXJsZXkvZ2FtZXMvdWx0aW1hdHVtL3YxL3VsdGltYXR1bS5wcm90bxIZcGFybGV5LmdhbWVzLnVsdGltYXR1bS52MSJwCgZQYXJhbXMSEgoFdG90YWwYASABKANIAIgBARIWCgltYXhfdHVybnMYAiABKAVIAYgBARIVCghjdXJyZW5jeRgDIAEoCUgCiAEBQggKBl90b3RhbEIMCgpfbWF4X3R1cm5zQgsKCV9jdXJyZW5jeSLYAQoEVmlldxIxCgZwYXJhbXMYASABKAsyIS5wYXJsZXkuZ2FtZXMudWx0aW1hdHVtLnYxLlBhcmFtcxIMCgRoZWxkGAIgASgDEhUKDW9wcG9uZW50X2hlbGQYAyABKAMSGwoOc3RhbmRpbmdfb2ZmZXIYBCABKANIAIgBARIeChFzdGFuZGluZ19wcm9wb3NlchgFIAEoBUgBiAEBEhIKCnR1cm5zX2xlZnQYBiABKAVCEQoPX3N0YW5kaW5nX29mZmVyQhQKEl9zdGFuZGluZ19wcm9wb3NlckKDAgodY29tLnBhcmxleS5nYW1lcy51bHRpbWF0dW0udjFCDlVsdGltYXR1bVByb3RvUAFaS2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL3VsdGltYXR1bS92MTt1bHRpbWF0dW12MaICA1BHVaoCGVBhcmxleS5HYW1lcy5VbHRpbWF0dW0uVjHKAhlQYXJsZXlcR2FtZXNcVWx0aW1hdHVtXFYx4gIlUGFybGV5XEdhbWVzXFVsdGltYXR1bVxWMVxHUEJNZXRhZGF0YeoCHFBhcmxleTo6R2FtZXM6OlVsdGltYXR1bTo6VjFiBnByb3RvMw");
+  fileDesc("CilwYXJsZXkvZ2FtZXMvdWx0aW1hdHVtL3YxL3VsdGltYXR1bS5wcm90bxIZcGFybGV5LmdhbWVzLnVsdGltYXR1bS52MSKeAwoGUGFyYW1zEl8KBXRvdGFsGAEgASgDQku64RhHCjVNb25leSBQMSBob2xkcyBhdCB0aGUgc3RhcnQsIHdoaWNoIHRoZSBwbGF5ZXJzIHNwbGl0LigBMICAgICAgIAQEgMxMDBIAIgBARKWAQoJbWF4X3R1cm5zGAIgASgFQn664Rh6CnBUdXJucyBvZiBib3RoIHBsYXllcnMgdG9nZXRoZXI7IFAxIG1vdmVzIG9uIG9kZCB0dXJucywgUDIgb24gZXZlbiBvbmVzLCBhbmQgbm8gcHJvcG9zYWwgbWF5IGJlIG1hZGUgb24gdGhlIGxhc3QuKAEwkE4SAThIAYgBARJ1CghjdXJyZW5jeRgDIAEoCUJeuuEYWgpLTmFtZSBvZiB0aGUgbW9uZXksIHVzZWQgYXMgdGhlIHJlc291cmNlIG5hbWUgaW4gcHJvcG9zYWxzIGFuZCBpbiBicmllZmluZ3MuOAFAIBIHRG9sbGFyc0gCiAEBQggKBl90b3RhbEIMCgpfbWF4X3R1cm5zQgsKCV9jdXJyZW5jeSLYAQoEVmlldxIxCgZwYXJhbXMYASABKAsyIS5wYXJsZXkuZ2FtZXMudWx0aW1hdHVtLnYxLlBhcmFtcxIMCgRoZWxkGAIgASgDEhUKDW9wcG9uZW50X2hlbGQYAyABKAMSGwoOc3RhbmRpbmdfb2ZmZXIYBCABKANIAIgBARIeChFzdGFuZGluZ19wcm9wb3NlchgFIAEoBUgBiAEBEhIKCnR1cm5zX2xlZnQYBiABKAVCEQoPX3N0YW5kaW5nX29mZmVyQhQKEl9zdGFuZGluZ19wcm9wb3NlckKDAgodY29tLnBhcmxleS5nYW1lcy51bHRpbWF0dW0udjFCDlVsdGltYXR1bVByb3RvUAFaS2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL3VsdGltYXR1bS92MTt1bHRpbWF0dW12MaICA1BHVaoCGVBhcmxleS5HYW1lcy5VbHRpbWF0dW0uVjHKAhlQYXJsZXlcR2FtZXNcVWx0aW1hdHVtXFYx4gIlUGFybGV5XEdhbWVzXFVsdGltYXR1bVxWMVxHUEJNZXRhZGF0YeoCHFBhcmxleTo6R2FtZXM6OlVsdGltYXR1bTo6VjFiBnByb3RvMw", [file_parley_game_v1_param]);
 
 /**
- * Params are the ultimatum game's parameters. An unset field takes the default noted beside it;
- * the match record always carries every field resolved.
+ * Params are the ultimatum game's parameters, each declared (meaning, default, limits) by its
+ * (parley.game.v1.param) option. Set by whoever starts the match; public. The match record
+ * always carries every field resolved.
  *
  * @generated from message parley.games.ultimatum.v1.Params
  */
 export type Params = Message<"parley.games.ultimatum.v1.Params"> & {
   /**
-   * Dollars P1 holds at the start and that the players split. Default 100. At least 1.
+   * The money P1 holds at the start.
    *
    * @generated from field: optional int64 total = 1;
    */
   total?: bigint | undefined;
 
   /**
-   * Turns of both players together; P1 moves on odd turns, P2 on even ones. Default 8. At
-   * least 1.
+   * The turn limit.
    *
    * @generated from field: optional int32 max_turns = 2;
    */
   maxTurns?: number | undefined;
 
   /**
-   * Display name of the money, used in briefings. Default "Dollars".
+   * The money's name.
    *
    * @generated from field: optional string currency = 3;
    */
