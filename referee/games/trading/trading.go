@@ -38,12 +38,11 @@ package trading
 
 import (
 	"fmt"
-	"strconv"
+	"maps"
 	"strings"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 
-	tradingv1 "github.com/parley-arena/parley/gen/go/parley/games/trading/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/bargain"
@@ -57,73 +56,57 @@ const Name = "trading"
 // way that could change play.
 const RulesVersion = "1"
 
-// Parameter defaults and limits.
-const (
-	DefaultMaxTurns int32 = 8
-	// MaxResources bounds the resource types in play.
-	MaxResources = 32
-)
-
-// DefaultHoldings returns the default starting holdings of seat: P1 25 X and 5 Y, P2 5 X and
-// 25 Y.
-func DefaultHoldings(seat games.Seat) map[string]int64 {
-	if seat == bargain.P1 {
-		return map[string]int64{"X": 25, "Y": 5}
-	}
-	return map[string]int64{"X": 5, "Y": 25}
-}
+// MaxResources bounds the resource types in play.
+const MaxResources = 32
 
 // New returns the resource-exchange game.
 func New() games.Game { return game{} }
 
 type game struct{}
 
-// Info describes the game, its seats and every parameter.
-func (game) Info() *gamev1.GameInfo {
-	mapParam := func(name, def, desc string) *gamev1.ParamInfo {
-		return &gamev1.ParamInfo{Name: name, Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: def, Description: desc}
-	}
+// Info describes the game, its seats and every parameter (as Params declares them).
+func (g game) Info() *gamev1.GameInfo {
+	defaults, _ := g.Resolve(nil) // for the derived max_proposals; the suite checks it resolves
 	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Resource exchange: each player holds resources and has a private goal; they take turns proposing trades, or waiting, until one accepts.",
 		RulesVersion: RulesVersion,
 		Seats:        bargain.SeatNames(),
 		SeatRoles:    []string{"", ""},
-		Params: []*gamev1.ParamInfo{
-			{Name: "max_turns", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
-				Description: fmt.Sprintf("Turns of both players together, P1 first. From 1 to %d.", bargain.MaxMaxTurns)},
-			{Name: "max_proposals", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(bargain.DefaultMaxProposals(DefaultMaxTurns))),
-				Description: "Proposals each player may make; unset: max_turns/2 - 1 (3 with 8 turns); 0: no limit."},
-			mapParam("p1_holdings", "X:25,Y:5", fmt.Sprintf("P1's starting holdings as resource:amount pairs. Resource names are words of letters, digits, '_' or '-' starting with a letter; at most %d resources in play.", MaxResources)),
-			mapParam("p2_holdings", "X:5,Y:25", "P2's starting holdings, as p1_holdings."),
-			mapParam("p1_goal", "", "P1's goal as minimum holdings (e.g. X:15,Y:15): payoff 1 when all are met at the end, else 0. Empty: end with as many resources in total as possible (payoff = total gained)."),
-			mapParam("p2_goal", "", "P2's goal, as p1_goal."),
-		},
+		Params:       games.ParamInfos(Name, defaults),
 	}
 }
 
-// Resolve validates params and fills in the defaults. It refuses params meant for another game.
+// Resolve checks params and fills in the defaults: those Params declares, then max_proposals
+// from max_turns. It refuses params meant for another game.
 func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
-	p, err := resolve(gp)
+	out, err := games.FillParams(Name, gp)
 	if err != nil {
 		return nil, err
 	}
-	return &matchv1.GameParams{Family: &matchv1.GameParams_Trading{Trading: p.proto()}}, nil
+	t := out.GetTrading()
+	if t.MaxProposals == nil {
+		t.MaxProposals = proto.Int32(bargain.DefaultMaxProposals(t.GetMaxTurns()))
+	}
+	if _, err := read(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// NewState starts a match. params are resolved again, so unresolved ones work too; the seed is
-// unused since the game has no chance.
 // NameTerms writes proposals in the game's own words, for transcripts (games.TermsNamer).
 func (game) NameTerms(gp *matchv1.GameParams) func(*gamev1.Proposal) string {
-	p, err := resolve(gp)
+	p, err := read(gp)
 	if err != nil {
 		return nil
 	}
 	return bargain.NameTerms[trade](&rules{p: p, resources: p.resources()})
 }
 
+// NewState starts a match with resolved params; the seed is unused since the game has no
+// chance.
 func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
-	p, err := resolve(gp)
+	p, err := read(gp)
 	if err != nil {
 		return nil, err
 	}
@@ -138,98 +121,47 @@ func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
 	}, r)
 }
 
-// params are the resolved parameters. The maps are never changed once resolved.
+// params are the resolved parameters. The maps are copies, never changed.
 type params struct {
 	maxTurns, maxProposals int32
 	holdings               [2]map[string]int64
 	goals                  [2]map[string]int64
 }
 
-func resolve(gp *matchv1.GameParams) (params, error) {
-	if err := bargain.CheckFamily(gp, Name); err != nil {
+// read takes resolved params as they are, checked against their declaration and the rules
+// across fields: the holdings' sum, the resources in play, goals naming only those.
+func read(gp *matchv1.GameParams) (params, error) {
+	if err := games.CheckResolved(Name, gp); err != nil {
 		return params{}, err
 	}
 	t := gp.GetTrading()
-	if t == nil {
-		t = &tradingv1.Params{}
+	p := params{
+		maxTurns: t.GetMaxTurns(), maxProposals: t.GetMaxProposals(),
+		holdings: [2]map[string]int64{maps.Clone(t.GetP1Holdings()), maps.Clone(t.GetP2Holdings())},
+		goals:    [2]map[string]int64{maps.Clone(t.GetP1Goal()), maps.Clone(t.GetP2Goal())},
 	}
-	p := params{maxTurns: DefaultMaxTurns}
-	if t.MaxTurns != nil {
-		p.maxTurns = t.GetMaxTurns()
-	}
-	p.maxProposals = bargain.DefaultMaxProposals(p.maxTurns)
-	if t.MaxProposals != nil {
-		p.maxProposals = t.GetMaxProposals()
-	}
-	switch {
-	case p.maxTurns < 1 || p.maxTurns > bargain.MaxMaxTurns:
-		return params{}, fmt.Errorf("trading: max_turns must be from 1 to %d, got %d", bargain.MaxMaxTurns, p.maxTurns)
-	case p.maxProposals < 0:
-		return params{}, fmt.Errorf("trading: max_proposals must be 0 (no limit) or more, got %d", p.maxProposals)
-	}
-	given := [2]map[string]int64{t.GetP1Holdings(), t.GetP2Holdings()}
-	goals := [2]map[string]int64{t.GetP1Goal(), t.GetP2Goal()}
 	var sum int64
 	inPlay := map[string]bool{}
-	for seat := range p.holdings {
-		h := given[seat]
-		if len(h) == 0 {
-			h = DefaultHoldings(games.Seat(seat))
-		}
-		field := fmt.Sprintf("p%d_holdings", seat+1)
-		p.holdings[seat] = make(map[string]int64, len(h))
+	for seat, h := range p.holdings {
 		for _, name := range bargain.SortedKeys(h) {
-			v := h[name]
-			if err := bargain.CheckName(Name, field+" resource", name); err != nil {
-				return params{}, err
+			if h[name] > bargain.MaxAmount-sum {
+				return params{}, fmt.Errorf("trading: p%d_holdings %s=%d: the amounts of both players must add up to at most %d (2^53)", seat+1, name, h[name], bargain.MaxAmount)
 			}
-			if v < 0 || v > bargain.MaxAmount-sum {
-				return params{}, fmt.Errorf("trading: %s %s=%d: amounts must be from 0 and add up to at most %d (2^53)", field, name, v, bargain.MaxAmount)
-			}
-			sum += v
-			p.holdings[seat][name] = v
+			sum += h[name]
 			inPlay[name] = true
 		}
 	}
 	if len(inPlay) > MaxResources {
-		return params{}, fmt.Errorf("trading: at most %d resources may be in play, got %d", MaxResources, len(inPlay))
+		return params{}, fmt.Errorf("trading: at most %d resources may be in play (p1_holdings and p2_holdings), got %d", MaxResources, len(inPlay))
 	}
-	for seat, g := range goals {
-		field := fmt.Sprintf("p%d_goal", seat+1)
-		p.goals[seat] = make(map[string]int64, len(g))
+	for seat, g := range p.goals {
 		for _, name := range bargain.SortedKeys(g) {
-			v := g[name]
-			switch {
-			case !inPlay[name]:
-				return params{}, fmt.Errorf("trading: %s names %s, which is not in play (the resources are those the holdings name: %s)", field, bargain.NameText(name), strings.Join(bargain.SortedKeys(inPlay), ", "))
-			case v < 0 || v > bargain.MaxAmount:
-				return params{}, fmt.Errorf("trading: %s %s=%d: a minimum must be from 0 to %d (2^53)", field, name, v, bargain.MaxAmount)
+			if !inPlay[name] {
+				return params{}, fmt.Errorf("trading: p%d_goal names %s, which is not in play (the resources are those the holdings name: %s)", seat+1, bargain.NameText(name), strings.Join(bargain.SortedKeys(inPlay), ", "))
 			}
-			p.goals[seat][name] = v
 		}
 	}
 	return p, nil
-}
-
-func (p params) proto() *tradingv1.Params {
-	clone := func(m map[string]int64) map[string]int64 {
-		if len(m) == 0 {
-			return nil
-		}
-		out := make(map[string]int64, len(m))
-		for k, v := range m {
-			out[k] = v
-		}
-		return out
-	}
-	return &tradingv1.Params{
-		MaxTurns:     proto.Int32(p.maxTurns),
-		MaxProposals: proto.Int32(p.maxProposals),
-		P1Holdings:   clone(p.holdings[0]),
-		P2Holdings:   clone(p.holdings[1]),
-		P1Goal:       clone(p.goals[0]),
-		P2Goal:       clone(p.goals[1]),
-	}
 }
 
 // resources returns every resource in play, sorted.

@@ -33,24 +33,23 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Params are the resource-exchange game's parameters. Empty maps and unset fields take the
-// defaults noted; the match record carries every field resolved, and shows nobody the fields
-// private to a seat.
+// Params are the resource-exchange game's parameters, each declared (meaning, default, limits)
+// by its (parley.game.v1.param) option. Set by whoever starts the match; public unless marked
+// private. The match record carries every field resolved, and shows nobody the fields private
+// to a seat.
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Turns of both players together, P1 first. Default 8.
+	// The turn limit; public.
 	MaxTurns *int32 `protobuf:"varint,1,opt,name=max_turns,json=maxTurns,proto3,oneof" json:"max_turns,omitempty"`
-	// Proposals each player may make. Default max_turns/2 - 1.
+	// The proposal limit; public.
 	MaxProposals *int32 `protobuf:"varint,2,opt,name=max_proposals,json=maxProposals,proto3,oneof" json:"max_proposals,omitempty"`
-	// P1's starting holdings by resource. Default X:25, Y:5. Private to P1.
+	// P1's starting holdings; private to P1.
 	P1Holdings map[string]int64 `protobuf:"bytes,3,rep,name=p1_holdings,json=p1Holdings,proto3" json:"p1_holdings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	// P2's starting holdings by resource. Default X:5, Y:25. Private to P2.
+	// P2's starting holdings; private to P2.
 	P2Holdings map[string]int64 `protobuf:"bytes,4,rep,name=p2_holdings,json=p2Holdings,proto3" json:"p2_holdings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	// P1's goal as minimum holdings (e.g. X:15, Y:15): payoff 1 when all are met at the end, else
-	// 0. Empty: end with as many resources in total as possible (payoff = total gained). Private
-	// to P1.
+	// P1's goal; private to P1.
 	P1Goal map[string]int64 `protobuf:"bytes,5,rep,name=p1_goal,json=p1Goal,proto3" json:"p1_goal,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	// P2's goal, as p1_goal. Private to P2.
+	// P2's goal; private to P2.
 	P2Goal        map[string]int64 `protobuf:"bytes,6,rep,name=p2_goal,json=p2Goal,proto3" json:"p2_goal,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -250,16 +249,22 @@ var File_parley_games_trading_v1_trading_proto protoreflect.FileDescriptor
 
 const file_parley_games_trading_v1_trading_proto_rawDesc = "" +
 	"\n" +
-	"%parley/games/trading/v1/trading.proto\x12\x17parley.games.trading.v1\x1a\x19parley/game/v1/game.proto\x1a\x1cparley/game/v1/privacy.proto\"\xb8\x05\n" +
-	"\x06Params\x12 \n" +
-	"\tmax_turns\x18\x01 \x01(\x05H\x00R\bmaxTurns\x88\x01\x01\x12(\n" +
-	"\rmax_proposals\x18\x02 \x01(\x05H\x01R\fmaxProposals\x88\x01\x01\x12X\n" +
-	"\vp1_holdings\x18\x03 \x03(\v2/.parley.games.trading.v1.Params.P1HoldingsEntryB\x06\xb2\xe1\x18\x02\b\x00R\n" +
-	"p1Holdings\x12X\n" +
-	"\vp2_holdings\x18\x04 \x03(\v2/.parley.games.trading.v1.Params.P2HoldingsEntryB\x06\xb2\xe1\x18\x02\b\x01R\n" +
-	"p2Holdings\x12L\n" +
-	"\ap1_goal\x18\x05 \x03(\v2+.parley.games.trading.v1.Params.P1GoalEntryB\x06\xb2\xe1\x18\x02\b\x00R\x06p1Goal\x12L\n" +
-	"\ap2_goal\x18\x06 \x03(\v2+.parley.games.trading.v1.Params.P2GoalEntryB\x06\xb2\xe1\x18\x02\b\x01R\x06p2Goal\x1a=\n" +
+	"%parley/games/trading/v1/trading.proto\x12\x17parley.games.trading.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\x1a\x1cparley/game/v1/privacy.proto\"\x83\v\n" +
+	"\x06Params\x12Y\n" +
+	"\tmax_turns\x18\x01 \x01(\x05B7\xba\xe1\x183\n" +
+	")Turns of both players together, P1 first.(\x010\x90N\x12\x018H\x00R\bmaxTurns\x88\x01\x01\x12\x99\x01\n" +
+	"\rmax_proposals\x18\x02 \x01(\x05Bo\xba\xe1\x18k\n" +
+	",Proposals each player may make; 0: no limit.(\x00\x1a9max_turns/2 - 1, or 0 (no limit) when that is less than 1H\x01R\fmaxProposals\x88\x01\x01\x12\x8b\x02\n" +
+	"\vp1_holdings\x18\x03 \x03(\v2/.parley.games.trading.v1.Params.P1HoldingsEntryB\xb8\x01\xb2\xe1\x18\x02\b\x00\xba\xe1\x18\xad\x01\n" +
+	"\x9a\x01P1's starting holdings as resource:amount pairs (private to P1). The amounts of both players add up to at most 2^53, and at most 32 resources are in play.(\x008\x01@ \x12\bX:25,Y:5R\n" +
+	"p1Holdings\x12\xa5\x01\n" +
+	"\vp2_holdings\x18\x04 \x03(\v2/.parley.games.trading.v1.Params.P2HoldingsEntryBS\xb2\xe1\x18\x02\b\x01\xba\xe1\x18I\n" +
+	"7P2's starting holdings, as p1_holdings (private to P2).(\x008\x01@ \x12\bX:5,Y:25R\n" +
+	"p2Holdings\x12\xb1\x02\n" +
+	"\ap1_goal\x18\x05 \x03(\v2+.parley.games.trading.v1.Params.P1GoalEntryB\xea\x01\xb2\xe1\x18\x02\b\x00\xba\xe1\x18\xdf\x01\n" +
+	"\xd1\x01P1's goal as minimum holdings of resources in play (e.g. X:15,Y:15; private to P1): payoff 1 when all are met at the end, else 0. Unset: end with as many resources in total as possible (payoff = total gained).(\x000\x80\x80\x80\x80\x80\x80\x80\x10R\x06p1Goal\x12\x83\x01\n" +
+	"\ap2_goal\x18\x06 \x03(\v2+.parley.games.trading.v1.Params.P2GoalEntryB=\xb2\xe1\x18\x02\b\x01\xba\xe1\x183\n" +
+	"&P2's goal, as p1_goal (private to P2).(\x000\x80\x80\x80\x80\x80\x80\x80\x10R\x06p2Goal\x1a=\n" +
 	"\x0fP1HoldingsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1a=\n" +

@@ -12,10 +12,11 @@ _sym_db = _symbol_database.Default()
 
 
 from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
+from parley.game.v1 import param_pb2 as parley_dot_game_dot_v1_dot_param__pb2
 from parley.game.v1 import privacy_pb2 as parley_dot_game_dot_v1_dot_privacy__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%parley/games/trading/v1/trading.proto\x12\x17parley.games.trading.v1\x1a\x19parley/game/v1/game.proto\x1a\x1cparley/game/v1/privacy.proto\"\xb8\x05\n\x06Params\x12 \n\tmax_turns\x18\x01 \x01(\x05H\x00R\x08maxTurns\x88\x01\x01\x12(\n\rmax_proposals\x18\x02 \x01(\x05H\x01R\x0cmaxProposals\x88\x01\x01\x12X\n\x0bp1_holdings\x18\x03 \x03(\x0b\x32/.parley.games.trading.v1.Params.P1HoldingsEntryB\x06\xb2\xe1\x18\x02\x08\x00R\np1Holdings\x12X\n\x0bp2_holdings\x18\x04 \x03(\x0b\x32/.parley.games.trading.v1.Params.P2HoldingsEntryB\x06\xb2\xe1\x18\x02\x08\x01R\np2Holdings\x12L\n\x07p1_goal\x18\x05 \x03(\x0b\x32+.parley.games.trading.v1.Params.P1GoalEntryB\x06\xb2\xe1\x18\x02\x08\x00R\x06p1Goal\x12L\n\x07p2_goal\x18\x06 \x03(\x0b\x32+.parley.games.trading.v1.Params.P2GoalEntryB\x06\xb2\xe1\x18\x02\x08\x01R\x06p2Goal\x1a=\n\x0fP1HoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a=\n\x0fP2HoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x39\n\x0bP1GoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x39\n\x0bP2GoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\x0c\n\n_max_turnsB\x10\n\x0e_max_proposals\"\xb0\x04\n\x04View\x12G\n\x08holdings\x18\x01 \x03(\x0b\x32+.parley.games.trading.v1.View.HoldingsEntryR\x08holdings\x12;\n\x04goal\x18\x02 \x03(\x0b\x32\'.parley.games.trading.v1.View.GoalEntryR\x04goal\x12\x1c\n\tresources\x18\x03 \x03(\tR\tresources\x12\x1b\n\tmax_turns\x18\x04 \x01(\x05R\x08maxTurns\x12#\n\rmax_proposals\x18\x05 \x01(\x05R\x0cmaxProposals\x12%\n\x0eproposals_left\x18\x06 \x01(\x05R\rproposalsLeft\x12\x1d\n\nturns_left\x18\x07 \x01(\x05R\tturnsLeft\x12G\n\x11standing_proposal\x18\x08 \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x10standingProposal\x12=\n\x0cown_proposal\x18\t \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x0bownProposal\x1a;\n\rHoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x37\n\tGoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\xf3\x01\n\x1b\x63om.parley.games.trading.v1B\x0cTradingProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/games/trading/v1;tradingv1\xa2\x02\x03PGT\xaa\x02\x17Parley.Games.Trading.V1\xca\x02\x17Parley\\Games\\Trading\\V1\xe2\x02#Parley\\Games\\Trading\\V1\\GPBMetadata\xea\x02\x1aParley::Games::Trading::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%parley/games/trading/v1/trading.proto\x12\x17parley.games.trading.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\x1a\x1cparley/game/v1/privacy.proto\"\x83\x0b\n\x06Params\x12Y\n\tmax_turns\x18\x01 \x01(\x05\x42\x37\xba\xe1\x18\x33\n)Turns of both players together, P1 first.(\x01\x30\x90N\x12\x01\x38H\x00R\x08maxTurns\x88\x01\x01\x12\x99\x01\n\rmax_proposals\x18\x02 \x01(\x05\x42o\xba\xe1\x18k\n,Proposals each player may make; 0: no limit.(\x00\x1a\x39max_turns/2 - 1, or 0 (no limit) when that is less than 1H\x01R\x0cmaxProposals\x88\x01\x01\x12\x8b\x02\n\x0bp1_holdings\x18\x03 \x03(\x0b\x32/.parley.games.trading.v1.Params.P1HoldingsEntryB\xb8\x01\xb2\xe1\x18\x02\x08\x00\xba\xe1\x18\xad\x01\n\x9a\x01P1\'s starting holdings as resource:amount pairs (private to P1). The amounts of both players add up to at most 2^53, and at most 32 resources are in play.(\x00\x38\x01@ \x12\x08X:25,Y:5R\np1Holdings\x12\xa5\x01\n\x0bp2_holdings\x18\x04 \x03(\x0b\x32/.parley.games.trading.v1.Params.P2HoldingsEntryBS\xb2\xe1\x18\x02\x08\x01\xba\xe1\x18I\n7P2\'s starting holdings, as p1_holdings (private to P2).(\x00\x38\x01@ \x12\x08X:5,Y:25R\np2Holdings\x12\xb1\x02\n\x07p1_goal\x18\x05 \x03(\x0b\x32+.parley.games.trading.v1.Params.P1GoalEntryB\xea\x01\xb2\xe1\x18\x02\x08\x00\xba\xe1\x18\xdf\x01\n\xd1\x01P1\'s goal as minimum holdings of resources in play (e.g. X:15,Y:15; private to P1): payoff 1 when all are met at the end, else 0. Unset: end with as many resources in total as possible (payoff = total gained).(\x00\x30\x80\x80\x80\x80\x80\x80\x80\x10R\x06p1Goal\x12\x83\x01\n\x07p2_goal\x18\x06 \x03(\x0b\x32+.parley.games.trading.v1.Params.P2GoalEntryB=\xb2\xe1\x18\x02\x08\x01\xba\xe1\x18\x33\n&P2\'s goal, as p1_goal (private to P2).(\x00\x30\x80\x80\x80\x80\x80\x80\x80\x10R\x06p2Goal\x1a=\n\x0fP1HoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a=\n\x0fP2HoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x39\n\x0bP1GoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x39\n\x0bP2GoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\x0c\n\n_max_turnsB\x10\n\x0e_max_proposals\"\xb0\x04\n\x04View\x12G\n\x08holdings\x18\x01 \x03(\x0b\x32+.parley.games.trading.v1.View.HoldingsEntryR\x08holdings\x12;\n\x04goal\x18\x02 \x03(\x0b\x32\'.parley.games.trading.v1.View.GoalEntryR\x04goal\x12\x1c\n\tresources\x18\x03 \x03(\tR\tresources\x12\x1b\n\tmax_turns\x18\x04 \x01(\x05R\x08maxTurns\x12#\n\rmax_proposals\x18\x05 \x01(\x05R\x0cmaxProposals\x12%\n\x0eproposals_left\x18\x06 \x01(\x05R\rproposalsLeft\x12\x1d\n\nturns_left\x18\x07 \x01(\x05R\tturnsLeft\x12G\n\x11standing_proposal\x18\x08 \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x10standingProposal\x12=\n\x0cown_proposal\x18\t \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x0bownProposal\x1a;\n\rHoldingsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x1a\x37\n\tGoalEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\xf3\x01\n\x1b\x63om.parley.games.trading.v1B\x0cTradingProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/games/trading/v1;tradingv1\xa2\x02\x03PGT\xaa\x02\x17Parley.Games.Trading.V1\xca\x02\x17Parley\\Games\\Trading\\V1\xe2\x02#Parley\\Games\\Trading\\V1\\GPBMetadata\xea\x02\x1aParley::Games::Trading::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.trading.v1.trading_pb2', globals())
@@ -31,32 +32,36 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _PARAMS_P1GOALENTRY._serialized_options = b'8\001'
   _PARAMS_P2GOALENTRY._options = None
   _PARAMS_P2GOALENTRY._serialized_options = b'8\001'
+  _PARAMS.fields_by_name['max_turns']._options = None
+  _PARAMS.fields_by_name['max_turns']._serialized_options = b'\272\341\0303\n)Turns of both players together, P1 first.(\0010\220N\022\0018'
+  _PARAMS.fields_by_name['max_proposals']._options = None
+  _PARAMS.fields_by_name['max_proposals']._serialized_options = b'\272\341\030k\n,Proposals each player may make; 0: no limit.(\000\0329max_turns/2 - 1, or 0 (no limit) when that is less than 1'
   _PARAMS.fields_by_name['p1_holdings']._options = None
-  _PARAMS.fields_by_name['p1_holdings']._serialized_options = b'\262\341\030\002\010\000'
+  _PARAMS.fields_by_name['p1_holdings']._serialized_options = b'\262\341\030\002\010\000\272\341\030\255\001\n\232\001P1\'s starting holdings as resource:amount pairs (private to P1). The amounts of both players add up to at most 2^53, and at most 32 resources are in play.(\0008\001@ \022\010X:25,Y:5'
   _PARAMS.fields_by_name['p2_holdings']._options = None
-  _PARAMS.fields_by_name['p2_holdings']._serialized_options = b'\262\341\030\002\010\001'
+  _PARAMS.fields_by_name['p2_holdings']._serialized_options = b'\262\341\030\002\010\001\272\341\030I\n7P2\'s starting holdings, as p1_holdings (private to P2).(\0008\001@ \022\010X:5,Y:25'
   _PARAMS.fields_by_name['p1_goal']._options = None
-  _PARAMS.fields_by_name['p1_goal']._serialized_options = b'\262\341\030\002\010\000'
+  _PARAMS.fields_by_name['p1_goal']._serialized_options = b'\262\341\030\002\010\000\272\341\030\337\001\n\321\001P1\'s goal as minimum holdings of resources in play (e.g. X:15,Y:15; private to P1): payoff 1 when all are met at the end, else 0. Unset: end with as many resources in total as possible (payoff = total gained).(\0000\200\200\200\200\200\200\200\020'
   _PARAMS.fields_by_name['p2_goal']._options = None
-  _PARAMS.fields_by_name['p2_goal']._serialized_options = b'\262\341\030\002\010\001'
+  _PARAMS.fields_by_name['p2_goal']._serialized_options = b'\262\341\030\002\010\001\272\341\0303\n&P2\'s goal, as p1_goal (private to P2).(\0000\200\200\200\200\200\200\200\020'
   _VIEW_HOLDINGSENTRY._options = None
   _VIEW_HOLDINGSENTRY._serialized_options = b'8\001'
   _VIEW_GOALENTRY._options = None
   _VIEW_GOALENTRY._serialized_options = b'8\001'
-  _PARAMS._serialized_start=124
-  _PARAMS._serialized_end=820
-  _PARAMS_P1HOLDINGSENTRY._serialized_start=546
-  _PARAMS_P1HOLDINGSENTRY._serialized_end=607
-  _PARAMS_P2HOLDINGSENTRY._serialized_start=609
-  _PARAMS_P2HOLDINGSENTRY._serialized_end=670
-  _PARAMS_P1GOALENTRY._serialized_start=672
-  _PARAMS_P1GOALENTRY._serialized_end=729
-  _PARAMS_P2GOALENTRY._serialized_start=731
-  _PARAMS_P2GOALENTRY._serialized_end=788
-  _VIEW._serialized_start=823
-  _VIEW._serialized_end=1383
-  _VIEW_HOLDINGSENTRY._serialized_start=1267
-  _VIEW_HOLDINGSENTRY._serialized_end=1326
-  _VIEW_GOALENTRY._serialized_start=1328
-  _VIEW_GOALENTRY._serialized_end=1383
+  _PARAMS._serialized_start=152
+  _PARAMS._serialized_end=1563
+  _PARAMS_P1HOLDINGSENTRY._serialized_start=1289
+  _PARAMS_P1HOLDINGSENTRY._serialized_end=1350
+  _PARAMS_P2HOLDINGSENTRY._serialized_start=1352
+  _PARAMS_P2HOLDINGSENTRY._serialized_end=1413
+  _PARAMS_P1GOALENTRY._serialized_start=1415
+  _PARAMS_P1GOALENTRY._serialized_end=1472
+  _PARAMS_P2GOALENTRY._serialized_start=1474
+  _PARAMS_P2GOALENTRY._serialized_end=1531
+  _VIEW._serialized_start=1566
+  _VIEW._serialized_end=2126
+  _VIEW_HOLDINGSENTRY._serialized_start=2010
+  _VIEW_HOLDINGSENTRY._serialized_end=2069
+  _VIEW_GOALENTRY._serialized_start=2071
+  _VIEW_GOALENTRY._serialized_end=2126
 # @@protoc_insertion_point(module_scope)

@@ -17,6 +17,7 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Allocation } from "../../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_param } from "../../../game/v1/param_pb.js";
 import { file_parley_game_v1_privacy } from "../../../game/v1/privacy_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -24,55 +25,54 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/games/trading/v1/trading.proto.
  */
 export const file_parley_games_trading_v1_trading: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXJsZXkvZ2FtZXMvdHJhZGluZy92MS90cmFkaW5nLnByb3RvEhdwYXJsZXkuZ2FtZXMudHJhZGluZy52MSLIBAoGUGFyYW1zEhYKCW1heF90dXJucxgBIAEoBUgAiAEBEhoKDW1heF9wcm9wb3NhbHMYAiABKAVIAYgBARJMCgtwMV9ob2xkaW5ncxgDIAMoCzIvLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMUhvbGRpbmdzRW50cnlCBrLhGAIIABJMCgtwMl9ob2xkaW5ncxgEIAMoCzIvLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMkhvbGRpbmdzRW50cnlCBrLhGAIIARJECgdwMV9nb2FsGAUgAygLMisucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuUGFyYW1zLlAxR29hbEVudHJ5Qgay4RgCCAASRAoHcDJfZ29hbBgGIAMoCzIrLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMkdvYWxFbnRyeUIGsuEYAggBGjEKD1AxSG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGjEKD1AySG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGi0KC1AxR29hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaLQoLUDJHb2FsRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4AUIMCgpfbWF4X3R1cm5zQhAKDl9tYXhfcHJvcG9zYWxzIqwDCgRWaWV3Ej0KCGhvbGRpbmdzGAEgAygLMisucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlldy5Ib2xkaW5nc0VudHJ5EjUKBGdvYWwYAiADKAsyJy5wYXJsZXkuZ2FtZXMudHJhZGluZy52MS5WaWV3LkdvYWxFbnRyeRIRCglyZXNvdXJjZXMYAyADKAkSEQoJbWF4X3R1cm5zGAQgASgFEhUKDW1heF9wcm9wb3NhbHMYBSABKAUSFgoOcHJvcG9zYWxzX2xlZnQYBiABKAUSEgoKdHVybnNfbGVmdBgHIAEoBRI1ChFzdGFuZGluZ19wcm9wb3NhbBgIIAEoCzIaLnBhcmxleS5nYW1lLnYxLkFsbG9jYXRpb24SMAoMb3duX3Byb3Bvc2FsGAkgASgLMhoucGFybGV5LmdhbWUudjEuQWxsb2NhdGlvbhovCg1Ib2xkaW5nc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaKwoJR29hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAFC8wEKG2NvbS5wYXJsZXkuZ2FtZXMudHJhZGluZy52MUIMVHJhZGluZ1Byb3RvUAFaR2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL3RyYWRpbmcvdjE7dHJhZGluZ3YxogIDUEdUqgIXUGFybGV5LkdhbWVzLlRyYWRpbmcuVjHKAhdQYXJsZXlcR2FtZXNcVHJhZGluZ1xWMeICI1BhcmxleVxHYW1lc1xUcmFkaW5nXFYxXEdQQk1ldGFkYXRh6gIaUGFybGV5OjpHYW1lczo6VHJhZGluZzo6VjFiBnByb3RvMw", [file_parley_game_v1_game, file_parley_game_v1_privacy]);
+  fileDesc("CiVwYXJsZXkvZ2FtZXMvdHJhZGluZy92MS90cmFkaW5nLnByb3RvEhdwYXJsZXkuZ2FtZXMudHJhZGluZy52MSKSCgoGUGFyYW1zEk8KCW1heF90dXJucxgBIAEoBUI3uuEYMwopVHVybnMgb2YgYm90aCBwbGF5ZXJzIHRvZ2V0aGVyLCBQMSBmaXJzdC4oATCQThIBOEgAiAEBEosBCg1tYXhfcHJvcG9zYWxzGAIgASgFQm+64RhrCixQcm9wb3NhbHMgZWFjaCBwbGF5ZXIgbWF5IG1ha2U7IDA6IG5vIGxpbWl0LigAGjltYXhfdHVybnMvMiAtIDEsIG9yIDAgKG5vIGxpbWl0KSB3aGVuIHRoYXQgaXMgbGVzcyB0aGFuIDFIAYgBARL/AQoLcDFfaG9sZGluZ3MYAyADKAsyLy5wYXJsZXkuZ2FtZXMudHJhZGluZy52MS5QYXJhbXMuUDFIb2xkaW5nc0VudHJ5QrgBsuEYAggAuuEYrQEKmgFQMSdzIHN0YXJ0aW5nIGhvbGRpbmdzIGFzIHJlc291cmNlOmFtb3VudCBwYWlycyAocHJpdmF0ZSB0byBQMSkuIFRoZSBhbW91bnRzIG9mIGJvdGggcGxheWVycyBhZGQgdXAgdG8gYXQgbW9zdCAyXjUzLCBhbmQgYXQgbW9zdCAzMiByZXNvdXJjZXMgYXJlIGluIHBsYXkuKAA4AUAgEghYOjI1LFk6NRKZAQoLcDJfaG9sZGluZ3MYBCADKAsyLy5wYXJsZXkuZ2FtZXMudHJhZGluZy52MS5QYXJhbXMuUDJIb2xkaW5nc0VudHJ5QlOy4RgCCAG64RhJCjdQMidzIHN0YXJ0aW5nIGhvbGRpbmdzLCBhcyBwMV9ob2xkaW5ncyAocHJpdmF0ZSB0byBQMikuKAA4AUAgEghYOjUsWToyNRKpAgoHcDFfZ29hbBgFIAMoCzIrLnBhcmxleS5nYW1lcy50cmFkaW5nLnYxLlBhcmFtcy5QMUdvYWxFbnRyeULqAbLhGAIIALrhGN8BCtEBUDEncyBnb2FsIGFzIG1pbmltdW0gaG9sZGluZ3Mgb2YgcmVzb3VyY2VzIGluIHBsYXkgKGUuZy4gWDoxNSxZOjE1OyBwcml2YXRlIHRvIFAxKTogcGF5b2ZmIDEgd2hlbiBhbGwgYXJlIG1ldCBhdCB0aGUgZW5kLCBlbHNlIDAuIFVuc2V0OiBlbmQgd2l0aCBhcyBtYW55IHJlc291cmNlcyBpbiB0b3RhbCBhcyBwb3NzaWJsZSAocGF5b2ZmID0gdG90YWwgZ2FpbmVkKS4oADCAgICAgICAEBJ7CgdwMl9nb2FsGAYgAygLMisucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuUGFyYW1zLlAyR29hbEVudHJ5Qj2y4RgCCAG64RgzCiZQMidzIGdvYWwsIGFzIHAxX2dvYWwgKHByaXZhdGUgdG8gUDIpLigAMICAgICAgIAQGjEKD1AxSG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGjEKD1AySG9sZGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGi0KC1AxR29hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaLQoLUDJHb2FsRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4AUIMCgpfbWF4X3R1cm5zQhAKDl9tYXhfcHJvcG9zYWxzIqwDCgRWaWV3Ej0KCGhvbGRpbmdzGAEgAygLMisucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlldy5Ib2xkaW5nc0VudHJ5EjUKBGdvYWwYAiADKAsyJy5wYXJsZXkuZ2FtZXMudHJhZGluZy52MS5WaWV3LkdvYWxFbnRyeRIRCglyZXNvdXJjZXMYAyADKAkSEQoJbWF4X3R1cm5zGAQgASgFEhUKDW1heF9wcm9wb3NhbHMYBSABKAUSFgoOcHJvcG9zYWxzX2xlZnQYBiABKAUSEgoKdHVybnNfbGVmdBgHIAEoBRI1ChFzdGFuZGluZ19wcm9wb3NhbBgIIAEoCzIaLnBhcmxleS5nYW1lLnYxLkFsbG9jYXRpb24SMAoMb3duX3Byb3Bvc2FsGAkgASgLMhoucGFybGV5LmdhbWUudjEuQWxsb2NhdGlvbhovCg1Ib2xkaW5nc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaKwoJR29hbEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAFC8wEKG2NvbS5wYXJsZXkuZ2FtZXMudHJhZGluZy52MUIMVHJhZGluZ1Byb3RvUAFaR2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL3RyYWRpbmcvdjE7dHJhZGluZ3YxogIDUEdUqgIXUGFybGV5LkdhbWVzLlRyYWRpbmcuVjHKAhdQYXJsZXlcR2FtZXNcVHJhZGluZ1xWMeICI1BhcmxleVxHYW1lc1xUcmFkaW5nXFYxXEdQQk1ldGFkYXRh6gIaUGFybGV5OjpHYW1lczo6VHJhZGluZzo6VjFiBnByb3RvMw", [file_parley_game_v1_game, file_parley_game_v1_param, file_parley_game_v1_privacy]);
 
 /**
- * Params are the resource-exchange game's parameters. Empty maps and unset fields take the
- * defaults noted; the match record carries every field resolved, and shows nobody the fields
- * private to a seat.
+ * Params are the resource-exchange game's parameters, each declared (meaning, default, limits)
+ * by its (parley.game.v1.param) option. Set by whoever starts the match; public unless marked
+ * private. The match record carries every field resolved, and shows nobody the fields private
+ * to a seat.
  *
  * @generated from message parley.games.trading.v1.Params
  */
 export type Params = Message<"parley.games.trading.v1.Params"> & {
   /**
-   * Turns of both players together, P1 first. Default 8.
+   * The turn limit; public.
    *
    * @generated from field: optional int32 max_turns = 1;
    */
   maxTurns?: number | undefined;
 
   /**
-   * Proposals each player may make. Default max_turns/2 - 1.
+   * The proposal limit; public.
    *
    * @generated from field: optional int32 max_proposals = 2;
    */
   maxProposals?: number | undefined;
 
   /**
-   * P1's starting holdings by resource. Default X:25, Y:5. Private to P1.
+   * P1's starting holdings; private to P1.
    *
    * @generated from field: map<string, int64> p1_holdings = 3;
    */
   p1Holdings: { [key: string]: bigint };
 
   /**
-   * P2's starting holdings by resource. Default X:5, Y:25. Private to P2.
+   * P2's starting holdings; private to P2.
    *
    * @generated from field: map<string, int64> p2_holdings = 4;
    */
   p2Holdings: { [key: string]: bigint };
 
   /**
-   * P1's goal as minimum holdings (e.g. X:15, Y:15): payoff 1 when all are met at the end, else
-   * 0. Empty: end with as many resources in total as possible (payoff = total gained). Private
-   * to P1.
+   * P1's goal; private to P1.
    *
    * @generated from field: map<string, int64> p1_goal = 5;
    */
   p1Goal: { [key: string]: bigint };
 
   /**
-   * P2's goal, as p1_goal. Private to P2.
+   * P2's goal; private to P2.
    *
    * @generated from field: map<string, int64> p2_goal = 6;
    */
