@@ -18,15 +18,20 @@ type Study struct {
 	Format imports.Format
 	// About says in a line what its published runs are, for --help.
 	About string
+	// Archive is the file of its runs under the shared transcripts' folder of the study, for
+	// --help's example.
+	Archive string
 }
 
 // All returns the studies, by name.
 func All() []Study {
 	return []Study{
 		{Name: negotiationarena.Study, Prefix: "na", Format: negotiationarena.Format{},
-			About: "NegotiationArena's game_state.json logs (resource exchange, ultimatum, buyer/seller)"},
+			About:   "NegotiationArena's game_state.json logs (resource exchange, ultimatum, buyer/seller)",
+			Archive: "section_one.tar.gz"},
 		{Name: deliberation.Study, Prefix: "delib", Format: deliberation.Format{},
-			About: "LLM-Deliberation's history*.json runs, with their run and game folders (seed 003's reproduction)"},
+			About:   "LLM-Deliberation's history*.json runs, with their run and game folders (seed 003's reproduction)",
+			Archive: "reproduction.tar.gz"},
 	}
 }
 

@@ -74,8 +74,8 @@ func newStudyCmd(deps *cli.Deps, s formats.Study) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   s.Name + " PATH...",
 		Short: "Import " + s.About,
-		Example: fmt.Sprintf(`  parley import %s ../shared/data/transcripts/%s/section_one.tar.gz --store-dir nats-data
-  parley import %s runs/ --parse-report --store-dir nats-data`, s.Name, s.Name, s.Name),
+		Example: fmt.Sprintf(`  parley import %s ../shared/data/transcripts/%s/%s --store-dir nats-data
+  parley import %s runs/ --parse-report --store-dir nats-data`, s.Name, s.Name, s.Archive, s.Name),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sum, err := Run(cmd.Context(), deps, s, *o, args)
