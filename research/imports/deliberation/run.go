@@ -347,12 +347,17 @@ func (r *Run) seats(lg *log, cfg []configLine) error {
 		}
 		seat.Model = path.Base(strings.TrimPrefix(seat.Model, "hf_"))
 		asked := map[string]bool{}
+		read := map[string]bool{} // a seat's instructions mostly repeat from turn to turn
 		for k, rd := range lg.Rounds {
 			if k == 0 || !strings.EqualFold(strings.TrimSpace(rd.Agent), party.Name) {
 				continue // the opening's prompt asks for the deal alone
 			}
 			seat.Spoke = true
 			instructions := instructionsOf(rd.Prompt)
+			if read[instructions] {
+				continue
+			}
+			read[instructions] = true
 			for _, ps := range promptSteps {
 				asked[ps.step] = asked[ps.step] || ps.re.MatchString(instructions)
 			}
