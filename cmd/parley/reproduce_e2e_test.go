@@ -179,9 +179,11 @@ func TestReproduceDryRunAndNoModel(t *testing.T) {
 	if !strings.Contains(r.stdout, "Game 3") || !strings.Contains(r.stdout, "ours") {
 		t.Errorf("the deal space did not print without a model:\n%s", r.stdout)
 	}
-	bad := runParley(t, nil, "reproduce", "coalition", "--model", "GPT-5=x")
-	if bad.code != 2 || strings.Count(strings.TrimSpace(bad.stderr), "\n") != 0 {
-		t.Errorf("an unknown model slot: want a one-line usage error:\n%s", bad)
+	for _, args := range [][]string{{"--model", "GPT-5=x"}, {"--move-timeout", "0s"}, {"--move-timeout", "31m"}} {
+		bad := runParley(t, nil, append([]string{"reproduce", "coalition"}, args...)...)
+		if bad.code != 2 || strings.Count(strings.TrimSpace(bad.stderr), "\n") != 0 {
+			t.Errorf("%v: want a one-line usage error:\n%s", args, bad)
+		}
 	}
 }
 

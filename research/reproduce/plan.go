@@ -6,6 +6,7 @@
 package reproduce
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -17,8 +18,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/llm"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -55,6 +58,8 @@ type Options struct {
 	ID string
 	// TokenBudget per match and TotalBudget per set-up (split over its matches); 0: none.
 	TokenBudget, TotalBudget int64
+	// MoveTimeout is the time a model has for each answer (0: DefaultMoveTimeout).
+	MoveTimeout time.Duration
 	// ExcludeFallbackGames leaves out of the tables every game in which a move was a
 	// fallback (by default only the games a fallback ended are left out).
 	ExcludeFallbackGames bool
@@ -62,6 +67,11 @@ type Options struct {
 	// test.txt); "" leaves its tables empty.
 	DondData string
 }
+
+// DefaultMoveTimeout is a model's time for each answer unless Options say otherwise: long
+// enough for a hosted model under load or a local one on a small machine (the referee's
+// default, 10 s, voids every match of a model that takes 12 s a reply).
+const DefaultMoveTimeout = 2 * time.Minute
 
 // Planned is one set-up to play: its tournament and estimates.
 type Planned struct {
@@ -337,7 +347,7 @@ func (p *Plan) plan(r studies.Run, o Options, reg *games.Registry, prices llm.Pr
 	spec := &tournamentv1.TournamentSpec{
 		TournamentId: tid, Game: r.Game, Params: resolved, Entrants: entrants,
 		GamesPerAssignment: uint32(n), Seed: o.Seed, AssignmentsPossible: uint64(len(assignments)),
-		Limits: &matchv1.Limits{},
+		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(cmp.Or(o.MoveTimeout, DefaultMoveTimeout))},
 	}
 	for g := range n {
 		seed := tournament.MatchSeed(o.Seed, g)

@@ -90,15 +90,25 @@ func Usagef(format string, args ...any) error {
 // CheckLimits checks the --move-timeout, --retries and --max-reply-bytes of a command that
 // plays matches against the runner's hard limits, so no value wraps into another meaning.
 func CheckLimits(moveTimeout time.Duration, retries, maxReplyBytes int) error {
+	if err := CheckMoveTimeout(moveTimeout); err != nil {
+		return err
+	}
+	switch {
+	case retries < 0 || retries > match.MaxMaxRetries:
+		return Usagef("--retries must be 0 or more, at most %d, got %d", match.MaxMaxRetries, retries)
+	case maxReplyBytes < match.MinMaxReplyBytes || maxReplyBytes > match.MaxMaxReplyBytes:
+		return Usagef("--max-reply-bytes must be from %d to %d, got %d", match.MinMaxReplyBytes, match.MaxMaxReplyBytes, maxReplyBytes)
+	}
+	return nil
+}
+
+// CheckMoveTimeout checks a command's --move-timeout against the runner's hard limit.
+func CheckMoveTimeout(moveTimeout time.Duration) error {
 	switch {
 	case moveTimeout <= 0:
 		return Usagef("--move-timeout must be positive, got %s", moveTimeout)
 	case moveTimeout > match.MaxMoveTimeout:
 		return Usagef("--move-timeout must be at most %s, got %s", match.MaxMoveTimeout, moveTimeout)
-	case retries < 0 || retries > match.MaxMaxRetries:
-		return Usagef("--retries must be 0 or more, at most %d, got %d", match.MaxMaxRetries, retries)
-	case maxReplyBytes < match.MinMaxReplyBytes || maxReplyBytes > match.MaxMaxReplyBytes:
-		return Usagef("--max-reply-bytes must be from %d to %d, got %d", match.MinMaxReplyBytes, match.MaxMaxReplyBytes, maxReplyBytes)
 	}
 	return nil
 }

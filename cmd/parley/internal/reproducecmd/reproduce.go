@@ -60,7 +60,8 @@ Every set-up is a tournament in the NATS work queue (ID-<set-up>): stopped half-
 command with the same --id resumes it, and replies come from the cache (--cache). --games N
 plays at most N matches per cell; --table N picks tables; --dry-run prints the plan (matches,
 model calls, estimated tokens and cost) and plays nothing. --token-budget caps each match,
---tournament-token-budget each set-up (split evenly over its matches).`,
+--tournament-token-budget each set-up (split evenly over its matches). --move-timeout is each
+model's time for an answer (default 2 minutes, fit for hosted models; the most is 30).`,
 		Example: `  parley reproduce deliberation --table 4                       # the deal space: no model needed
   parley reproduce gametheory --dry-run --model gpt-4o --base-url https://api.openai.com/v1
   parley reproduce negotiationarena --model GPT-4=gpt-4o --model Claude-2.1=gpt-4o-mini \
@@ -85,6 +86,7 @@ model calls, estimated tokens and cost) and plays nothing. --token-budget caps e
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan (matches, model calls, tokens, cost) and play nothing")
 	fs.Uint64Var(&o.r.Seed, "seed", 1, "seed the match seeds derive from (set-ups whose paper fixed its seeds keep them)")
 	fs.StringVar(&o.r.ID, "id", "", "id of this reproduction (default STUDY-SEED); the same id resumes it")
+	fs.DurationVar(&o.r.MoveTimeout, "move-timeout", reproduce.DefaultMoveTimeout, "time a model has for each answer (its HTTP calls included; a model that overruns it faults that move)")
 	fs.Int64Var(&o.r.TokenBudget, "token-budget", 0, "tokens the language-model seats of one match may spend together (0: no budget)")
 	fs.Int64Var(&o.r.TotalBudget, "tournament-token-budget", 0, "tokens each set-up may spend, split evenly over its matches (0: no budget)")
 	fs.StringVar(&o.r.DondData, "dond-data", "", "folder of the Deal-or-No-Deal corpus (sampled_50_deal_no_deal.txt, test.txt), e.g. ../shared/data/dealornodeal")
@@ -108,6 +110,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--concurrency must be at least 1, got %d", o.conc)
 	case o.nats != "" && o.storeDir != "":
 		return cli.Usagef("--store-dir is for the embedded NATS server, not with --nats")
+	}
+	if err := cli.CheckMoveTimeout(o.r.MoveTimeout); err != nil {
+		return err
 	}
 	if len(o.fromRuns) > 0 {
 		return fromRuns(ctx, deps, o, study)
