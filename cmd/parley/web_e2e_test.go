@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/agents/sdk"
@@ -436,14 +437,18 @@ func TestWebPage(t *testing.T) {
 		tb.setValue("[data-agent=seat-0]", "human")
 		tb.setValue("[data-agent=seat-1]", "builtin:fair")
 		tb.setValue("input[name=person]", "ada")
-		if v := eval[string](tb, `document.querySelector('input[name="move-timeout"]').value`); v != "120" {
-			t.Errorf("seconds per move with a human seat = %s, want 120", v)
+		// Left empty, the seconds per move are the organiser's time for people.
+		if v := eval[string](tb, `document.querySelector('input[name="move-timeout"]').value`); v != "" {
+			t.Errorf("seconds per move with a human seat = %q, want it left to the organiser's time for people", v)
 		}
 		tb.click("#start-match")
 		tb.waitFor("the seat page", `location.pathname.startsWith('/seat/')`)
 
 		// Turn 1: a low offer with a message.
 		tb.waitFor("my turn", `document.querySelector('#status').dataset.state === 'acting' && document.querySelector('[data-editor=propose] input[data-bound="0"]')`)
+		if snap := awaitSeat(t, base, strings.TrimPrefix(eval[string](tb, `location.pathname`), "/seat/"), "acting", 1); snap.Observation.TimeLimit != "120s" {
+			t.Errorf("a person's time per move is %q, want the policy's 120s", snap.Observation.TimeLimit)
+		}
 		tb.waitFor("the countdown", `/[0-9]+:[0-9]{2} left/.test(document.querySelector('#clock').textContent)`)
 		if brief := eval[string](tb, `document.querySelector('#briefing').textContent`); !strings.Contains(brief, "You are P1") {
 			t.Errorf("briefing %q", brief)
@@ -524,6 +529,22 @@ func TestWebPage(t *testing.T) {
 		if p := ended.GetPayoffs(); len(p) != 2 || p[0]+p[1] != 100 || !strings.Contains(outcome, fmt.Sprint(p[0])) {
 			t.Errorf("payoffs %v (page: %q)", p, outcome)
 		}
+	})
+
+	t.Run("a person named in a match started through the API gets the time for people", func(t *testing.T) {
+		status, out := post(t, base, "/parley.referee.v1.RefereeService/StartMatch", strings.NewReader(`{"game":"ultimatum","agents":["human:ann","builtin:fair"]}`))
+		if status != http.StatusOK {
+			t.Fatalf("StartMatch: %d %s", status, out)
+		}
+		started := &refereev1.StartMatchResponse{}
+		if err := protojson.Unmarshal([]byte(out), started); err != nil {
+			t.Fatal(err)
+		}
+		token := strings.TrimPrefix(started.GetSeatLinks()[0], "/seat/")
+		if snap := awaitSeat(t, base, token, "acting", 1); snap.Observation.TimeLimit != "120s" {
+			t.Errorf("ann's time per move is %q, want the policy's 120s", snap.Observation.TimeLimit)
+		}
+		seatAction(t, base, token, 1, 1, `{"move":{"propose":{"proposal":{"allocation":{"shares":[{"seat":0,"gives":{"Dollars":"50"}}]}}}}}`)
 	})
 
 	t.Run("human in a coalition writes the required private messages", func(t *testing.T) {
@@ -633,7 +654,7 @@ func TestWebPage(t *testing.T) {
 // prints the seat's URL, serves the page and the API on it, and takes the person's action.
 func TestPlayHuman(t *testing.T) {
 	p := startProc(t, "", parleyBin, "play", "ultimatum", "--agent", "builtin:fair", "--agent", "human", "--seed", "1", "--param", "max_turns=4")
-	re := regexp.MustCompile(`P2 is yours: open (http://127\.0\.0\.1:[0-9]+)(/seat/[A-Za-z0-9_-]+) \(5m0s per move\)`)
+	re := regexp.MustCompile(`P2 is yours: open (http://127\.0\.0\.1:[0-9]+)(/seat/[A-Za-z0-9_-]+) \(2m0s per move\)`)
 	var m []string
 	pollUntil(t, "the seat's URL on stderr", func() bool {
 		m = re.FindStringSubmatch(p.stderr.String())
@@ -671,6 +692,9 @@ func TestPlayHuman(t *testing.T) {
 	if !strings.Contains(string(snap.Observation), `"standingOffer"`) {
 		t.Errorf("P2's observation has no standing offer: %s", snap.Observation)
 	}
+	if !strings.Contains(string(snap.Observation), `"timeLimit":"120s"`) {
+		t.Errorf("P2's observation does not give the time for people, 120s: %s", snap.Observation)
+	}
 	resp, err := http.Post(api+"/action?turn=2&attempt=1", "application/json", strings.NewReader(`{"move":{"accept":{}},"messages":[{"text":"deal"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -696,8 +720,9 @@ func TestPlayHuman(t *testing.T) {
 type seatSnapshot struct {
 	State       string `json:"state"`
 	Observation struct {
-		Turn    int `json:"turn"`
-		Attempt int `json:"attempt"`
+		Turn      int    `json:"turn"`
+		Attempt   int    `json:"attempt"`
+		TimeLimit string `json:"timeLimit"`
 	} `json:"observation"`
 }
 

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
@@ -35,6 +37,11 @@ import (
 
 // DefaultProbeTimeout bounds asking one agent who it is while a match is prepared.
 const DefaultProbeTimeout = 10 * time.Second
+
+// DefaultHumanMoveTimeout is the time per move of a match with a person in a seat when neither
+// its request nor the organiser's policy (human_move_timeout) says otherwise: a person needs
+// longer than a program.
+const DefaultHumanMoveTimeout = 2 * time.Minute
 
 // Errors of Prepare.
 var (
@@ -208,10 +215,22 @@ func (p *Preparer) Setup(req Request) (*Match, error) {
 		m.ID = NewMatchID(game.Info().GetName())
 	}
 	m.Limits = match.ResolveLimits(req.Limits)
+	if d := req.Limits.GetMoveTimeout(); !(d.IsValid() && d.AsDuration() > 0) && slices.ContainsFunc(req.Agents, agentconn.IsHuman) {
+		m.Limits.MoveTimeout = durationpb.New(min(p.humanMoveTimeout(), match.MaxMoveTimeout))
+	}
 	if p.Policy != nil {
 		m.MaxDuration = p.Policy.MaxMatchTime
 	}
 	return m, nil
+}
+
+// humanMoveTimeout is the time per move of a match with a person in a seat and no move
+// timeout asked for: the policy's, else DefaultHumanMoveTimeout.
+func (p *Preparer) humanMoveTimeout() time.Duration {
+	if p.Policy != nil && p.Policy.HumanMoveTimeout > 0 {
+		return p.Policy.HumanMoveTimeout
+	}
+	return DefaultHumanMoveTimeout
 }
 
 // Admit checks what caller asks for against the policy, as every start does (a match, a

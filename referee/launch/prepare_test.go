@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -12,6 +15,8 @@ import (
 	"github.com/parley-arena/parley/referee/families"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/match"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 // brittle is a game whose rules panic while resolving parameters.
@@ -73,5 +78,44 @@ func TestReopenKeepsThePreparedMatch(t *testing.T) {
 	req.Agents = req.Agents[:1]
 	if _, err := launch.Reopen(families.New(), req, "m-2"); !errors.Is(err, launch.ErrInvalid) {
 		t.Errorf("Reopen with one agent for two seats = %v, want ErrInvalid", err)
+	}
+}
+
+// people seats anyone at any human address; Prepare never opens them.
+type people struct{}
+
+func (people) Open(context.Context, string) (*agentconn.Local, error) {
+	return nil, errors.New("not opened in these tests")
+}
+func (people) Check(string) error { return nil }
+
+// TestHumanMoveTime: a match with a person in a seat gets the time for people whenever its
+// request sets no move timeout — the policy's, else the default — and what the request sets
+// otherwise; a match of programs gets the runner's default.
+func TestHumanMoveTime(t *testing.T) {
+	organiser := policy.Default()
+	organiser.HumanMoveTimeout = 7 * time.Minute
+	for _, tc := range []struct {
+		name   string
+		policy *policy.Policy
+		agents []string
+		limits *matchv1.Limits
+		want   time.Duration
+	}{
+		{"a person, no policy", nil, []string{"human:ann", "human"}, nil, 2 * time.Minute},
+		{"a person, the policy's time", &organiser, []string{"human:ann", "human"}, &matchv1.Limits{}, 7 * time.Minute},
+		{"a person, a time asked for", &organiser, []string{"human:ann", "human"}, &matchv1.Limits{MoveTimeout: durationpb.New(30 * time.Second)}, 30 * time.Second},
+		{"no person", &organiser, []string{"builtin:fair", "builtin:fair"}, nil, match.DefaultMoveTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &launch.Preparer{Games: families.New(), Agents: &agentconn.Resolver{Humans: people{}, Builtins: people{}}, NoProbe: true, Policy: tc.policy}
+			m, err := p.Prepare(context.Background(), launch.Request{Game: "ultimatum", Agents: tc.agents, Limits: tc.limits, Caller: policy.Caller{Role: policy.Organiser}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Limits.GetMoveTimeout().AsDuration(); got != tc.want {
+				t.Errorf("move timeout %s, want %s", got, tc.want)
+			}
+		})
 	}
 }

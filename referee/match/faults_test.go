@@ -72,6 +72,7 @@ func TestAgentFaults(t *testing.T) {
 			agent:      func(t *testing.T) agentv1.AgentServiceClient { return sdktest.Client(t, sdk.AgentFunc(stall)) },
 			limits:     withTimeout(shortTimeout),
 			kind:       eventsv1.FaultKind_FAULT_KIND_TIMEOUT,
+			detail:     fmt.Sprintf("no answer within the %s a move allows", shortTimeout),
 			describeOK: true,
 		},
 		{

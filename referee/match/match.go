@@ -751,6 +751,10 @@ func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observatio
 		if deadline, ok := cctx.Deadline(); ok && ctx.Err() == nil && !time.Now().Before(deadline) {
 			f.Kind = eventsv1.FaultKind_FAULT_KIND_TIMEOUT
 		}
+		if f.GetKind() == eventsv1.FaultKind_FAULT_KIND_TIMEOUT {
+			// Said in words, for the person or author reading it, not as a status code.
+			f.Detail = fmt.Sprintf("no answer within the %s a move allows", obs.GetTimeLimit().AsDuration())
+		}
 		f.Seat = seat
 		f.Detail = Clip(f.Detail, maxTextBytes)
 		m.logger.Info("agent fault", "seat", seat, "turn", obs.GetTurn(), "kind", f.GetKind(), "detail", f.GetDetail())

@@ -71,6 +71,11 @@ type Policy struct {
 	MaxMoveTimeout time.Duration `yaml:"max_move_timeout"`
 	MaxRetries     int32         `yaml:"max_retries"`
 	MaxReplyBytes  int32         `yaml:"max_reply_bytes"`
+	// HumanMoveTimeout is the time per move of a match with a person in a seat, whatever
+	// door it came in by, when its request sets no move timeout (0: the preparer's default,
+	// launch.DefaultHumanMoveTimeout). The organiser's setting: MaxMoveTimeout does not bound
+	// it, the runner's hard limit does.
+	HumanMoveTimeout time.Duration `yaml:"human_move_timeout"`
 	// MaxMatchTime is the longest a match may last, wall clock; past it the match ends void
 	// saying so. For every caller (0: no bound).
 	MaxMatchTime time.Duration `yaml:"max_match_time"`
@@ -112,14 +117,14 @@ type Policy struct {
 	ReadTimeout       time.Duration `yaml:"read_timeout"`
 }
 
-// Default is the policy a public arena starts from: moves of at most two minutes (a person at
-// the web page gets 120 s), a few retries, replies well
+// Default is the policy a public arena starts from: moves of at most two minutes (a person in a
+// seat gets 120 s unless the request says otherwise), a few retries, replies well
 // inside what the transport and the bus carry, matches of at most half an hour, tournaments
 // of at most 20,000 matches, no dialling, no language models for callers other than the
 // organiser, and quotas.
 func Default() Policy {
 	return Policy{
-		MaxMoveTimeout: 2 * time.Minute, MaxRetries: 5, MaxReplyBytes: 256 << 10, MaxMatchTime: 30 * time.Minute,
+		MaxMoveTimeout: 2 * time.Minute, HumanMoveTimeout: 2 * time.Minute, MaxRetries: 5, MaxReplyBytes: 256 << 10, MaxMatchTime: 30 * time.Minute,
 		MaxTournamentMatches: 20_000, MaxGamesPerAssignment: 1000, MaxConcurrency: 64,
 		SpectatorsStart: "tournaments", LLMRoles: []string{"organiser"},
 		StartsPerMinute: 30, MaxQueued: 10_000, AuthFailuresPerMinute: 20,
@@ -146,7 +151,7 @@ func Open(path string) (Policy, error) {
 // Validate checks that the policy's own values make sense.
 func (p Policy) Validate() error {
 	switch {
-	case p.MaxMoveTimeout < 0, p.MaxRetries < 0, p.MaxReplyBytes < 0, p.MaxMatchTime < 0,
+	case p.MaxMoveTimeout < 0, p.HumanMoveTimeout < 0, p.MaxRetries < 0, p.MaxReplyBytes < 0, p.MaxMatchTime < 0,
 		p.MaxTournamentMatches < 0, p.MaxGamesPerAssignment < 0, p.MaxConcurrency < 0,
 		p.StartsPerMinute < 0, p.MaxQueued < 0, p.AuthFailuresPerMinute < 0,
 		p.MaxConnsPerClient < 0, p.MaxConns < 0, p.ReservedFiles < 0, p.ReadTimeout < 0:

@@ -5,6 +5,7 @@ const f = await import('/static/js/format.js');
 const v = await import('/static/js/views.js');
 const app = await import('/static/js/app.js');
 const h = await import('/static/js/heat.js');
+const tr = await import('/static/js/transcript.js');
 const fails = [];
 const eq = (name, got, want) => {
   const g = JSON.stringify(got);
@@ -175,4 +176,8 @@ eq('heat map: one match', heat.querySelectorAll('td')[1].title, 'x (P2) against 
 const lb = f.el('div', {}, app.leaderboardTables([{ agent: 'a', rank: 1, matches: 30, ratingLow: 1500, ratingHigh: 1600 }, { agent: 'b', provisional: true, matches: 1, ratingLow: 1631, ratingHigh: 1631 }], 10, 'none'));
 eq('leaderboard: ranked', [...lb.querySelectorAll('#leaderboard tbody td:nth-child(2)')].map((td) => td.textContent), ['a']);
 eq('leaderboard: provisional apart', [...lb.querySelectorAll('#leaderboard-provisional tbody td')].slice(0, 4).map((td) => td.textContent), ['–', 'b', '0', '–']);
+// A seat whose time ran out reads a sentence, not a status code.
+const late = tr.renderEvent({ turn: 3, agentFault: { seat: 1, kind: 'FAULT_KIND_TIMEOUT', detail: 'no answer within the 2m0s a move allows' } }, { names: ['P1', 'P2'] });
+eq('a timeout in words', late.textContent, 'turn 3 P2 ran out of time: no answer within the 2m0s a move allows; the default move is played.');
+
 return fails;

@@ -52,9 +52,6 @@ type Options struct {
 	moveTimeoutFlag *pflag.Flag // to tell a --move-timeout given from the default
 }
 
-// HumanMoveTimeout is the time a person has for each answer when --move-timeout is not given.
-const HumanMoveTimeout = 5 * time.Minute
-
 // Bind adds the flags to fs.
 func (o *Options) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.NATS, "nats", "", "NATS server URL (nats://host:port); empty starts an embedded server for this run")
@@ -70,7 +67,7 @@ func (o *Options) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HumanListen, "human-listen", "127.0.0.1:0", "address of the web page where a person plays a human seat (--agent human)")
 	fs.BoolVar(&o.AllowBotDial, "allow-bot-dial", false, "let registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave be dialled (such an address may point into your own network)")
 	o.moveTimeoutFlag = fs.Lookup("move-timeout")
-	o.moveTimeoutFlag.Usage += fmt.Sprintf(" (%s with a human seat)", HumanMoveTimeout)
+	o.moveTimeoutFlag.Usage += fmt.Sprintf(" (%s with a human seat)", launch.DefaultHumanMoveTimeout)
 }
 
 // Validate checks the option values.
@@ -104,12 +101,11 @@ type Session struct {
 	logger *slog.Logger
 	agents *agentconn.Resolver
 
-	humanBase   string
-	moveTimeout time.Duration
-	bus         *bus.Bus
-	settler     *bus.MatchSettler
-	probed      []string // the agents the last match checked
-	closers     []func() // run by Close, last first
+	humanBase string
+	bus       *bus.Bus
+	settler   *bus.MatchSettler
+	probed    []string // the agents the last match checked
+	closers   []func() // run by Close, last first
 }
 
 // NewSession returns a session with nothing set up yet; Close it when done.
@@ -118,7 +114,7 @@ func NewSession(deps *cli.Deps, o *Options) *Session {
 	if o.Verbose {
 		level = slog.LevelDebug
 	}
-	return &Session{deps: deps, o: o, logger: deps.Logger(level), agents: deps.Resolver(), moveTimeout: o.MoveTimeout}
+	return &Session{deps: deps, o: o, logger: deps.Logger(level), agents: deps.Resolver()}
 }
 
 // Close stops what the session started: NATS, the page of human seats.
@@ -143,9 +139,6 @@ func (s *Session) Run(ctx context.Context, req launch.Request) (*match.Result, e
 	if hasHuman && agents.Humans == nil {
 		hub := human.NewHub(human.WithLogger(s.logger))
 		agents.Humans = hub.Agents()
-		if o.moveTimeoutFlag == nil || !o.moveTimeoutFlag.Changed {
-			s.moveTimeout = HumanMoveTimeout
-		}
 		base, stop, err := serveHumans(o.HumanListen, hub)
 		if err != nil {
 			return nil, err
@@ -171,10 +164,13 @@ func (s *Session) Run(ctx context.Context, req launch.Request) (*match.Result, e
 	// Agents first: a mistyped or unreachable agent is reported before a NATS server is
 	// started or dialled.
 	req.Limits = &matchv1.Limits{
-		MoveTimeout:   durationpb.New(s.moveTimeout),
 		MaxRetries:    proto.Int32(int32(o.Retries)),
 		MaxReplyBytes: int32(o.MaxReplyBytes),
 		TokenBudget:   o.TokenBudget,
+	}
+	if o.moveTimeoutFlag == nil || o.moveTimeoutFlag.Changed {
+		// Left unset, the preparer gives a match with a person in it the time for people.
+		req.Limits.MoveTimeout = durationpb.New(o.MoveTimeout)
 	}
 	prep := &launch.Preparer{Games: deps.Games, Agents: agents, ReadFile: os.ReadFile, ProbeTimeout: min(o.MoveTimeout, 10*time.Second),
 		NoProbe: slices.Equal(s.probed, req.Agents) && !hasHuman}
@@ -222,7 +218,7 @@ func (s *Session) Run(ctx context.Context, req launch.Request) (*match.Result, e
 	player := &launch.Player{Agents: agents, Options: []match.Option{match.WithTimestamps(o.Timestamps), match.WithLogger(s.logger)}}
 	res, err := player.Play(ctx, m, match.Tee(recorders...), launch.PlayOptions{Opened: func(conns []*agentconn.Conn) {
 		if hasHuman {
-			announceHumans(deps, s.humanBase, conns, m, s.moveTimeout)
+			announceHumans(deps, s.humanBase, conns, m)
 		}
 	}})
 	if err != nil {
@@ -294,7 +290,7 @@ func serveHumans(addr string, hub *human.Hub) (base string, stop func(), err err
 }
 
 // announceHumans tells the person where each human seat is played.
-func announceHumans(deps *cli.Deps, base string, conns []*agentconn.Conn, m *launch.Match, moveTimeout time.Duration) {
+func announceHumans(deps *cli.Deps, base string, conns []*agentconn.Conn, m *launch.Match) {
 	for i, c := range conns {
 		if c.Seat == nil {
 			continue
@@ -303,6 +299,6 @@ func announceHumans(deps *cli.Deps, base string, conns []*agentconn.Conn, m *lau
 		if i < len(m.Seats) {
 			name = m.Seats[i]
 		}
-		fmt.Fprintf(deps.Err, "%s is yours: open %s%s (%s per move)\n", name, base, c.Seat.Path(), moveTimeout)
+		fmt.Fprintf(deps.Err, "%s is yours: open %s%s (%s per move)\n", name, base, c.Seat.Path(), m.Limits.GetMoveTimeout().AsDuration())
 	}
 }

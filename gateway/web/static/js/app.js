@@ -623,7 +623,9 @@ async function viewNewMatch(query) {
 
   const onAgents = () => {
     const human = pickers.some((p) => p.isHuman());
-    if (!timeoutTouched) timeout.value = human ? '120' : '10';
+    // Left empty with a person in a seat: the referee gives the organiser's time for people.
+    if (!timeoutTouched) timeout.value = human ? '' : '10';
+    timeout.placeholder = human ? 'time for people' : '';
     reveal.disabled = human;
     if (human) reveal.checked = false;
   };
@@ -666,7 +668,7 @@ async function viewNewMatch(query) {
       seed,
       el('label', {}, 'Seconds per move'),
       timeout,
-      el('div', { class: 'desc' }, 'A person needs longer than a program: 120 s is set when a seat is human.'),
+      el('div', { class: 'desc' }, 'A person needs longer than a program: left empty with a human seat, each move gets the organiser’s time for people (120 s unless the organiser set another).'),
       el('label', {}, 'Show private parts'),
       el('label', {}, reveal, ' let spectators read private messages and reasoning (never with a human seat)'),
     ),
@@ -692,7 +694,8 @@ async function viewNewMatch(query) {
       agents[i] = r.agent;
       seats.push({ seat: i, url: r.url });
     }
-    const req = { game, agents, labels: labels.map((l) => l.value.trim()), limits: { moveTimeout: `${Number(timeout.value) || 10}s` } };
+    const req = { game, agents, labels: labels.map((l) => l.value.trim()) };
+    if (timeout.value.trim()) req.limits = { moveTimeout: `${Number(timeout.value) || 10}s` };
     if (!req.labels.some((l) => l)) delete req.labels;
     if (typed) req.params = typed;
     if (seed.value.trim()) req.seed = seed.value.trim();

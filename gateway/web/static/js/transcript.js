@@ -4,7 +4,6 @@
 import { agentName, causeText, describeMove, el, fmtNum, formatProposal, nameOf, num, recipients, termsWriter } from './format.js';
 
 const faultKinds = {
-  FAULT_KIND_TIMEOUT: 'timed out',
   FAULT_KIND_UNAVAILABLE: 'could not be reached',
   FAULT_KIND_MALFORMED: 'sent a reply that could not be read',
   FAULT_KIND_OVERSIZED: 'sent a reply that was too large',
@@ -85,6 +84,8 @@ export function renderEvent(ev, ctx) {
   }
   if (ev.agentFault) {
     const f = ev.agentFault;
+    // A seat whose time ran out, a person's or a program's, is told so in words.
+    if (f.kind === 'FAULT_KIND_TIMEOUT') return line('ev-fault', turn, nameOf(ctx.names, f.seat), `ran out of time: ${f.detail || 'no answer within the time a move allows'}; the default move is played.`);
     return line('ev-fault', turn, nameOf(ctx.names, f.seat), `'s agent ${faultKinds[f.kind] || 'failed'}${f.detail ? ` (${f.detail})` : ''}`);
   }
   if (ev.proposalResolved) {
