@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -40,6 +41,25 @@ import (
 //
 //go:embed testdata/web_units.js
 var webUnits string
+
+// holdMatchStreamOpen, run in the page before its scripts, holds back the 'open' event of the
+// page's streams of a match (/api/v1/matches/...) until releaseOpens() is called; heldOpens
+// lists what is held.
+const holdMatchStreamOpen = `(() => {
+  const Real = window.EventSource;
+  window.heldOpens = [];
+  window.releaseOpens = () => window.heldOpens.splice(0).forEach((f) => f());
+  const Held = function (url, opts) {
+    const es = new Real(url, opts);
+    if (!String(url).includes('/api/v1/matches/')) return es;
+    let onopen = null;
+    Object.defineProperty(es, 'onopen', { get: () => onopen, set: (f) => { onopen = f; } });
+    es.addEventListener('open', (e) => window.heldOpens.push(() => onopen && onopen(e)));
+    return es;
+  };
+  Object.assign(Held, { CONNECTING: Real.CONNECTING, OPEN: Real.OPEN, CLOSED: Real.CLOSED });
+  window.EventSource = Held;
+})();`
 
 // browserTimeout bounds waiting for the page to show something.
 const browserTimeout = 2 * time.Minute
@@ -545,6 +565,45 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("ann's time per move is %q, want the policy's 120s", snap.Observation.TimeLimit)
 		}
 		seatAction(t, base, token, 1, 1, `{"move":{"propose":{"proposal":{"allocation":{"shares":[{"seat":0,"gives":{"Dollars":"50"}}]}}}}}`)
+	})
+
+	t.Run("a seat opened mid-match shows the latest observation", func(t *testing.T) {
+		status, out := post(t, base, "/parley.referee.v1.RefereeService/StartMatch", strings.NewReader(`{"game":"ultimatum","agents":["human:mid","builtin:fair"]}`))
+		if status != http.StatusOK {
+			t.Fatalf("StartMatch: %d %s", status, out)
+		}
+		started := &refereev1.StartMatchResponse{}
+		if err := protojson.Unmarshal([]byte(out), started); err != nil {
+			t.Fatal(err)
+		}
+		token := strings.TrimPrefix(started.GetSeatLinks()[0], "/seat/")
+		low := `{"move":{"propose":{"proposal":{"allocation":{"shares":[{"seat":0,"gives":{"Dollars":"20"}}]}}}}}`
+		awaitSeat(t, base, token, "acting", 1)
+		seatAction(t, base, token, 1, 1, low) // fair counters a low offer
+		awaitSeat(t, base, token, "acting", 3)
+
+		// The page's stream of the match opens only when the test says, so that the page has
+		// seen a newer observation by then, whatever the machine's speed.
+		tb := b.tab(t)
+		hold, err := chromedp.Call(tb.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: holdMatchStreamOpen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer chromedp.Call(tb.ctx, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: hold.Identifier})
+		tb.do("open the seat mid-match", chromedp.Navigate(base+"/seat/"+token), chromedp.WaitVisible(chromedp.CSS("#status")))
+		tb.waitFor("turn 3, the current one", `document.querySelector('#status').dataset.state === 'acting' && document.querySelector('#status-text').textContent.includes('turn 3')`)
+		tb.waitFor("the match's stream open, held", `window.heldOpens.length > 0`)
+		seatAction(t, base, token, 3, 1, low)
+		awaitSeat(t, base, token, "acting", 5)
+		tb.waitFor("turn 5 on the page", `document.querySelector('#status-text').textContent.includes('turn 5') && document.querySelector('#history').innerText.includes('turn 4')`)
+		eval[bool](tb, `(window.releaseOpens(), true)`)
+		tb.waitFor("the match linked", `!!document.querySelector('#seat-title a')`)
+		if h := eval[string](tb, `document.querySelector('#history').innerText`); !strings.Contains(h, "turn 4") {
+			t.Errorf("once the match's stream opened, the history went back to an older observation:\n%s", h)
+		}
+		if s := eval[string](tb, `document.querySelector('#status-text').textContent`); !strings.Contains(s, "turn 5") {
+			t.Errorf("status %q, want turn 5", s)
+		}
 	})
 
 	t.Run("human in a coalition writes the required private messages", func(t *testing.T) {

@@ -441,7 +441,8 @@ function renderOutcome(outcome, obs) {
 }
 
 /** Once the match is known, follow the gateway's seat view of it for the outcome (absent
- * under `parley play`, where the seat's own stream brings it). */
+ * under `parley play`, where the seat's own stream brings it). obs names the match and the
+ * seat; what is shown is always state.snap's, the latest. */
 function followMatch(obs) {
   if (state.matchStream || !obs.matchId) return;
   const url = `/api/v1/matches/${encodeURIComponent(obs.matchId)}/events?seat=${num(obs.seat)}&token=${encodeURIComponent(token)}`;
@@ -460,9 +461,11 @@ function followMatch(obs) {
     },
   }, (s) => {
     if (s === 'open' && !state.matchLive) {
-      // The gateway serves the match: link its live transcript.
+      // The gateway serves the match: link its live transcript, on the latest observation
+      // (the one followMatch was called with may be turns old by now).
       state.matchLive = true;
-      renderObservation(obs);
+      const cur = state.snap && state.snap.observation;
+      if (cur) renderObservation(cur);
     }
     if (s === 'failed' || s === 'reconnecting') {
       // No gateway here (parley play), or the stream failed: the seat's stream suffices.
