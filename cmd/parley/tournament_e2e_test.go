@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -201,5 +202,47 @@ func TestTournamentTwoRefereeProcesses(t *testing.T) {
 	}
 	if total != 12 {
 		t.Errorf("the referees ran %d matches in all, want 12", total)
+	}
+}
+
+// A tournament of as many matches as the default policy allows (max_tournament_matches,
+// 20,000) starts, with its schedule stored; stopped with Ctrl-C it prints the command that
+// resumes it, which works as printed (through a shell) and picks up where it stopped; and the
+// same id asked for with another seed is refused, naming the seed.
+func TestTournamentLargeStoppedAndResumed(t *testing.T) {
+	t.Parallel()
+	store := t.TempDir()
+	agents := []string{"--agent", "builtin:fair", "--agent", "builtin:random", "--agent", "r9=builtin:random?seed=9"}
+	const games = 3333 // 6 ordered pairs: 19,998 matches
+	first := startProc(t, "", parleyBin, append([]string{"tournament", "--game", "ultimatum", "--games-per-pair", fmt.Sprint(games), "--store-dir", store}, agents...)...)
+	progress := regexp.MustCompile(`\[ *([0-9]+)/19998\]`)
+	pollUntil(t, "the first matches of 19,998", func() bool { return len(progress.FindAllString(first.stderr.String(), -1)) >= 3 })
+	if code, _ := first.interrupt(); code == 0 {
+		t.Errorf("a stopped tournament exited 0\n%s", first.output())
+	}
+	hint := regexp.MustCompile(`stopped; resume with:\n  (parley tournament .*)\n`).FindStringSubmatch(first.stderr.String())
+	if hint == nil {
+		t.Fatalf("no resume hint after Ctrl-C\n%s", first.output())
+	}
+	seed := regexp.MustCompile(`--seed ([0-9]+)$`).FindStringSubmatch(hint[1])
+	id := regexp.MustCompile(`--id ([^ ]+)`).FindStringSubmatch(hint[1])
+	if seed == nil || id == nil || !strings.Contains(first.stderr.String(), "seed "+seed[1]+",") {
+		t.Fatalf("the hint %q does not carry the tournament's id and the seed it printed\n%s", hint[1], first.output())
+	}
+
+	// As printed, through a shell, with the binary as `parley` on the PATH.
+	path := "PATH=" + filepath.Dir(parleyBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	again := startProcEnv(t, "", []string{path}, "/bin/sh", "-c", "exec "+hint[1])
+	pollUntil(t, "the resumed tournament's next matches", func() bool { return len(progress.FindAllString(again.stderr.String(), -1)) >= 3 })
+	if strings.Contains(again.stderr.String(), "different tournament") {
+		t.Fatalf("the resume was refused\n%s", again.output())
+	}
+	if code, _ := again.interrupt(); code == 0 {
+		t.Errorf("a stopped tournament exited 0\n%s", again.output())
+	}
+
+	other := runParley(t, nil, append([]string{"tournament", "--game", "ultimatum", "--games-per-pair", fmt.Sprint(games), "--store-dir", store, "--id", id[1], "--seed", "1"}, agents...)...)
+	if other.code == 0 || !strings.Contains(other.stderr, "seed "+seed[1]+" (asked: 1)") {
+		t.Errorf("the same id with another seed: the refusal does not name the seed\n%s", other)
 	}
 }

@@ -6,6 +6,7 @@
 //	                                                                 names its last event: see bus)
 //	stream PARLEY_REQUESTS    parley.request.<match_id>              match requests (work queue)
 //	stream PARLEY_TOURNAMENTS parley.tournament.<id>.spec            a tournament's schedule
+//	                          parley.tournament.<id>.schedule.<n>    part n of a schedule too large for one message
 //	                          parley.tournament.<id>.request         how it was asked for
 //	                          parley.retry.<match_id>                the rerun of an interrupted match
 //	core NATS                 parley.botlink.<team>.<bot>.call|ping  calls to dial-out bots
@@ -14,7 +15,10 @@
 // Ids that go into subjects are single tokens (see bus.ValidMatchID); nothing here checks them.
 package natsname
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Streams.
 const (
@@ -115,6 +119,12 @@ const (
 // TournamentSpecSubject is the subject of a tournament's schedule.
 func TournamentSpecSubject(tournamentID string) string {
 	return tournamentPrefix + tournamentID + ".spec"
+}
+
+// TournamentSchedulePartSubject is the subject of part n (from 0) of a tournament's schedule,
+// when it is too large for one message (see TournamentSpec.schedule_parts).
+func TournamentSchedulePartSubject(tournamentID string, n int) string {
+	return tournamentPrefix + tournamentID + ".schedule." + strconv.Itoa(n)
 }
 
 // TournamentRequestSubject is the subject of the request a tournament was started with.

@@ -40,6 +40,7 @@ func TestSubjectsLandInTheirStream(t *testing.T) {
 		{RequestSubject("m-1"), RequestStream, nil},
 		{TournamentSpecSubject("cup"), TournamentStream, []string{AllTournamentSpecs}},
 		{TournamentRequestSubject("cup"), TournamentStream, []string{AllTournamentRequests}},
+		{TournamentSchedulePartSubject("cup", 3), TournamentStream, nil},
 		{RetrySubject("m-1"), TournamentStream, nil},
 	}
 	for _, tc := range tests {
@@ -61,6 +62,9 @@ func TestSubjectsLandInTheirStream(t *testing.T) {
 	// Filters of one kind select nothing of another.
 	if matches(AllTournamentSpecs, TournamentRequestSubject("cup")) || matches(AllTournamentRequests, TournamentSpecSubject("cup")) {
 		t.Error("the spec and request filters overlap")
+	}
+	if part := TournamentSchedulePartSubject("cup", 0); matches(AllTournamentSpecs, part) || matches(AllTournamentRequests, part) {
+		t.Error("a schedule part is selected as a spec or a request")
 	}
 	if matches(MatchFilter("m-1"), MatchSubject("m-10", "match_started")) {
 		t.Error("one match's filter selects another match")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -382,10 +384,8 @@ func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.T
 	stored, err := LoadSpec(ctx, js, spec.GetTournamentId())
 	switch {
 	case err == nil:
-		a, b := proto.CloneOf(stored), proto.CloneOf(spec)
-		a.Created, b.Created = nil, nil
-		if !proto.Equal(a, b) {
-			return false, fmt.Errorf("%w: %s", ErrSpecMismatch, spec.GetTournamentId())
+		if diff := specDifference(stored, spec); diff != "" {
+			return false, fmt.Errorf("%w: %s is stored with %s", ErrSpecMismatch, spec.GetTournamentId(), diff)
 		}
 		spec.Created = stored.GetCreated()
 		return false, nil
@@ -395,38 +395,135 @@ func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.T
 	if spec.GetCreated() == nil {
 		spec.Created = timestamppb.New(now())
 	}
-	data, err := proto.Marshal(spec)
-	if err != nil {
-		return false, fmt.Errorf("tournament: spec: %w", err)
+	head, parts := splitSchedule(spec)
+	// The parts first, the spec last: a spec found stored has its whole schedule.
+	for n, part := range parts {
+		if _, err := publishSpec(ctx, js, natsname.TournamentSchedulePartSubject(spec.GetTournamentId(), n), fmt.Sprintf("schedule/%s/%d", spec.GetTournamentId(), n), part); err != nil {
+			return false, err
+		}
 	}
-	ack, err := js.Publish(ctx, natsname.TournamentSpecSubject(spec.GetTournamentId()), data,
-		jetstream.WithMsgID("spec/"+spec.GetTournamentId()), jetstream.WithExpectStream(natsname.TournamentStream))
+	ack, err := publishSpec(ctx, js, natsname.TournamentSpecSubject(spec.GetTournamentId()), "spec/"+spec.GetTournamentId(), head)
 	if err != nil {
-		return false, fmt.Errorf("tournament: store spec of %s: %w", spec.GetTournamentId(), err)
+		return false, err
 	}
 	// Another caller storing the same spec at the same moment got it stored once: only the
 	// one whose message was not a duplicate goes on as fresh.
 	return !ack.Duplicate, nil
 }
 
-// LoadSpec returns the stored spec of a tournament; the error wraps ErrNotFound when there is
-// none.
+// schedulePartBytes is the most a stored message of a tournament's schedule holds: well inside
+// what any NATS server carries (1 MiB by default; the bus works with servers of 64 KiB).
+const schedulePartBytes = 32 << 10
+
+// splitSchedule returns what is stored of spec: spec itself when it is small, otherwise a copy
+// without its matches (saying how many parts hold them) and the parts, each a TournamentSpec
+// holding only the next matches, at most schedulePartBytes each. So no message grows with
+// the tournament.
+func splitSchedule(spec *tournamentv1.TournamentSpec) (head *tournamentv1.TournamentSpec, parts []*tournamentv1.TournamentSpec) {
+	if proto.Size(spec) <= schedulePartBytes {
+		return spec, nil
+	}
+	part := &tournamentv1.TournamentSpec{}
+	size := 0
+	for _, m := range spec.GetMatches() {
+		n := proto.Size(m) + 4 // the field's tag and length
+		if size+n > schedulePartBytes && len(part.Matches) > 0 {
+			parts = append(parts, part)
+			part, size = &tournamentv1.TournamentSpec{}, 0
+		}
+		part.Matches = append(part.Matches, m)
+		size += n
+	}
+	parts = append(parts, part)
+	head = proto.CloneOf(spec)
+	head.Matches, head.ScheduleParts, head.ScheduledMatches = nil, uint32(len(parts)), uint32(len(spec.GetMatches()))
+	return head, parts
+}
+
+// publishSpec stores one message of a tournament's spec (the spec or a part of its schedule).
+func publishSpec(ctx context.Context, js jetstream.JetStream, subject, id string, m *tournamentv1.TournamentSpec) (*jetstream.PubAck, error) {
+	data, err := proto.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("tournament: spec: %w", err)
+	}
+	ack, err := js.Publish(ctx, subject, data, jetstream.WithMsgID(id), jetstream.WithExpectStream(natsname.TournamentStream))
+	if err != nil {
+		return nil, fmt.Errorf("tournament: store spec of %s: %w", m.GetTournamentId(), err)
+	}
+	return ack, nil
+}
+
+// specDifference names the settings in which two specs of one tournament id differ, with the
+// stored value first ("seed 7 (asked: 12), games_per_assignment 5 (asked: 10)"), or "" when
+// they are the same tournament. Its creation time is not a setting.
+func specDifference(stored, asked *tournamentv1.TournamentSpec) string {
+	a, b := stored.ProtoReflect(), asked.ProtoReflect()
+	var diffs []string
+	fields := a.Descriptor().Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		name := string(f.Name())
+		if name == "created" || name == "schedule_parts" || name == "scheduled_matches" {
+			continue
+		}
+		va, vb := a.Get(f), b.Get(f)
+		if va.Equal(vb) {
+			continue
+		}
+		switch {
+		case name == "matches":
+			diffs = append(diffs, fmt.Sprintf("another schedule (%d matches; asked: %d)", len(stored.GetMatches()), len(asked.GetMatches())))
+		case f.Kind() == protoreflect.MessageKind || f.IsList() || f.IsMap():
+			diffs = append(diffs, "other "+name)
+		default:
+			diffs = append(diffs, fmt.Sprintf("%s %v (asked: %v)", name, va, vb))
+		}
+	}
+	return strings.Join(diffs, ", ")
+}
+
+// LoadSpec returns the stored spec of a tournament, its schedule put back together; the error
+// wraps ErrNotFound when there is none.
 func LoadSpec(ctx context.Context, js jetstream.JetStream, tournamentID string) (*tournamentv1.TournamentSpec, error) {
 	if err := bus.ValidMatchID(tournamentID); err != nil {
 		return nil, fmt.Errorf("%w %q", ErrInvalidID, tournamentID)
 	}
-	msg, ok, err := bus.LastMsg(ctx, js, natsname.TournamentStream, natsname.TournamentSpecSubject(tournamentID))
-	if errors.Is(err, jetstream.ErrStreamNotFound) || err == nil && !ok {
+	spec, err := loadSpecMsg(ctx, js, natsname.TournamentSpecSubject(tournamentID))
+	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: no tournament %q", ErrNotFound, tournamentID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tournament: spec of %s: %w", tournamentID, err)
+	}
+	for n := range int(spec.GetScheduleParts()) {
+		part, err := loadSpecMsg(ctx, js, natsname.TournamentSchedulePartSubject(tournamentID, n))
+		if err != nil {
+			return nil, fmt.Errorf("tournament: part %d of %d of the schedule of %s: %w", n+1, spec.GetScheduleParts(), tournamentID, err)
+		}
+		spec.Matches = append(spec.Matches, part.GetMatches()...)
+	}
+	if spec.GetScheduleParts() > 0 && len(spec.GetMatches()) != int(spec.GetScheduledMatches()) {
+		return nil, fmt.Errorf("tournament: the schedule of %s holds %d matches, its spec says %d", tournamentID, len(spec.GetMatches()), spec.GetScheduledMatches())
+	}
+	spec.ScheduleParts, spec.ScheduledMatches = 0, 0
+	return spec, nil
+}
+
+// loadSpecMsg reads the last message on subject of the tournaments' stream; ErrNotFound when
+// there is none.
+func loadSpecMsg(ctx context.Context, js jetstream.JetStream, subject string) (*tournamentv1.TournamentSpec, error) {
+	msg, ok, err := bus.LastMsg(ctx, js, natsname.TournamentStream, subject)
+	if errors.Is(err, jetstream.ErrStreamNotFound) || err == nil && !ok {
+		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	spec := new(tournamentv1.TournamentSpec)
-	if err := proto.Unmarshal(msg.Data, spec); err != nil {
-		return nil, fmt.Errorf("tournament: spec of %s: %w", tournamentID, err)
+	m := new(tournamentv1.TournamentSpec)
+	if err := proto.Unmarshal(msg.Data, m); err != nil {
+		return nil, err
 	}
-	return spec, nil
+	return m, nil
 }
 
 // EachSpec calls f with the spec of every stored tournament, in no particular order; none when

@@ -123,7 +123,7 @@ func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTour
 	fresh, err := StoreSpec(ctx, js, spec)
 	switch {
 	case errors.Is(err, ErrSpecMismatch):
-		return nil, status.Errorf(codes.AlreadyExists, "tournament id %q is taken by a different tournament", id)
+		return nil, status.Error(codes.AlreadyExists, err.Error()) // names each setting that differs
 	case err != nil:
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
@@ -336,6 +336,9 @@ func (s *Service) ListTournaments(ctx context.Context, req *tournamentv1.ListTou
 	err := EachSpec(ctx, s.cfg.Bus.JetStream(), func(spec *tournamentv1.TournamentSpec) {
 		sum := &tournamentv1.TournamentSummary{
 			TournamentId: spec.GetTournamentId(), Game: spec.GetGame(), Matches: uint32(len(spec.GetMatches())), Created: spec.GetCreated(),
+		}
+		if spec.GetScheduleParts() > 0 { // the stored message alone: its schedule is stored in parts
+			sum.Matches = spec.GetScheduledMatches()
 		}
 		for _, e := range spec.GetEntrants() {
 			sum.Labels = append(sum.Labels, e.GetLabel())

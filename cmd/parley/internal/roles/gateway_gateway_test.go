@@ -24,6 +24,7 @@ import (
 	"github.com/parley-arena/parley/gen/go/parley/referee/v1/refereev1connect"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/policy"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -500,7 +501,46 @@ func TestTournamentStandings(t *testing.T) {
 	// The same id again with another schedule is refused; the same request resumes.
 	status, data = f.call(t, "/parley.tournament.v1.TournamentService/StartTournament", strings.Replace(body, `"gamesPerAssignment":2`, `"gamesPerAssignment":3`, 1))
 	wantError(t, "a different tournament under a taken id", status, data, http.StatusConflict, "already_exists")
+	if !strings.Contains(string(data), "games_per_assignment 2 (asked: 3)") {
+		t.Errorf("the refusal does not say which setting differs: %s", data)
+	}
 	f.mustCall(t, "/parley.tournament.v1.TournamentService/StartTournament", body, resp)
+}
+
+// TestTournamentAtThePolicyBound: a tournament of as many matches as the default policy allows
+// (max_tournament_matches) starts through the API, and its whole schedule reads back and is
+// listed, although it is larger than one NATS message.
+func TestTournamentAtThePolicyBound(t *testing.T) {
+	f := start(t)
+	const id = "api-tournament-of-twenty-entrants-at-the-bound"
+	var entrants []string
+	for i := range 20 {
+		entrants = append(entrants, fmt.Sprintf(`{"label":"r%d","address":"builtin:random?seed=%d"}`, i, i))
+	}
+	// 20 entrants: 380 ordered pairs, 52 games each.
+	const want = 380 * 52
+	if most := policy.Default().MaxTournamentMatches; want > most || want < most-380 {
+		t.Fatalf("%d matches is not at the bound %d", want, most)
+	}
+	resp := &tournamentv1.StartTournamentResponse{}
+	f.mustCall(t, "/parley.tournament.v1.TournamentService/StartTournament",
+		fmt.Sprintf(`{"tournamentId":%q,"game":"ultimatum","gamesPerAssignment":52,"entrants":[%s]}`, id, strings.Join(entrants, ",")), resp)
+	if resp.GetMatches() != want {
+		t.Fatalf("scheduled %d matches, want %d", resp.GetMatches(), want)
+	}
+	got := &tournamentv1.GetTournamentResponse{}
+	f.mustCall(t, "/parley.tournament.v1.TournamentService/GetTournament", fmt.Sprintf(`{"tournamentId":%q}`, id), got)
+	if n := len(got.GetSpec().GetMatches()); n != want {
+		t.Errorf("GetTournament shows %d scheduled matches, want %d", n, want)
+	}
+	if size := proto.Size(got.GetSpec()); size <= 1<<20 {
+		t.Errorf("the schedule is %d bytes, not more than one NATS message carries: the test shows nothing", size)
+	}
+	list := &tournamentv1.ListTournamentsResponse{}
+	f.mustCall(t, "/parley.tournament.v1.TournamentService/ListTournaments", `{}`, list)
+	if ts := list.GetTournaments(); len(ts) != 1 || ts[0].GetMatches() != want {
+		t.Errorf("ListTournaments: %v, want the one of %d matches", ts, want)
+	}
 }
 
 // TestMetrics: /metrics shows what matches and requests did.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -58,6 +59,8 @@ type options struct {
 	reportDir      string
 	quiet          bool
 	verbose        bool
+
+	flags *pflag.FlagSet // the command line as given, for the resume hint
 }
 
 // NewCmd returns the tournament command.
@@ -92,6 +95,7 @@ stay on the NATS server: 'parley report --tournament ID' writes figures and file
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.seedSet = cmd.Flags().Changed("seed")
+			o.flags = cmd.Flags()
 			return run(cmd.Context(), deps, o)
 		},
 	}
@@ -235,7 +239,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		Params: func(uint64) (*matchv1.GameParams, error) { return params, nil },
 	}); err != nil {
 		if ctx.Err() != nil && (o.nats != "" || o.storeDir != "") {
-			fmt.Fprintf(deps.Err, "stopped; resume with the same flags and --id %s\n", spec.GetTournamentId())
+			fmt.Fprintf(deps.Err, "stopped; resume with:\n  %s\n", resumeCommand(o.flags, spec.GetTournamentId(), o.seed))
 		}
 		return err
 	}
@@ -330,4 +334,40 @@ func slogLevel(verbose bool) slog.Level {
 		return slog.LevelDebug
 	}
 	return slog.LevelWarn
+}
+
+// resumeCommand is the command that resumes a stopped tournament: the flags given, with the
+// tournament's id and seed (a seed drawn at random is needed to plan it again as it was).
+func resumeCommand(fs *pflag.FlagSet, id string, seed uint64) string {
+	words := []string{"parley", "tournament"}
+	if fs != nil {
+		fs.Visit(func(f *pflag.Flag) {
+			if f.Name == "id" || f.Name == "seed" {
+				return
+			}
+			values := []string{f.Value.String()}
+			if list, ok := f.Value.(pflag.SliceValue); ok {
+				values = list.GetSlice()
+			}
+			for _, v := range values {
+				if f.Value.Type() == "bool" && v == "true" {
+					words = append(words, "--"+f.Name)
+				} else {
+					words = append(words, "--"+f.Name, shellQuote(v))
+				}
+			}
+		})
+	}
+	return strings.Join(append(words, "--id", shellQuote(id), "--seed", fmt.Sprint(seed)), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain characters.
+func shellQuote(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -200,8 +200,17 @@ type TournamentSpec struct {
 	Created *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created,proto3" json:"created,omitempty"`
 	// Let spectators see the private parts of every match (MatchStarted.reveal_private).
 	RevealPrivate bool `protobuf:"varint,12,opt,name=reveal_private,json=revealPrivate,proto3" json:"reveal_private,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Set in the stored message only, when the schedule is too large for one message: matches
+	// is left empty there and stored in this many parts, on
+	// parley.tournament.<tournament_id>.schedule.<part> (part from 0), each a TournamentSpec
+	// holding only the next matches, in order. Readers put the schedule back together: every
+	// answer of the API carries matches whole and this field 0. 0: matches is stored whole.
+	ScheduleParts uint32 `protobuf:"varint,13,opt,name=schedule_parts,json=scheduleParts,proto3" json:"schedule_parts,omitempty"`
+	// With schedule_parts: how many matches the parts hold in all, for listings that read the
+	// stored message alone. Set by the scheduler in the stored message only; public.
+	ScheduledMatches uint32 `protobuf:"varint,14,opt,name=scheduled_matches,json=scheduledMatches,proto3" json:"scheduled_matches,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *TournamentSpec) Reset() {
@@ -316,6 +325,20 @@ func (x *TournamentSpec) GetRevealPrivate() bool {
 		return x.RevealPrivate
 	}
 	return false
+}
+
+func (x *TournamentSpec) GetScheduleParts() uint32 {
+	if x != nil {
+		return x.ScheduleParts
+	}
+	return 0
+}
+
+func (x *TournamentSpec) GetScheduledMatches() uint32 {
+	if x != nil {
+		return x.ScheduledMatches
+	}
+	return 0
 }
 
 // StartTournamentRequest describes a tournament to play. Set by the caller.
@@ -830,7 +853,7 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"assignment\x18\x04 \x01(\rR\n" +
 	"assignment\x12\x1d\n" +
 	"\n" +
-	"game_index\x18\x05 \x01(\rR\tgameIndex\"\x9d\x04\n" +
+	"game_index\x18\x05 \x01(\rR\tgameIndex\"\xf1\x04\n" +
 	"\x0eTournamentSpec\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x123\n" +
@@ -844,7 +867,9 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\amatches\x18\n" +
 	" \x03(\v2$.parley.tournament.v1.ScheduledMatchR\amatches\x124\n" +
 	"\acreated\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x12%\n" +
-	"\x0ereveal_private\x18\f \x01(\bR\rrevealPrivate\"\xc7\x03\n" +
+	"\x0ereveal_private\x18\f \x01(\bR\rrevealPrivate\x12%\n" +
+	"\x0eschedule_parts\x18\r \x01(\rR\rscheduleParts\x12+\n" +
+	"\x11scheduled_matches\x18\x0e \x01(\rR\x10scheduledMatches\"\xc7\x03\n" +
 	"\x16StartTournamentRequest\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x123\n" +
