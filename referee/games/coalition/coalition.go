@@ -103,38 +103,7 @@ func (game) Info() *gamev1.GameInfo {
 		RulesVersion: RulesVersion,
 		Seats:        slices.Clone(defaultPlayers[:]),
 		SeatRoles:    []string{"", "", ""},
-		Params: []*gamev1.ParamInfo{
-			{
-				Name:         "players",
-				Kind:         gamev1.ParamKind_PARAM_KIND_STRING,
-				DefaultValue: strings.Join(defaultPlayers[:], ","),
-				Description:  fmt.Sprintf("Player names, comma-separated, in seat and rotation order: %d to %d one-word names (letters, digits, '_' or '-', starting with a letter). Other players than A, B, C need values too.", MinPlayers, MaxPlayers),
-			},
-			{
-				Name:         "values",
-				Kind:         gamev1.ParamKind_PARAM_KIND_STRING,
-				DefaultValue: "AB:750,AC:750,BC:500,ABC:1000",
-				Description:  fmt.Sprintf("Value of each coalition, as COALITION:VALUE pairs separated by commas; a coalition is its members' names joined by '+' (A+B), or run together when every name is one character (AB). Unlisted coalitions, single players included, are worth 0. Values are whole numbers from 0 to %d.", MaxValue),
-			},
-			{
-				Name:         "rounds",
-				Kind:         gamev1.ParamKind_PARAM_KIND_INT,
-				DefaultValue: strconv.Itoa(int(DefaultRounds)),
-				Description:  fmt.Sprintf("Rounds of private negotiation in phase 1; each round's active player (in rotation) writes to every other player, who each reply. From 0 to %d.", MaxRounds),
-			},
-			{
-				Name:         "max_proposals",
-				Kind:         gamev1.ParamKind_PARAM_KIND_INT,
-				DefaultValue: strconv.Itoa(int(DefaultMaxProposals)),
-				Description:  fmt.Sprintf("Binding proposals tried in phase 2 before the game ends with everyone at 0. From 1 to %d.", MaxMaxProposals),
-			},
-			{
-				Name:         "unit",
-				Kind:         gamev1.ParamKind_PARAM_KIND_STRING,
-				DefaultValue: DefaultUnit,
-				Description:  fmt.Sprintf("Display unit of the values, also the resource name of amounts in proposals: one word of at most %d characters.", MaxUnitLen),
-			},
-		},
+		Params:       games.ParamInfos(Name, nil),
 	}
 }
 
@@ -158,9 +127,12 @@ func (game) Resolve(params *matchv1.GameParams) (*matchv1.GameParams, error) {
 	return s.Params(), nil
 }
 
-// NewState starts a match. The seed drives the proposer draws.
+// NewState starts a match with resolved params. The seed drives the proposer draws.
 func (game) NewState(params *matchv1.GameParams, seed uint64) (games.State, error) {
-	s, err := NewSetup(params)
+	if err := games.CheckResolved(Name, params); err != nil {
+		return nil, err
+	}
+	s, err := read(params.GetCoalition())
 	if err != nil {
 		return nil, err
 	}

@@ -11,40 +11,27 @@ import (
 
 	coalitionv1 "github.com/parley-arena/parley/gen/go/parley/games/coalition/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/coalition/solution"
 	"google.golang.org/protobuf/proto"
 )
 
-// Parameter defaults and limits.
+// Limits the rules rely on beyond what Params declares (the declaration holds the rest).
 const (
-	DefaultRounds       int32  = 3
-	DefaultMaxProposals int32  = 10
-	DefaultUnit         string = "g"
-
-	// MinPlayers and MaxPlayers bound the number of players. A player's proposal may name any
-	// of the 2^(n-1) coalitions that contain it, and the observation lists them all.
+	// MinPlayers and MaxPlayers bound the number of players (players' declared min_count and
+	// max_count).
 	MinPlayers = 2
 	MaxPlayers = 8
 	// MaxValue keeps every amount exactly representable in the float64 payoffs of the record,
-	// and sums of amounts far from overflow.
+	// and sums of amounts far from overflow (values' declared max).
 	MaxValue int64 = 1 << 53
-	// MaxRounds and MaxMaxProposals bound a match's length: each observation carries the whole
-	// history, so a match of k turns costs O(k^2) to observe.
-	MaxRounds       int32 = 1000
-	MaxMaxProposals int32 = 1000
-	// MaxNameLen is the longest player name, MaxUnitLen the longest unit, in characters.
-	MaxNameLen = 16
+	// MaxUnitLen is the longest unit (unit's declared max_len), in characters; resource names
+	// agents write are held to it.
 	MaxUnitLen = 32
 )
 
-// defaultPlayers and defaultValues are the published setup.
-var (
-	defaultPlayers = [...]string{"A", "B", "C"}
-	defaultValues  = [...]struct {
-		key   string
-		value int64
-	}{{"AB", 750}, {"AC", 750}, {"BC", 500}, {"ABC", 1000}}
-)
+// defaultPlayers are the published set-up's (players' declared default).
+var defaultPlayers = [...]string{"A", "B", "C"}
 
 // Setup is a resolved coalition game: its players, the value of every coalition and the
 // limits of play. A Setup is never changed once made.
@@ -63,65 +50,27 @@ type Setup struct {
 // NewSetup resolves a coalition game's parameters (nil or no branch: the defaults) into a
 // Setup, or says which parameter is wrong and what would be legal.
 func NewSetup(gp *matchv1.GameParams) (*Setup, error) {
-	// Look at the oneof reflectively so that a branch added for a future family is named in
-	// the error instead of being mistaken for "all defaults".
-	if gp != nil {
-		m := gp.ProtoReflect()
-		if od := m.Descriptor().Oneofs().ByName("family"); od != nil {
-			if fd := m.WhichOneof(od); fd != nil && fd.Name() != Name {
-				return nil, fmt.Errorf("coalition: params are for the %q game, not %q", fd.Name(), Name)
-			}
-		}
-	}
-	p := gp.GetCoalition()
-	if p == nil {
-		p = &coalitionv1.Params{}
-	}
-	s := &Setup{Rounds: DefaultRounds, MaxProposals: DefaultMaxProposals, Unit: DefaultUnit}
-	if p.Rounds != nil {
-		s.Rounds = p.GetRounds()
-	}
-	if p.MaxProposals != nil {
-		s.MaxProposals = p.GetMaxProposals()
-	}
-	if p.Unit != nil {
-		s.Unit = p.GetUnit()
-	}
-	switch {
-	case s.Rounds < 0 || s.Rounds > MaxRounds:
-		return nil, fmt.Errorf("coalition: rounds must be from 0 to %d, got %d", MaxRounds, s.Rounds)
-	case s.MaxProposals < 1 || s.MaxProposals > MaxMaxProposals:
-		return nil, fmt.Errorf("coalition: max_proposals must be from 1 to %d, got %d", MaxMaxProposals, s.MaxProposals)
-	}
-	if err := checkWord("unit", s.Unit, MaxUnitLen); err != nil {
+	filled, err := games.FillParams(Name, gp)
+	if err != nil {
 		return nil, err
 	}
-	s.Players = slices.Clone(p.GetPlayers())
-	isDefault := len(s.Players) == 0 || slices.Equal(s.Players, defaultPlayers[:])
-	if len(s.Players) == 0 {
-		s.Players = slices.Clone(defaultPlayers[:])
+	p := filled.GetCoalition()
+	if len(gp.GetCoalition().GetValues()) == 0 && !slices.Equal(p.GetPlayers(), defaultPlayers[:]) {
+		return nil, fmt.Errorf("coalition: values must be given when the players are not A, B, C (e.g. values=%s+%s:100)", p.GetPlayers()[0], p.GetPlayers()[1])
 	}
-	if n := len(s.Players); n < MinPlayers || n > MaxPlayers {
-		return nil, fmt.Errorf("coalition: players must name %d to %d players, got %d", MinPlayers, MaxPlayers, n)
-	}
+	return read(p)
+}
+
+// read makes a Setup of params filled in and checked against their declaration: what is left
+// are the rules across fields (names twice, coalitions of the players).
+func read(p *coalitionv1.Params) (*Setup, error) {
+	s := &Setup{Rounds: p.GetRounds(), MaxProposals: p.GetMaxProposals(), Unit: p.GetUnit(), Players: slices.Clone(p.GetPlayers())}
 	for i, name := range s.Players {
-		if err := checkWord("player name", name, MaxNameLen); err != nil {
-			return nil, err
-		}
 		if slices.Contains(s.Players[:i], name) {
 			return nil, fmt.Errorf("coalition: player %q is named twice", name)
 		}
 	}
 	values := p.GetValues()
-	if len(values) == 0 {
-		if !isDefault {
-			return nil, fmt.Errorf("coalition: values must be given when the players are not A, B, C (e.g. values=%s:100)", s.keyOf(solution.CoalitionOf(0, 1)))
-		}
-		values = make(map[string]int64, len(defaultValues))
-		for _, dv := range defaultValues {
-			values[dv.key] = dv.value
-		}
-	}
 	s.Values = make([]int64, 1<<len(s.Players))
 	given := make(map[solution.Coalition]string, len(values))
 	for _, key := range slices.Sorted(maps.Keys(values)) {
@@ -133,11 +82,7 @@ func NewSetup(gp *matchv1.GameParams) (*Setup, error) {
 			return nil, fmt.Errorf("coalition: values: %q and %q name the same coalition %s", other, key, s.Name(c))
 		}
 		given[c] = key
-		v := values[key]
-		if v < 0 || v > MaxValue {
-			return nil, fmt.Errorf("coalition: values: %s must be worth 0 to %d (2^53), got %d", s.Name(c), MaxValue, v)
-		}
-		s.Values[c] = v
+		s.Values[c] = values[key]
 	}
 	return s, nil
 }

@@ -38,21 +38,20 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Params are the coalition game's parameters. Unset fields and empty lists take the defaults
-// noted; the match record carries every field resolved.
+// Params are the coalition game's parameters, each declared (meaning, default, limits) by its
+// (parley.game.v1.param) option. Set by whoever starts the match; public. The match record
+// carries every field resolved, every coalition's value listed.
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Seat names, in rotation order. Default A, B, C.
+	// The seat names.
 	Players []string `protobuf:"bytes,1,rep,name=players,proto3" json:"players,omitempty"`
-	// Value of each coalition, keyed by its members' names joined with "+" (e.g. "A+B"); when
-	// every name is one character the "+" may be left out ("AB"). Coalitions not listed are
-	// worth 0. Default AB=750, AC=750, BC=500, ABC=1000.
+	// The characteristic function.
 	Values map[string]int64 `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	// Negotiation rounds in phase 1. Default 3.
+	// Length of phase 1.
 	Rounds *int32 `protobuf:"varint,3,opt,name=rounds,proto3,oneof" json:"rounds,omitempty"`
-	// Binding proposals tried in phase 2 before everyone gets 0. Default 10.
+	// Length of phase 2.
 	MaxProposals *int32 `protobuf:"varint,4,opt,name=max_proposals,json=maxProposals,proto3,oneof" json:"max_proposals,omitempty"`
-	// Display unit of the value. Default "g".
+	// The unit of value.
 	Unit          *string `protobuf:"bytes,5,opt,name=unit,proto3,oneof" json:"unit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -310,13 +309,18 @@ var File_parley_games_coalition_v1_coalition_proto protoreflect.FileDescriptor
 
 const file_parley_games_coalition_v1_coalition_proto_rawDesc = "" +
 	"\n" +
-	")parley/games/coalition/v1/coalition.proto\x12\x19parley.games.coalition.v1\x1a\x19parley/game/v1/game.proto\"\xaa\x02\n" +
-	"\x06Params\x12\x18\n" +
-	"\aplayers\x18\x01 \x03(\tR\aplayers\x12E\n" +
-	"\x06values\x18\x02 \x03(\v2-.parley.games.coalition.v1.Params.ValuesEntryR\x06values\x12\x1b\n" +
-	"\x06rounds\x18\x03 \x01(\x05H\x00R\x06rounds\x88\x01\x01\x12(\n" +
-	"\rmax_proposals\x18\x04 \x01(\x05H\x01R\fmaxProposals\x88\x01\x01\x12\x17\n" +
-	"\x04unit\x18\x05 \x01(\tH\x02R\x04unit\x88\x01\x01\x1a9\n" +
+	")parley/games/coalition/v1/coalition.proto\x12\x19parley.games.coalition.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\"\x9a\b\n" +
+	"\x06Params\x12\x95\x01\n" +
+	"\aplayers\x18\x01 \x03(\tB{\xba\xe1\x18w\n" +
+	"fPlayer names, comma-separated, in seat and rotation order. Other players than A, B, C need values too.8\x01@\x10H\x02P\b\x12\x05A,B,CR\aplayers\x12\xeb\x02\n" +
+	"\x06values\x18\x02 \x03(\v2-.parley.games.coalition.v1.Params.ValuesEntryB\xa3\x02\xba\xe1\x18\x9e\x02\n" +
+	"\xef\x01Value of each coalition, as COALITION:VALUE pairs separated by commas; a coalition is its members' names joined by '+' (A+B), or run together when every name is one character (AB). Unlisted coalitions, single players included, are worth 0. \x01(\x000\x80\x80\x80\x80\x80\x80\x80\x10\x12\x1dAB:750,AC:750,BC:500,ABC:1000R\x06values\x12\xae\x01\n" +
+	"\x06rounds\x18\x03 \x01(\x05B\x90\x01\xba\xe1\x18\x8b\x01\n" +
+	"\x80\x01Rounds of private negotiation in phase 1; each round's active player (in rotation) writes to every other player, who each reply.(\x000\xe8\a\x12\x013H\x00R\x06rounds\x88\x01\x01\x12\x84\x01\n" +
+	"\rmax_proposals\x18\x04 \x01(\x05BZ\xba\xe1\x18V\n" +
+	"KBinding proposals tried in phase 2 before the game ends with everyone at 0.(\x010\xe8\a\x12\x0210H\x01R\fmaxProposals\x88\x01\x01\x12q\n" +
+	"\x04unit\x18\x05 \x01(\tBX\xba\xe1\x18T\n" +
+	"KDisplay unit of the values, also the resource name of amounts in proposals.8\x01@ \x12\x01gH\x02R\x04unit\x88\x01\x01\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01B\t\n" +

@@ -12,9 +12,10 @@ _sym_db = _symbol_database.Default()
 
 
 from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
+from parley.game.v1 import param_pb2 as parley_dot_game_dot_v1_dot_param__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)parley/games/coalition/v1/coalition.proto\x12\x19parley.games.coalition.v1\x1a\x19parley/game/v1/game.proto\"\xaa\x02\n\x06Params\x12\x18\n\x07players\x18\x01 \x03(\tR\x07players\x12\x45\n\x06values\x18\x02 \x03(\x0b\x32-.parley.games.coalition.v1.Params.ValuesEntryR\x06values\x12\x1b\n\x06rounds\x18\x03 \x01(\x05H\x00R\x06rounds\x88\x01\x01\x12(\n\rmax_proposals\x18\x04 \x01(\x05H\x01R\x0cmaxProposals\x88\x01\x01\x12\x17\n\x04unit\x18\x05 \x01(\tH\x02R\x04unit\x88\x01\x01\x1a\x39\n\x0bValuesEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\t\n\x07_roundsB\x10\n\x0e_max_proposalsB\x07\n\x05_unit\"@\n\x0e\x43oalitionValue\x12\x18\n\x07members\x18\x01 \x03(\x05R\x07members\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value\"\xfd\x02\n\x04View\x12\x18\n\x07players\x18\x01 \x03(\tR\x07players\x12\x41\n\x06values\x18\x02 \x03(\x0b\x32).parley.games.coalition.v1.CoalitionValueR\x06values\x12\x12\n\x04unit\x18\x03 \x01(\tR\x04unit\x12\x16\n\x06rounds\x18\x04 \x01(\x05R\x06rounds\x12\x14\n\x05round\x18\x05 \x01(\x05R\x05round\x12\x1b\n\x06\x61\x63tive\x18\x06 \x01(\x05H\x00R\x06\x61\x63tive\x88\x01\x01\x12#\n\rmax_proposals\x18\x07 \x01(\x05R\x0cmaxProposals\x12%\n\x0eproposals_made\x18\x08 \x01(\x05R\rproposalsMade\x12\x1f\n\x08proposer\x18\t \x01(\x05H\x01R\x08proposer\x88\x01\x01\x12\x34\n\x07pending\x18\n \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x07pendingB\t\n\x07_activeB\x0b\n\t_proposerB\x83\x02\n\x1d\x63om.parley.games.coalition.v1B\x0e\x43oalitionProtoP\x01ZKgithub.com/parley-arena/parley/gen/go/parley/games/coalition/v1;coalitionv1\xa2\x02\x03PGC\xaa\x02\x19Parley.Games.Coalition.V1\xca\x02\x19Parley\\Games\\Coalition\\V1\xe2\x02%Parley\\Games\\Coalition\\V1\\GPBMetadata\xea\x02\x1cParley::Games::Coalition::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)parley/games/coalition/v1/coalition.proto\x12\x19parley.games.coalition.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\"\x9a\x08\n\x06Params\x12\x95\x01\n\x07players\x18\x01 \x03(\tB{\xba\xe1\x18w\nfPlayer names, comma-separated, in seat and rotation order. Other players than A, B, C need values too.8\x01@\x10H\x02P\x08\x12\x05\x41,B,CR\x07players\x12\xeb\x02\n\x06values\x18\x02 \x03(\x0b\x32-.parley.games.coalition.v1.Params.ValuesEntryB\xa3\x02\xba\xe1\x18\x9e\x02\n\xef\x01Value of each coalition, as COALITION:VALUE pairs separated by commas; a coalition is its members\' names joined by \'+\' (A+B), or run together when every name is one character (AB). Unlisted coalitions, single players included, are worth 0. \x01(\x00\x30\x80\x80\x80\x80\x80\x80\x80\x10\x12\x1d\x41\x42:750,AC:750,BC:500,ABC:1000R\x06values\x12\xae\x01\n\x06rounds\x18\x03 \x01(\x05\x42\x90\x01\xba\xe1\x18\x8b\x01\n\x80\x01Rounds of private negotiation in phase 1; each round\'s active player (in rotation) writes to every other player, who each reply.(\x00\x30\xe8\x07\x12\x01\x33H\x00R\x06rounds\x88\x01\x01\x12\x84\x01\n\rmax_proposals\x18\x04 \x01(\x05\x42Z\xba\xe1\x18V\nKBinding proposals tried in phase 2 before the game ends with everyone at 0.(\x01\x30\xe8\x07\x12\x02\x31\x30H\x01R\x0cmaxProposals\x88\x01\x01\x12q\n\x04unit\x18\x05 \x01(\tBX\xba\xe1\x18T\nKDisplay unit of the values, also the resource name of amounts in proposals.8\x01@ \x12\x01gH\x02R\x04unit\x88\x01\x01\x1a\x39\n\x0bValuesEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x02\x38\x01\x42\t\n\x07_roundsB\x10\n\x0e_max_proposalsB\x07\n\x05_unit\"@\n\x0e\x43oalitionValue\x12\x18\n\x07members\x18\x01 \x03(\x05R\x07members\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value\"\xfd\x02\n\x04View\x12\x18\n\x07players\x18\x01 \x03(\tR\x07players\x12\x41\n\x06values\x18\x02 \x03(\x0b\x32).parley.games.coalition.v1.CoalitionValueR\x06values\x12\x12\n\x04unit\x18\x03 \x01(\tR\x04unit\x12\x16\n\x06rounds\x18\x04 \x01(\x05R\x06rounds\x12\x14\n\x05round\x18\x05 \x01(\x05R\x05round\x12\x1b\n\x06\x61\x63tive\x18\x06 \x01(\x05H\x00R\x06\x61\x63tive\x88\x01\x01\x12#\n\rmax_proposals\x18\x07 \x01(\x05R\x0cmaxProposals\x12%\n\x0eproposals_made\x18\x08 \x01(\x05R\rproposalsMade\x12\x1f\n\x08proposer\x18\t \x01(\x05H\x01R\x08proposer\x88\x01\x01\x12\x34\n\x07pending\x18\n \x01(\x0b\x32\x1a.parley.game.v1.AllocationR\x07pendingB\t\n\x07_activeB\x0b\n\t_proposerB\x83\x02\n\x1d\x63om.parley.games.coalition.v1B\x0e\x43oalitionProtoP\x01ZKgithub.com/parley-arena/parley/gen/go/parley/games/coalition/v1;coalitionv1\xa2\x02\x03PGC\xaa\x02\x19Parley.Games.Coalition.V1\xca\x02\x19Parley\\Games\\Coalition\\V1\xe2\x02%Parley\\Games\\Coalition\\V1\\GPBMetadata\xea\x02\x1cParley::Games::Coalition::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.coalition.v1.coalition_pb2', globals())
@@ -24,12 +25,22 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'\n\035com.parley.games.coalition.v1B\016CoalitionProtoP\001ZKgithub.com/parley-arena/parley/gen/go/parley/games/coalition/v1;coalitionv1\242\002\003PGC\252\002\031Parley.Games.Coalition.V1\312\002\031Parley\\Games\\Coalition\\V1\342\002%Parley\\Games\\Coalition\\V1\\GPBMetadata\352\002\034Parley::Games::Coalition::V1'
   _PARAMS_VALUESENTRY._options = None
   _PARAMS_VALUESENTRY._serialized_options = b'8\001'
-  _PARAMS._serialized_start=100
-  _PARAMS._serialized_end=398
-  _PARAMS_VALUESENTRY._serialized_start=303
-  _PARAMS_VALUESENTRY._serialized_end=360
-  _COALITIONVALUE._serialized_start=400
-  _COALITIONVALUE._serialized_end=464
-  _VIEW._serialized_start=467
-  _VIEW._serialized_end=848
+  _PARAMS.fields_by_name['players']._options = None
+  _PARAMS.fields_by_name['players']._serialized_options = b'\272\341\030w\nfPlayer names, comma-separated, in seat and rotation order. Other players than A, B, C need values too.8\001@\020H\002P\010\022\005A,B,C'
+  _PARAMS.fields_by_name['values']._options = None
+  _PARAMS.fields_by_name['values']._serialized_options = b'\272\341\030\236\002\n\357\001Value of each coalition, as COALITION:VALUE pairs separated by commas; a coalition is its members\' names joined by \'+\' (A+B), or run together when every name is one character (AB). Unlisted coalitions, single players included, are worth 0. \001(\0000\200\200\200\200\200\200\200\020\022\035AB:750,AC:750,BC:500,ABC:1000'
+  _PARAMS.fields_by_name['rounds']._options = None
+  _PARAMS.fields_by_name['rounds']._serialized_options = b'\272\341\030\213\001\n\200\001Rounds of private negotiation in phase 1; each round\'s active player (in rotation) writes to every other player, who each reply.(\0000\350\007\022\0013'
+  _PARAMS.fields_by_name['max_proposals']._options = None
+  _PARAMS.fields_by_name['max_proposals']._serialized_options = b'\272\341\030V\nKBinding proposals tried in phase 2 before the game ends with everyone at 0.(\0010\350\007\022\00210'
+  _PARAMS.fields_by_name['unit']._options = None
+  _PARAMS.fields_by_name['unit']._serialized_options = b'\272\341\030T\nKDisplay unit of the values, also the resource name of amounts in proposals.8\001@ \022\001g'
+  _PARAMS._serialized_start=128
+  _PARAMS._serialized_end=1178
+  _PARAMS_VALUESENTRY._serialized_start=1083
+  _PARAMS_VALUESENTRY._serialized_end=1140
+  _COALITIONVALUE._serialized_start=1180
+  _COALITIONVALUE._serialized_end=1244
+  _VIEW._serialized_start=1247
+  _VIEW._serialized_end=1628
 # @@protoc_insertion_point(module_scope)

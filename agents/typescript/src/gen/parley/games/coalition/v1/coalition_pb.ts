@@ -22,53 +22,53 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Allocation } from "../../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_param } from "../../../game/v1/param_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/coalition/v1/coalition.proto.
  */
 export const file_parley_games_coalition_v1_coalition: GenFile = /*@__PURE__*/
-  fileDesc("CilwYXJsZXkvZ2FtZXMvY29hbGl0aW9uL3YxL2NvYWxpdGlvbi5wcm90bxIZcGFybGV5LmdhbWVzLmNvYWxpdGlvbi52MSLxAQoGUGFyYW1zEg8KB3BsYXllcnMYASADKAkSPQoGdmFsdWVzGAIgAygLMi0ucGFybGV5LmdhbWVzLmNvYWxpdGlvbi52MS5QYXJhbXMuVmFsdWVzRW50cnkSEwoGcm91bmRzGAMgASgFSACIAQESGgoNbWF4X3Byb3Bvc2FscxgEIAEoBUgBiAEBEhEKBHVuaXQYBSABKAlIAogBARotCgtWYWx1ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBQgkKB19yb3VuZHNCEAoOX21heF9wcm9wb3NhbHNCBwoFX3VuaXQiMAoOQ29hbGl0aW9uVmFsdWUSDwoHbWVtYmVycxgBIAMoBRINCgV2YWx1ZRgCIAEoAyKfAgoEVmlldxIPCgdwbGF5ZXJzGAEgAygJEjkKBnZhbHVlcxgCIAMoCzIpLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuQ29hbGl0aW9uVmFsdWUSDAoEdW5pdBgDIAEoCRIOCgZyb3VuZHMYBCABKAUSDQoFcm91bmQYBSABKAUSEwoGYWN0aXZlGAYgASgFSACIAQESFQoNbWF4X3Byb3Bvc2FscxgHIAEoBRIWCg5wcm9wb3NhbHNfbWFkZRgIIAEoBRIVCghwcm9wb3NlchgJIAEoBUgBiAEBEisKB3BlbmRpbmcYCiABKAsyGi5wYXJsZXkuZ2FtZS52MS5BbGxvY2F0aW9uQgkKB19hY3RpdmVCCwoJX3Byb3Bvc2VyQoMCCh1jb20ucGFybGV5LmdhbWVzLmNvYWxpdGlvbi52MUIOQ29hbGl0aW9uUHJvdG9QAVpLZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZXMvY29hbGl0aW9uL3YxO2NvYWxpdGlvbnYxogIDUEdDqgIZUGFybGV5LkdhbWVzLkNvYWxpdGlvbi5WMcoCGVBhcmxleVxHYW1lc1xDb2FsaXRpb25cVjHiAiVQYXJsZXlcR2FtZXNcQ29hbGl0aW9uXFYxXEdQQk1ldGFkYXRh6gIcUGFybGV5OjpHYW1lczo6Q29hbGl0aW9uOjpWMWIGcHJvdG8z", [file_parley_game_v1_game]);
+  fileDesc("CilwYXJsZXkvZ2FtZXMvY29hbGl0aW9uL3YxL2NvYWxpdGlvbi5wcm90bxIZcGFybGV5LmdhbWVzLmNvYWxpdGlvbi52MSLgBwoGUGFyYW1zEowBCgdwbGF5ZXJzGAEgAygJQnu64Rh3CmZQbGF5ZXIgbmFtZXMsIGNvbW1hLXNlcGFyYXRlZCwgaW4gc2VhdCBhbmQgcm90YXRpb24gb3JkZXIuIE90aGVyIHBsYXllcnMgdGhhbiBBLCBCLCBDIG5lZWQgdmFsdWVzIHRvby44AUAQSAJQCBIFQSxCLEMS4wIKBnZhbHVlcxgCIAMoCzItLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuUGFyYW1zLlZhbHVlc0VudHJ5QqMCuuEYngIK7wFWYWx1ZSBvZiBlYWNoIGNvYWxpdGlvbiwgYXMgQ09BTElUSU9OOlZBTFVFIHBhaXJzIHNlcGFyYXRlZCBieSBjb21tYXM7IGEgY29hbGl0aW9uIGlzIGl0cyBtZW1iZXJzJyBuYW1lcyBqb2luZWQgYnkgJysnIChBK0IpLCBvciBydW4gdG9nZXRoZXIgd2hlbiBldmVyeSBuYW1lIGlzIG9uZSBjaGFyYWN0ZXIgKEFCKS4gVW5saXN0ZWQgY29hbGl0aW9ucywgc2luZ2xlIHBsYXllcnMgaW5jbHVkZWQsIGFyZSB3b3J0aCAwLiABKAAwgICAgICAgBASHUFCOjc1MCxBQzo3NTAsQkM6NTAwLEFCQzoxMDAwEqYBCgZyb3VuZHMYAyABKAVCkAG64RiLAQqAAVJvdW5kcyBvZiBwcml2YXRlIG5lZ290aWF0aW9uIGluIHBoYXNlIDE7IGVhY2ggcm91bmQncyBhY3RpdmUgcGxheWVyIChpbiByb3RhdGlvbikgd3JpdGVzIHRvIGV2ZXJ5IG90aGVyIHBsYXllciwgd2hvIGVhY2ggcmVwbHkuKAAw6AcSATNIAIgBARJ2Cg1tYXhfcHJvcG9zYWxzGAQgASgFQlq64RhWCktCaW5kaW5nIHByb3Bvc2FscyB0cmllZCBpbiBwaGFzZSAyIGJlZm9yZSB0aGUgZ2FtZSBlbmRzIHdpdGggZXZlcnlvbmUgYXQgMC4oATDoBxICMTBIAYgBARJrCgR1bml0GAUgASgJQli64RhUCktEaXNwbGF5IHVuaXQgb2YgdGhlIHZhbHVlcywgYWxzbyB0aGUgcmVzb3VyY2UgbmFtZSBvZiBhbW91bnRzIGluIHByb3Bvc2Fscy44AUAgEgFnSAKIAQEaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4AUIJCgdfcm91bmRzQhAKDl9tYXhfcHJvcG9zYWxzQgcKBV91bml0IjAKDkNvYWxpdGlvblZhbHVlEg8KB21lbWJlcnMYASADKAUSDQoFdmFsdWUYAiABKAMinwIKBFZpZXcSDwoHcGxheWVycxgBIAMoCRI5CgZ2YWx1ZXMYAiADKAsyKS5wYXJsZXkuZ2FtZXMuY29hbGl0aW9uLnYxLkNvYWxpdGlvblZhbHVlEgwKBHVuaXQYAyABKAkSDgoGcm91bmRzGAQgASgFEg0KBXJvdW5kGAUgASgFEhMKBmFjdGl2ZRgGIAEoBUgAiAEBEhUKDW1heF9wcm9wb3NhbHMYByABKAUSFgoOcHJvcG9zYWxzX21hZGUYCCABKAUSFQoIcHJvcG9zZXIYCSABKAVIAYgBARIrCgdwZW5kaW5nGAogASgLMhoucGFybGV5LmdhbWUudjEuQWxsb2NhdGlvbkIJCgdfYWN0aXZlQgsKCV9wcm9wb3NlckKDAgodY29tLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjFCDkNvYWxpdGlvblByb3RvUAFaS2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL2NvYWxpdGlvbi92MTtjb2FsaXRpb252MaICA1BHQ6oCGVBhcmxleS5HYW1lcy5Db2FsaXRpb24uVjHKAhlQYXJsZXlcR2FtZXNcQ29hbGl0aW9uXFYx4gIlUGFybGV5XEdhbWVzXENvYWxpdGlvblxWMVxHUEJNZXRhZGF0YeoCHFBhcmxleTo6R2FtZXM6OkNvYWxpdGlvbjo6VjFiBnByb3RvMw", [file_parley_game_v1_game, file_parley_game_v1_param]);
 
 /**
- * Params are the coalition game's parameters. Unset fields and empty lists take the defaults
- * noted; the match record carries every field resolved.
+ * Params are the coalition game's parameters, each declared (meaning, default, limits) by its
+ * (parley.game.v1.param) option. Set by whoever starts the match; public. The match record
+ * carries every field resolved, every coalition's value listed.
  *
  * @generated from message parley.games.coalition.v1.Params
  */
 export type Params = Message<"parley.games.coalition.v1.Params"> & {
   /**
-   * Seat names, in rotation order. Default A, B, C.
+   * The seat names.
    *
    * @generated from field: repeated string players = 1;
    */
   players: string[];
 
   /**
-   * Value of each coalition, keyed by its members' names joined with "+" (e.g. "A+B"); when
-   * every name is one character the "+" may be left out ("AB"). Coalitions not listed are
-   * worth 0. Default AB=750, AC=750, BC=500, ABC=1000.
+   * The characteristic function.
    *
    * @generated from field: map<string, int64> values = 2;
    */
   values: { [key: string]: bigint };
 
   /**
-   * Negotiation rounds in phase 1. Default 3.
+   * Length of phase 1.
    *
    * @generated from field: optional int32 rounds = 3;
    */
   rounds?: number | undefined;
 
   /**
-   * Binding proposals tried in phase 2 before everyone gets 0. Default 10.
+   * Length of phase 2.
    *
    * @generated from field: optional int32 max_proposals = 4;
    */
   maxProposals?: number | undefined;
 
   /**
-   * Display unit of the value. Default "g".
+   * The unit of value.
    *
    * @generated from field: optional string unit = 5;
    */
