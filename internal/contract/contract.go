@@ -30,8 +30,8 @@ func Version() *agentv1.ContractVersion {
 
 // Shape is a digest of the contract's shape as a bot sees it: every message, field (name,
 // number, type, cardinality, oneof), enum value and call of parley.agent.v1,
-// parley.botlink.v1 and the Parley packages they import. Comments and options are left out:
-// they change neither the wire nor the generated code.
+// parley.botlink.v1 and the Parley packages they import. Comments and options (the types of
+// options among them) are left out: they change nothing on the wire.
 func Shape() string {
 	return ShapeOf(agentv1.File_parley_agent_v1_agent_proto, botlinkv1.File_parley_botlink_v1_botlink_proto)
 }
@@ -53,11 +53,25 @@ func ShapeOf(roots ...protoreflect.FileDescriptor) string {
 		walk(f)
 	}
 
+	// The types of options (such as parley.game.v1.Param, which declares a game's parameters)
+	// are options too: never on the wire, whatever they hold.
+	options := map[protoreflect.FullName]bool{}
+	for _, f := range files {
+		for i := range f.Extensions().Len() {
+			if x := f.Extensions().Get(i); x.Message() != nil && x.ContainingMessage().ParentFile().Package() == "google.protobuf" {
+				options[x.Message().FullName()] = true
+			}
+		}
+	}
+
 	var b strings.Builder
 	for _, path := range slices.Sorted(maps.Keys(files)) {
 		f := files[path]
+		if f.Enums().Len() == 0 && f.Services().Len() == 0 && !hasMessageBut(f.Messages(), options) {
+			continue
+		}
 		fmt.Fprintf(&b, "file %s %s\n", f.Path(), f.Package())
-		writeMessages(&b, f.Messages())
+		writeMessages(&b, f.Messages(), options)
 		writeEnums(&b, f.Enums())
 		for i := range f.Services().Len() {
 			s := f.Services().Get(i)
@@ -72,9 +86,22 @@ func ShapeOf(roots ...protoreflect.FileDescriptor) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func writeMessages(b *strings.Builder, ms protoreflect.MessageDescriptors) {
+// hasMessageBut says whether ms holds a message not in skip.
+func hasMessageBut(ms protoreflect.MessageDescriptors, skip map[protoreflect.FullName]bool) bool {
+	for i := range ms.Len() {
+		if !skip[ms.Get(i).FullName()] {
+			return true
+		}
+	}
+	return false
+}
+
+func writeMessages(b *strings.Builder, ms protoreflect.MessageDescriptors, skip map[protoreflect.FullName]bool) {
 	for i := range ms.Len() {
 		m := ms.Get(i)
+		if skip[m.FullName()] {
+			continue
+		}
 		fmt.Fprintf(b, "message %s\n", m.FullName())
 		for j := range m.Fields().Len() {
 			f := m.Fields().Get(j)
@@ -93,7 +120,7 @@ func writeMessages(b *strings.Builder, ms protoreflect.MessageDescriptors) {
 			}
 			fmt.Fprintf(b, " field %s %d %s %s %q %t\n", f.Name(), f.Number(), f.Cardinality(), typ, oneof, f.HasPresence())
 		}
-		writeMessages(b, m.Messages())
+		writeMessages(b, m.Messages(), skip)
 		writeEnums(b, m.Enums())
 	}
 }
