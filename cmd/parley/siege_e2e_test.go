@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-arena/parley/agents/hostile"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -74,7 +76,7 @@ func (e *statusError) Error() string { return fmt.Sprintf("status %d: %s", e.cod
 // startSiegeUp starts `parley up` for a siege test with the policy given (YAML, over the
 // defaults) and, when files > 0, a file limit of files descriptors (prlimit), and returns its
 // URL.
-func startSiegeUp(t *testing.T, policyYAML string, files int) (*proc, string) {
+func startSiegeUp(t *testing.T, policyYAML string, files int, extra ...string) (*proc, string) {
 	t.Helper()
 	dir := t.TempDir()
 	pol := dir + "/policy.yaml"
@@ -83,6 +85,7 @@ func startSiegeUp(t *testing.T, policyYAML string, files int) (*proc, string) {
 	}
 	args := []string{"up", "--data-dir", dir, "--listen", "127.0.0.1:0", "--referee-listen", "127.0.0.1:0",
 		"--analytics-listen", "127.0.0.1:0", "--policy", pol}
+	args = append(args, extra...)
 	name := parleyBin
 	if files > 0 {
 		prlimit, err := exec.LookPath("prlimit")
@@ -303,7 +306,7 @@ func waitEnded(ctx context.Context, t *testing.T, c *http.Client, base, id, what
 // TestSiege runs the attacks of issue 30 that need no file limit against one `parley up`, each
 // a subtest that fails without its defence.
 func TestSiege(t *testing.T) {
-	_, base := startSiegeUp(t, "starts_per_minute: 1000\n", 0)
+	_, base := startSiegeUp(t, "starts_per_minute: 1000\nmax_record_bytes: 12582912\n", 0, "--allow-dial", "127.0.0.1/32")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
@@ -349,6 +352,42 @@ func TestSiege(t *testing.T) {
 		}
 		if open != 16 || refused != 4 {
 			t.Errorf("one address opened %d seat streams and was refused %d, want 16 and 4 (max_streams 16)", open, refused)
+		}
+	})
+
+	t.Run("a flood bot fills its share of the record and is faulted; the record is read whole", func(t *testing.T) {
+		bot, err := hostile.Start(hostile.MessageFlood)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(bot.Close)
+		started := &refereev1.StartMatchResponse{}
+		if err := callFrom(ctx, clientFrom("127.0.0.1"), base, "/parley.referee.v1.RefereeService/StartMatch",
+			`{"game":"ultimatum","agents":["`+bot.Address()+`","builtin:fixed?offer=1"],"params":{"ultimatum":{"maxTurns":400}},"limits":{"maxReplyBytes":262144}}`,
+			false, started); err != nil {
+			t.Fatal(err)
+		}
+		waitEnded(ctx, t, clientFrom("127.0.0.1"), base, started.GetMatchId(), "the flood match")
+		got := &refereev1.GetMatchResponse{}
+		if err := callFrom(ctx, clientFrom("127.0.0.1"), base, "/parley.referee.v1.RefereeService/GetMatch",
+			fmt.Sprintf(`{"matchId":%q}`, started.GetMatchId()), false, got); err != nil {
+			t.Fatalf("reading the flood's record: %v", err)
+		}
+		size, largest := 0, 0
+		for _, ev := range got.GetEvents() {
+			size += proto.Size(ev)
+			largest = max(largest, proto.Size(ev))
+		}
+		end := got.GetEvents()[len(got.GetEvents())-1].GetMatchEnded().GetOutcome()
+		t.Logf("the flood's record: %d events, %d bytes; %v: %s", len(got.GetEvents()), size, end.GetCause(), end.GetSummary())
+		if size > 12<<20+largest {
+			t.Errorf("the record is %d bytes, over max_record_bytes (12 MiB) by more than one event", size)
+		}
+		if size < 4<<20 {
+			t.Errorf("the record is %d bytes: the flood did not pass gRPC's 4 MiB default, so reading it proves nothing", size)
+		}
+		if end.GetCause() != matchv1.EndCause_END_CAUSE_AGENT_FAULT || len(end.GetFaultedSeats()) != 1 || end.GetFaultedSeats()[0] != 0 {
+			t.Errorf("the flood match ended %v, faulted %v; want an agent fault of the flooder's seat", end.GetCause(), end.GetFaultedSeats())
 		}
 	})
 }

@@ -69,6 +69,6 @@ func (m *Match) Spec(agents []agentv1.AgentServiceClient, labels []string) match
 	return match.Spec{
 		ID: m.ID, Game: m.Game, Params: m.Params, Seed: m.Seed, Agents: agents, Limits: m.Limits,
 		Prefix: m.Prefix, FromTurn: m.FromTurn, TournamentID: m.TournamentID, Labels: labels,
-		RevealPrivate: m.RevealPrivate,
+		RevealPrivate: m.RevealPrivate, MaxRecordBytes: m.MaxRecordBytes,
 	}
 }

@@ -122,6 +122,8 @@ type Match struct {
 	// MaxDuration bounds the match's wall-clock time (0: no bound); past it the match ends
 	// void, saying so.
 	MaxDuration time.Duration
+	// MaxRecordBytes bounds the match's record (0: the runner's bound); see match.Spec.
+	MaxRecordBytes int64
 }
 
 // Preparer checks match requests. Its fields are read-only once it is in use.
@@ -219,7 +221,7 @@ func (p *Preparer) Setup(req Request) (*Match, error) {
 		m.Limits.MoveTimeout = durationpb.New(min(p.humanMoveTimeout(), match.MaxMoveTimeout))
 	}
 	if p.Policy != nil {
-		m.MaxDuration = p.Policy.MaxMatchTime
+		m.MaxDuration, m.MaxRecordBytes = p.Policy.MaxMatchTime, p.Policy.MaxRecordBytes
 	}
 	return m, nil
 }

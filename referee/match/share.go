@@ -11,6 +11,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/games"
+	"github.com/parley-arena/parley/referee/policy"
 )
 
 // What one seat may fill of what the match shares. A match's record and every seat's
@@ -20,8 +21,8 @@ import (
 const (
 	// DefaultMaxRecordBytes bounds a match's record when the Spec does not (MaxRecordBytes);
 	// MaxRecordBytes is the most a Spec may ask. Each seat may fill an equal share of it.
-	DefaultMaxRecordBytes = 64 << 20
-	MaxRecordBytes        = 64 << 20
+	DefaultMaxRecordBytes = policy.RecordBytesCeiling
+	MaxRecordBytes        = policy.RecordBytesCeiling
 	// roomCheckEvery is how many bytes of accepted actions, over every seat, pass between two
 	// checks that every seat's observation keeps roomHeadroom to spare without its history and
 	// notes (which are cut to fit); the check applies the action to a copy of the state.

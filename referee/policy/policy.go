@@ -26,6 +26,10 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 )
 
+// RecordBytesCeiling is the most max_record_bytes may be: the largest record the house's
+// services pass to each other whole (GetMatch answers with one).
+const RecordBytesCeiling = 64 << 20
+
 // Role is who is asking.
 type Role int
 
@@ -79,6 +83,10 @@ type Policy struct {
 	// MaxMatchTime is the longest a match may last, wall clock; past it the match ends void
 	// saying so. For every caller (0: no bound).
 	MaxMatchTime time.Duration `yaml:"max_match_time"`
+	// MaxRecordBytes bounds a match's record, for every caller (0: RecordBytesCeiling, the
+	// most it may be): each seat may fill an equal share with its own events,
+	// and plays the game's default move once it has, recorded as its fault.
+	MaxRecordBytes int64 `yaml:"max_record_bytes"`
 	// MaxTournamentMatches and MaxGamesPerAssignment bound a tournament's size; MaxConcurrency
 	// its matches outstanding at once (organisers included).
 	MaxTournamentMatches  int `yaml:"max_tournament_matches"`
@@ -125,6 +133,7 @@ type Policy struct {
 func Default() Policy {
 	return Policy{
 		MaxMoveTimeout: 2 * time.Minute, HumanMoveTimeout: 2 * time.Minute, MaxRetries: 5, MaxReplyBytes: 256 << 10, MaxMatchTime: 30 * time.Minute,
+		MaxRecordBytes:       16 << 20,
 		MaxTournamentMatches: 20_000, MaxGamesPerAssignment: 1000, MaxConcurrency: 64,
 		SpectatorsStart: "tournaments", LLMRoles: []string{"organiser"},
 		StartsPerMinute: 30, MaxQueued: 10_000, AuthFailuresPerMinute: 20,
@@ -151,11 +160,13 @@ func Open(path string) (Policy, error) {
 // Validate checks that the policy's own values make sense.
 func (p Policy) Validate() error {
 	switch {
-	case p.MaxMoveTimeout < 0, p.HumanMoveTimeout < 0, p.MaxRetries < 0, p.MaxReplyBytes < 0, p.MaxMatchTime < 0,
+	case p.MaxMoveTimeout < 0, p.HumanMoveTimeout < 0, p.MaxRetries < 0, p.MaxReplyBytes < 0, p.MaxMatchTime < 0, p.MaxRecordBytes < 0,
 		p.MaxTournamentMatches < 0, p.MaxGamesPerAssignment < 0, p.MaxConcurrency < 0,
 		p.StartsPerMinute < 0, p.MaxQueued < 0, p.AuthFailuresPerMinute < 0,
 		p.MaxConnsPerClient < 0, p.MaxConns < 0, p.ReservedFiles < 0, p.ReadTimeout < 0:
 		return errors.New("policy: bounds must be 0 or more")
+	case p.MaxRecordBytes > RecordBytesCeiling:
+		return fmt.Errorf("policy: max_record_bytes %d: at most %d", p.MaxRecordBytes, RecordBytesCeiling)
 	}
 	switch p.SpectatorsStart {
 	case "", "nothing", "matches", "tournaments":

@@ -176,6 +176,7 @@ func TestOpen(t *testing.T) {
 		"negative":     "max_retries: -1\n",
 		"bad role":     "llm_roles: [everyone]\n",
 		"bad duration": "max_match_time: soon\n",
+		"huge record":  "max_record_bytes: 67108865\n",
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yaml")
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {

@@ -63,9 +63,13 @@ type MatchRequest struct {
 	// Longest the match may run on the wall clock, from the organiser's policy when the match was
 	// prepared (max_match_time); unset: no bound. The worker applies it as given: a request is
 	// prepared and checked once, where it is asked for, never again by the worker that takes it.
-	MaxDuration   *durationpb.Duration `protobuf:"bytes,10,opt,name=max_duration,json=maxDuration,proto3" json:"max_duration,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MaxDuration *durationpb.Duration `protobuf:"bytes,10,opt,name=max_duration,json=maxDuration,proto3" json:"max_duration,omitempty"`
+	// Largest the match's record may grow, in bytes, from the organiser's policy when the match
+	// was prepared (max_record_bytes); each seat may fill an equal share with its own events. 0:
+	// the runner's own bound.
+	MaxRecordBytes int64 `protobuf:"varint,11,opt,name=max_record_bytes,json=maxRecordBytes,proto3" json:"max_record_bytes,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *MatchRequest) Reset() {
@@ -168,6 +172,13 @@ func (x *MatchRequest) GetMaxDuration() *durationpb.Duration {
 	return nil
 }
 
+func (x *MatchRequest) GetMaxRecordBytes() int64 {
+	if x != nil {
+		return x.MaxRecordBytes
+	}
+	return 0
+}
+
 // MatchRetried says that a match's referee stopped before the match ended (it crashed, lost
 // the broker, or was shut down): the match was closed as void and is run again under
 // retry_match_id. Written by the referee worker on parley.retry.<match_id> in the stream
@@ -249,7 +260,7 @@ var File_parley_queue_v1_queue_proto protoreflect.FileDescriptor
 
 const file_parley_queue_v1_queue_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/queue/v1/queue.proto\x12\x0fparley.queue.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bparley/match/v1/match.proto\"\xf1\x02\n" +
+	"\x1bparley/queue/v1/queue.proto\x12\x0fparley.queue.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bparley/match/v1/match.proto\"\x9b\x03\n" +
 	"\fMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\rtournament_id\x18\x02 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -261,7 +272,8 @@ const file_parley_queue_v1_queue_proto_rawDesc = "" +
 	"\x06labels\x18\b \x03(\tR\x06labels\x12%\n" +
 	"\x0ereveal_private\x18\t \x01(\bR\rrevealPrivate\x12<\n" +
 	"\fmax_duration\x18\n" +
-	" \x01(\v2\x19.google.protobuf.DurationR\vmaxDuration\"\x8c\x01\n" +
+	" \x01(\v2\x19.google.protobuf.DurationR\vmaxDuration\x12(\n" +
+	"\x10max_record_bytes\x18\v \x01(\x03R\x0emaxRecordBytes\"\x8c\x01\n" +
 	"\fMatchRetried\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x0eretry_match_id\x18\x02 \x01(\tR\fretryMatchId\x12#\n" +

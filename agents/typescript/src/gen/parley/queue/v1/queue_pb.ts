@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/queue/v1/queue.proto.
  */
 export const file_parley_queue_v1_queue: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvcXVldWUvdjEvcXVldWUucHJvdG8SD3BhcmxleS5xdWV1ZS52MSKSAgoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIvCgxtYXhfZHVyYXRpb24YCiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iXwoMTWF0Y2hSZXRyaWVkEhAKCG1hdGNoX2lkGAEgASgJEhYKDnJldHJ5X21hdGNoX2lkGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJQr4BChNjb20ucGFybGV5LnF1ZXVlLnYxQgpRdWV1ZVByb3RvUAFaPWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3F1ZXVlL3YxO3F1ZXVldjGiAgNQUViqAg9QYXJsZXkuUXVldWUuVjHKAg9QYXJsZXlcUXVldWVcVjHiAhtQYXJsZXlcUXVldWVcVjFcR1BCTWV0YWRhdGHqAhFQYXJsZXk6OlF1ZXVlOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_parley_match_v1_match]);
+  fileDesc("ChtwYXJsZXkvcXVldWUvdjEvcXVldWUucHJvdG8SD3BhcmxleS5xdWV1ZS52MSKsAgoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIvCgxtYXhfZHVyYXRpb24YCiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGAoQbWF4X3JlY29yZF9ieXRlcxgLIAEoAyJfCgxNYXRjaFJldHJpZWQSEAoIbWF0Y2hfaWQYASABKAkSFgoOcmV0cnlfbWF0Y2hfaWQYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAlCvgEKE2NvbS5wYXJsZXkucXVldWUudjFCClF1ZXVlUHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvcXVldWUvdjE7cXVldWV2MaICA1BRWKoCD1BhcmxleS5RdWV1ZS5WMcoCD1BhcmxleVxRdWV1ZVxWMeICG1BhcmxleVxRdWV1ZVxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6UXVldWU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_parley_match_v1_match]);
 
 /**
  * MatchRequest asks a referee worker to run one match and record it to the match stream.
@@ -109,6 +109,15 @@ export type MatchRequest = Message<"parley.queue.v1.MatchRequest"> & {
    * @generated from field: google.protobuf.Duration max_duration = 10;
    */
   maxDuration?: Duration | undefined;
+
+  /**
+   * Largest the match's record may grow, in bytes, from the organiser's policy when the match
+   * was prepared (max_record_bytes); each seat may fill an equal share with its own events. 0:
+   * the runner's own bound.
+   *
+   * @generated from field: int64 max_record_bytes = 11;
+   */
+  maxRecordBytes: bigint;
 };
 
 /**
