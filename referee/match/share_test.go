@@ -39,9 +39,14 @@ func TestRecordFloodFaultsTheFlooder(t *testing.T) {
 	t.Cleanup(bot.Close)
 	h := newHonest(t)
 	honest := sdktest.Client(t, h, sdk.WithInfo(&gamev1.AgentInfo{Name: "honest", Version: "1"}))
+	game := ultimatum.New()
+	params, err := game.Resolve(&matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(turns)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	spec := match.Spec{
-		ID: "record-flood", Game: ultimatum.New(), Seed: 3, Agents: []agentv1.AgentServiceClient{openConn(t, bot.Address()).Client, honest},
-		Params:         &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(turns)}}},
+		ID: "record-flood", Game: game, Seed: 3, Agents: []agentv1.AgentServiceClient{openConn(t, bot.Address()).Client, honest},
+		Params:         params,
 		Limits:         &matchv1.Limits{MoveTimeout: durationpb.New(5 * time.Second)},
 		MaxRecordBytes: limit,
 	}
