@@ -149,6 +149,9 @@ func (m *model) replay(items []string, history []*agentv1.HistoryEntry) (*State,
 	return st, nil
 }
 
+// SkipsBriefing: the agent acts on the observation's typed fields alone, never on its text.
+func (*Agent) SkipsBriefing() bool { return true }
+
 // Act decides one move. It stops when ctx ends, and refuses set-ups too large to weigh in
 // one move.
 func (a *Agent) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {

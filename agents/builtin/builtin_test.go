@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/parley-arena/parley/agents/builtin"
+	"github.com/parley-arena/parley/agents/llm"
 	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	ultimatumv1 "github.com/parley-arena/parley/gen/go/parley/games/ultimatum/v1"
@@ -240,5 +241,25 @@ func TestReusableAgents(t *testing.T) {
 			t.Errorf("%s: reusable %v, want %v", addr, l.Reusable, want)
 		}
 		l.Close()
+	}
+}
+
+// Every built-in agent but the language model acts on the typed fields alone and says it reads
+// no briefing, so that none is written for it; the language model reads it.
+func TestBuiltinsSkipTheBriefing(t *testing.T) {
+	for _, e := range builtin.Catalog() {
+		if e.Name == "llm" {
+			continue // it needs a model to be built; checked below
+		}
+		a, err := builtin.New(e.Name, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		if !sdk.SkipsBriefing(a) || !sdk.ObservingOf(a).GetSkipsBriefing() {
+			t.Errorf("%s reads the briefing, by what it says", e.Name)
+		}
+	}
+	if _, skips := any((*llm.Agent)(nil)).(sdk.BriefingSkipper); skips {
+		t.Error("the language model says it reads no briefing")
 	}
 }

@@ -54,7 +54,7 @@ func (l Agents) Open(_ context.Context, addr string) (*agentconn.Local, error) {
 		release(a)
 		return nil, fmt.Errorf("start agent %s: %w", addr, err)
 	}
-	return &agentconn.Local{Client: client, Info: sdk.InfoOf(a), Reusable: sdk.IsStateless(a), Close: func() error { return errors.Join(stop(), release(a)) }}, nil
+	return &agentconn.Local{Client: client, Info: sdk.InfoOf(a), Observing: sdk.ObservingOf(a), Reusable: sdk.IsStateless(a), Close: func() error { return errors.Join(stop(), release(a)) }}, nil
 }
 
 // Check builds the agent addr names, to see its settings are right, and lets it go.

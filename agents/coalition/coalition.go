@@ -91,6 +91,9 @@ type plan struct {
 	minimum int64   // the least amount the agent accepts
 }
 
+// SkipsBriefing: the agent acts on the observation's typed fields alone, never on its text.
+func (*Agent) SkipsBriefing() bool { return true }
+
 // Act decides one move of the coalition game.
 func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 	view := obs.GetCoalition()

@@ -146,6 +146,9 @@ func (a *Agent) Describe() *gamev1.AgentInfo {
 	return &gamev1.AgentInfo{Name: name, Version: "1", Author: "parley", Games: []string{rules.Name}, Description: desc}
 }
 
+// SkipsBriefing: the agent acts on the observation's typed fields alone, never on its text.
+func (*Agent) SkipsBriefing() bool { return true }
+
 // Act decides one move.
 func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 	v := obs.GetDeliberation()

@@ -55,6 +55,9 @@ func Plan(g solution.Game, me int) []solution.Alloc {
 	return out
 }
 
+// SkipsBriefing: the agent acts on the observation's typed fields alone, never on its text.
+func (*Agent) SkipsBriefing() bool { return true }
+
 // Act decides one move.
 func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 	v := obs.GetDealornodeal()

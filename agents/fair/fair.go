@@ -65,6 +65,9 @@ func (a *Agent) Describe() *gamev1.AgentInfo {
 	}
 }
 
+// SkipsBriefing: the agent acts on the observation's typed fields alone, never on its text.
+func (*Agent) SkipsBriefing() bool { return true }
+
 // Act decides on one ultimatum move.
 func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 	view := obs.GetUltimatum()

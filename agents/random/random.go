@@ -32,6 +32,9 @@ func (a *Agent) Describe() *gamev1.AgentInfo {
 	}
 }
 
+// SkipsBriefing: the agent acts on the observation's typed fields alone, never on its text.
+func (*Agent) SkipsBriefing() bool { return true }
+
 // Act returns a random legal action for obs.
 func (a *Agent) Act(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
 	h := fnv.New64a()

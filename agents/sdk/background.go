@@ -56,6 +56,9 @@ func (w delayed) Act(ctx context.Context, obs *agentv1.Observation) (*agentv1.Ac
 
 func (w delayed) Describe() *gamev1.AgentInfo { return InfoOf(w.a) }
 
+// SkipsBriefing is a's: waiting reads nothing.
+func (w delayed) SkipsBriefing() bool { return SkipsBriefing(w.a) }
+
 // Gated returns an agent whose answers wait until gate is closed (or the call's context ends):
 // tests use it to hold a match at a move of their choosing.
 func Gated(a Agent, gate <-chan struct{}) Agent {

@@ -56,7 +56,7 @@ func Dial(ctx context.Context, d DialOut, a Agent, opts ...Option) error {
 		return fmt.Errorf("sdk: gateway URL %q: want http://host:port or https://host", d.URL)
 	}
 	o := buildOptions(a, opts)
-	svc := &service{agent: a, info: o.info, logger: o.logger}
+	svc := newService(a, o)
 	client := botlinkv1connect.NewBotLinkServiceClient(httpClient(u.Scheme), d.URL, connect.WithGRPC())
 	wait := 250 * time.Millisecond
 	for {

@@ -54,7 +54,7 @@ func (h *Host) Serve(a Agent, opts ...Option) (agentv1.AgentServiceClient, func(
 		return nil, nil, h.err
 	}
 	o := buildOptions(a, append(append([]Option(nil), h.opts...), opts...))
-	s := &service{agent: a, info: o.info, logger: o.logger}
+	s := newService(a, o)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()

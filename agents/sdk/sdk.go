@@ -65,6 +65,27 @@ func IsStateless(a Agent) bool {
 	return ok && s.Stateless()
 }
 
+// BriefingSkipper is implemented by an agent that never reads Observation.briefing (it acts
+// on the typed fields): the referee then writes no briefing for it, and its observations come
+// with an empty one (agentv1.Observing.skips_briefing). Agents that act on the text, language
+// models, must not say so.
+type BriefingSkipper interface {
+	SkipsBriefing() bool
+}
+
+// SkipsBriefing reports whether a says it is a BriefingSkipper.
+func SkipsBriefing(a Agent) bool {
+	s, ok := a.(BriefingSkipper)
+	return ok && s.SkipsBriefing()
+}
+
+// ObservingOf is what Describe says of how a, served by this SDK, takes its observations: put
+// back together from what each Play call leaves out, on streams that span matches (the SDK's
+// Play follows any stream), and without a briefing when a says it reads none.
+func ObservingOf(a Agent) *agentv1.Observing {
+	return &agentv1.Observing{StreamsSpanMatches: true, SkipsBriefing: SkipsBriefing(a)}
+}
+
 type options struct {
 	info        *gamev1.AgentInfo
 	logger      *slog.Logger
@@ -96,7 +117,7 @@ func NewServer(a Agent, opts ...Option) *grpc.Server {
 }
 
 func newServer(a Agent, o *options) *grpc.Server {
-	srv := agentServer(&service{agent: a, info: o.info, logger: o.logger}, o)
+	srv := agentServer(newService(a, o), o)
 	reflection.Register(srv)
 	return srv
 }
@@ -182,9 +203,14 @@ func serve(ctx context.Context, srv *grpc.Server, lis net.Listener, grace time.D
 // service adapts an Agent to the generated AgentService.
 type service struct {
 	agentv1.UnimplementedAgentServiceServer
-	agent  Agent
-	info   *gamev1.AgentInfo
-	logger *slog.Logger
+	agent     Agent
+	info      *gamev1.AgentInfo
+	observing *agentv1.Observing
+	logger    *slog.Logger
+}
+
+func newService(a Agent, o *options) *service {
+	return &service{agent: a, info: o.info, observing: ObservingOf(a), logger: o.logger}
 }
 
 var _ agentv1.AgentServiceServer = (*service)(nil)
@@ -220,5 +246,5 @@ func (s *service) Act(ctx context.Context, req *agentv1.ActRequest) (resp *agent
 }
 
 func (s *service) Describe(context.Context, *agentv1.DescribeRequest) (*agentv1.DescribeResponse, error) {
-	return &agentv1.DescribeResponse{Agent: proto.CloneOf(s.info)}, nil
+	return &agentv1.DescribeResponse{Agent: proto.CloneOf(s.info), Observing: proto.CloneOf(s.observing)}, nil
 }

@@ -517,3 +517,35 @@ func TestDelayKeepsDescribe(t *testing.T) {
 		t.Errorf("a delayed agent describes itself as %v, want steady 3", got)
 	}
 }
+
+// skipping is an agent that says it never reads the briefing.
+type skipping struct{ sdk.AgentFunc }
+
+func (skipping) SkipsBriefing() bool { return true }
+
+// Describe says how the agent takes its observations: on streams that span matches (the SDK
+// puts every call back together), and without a briefing only when the agent says so, delayed
+// or not.
+func TestDescribeObserving(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		agent sdk.Agent
+		skips bool
+	}{
+		{"reads the briefing", sdk.AgentFunc(rejecting), false},
+		{"skips the briefing", skipping{rejecting}, true},
+		{"skips it, delayed", sdk.Delay(skipping{rejecting}, time.Millisecond), true},
+		{"reads it, delayed", sdk.Delay(sdk.AgentFunc(rejecting), time.Millisecond), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := serve(t, tc.agent).client.Describe(callCtx(t), &agentv1.DescribeRequest{})
+			if err != nil {
+				t.Fatalf("Describe: %v", err)
+			}
+			want := &agentv1.Observing{StreamsSpanMatches: true, SkipsBriefing: tc.skips}
+			if !proto.Equal(resp.GetObserving(), want) || !proto.Equal(sdk.ObservingOf(tc.agent), want) {
+				t.Errorf("Describe says %v (ObservingOf %v), want %v", resp.GetObserving(), sdk.ObservingOf(tc.agent), want)
+			}
+		})
+	}
+}

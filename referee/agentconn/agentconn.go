@@ -64,8 +64,11 @@ type Local struct {
 	// Seat is set when a person plays the agent.
 	Seat HumanSeat
 	// Info, when set, is what the agent answers to Describe, known without asking (an agent
-	// of this process): Describe through the Conn answers it without a call.
+	// of this process): Describe through the Conn answers it without a call, with Observing.
 	Info *gamev1.AgentInfo
+	// Observing is how the agent takes its observations (DescribeResponse.observing), with
+	// Info.
+	Observing *agentv1.Observing
 	// Reusable says the agent may play match after match (it keeps nothing between calls):
 	// closed, its Conn is then kept by the Resolver's Pool, with its Play stream, for the next
 	// Open of the same address.
@@ -230,10 +233,10 @@ func (r *Resolver) openLocal(ctx context.Context, l LocalAgents, addr, what stri
 	client := loc.Client
 	var described *describeCache
 	if loc.Info != nil {
-		described = &describeCache{AgentServiceClient: client, resp: &agentv1.DescribeResponse{Agent: loc.Info}}
+		described = &describeCache{AgentServiceClient: client, resp: &agentv1.DescribeResponse{Agent: loc.Info, Observing: loc.Observing}}
 		client = described
 	}
-	seat := newSeatClient(client, &streams{})
+	seat := newSeatClient(client, &streams{}, nil)
 	var once sync.Once
 	stop := func() (err error) {
 		once.Do(func() {
@@ -285,7 +288,7 @@ func (r *Resolver) dial(addr, target string) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}
-	seat := newSeatClient(agentv1.NewAgentServiceClient(conn), &streams{})
+	seat := newSeatClient(agentv1.NewAgentServiceClient(conn), &streams{}, nil)
 	return &Conn{Client: seat, Addr: addr, Target: target, conn: conn, close: func() error {
 		seat.close()
 		return conn.Close()

@@ -70,7 +70,7 @@ func (r *Resolver) openBot(ctx context.Context, addr string) (*Conn, error) {
 	// The link carries Act and Describe: asked with Act from the start, its errors named too.
 	link := &streams{}
 	link.unsupported.Store(true)
-	seat := newSeatClient(r.Bots.Link(b.team, b.name), link)
+	seat := newSeatClient(r.Bots.Link(b.team, b.name), link, nil)
 	return &Conn{Client: seat, Addr: addr, Target: "dial-out link " + b.team + "/" + b.name, Label: b.label(), close: func() error {
 		seat.close()
 		return nil

@@ -64,8 +64,10 @@ type pooled struct {
 	target string
 	cc     *grpc.ClientConn
 	client *describeCache
-	// streams says whether the agent serves Play, for every Conn on the connection.
+	// streams says whether the agent serves Play, for every Conn on the connection; park
+	// keeps the Play streams its Conns are done with, when the agent's streams span matches.
 	streams streams
+	park    *streamPark
 	refs    int       // Conns open on it
 	idle    time.Time // when refs last fell to 0
 	stop    context.CancelFunc
@@ -89,9 +91,10 @@ func (p *Pool) acquire(target string, opts []grpc.DialOption) (*pooled, error) {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	c := &pooled{target: target, cc: cc, refs: 1, stop: stop}
+	c := &pooled{target: target, cc: cc, refs: 1, stop: stop, park: &streamPark{ctx: ctx, idle: p.idle()}}
 	c.client = &describeCache{AgentServiceClient: agentv1.NewAgentServiceClient(cc)}
-	go c.client.forgetOnReconnect(ctx, cc)
+	// A connection lost takes its streams with it; the agent may come back as another.
+	go c.client.forgetOnReconnect(ctx, cc, c.park.clear)
 	if p.conns == nil {
 		p.conns = make(map[string]*pooled)
 	}
@@ -176,12 +179,17 @@ func (p *Pool) putLocal(c *Conn) error {
 	return closeLocals(stale)
 }
 
+// idle is how long an unused connection, local Conn or parked stream is kept.
+func (p *Pool) idle() time.Duration {
+	if p.Idle <= 0 {
+		return DefaultPoolIdle
+	}
+	return p.Idle
+}
+
 // dropStaleLocalsLocked removes the kept Conns idle for longer than Idle and returns them.
 func (p *Pool) dropStaleLocalsLocked(now time.Time) []*localConn {
-	idleFor := p.Idle
-	if idleFor <= 0 {
-		idleFor = DefaultPoolIdle
-	}
+	idleFor := p.idle()
 	var stale []*localConn
 	for key, kept := range p.idleLocals {
 		n := 0
@@ -220,10 +228,7 @@ func (p *Pool) release(c *pooled) {
 // evictLocked closes the connections idle for longer than Idle, and, while more than Size
 // remain, those idle longest.
 func (p *Pool) evictLocked(now time.Time) {
-	idleFor, size := p.Idle, p.Size
-	if idleFor <= 0 {
-		idleFor = DefaultPoolIdle
-	}
+	idleFor, size := p.idle(), p.Size
 	if size <= 0 {
 		size = DefaultPoolSize
 	}
@@ -281,7 +286,7 @@ func (r *Resolver) dialPooled(addr, target string) (*Conn, error) {
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}
 	var once sync.Once
-	seat := newSeatClient(c.client, &c.streams)
+	seat := newSeatClient(c.client, &c.streams, c.park)
 	return &Conn{Client: seat, Addr: addr, Target: target, conn: c.cc, close: func() error {
 		once.Do(func() {
 			seat.close()
@@ -337,8 +342,9 @@ func (d *describeCache) forget() {
 	d.gen++
 }
 
-// forgetOnReconnect drops the kept answer whenever cc leaves the ready state, until ctx ends.
-func (d *describeCache) forgetOnReconnect(ctx context.Context, cc *grpc.ClientConn) {
+// forgetOnReconnect drops the kept answer, and calls also, whenever cc leaves the ready state,
+// until ctx ends.
+func (d *describeCache) forgetOnReconnect(ctx context.Context, cc *grpc.ClientConn, also func()) {
 	for {
 		s := cc.GetState()
 		if !cc.WaitForStateChange(ctx, s) {
@@ -346,6 +352,7 @@ func (d *describeCache) forgetOnReconnect(ctx context.Context, cc *grpc.ClientCo
 		}
 		if s == connectivity.Ready { // it left the ready state, however briefly
 			d.forget()
+			also()
 		}
 	}
 }

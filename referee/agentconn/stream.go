@@ -3,9 +3,11 @@ package agentconn
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -25,8 +27,12 @@ type streams struct {
 
 // seatClient asks one seat's agent over one Play stream (AgentService.Play): the stream is
 // opened by the first Act and closed with the Conn, so a match pays for a call's set-up once
-// per seat instead of once per move. A call that fails ends the stream with it (the agent's
-// work is cancelled as for Act) and the next call opens another.
+// per seat instead of once per move; on a pooled connection to an agent whose streams span
+// matches (Observing.streams_span_matches) it is parked with the connection instead, for the
+// next seat to play there, and the first Act takes a parked one when there is one. A call that
+// fails ends the stream with it (the agent's work is cancelled as for Act) and the next call
+// opens another; the first call on a stream taken from the park that fails is made again once
+// on a new stream, since the agent may have closed the parked one.
 //
 // Play is optional. Until it has answered once on the connection, a Play that fails before
 // its first answer, with whatever status (UNIMPLEMENTED from most gRPC libraries, UNKNOWN
@@ -40,17 +46,23 @@ type seatClient struct {
 	support *streams
 	ctx     context.Context // ends with the Conn
 	stop    context.CancelFunc
+	park    *streamPark // nil: streams end with the Conn
 
-	mu     sync.Mutex // one call at a time
-	stream *seatStream
-	calls  uint64
+	mu       sync.Mutex // one call at a time
+	stream   *seatStream
+	inFlight atomic.Pointer[seatStream] // the stream of the call being made, if any
 }
 
 // seatStream is an open Play stream.
 type seatStream struct {
 	s      agentv1.AgentService_PlayClient
+	ctx    context.Context // ends with the stream
 	cancel context.CancelFunc
+	calls  uint64   // calls sent on it
 	prev   *carried // what its last observation carried, whole
+	// unparked: taken from the park, and not yet answered on since.
+	unparked bool
+	parked   time.Time // when it was parked last
 }
 
 // carried is what a call's observation carried that the next call may leave out: all the
@@ -66,9 +78,9 @@ type carried struct {
 // number, the field's tag and length), so that the largest answer accepted is Act's.
 const playOverhead = 16
 
-func newSeatClient(c agentv1.AgentServiceClient, support *streams) *seatClient {
+func newSeatClient(c agentv1.AgentServiceClient, support *streams, park *streamPark) *seatClient {
 	ctx, stop := context.WithCancel(context.Background())
-	return &seatClient{AgentServiceClient: c, support: support, ctx: ctx, stop: stop}
+	return &seatClient{AgentServiceClient: c, support: support, ctx: ctx, stop: stop, park: park}
 }
 
 // Act sends the call over the seat's stream and waits for its answer, ctx's end, or the end
@@ -80,11 +92,17 @@ func (c *seatClient) Act(ctx context.Context, in *agentv1.ActRequest, opts ...gr
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ans, err := c.send(ctx, in, opts)
-	if err == nil && codes.Code(ans.GetErrorCode()) == codes.InvalidArgument && ans.leftOut {
+	ans, err := c.send(ctx, in, opts, false)
+	switch {
+	case err != nil && ans.unparked && ctx.Err() == nil:
+		// The stream waited in the park, where the agent may have closed it (it restarted, or
+		// let idle streams go): once more on a new stream, and the streams parked with it go.
+		c.park.clear()
+		ans, err = c.send(ctx, in, opts, true)
+	case err == nil && codes.Code(ans.GetErrorCode()) == codes.InvalidArgument && ans.leftOut:
 		// The agent's side could not put the observation back together: send it whole, on a
 		// stream of its own (once).
-		ans, err = c.send(ctx, in, opts)
+		ans, err = c.send(ctx, in, opts, true)
 	}
 	if err != nil {
 		if ans.PlayResponse == nil && !c.support.served.Load() && ctx.Err() == nil && c.ctx.Err() == nil {
@@ -133,32 +151,49 @@ func namedError(call string, err error, notes ...string) error {
 // answer is a call's answer, and how the call went.
 type answer struct {
 	*agentv1.PlayResponse
-	leftOut bool // the call left out what the previous one carried
+	leftOut  bool // the call left out what the previous one carried
+	unparked bool // the stream was taken from the park for this call
 }
 
-// send makes one call over the seat's stream, opening one when there is none. A call that
-// fails takes its stream down with it (an answer that is an error does not).
-func (c *seatClient) send(ctx context.Context, in *agentv1.ActRequest, opts []grpc.CallOption) (answer, error) {
+// send makes one call over the seat's stream, opening one when there is none (or, unless
+// fresh, taking one from the park). A call that fails takes its stream down with it (an
+// answer that is an error does not).
+func (c *seatClient) send(ctx context.Context, in *agentv1.ActRequest, opts []grpc.CallOption, fresh bool) (answer, error) {
 	if c.ctx.Err() != nil {
 		return answer{}, status.Error(codes.Canceled, "agentconn: the agent's connection is closed")
 	}
+	if c.stream == nil && !fresh && c.parks() {
+		c.stream = c.park.take()
+	}
 	if c.stream == nil {
-		sctx, cancel := context.WithCancel(c.ctx)
+		// A stream that may be parked outlives the Conn: it ends with the connection.
+		parent := c.ctx
+		if c.parks() {
+			parent = c.park.ctx
+		}
+		sctx, cancel := context.WithCancel(parent)
 		s, err := c.AgentServiceClient.Play(sctx, streamOptions(opts)...)
 		if err != nil {
 			cancel()
 			return answer{}, err
 		}
-		c.stream = &seatStream{s: s, cancel: cancel}
+		c.stream = &seatStream{s: s, ctx: sctx, cancel: cancel}
 	}
 	st := c.stream
+	c.inFlight.Store(st)
+	defer c.inFlight.Store(nil)
+	if c.ctx.Err() != nil {
+		// Closed meanwhile (close saw no call in flight, or cancelled this one's stream).
+		st.cancel()
+	}
 	// Whatever blocks (an agent that reads nothing, or answers nothing) ends with ctx: the
 	// stream is cancelled under it.
 	stopTimer := context.AfterFunc(ctx, st.cancel)
-	c.calls++
-	var ans answer
+	st.calls++
+	ans := answer{unparked: st.unparked}
 	var err error
-	ans.PlayResponse, ans.leftOut, err = st.roundTrip(c.calls, in)
+	ans.PlayResponse, ans.leftOut, err = st.roundTrip(st.calls, in)
+	st.unparked = false
 	if !stopTimer() && err == nil {
 		// The time ran out as the answer came: the stream is being cancelled under it, and an
 		// answer the referee had stopped waiting for is a timeout, as it would be a moment later.
@@ -327,7 +362,7 @@ func streamOptions(opts []grpc.CallOption) []grpc.CallOption {
 // with Act otherwise, every error naming the call that failed; for a client reached another
 // way than through a Resolver (a gateway's relay). stop ends its stream.
 func NewClient(c agentv1.AgentServiceClient) (client agentv1.AgentServiceClient, stop func()) {
-	s := newSeatClient(c, &streams{})
+	s := newSeatClient(c, &streams{}, nil)
 	return s, s.close
 }
 
@@ -361,7 +396,94 @@ func (c *seatClient) newMatch() {
 	}
 }
 
-// close ends the stream, and a call still waiting on it.
+// parks reports whether the client's streams go to a park when it closes: on a pooled
+// connection, to an agent that said its streams span matches.
+func (c *seatClient) parks() bool {
+	if c.park == nil {
+		return false
+	}
+	d, ok := c.AgentServiceClient.(*describeCache)
+	return ok && d.known().GetObserving().GetStreamsSpanMatches()
+}
+
+// close ends the stream, and a call still waiting on it; a stream with no call waiting goes
+// to the park instead, where the client parks.
 func (c *seatClient) close() {
-	c.stop()
+	c.stop() // a call made from now on fails, and one that begins cancels its stream
+	if st := c.inFlight.Load(); st != nil {
+		st.cancel() // a call waiting ends now, its stream with it
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.stream
+	c.stream = nil
+	if st != nil && (st.ctx.Err() != nil || !c.parks() || !c.park.put(st)) {
+		st.cancel()
+	}
+}
+
+// streamPark keeps the idle Play streams of one pooled connection, for the next seats to play
+// there (Observing.streams_span_matches): at most maxParked, none longer than idle.
+type streamPark struct {
+	ctx  context.Context // the connection's: parked streams end with it
+	idle time.Duration
+
+	mu      sync.Mutex
+	streams []*seatStream // oldest first
+}
+
+// maxParked bounds the streams parked on one connection: as many as matches play there at
+// once, as a rule, which the referee's concurrency bounds.
+const maxParked = 256
+
+// take returns the stream parked last, readied for a new match, or nil.
+func (p *streamPark) take() *seatStream {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dropStaleLocked(time.Now())
+	n := len(p.streams)
+	if n == 0 {
+		return nil
+	}
+	st := p.streams[n-1]
+	p.streams[n-1] = nil
+	p.streams = p.streams[:n-1]
+	st.prev, st.unparked = nil, true
+	return st
+}
+
+// put parks st, unless the park is full or its connection gone.
+func (p *streamPark) put(st *seatStream) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	p.dropStaleLocked(now)
+	if p.ctx.Err() != nil || len(p.streams) >= maxParked {
+		return false
+	}
+	st.parked = now
+	p.streams = append(p.streams, st)
+	return true
+}
+
+// clear ends every parked stream.
+func (p *streamPark) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, st := range p.streams {
+		st.cancel()
+	}
+	p.streams = nil
+}
+
+// dropStaleLocked ends the streams parked longer than idle.
+func (p *streamPark) dropStaleLocked(now time.Time) {
+	n := 0
+	for n < len(p.streams) && now.Sub(p.streams[n].parked) > p.idle {
+		p.streams[n].cancel()
+		n++
+	}
+	if n > 0 {
+		p.streams = slices.Delete(p.streams, 0, n)
+	}
 }

@@ -58,6 +58,14 @@ type State interface {
 	Clone() State
 }
 
+// Unbriefed is implemented by states that can build an observation without its briefing, for
+// an agent that never reads it (agentv1.Observing.skips_briefing): for a seat of the match,
+// ObserveUnbriefed(seat) is Observe(seat) with an empty briefing, and nothing is spent writing
+// one. The conformance suite (gametest) checks that it is.
+type Unbriefed interface {
+	ObserveUnbriefed(seat Seat) *agentv1.Observation
+}
+
 // SeatLister is implemented by games whose seats depend on their parameters (e.g. a list of
 // players). Info().Seats and SeatRoles then describe the seats of the default parameters.
 type SeatLister interface {

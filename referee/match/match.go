@@ -261,15 +261,18 @@ type run struct {
 	// whoPlays[seat] ends seat's briefing: which agent sits in every seat. The rules never
 	// learn who plays, so the runner adds it.
 	whoPlays []string
-	faults   []bool           // faults[seat]: the seat's agent faulted at least once
-	usage    []*agentv1.Usage // usage[seat]: summed over the actions the seat's agent sent
-	budget   tokenBudget      // the match's shared token budget
-	shares   *shares          // what each seat has filled of the record and of others' views
-	logger   *slog.Logger
-	observed ObservedMatch // what the observer is told the match is
-	start    time.Time     // when MatchStarted was recorded
-	begun    bool          // MatchStarted was recorded
-	over     bool          // MatchEnded was recorded
+	// unbriefed[seat]: the seat's agent reads no briefing (Observing.skips_briefing), so it
+	// is written none.
+	unbriefed []bool
+	faults    []bool           // faults[seat]: the seat's agent faulted at least once
+	usage     []*agentv1.Usage // usage[seat]: summed over the actions the seat's agent sent
+	budget    tokenBudget      // the match's shared token budget
+	shares    *shares          // what each seat has filled of the record and of others' views
+	logger    *slog.Logger
+	observed  ObservedMatch // what the observer is told the match is
+	start     time.Time     // when MatchStarted was recorded
+	begun     bool          // MatchStarted was recorded
+	over      bool          // MatchEnded was recorded
 
 	lastWasDefault bool // a default move was applied on the last turn played
 
@@ -298,7 +301,7 @@ func (e *errRecord) Error() string { return "match: record event: " + e.err.Erro
 func (e *errRecord) Unwrap() error { return e.err }
 
 func (m *run) play(ctx context.Context, info *gamev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
-	m.seats = m.describe(ctx, seatNames, seatRoles)
+	m.seats, m.unbriefed = m.describe(ctx, seatNames, seatRoles)
 	m.whoPlays = whoPlays(m.seats)
 	m.observed = ObservedMatch{ID: m.spec.ID, Game: info.GetName(), Agents: make([]string, len(m.seats))}
 	for i, s := range m.seats {
@@ -367,10 +370,12 @@ type describedAgent interface {
 	KnownDescription() *agentv1.DescribeResponse // nil when not known; read-only
 }
 
-// describe asks every agent who it is, in parallel. An agent that does not answer is recorded
-// with an empty identity; its moves will fault and be defaulted.
-func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*gamev1.SeatInfo {
-	seats := make([]*gamev1.SeatInfo, len(m.spec.Agents))
+// describe asks every agent who it is, in parallel, and whether it reads the briefing. An
+// agent that does not answer is recorded with an empty identity; its moves will fault and be
+// defaulted.
+func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) (seats []*gamev1.SeatInfo, unbriefed []bool) {
+	seats = make([]*gamev1.SeatInfo, len(m.spec.Agents))
+	unbriefed = make([]bool, len(m.spec.Agents))
 	var wg sync.WaitGroup
 	for i, client := range m.spec.Agents {
 		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: seatNames[i], Agent: &gamev1.AgentInfo{}}
@@ -385,6 +390,7 @@ func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*ga
 				if a := resp.GetAgent(); a != nil {
 					seats[i].Agent = tidyAgent(a)
 				}
+				unbriefed[i] = resp.GetObserving().GetSkipsBriefing()
 				continue
 			}
 		}
@@ -399,6 +405,7 @@ func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*ga
 			if a := resp.GetAgent(); a != nil {
 				seats[i].Agent = tidyAgent(a)
 			}
+			unbriefed[i] = resp.GetObserving().GetSkipsBriefing()
 		}
 		if i == len(m.spec.Agents)-1 {
 			ask() // the last while the others are asked: a goroutine less per match
@@ -407,7 +414,7 @@ func (m *run) describe(ctx context.Context, seatNames, seatRoles []string) []*ga
 		}
 	}
 	wg.Wait()
-	return seats
+	return seats, unbriefed
 }
 
 func (m *run) loop(ctx context.Context) (err error) {
@@ -711,7 +718,7 @@ func faultReason(f *eventsv1.AgentFault) string {
 // observation's budget (games.MaxObservationBytes). One the budget cannot hold even without
 // history and notes is a referee error (errVoid): it would recur on every rerun.
 func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastRejection *gamev1.Rejection) (*agentv1.Observation, error) {
-	obs := st.Observe(seat)
+	obs := observeFor(st, seat, m.unbriefed[seat])
 	timeout := m.limits.GetMoveTimeout().AsDuration()
 	obs.MatchId = m.spec.ID
 	obs.Seat = seat
@@ -723,12 +730,27 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	obs.LastRejection = lastRejection
 	obs.Notes, obs.NotesOmitted = games.LatestNotes(m.notes[seat]) // only this seat's own notes
 	obs.TokensLeft = m.budget.left()
-	obs.Briefing += m.whoPlays[seat]
+	if !m.unbriefed[seat] {
+		obs.Briefing += m.whoPlays[seat]
+	}
 	if !games.FitObservation(obs, games.MaxObservationBytes) {
 		return nil, &errVoid{reason: fmt.Sprintf("referee error: %s's observation on turn %d is %d bytes without history or notes, over the %d-byte budget",
 			m.seats[seat].GetName(), obs.GetTurn(), proto.Size(obs), games.MaxObservationBytes)}
 	}
 	return obs, nil
+}
+
+// observeFor is st's observation for seat, without its briefing when unbriefed.
+func observeFor(st games.State, seat games.Seat, unbriefed bool) *agentv1.Observation {
+	if !unbriefed {
+		return st.Observe(seat)
+	}
+	if u, ok := st.(games.Unbriefed); ok {
+		return u.ObserveUnbriefed(seat)
+	}
+	obs := st.Observe(seat)
+	obs.Briefing = ""
+	return obs
 }
 
 // call sends one request. It returns the action, or a refusal the runner makes itself (an

@@ -530,7 +530,14 @@ func (m *Match[T]) Clone() games.State {
 }
 
 // Observe builds seat's observation: the shared parts here, the view and briefing from Rules.
-func (m *Match[T]) Observe(seat games.Seat) *agentv1.Observation {
+func (m *Match[T]) Observe(seat games.Seat) *agentv1.Observation { return m.observe(seat, true) }
+
+// ObserveUnbriefed is Observe without the briefing, none written (games.Unbriefed).
+func (m *Match[T]) ObserveUnbriefed(seat games.Seat) *agentv1.Observation {
+	return m.observe(seat, false)
+}
+
+func (m *Match[T]) observe(seat games.Seat, brief bool) *agentv1.Observation {
 	obs := &agentv1.Observation{
 		Game:     m.cfg.Game,
 		Seat:     seat,
@@ -556,6 +563,8 @@ func (m *Match[T]) Observe(seat games.Seat) *agentv1.Observation {
 	}
 	obs.History, obs.HistoryOmitted = m.history.For(seat)
 	m.rules.View(m, seat, obs)
-	obs.Briefing = m.rules.Briefing(m, seat)
+	if brief {
+		obs.Briefing = m.rules.Briefing(m, seat)
+	}
 	return obs
 }

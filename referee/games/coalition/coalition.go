@@ -769,7 +769,14 @@ func (st *state) Clone() games.State {
 
 // Observe builds seat's observation: public facts in the view, the seat's own private talk in
 // its history and briefing.
-func (st *state) Observe(seat games.Seat) *agentv1.Observation {
+func (st *state) Observe(seat games.Seat) *agentv1.Observation { return st.observe(seat, true) }
+
+// ObserveUnbriefed is Observe without the briefing, none written (games.Unbriefed).
+func (st *state) ObserveUnbriefed(seat games.Seat) *agentv1.Observation {
+	return st.observe(seat, false)
+}
+
+func (st *state) observe(seat games.Seat, brief bool) *agentv1.Observation {
 	s := st.r.s
 	obs := &agentv1.Observation{Game: Name, Seat: seat, Turn: st.turn, MaxTurns: st.maxTurns()}
 	if seat < 0 || int(seat) >= st.n() {
@@ -801,7 +808,9 @@ func (st *state) Observe(seat games.Seat) *agentv1.Observation {
 	}
 	obs.History, obs.HistoryOmitted = st.history.For(seat)
 	obs.View = &agentv1.Observation_Coalition{Coalition: st.view()}
-	obs.Briefing = st.briefing(seat)
+	if brief {
+		obs.Briefing = st.briefing(seat)
+	}
 	return obs
 }
 

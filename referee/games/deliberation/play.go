@@ -405,7 +405,12 @@ func (m *match) Clone() games.State {
 
 // Observe builds seat's observation: the public view, its own score sheet and briefing, and the
 // latest history_window messages of its history.
-func (m *match) Observe(seat games.Seat) *agentv1.Observation {
+func (m *match) Observe(seat games.Seat) *agentv1.Observation { return m.observe(seat, true) }
+
+// ObserveUnbriefed is Observe without the briefing, none written (games.Unbriefed).
+func (m *match) ObserveUnbriefed(seat games.Seat) *agentv1.Observation { return m.observe(seat, false) }
+
+func (m *match) observe(seat games.Seat, brief bool) *agentv1.Observation {
 	s := m.s()
 	obs := &agentv1.Observation{Game: Name, Seat: seat, Turn: m.turn, MaxTurns: int32(s.MaxTurns())}
 	if seat < 0 || int(seat) >= s.N() {
@@ -432,7 +437,9 @@ func (m *match) Observe(seat games.Seat) *agentv1.Observation {
 	obs.History = window(entries, s.HistoryWindow)
 	obs.HistoryOmitted = omitted + int32(len(entries)-len(obs.History))
 	obs.View = &agentv1.Observation_Deliberation{Deliberation: m.view(me)}
-	obs.Briefing = m.briefing(me)
+	if brief {
+		obs.Briefing = m.briefing(me)
+	}
 	return obs
 }
 

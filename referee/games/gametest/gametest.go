@@ -583,6 +583,14 @@ func (m *match) observeAll(st games.State, when string) []*agentv1.Observation {
 			t.Fatalf("%s: changing an observation of seat %d changed the state", when, s)
 		}
 		m.checkMarkers(s, keep, when)
+		if u, ok := st.(games.Unbriefed); ok {
+			// The observation of an agent that reads no briefing is the same without it.
+			want := proto.CloneOf(keep)
+			want.Briefing = ""
+			if got := u.ObserveUnbriefed(s); !proto.Equal(got, want) {
+				t.Fatalf("%s: ObserveUnbriefed(%d) is not Observe(%d) without its briefing:\n%v\nwant\n%v", when, s, s, got, want)
+			}
+		}
 		out[s] = keep
 	}
 	return out

@@ -54,6 +54,7 @@ func TestRunCatchesBrokenGames(t *testing.T) {
 		{"wider-range", "just outside its declared min: Resolve accepts it"},
 		{"unnamed-refusal", "which does not name the parameter"},
 		{"newstate-fills-in", "want games.ErrNotResolved"},
+		{"unbriefed-differs", "is not Observe(0) without its briefing"},
 	}
 	checkMutants(t, "TestMutantChild", envMutant, tests)
 }
@@ -213,6 +214,16 @@ func (s *mutantState) Apply(seat games.Seat, a *agentv1.Action) ([]*eventsv1.Mat
 	s.notes = append(s.notes, a.GetPrivateNotes())
 	s.cached = nil
 	return ev, nil
+}
+
+// ObserveUnbriefed is the mutant's Observe without its briefing, but for unbriefed-differs.
+func (s *mutantState) ObserveUnbriefed(seat games.Seat) *agentv1.Observation {
+	o := proto.CloneOf(s.Observe(seat))
+	o.Briefing = ""
+	if s.mut == "unbriefed-differs" {
+		o.MaxTurns++
+	}
+	return o
 }
 
 func (s *mutantState) Observe(seat games.Seat) *agentv1.Observation {

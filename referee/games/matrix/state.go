@@ -286,7 +286,14 @@ func (st *state) Clone() games.State {
 }
 
 // Observe builds seat's observation.
-func (st *state) Observe(seat games.Seat) *agentv1.Observation {
+func (st *state) Observe(seat games.Seat) *agentv1.Observation { return st.observe(seat, true) }
+
+// ObserveUnbriefed is Observe without the briefing, none written (games.Unbriefed).
+func (st *state) ObserveUnbriefed(seat games.Seat) *agentv1.Observation {
+	return st.observe(seat, false)
+}
+
+func (st *state) observe(seat games.Seat, brief bool) *agentv1.Observation {
 	obs, ok := st.s.Observation(Name, seat, st.turn, st.maxTurns(), st.s.roles)
 	if !ok {
 		return obs
@@ -303,7 +310,9 @@ func (st *state) Observe(seat games.Seat) *agentv1.Observation {
 	}
 	obs.History, obs.HistoryOmitted = st.history.For(seat)
 	obs.View = &agentv1.Observation_Matrix{Matrix: st.view(seat)}
-	obs.Briefing = st.briefing(seat)
+	if brief {
+		obs.Briefing = st.briefing(seat)
+	}
 	return obs
 }
 

@@ -100,16 +100,17 @@ func (FallbackCause) EnumDescriptor() ([]byte, []int) {
 // only.
 type PlayRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Numbers the calls of the stream, from 1 up; the answer names the call it answers.
+	// Numbers the calls of the stream, from 1 up (on a stream that spans matches, on across
+	// them); the answer names the call it answers.
 	Call uint64 `protobuf:"varint,1,opt,name=call,proto3" json:"call,omitempty"`
 	// The call: what Act would be sent, less what same_as_before says is the previous call's.
 	Act *ActRequest `protobuf:"bytes,2,opt,name=act,proto3" json:"act,omitempty"`
 	// What of the observation the stream's previous call carried already and this one leaves
 	// out: the seats, the rules at the head of the briefing, the history entries both show. The
 	// agent's side puts it back, so that the agent is given the whole observation, exactly as
-	// Act would give it; the Go SDK does. Unset on a stream's first call and whenever nothing is
-	// left out. A stream that cannot be followed is answered with an error (INVALID_ARGUMENT)
-	// and the referee opens another.
+	// Act would give it; the SDKs do. Unset on a stream's first call, on the first call of each
+	// match, and whenever nothing is left out. A stream that cannot be followed is answered with
+	// an error (INVALID_ARGUMENT) and the referee sends the call again, whole, on another.
 	SameAsBefore  *SameAsBefore `protobuf:"bytes,3,opt,name=same_as_before,json=sameAsBefore,proto3" json:"same_as_before,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -528,7 +529,11 @@ type DescribeResponse struct {
 	// and shows it tidied: control characters and line breaks become spaces, name, version and
 	// author keep at most 64 bytes each, description at most 1 KiB, games at most 32 names of
 	// 64 bytes; what is cut ends in "…". So no agent can write lines into another's briefing.
-	Agent         *v1.AgentInfo `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	Agent *v1.AgentInfo `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	// How the agent takes its observations, where it can take them with less sent. Set by the
+	// agent; read by the referee only (not recorded, never shown to another seat). Unset: as
+	// every agent takes them (whole on every Act call; over Play, one match per stream).
+	Observing     *Observing `protobuf:"bytes,2,opt,name=observing,proto3" json:"observing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -568,6 +573,81 @@ func (x *DescribeResponse) GetAgent() *v1.AgentInfo {
 		return x.Agent
 	}
 	return nil
+}
+
+func (x *DescribeResponse) GetObserving() *Observing {
+	if x != nil {
+		return x.Observing
+	}
+	return nil
+}
+
+// Observing says how an agent takes its observations, so that the referee sends it no more
+// than it needs. Set by the agent in DescribeResponse; read by the referee only. The referee
+// asks Describe once per connection (again after the connection is lost), so the agent's
+// answer holds for every call on that connection.
+type Observing struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent's side of a Play stream takes the calls of several matches, one match after
+	// another: a call whose same_as_before is unset begins afresh (the first call of every match
+	// is sent whole, and the agent keeps nothing of the match before; Observation.match_id and
+	// seat say which match and seat a call is for). The referee then keeps the stream of a seat whose match ended, parked with its
+	// connection, and the agent's next seat on that connection plays on it, rather than a stream
+	// being opened and torn down per seat and match. A parked stream the agent has closed
+	// meanwhile is replaced once, without counting against the agent. The Go, Python and
+	// TypeScript SDKs set it.
+	StreamsSpanMatches bool `protobuf:"varint,1,opt,name=streams_span_matches,json=streamsSpanMatches,proto3" json:"streams_span_matches,omitempty"`
+	// The agent never reads Observation.briefing: the referee writes none for it, and its
+	// observations carry an empty briefing (everything else is sent as to any agent). Bots that
+	// act on the typed fields may set it and spare both sides the text; agents that act on the
+	// text (language models, people) must not.
+	SkipsBriefing bool `protobuf:"varint,2,opt,name=skips_briefing,json=skipsBriefing,proto3" json:"skips_briefing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Observing) Reset() {
+	*x = Observing{}
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Observing) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Observing) ProtoMessage() {}
+
+func (x *Observing) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Observing.ProtoReflect.Descriptor instead.
+func (*Observing) Descriptor() ([]byte, []int) {
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Observing) GetStreamsSpanMatches() bool {
+	if x != nil {
+		return x.StreamsSpanMatches
+	}
+	return false
+}
+
+func (x *Observing) GetSkipsBriefing() bool {
+	if x != nil {
+		return x.SkipsBriefing
+	}
+	return false
 }
 
 // Observation is what one seat may know when it must act. The referee builds it for that seat
@@ -624,7 +704,8 @@ type Observation struct {
 	// Never anyone else's.
 	Notes []string `protobuf:"bytes,16,rep,name=notes,proto3" json:"notes,omitempty"`
 	// Plain-language account of the rules and this seat's situation, enough for a person or a
-	// language model to act on with nothing else.
+	// language model to act on with nothing else. Empty for an agent that says it never reads
+	// it (Observing.skips_briefing).
 	Briefing string `protobuf:"bytes,17,opt,name=briefing,proto3" json:"briefing,omitempty"`
 	// Largest reply, in bytes, the referee reads; a larger one is the agent's fault.
 	MaxReplyBytes int32 `protobuf:"varint,21,opt,name=max_reply_bytes,json=maxReplyBytes,proto3" json:"max_reply_bytes,omitempty"`
@@ -678,7 +759,7 @@ type Observation struct {
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -690,7 +771,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -703,7 +784,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{8}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Observation) GetMatchId() string {
@@ -1036,7 +1117,7 @@ type HistoryEntry struct {
 
 func (x *HistoryEntry) Reset() {
 	*x = HistoryEntry{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1048,7 +1129,7 @@ func (x *HistoryEntry) String() string {
 func (*HistoryEntry) ProtoMessage() {}
 
 func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1061,7 +1142,7 @@ func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
 func (*HistoryEntry) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{9}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HistoryEntry) GetTurn() int32 {
@@ -1128,7 +1209,7 @@ type Action struct {
 
 func (x *Action) Reset() {
 	*x = Action{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1140,7 +1221,7 @@ func (x *Action) String() string {
 func (*Action) ProtoMessage() {}
 
 func (x *Action) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1153,7 +1234,7 @@ func (x *Action) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Action.ProtoReflect.Descriptor instead.
 func (*Action) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{10}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Action) GetMove() *v1.Move {
@@ -1249,7 +1330,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[11]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1261,7 +1342,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_agent_v1_agent_proto_msgTypes[11]
+	mi := &file_parley_agent_v1_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1274,7 +1355,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{11}
+	return file_parley_agent_v1_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Usage) GetModel() string {
@@ -1425,9 +1506,13 @@ const file_parley_agent_v1_agent_proto_rawDesc = "" +
 	"\x0fContractVersion\x12\x18\n" +
 	"\apackage\x18\x01 \x01(\tR\apackage\x12\x1a\n" +
 	"\brevision\x18\x02 \x01(\rR\brevision\"\x11\n" +
-	"\x0fDescribeRequest\"C\n" +
+	"\x0fDescribeRequest\"}\n" +
 	"\x10DescribeResponse\x12/\n" +
-	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\"\xc4\f\n" +
+	"\x05agent\x18\x01 \x01(\v2\x19.parley.game.v1.AgentInfoR\x05agent\x128\n" +
+	"\tobserving\x18\x02 \x01(\v2\x1a.parley.agent.v1.ObservingR\tobserving\"d\n" +
+	"\tObserving\x120\n" +
+	"\x14streams_span_matches\x18\x01 \x01(\bR\x12streamsSpanMatches\x12%\n" +
+	"\x0eskips_briefing\x18\x02 \x01(\bR\rskipsBriefing\"\xc4\f\n" +
 	"\vObservation\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x12\n" +
@@ -1528,7 +1613,7 @@ func file_parley_agent_v1_agent_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_agent_v1_agent_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_parley_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_parley_agent_v1_agent_proto_goTypes = []any{
 	(FallbackCause)(0),            // 0: parley.agent.v1.FallbackCause
 	(*PlayRequest)(nil),           // 1: parley.agent.v1.PlayRequest
@@ -1539,75 +1624,77 @@ var file_parley_agent_v1_agent_proto_goTypes = []any{
 	(*ContractVersion)(nil),       // 6: parley.agent.v1.ContractVersion
 	(*DescribeRequest)(nil),       // 7: parley.agent.v1.DescribeRequest
 	(*DescribeResponse)(nil),      // 8: parley.agent.v1.DescribeResponse
-	(*Observation)(nil),           // 9: parley.agent.v1.Observation
-	(*HistoryEntry)(nil),          // 10: parley.agent.v1.HistoryEntry
-	(*Action)(nil),                // 11: parley.agent.v1.Action
-	(*Usage)(nil),                 // 12: parley.agent.v1.Usage
-	(*v1.AgentInfo)(nil),          // 13: parley.game.v1.AgentInfo
-	(*v1.SeatInfo)(nil),           // 14: parley.game.v1.SeatInfo
-	(*durationpb.Duration)(nil),   // 15: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
-	(v1.MoveKind)(0),              // 17: parley.game.v1.MoveKind
-	(*v1.Bound)(nil),              // 18: parley.game.v1.Bound
-	(*v1.Option)(nil),             // 19: parley.game.v1.Option
-	(*v1.Rejection)(nil),          // 20: parley.game.v1.Rejection
-	(*v1.MessageSlot)(nil),        // 21: parley.game.v1.MessageSlot
-	(*v1.ProposalForm)(nil),       // 22: parley.game.v1.ProposalForm
-	(*v11.View)(nil),              // 23: parley.games.ultimatum.v1.View
-	(*v12.View)(nil),              // 24: parley.games.buysell.v1.View
-	(*v13.View)(nil),              // 25: parley.games.trading.v1.View
-	(*v14.View)(nil),              // 26: parley.games.coalition.v1.View
-	(*v15.View)(nil),              // 27: parley.games.deliberation.v1.View
-	(*v16.View)(nil),              // 28: parley.games.matrix.v1.View
-	(*v17.View)(nil),              // 29: parley.games.dealornodeal.v1.View
-	(*v18.View)(nil),              // 30: parley.games.sequential.v1.View
-	(*v1.Move)(nil),               // 31: parley.game.v1.Move
-	(*v1.Message)(nil),            // 32: parley.game.v1.Message
+	(*Observing)(nil),             // 9: parley.agent.v1.Observing
+	(*Observation)(nil),           // 10: parley.agent.v1.Observation
+	(*HistoryEntry)(nil),          // 11: parley.agent.v1.HistoryEntry
+	(*Action)(nil),                // 12: parley.agent.v1.Action
+	(*Usage)(nil),                 // 13: parley.agent.v1.Usage
+	(*v1.AgentInfo)(nil),          // 14: parley.game.v1.AgentInfo
+	(*v1.SeatInfo)(nil),           // 15: parley.game.v1.SeatInfo
+	(*durationpb.Duration)(nil),   // 16: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(v1.MoveKind)(0),              // 18: parley.game.v1.MoveKind
+	(*v1.Bound)(nil),              // 19: parley.game.v1.Bound
+	(*v1.Option)(nil),             // 20: parley.game.v1.Option
+	(*v1.Rejection)(nil),          // 21: parley.game.v1.Rejection
+	(*v1.MessageSlot)(nil),        // 22: parley.game.v1.MessageSlot
+	(*v1.ProposalForm)(nil),       // 23: parley.game.v1.ProposalForm
+	(*v11.View)(nil),              // 24: parley.games.ultimatum.v1.View
+	(*v12.View)(nil),              // 25: parley.games.buysell.v1.View
+	(*v13.View)(nil),              // 26: parley.games.trading.v1.View
+	(*v14.View)(nil),              // 27: parley.games.coalition.v1.View
+	(*v15.View)(nil),              // 28: parley.games.deliberation.v1.View
+	(*v16.View)(nil),              // 29: parley.games.matrix.v1.View
+	(*v17.View)(nil),              // 30: parley.games.dealornodeal.v1.View
+	(*v18.View)(nil),              // 31: parley.games.sequential.v1.View
+	(*v1.Move)(nil),               // 32: parley.game.v1.Move
+	(*v1.Message)(nil),            // 33: parley.game.v1.Message
 }
 var file_parley_agent_v1_agent_proto_depIdxs = []int32{
 	4,  // 0: parley.agent.v1.PlayRequest.act:type_name -> parley.agent.v1.ActRequest
 	2,  // 1: parley.agent.v1.PlayRequest.same_as_before:type_name -> parley.agent.v1.SameAsBefore
 	5,  // 2: parley.agent.v1.PlayResponse.act:type_name -> parley.agent.v1.ActResponse
-	9,  // 3: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
-	11, // 4: parley.agent.v1.ActResponse.action:type_name -> parley.agent.v1.Action
-	13, // 5: parley.agent.v1.DescribeResponse.agent:type_name -> parley.game.v1.AgentInfo
-	14, // 6: parley.agent.v1.Observation.seats:type_name -> parley.game.v1.SeatInfo
-	15, // 7: parley.agent.v1.Observation.time_limit:type_name -> google.protobuf.Duration
-	16, // 8: parley.agent.v1.Observation.deadline:type_name -> google.protobuf.Timestamp
-	17, // 9: parley.agent.v1.Observation.legal_moves:type_name -> parley.game.v1.MoveKind
-	18, // 10: parley.agent.v1.Observation.proposal_bounds:type_name -> parley.game.v1.Bound
-	19, // 11: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
-	10, // 12: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
-	20, // 13: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
-	21, // 14: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
-	22, // 15: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
-	22, // 16: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
-	23, // 17: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
-	24, // 18: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
-	25, // 19: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
-	26, // 20: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
-	27, // 21: parley.agent.v1.Observation.deliberation:type_name -> parley.games.deliberation.v1.View
-	28, // 22: parley.agent.v1.Observation.matrix:type_name -> parley.games.matrix.v1.View
-	29, // 23: parley.agent.v1.Observation.dealornodeal:type_name -> parley.games.dealornodeal.v1.View
-	30, // 24: parley.agent.v1.Observation.sequential:type_name -> parley.games.sequential.v1.View
-	31, // 25: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
-	32, // 26: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
-	31, // 27: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
-	32, // 28: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
-	12, // 29: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
-	15, // 30: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
-	0,  // 31: parley.agent.v1.Usage.fallback_cause:type_name -> parley.agent.v1.FallbackCause
-	4,  // 32: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
-	7,  // 33: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
-	1,  // 34: parley.agent.v1.AgentService.Play:input_type -> parley.agent.v1.PlayRequest
-	5,  // 35: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
-	8,  // 36: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
-	3,  // 37: parley.agent.v1.AgentService.Play:output_type -> parley.agent.v1.PlayResponse
-	35, // [35:38] is the sub-list for method output_type
-	32, // [32:35] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	10, // 3: parley.agent.v1.ActRequest.observation:type_name -> parley.agent.v1.Observation
+	12, // 4: parley.agent.v1.ActResponse.action:type_name -> parley.agent.v1.Action
+	14, // 5: parley.agent.v1.DescribeResponse.agent:type_name -> parley.game.v1.AgentInfo
+	9,  // 6: parley.agent.v1.DescribeResponse.observing:type_name -> parley.agent.v1.Observing
+	15, // 7: parley.agent.v1.Observation.seats:type_name -> parley.game.v1.SeatInfo
+	16, // 8: parley.agent.v1.Observation.time_limit:type_name -> google.protobuf.Duration
+	17, // 9: parley.agent.v1.Observation.deadline:type_name -> google.protobuf.Timestamp
+	18, // 10: parley.agent.v1.Observation.legal_moves:type_name -> parley.game.v1.MoveKind
+	19, // 11: parley.agent.v1.Observation.proposal_bounds:type_name -> parley.game.v1.Bound
+	20, // 12: parley.agent.v1.Observation.choices:type_name -> parley.game.v1.Option
+	11, // 13: parley.agent.v1.Observation.history:type_name -> parley.agent.v1.HistoryEntry
+	21, // 14: parley.agent.v1.Observation.last_rejection:type_name -> parley.game.v1.Rejection
+	22, // 15: parley.agent.v1.Observation.required_messages:type_name -> parley.game.v1.MessageSlot
+	23, // 16: parley.agent.v1.Observation.proposal_forms:type_name -> parley.game.v1.ProposalForm
+	23, // 17: parley.agent.v1.Observation.message_term_forms:type_name -> parley.game.v1.ProposalForm
+	24, // 18: parley.agent.v1.Observation.ultimatum:type_name -> parley.games.ultimatum.v1.View
+	25, // 19: parley.agent.v1.Observation.buysell:type_name -> parley.games.buysell.v1.View
+	26, // 20: parley.agent.v1.Observation.trading:type_name -> parley.games.trading.v1.View
+	27, // 21: parley.agent.v1.Observation.coalition:type_name -> parley.games.coalition.v1.View
+	28, // 22: parley.agent.v1.Observation.deliberation:type_name -> parley.games.deliberation.v1.View
+	29, // 23: parley.agent.v1.Observation.matrix:type_name -> parley.games.matrix.v1.View
+	30, // 24: parley.agent.v1.Observation.dealornodeal:type_name -> parley.games.dealornodeal.v1.View
+	31, // 25: parley.agent.v1.Observation.sequential:type_name -> parley.games.sequential.v1.View
+	32, // 26: parley.agent.v1.HistoryEntry.move:type_name -> parley.game.v1.Move
+	33, // 27: parley.agent.v1.HistoryEntry.messages:type_name -> parley.game.v1.Message
+	32, // 28: parley.agent.v1.Action.move:type_name -> parley.game.v1.Move
+	33, // 29: parley.agent.v1.Action.messages:type_name -> parley.game.v1.Message
+	13, // 30: parley.agent.v1.Action.usage:type_name -> parley.agent.v1.Usage
+	16, // 31: parley.agent.v1.Usage.latency:type_name -> google.protobuf.Duration
+	0,  // 32: parley.agent.v1.Usage.fallback_cause:type_name -> parley.agent.v1.FallbackCause
+	4,  // 33: parley.agent.v1.AgentService.Act:input_type -> parley.agent.v1.ActRequest
+	7,  // 34: parley.agent.v1.AgentService.Describe:input_type -> parley.agent.v1.DescribeRequest
+	1,  // 35: parley.agent.v1.AgentService.Play:input_type -> parley.agent.v1.PlayRequest
+	5,  // 36: parley.agent.v1.AgentService.Act:output_type -> parley.agent.v1.ActResponse
+	8,  // 37: parley.agent.v1.AgentService.Describe:output_type -> parley.agent.v1.DescribeResponse
+	3,  // 38: parley.agent.v1.AgentService.Play:output_type -> parley.agent.v1.PlayResponse
+	36, // [36:39] is the sub-list for method output_type
+	33, // [33:36] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_parley_agent_v1_agent_proto_init() }
@@ -1615,7 +1702,7 @@ func file_parley_agent_v1_agent_proto_init() {
 	if File_parley_agent_v1_agent_proto != nil {
 		return
 	}
-	file_parley_agent_v1_agent_proto_msgTypes[8].OneofWrappers = []any{
+	file_parley_agent_v1_agent_proto_msgTypes[9].OneofWrappers = []any{
 		(*Observation_Ultimatum)(nil),
 		(*Observation_Buysell)(nil),
 		(*Observation_Trading)(nil),
@@ -1631,7 +1718,7 @@ func file_parley_agent_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_agent_v1_agent_proto_rawDesc), len(file_parley_agent_v1_agent_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -61,12 +61,21 @@ type AgentServiceClient interface {
 	// referee opens the stream when the seat is first asked to act, sends one PlayRequest for
 	// each call Act would get (the same request, with the same time to answer, counted from
 	// when it is sent), waits for its PlayResponse before sending the next, and closes the
-	// stream when the match ends. A call that fails (no answer in time, an answer too large or
-	// that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
-	// referee cancels the stream then: the agent's work on it should stop, as for a cancelled
-	// Act; the next call opens another stream. A stream costs less per move than a call does
-	// (no call set-up, no headers); what the agent is sent and how its answers are judged are
-	// Act's in every other way.
+	// stream when the match ends; an agent whose Describe says
+	// Observing.streams_span_matches has the stream kept instead, for a later match of the
+	// same agent on the same connection (see there). A call that fails (no answer in time, an
+	// answer too large or that cannot be decoded, a broken stream) is judged as Act's failure
+	// would be, and the referee cancels the stream then: the agent's work on it should stop, as
+	// for a cancelled Act; the next call opens another stream. A stream costs less per move
+	// than a call does (no call set-up, no headers, and what the previous call carried is left
+	// out: see PlayRequest.same_as_before); what the agent is given and how its answers are
+	// judged are Act's in every other way.
+	//
+	// How an agent that keeps nothing between calls gets whole observations: it serves Act
+	// alone (every Act call carries the whole observation), or, serving Play, it answers a call
+	// whose same_as_before it cannot follow with INVALID_ARGUMENT, and the referee sends that
+	// call again, whole, on a new stream. The SDKs put every call back together, so agents
+	// written with them are always given whole observations.
 	Play(context.Context) *connect.BidiStreamForClient[v1.PlayRequest, v1.PlayResponse]
 }
 
@@ -141,12 +150,21 @@ type AgentServiceHandler interface {
 	// referee opens the stream when the seat is first asked to act, sends one PlayRequest for
 	// each call Act would get (the same request, with the same time to answer, counted from
 	// when it is sent), waits for its PlayResponse before sending the next, and closes the
-	// stream when the match ends. A call that fails (no answer in time, an answer too large or
-	// that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
-	// referee cancels the stream then: the agent's work on it should stop, as for a cancelled
-	// Act; the next call opens another stream. A stream costs less per move than a call does
-	// (no call set-up, no headers); what the agent is sent and how its answers are judged are
-	// Act's in every other way.
+	// stream when the match ends; an agent whose Describe says
+	// Observing.streams_span_matches has the stream kept instead, for a later match of the
+	// same agent on the same connection (see there). A call that fails (no answer in time, an
+	// answer too large or that cannot be decoded, a broken stream) is judged as Act's failure
+	// would be, and the referee cancels the stream then: the agent's work on it should stop, as
+	// for a cancelled Act; the next call opens another stream. A stream costs less per move
+	// than a call does (no call set-up, no headers, and what the previous call carried is left
+	// out: see PlayRequest.same_as_before); what the agent is given and how its answers are
+	// judged are Act's in every other way.
+	//
+	// How an agent that keeps nothing between calls gets whole observations: it serves Act
+	// alone (every Act call carries the whole observation), or, serving Play, it answers a call
+	// whose same_as_before it cannot follow with INVALID_ARGUMENT, and the referee sends that
+	// call again, whole, on a new stream. The SDKs put every call back together, so agents
+	// written with them are always given whole observations.
 	Play(context.Context, *connect.BidiStream[v1.PlayRequest, v1.PlayResponse]) error
 }
 

@@ -34,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/agent/v1/agent.proto.
  */
 export const file_parley_agent_v1_agent: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSJ8CgtQbGF5UmVxdWVzdBIMCgRjYWxsGAEgASgEEigKA2FjdBgCIAEoCzIbLnBhcmxleS5hZ2VudC52MS5BY3RSZXF1ZXN0EjUKDnNhbWVfYXNfYmVmb3JlGAMgASgLMh0ucGFybGV5LmFnZW50LnYxLlNhbWVBc0JlZm9yZSJcCgxTYW1lQXNCZWZvcmUSDQoFc2VhdHMYASABKAgSFgoOYnJpZWZpbmdfYnl0ZXMYAiABKA0SDwoHaGlzdG9yeRgDIAEoCBIUCgxoaXN0b3J5X2Zyb20YBCABKA0icgoMUGxheVJlc3BvbnNlEgwKBGNhbGwYASABKAQSKQoDYWN0GAIgASgLMhwucGFybGV5LmFnZW50LnYxLkFjdFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYAyABKAUSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSI0Cg9Db250cmFjdFZlcnNpb24SDwoHcGFja2FnZRgBIAEoCRIQCghyZXZpc2lvbhgCIAEoDSIRCg9EZXNjcmliZVJlcXVlc3QiPAoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbyLhCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UipwMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMSDQoFc3R5bGUYESABKAkqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMy6gEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZRJHCgRQbGF5EhwucGFybGV5LmFnZW50LnYxLlBsYXlSZXF1ZXN0Gh0ucGFybGV5LmFnZW50LnYxLlBsYXlSZXNwb25zZSgBMAFCvgEKE2NvbS5wYXJsZXkuYWdlbnQudjFCCkFnZW50UHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvYWdlbnQvdjE7YWdlbnR2MaICA1BBWKoCD1BhcmxleS5BZ2VudC5WMcoCD1BhcmxleVxBZ2VudFxWMeICG1BhcmxleVxBZ2VudFxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6QWdlbnQ6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
+  fileDesc("ChtwYXJsZXkvYWdlbnQvdjEvYWdlbnQucHJvdG8SD3BhcmxleS5hZ2VudC52MSJ8CgtQbGF5UmVxdWVzdBIMCgRjYWxsGAEgASgEEigKA2FjdBgCIAEoCzIbLnBhcmxleS5hZ2VudC52MS5BY3RSZXF1ZXN0EjUKDnNhbWVfYXNfYmVmb3JlGAMgASgLMh0ucGFybGV5LmFnZW50LnYxLlNhbWVBc0JlZm9yZSJcCgxTYW1lQXNCZWZvcmUSDQoFc2VhdHMYASABKAgSFgoOYnJpZWZpbmdfYnl0ZXMYAiABKA0SDwoHaGlzdG9yeRgDIAEoCBIUCgxoaXN0b3J5X2Zyb20YBCABKA0icgoMUGxheVJlc3BvbnNlEgwKBGNhbGwYASABKAQSKQoDYWN0GAIgASgLMhwucGFybGV5LmFnZW50LnYxLkFjdFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYAyABKAUSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCSI/CgpBY3RSZXF1ZXN0EjEKC29ic2VydmF0aW9uGAEgASgLMhwucGFybGV5LmFnZW50LnYxLk9ic2VydmF0aW9uIkQKC0FjdFJlc3BvbnNlEicKBmFjdGlvbhgBIAEoCzIXLnBhcmxleS5hZ2VudC52MS5BY3Rpb24SDAoEdHVybhgCIAEoBSI0Cg9Db250cmFjdFZlcnNpb24SDwoHcGFja2FnZRgBIAEoCRIQCghyZXZpc2lvbhgCIAEoDSIRCg9EZXNjcmliZVJlcXVlc3QiawoQRGVzY3JpYmVSZXNwb25zZRIoCgVhZ2VudBgBIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbxItCglvYnNlcnZpbmcYAiABKAsyGi5wYXJsZXkuYWdlbnQudjEuT2JzZXJ2aW5nIkEKCU9ic2VydmluZxIcChRzdHJlYW1zX3NwYW5fbWF0Y2hlcxgBIAEoCBIWCg5za2lwc19icmllZmluZxgCIAEoCCLhCQoLT2JzZXJ2YXRpb24SEAoIbWF0Y2hfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIMCgRzZWF0GAMgASgFEicKBXNlYXRzGAQgAygLMhgucGFybGV5LmdhbWUudjEuU2VhdEluZm8SDQoFcGhhc2UYBSABKAkSDAoEdHVybhgGIAEoBRIRCgltYXhfdHVybnMYByABKAUSLQoKdGltZV9saW1pdBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRItCgtsZWdhbF9tb3ZlcxgLIAMoDjIYLnBhcmxleS5nYW1lLnYxLk1vdmVLaW5kEi4KD3Byb3Bvc2FsX2JvdW5kcxgMIAMoCzIVLnBhcmxleS5nYW1lLnYxLkJvdW5kEicKB2Nob2ljZXMYDSADKAsyFi5wYXJsZXkuZ2FtZS52MS5PcHRpb24SLgoHaGlzdG9yeRgOIAMoCzIdLnBhcmxleS5hZ2VudC52MS5IaXN0b3J5RW50cnkSMQoObGFzdF9yZWplY3Rpb24YDyABKAsyGS5wYXJsZXkuZ2FtZS52MS5SZWplY3Rpb24SDQoFbm90ZXMYECADKAkSEAoIYnJpZWZpbmcYESABKAkSFwoPbWF4X3JlcGx5X2J5dGVzGBUgASgFEhcKD2hpc3Rvcnlfb21pdHRlZBgXIAEoBRIVCg1ub3Rlc19vbWl0dGVkGBggASgFEjYKEXJlcXVpcmVkX21lc3NhZ2VzGBIgAygLMhsucGFybGV5LmdhbWUudjEuTWVzc2FnZVNsb3QSNAoOcHJvcG9zYWxfZm9ybXMYEyADKAsyHC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbEZvcm0SOAoSbWVzc2FnZV90ZXJtX2Zvcm1zGBQgAygLMhwucGFybGV5LmdhbWUudjEuUHJvcG9zYWxGb3JtEhgKC3Rva2Vuc19sZWZ0GBYgASgDSAGIAQESNAoJdWx0aW1hdHVtGB4gASgLMh8ucGFybGV5LmdhbWVzLnVsdGltYXR1bS52MS5WaWV3SAASMAoHYnV5c2VsbBgfIAEoCzIdLnBhcmxleS5nYW1lcy5idXlzZWxsLnYxLlZpZXdIABIwCgd0cmFkaW5nGCAgASgLMh0ucGFybGV5LmdhbWVzLnRyYWRpbmcudjEuVmlld0gAEjQKCWNvYWxpdGlvbhghIAEoCzIfLnBhcmxleS5nYW1lcy5jb2FsaXRpb24udjEuVmlld0gAEjoKDGRlbGliZXJhdGlvbhglIAEoCzIiLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuVmlld0gAEi4KBm1hdHJpeBgiIAEoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVmlld0gAEjoKDGRlYWxvcm5vZGVhbBgjIAEoCzIiLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuVmlld0gAEjYKCnNlcXVlbnRpYWwYJCABKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5WaWV3SABCBgoEdmlld0IOCgxfdG9rZW5zX2xlZnQioAEKDEhpc3RvcnlFbnRyeRIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSFAoMZnJvbV9yZWZlcmVlGAMgASgIEiIKBG1vdmUYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5Nb3ZlEikKCG1lc3NhZ2VzGAUgAygLMhcucGFybGV5LmdhbWUudjEuTWVzc2FnZRIPCgdzdW1tYXJ5GAYgASgJIrABCgZBY3Rpb24SIgoEbW92ZRgBIAEoCzIULnBhcmxleS5nYW1lLnYxLk1vdmUSKQoIbWVzc2FnZXMYAiADKAsyFy5wYXJsZXkuZ2FtZS52MS5NZXNzYWdlEhkKEXByaXZhdGVfcmVhc29uaW5nGAMgASgJEhUKDXByaXZhdGVfbm90ZXMYBCABKAkSJQoFdXNhZ2UYBSABKAsyFi5wYXJsZXkuYWdlbnQudjEuVXNhZ2UipwMKBVVzYWdlEg0KBW1vZGVsGAEgASgJEhUKDXByb21wdF90b2tlbnMYAiABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYAyABKAMSDwoHcmV0cmllcxgEIAEoBRIqCgdsYXRlbmN5GAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD2Zvcm1hdF9mYWlsdXJlcxgGIAEoBRINCgVjYWxscxgHIAEoBRISCgpjYWNoZV9oaXRzGAggASgFEhMKC3Jhd19vdXRwdXRzGAkgAygJEhAKCGZhbGxiYWNrGAogASgIEjYKDmZhbGxiYWNrX2NhdXNlGAsgASgOMh4ucGFybGV5LmFnZW50LnYxLkZhbGxiYWNrQ2F1c2USFQoNY2FjaGVkX3Rva2VucxgMIAEoAxIRCglmYWxsYmFja3MYDSABKAUSGAoQYnVkZ2V0X2ZhbGxiYWNrcxgOIAEoBRIXCg9mYWxsYmFja19kZXRhaWwYDyABKAkSGQoRY29zdF9taWNyb2RvbGxhcnMYECABKAMSDQoFc3R5bGUYESABKAkqgQEKDUZhbGxiYWNrQ2F1c2USHgoaRkFMTEJBQ0tfQ0FVU0VfVU5TUEVDSUZJRUQQABIYChRGQUxMQkFDS19DQVVTRV9BR0VOVBABEhsKF0ZBTExCQUNLX0NBVVNFX1BST1ZJREVSEAISGQoVRkFMTEJBQ0tfQ0FVU0VfQlVER0VUEAMy6gEKDEFnZW50U2VydmljZRJACgNBY3QSGy5wYXJsZXkuYWdlbnQudjEuQWN0UmVxdWVzdBocLnBhcmxleS5hZ2VudC52MS5BY3RSZXNwb25zZRJPCghEZXNjcmliZRIgLnBhcmxleS5hZ2VudC52MS5EZXNjcmliZVJlcXVlc3QaIS5wYXJsZXkuYWdlbnQudjEuRGVzY3JpYmVSZXNwb25zZRJHCgRQbGF5EhwucGFybGV5LmFnZW50LnYxLlBsYXlSZXF1ZXN0Gh0ucGFybGV5LmFnZW50LnYxLlBsYXlSZXNwb25zZSgBMAFCvgEKE2NvbS5wYXJsZXkuYWdlbnQudjFCCkFnZW50UHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvYWdlbnQvdjE7YWdlbnR2MaICA1BBWKoCD1BhcmxleS5BZ2VudC5WMcoCD1BhcmxleVxBZ2VudFxWMeICG1BhcmxleVxBZ2VudFxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6QWdlbnQ6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_parley_game_v1_game, file_parley_games_buysell_v1_buysell, file_parley_games_coalition_v1_coalition, file_parley_games_dealornodeal_v1_dealornodeal, file_parley_games_deliberation_v1_deliberation, file_parley_games_matrix_v1_matrix, file_parley_games_sequential_v1_sequential, file_parley_games_trading_v1_trading, file_parley_games_ultimatum_v1_ultimatum]);
 
 /**
  * PlayRequest is one call on a Play stream. Sent by the referee; seen by the seat's agent
@@ -44,7 +44,8 @@ export const file_parley_agent_v1_agent: GenFile = /*@__PURE__*/
  */
 export type PlayRequest = Message<"parley.agent.v1.PlayRequest"> & {
   /**
-   * Numbers the calls of the stream, from 1 up; the answer names the call it answers.
+   * Numbers the calls of the stream, from 1 up (on a stream that spans matches, on across
+   * them); the answer names the call it answers.
    *
    * @generated from field: uint64 call = 1;
    */
@@ -61,9 +62,9 @@ export type PlayRequest = Message<"parley.agent.v1.PlayRequest"> & {
    * What of the observation the stream's previous call carried already and this one leaves
    * out: the seats, the rules at the head of the briefing, the history entries both show. The
    * agent's side puts it back, so that the agent is given the whole observation, exactly as
-   * Act would give it; the Go SDK does. Unset on a stream's first call and whenever nothing is
-   * left out. A stream that cannot be followed is answered with an error (INVALID_ARGUMENT)
-   * and the referee opens another.
+   * Act would give it; the SDKs do. Unset on a stream's first call, on the first call of each
+   * match, and whenever nothing is left out. A stream that cannot be followed is answered with
+   * an error (INVALID_ARGUMENT) and the referee sends the call again, whole, on another.
    *
    * @generated from field: parley.agent.v1.SameAsBefore same_as_before = 3;
    */
@@ -284,6 +285,15 @@ export type DescribeResponse = Message<"parley.agent.v1.DescribeResponse"> & {
    * @generated from field: parley.game.v1.AgentInfo agent = 1;
    */
   agent?: AgentInfo | undefined;
+
+  /**
+   * How the agent takes its observations, where it can take them with less sent. Set by the
+   * agent; read by the referee only (not recorded, never shown to another seat). Unset: as
+   * every agent takes them (whole on every Act call; over Play, one match per stream).
+   *
+   * @generated from field: parley.agent.v1.Observing observing = 2;
+   */
+  observing?: Observing | undefined;
 };
 
 /**
@@ -292,6 +302,47 @@ export type DescribeResponse = Message<"parley.agent.v1.DescribeResponse"> & {
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
   messageDesc(file_parley_agent_v1_agent, 7);
+
+/**
+ * Observing says how an agent takes its observations, so that the referee sends it no more
+ * than it needs. Set by the agent in DescribeResponse; read by the referee only. The referee
+ * asks Describe once per connection (again after the connection is lost), so the agent's
+ * answer holds for every call on that connection.
+ *
+ * @generated from message parley.agent.v1.Observing
+ */
+export type Observing = Message<"parley.agent.v1.Observing"> & {
+  /**
+   * The agent's side of a Play stream takes the calls of several matches, one match after
+   * another: a call whose same_as_before is unset begins afresh (the first call of every match
+   * is sent whole, and the agent keeps nothing of the match before; Observation.match_id and
+   * seat say which match and seat a call is for). The referee then keeps the stream of a seat whose match ended, parked with its
+   * connection, and the agent's next seat on that connection plays on it, rather than a stream
+   * being opened and torn down per seat and match. A parked stream the agent has closed
+   * meanwhile is replaced once, without counting against the agent. The Go, Python and
+   * TypeScript SDKs set it.
+   *
+   * @generated from field: bool streams_span_matches = 1;
+   */
+  streamsSpanMatches: boolean;
+
+  /**
+   * The agent never reads Observation.briefing: the referee writes none for it, and its
+   * observations carry an empty briefing (everything else is sent as to any agent). Bots that
+   * act on the typed fields may set it and spare both sides the text; agents that act on the
+   * text (language models, people) must not.
+   *
+   * @generated from field: bool skips_briefing = 2;
+   */
+  skipsBriefing: boolean;
+};
+
+/**
+ * Describes the message parley.agent.v1.Observing.
+ * Use `create(ObservingSchema)` to create a new message.
+ */
+export const ObservingSchema: GenMessage<Observing> = /*@__PURE__*/
+  messageDesc(file_parley_agent_v1_agent, 8);
 
 /**
  * Observation is what one seat may know when it must act. The referee builds it for that seat
@@ -431,7 +482,8 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
 
   /**
    * Plain-language account of the rules and this seat's situation, enough for a person or a
-   * language model to act on with nothing else.
+   * language model to act on with nothing else. Empty for an agent that says it never reads
+   * it (Observing.skips_briefing).
    *
    * @generated from field: string briefing = 17;
    */
@@ -582,7 +634,7 @@ export type Observation = Message<"parley.agent.v1.Observation"> & {
  * Use `create(ObservationSchema)` to create a new message.
  */
 export const ObservationSchema: GenMessage<Observation> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 8);
+  messageDesc(file_parley_agent_v1_agent, 9);
 
 /**
  * HistoryEntry is one thing that happened in the match, as a given seat may see it: a seat's
@@ -640,7 +692,7 @@ export type HistoryEntry = Message<"parley.agent.v1.HistoryEntry"> & {
  * Use `create(HistoryEntrySchema)` to create a new message.
  */
 export const HistoryEntrySchema: GenMessage<HistoryEntry> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 9);
+  messageDesc(file_parley_agent_v1_agent, 10);
 
 /**
  * Action is an agent's answer to an observation.
@@ -692,7 +744,7 @@ export type Action = Message<"parley.agent.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 10);
+  messageDesc(file_parley_agent_v1_agent, 11);
 
 /**
  * Usage reports what producing an action cost, for language-model agents.
@@ -840,7 +892,7 @@ export type Usage = Message<"parley.agent.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_parley_agent_v1_agent, 11);
+  messageDesc(file_parley_agent_v1_agent, 12);
 
 /**
  * FallbackCause says why an agent returned its fallback action instead of its model's.
@@ -929,12 +981,21 @@ export const AgentService: GenService<{
    * referee opens the stream when the seat is first asked to act, sends one PlayRequest for
    * each call Act would get (the same request, with the same time to answer, counted from
    * when it is sent), waits for its PlayResponse before sending the next, and closes the
-   * stream when the match ends. A call that fails (no answer in time, an answer too large or
-   * that cannot be decoded, a broken stream) is judged as Act's failure would be, and the
-   * referee cancels the stream then: the agent's work on it should stop, as for a cancelled
-   * Act; the next call opens another stream. A stream costs less per move than a call does
-   * (no call set-up, no headers); what the agent is sent and how its answers are judged are
-   * Act's in every other way.
+   * stream when the match ends; an agent whose Describe says
+   * Observing.streams_span_matches has the stream kept instead, for a later match of the
+   * same agent on the same connection (see there). A call that fails (no answer in time, an
+   * answer too large or that cannot be decoded, a broken stream) is judged as Act's failure
+   * would be, and the referee cancels the stream then: the agent's work on it should stop, as
+   * for a cancelled Act; the next call opens another stream. A stream costs less per move
+   * than a call does (no call set-up, no headers, and what the previous call carried is left
+   * out: see PlayRequest.same_as_before); what the agent is given and how its answers are
+   * judged are Act's in every other way.
+   *
+   * How an agent that keeps nothing between calls gets whole observations: it serves Act
+   * alone (every Act call carries the whole observation), or, serving Play, it answers a call
+   * whose same_as_before it cannot follow with INVALID_ARGUMENT, and the referee sends that
+   * call again, whole, on a new stream. The SDKs put every call back together, so agents
+   * written with them are always given whole observations.
    *
    * @generated from rpc parley.agent.v1.AgentService.Play
    */
