@@ -6,7 +6,9 @@
 // (buysell) to show how presence of an optional field is tested. It serves
 // parley.agent.v1.AgentService and grpc.health.v1.Health on --listen, or dials out to a
 // gateway (--dial-out URL --token T --bot NAME) and answers the same calls over
-// parley.botlink.v1.BotLinkService/Connect.
+// parley.botlink.v1.BotLinkService/Connect. Act gets whole observations; Play (one stream per
+// seat, kept from match to match) gets each call less what the call before carried, which
+// restore() puts back. It reads no briefing, and says so, so the referee writes none for it.
 //
 //   npm ci --prefix examples/minimal-node
 //   node examples/minimal-node/bot.js --listen 127.0.0.1:50092
@@ -42,8 +44,46 @@ const NAME = "minimal-node";
 const VERSION = "1";
 
 function describe() {
-  // No games listed: this bot says it plays any game.
-  return { agent: { name: NAME, version: VERSION, author: "examples", description: "Plays a legal move in every game from the observation's generic fields." } };
+  // No games listed: this bot says it plays any game. Its Play side takes match after match on
+  // a stream, and it never reads the briefing.
+  return {
+    agent: { name: NAME, version: VERSION, author: "examples", description: "Plays a legal move in every game from the observation's generic fields." },
+    observing: { streams_span_matches: true, skips_briefing: true },
+  };
+}
+
+/**
+ * The whole observation of a Play call: what it left out as the stream's previous call's
+ * (same_as_before) put back from prev, that call's whole observation (undefined for none). A
+ * call with no same_as_before is whole (every match's first call is).
+ */
+function restore(req, prev) {
+  const obs = req.act.observation;
+  const same = req.same_as_before;
+  if (!same) return obs;
+  if (!prev) throw new Error("the call leaves out what no earlier call carried");
+  if (same.seats) obs.seats = prev.seats;
+  // A count of bytes of the UTF-8 text.
+  if (same.briefing_bytes > 0) obs.briefing = Buffer.concat([Buffer.from(prev.briefing).subarray(0, same.briefing_bytes), Buffer.from(obs.briefing)]).toString();
+  if (same.history) obs.history = [...prev.history.slice(same.history_from), ...obs.history];
+  return obs;
+}
+
+/** Answers the calls of one Play stream in order, each with what Act would answer. */
+function play(stream) {
+  let prev;
+  stream.on("data", (req) => {
+    try {
+      prev = restore(req, prev);
+    } catch (err) {
+      prev = undefined; // the referee sends the call again, whole
+      stream.write({ call: req.call, error_code: grpc.status.INVALID_ARGUMENT, error_message: err.message });
+      return;
+    }
+    stream.write({ call: req.call, act: { action: act(prev), turn: prev.turn } });
+  });
+  stream.on("end", () => stream.end());
+  stream.on("error", () => {}); // the referee cancelled the stream
 }
 
 /** One legal action for the observation. */
@@ -113,6 +153,7 @@ function serve(listen) {
   server.addService(proto.parley.agent.v1.AgentService.service, {
     Act: (call, done) => done(null, { action: act(call.request.observation), turn: call.request.observation.turn }),
     Describe: (_call, done) => done(null, describe()),
+    Play: play,
   });
   server.addService(proto.grpc.health.v1.Health.service, {
     // SERVING for the whole server ("") and for the agent service; Parley asks both.

@@ -5,7 +5,9 @@ required_messages, choices, proposal_forms, proposal_bounds), and reads one game
 (buysell) to show how presence of an optional field is tested. It serves
 parley.agent.v1.AgentService and grpc.health.v1.Health on --listen, or dials out to a gateway
 (--dial-out URL --token T --bot NAME) and answers the same calls over
-parley.botlink.v1.BotLinkService/Connect.
+parley.botlink.v1.BotLinkService/Connect. Act gets whole observations; Play (one stream per
+seat, kept from match to match) gets each call less what the call before carried, which
+restore() puts back. It reads no briefing, and says so, so the referee writes none for it.
 
 Generate the stubs first (Debian: protobuf-compiler, protobuf-compiler-grpc), from the
 repository's root, then run with /usr/bin/python3 (python3-grpcio, python3-protobuf):
@@ -27,6 +29,7 @@ import argparse
 import os
 import queue
 import sys
+import threading
 from concurrent import futures
 
 sys.path.insert(0, os.environ.get("PARLEY_STUBS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen"))
@@ -43,10 +46,13 @@ AGENT_SERVICE = "parley.agent.v1.AgentService"
 
 
 def describe():
-    # No games listed: this bot says it plays any game.
-    return agent_pb2.DescribeResponse(agent=game_pb2.AgentInfo(
-        name=NAME, version=VERSION, author="examples",
-        description="Plays a legal move in every game from the observation's generic fields."))
+    # No games listed: this bot says it plays any game. Its Play side takes match after match
+    # on a stream, and it never reads the briefing.
+    return agent_pb2.DescribeResponse(
+        agent=game_pb2.AgentInfo(
+            name=NAME, version=VERSION, author="examples",
+            description="Plays a legal move in every game from the observation's generic fields."),
+        observing=agent_pb2.Observing(streams_span_matches=True, skips_briefing=True))
 
 
 def act(obs):
@@ -117,12 +123,64 @@ def proposal(obs):
     return game_pb2.Proposal(allocation=alloc)
 
 
+def restore(req, prev):
+    """Put back into req's observation what it left out as the stream's previous call's
+    (PlayRequest.same_as_before); prev is that call's whole observation, or None. A call with
+    no same_as_before is whole (every match's first call is). Returns the whole observation."""
+    obs = req.act.observation
+    if not req.HasField("same_as_before"):
+        return obs
+    same = req.same_as_before
+    if prev is None:
+        raise ValueError("the call leaves out what no earlier call carried")
+    if same.seats:
+        obs.seats.extend(prev.seats)
+    if same.briefing_bytes:  # a count of bytes of the UTF-8 text
+        obs.briefing = (prev.briefing.encode()[: same.briefing_bytes] + obs.briefing.encode()).decode()
+    if same.history:
+        new = list(obs.history)
+        del obs.history[:]
+        obs.history.extend(prev.history[same.history_from:])
+        obs.history.extend(new)
+    return obs
+
+
+# Each open Play stream holds one of the server's threads: past MAX_STREAMS the bot refuses a
+# stream (UNIMPLEMENTED), and the referee asks that connection through Act instead.
+MAX_WORKERS, MAX_STREAMS = 32, 28
+
+
 class Agent(agent_pb2_grpc.AgentServiceServicer):
+    def __init__(self):
+        self.lock, self.streams = threading.Lock(), 0
+
     def Act(self, request, context):
         return agent_pb2.ActResponse(action=act(request.observation), turn=request.observation.turn)
 
     def Describe(self, request, context):
         return describe()
+
+    def Play(self, requests, context):
+        with self.lock:
+            full = self.streams >= MAX_STREAMS
+            self.streams += 0 if full else 1
+        if full:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, "every stream this bot can hold is open")
+        try:
+            prev = None
+            for req in requests:
+                out = agent_pb2.PlayResponse(call=req.call)
+                try:
+                    prev = restore(req, prev)
+                except ValueError as err:  # the referee sends the call again, whole
+                    prev, out.error_code, out.error_message = None, grpc.StatusCode.INVALID_ARGUMENT.value[0], str(err)
+                    yield out
+                    continue
+                out.act.CopyFrom(agent_pb2.ActResponse(action=act(prev), turn=prev.turn))
+                yield out
+        finally:
+            with self.lock:
+                self.streams -= 1
 
 
 class Health(health_pb2_grpc.HealthServicer):
@@ -135,7 +193,7 @@ class Health(health_pb2_grpc.HealthServicer):
 
 
 def serve(listen):
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_WORKERS))
     agent_pb2_grpc.add_AgentServiceServicer_to_server(Agent(), server)
     health_pb2_grpc.add_HealthServicer_to_server(Health(), server)
     port = server.add_insecure_port(listen)

@@ -20,12 +20,14 @@ import (
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 )
@@ -268,7 +270,11 @@ func (c *checker) play(ctx context.Context, game games.Game, seat int32, seed ui
 		return nil, fmt.Errorf("%s: parameters: %w", name, err)
 	}
 	seats, _ := games.Seats(game, resolved)
-	p := &probe{bot: c.bot.Client, mode: m}
+	bot := c.bot.Client
+	if m == wholeOnly {
+		bot = agentconn.ActOnly(bot)
+	}
+	p := &probe{bot: bot, mode: m}
 	clients := make([]agentv1.AgentServiceClient, len(seats))
 	for i := range seats {
 		if int32(i) == seat {
@@ -389,7 +395,97 @@ func (c *checker) game(ctx context.Context, game games.Game) error {
 		ch.Detail += ": every reply accepted"
 	}
 	c.add(ch)
+
+	ch, err = c.parts(ctx, game, n, matchSeed(c.cfg.Seed, k), opponent(k))
+	if err != nil {
+		return err
+	}
+	c.add(ch)
 	return nil
+}
+
+// parts checks that the bot sees the same game whether each observation is sent whole (Act)
+// or less what the call before it carried (over Play, where the bot serves it, as a referee
+// sends it): for each seat, the same match (seed, opponents) is played twice with whole
+// observations and once in parts, and the bot's answers must not differ between the ways
+// when they do not differ between the two whole runs (a bot that draws at random is not
+// compared).
+func (c *checker) parts(ctx context.Context, game games.Game, seats int, seed uint64, opponent string) (Check, error) {
+	ch := Check{Name: game.Info().GetName() + ": whole or in parts"}
+	compared, varied, answers := 0, 0, 0
+	for seat := range int32(seats) {
+		var runs [3][]string
+		for i, m := range []mode{wholeOnly, wholeOnly, forward} {
+			pl, err := c.play(ctx, game, seat, seed, m, opponent)
+			if err != nil {
+				return ch, err
+			}
+			runs[i] = answersOf(pl)
+		}
+		if !slices.Equal(runs[0], runs[1]) {
+			varied++
+			continue
+		}
+		compared++
+		answers += len(runs[2])
+		if i, differ := firstDifference(runs[0], runs[2]); differ {
+			ch.Problems = append(ch.Problems, fmt.Sprintf("seed %d, seat %d, answer %d: sent whole, the bot answered %s; sent in parts, %s",
+				seed, seat, i+1, at(runs[0], i), at(runs[2], i)))
+		}
+	}
+	ch.Passed = len(ch.Problems) == 0
+	switch {
+	case compared == 0:
+		ch.Detail = fmt.Sprintf("not compared: the bot answered the same match differently from run to run in each of %s", count(seats, "seat"))
+	case !ch.Passed:
+		ch.Detail = "the bot answers differently when a call leaves out what the call before carried: it does not put observations back together (see PlayRequest.same_as_before)"
+	default:
+		ch.Detail = fmt.Sprintf("%s alike, sent whole and in parts, in %s", count(answers, "answer"), count(compared, "seat"))
+		if varied > 0 {
+			ch.Detail += fmt.Sprintf(" (%s not compared: answers varied from run to run)", count(varied, "seat"))
+		}
+	}
+	return ch, nil
+}
+
+// answersOf lists the bot's answers in a match it played, each as its move and messages.
+func answersOf(pl *played) []string {
+	var out []string
+	add := func(a *agentv1.Action) {
+		out = append(out, prototext.MarshalOptions{}.Format(&agentv1.Action{Move: a.GetMove(), Messages: a.GetMessages()}))
+	}
+	for _, ev := range pl.events {
+		switch p := ev.GetPayload().(type) {
+		case *eventsv1.MatchEvent_ActionRefused:
+			if p.ActionRefused.GetSeat() == pl.seat {
+				add(p.ActionRefused.GetAction())
+			}
+		case *eventsv1.MatchEvent_ActionTaken:
+			if p.ActionTaken.GetSeat() == pl.seat && p.ActionTaken.GetDefaultReason() == "" {
+				add(p.ActionTaken.GetAction())
+			}
+		}
+	}
+	return out
+}
+
+// firstDifference is the first index where a and b differ (a shorter list differs where it
+// ends).
+func firstDifference(a, b []string) (int, bool) {
+	for i := range max(len(a), len(b)) {
+		if i >= len(a) || i >= len(b) || a[i] != b[i] {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// at is answer i of answers, or says there was none.
+func at(answers []string, i int) string {
+	if i >= len(answers) {
+		return "nothing (the match went another way)"
+	}
+	return "{" + strings.TrimSpace(answers[i]) + "}"
 }
 
 // rejection plays matches in which the bot's first answer is replaced by one the rules refuse,

@@ -20,6 +20,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/parley-arena/parley/agents/sdk"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
@@ -170,8 +171,8 @@ var info = &gamev1.AgentInfo{Name: "testbot", Version: "1", Author: "tests"}
 func TestRandomBotPasses(t *testing.T) {
 	b := serve(t, bot{info: info, act: randomAct(7)}, true)
 	report := run(t, b, config(time.Minute, "ultimatum", "matrix", "coalition"))
-	if len(report) != 2+3*3+1 {
-		t.Errorf("%d checks, want %d", len(report), 2+3*3+1)
+	if len(report) != 2+3*4+1 {
+		t.Errorf("%d checks, want %d", len(report), 2+3*4+1)
 	}
 	for name := range report {
 		want(t, report, name, true)
@@ -434,4 +435,56 @@ func TestReportNamesTheCall(t *testing.T) {
 	if c := want(t, report, "describe", false); !has(c, "failed Describe") || !has(c, "NoMethodError") {
 		t.Errorf("describe does not name Describe: %v", c)
 	}
+}
+
+// careless is a bot that serves Play but takes each call's observation as it comes, never
+// putting back what same_as_before says was left out; its moves depend on the history's
+// length, which a call in parts leaves short.
+type careless struct{ bot }
+
+func (b careless) Play(s grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1.PlayResponse]) error {
+	for {
+		req, err := s.Recv()
+		if err != nil {
+			return nil
+		}
+		a, err := b.act(s.Context(), req.GetAct().GetObservation())
+		if err != nil {
+			return err
+		}
+		if err := s.Send(&agentv1.PlayResponse{Call: req.GetCall(), Act: &agentv1.ActResponse{Action: a}}); err != nil {
+			return nil
+		}
+	}
+}
+
+// byHistory plays a random legal action drawn from the number of history entries it sees.
+func byHistory(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+	n := uint64(len(obs.GetHistory())) + uint64(obs.GetHistoryOmitted())
+	return games.RandomAction(obs, rand.New(rand.NewPCG(n, uint64(obs.GetAttempt())))), nil
+}
+
+// The whole-or-in-parts check fails a bot that serves Play without putting observations back
+// together, and passes the same strategy behind the SDK, which does.
+func TestWholeOrInParts(t *testing.T) {
+	serveWith := func(t *testing.T, srv *grpc.Server) *agenttest.Conn {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Serve(lis)
+		t.Cleanup(srv.Stop)
+		c, err := (&agentconn.Resolver{}).Open(t.Context(), agentconn.GRPCPrefix+lis.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return &agenttest.Conn{Client: c.Client, Health: healthpb.NewHealthClient(c.ClientConn())}
+	}
+	report := run(t, openThroughResolver(t, careless{bot{info: info, act: byHistory}}), config(5*time.Second, "coalition"))
+	if c := want(t, report, "coalition: whole or in parts", false); !has(c, "does not put observations back together") {
+		t.Errorf("the failure does not say why: %s %q", c.Detail, c.Problems)
+	}
+	good := serveWith(t, sdk.NewServer(sdk.AgentFunc(byHistory), sdk.WithInfo(info)))
+	want(t, run(t, good, config(5*time.Second, "coalition")), "coalition: whole or in parts", true)
 }

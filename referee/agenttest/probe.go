@@ -25,6 +25,9 @@ const (
 	rejectFirst
 	// unknownFields adds fields no Parley version defines to every request.
 	unknownFields
+	// wholeOnly passes every request through unchanged, to the bot's Act (never over Play):
+	// each observation whole.
+	wholeOnly
 )
 
 // call is one request the probe saw.

@@ -17,7 +17,7 @@ import grpc
 from parley.agent.v1 import agent_pb2
 from parley.botlink.v1 import botlink_pb2, botlink_pb2_grpc
 
-from .server import _as_action, _describe, _short, serve
+from .server import _as_action, _describe, _short, observing, serve
 
 log = logging.getLogger("parley_agent")
 
@@ -46,7 +46,7 @@ def _answer(agent, call):
             act = _as_action(agent.act(obs))
             res.act.CopyFrom(agent_pb2.ActResponse(action=act, turn=obs.turn))
         elif kind == "describe":
-            res.describe.CopyFrom(agent_pb2.DescribeResponse(agent=_describe(agent)))
+            res.describe.CopyFrom(agent_pb2.DescribeResponse(agent=_describe(agent), observing=observing(agent)))
         else:
             res.error = "this bot does not know the call"
     except Exception as err:  # the author's bug: report it and keep the link

@@ -23,6 +23,8 @@ _MAX_DETAIL = 300
 class Agent:
     """Optional base class. Subclassing is not required: serve() accepts any object with an
     act(observation) method. Set the attributes to describe the agent, or override describe().
+    Set skips_briefing when act() never reads observation.briefing: the referee then writes
+    none for it (bots that act on the typed fields; never a language model).
     """
 
     name = ""
@@ -30,6 +32,7 @@ class Agent:
     author = ""
     games = ()
     description = ""
+    skips_briefing = False
 
     def describe(self):
         return info_from_attributes(self)
@@ -82,6 +85,48 @@ def _short(what, err):
     return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 3] + "..."
 
 
+class PlayBroken(ValueError):
+    """A Play call leaves out what its stream's earlier calls did not carry."""
+
+
+class Carried:
+    """What a Play call's whole observation carried that the next call may leave out: all the
+    stream keeps of it."""
+
+    __slots__ = ("seats", "briefing", "history")
+
+    def __init__(self, obs):
+        self.seats = list(obs.seats)
+        self.briefing = obs.briefing.encode("utf-8")  # same_as_before counts bytes
+        self.history = list(obs.history)
+
+
+def restore(request, prev):
+    """Put back into request's observation what the call left out as the previous call's
+    (PlayRequest.same_as_before), prev being what that call carried (a Carried, or None on a
+    stream's first call). Returns what this call carries, for the next. Raises PlayBroken
+    when the call cannot be followed; the referee then sends it again, whole."""
+    obs = request.act.observation
+    if request.HasField("same_as_before"):
+        same = request.same_as_before
+        if prev is None:
+            raise PlayBroken("play: the call leaves out what no earlier call of the stream carried")
+        if same.seats:
+            obs.seats.extend(prev.seats)
+        if same.briefing_bytes:
+            if same.briefing_bytes > len(prev.briefing):
+                raise PlayBroken("play: the call keeps %d bytes of a %d-byte briefing" % (same.briefing_bytes, len(prev.briefing)))
+            obs.briefing = (prev.briefing[: same.briefing_bytes] + obs.briefing.encode("utf-8")).decode("utf-8")
+        if same.history:
+            if same.history_from > len(prev.history):
+                raise PlayBroken("play: the call keeps history from entry %d of %d" % (same.history_from, len(prev.history)))
+            new = list(obs.history)
+            del obs.history[:]
+            obs.history.extend(prev.history[same.history_from :])
+            obs.history.extend(new)
+    return Carried(obs)
+
+
 class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
     """parley.agent.v1.AgentService served by an author's object.
 
@@ -89,28 +134,61 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
     the referee records as the agent's fault); the server itself keeps serving. act() may be
     called from several threads at once (one per concurrent match): keep per-match state in
     Action.private_notes rather than on the object, or guard it with a lock.
+
+    Play (Act over one stream per seat) puts each call's observation back together, so act()
+    is always given the whole observation. A stream holds one of the server's worker threads
+    while it is open; past max_streams open at once, a new one is refused (UNIMPLEMENTED) and
+    the referee asks that connection through Act instead, so that Act and Describe always find
+    a thread.
     """
 
-    def __init__(self, agent):
+    def __init__(self, agent, max_streams=None):
         if not callable(getattr(agent, "act", None)):
             raise TypeError("parley_agent: the agent needs an act(observation) method")
         self._agent = agent
+        self._max_streams = max_streams
+        self._streams = 0
+        self._lock = threading.Lock()
 
-    def Act(self, request, context):
-        obs = request.observation
+    def _act(self, obs):
+        """The agent's answer to obs, or raises the status to answer with."""
         try:
             act = _as_action(self._agent.act(obs))
         except Exception as err:  # the author's bug, not the server's: report and keep serving
             log.exception("act() failed: match %s seat %d turn %d", obs.match_id, obs.seat, obs.turn)
-            context.abort(grpc.StatusCode.INTERNAL, _short("act()", err))
+            raise _Status(grpc.StatusCode.INTERNAL, _short("act()", err)) from None
         # Echo the turn, so the referee refuses this answer if it arrives for a stale request.
         return agent_pb2.ActResponse(action=act, turn=obs.turn)
 
+    def Act(self, request, context):
+        try:
+            return self._act(request.observation)
+        except _Status as st:
+            context.abort(st.code, st.message)
+
     def Play(self, request_iterator, context):
-        # The stream form of Act is optional (agent.proto): unserved, the referee asks through
-        # Act. Said as a status, not raised as the generated stub does, so that serving it
-        # logs no traceback for every match.
-        context.abort(grpc.StatusCode.UNIMPLEMENTED, "this agent serves Act, not Play")
+        with self._lock:
+            full = self._max_streams is not None and self._streams >= self._max_streams
+            if not full:
+                self._streams += 1
+        if full:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, "parley_agent: every stream this server can hold is open; use Act")
+        try:
+            prev = None
+            for req in request_iterator:
+                out = agent_pb2.PlayResponse(call=req.call)
+                try:
+                    prev = restore(req, prev)
+                    out.act.CopyFrom(self._act(req.act.observation))
+                except PlayBroken as err:
+                    prev = None
+                    out.error_code, out.error_message = grpc.StatusCode.INVALID_ARGUMENT.value[0], str(err)
+                except _Status as st:
+                    out.error_code, out.error_message = st.code.value[0], st.message
+                yield out
+        finally:
+            with self._lock:
+                self._streams -= 1
 
     def Describe(self, request, context):
         try:
@@ -118,7 +196,25 @@ class AgentServicer(agent_pb2_grpc.AgentServiceServicer):
         except Exception as err:
             log.exception("describe() failed")
             context.abort(grpc.StatusCode.INTERNAL, _short("describe()", err))
-        return agent_pb2.DescribeResponse(agent=info)
+        return agent_pb2.DescribeResponse(agent=info, observing=observing(self._agent))
+
+
+def observing(agent):
+    """How agent, served by this SDK, takes its observations: whole, put back together from
+    what each Play call leaves out, on streams that span matches; without a briefing when the
+    agent's skips_briefing says so."""
+    skips = getattr(agent, "skips_briefing", False)
+    if callable(skips):
+        skips = skips()
+    return agent_pb2.Observing(streams_span_matches=True, skips_briefing=bool(skips))
+
+
+class _Status(Exception):
+    """A gRPC status to answer a call with."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code, self.message = code, message
 
 
 # --- Health -----------------------------------------------------------------------------------
@@ -192,11 +288,17 @@ def health_handler(services=("", AGENT_SERVICE)):
 # --- Start and serve --------------------------------------------------------------------------
 
 
-def start(agent, address="127.0.0.1:0", max_workers=8):
+# Worker threads kept free of Play streams, for Act, Describe and health checks.
+_SPARE_WORKERS = 4
+
+
+def start(agent, address="127.0.0.1:0", max_workers=32):
     """Start serving agent on address without blocking. Returns (server, bound_port); port 0
-    picks a free port. Stop it with server.stop(grace)."""
+    picks a free port. Stop it with server.stop(grace). Each open Play stream holds one of the
+    max_workers threads; all but a few may."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="parley-agent"))
-    agent_pb2_grpc.add_AgentServiceServicer_to_server(AgentServicer(agent), server)
+    servicer = AgentServicer(agent, max_streams=max(0, max_workers - _SPARE_WORKERS))
+    agent_pb2_grpc.add_AgentServiceServicer_to_server(servicer, server)
     server.add_generic_rpc_handlers((health_handler(),))
     try:
         port = server.add_insecure_port(address)
@@ -217,7 +319,7 @@ def listen_address(address, port):
     return "%s:%d" % (host if sep else address, port)
 
 
-def serve(agent, address="127.0.0.1:50051", grace=5.0, max_workers=8, announce=True):
+def serve(agent, address="127.0.0.1:50051", grace=5.0, max_workers=32, announce=True):
     """Serve agent on address until SIGINT or SIGTERM, then stop, giving calls in flight up to
     `grace` seconds to finish. With announce, prints "listening on HOST:PORT" (the bound port)
     to stdout once the server accepts calls, so a harness can wait for that line."""

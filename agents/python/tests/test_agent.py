@@ -288,6 +288,113 @@ class FailingAgent(unittest.TestCase):
             self.assertEqual(stub.Describe(agent_pb2.DescribeRequest(), timeout=TIMEOUT).agent.name, "Wrong")
 
 
+class Recorder(parley_agent.Agent):
+    """Passes, keeping a copy of every observation it is given."""
+
+    name = "recorder"
+    skips_briefing = True
+
+    def __init__(self):
+        self.seen = []
+
+    def act(self, observation):
+        copy = agent_pb2.Observation()
+        copy.CopyFrom(observation)
+        self.seen.append(copy)
+        return parley_agent.pass_turn()
+
+
+def entry(turn, summary):
+    return agent_pb2.HistoryEntry(turn=turn, seat=turn % 2, summary=summary)
+
+
+class PlayStreams(unittest.TestCase):
+    """Play over a real stream: each call's observation is put back together from what it
+    leaves out as the previous call's, so act() is given what Act would give it."""
+
+    def setUp(self):
+        self.agent = Recorder()
+        self.server, port = parley_agent.start(self.agent, "127.0.0.1:0", max_workers=6)
+        self.addCleanup(lambda: self.server.stop(None).wait())
+        self.channel = grpc.insecure_channel("127.0.0.1:%d" % port)
+        self.addCleanup(self.channel.close)
+        self.stub = agent_pb2_grpc.AgentServiceStub(self.channel)
+
+    def test_describe_says_how_it_observes(self):
+        got = self.stub.Describe(agent_pb2.DescribeRequest(), timeout=TIMEOUT).observing
+        self.assertTrue(got.streams_span_matches)
+        self.assertTrue(got.skips_briefing)
+
+    def test_calls_put_back_together(self):
+        rules = "Rules: é and ü, line after line.\n" * 12
+        whole = [
+            observation(seat=0, turn=1, legal=[PROPOSE, REJECT]),
+            observation(seat=0, turn=3, legal=[PROPOSE, ACCEPT, REJECT], offer=40, history=[entry(1, "P1 proposes"), entry(2, "P2 proposes")]),
+            observation(seat=0, turn=5, legal=[PROPOSE, ACCEPT, REJECT], offer=45,
+                        history=[entry(1, "P1 proposes"), entry(2, "P2 proposes"), entry(3, "P1 again"), entry(4, "P2 again")]),
+        ]
+        for i, obs in enumerate(whole):
+            obs.briefing = rules + "Your situation on turn %d: ü\n" % obs.turn
+        # What the referee sends: the first whole, then each leaving out what the one before carried.
+        sent = [agent_pb2.PlayRequest(call=1, act=agent_pb2.ActRequest(observation=whole[0]))]
+        for i in (1, 2):
+            obs = agent_pb2.Observation()
+            obs.CopyFrom(whole[i])
+            del obs.seats[:]
+            obs.briefing = whole[i].briefing[len(rules):]
+            kept = len(whole[i - 1].history)
+            new = list(obs.history)[kept:]
+            del obs.history[:]
+            obs.history.extend(new)
+            same = agent_pb2.SameAsBefore(seats=True, briefing_bytes=len(rules.encode("utf-8")), history=True, history_from=0)
+            sent.append(agent_pb2.PlayRequest(call=i + 1, act=agent_pb2.ActRequest(observation=obs), same_as_before=same))
+        answers = list(self.stub.Play(iter(sent), timeout=TIMEOUT))
+        self.assertEqual([a.call for a in answers], [1, 2, 3])
+        for a in answers:
+            self.assertEqual(a.error_code, 0, a.error_message)
+            self.assertTrue(a.act.action.move.HasField("pass"))
+        self.assertEqual(len(self.agent.seen), 3)
+        for got, want in zip(self.agent.seen, whole):
+            self.assertEqual(got, want)
+
+    def test_a_call_that_cannot_be_followed_is_refused(self):
+        first = agent_pb2.PlayRequest(call=1, act=agent_pb2.ActRequest(observation=observation(seat=0, turn=1, legal=[PROPOSE])),
+                                      same_as_before=agent_pb2.SameAsBefore(seats=True))
+        second = agent_pb2.PlayRequest(call=2, act=agent_pb2.ActRequest(observation=observation(seat=0, turn=1, legal=[PROPOSE])))
+        answers = list(self.stub.Play(iter([first, second]), timeout=TIMEOUT))
+        self.assertEqual(answers[0].error_code, grpc.StatusCode.INVALID_ARGUMENT.value[0])
+        self.assertIn("no earlier call", answers[0].error_message)
+        self.assertEqual(answers[1].error_code, 0)  # a whole call afterwards is followed again
+        self.assertEqual(len(self.agent.seen), 1)
+
+    def test_streams_past_the_threads_are_refused(self):
+        # 6 workers, 4 kept for Act: two streams may be open, a third is refused, and Act
+        # still answers.
+        import queue
+        feeds = [queue.Queue() for _ in range(3)]
+
+        def requests(q):
+            while True:
+                r = q.get()
+                if r is None:
+                    return
+                yield r
+
+        streams = [self.stub.Play(requests(q), timeout=TIMEOUT) for q in feeds]
+        call = agent_pb2.PlayRequest(call=1, act=agent_pb2.ActRequest(observation=observation(seat=0, turn=1, legal=[PROPOSE])))
+        for q in feeds[:2]:
+            q.put(call)
+        for st in streams[:2]:
+            self.assertEqual(next(st).call, 1)
+        with self.assertRaises(grpc.RpcError) as cm:
+            next(streams[2])
+        self.assertEqual(cm.exception.code(), grpc.StatusCode.UNIMPLEMENTED)
+        act = self.stub.Act(agent_pb2.ActRequest(observation=observation(seat=0, turn=1, legal=[PROPOSE])), timeout=TIMEOUT)
+        self.assertTrue(act.action.move.HasField("pass"))
+        for q in feeds:
+            q.put(None)
+
+
 class OneCommand(unittest.TestCase):
     """The bot starts with one command, announces its address, and stops cleanly on a signal."""
 

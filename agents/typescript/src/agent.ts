@@ -11,9 +11,15 @@ import {
   ActionSchema,
   type DescribeResponse,
   DescribeResponseSchema,
+  type HistoryEntry,
   type Observation,
+  type Observing,
+  ObservingSchema,
+  type PlayRequest,
+  type PlayResponse,
+  PlayResponseSchema,
 } from "./gen/parley/agent/v1/agent_pb.js";
-import { type AgentInfo, AgentInfoSchema, type Move } from "./gen/parley/game/v1/game_pb.js";
+import { type AgentInfo, AgentInfoSchema, type Move, type SeatInfo } from "./gen/parley/game/v1/game_pb.js";
 
 /** What act() may use besides the observation. */
 export interface ActContext {
@@ -39,6 +45,11 @@ export interface Agent {
   author?: string;
   games?: string[];
   description?: string;
+  /**
+   * True when act() never reads observation.briefing (it acts on the typed fields): the
+   * referee then writes none for it. Never for an agent that acts on the text (a language model).
+   */
+  skipsBriefing?: boolean;
 }
 
 /** Longest error text sent back to the referee; the stack goes to the agent's own stderr. */
@@ -102,10 +113,18 @@ export async function handleAct(agent: Agent, req: ActRequest, ctx: ActContext, 
   return create(ActResponseSchema, { action: act, turn: obs.turn });
 }
 
+/**
+ * How agent, served by this SDK, takes its observations: put back together from what each Play
+ * call leaves out, on streams that span matches; without a briefing when it says so.
+ */
+export function observing(agent: Agent): Observing {
+  return create(ObservingSchema, { streamsSpanMatches: true, skipsBriefing: agent.skipsBriefing === true });
+}
+
 /** Answers a DescribeRequest; a throw in describe() becomes INTERNAL. */
 export async function handleDescribe(agent: Agent, log: Logger): Promise<DescribeResponse> {
   try {
-    return create(DescribeResponseSchema, { agent: await describeAgent(agent) });
+    return create(DescribeResponseSchema, { agent: await describeAgent(agent), observing: observing(agent) });
   } catch (err) {
     log("describe() failed", err);
     throw new ConnectError(shortError("describe()", err), Code.Internal);
@@ -115,4 +134,73 @@ export async function handleDescribe(agent: Agent, log: Logger): Promise<Describ
 function className(agent: object): string {
   const n = agent.constructor?.name;
   return n && n !== "Object" ? n : "agent";
+}
+
+/** What a Play call's whole observation carried that the next call may leave out. */
+export interface Carried {
+  seats: SeatInfo[];
+  briefing: Buffer; // same_as_before counts bytes
+  history: HistoryEntry[];
+}
+
+/** A Play call that leaves out what its stream's earlier calls did not carry. */
+export class PlayBroken extends Error {}
+
+/**
+ * Puts back into req's observation what the call left out as the previous call's
+ * (PlayRequest.sameAsBefore), prev being what that call carried (undefined on a stream's first
+ * call), and returns what this call carries, for the next. Throws PlayBroken when the call
+ * cannot be followed; the referee then sends it again, whole.
+ */
+export function restore(req: PlayRequest, prev: Carried | undefined): Carried {
+  const obs = req.act?.observation;
+  if (!obs) throw new PlayBroken("play: the call carries no observation");
+  const same = req.sameAsBefore;
+  let briefing: Buffer | undefined;
+  if (same) {
+    if (!prev) throw new PlayBroken("play: the call leaves out what no earlier call of the stream carried");
+    if (same.seats) obs.seats = prev.seats;
+    if (same.briefingBytes > 0) {
+      if (same.briefingBytes > prev.briefing.length) throw new PlayBroken(`play: the call keeps ${same.briefingBytes} bytes of a ${prev.briefing.length}-byte briefing`);
+      briefing = Buffer.concat([prev.briefing.subarray(0, same.briefingBytes), Buffer.from(obs.briefing, "utf8")]);
+      obs.briefing = briefing.toString("utf8");
+    }
+    if (same.history) {
+      if (same.historyFrom > prev.history.length) throw new PlayBroken(`play: the call keeps history from entry ${same.historyFrom} of ${prev.history.length}`);
+      obs.history = [...prev.history.slice(same.historyFrom), ...obs.history];
+    }
+  }
+  return { seats: obs.seats, briefing: briefing ?? Buffer.from(obs.briefing, "utf8"), history: obs.history };
+}
+
+/**
+ * Serves one Play stream: each call's observation put back together (restore), answered by
+ * handleAct in the order the calls come. A call's signal aborts when the stream ends or when
+ * the observation's time limit, counted from the call's arrival, has passed.
+ */
+export async function* handlePlay(agent: Agent, calls: AsyncIterable<PlayRequest>, signal: AbortSignal, log: Logger): AsyncGenerator<PlayResponse> {
+  let prev: Carried | undefined;
+  for await (const req of calls) {
+    const out = create(PlayResponseSchema, { call: req.call });
+    try {
+      prev = restore(req, prev);
+    } catch (err) {
+      prev = undefined;
+      out.errorCode = Code.InvalidArgument;
+      out.errorMessage = err instanceof Error ? err.message : String(err);
+      yield out;
+      continue;
+    }
+    const limit = req.act?.observation?.timeLimit;
+    const ms = limit ? Number(limit.seconds) * 1000 + limit.nanos / 1e6 : 0;
+    const callSignal = ms > 0 ? AbortSignal.any([signal, AbortSignal.timeout(ms)]) : signal;
+    try {
+      out.act = await handleAct(agent, req.act!, { signal: callSignal, deadline: ms > 0 ? new Date(Date.now() + ms) : undefined }, log);
+    } catch (err) {
+      const e = ConnectError.from(err);
+      out.errorCode = e.code;
+      out.errorMessage = e.rawMessage;
+    }
+    yield out;
+  }
 }

@@ -1,7 +1,7 @@
 // Parley agent SDK for TypeScript: write one object with act(), then run(agent) serves it over
 // gRPC (--listen) or dials out to the gateway (--dial-out URL, with the team token in PARLEY_TOKEN).
 
-export { type ActContext, type Agent, type Logger, asAction, describeAgent, shortError, stderrLogger } from "./agent.js";
+export { type ActContext, type Agent, type Carried, type Logger, PlayBroken, asAction, describeAgent, observing, restore, shortError, stderrLogger } from "./agent.js";
 export { type AgentServer, type ServeOptions, agentRoutes, parseHostPort, serve } from "./serve.js";
 export { type DialOutOptions, FATAL_LINK_CODES, dialOut, gatewayUrl } from "./dialout.js";
 export { type RunConfig, type RunOptions, run, runConfig } from "./run.js";

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { AgentService } from "./gen/parley/agent/v1/agent_pb.js";
-import { type Agent, type Logger, handleAct, handleDescribe, stderrLogger } from "./agent.js";
+import { type Agent, type Logger, handleAct, handleDescribe, handlePlay, stderrLogger } from "./agent.js";
 import { addHealth } from "./health.js";
 
 export interface ServeOptions {
@@ -45,6 +45,7 @@ export function agentRoutes(agent: Agent, log: Logger = stderrLogger): (router: 
         return handleAct(agent, req, { signal: ctx.signal, deadline: ms === undefined ? undefined : new Date(Date.now() + ms) }, log);
       },
       describe: () => handleDescribe(agent, log),
+      play: (calls, ctx: HandlerContext) => handlePlay(agent, calls, ctx.signal, log),
     });
     addHealth(router, [AgentService.typeName]);
   };
