@@ -421,10 +421,11 @@ class OneCommand(unittest.TestCase):
             stub = agent_pb2_grpc.AgentServiceStub(channel)
             info = stub.Describe(agent_pb2.DescribeRequest(), timeout=TIMEOUT).agent
             self.assertEqual(info.name, "steady-conceder")
-            # The referee tries Play first on every match: the bot answers UNIMPLEMENTED.
-            with self.assertRaises(grpc.RpcError) as cm:
-                next(stub.Play(iter([]), timeout=TIMEOUT))
-            self.assertEqual(cm.exception.code(), grpc.StatusCode.UNIMPLEMENTED)
+            # The referee asks over Play first: the bot answers there.
+            call = agent_pb2.PlayRequest(call=1, act=agent_pb2.ActRequest(observation=observation(seat=0, turn=1, legal=[PROPOSE, REJECT])))
+            answers = list(stub.Play(iter([call]), timeout=TIMEOUT))
+            self.assertEqual([a.call for a in answers], [1])
+            self.assertEqual(answers[0].error_code, 0, answers[0].error_message)
         proc.send_signal(sig)
         code = proc.wait(timeout=TIMEOUT)
         log = proc.stderr.read()
