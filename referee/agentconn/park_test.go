@@ -141,9 +141,9 @@ func serveParkAgent(t *testing.T, a *parkAgent) string {
 	return agentconn.GRPCPrefix + lis.Addr().String()
 }
 
-// playMatch opens two seats at addr through r, as a match of the agent against itself would,
+// playSelf opens two seats at addr through r, as a match of the agent against itself would,
 // makes three calls on each, and closes them.
-func playMatch(t *testing.T, r *agentconn.Resolver, addr string) {
+func playSelf(t *testing.T, r *agentconn.Resolver, addr string) {
 	t.Helper()
 	conns, err := r.OpenAll(context.Background(), []string{addr, addr})
 	if err != nil {
@@ -170,7 +170,7 @@ func TestPooledStreamsSpanMatches(t *testing.T) {
 			defer pool.Close()
 			r := &agentconn.Resolver{Pool: pool}
 			for range 3 {
-				playMatch(t, r, addr)
+				playSelf(t, r, addr)
 			}
 			seat := []bool{false, true, true}
 			want := [][]bool{seat, seat, seat, seat, seat, seat}
@@ -192,9 +192,9 @@ func TestParkedStreamClosedByTheAgent(t *testing.T) {
 	addr := serveParkAgent(t, a)
 	pool := agentconn.NewPool()
 	r := &agentconn.Resolver{Pool: pool}
-	playMatch(t, r, addr)
+	playSelf(t, r, addr)
 	a.closeStreams(t)
-	playMatch(t, r, addr) // fails the test if a call fails
+	playSelf(t, r, addr) // fails the test if a call fails
 	seat := []bool{false, true, true}
 	if got, want := a.seen(), [][]bool{seat, seat, seat, seat}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("calls per stream: %v, want two streams closed and two new", got)
@@ -239,7 +239,7 @@ func TestCloseEndsACallWaitingOnAParkableStream(t *testing.T) {
 		t.Fatal("the call waiting when its Conn closed did not end")
 	}
 	close(hold)
-	playMatch(t, r, addr)
+	playSelf(t, r, addr)
 	if got := len(a.seen()); got != 3 {
 		t.Errorf("%d streams opened, want the closed one and two new", got)
 	}
