@@ -3,7 +3,6 @@ package agentconn_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -22,13 +21,13 @@ import (
 // every stream it has open (as an agent that lets idle streams go does).
 type parkAgent struct {
 	agentv1.UnimplementedAgentServiceServer
+	streamLog
 	spans bool
 
-	mu      sync.Mutex
-	streams [][]bool
-	ended   int
-	kill    chan struct{}
-	hold    chan struct{} // when set, calls are not answered until it is closed
+	mu    sync.Mutex
+	ended int
+	kill  chan struct{}
+	hold  chan struct{} // when set, calls are not answered until it is closed
 }
 
 func (a *parkAgent) Describe(context.Context, *agentv1.DescribeRequest) (*agentv1.DescribeResponse, error) {
@@ -36,9 +35,8 @@ func (a *parkAgent) Describe(context.Context, *agentv1.DescribeRequest) (*agentv
 }
 
 func (a *parkAgent) Play(s grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1.PlayResponse]) error {
+	n := a.opened()
 	a.mu.Lock()
-	a.streams = append(a.streams, nil)
-	n := len(a.streams) - 1
 	if a.kill == nil {
 		a.kill = make(chan struct{})
 	}
@@ -72,9 +70,7 @@ func (a *parkAgent) Play(s grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1
 			if !ok {
 				return nil
 			}
-			a.mu.Lock()
-			a.streams[n] = append(a.streams[n], req.GetSameAsBefore() != nil)
-			a.mu.Unlock()
+			a.called(n, req)
 			if hold != nil {
 				select {
 				case <-hold:
@@ -82,7 +78,6 @@ func (a *parkAgent) Play(s grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1
 					return nil
 				}
 			}
-			pass := &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}
 			if err := s.Send(&agentv1.PlayResponse{Call: req.GetCall(), Act: &agentv1.ActResponse{Action: pass}}); err != nil {
 				return nil
 			}
@@ -92,8 +87,8 @@ func (a *parkAgent) Play(s grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1
 
 // closeStreams ends every stream open now and waits until their handlers have returned.
 func (a *parkAgent) closeStreams(t *testing.T) {
+	open := len(a.seen())
 	a.mu.Lock()
-	open := len(a.streams)
 	if a.kill != nil {
 		close(a.kill)
 	}
@@ -106,16 +101,6 @@ func (a *parkAgent) closeStreams(t *testing.T) {
 	})
 }
 
-func (a *parkAgent) seen() [][]bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := make([][]bool, len(a.streams))
-	for i, s := range a.streams {
-		out[i] = append([]bool(nil), s...)
-	}
-	return out
-}
-
 // waitFor polls cond until it holds, failing the test after a generous deadline.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
@@ -125,20 +110,6 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// serveParkAgent serves a on a loopback port until the test ends and returns its address.
-func serveParkAgent(t *testing.T, a *parkAgent) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	agentv1.RegisterAgentServiceServer(srv, a)
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-	return agentconn.GRPCPrefix + lis.Addr().String()
 }
 
 // playSelf opens two seats at addr through r, as a match of the agent against itself would,
@@ -165,7 +136,7 @@ func TestPooledStreamsSpanMatches(t *testing.T) {
 	for _, spans := range []bool{true, false} {
 		t.Run(fmt.Sprintf("spans %v", spans), func(t *testing.T) {
 			a := &parkAgent{spans: spans}
-			addr := serveParkAgent(t, a)
+			addr := agentconn.GRPCPrefix + serveRaw(t, a)
 			pool := agentconn.NewPool()
 			defer pool.Close()
 			r := &agentconn.Resolver{Pool: pool}
@@ -189,7 +160,7 @@ func TestPooledStreamsSpanMatches(t *testing.T) {
 // without failing; and the pool's Close ends the streams parked.
 func TestParkedStreamClosedByTheAgent(t *testing.T) {
 	a := &parkAgent{spans: true}
-	addr := serveParkAgent(t, a)
+	addr := agentconn.GRPCPrefix + serveRaw(t, a)
 	pool := agentconn.NewPool()
 	r := &agentconn.Resolver{Pool: pool}
 	playSelf(t, r, addr)
@@ -212,7 +183,7 @@ func TestParkedStreamClosedByTheAgent(t *testing.T) {
 func TestCloseEndsACallWaitingOnAParkableStream(t *testing.T) {
 	hold := make(chan struct{})
 	a := &parkAgent{spans: true, hold: hold}
-	addr := serveParkAgent(t, a)
+	addr := agentconn.GRPCPrefix + serveRaw(t, a)
 	pool := agentconn.NewPool()
 	defer pool.Close()
 	r := &agentconn.Resolver{Pool: pool}

@@ -16,42 +16,59 @@ import (
 	"github.com/parley-arena/parley/referee/agentconn"
 )
 
+// streamLog notes, per stream opened, whether each call left out what the one before carried.
+type streamLog struct {
+	logMu   sync.Mutex
+	streams [][]bool
+}
+
+// opened notes a stream and returns its index.
+func (l *streamLog) opened() int {
+	l.logMu.Lock()
+	defer l.logMu.Unlock()
+	l.streams = append(l.streams, nil)
+	return len(l.streams) - 1
+}
+
+// called notes a call on stream n.
+func (l *streamLog) called(n int, req *agentv1.PlayRequest) {
+	l.logMu.Lock()
+	defer l.logMu.Unlock()
+	l.streams[n] = append(l.streams[n], req.GetSameAsBefore() != nil)
+}
+
+func (l *streamLog) seen() [][]bool {
+	l.logMu.Lock()
+	defer l.logMu.Unlock()
+	out := make([][]bool, len(l.streams))
+	for i, s := range l.streams {
+		out[i] = append([]bool(nil), s...)
+	}
+	return out
+}
+
+// pass is the action the test agents answer every call with.
+var pass = &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}
+
 // streamAgent answers every Play call with a pass and notes, per stream, whether each call left
 // out what the one before carried.
 type streamAgent struct {
 	agentv1.UnimplementedAgentServiceServer
-	mu      sync.Mutex
-	streams [][]bool // per stream opened, per call: SameAsBefore set
+	streamLog
 }
 
 func (a *streamAgent) Play(s grpc.BidiStreamingServer[agentv1.PlayRequest, agentv1.PlayResponse]) error {
-	a.mu.Lock()
-	a.streams = append(a.streams, nil)
-	n := len(a.streams) - 1
-	a.mu.Unlock()
+	n := a.opened()
 	for {
 		req, err := s.Recv()
 		if err != nil {
 			return nil
 		}
-		a.mu.Lock()
-		a.streams[n] = append(a.streams[n], req.GetSameAsBefore() != nil)
-		a.mu.Unlock()
-		pass := &agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Pass{Pass: &gamev1.Pass{}}}}
+		a.called(n, req)
 		if err := s.Send(&agentv1.PlayResponse{Call: req.GetCall(), Act: &agentv1.ActResponse{Action: pass}}); err != nil {
 			return nil
 		}
 	}
-}
-
-func (a *streamAgent) seen() [][]bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := make([][]bool, len(a.streams))
-	for i, s := range a.streams {
-		out[i] = append([]bool(nil), s...)
-	}
-	return out
 }
 
 // localAgents serves "local:NAME" addresses, every one by the same streamAgent, reusable or

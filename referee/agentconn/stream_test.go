@@ -202,8 +202,8 @@ func (a *actOnly) counts() (plays, acts int) {
 	return a.plays, a.acts
 }
 
-// serveActOnly serves a on a loopback port until the test ends and returns its address.
-func serveActOnly(t *testing.T, a *actOnly) string {
+// serveRaw serves a on a loopback port until the test ends and returns its address.
+func serveRaw(t *testing.T, a agentv1.AgentServiceServer) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -268,7 +268,7 @@ func TestPlayFallsBackToAct(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &actOnly{playErr: tc.err}
-			addr := serveActOnly(t, a)
+			addr := serveRaw(t, a)
 			pool := agentconn.NewPool()
 			defer pool.Close()
 			r := &agentconn.Resolver{Pool: pool}
@@ -289,7 +289,7 @@ func TestPlayFallsBackToAct(t *testing.T) {
 // again with Act after the deadline.
 func TestPlayFailingLateIsATimeout(t *testing.T) {
 	a := &actOnly{playErr: status.Error(codes.Unknown, "too late"), playWaits: true}
-	addr := serveActOnly(t, a)
+	addr := serveRaw(t, a)
 	res := playMatch(t, &agentconn.Resolver{}, addr, 1, 200*time.Millisecond)
 	f := faults(res)
 	if len(f) == 0 {
@@ -326,7 +326,7 @@ func TestFaultsNameTheCall(t *testing.T) {
 			[]string{"Act: my strategy broke", "after Play failed before answering: Unknown: Illegal arity"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := serveActOnly(t, tc.agent)
+			addr := serveRaw(t, tc.agent)
 			res := playMatch(t, &agentconn.Resolver{}, addr, 1, 0)
 			f := faults(res)
 			if len(f) == 0 {
