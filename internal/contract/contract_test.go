@@ -20,6 +20,7 @@ var shapes = map[int]string{
 	// Computed again when the types of options left the shape (the protos of revision 1 give it
 	// too: parley.game.v1.Param, new since, is only an option's type).
 	1: "7e990f5e87e2fa9b",
+	2: "034c00e0c75633ba",
 }
 
 func TestRevisionFollowsTheShape(t *testing.T) {
