@@ -591,11 +591,11 @@ type Observing struct {
 	// The agent's side of a Play stream takes the calls of several matches, one match after
 	// another: a call whose same_as_before is unset begins afresh (the first call of every match
 	// is sent whole, and the agent keeps nothing of the match before; Observation.match_id and
-	// seat say which match and seat a call is for). The referee then keeps the stream of a seat whose match ended, parked with its
-	// connection, and the agent's next seat on that connection plays on it, rather than a stream
-	// being opened and torn down per seat and match. A parked stream the agent has closed
-	// meanwhile is replaced once, without counting against the agent. The Go, Python and
-	// TypeScript SDKs set it.
+	// seat say which match and seat a call is for). The referee then keeps the stream of a
+	// seat whose match ended, parked with its connection, and the agent's next seat on that
+	// connection plays on it, rather than a stream being opened and torn down per seat and
+	// match. A parked stream the agent has closed meanwhile is replaced once, without counting
+	// against the agent. The Go, Python and TypeScript SDKs set it.
 	StreamsSpanMatches bool `protobuf:"varint,1,opt,name=streams_span_matches,json=streamsSpanMatches,proto3" json:"streams_span_matches,omitempty"`
 	// The agent never reads Observation.briefing: the referee writes none for it, and its
 	// observations carry an empty briefing (everything else is sent as to any agent). Bots that
