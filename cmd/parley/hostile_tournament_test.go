@@ -70,7 +70,7 @@ func TestHostileTournament(t *testing.T) {
 	})
 	defer stop()
 	started := time.Now()
-	if err := tournament.Run(ctx, b, spec, tournament.RunConfig{Concurrency: 8, Matches: prep}); err != nil {
+	if err := tournament.Hold(ctx, b, spec, tournament.HoldConfig{Concurrency: 8, Matches: prep}); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(started)

@@ -186,7 +186,7 @@ func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int, fresh 
 			delete(s.running, id)
 			s.mu.Unlock()
 		}()
-		err := Run(s.ctx, s.cfg.Bus, spec, RunConfig{Concurrency: concurrency, Fresh: fresh, Matches: s.cfg.Matches})
+		err := Hold(s.ctx, s.cfg.Bus, spec, HoldConfig{Concurrency: concurrency, Fresh: fresh, Matches: s.cfg.Matches})
 		switch {
 		case err == nil:
 			s.log.Info("tournament complete", "tournament_id", id)

@@ -22,21 +22,21 @@ import (
 // Executor plays a set-up's tournament to its end and returns its finished matches' rows;
 // done is called once per match that ends. A tournament already played in part is resumed.
 type Executor interface {
-	Play(ctx context.Context, spec *tournamentv1.TournamentSpec, params func(uint64) (*matchv1.GameParams, error), done func()) ([]metrics.Row, error)
+	Hold(ctx context.Context, spec *tournamentv1.TournamentSpec, params func(uint64) (*matchv1.GameParams, error), done func()) ([]metrics.Row, error)
 }
 
 // Tournaments plays set-ups as tournaments through the NATS work queue that referee workers
 // share (services/tournament): resumable by id, played by any referee on the bus.
 type Tournaments struct {
 	Bus *bus.Bus
-	// Matches prepares each match as it is requested (see tournament.RunConfig). Required.
+	// Matches prepares each match as it is requested (see tournament.HoldConfig). Required.
 	Matches     *launch.Preparer
 	Concurrency int
 }
 
 // Play implements Executor.
-func (t Tournaments) Play(ctx context.Context, spec *tournamentv1.TournamentSpec, params func(uint64) (*matchv1.GameParams, error), done func()) ([]metrics.Row, error) {
-	err := tournament.Run(ctx, t.Bus, spec, tournament.RunConfig{Concurrency: t.Concurrency, Matches: t.Matches, Params: params,
+func (t Tournaments) Hold(ctx context.Context, spec *tournamentv1.TournamentSpec, params func(uint64) (*matchv1.GameParams, error), done func()) ([]metrics.Row, error) {
+	err := tournament.Hold(ctx, t.Bus, spec, tournament.HoldConfig{Concurrency: t.Concurrency, Matches: t.Matches, Params: params,
 		Progress: func(tournament.Progress) { done() }})
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (t Tournaments) Play(ctx context.Context, spec *tournamentv1.TournamentSpec
 func (p *Plan) Execute(ctx context.Context, ex Executor, done func()) (studies.Results, error) {
 	res := studies.Results{}
 	for _, r := range p.Runs {
-		rows, err := ex.Play(ctx, r.Spec, r.Params, done)
+		rows, err := ex.Hold(ctx, r.Spec, r.Params, done)
 		if err != nil {
 			return nil, fmt.Errorf("set-up %s (tournament %s): %w", r.Run.ID, r.Spec.GetTournamentId(), err)
 		}

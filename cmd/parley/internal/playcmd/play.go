@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	"github.com/parley-arena/parley/cmd/parley/internal/matchrun"
+	"github.com/parley-arena/parley/cmd/parley/internal/localplay"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
@@ -25,7 +25,7 @@ type options struct {
 	seedSet bool
 	matchID string
 	matches int
-	run     matchrun.Options
+	run     localplay.Options
 }
 
 // NewCmd returns the play command. runF, when non-nil, replaces the run step (for tests of
@@ -99,7 +99,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		o.seed = launch.FreshSeed()
 	}
 	var records [][]*eventsv1.MatchEvent
-	session := matchrun.NewSession(deps, &o.run)
+	session := localplay.NewSession(deps, &o.run)
 	defer session.Close()
 	for i := range o.matches {
 		id := o.matchID
@@ -109,7 +109,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		if i > 0 && !o.run.JSON {
 			fmt.Fprintln(deps.Out)
 		}
-		res, err := session.Run(ctx, launch.Request{
+		res, err := session.Play(ctx, launch.Request{
 			Game: o.game, Params: params, Seed: o.seed + uint64(i), SeedGiven: true, Agents: o.agents, MatchID: id,
 		})
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
-	"github.com/parley-arena/parley/cmd/parley/internal/matchrun"
+	"github.com/parley-arena/parley/cmd/parley/internal/localplay"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/record"
@@ -23,7 +23,7 @@ type options struct {
 	fromTurn int32
 	agents   []string
 	matchID  string
-	run      matchrun.Options
+	run      localplay.Options
 }
 
 // NewCmd returns the replay command.
@@ -112,7 +112,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		o.matchID = fmt.Sprintf("%s-t%d-%08x", events[0].GetMatchId(), o.fromTurn, h.Sum32())
 	}
-	_, err = matchrun.Run(ctx, deps, &o.run, launch.Request{
+	_, err = localplay.Play(ctx, deps, &o.run, launch.Request{
 		MatchID:   o.matchID,
 		Game:      started.GetGame(),
 		Params:    started.GetParams(),

@@ -234,7 +234,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		line := fmt.Sprintf("[%*d/%d] %s  %s: %s", digits(p.Total), p.Done, p.Total, p.RecordedAs, strings.Join(who, " vs "), summary(p.Outcome))
 		fmt.Fprintln(deps.Err, line)
 	}
-	if err := tournament.Run(ctx, b, spec, tournament.RunConfig{
+	if err := tournament.Hold(ctx, b, spec, tournament.HoldConfig{
 		Concurrency: o.concurrency, Matches: prep, Progress: progress,
 		Params: func(uint64) (*matchv1.GameParams, error) { return params, nil },
 	}); err != nil {

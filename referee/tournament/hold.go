@@ -41,8 +41,8 @@ const retryDelay = 2 * time.Second
 // DefaultConcurrency is how many matches a tournament keeps requested at once by default.
 const DefaultConcurrency = 4
 
-// RunConfig tunes Run.
-type RunConfig struct {
+// HoldConfig tunes Hold.
+type HoldConfig struct {
 	// Concurrency is the most matches requested and not yet ended at any time (default
 	// DefaultConcurrency).
 	Concurrency int
@@ -85,7 +85,7 @@ type Progress struct {
 //
 // It returns ErrSpecMismatch when the id is taken by a different tournament, and ctx's error
 // when ctx ends first.
-func Run(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg RunConfig) error {
+func Hold(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cfg HoldConfig) error {
 	js := b.JetStream()
 	if cfg.Matches == nil {
 		return errors.New("tournament: no match preparer")
@@ -332,7 +332,7 @@ func pollEndings(ctx context.Context, js jetstream.JetStream, waiting map[string
 // request published again after the duplicate window would be stored twice, and its second
 // taker would close the running match as interrupted.
 func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch,
-	cfg RunConfig, resuming bool) error {
+	cfg HoldConfig, resuming bool) error {
 	if resuming {
 		if queued, err := queue.Queued(ctx, js, m.GetMatchId()); err != nil {
 			return err
@@ -370,7 +370,7 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 
 // StoreSpec stores spec, or checks that the one stored under its id is the same tournament
 // (ErrSpecMismatch otherwise, wrapped); Run does it first, this is for callers that need the
-// spec stored before Run starts. fresh says this call stored it (pass it on as RunConfig.Fresh).
+// spec stored before Hold starts. fresh says this call stored it (pass it on as HoldConfig.Fresh).
 func StoreSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec) (fresh bool, err error) {
 	if err := queue.EnsureStreams(ctx, js); err != nil {
 		return false, err

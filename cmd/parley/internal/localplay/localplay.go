@@ -1,6 +1,6 @@
-// Package matchrun is what `parley play` and `parley replay` share: connect the agents, start or
+// Package localplay is what `parley play` and `parley replay` share: connect the agents, start or
 // join NATS, run one match and write its record where the flags say.
-package matchrun
+package localplay
 
 import (
 	"context"
@@ -85,10 +85,10 @@ func (o *Options) Validate() error {
 // it, and writes its record to stdout (transcript or JSON), the record file and NATS. Agent
 // failures are part of the result, not errors. A request without a match id gets
 // GAME-SEED-HASH (DefaultMatchID) so the same invocation gives the same record.
-func Run(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*match.Result, error) {
+func Play(ctx context.Context, deps *cli.Deps, o *Options, req launch.Request) (*match.Result, error) {
 	s := NewSession(deps, o)
 	defer s.Close()
-	return s.Run(ctx, req)
+	return s.Play(ctx, req)
 }
 
 // Session runs matches one after another, as Run runs one, with what they share set up once,
@@ -126,7 +126,7 @@ func (s *Session) Close() {
 }
 
 // Run runs one match of the session (see the package's Run).
-func (s *Session) Run(ctx context.Context, req launch.Request) (*match.Result, error) {
+func (s *Session) Play(ctx context.Context, req launch.Request) (*match.Result, error) {
 	if req.MatchID != "" {
 		if err := bus.ValidMatchID(req.MatchID); err != nil {
 			return nil, cli.Usagef("%v", err)
