@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parley-arena/parley/services/analytics/metrics"
+	"github.com/parley-arena/parley/services/analytics/tables"
 )
 
 // Results are the finished matches of each run, by run id.
@@ -326,7 +327,7 @@ func (c computer) stat(m Measure) Cell {
 			return base
 		}
 		k := int(math.Round(this.Value * float64(this.N)))
-		return Cell{Value: BinomialTail(this.N, k, base.Value) * scale, N: this.N, OK: true, Fallbacks: this.Fallbacks + base.Fallbacks}
+		return Cell{Value: tables.BinomialTail(k, this.N, base.Value) * scale, N: this.N, OK: true, Fallbacks: this.Fallbacks + base.Fallbacks}
 	case "share":
 		n, yes := 0, 0
 		for _, r := range rows {
@@ -447,28 +448,6 @@ func meanSE(vals []float64) (mean, se float64) {
 
 // rateSE is the standard error of a rate p over n trials.
 func rateSE(p float64, n int) float64 { return math.Sqrt(p * (1 - p) / float64(n)) }
-
-// BinomialTail is P(X >= k) for X ~ Binomial(n, p), summed exactly in logs.
-func BinomialTail(n, k int, p float64) float64 {
-	switch {
-	case k <= 0:
-		return 1
-	case k > n:
-		return 0
-	case p <= 0:
-		return 0
-	case p >= 1:
-		return 1
-	}
-	lgN, _ := math.Lgamma(float64(n + 1))
-	var sum float64
-	for i := k; i <= n; i++ {
-		a, _ := math.Lgamma(float64(i + 1))
-		b, _ := math.Lgamma(float64(n - i + 1))
-		sum += math.Exp(lgN - a - b + float64(i)*math.Log(p) + float64(n-i)*math.Log1p(-p))
-	}
-	return min(sum, 1)
-}
 
 // keep filters rows as the measure says (Where, Agreed); void matches never count.
 func (m Measure) keep(rows []metrics.Row) []metrics.Row {
