@@ -776,6 +776,11 @@ func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observatio
 		if f.GetKind() == eventsv1.FaultKind_FAULT_KIND_TIMEOUT {
 			// Said in words, for the person or author reading it, not as a status code.
 			f.Detail = fmt.Sprintf("no answer within the %s a move allows", obs.GetTimeLimit().AsDuration())
+			// The call that timed out stays named, as every fault names it (the connection puts
+			// it at the head of the message).
+			if call, _, ok := strings.Cut(status.Convert(err).Message(), ": "); ok && (call == "Play" || call == "Act") {
+				f.Detail = call + ": " + f.Detail
+			}
 		}
 		f.Seat = seat
 		f.Detail = Clip(f.Detail, maxTextBytes)
