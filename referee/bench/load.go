@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
-
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -238,11 +236,16 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 		return LoadResult{}, err
 	}
 	// The queue is filled first, as a tournament keeps it filled; the clock starts with the
-	// worker.
+	// worker. Each request is prepared as a referee prepares one (params resolved).
+	prep := &launch.Preparer{Games: families.New()}
 	for i := range n {
-		if err := queue.Enqueue(ctx, js, &queuev1.MatchRequest{
-			MatchId: fmt.Sprintf("%s-%d", prefix, i), Game: benchGame, Seed: uint64(i + 1), Agents: l.agents,
-		}); err != nil {
+		m, err := prep.Setup(launch.Request{
+			MatchID: fmt.Sprintf("%s-%d", prefix, i), Game: benchGame, Seed: uint64(i + 1), SeedGiven: true, Agents: l.agents,
+		})
+		if err != nil {
+			return LoadResult{}, err
+		}
+		if err := queue.Enqueue(ctx, js, m.Request()); err != nil {
 			return LoadResult{}, err
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/games/gametest"
 )
 
 // Requests asking for every limit at its largest int32, against bots that answer 8 MiB
@@ -36,9 +38,13 @@ func TestHostileRequestsEndOnce(t *testing.T) {
 		agents = append(agents, bot.Address())
 	}
 	reqs := requests("hostile", 1, agents...)
+	ultimatum, err := families.New().Lookup("ultimatum")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range reqs {
 		// 100 turns: the flood's messages, whole, would pass gRPC's 4 MiB by turn 70.
-		r.Params = &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(100)}}}
+		r.Params = gametest.Resolve(t, ultimatum, &matchv1.GameParams{Family: &matchv1.GameParams_Ultimatum{Ultimatum: &ultimatumv1.Params{MaxTurns: proto.Int32(100)}}})
 		r.Limits = &matchv1.Limits{MoveTimeout: durationpb.New(testTimeout / 4), MaxRetries: proto.Int32(math.MaxInt32), MaxReplyBytes: math.MaxInt32}
 	}
 	ended := enqueueAndWait(t, ctx, b.JetStream(), reqs)

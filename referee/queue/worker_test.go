@@ -26,6 +26,7 @@ import (
 	"github.com/parley-arena/parley/internal/natstest"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/games/gametest"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/policy"
 )
@@ -388,8 +389,13 @@ func TestHumanSeatWaitsForItsProcess(t *testing.T) {
 	if _, err := EnsureConsumer(ctx, js, Config{AckWait: time.Second}); err != nil {
 		t.Fatal(err)
 	}
+	ultimatum, err := families.New().Lookup("ultimatum")
+	if err != nil {
+		t.Fatal(err)
+	}
 	req := &queuev1.MatchRequest{
 		MatchId: "with-a-person", Game: "ultimatum", Agents: []string{"human:ada", "builtin:fair"},
+		Params: gametest.Resolve(t, ultimatum, nil),
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(20 * time.Millisecond)},
 	}
 	if err := Enqueue(ctx, js, req); err != nil {
