@@ -365,11 +365,22 @@ func checkOne(d *gamev1.Param, fd protoreflect.FieldDescriptor, what string, v p
 	return nil
 }
 
+// exactLimit is 2^53, the largest amount the record's float64 payoffs hold exactly: a maximum
+// this large is a limit of the machine, not one a person chooses, so a value below the minimum
+// is told only the minimum.
+const exactLimit = 1 << 53
+
 func checkNumber(d *gamev1.Param, what string, n int64) error {
-	if (d.Min != nil && n < d.GetMin()) || (d.Max != nil && n > d.GetMax()) {
-		return fmt.Errorf("%s must be %s, got %d", what, numberRange(d), n)
+	switch {
+	case d.Min != nil && n < d.GetMin():
+		if d.Max == nil || d.GetMax() >= exactLimit {
+			return fmt.Errorf("%s must be at least %d, got %d", what, d.GetMin(), n)
+		}
+	case d.Max != nil && n > d.GetMax():
+	default:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%s must be %s, got %d", what, numberRange(d), n)
 }
 
 func numberRange(d *gamev1.Param) string {

@@ -53,7 +53,7 @@ func TestFillParamsAndCheckResolved(t *testing.T) {
 	}
 	bad := proto.CloneOf(got)
 	bad.GetUltimatum().Total = proto.Int64(0)
-	if err := games.CheckResolved("ultimatum", bad); err == nil || !strings.Contains(err.Error(), "total must be from 1") {
+	if err := games.CheckResolved("ultimatum", bad); err == nil || !strings.Contains(err.Error(), "total must be at least 1") {
 		t.Errorf("CheckResolved(total=0) = %v", err)
 	}
 	if infos := games.ParamInfos("nosuchgame", nil); infos != nil {

@@ -120,7 +120,13 @@ func drawnValuesGiven(b *buysellv1.Params) error {
 
 // NameTerms writes proposals in the game's own words, for transcripts (games.TermsNamer).
 func (game) NameTerms(gp *matchv1.GameParams) func(*gamev1.Proposal) string {
-	p, err := read(gp)
+	// A record's params may lack what the seats keep private (a spectator's copy): the words
+	// need only the public ones, so the private ones take their defaults here.
+	filled, err := games.FillParams(Name, gp)
+	if err != nil {
+		return nil
+	}
+	p, err := read(filled)
 	if err != nil {
 		return nil
 	}

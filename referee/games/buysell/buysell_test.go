@@ -451,7 +451,7 @@ func TestResolve(t *testing.T) {
 			want: full(func(p *buysellv1.Params) { p.Draw, p.Cost, p.Willingness = proto.Bool(true), nil, nil })},
 		{name: "draw with a cost", in: params(&buysellv1.Params{Draw: proto.Bool(true), Cost: proto.Int64(3)}), wantErr: "cost and willingness are drawn when draw=true"},
 		{name: "zero scale", in: params(&buysellv1.Params{Scale: proto.Int64(0)}), wantErr: "scale must be at least 1"},
-		{name: "negative cost", in: params(&buysellv1.Params{Cost: proto.Int64(-1)}), wantErr: "buysell: cost must be from 0 to 9007199254740992, got -1"},
+		{name: "negative cost", in: params(&buysellv1.Params{Cost: proto.Int64(-1)}), wantErr: "buysell: cost must be at least 0, got -1"},
 		{name: "overflowing scale", in: params(&buysellv1.Params{Scale: proto.Int64(1 << 50)}), wantErr: "cost times scale must be at most 9007199254740992 (2^53)"},
 		{name: "empty range", in: params(&buysellv1.Params{CostMin: proto.Int64(50)}), wantErr: "cost_min (50) must not exceed cost_max (40)"},
 		{name: "zero turns", in: params(&buysellv1.Params{MaxTurns: proto.Int32(0)}), wantErr: "max_turns must be from 1"},

@@ -349,7 +349,7 @@ func TestResolve(t *testing.T) {
 		{name: "unknown player in values", kvs: []string{"values=AD:5"}, wantErr: `"D", who is not a player`},
 		{name: "member named twice", kvs: []string{"values=AA:5"}, wantErr: "names A twice"},
 		{name: "same coalition twice", kvs: []string{"values=AB:5,BA:6"}, wantErr: "name the same coalition A+B"},
-		{name: "negative value", kvs: []string{"values=AB:-5"}, wantErr: "0 to 9007199254740992"},
+		{name: "negative value", kvs: []string{"values=AB:-5"}, wantErr: "at least 0, got -5"},
 		{name: "value too large", kvs: []string{"values=AB:9007199254740993"}, wantErr: "0 to 9007199254740992"},
 		{name: "negative rounds", kvs: []string{"rounds=-1"}, wantErr: "rounds must be from 0"},
 		{name: "too many rounds", kvs: []string{"rounds=1001"}, wantErr: "rounds must be from 0 to 1000"},

@@ -468,7 +468,7 @@ func TestResolve(t *testing.T) {
 		{name: "zero turns", in: turns(0), wantErr: "ultimatum: max_turns must be from 1 to 10000, got 0"},
 		{name: "negative turns", in: turns(-3), wantErr: "ultimatum: max_turns must be from 1 to 10000, got -3"},
 		{name: "too many turns", in: turns(bargain.MaxMaxTurns + 1), wantErr: "ultimatum: max_turns must be from 1 to 10000, got 10001"},
-		{name: "zero total", in: total(0), wantErr: "ultimatum: total must be from 1 to 9007199254740992, got 0"},
+		{name: "zero total", in: total(0), wantErr: "ultimatum: total must be at least 1, got 0"},
 		{name: "total too large", in: total(bargain.MaxAmount + 1), wantErr: "ultimatum: total must be from 1 to 9007199254740992, got 9007199254740993"},
 		{name: "empty currency", in: currency(""), wantErr: "ultimatum: currency must not be empty"},
 		{name: "two words", in: currency("US Dollars"), wantErr: `ultimatum: currency must be one word of letters, digits, '_' or '-' starting with a letter, got "US Dollars"`},
