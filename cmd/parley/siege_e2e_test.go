@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -286,6 +287,9 @@ func watchDescriptors(t *testing.T, pid int) (peak func() int) {
 	return peak
 }
 
+// seatMatches is how many matches with a person's seat TestSiege's seat-stream attack starts.
+const seatMatches = 5
+
 // waitEnded waits for the record of match id to end, reading it through the gateway.
 func waitEnded(ctx context.Context, t *testing.T, c *http.Client, base, id, what string) {
 	t.Helper()
@@ -306,7 +310,11 @@ func waitEnded(ctx context.Context, t *testing.T, c *http.Client, base, id, what
 // TestSiege runs the attacks of issue 30 that need no file limit against one `parley up`, each
 // a subtest that fails without its defence.
 func TestSiege(t *testing.T) {
-	_, base := startSiegeUp(t, "starts_per_minute: 1000\nmax_record_bytes: 12582912\n", 0, "--allow-dial", "127.0.0.1/32")
+	// The subtests share one server. The seat-stream attack leaves five matches waiting for a
+	// person who never moves, each holding a worker until its human move timeout (minutes):
+	// with the default four workers the later matches would wait in the queue behind them. A
+	// sixth worker is left free for them.
+	_, base := startSiegeUp(t, "starts_per_minute: 1000\nmax_record_bytes: 12582912\n", 0, "--allow-dial", "127.0.0.1/32", "--workers", strconv.Itoa(seatMatches+1))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
@@ -314,7 +322,7 @@ func TestSiege(t *testing.T) {
 		// Five matches with a person's seat each: four streams a seat, twenty in all from one
 		// address, against a cap of sixteen.
 		var links []string
-		for range 5 {
+		for range seatMatches {
 			started := &refereev1.StartMatchResponse{}
 			if err := callFrom(ctx, clientFrom("127.0.0.1"), base, "/parley.referee.v1.RefereeService/StartMatch",
 				`{"game":"ultimatum","agents":["human","builtin:fair"]}`, false, started); err != nil {
