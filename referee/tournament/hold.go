@@ -527,7 +527,8 @@ func loadSpecMsg(ctx context.Context, js jetstream.JetStream, subject string) (*
 }
 
 // EachSpec calls f with the spec of every stored tournament, in no particular order; none when
-// no tournament was ever stored.
+// no tournament was ever stored. Each is the stored message alone: a schedule stored in parts
+// (ScheduleParts > 0) is not read, so its Matches is empty; LoadSpec gives the whole schedule.
 func EachSpec(ctx context.Context, js jetstream.JetStream, f func(*tournamentv1.TournamentSpec)) error {
 	err := readAll(ctx, js, natsname.TournamentStream, natsname.AllTournamentSpecs, func(data []byte) {
 		spec := new(tournamentv1.TournamentSpec)

@@ -72,15 +72,25 @@ func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.St
 	if !ok {
 		return nil, fmt.Errorf("%w: parley cannot file imported runs of %s under its set-ups yet (it can for: %s)", ErrOptions, study.Name, strings.Join(slices.Sorted(maps.Keys(matchers)), ", "))
 	}
-	var specs []*tournamentv1.TournamentSpec
+	var ids []string
 	err := tournament.EachSpec(ctx, js, func(spec *tournamentv1.TournamentSpec) {
 		id := spec.GetTournamentId()
 		if slices.ContainsFunc(names, func(n string) bool { return id == n || strings.HasPrefix(id, n+"-") }) {
-			specs = append(specs, spec)
+			ids = append(ids, id)
 		}
 	})
 	if err != nil {
 		return nil, err
+	}
+	// EachSpec gives the stored message alone: a large import's schedule is stored in parts,
+	// which LoadSpec puts back together (without them its matches would be read as none).
+	specs := make([]*tournamentv1.TournamentSpec, 0, len(ids))
+	for _, id := range ids {
+		spec, err := tournament.LoadSpec(ctx, js, id)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, spec)
 	}
 	if len(specs) == 0 {
 		return nil, fmt.Errorf("%w: the store holds no tournament named %s nor any whose id starts with one of them and \"-\" (import the runs first: parley import %s PATH)", ErrOptions, strings.Join(names, ", "), study.Name)
