@@ -22,7 +22,7 @@ NATS_SERVER_VERSION        := v2.15.2
 
 APT_PACKAGES := protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf ruby-grpc ruby-grpc-tools chromium
 FUZZTIME ?= 8s
-FUZZ_BUDGET ?= 48s
+FUZZ_BUDGET ?= 24s
 
 .PHONY: test deps apt-packages node tools generate proto-check vet gotest gotest-race gotest-plain fuzz python-test ts-test minimal-bots-test demo build
 
