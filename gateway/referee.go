@@ -59,6 +59,8 @@ func (s *refereeService) GetMatch(ctx context.Context, req *connect.Request[refe
 func (s *refereeService) StreamMatchEvents(ctx context.Context, req *connect.Request[refereev1.StreamMatchEventsRequest], stream *connect.ServerStream[refereev1.StreamMatchEventsResponse]) error {
 	return s.g.follow(ctx, req.Msg.GetMatchId(), record.Spectator, req.Msg.GetFromSeq(), func(ev *eventsv1.MatchEvent) error {
 		return stream.Send(&refereev1.StreamMatchEventsResponse{Event: ev})
+	}, func(w *refereev1.Waiting) error {
+		return stream.Send(&refereev1.StreamMatchEventsResponse{Waiting: w})
 	})
 }
 
@@ -81,8 +83,9 @@ func (g *Gateway) readMatch(ctx context.Context, id string, viewer record.Viewer
 }
 
 // follow follows match id's record from seq from on (0: the start), calling send with each
-// event redacted for viewer, to match_ended.
-func (g *Gateway) follow(ctx context.Context, id string, viewer record.Viewer, from uint64, send func(*eventsv1.MatchEvent) error) error {
+// event redacted for viewer, to match_ended, and waiting with each live news of a seat asked
+// to move (public to every viewer).
+func (g *Gateway) follow(ctx context.Context, id string, viewer record.Viewer, from uint64, send func(*eventsv1.MatchEvent) error, waiting func(*refereev1.Waiting) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// From the start whatever from says: whether the match reveals its private parts is in its
@@ -99,6 +102,12 @@ func (g *Gateway) follow(ctx context.Context, id string, viewer record.Viewer, f
 			return nil
 		case err != nil:
 			return fromGRPC(err)
+		}
+		if w := resp.GetWaiting(); w != nil {
+			if err := waiting(w); err != nil {
+				return err
+			}
+			continue
 		}
 		ev := resp.GetEvent()
 		if s := ev.GetMatchStarted(); s != nil {

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
+	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -186,6 +187,12 @@ func (g *Gateway) matchEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		last = ev.GetSeq()
 		return sse.event("match_event", strconv.FormatUint(ev.GetSeq(), 10), data)
+	}, func(w *refereev1.Waiting) error {
+		data, err := compactJSON(w)
+		if err != nil {
+			return connect.NewError(connect.CodeInternal, err)
+		}
+		return sse.event("waiting", "", data)
 	})
 	stop()
 	switch {

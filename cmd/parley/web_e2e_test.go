@@ -564,7 +564,16 @@ func TestWebPage(t *testing.T) {
 		if snap := awaitSeat(t, base, token, "acting", 1); snap.Observation.TimeLimit != "120s" {
 			t.Errorf("ann's time per move is %q, want the policy's 120s", snap.Observation.TimeLimit)
 		}
+		// A spectator who opens the match while it waits for ann sees whose turn it is and the
+		// time left, counting down.
+		tb := b.tab(t)
+		tb.do("open the match", chromedp.Navigate(base+"/#/match/"+started.GetMatchId()), chromedp.WaitVisible(chromedp.CSS("#transcript")))
+		tb.waitFor("whose turn, with the time left", `!document.querySelector('#match-turn').hidden && document.querySelector('#match-turn .status-text').textContent === 'P1 to move: turn 1.' && /^[0-9]:[0-9]{2} left$/.test(document.querySelector('#match-turn .clock').textContent)`)
+		first := eval[string](tb, `document.querySelector('#match-turn .clock').textContent`)
+		tb.waitFor("the clock running", fmt.Sprintf(`document.querySelector('#match-turn .clock').textContent !== %s`, jsString(first)))
 		seatAction(t, base, token, 1, 1, `{"move":{"propose":{"proposal":{"allocation":{"shares":[{"seat":0,"gives":{"Dollars":"50"}}]}}}}}`)
+		tb.waitFor("the answer in the transcript, the turn bar following", `document.querySelector('#transcript').innerText.includes('P1 proposes') && (document.querySelector('#match-turn').hidden || !document.querySelector('#match-turn .status-text').textContent.startsWith('P1 to move: turn 1.'))`)
+		tb.waitFor("the end: nobody to wait for", `document.querySelector('#match-state').textContent === 'finished' && document.querySelector('#match-turn').hidden`)
 	})
 
 	t.Run("a seat opened mid-match shows the latest observation", func(t *testing.T) {

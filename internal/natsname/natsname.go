@@ -10,6 +10,7 @@
 //	                          parley.tournament.<id>.request         how it was asked for
 //	                          parley.retry.<match_id>                the rerun of an interrupted match
 //	core NATS                 parley.botlink.<team>.<bot>.call|ping  calls to dial-out bots
+//	                          parley.live.<match_id>                 a running match's seat asked to move (not stored)
 //	buckets                   PARLEY_TEAMS, PARLEY_TOKENS, PARLEY_BOTS
 //
 // Ids that go into subjects are single tokens (see bus.ValidMatchID); nothing here checks them.
@@ -58,6 +59,7 @@ const (
 	tournamentPrefix = "parley.tournament."
 	retryPrefix      = "parley.retry."
 	botlinkPrefix    = "parley.botlink."
+	livePrefix       = "parley.live."
 )
 
 // Match subjects.
@@ -150,3 +152,10 @@ func BotPingSubject(team, bot string) string { return botlinkPrefix + team + "."
 func BotTakeoverSubject(team, bot string) string {
 	return botlinkPrefix + team + "." + bot + ".takeover"
 }
+
+// LiveSubject is where a running match's news that is not stored goes (a seat asked to move,
+// until when): core NATS, for whoever follows the match as it runs.
+func LiveSubject(matchID string) string { return livePrefix + matchID }
+
+// LiveMatchOf is the match id of a LiveSubject.
+func LiveMatchOf(subject string) string { return strings.TrimPrefix(subject, livePrefix) }

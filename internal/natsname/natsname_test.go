@@ -69,8 +69,8 @@ func TestSubjectsLandInTheirStream(t *testing.T) {
 	if matches(MatchFilter("m-1"), MatchSubject("m-10", "match_started")) {
 		t.Error("one match's filter selects another match")
 	}
-	// Bot links are core NATS subjects outside every stream.
-	for _, s := range []string{BotCallSubject("acme", "fair"), BotPingSubject("acme", "fair"), BotTakeoverSubject("acme", "fair")} {
+	// Bot links and live news are core NATS subjects outside every stream.
+	for _, s := range []string{BotCallSubject("acme", "fair"), BotPingSubject("acme", "fair"), BotTakeoverSubject("acme", "fair"), LiveSubject("m-1")} {
 		for name, filters := range streams {
 			for _, f := range filters {
 				if matches(f, s) {

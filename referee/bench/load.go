@@ -202,6 +202,7 @@ func (c *counter) MatchEnded(_ match.ObservedMatch, out *matchv1.Outcome, d time
 		close(c.done)
 	}
 }
+func (c *counter) AgentAsked(match.ObservedMatch, int32, int32, int32, time.Time)            {}
 func (c *counter) AgentCalled(match.ObservedMatch, int32, time.Duration, eventsv1.FaultKind) {}
 func (c *counter) ActionTaken(match.ObservedMatch, int32, bool) {
 	c.mu.Lock()

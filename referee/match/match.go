@@ -758,6 +758,7 @@ func observeFor(st games.State, seat games.Seat, unbriefed bool) *agentv1.Observ
 func (m *run) call(ctx context.Context, seat games.Seat, obs *agentv1.Observation) (*agentv1.Action, *games.Rejection, *eventsv1.AgentFault) {
 	cctx, cancel := context.WithTimeout(ctx, obs.GetTimeLimit().AsDuration())
 	defer cancel()
+	m.observer.AgentAsked(m.observed, seat, obs.GetTurn(), obs.GetAttempt(), obs.GetDeadline().AsTime())
 	asked := time.Now()
 	resp, err := m.spec.Agents[seat].Act(cctx, &agentv1.ActRequest{Observation: obs}, grpc.MaxCallRecvMsgSize(int(m.limits.GetMaxReplyBytes())))
 	latency := time.Since(asked)

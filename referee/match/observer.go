@@ -18,6 +18,9 @@ type Observer interface {
 	// MatchEnded is called once its MatchEnded is recorded, with the outcome and the time since
 	// MatchStarted. A match whose record failed before its end gets a nil outcome.
 	MatchEnded(m ObservedMatch, outcome *matchv1.Outcome, elapsed time.Duration)
+	// AgentAsked is called as every request goes to a seat's agent: the turn and attempt it
+	// is asked on, and when its time for the answer is up.
+	AgentAsked(m ObservedMatch, seat, turn, attempt int32, deadline time.Time)
 	// AgentCalled is called after every request to a seat's agent: how long the agent took,
 	// and what went wrong (FAULT_KIND_UNSPECIFIED when it answered). Calls cut short because
 	// the match was cancelled are not reported.
@@ -61,6 +64,7 @@ type nopObserver struct{}
 
 func (nopObserver) MatchStarted(ObservedMatch)                                          {}
 func (nopObserver) MatchEnded(ObservedMatch, *matchv1.Outcome, time.Duration)           {}
+func (nopObserver) AgentAsked(ObservedMatch, int32, int32, int32, time.Time)            {}
 func (nopObserver) AgentCalled(ObservedMatch, int32, time.Duration, eventsv1.FaultKind) {}
 func (nopObserver) ActionTaken(ObservedMatch, int32, bool)                              {}
 func (nopObserver) ActionRefused(ObservedMatch, int32)                                  {}

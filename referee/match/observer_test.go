@@ -48,6 +48,13 @@ func (o *countingObserver) MatchEnded(m match.ObservedMatch, out *matchv1.Outcom
 	o.add("ended %s %s", m.Game, out.GetCause())
 }
 
+func (o *countingObserver) AgentAsked(m match.ObservedMatch, seat, turn, attempt int32, deadline time.Time) {
+	if deadline.IsZero() {
+		o.add("asked %s with no deadline", m.Agent(seat))
+	}
+	o.add("asked %s turn %d attempt %d", m.Agent(seat), turn, attempt)
+}
+
 func (o *countingObserver) AgentCalled(m match.ObservedMatch, seat int32, _ time.Duration, f eventsv1.FaultKind) {
 	o.add("called %s %s", m.Agent(seat), f)
 }
@@ -102,6 +109,13 @@ func TestObserver(t *testing.T) {
 		"called " + p2Key + " FAULT_KIND_TIMEOUT": 1,
 		"fault " + p2Key + " FAULT_KIND_TIMEOUT":  1,
 		"taken " + p2Key + " true":                1,
+		// Each call is announced before it is made: P1 on turn 1 twice (its first action
+		// was refused), then P2, who never answers, on turn 2.
+		"asked first turn 1 attempt 1":         1,
+		"asked first turn 1 attempt 2":         1,
+		"asked " + p2Key + " turn 2 attempt 1": 1,
+		"asked first with no deadline":         0,
+		"asked " + p2Key + " with no deadline": 0,
 	} {
 		if got := obs.get(key); got != want {
 			t.Errorf("%q observed %d times, want %d (all: %v)", key, got, want, obs.counts)

@@ -3,11 +3,14 @@ package server
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
@@ -19,10 +22,49 @@ import (
 // and calls send with each event whose seq is at least from, in seq order and once each; it
 // follows new events as they are stored and returns nil after match_ended. A match with no
 // event yet is waited for StartGrace, then answered NOT_FOUND unless its request is still in
-// the work queue (it waits there for a free worker as long as it takes).
+// the work queue (it waits there for a free worker as long as it takes). While it follows, it
+// also sends the live news of seats asked to move (Waiting): first the latest of each seat
+// still waited for, then each as it comes.
 func (s *Server) follow(ctx context.Context, id string, from uint64, send func(*refereev1.StreamMatchEventsResponse) error) error {
 	if err := bus.ValidMatchID(id); err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	// The record and, while the match runs, the news of seats asked to move, from two sources
+	// into one stream: its sends take turns.
+	var (
+		sending sync.Mutex
+		over    bool // follow returned: nothing more is sent
+	)
+	defer func() {
+		sending.Lock()
+		over = true
+		sending.Unlock()
+	}()
+	send = func(next func(*refereev1.StreamMatchEventsResponse) error) func(*refereev1.StreamMatchEventsResponse) error {
+		return func(r *refereev1.StreamMatchEventsResponse) error {
+			sending.Lock()
+			defer sending.Unlock()
+			if over {
+				return nil
+			}
+			return next(r)
+		}
+	}(send)
+	live, err := s.cfg.Bus.Conn().Subscribe(natsname.LiveSubject(id), func(msg *nats.Msg) {
+		w := new(refereev1.Waiting)
+		if proto.Unmarshal(msg.Data, w) == nil {
+			_ = send(&refereev1.StreamMatchEventsResponse{Waiting: w}) // a failed send ends the stream below
+		}
+	})
+	if err != nil {
+		return status.Errorf(codes.Unavailable, "following match %s: %v", id, err)
+	}
+	defer live.Unsubscribe()
+	// Whom the match waits for already: a follower need not wait for the next ask to know.
+	for _, w := range s.live.current(id) {
+		if err := send(&refereev1.StreamMatchEventsResponse{Waiting: w}); err != nil {
+			return err
+		}
 	}
 	js := s.cfg.Bus.JetStream()
 	cons, err := js.OrderedConsumer(ctx, natsname.MatchStream, jetstream.OrderedConsumerConfig{

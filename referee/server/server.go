@@ -54,6 +54,8 @@ type Server struct {
 	cfg    Config
 	logger *slog.Logger
 	index  *matchIndex
+	live   *liveNews
+	unsub  func() error // ends the keeping of live news
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -87,11 +89,20 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.wg.Wait()
 		return nil, fmt.Errorf("server: match index: %w", err)
 	}
+	s.live = newLiveNews()
+	sub, err := s.live.listen(cfg.Bus.Conn())
+	if err != nil {
+		cancel()
+		s.wg.Wait()
+		return nil, fmt.Errorf("server: live news: %w", err)
+	}
+	s.unsub = sub.Unsubscribe
 	return s, nil
 }
 
 // Close stops following the match stream.
 func (s *Server) Close() {
+	_ = s.unsub()
 	s.cancel()
 	s.wg.Wait()
 }

@@ -180,4 +180,22 @@ eq('leaderboard: provisional apart', [...lb.querySelectorAll('#leaderboard-provi
 const late = tr.renderEvent({ turn: 3, agentFault: { seat: 1, kind: 'FAULT_KIND_TIMEOUT', detail: 'no answer within the 2m0s a move allows' } }, { names: ['P1', 'P2'] });
 eq('a timeout in words', late.textContent, 'turn 3 P2 ran out of time: no answer within the 2m0s a move allows; the default move is played.');
 
+// Whom a live match waits for: asks until their seat answers, whatever the order they come in.
+const ws = new tr.WaitingSeats();
+ws.ask({ seat: 1, turn: 2, attempt: 1, deadline: 'd2' });
+eq('waiting: one ask', ws.open().map((w) => w.seat), [1]);
+ws.answer({ turn: 2, actionRefused: { seat: 1, attempt: 1 } });
+eq('waiting: a refusal answers its attempt', ws.open().length, 0);
+ws.ask({ seat: 1, turn: 2, attempt: 2, deadline: 'd2b' });
+eq('waiting: asked again', ws.open().map((w) => w.attempt), [2]);
+ws.answer({ turn: 2, actionTaken: { seat: 1, attempt: 2 } });
+ws.ask({ seat: 1, turn: 2, attempt: 2, deadline: 'd2b' }); // the news comes after its answer
+eq('waiting: an ask already answered is not taken', ws.open().length, 0);
+ws.ask({ seat: 0, turn: 3, attempt: 1, deadline: 'd3' });
+ws.ask({ seat: 1, turn: 3, attempt: 1, deadline: 'd3' });
+ws.answer({ turn: 3, actionTaken: { attempt: 1 } }); // seat 0: protojson leaves it out
+eq('waiting: simultaneous, one answered', ws.open().map((w) => w.seat), [1]);
+ws.answer({ turn: 3, matchEnded: {} });
+eq('waiting: the end answers all', ws.open().length, 0);
+
 return fails;

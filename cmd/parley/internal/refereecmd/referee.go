@@ -144,7 +144,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	role, err := roles.StartReferee(ctx, roles.RefereeConfig{
 		Bus: b, Games: deps.Games, Agents: agents, Standings: standings, Workers: workers, AckWait: o.ackWait,
 		Tournaments: o.tournaments, Name: lis.Addr().String(), Logger: logger, Policy: pol,
-		Options: []match.Option{match.WithObserver(roles.Observer(metrics)), match.WithLogger(logger)},
+		Options: []match.Option{match.WithObserver(roles.Observer(metrics, b.Conn())), match.WithLogger(logger)},
 	}, lis)
 	if err != nil {
 		lis.Close()

@@ -174,6 +174,22 @@ func TestLateJoiner(t *testing.T) {
 	want := record.RedactAll(full, record.Spectator)
 	sameEvents(t, "early viewer", earlyEvents, want)
 	sameEvents(t, "late viewer", lateEvents, want)
+	// Between the events, the viewer that followed from the start was told whom the match
+	// waited for: each seat asked on a turn answered it then (its action is recorded).
+	answered := map[[2]int32]bool{}
+	for _, ev := range full {
+		if a := ev.GetActionTaken(); a != nil {
+			answered[[2]int32{a.GetSeat(), ev.GetTurn()}] = true
+		}
+	}
+	if len(early.waiting) == 0 {
+		t.Error("the early viewer was never told whom the match waited for")
+	}
+	for _, w := range early.waiting {
+		if !answered[[2]int32{w.GetSeat(), w.GetTurn()}] {
+			t.Errorf("told that seat %d was asked on turn %d, which the record does not show it answering", w.GetSeat(), w.GetTurn())
+		}
+	}
 	for i, ev := range lateEvents {
 		if ev.GetSeq() != uint64(i+1) {
 			t.Fatalf("late viewer: event %d has seq %d", i+1, ev.GetSeq())

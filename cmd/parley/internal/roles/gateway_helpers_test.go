@@ -259,6 +259,8 @@ type stream struct {
 	cancel context.CancelFunc
 	events chan sseEvent
 	done   chan error
+	// waiting holds the live news (Waiting) matchEvents read between the events.
+	waiting []*refereev1.Waiting
 }
 
 // openStream opens a GET stream; it returns the response for a status other than 200.
@@ -343,6 +345,12 @@ func (s *stream) matchEvents(t *testing.T) []*eventsv1.MatchEvent {
 				t.Errorf("event id %q, seq %d", ev.id, me.GetSeq())
 			}
 			out = append(out, me)
+		case "waiting":
+			w := &refereev1.Waiting{}
+			if err := protojson.Unmarshal([]byte(ev.data), w); err != nil || w.GetDeadline() == nil || w.GetTurn() < 1 || ev.id != "" {
+				t.Fatalf("waiting event (id %q) is no Waiting with a turn and a deadline: %v\n%s", ev.id, err, ev.data)
+			}
+			s.waiting = append(s.waiting, w)
 		case "end":
 			return out
 		default:

@@ -65,7 +65,7 @@ func TestStartMatchSurvivesItsReferee(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stream.Close()
-			if !stream.Receive() || stream.Msg().GetEvent().GetMatchStarted() == nil {
+			if !receiveEvent(stream) || stream.Msg().GetEvent().GetMatchStarted() == nil {
 				t.Fatalf("stream of %s: no match_started first (%v)", id, stream.Err())
 			}
 			// Worker A plays the match, its first move held by the gate. B joins, then A goes.
@@ -80,7 +80,9 @@ func TestStartMatchSurvivesItsReferee(t *testing.T) {
 
 			var last *eventsv1.MatchEvent
 			for stream.Receive() {
-				last = stream.Msg().GetEvent()
+				if ev := stream.Msg().GetEvent(); ev != nil { // not live news (Waiting)
+					last = ev
+				}
 			}
 			if err := stream.Err(); err != nil {
 				t.Fatalf("stream of %s: %v", id, err)
@@ -97,7 +99,9 @@ func TestStartMatchSurvivesItsReferee(t *testing.T) {
 			}
 			defer rerunStream.Close()
 			for rerunStream.Receive() {
-				last = rerunStream.Msg().GetEvent()
+				if ev := rerunStream.Msg().GetEvent(); ev != nil {
+					last = ev
+				}
 			}
 			if err := rerunStream.Err(); err != nil || last.GetMatchEnded() == nil {
 				t.Fatalf("stream of the rerun %s: %v, last event %v", rerunID, err, last)
@@ -159,7 +163,9 @@ func TestQueuedMatchWaitsForAWorker(t *testing.T) {
 		}
 		defer stream.Close()
 		for stream.Receive() {
-			f.events = append(f.events, stream.Msg().GetEvent())
+			if ev := stream.Msg().GetEvent(); ev != nil {
+				f.events = append(f.events, ev)
+			}
 		}
 		f.err = stream.Err()
 		done <- f
@@ -304,4 +310,14 @@ func recordedOnce(t *testing.T, ctx context.Context, js jetstream.JetStream, id 
 		t.Errorf("match %s: the stream holds %d events for a record of %d: played twice?", id, stored, n)
 	}
 	return events
+}
+
+// receiveEvent receives the stream's next event, passing over live news (Waiting).
+func receiveEvent(stream *connect.ServerStreamForClient[refereev1.StreamMatchEventsResponse]) bool {
+	for stream.Receive() {
+		if stream.Msg().GetEvent() != nil {
+			return true
+		}
+	}
+	return false
 }

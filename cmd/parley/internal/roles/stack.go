@@ -121,10 +121,7 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	}
 	agents := Resolver(cfg.Builtins, dir, cfg.AllowBotDial, cfg.Policy)
 	agents.Humans, agents.Pool = s.Hub.Agents(), cfg.Pool
-	opts := []match.Option{match.WithTimestamps(true), match.WithLogger(logger)}
-	if cfg.Metrics != nil {
-		opts = append(opts, match.WithObserver(Observer(cfg.Metrics)))
-	}
+	opts := []match.Option{match.WithTimestamps(true), match.WithLogger(logger), match.WithObserver(Observer(cfg.Metrics, cfg.Bus.Conn()))}
 	if s.Referee, err = StartReferee(ctx, RefereeConfig{
 		Bus: cfg.Bus, Games: cfg.Games, Agents: agents, Standings: analyticsv1.NewAnalyticsServiceClient(anConn),
 		Workers: cfg.Workers, Tournaments: true, StartGrace: cfg.StartGrace, Name: "up", Logger: logger,

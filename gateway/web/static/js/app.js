@@ -7,8 +7,8 @@
 //   #/new/tournament    the form to start a tournament
 
 import { analytics, follow, getJSON, postJSON, referee, rpc, tournaments } from './api.js';
-import { renderEvent, renderOutcome, seatTable } from './transcript.js';
-import { agentName, causeText, el, fill, fmtInterval, fmtNum, fmtRate, fmtTime, paramsOf, plural, renderValue, seatNames, fmtDuration } from './format.js';
+import { renderEvent, renderOutcome, seatTable, WaitingSeats } from './transcript.js';
+import { agentName, causeText, el, fill, fmtClock, fmtInterval, fmtNum, fmtRate, fmtTime, nameOf, num, paramsOf, plural, renderValue, seatNames, fmtDuration } from './format.js';
 import { heatmap, heatmaps } from './heat.js';
 
 const app = document.getElementById('app');
@@ -167,19 +167,48 @@ function viewMatch(id) {
   const list = el('ol', { class: 'transcript', id: 'transcript' });
   const outcome = el('section', { class: 'card outcome', id: 'match-outcome', hidden: true });
   const state = el('span', { class: 'tag live', id: 'match-state' }, 'live');
+  const turnbar = el('div', { class: 'status turnbar', id: 'match-turn', 'aria-live': 'polite', hidden: true });
   const msg = el('div');
   fill(
     app,
-    el('div', { class: 'toolbar' }, el('h1', {}, `Match ${id}`), state, el('span', { class: 'grow' }), link('#/', 'All matches')),
+    el('div', { class: 'toolbar' }, el('h1', {}, el('span', { class: 'id-title' }, `Match ${id}`)), state, el('span', { class: 'grow' }), link('#/', 'All matches')),
     msg,
+    turnbar,
     head,
     outcome,
     el('section', { class: 'card' }, el('h2', {}, 'Transcript'), list),
   );
   const ctx = { names: [], started: null, issues: undefined, seq: 0 };
+  // Whose turn it is and the time left, live: the referee's news of each seat asked to move,
+  // until that seat's answer is in the record.
+  const waits = new WaitingSeats();
+  const showTurn = () => {
+    const open = waits.open();
+    if (!open.length) {
+      turnbar.hidden = true;
+      return;
+    }
+    const moveMs = 1000 * (parseFloat((ctx.started && ctx.started.limits && ctx.started.limits.moveTimeout) || '') || Infinity);
+    // The earliest deadline, by this browser's clock, never more than a move's whole time.
+    const left = Math.min(moveMs, ...open.map((w) => Date.parse(w.deadline) - Date.now()));
+    const who = open.map((w) => nameOf(ctx.names, w.seat)).join(' and ');
+    const attempt = Math.max(...open.map((w) => num(w.attempt)));
+    turnbar.hidden = false;
+    turnbar.dataset.state = 'acting';
+    fill(
+      turnbar,
+      el('span', { class: 'status-text' }, `${who} to move: turn ${num(open[0].turn)}${attempt > 1 ? `, attempt ${attempt}` : ''}.`),
+      el('span', { class: 'clock', dataset: { urgent: left < 10000 ? 'yes' : 'no' } }, left > 0 ? `${fmtClock(left)} left` : 'time is up'),
+    );
+  };
+  const ticking = setInterval(showTurn, 500);
   const close = follow(
     `/api/v1/matches/${encodeURIComponent(id)}/events`,
     {
+      waiting: (w) => {
+        waits.ask(w);
+        showTurn();
+      },
       match_event: (ev) => {
         // A reconnected stream resumes after the last id it saw; never show an event twice.
         const seq = Number(ev.seq || 0);
@@ -192,6 +221,8 @@ function viewMatch(id) {
         }
         const li = renderEvent(ev, ctx);
         if (li) list.append(li);
+        waits.answer(ev);
+        showTurn();
         if (ev.matchEnded) {
           outcome.hidden = false;
           outcome.dataset.cause = (ev.matchEnded.outcome || {}).cause || '';
@@ -212,6 +243,7 @@ function viewMatch(id) {
     },
   );
   return () => {
+    clearInterval(ticking);
     close();
     setConn(null);
   };

@@ -123,3 +123,51 @@ export function renderOutcome(o, names) {
       : el('p', { class: 'muted' }, 'No payoffs: the match is void.'),
   ];
 }
+
+/**
+ * WaitingSeats keeps whom a live match waits for: each seat's latest ask (a
+ * parley.referee.v1.Waiting from the stream's 'waiting' events) until an event of that seat
+ * answers it. Asks and events may come in either order (an ask is live news, events are
+ * stored first): an ask already answered is not taken.
+ */
+export class WaitingSeats {
+  constructor() {
+    this.asks = new Map(); // seat -> Waiting
+    this.answered = new Map(); // seat -> {turn, attempt, final}
+  }
+
+  /** ask takes a Waiting. */
+  ask(w) {
+    const seat = num(w.seat);
+    if (covers(this.answered.get(seat), w)) return;
+    const old = this.asks.get(seat);
+    if (!old || num(old.turn) < num(w.turn) || (num(old.turn) === num(w.turn) && num(old.attempt) <= num(w.attempt))) this.asks.set(seat, w);
+  }
+
+  /** answer takes a match event: a seat's action, refusal or fault answers its asks so far. */
+  answer(ev) {
+    const a = ev.actionTaken || ev.actionRefused || ev.agentFault;
+    if (ev.matchEnded) {
+      this.asks.clear();
+      return;
+    }
+    if (!a) return;
+    const seat = num(a.seat);
+    const mark = { turn: num(ev.turn), attempt: num(a.attempt), final: !!ev.actionTaken };
+    const old = this.answered.get(seat);
+    if (!old || mark.turn > old.turn || (mark.turn === old.turn && (mark.final || mark.attempt >= old.attempt))) this.answered.set(seat, mark);
+    const w = this.asks.get(seat);
+    if (w && covers(this.answered.get(seat), w)) this.asks.delete(seat);
+  }
+
+  /** open lists the asks not yet answered, in seat order. */
+  open() {
+    return [...this.asks.entries()].sort((a, b) => a[0] - b[0]).map(([, w]) => w);
+  }
+}
+
+// covers says whether an answer (turn, attempt, final) answers the ask w.
+function covers(ans, w) {
+  if (!ans) return false;
+  return ans.turn > num(w.turn) || (ans.turn === num(w.turn) && (ans.final || ans.attempt >= num(w.attempt)));
+}

@@ -752,11 +752,16 @@ func (x *StreamMatchEventsRequest) GetFromSeq() uint64 {
 	return 0
 }
 
-// StreamMatchEventsResponse carries one event.
+// StreamMatchEventsResponse carries one event, or, while the match runs, news of a seat
+// asked to move. Exactly one field is set.
 type StreamMatchEventsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The event.
-	Event         *v12.MatchEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	Event *v12.MatchEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// A seat was asked to move. Live only, to streams following the match as it runs: on
+	// joining, the latest ask of each seat still waited for, then each as it comes. Never
+	// stored in the record (its deadline is wall-clock time).
+	Waiting       *Waiting `protobuf:"bytes,2,opt,name=waiting,proto3" json:"waiting,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -798,6 +803,88 @@ func (x *StreamMatchEventsResponse) GetEvent() *v12.MatchEvent {
 	return nil
 }
 
+func (x *StreamMatchEventsResponse) GetWaiting() *Waiting {
+	if x != nil {
+		return x.Waiting
+	}
+	return nil
+}
+
+// Waiting says that the referee asked a seat to move and until when it waits for the answer.
+// Set by the referee; public: whose turn it is and the time left are seen by every seat. A
+// seat's later ActionTaken, ActionRefused or AgentFault of the same or a later turn answers it.
+type Waiting struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat asked.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// The turn it is asked on (Observation.turn).
+	Turn int32 `protobuf:"varint,2,opt,name=turn,proto3" json:"turn,omitempty"`
+	// When its time for this answer is up (Observation.deadline).
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// 1 for the first request of this move, 2 after one refused action, and so on.
+	Attempt       int32 `protobuf:"varint,4,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Waiting) Reset() {
+	*x = Waiting{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Waiting) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Waiting) ProtoMessage() {}
+
+func (x *Waiting) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Waiting.ProtoReflect.Descriptor instead.
+func (*Waiting) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Waiting) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Waiting) GetTurn() int32 {
+	if x != nil {
+		return x.Turn
+	}
+	return 0
+}
+
+func (x *Waiting) GetDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Deadline
+	}
+	return nil
+}
+
+func (x *Waiting) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
 // ListMatchesRequest selects matches. Unset fields select everything. Set by the caller.
 type ListMatchesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -819,7 +906,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -831,7 +918,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -844,7 +931,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{13}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListMatchesRequest) GetState() MatchState {
@@ -902,7 +989,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -914,7 +1001,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -927,7 +1014,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{14}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
@@ -974,7 +1061,7 @@ type MatchSummary struct {
 
 func (x *MatchSummary) Reset() {
 	*x = MatchSummary{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -986,7 +1073,7 @@ func (x *MatchSummary) String() string {
 func (*MatchSummary) ProtoMessage() {}
 
 func (x *MatchSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -999,7 +1086,7 @@ func (x *MatchSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSummary.ProtoReflect.Descriptor instead.
 func (*MatchSummary) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{15}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *MatchSummary) GetMatchId() string {
@@ -1116,9 +1203,15 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\x05ended\x18\x02 \x01(\bR\x05ended\"P\n" +
 	"\x18StreamMatchEventsRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
-	"\bfrom_seq\x18\x02 \x01(\x04R\afromSeq\"O\n" +
+	"\bfrom_seq\x18\x02 \x01(\x04R\afromSeq\"\x85\x01\n" +
 	"\x19StreamMatchEventsResponse\x122\n" +
-	"\x05event\x18\x01 \x01(\v2\x1c.parley.events.v1.MatchEventR\x05event\"\xef\x01\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.parley.events.v1.MatchEventR\x05event\x124\n" +
+	"\awaiting\x18\x02 \x01(\v2\x1a.parley.referee.v1.WaitingR\awaiting\"\x83\x01\n" +
+	"\aWaiting\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
+	"\x04turn\x18\x02 \x01(\x05R\x04turn\x126\n" +
+	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x18\n" +
+	"\aattempt\x18\x04 \x01(\x05R\aattempt\"\xef\x01\n" +
 	"\x12ListMatchesRequest\x123\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x1d.parley.referee.v1.MatchStateR\x05state\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12#\n" +
@@ -1172,7 +1265,7 @@ func file_parley_referee_v1_referee_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_parley_referee_v1_referee_proto_goTypes = []any{
 	(MatchState)(0),                   // 0: parley.referee.v1.MatchState
 	(*ListAgentsRequest)(nil),         // 1: parley.referee.v1.ListAgentsRequest
@@ -1188,53 +1281,56 @@ var file_parley_referee_v1_referee_proto_goTypes = []any{
 	(*GetMatchResponse)(nil),          // 11: parley.referee.v1.GetMatchResponse
 	(*StreamMatchEventsRequest)(nil),  // 12: parley.referee.v1.StreamMatchEventsRequest
 	(*StreamMatchEventsResponse)(nil), // 13: parley.referee.v1.StreamMatchEventsResponse
-	(*ListMatchesRequest)(nil),        // 14: parley.referee.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),       // 15: parley.referee.v1.ListMatchesResponse
-	(*MatchSummary)(nil),              // 16: parley.referee.v1.MatchSummary
-	nil,                               // 17: parley.referee.v1.ParseParamsRequest.ParamsEntry
-	(*v1.GameParams)(nil),             // 18: parley.match.v1.GameParams
-	(*v11.GameInfo)(nil),              // 19: parley.game.v1.GameInfo
-	(*v1.Limits)(nil),                 // 20: parley.match.v1.Limits
-	(*v12.MatchEvent)(nil),            // 21: parley.events.v1.MatchEvent
-	(*v11.SeatInfo)(nil),              // 22: parley.game.v1.SeatInfo
-	(*v1.Outcome)(nil),                // 23: parley.match.v1.Outcome
-	(*timestamppb.Timestamp)(nil),     // 24: google.protobuf.Timestamp
+	(*Waiting)(nil),                   // 14: parley.referee.v1.Waiting
+	(*ListMatchesRequest)(nil),        // 15: parley.referee.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),       // 16: parley.referee.v1.ListMatchesResponse
+	(*MatchSummary)(nil),              // 17: parley.referee.v1.MatchSummary
+	nil,                               // 18: parley.referee.v1.ParseParamsRequest.ParamsEntry
+	(*v1.GameParams)(nil),             // 19: parley.match.v1.GameParams
+	(*v11.GameInfo)(nil),              // 20: parley.game.v1.GameInfo
+	(*v1.Limits)(nil),                 // 21: parley.match.v1.Limits
+	(*v12.MatchEvent)(nil),            // 22: parley.events.v1.MatchEvent
+	(*timestamppb.Timestamp)(nil),     // 23: google.protobuf.Timestamp
+	(*v11.SeatInfo)(nil),              // 24: parley.game.v1.SeatInfo
+	(*v1.Outcome)(nil),                // 25: parley.match.v1.Outcome
 }
 var file_parley_referee_v1_referee_proto_depIdxs = []int32{
 	3,  // 0: parley.referee.v1.ListAgentsResponse.agents:type_name -> parley.referee.v1.BuiltinAgent
-	17, // 1: parley.referee.v1.ParseParamsRequest.params:type_name -> parley.referee.v1.ParseParamsRequest.ParamsEntry
-	18, // 2: parley.referee.v1.ParseParamsResponse.params:type_name -> parley.match.v1.GameParams
-	19, // 3: parley.referee.v1.ListGamesResponse.games:type_name -> parley.game.v1.GameInfo
-	18, // 4: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
-	20, // 5: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
-	21, // 6: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
-	21, // 7: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
-	0,  // 8: parley.referee.v1.ListMatchesRequest.state:type_name -> parley.referee.v1.MatchState
-	16, // 9: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
-	22, // 10: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
-	0,  // 11: parley.referee.v1.MatchSummary.state:type_name -> parley.referee.v1.MatchState
-	23, // 12: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
-	24, // 13: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
-	24, // 14: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
-	6,  // 15: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
-	8,  // 16: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
-	10, // 17: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
-	12, // 18: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
-	14, // 19: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
-	1,  // 20: parley.referee.v1.RefereeService.ListAgents:input_type -> parley.referee.v1.ListAgentsRequest
-	4,  // 21: parley.referee.v1.RefereeService.ParseParams:input_type -> parley.referee.v1.ParseParamsRequest
-	7,  // 22: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
-	9,  // 23: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
-	11, // 24: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
-	13, // 25: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
-	15, // 26: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
-	2,  // 27: parley.referee.v1.RefereeService.ListAgents:output_type -> parley.referee.v1.ListAgentsResponse
-	5,  // 28: parley.referee.v1.RefereeService.ParseParams:output_type -> parley.referee.v1.ParseParamsResponse
-	22, // [22:29] is the sub-list for method output_type
-	15, // [15:22] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	18, // 1: parley.referee.v1.ParseParamsRequest.params:type_name -> parley.referee.v1.ParseParamsRequest.ParamsEntry
+	19, // 2: parley.referee.v1.ParseParamsResponse.params:type_name -> parley.match.v1.GameParams
+	20, // 3: parley.referee.v1.ListGamesResponse.games:type_name -> parley.game.v1.GameInfo
+	19, // 4: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
+	21, // 5: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
+	22, // 6: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
+	22, // 7: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
+	14, // 8: parley.referee.v1.StreamMatchEventsResponse.waiting:type_name -> parley.referee.v1.Waiting
+	23, // 9: parley.referee.v1.Waiting.deadline:type_name -> google.protobuf.Timestamp
+	0,  // 10: parley.referee.v1.ListMatchesRequest.state:type_name -> parley.referee.v1.MatchState
+	17, // 11: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
+	24, // 12: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
+	0,  // 13: parley.referee.v1.MatchSummary.state:type_name -> parley.referee.v1.MatchState
+	25, // 14: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
+	23, // 15: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
+	23, // 16: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
+	6,  // 17: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
+	8,  // 18: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
+	10, // 19: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
+	12, // 20: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
+	15, // 21: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
+	1,  // 22: parley.referee.v1.RefereeService.ListAgents:input_type -> parley.referee.v1.ListAgentsRequest
+	4,  // 23: parley.referee.v1.RefereeService.ParseParams:input_type -> parley.referee.v1.ParseParamsRequest
+	7,  // 24: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
+	9,  // 25: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
+	11, // 26: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
+	13, // 27: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
+	16, // 28: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
+	2,  // 29: parley.referee.v1.RefereeService.ListAgents:output_type -> parley.referee.v1.ListAgentsResponse
+	5,  // 30: parley.referee.v1.RefereeService.ParseParams:output_type -> parley.referee.v1.ParseParamsResponse
+	24, // [24:31] is the sub-list for method output_type
+	17, // [17:24] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_parley_referee_v1_referee_proto_init() }
@@ -1248,7 +1344,7 @@ func file_parley_referee_v1_referee_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_referee_v1_referee_proto_rawDesc), len(file_parley_referee_v1_referee_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/referee/v1/referee.proto.
  */
 export const file_parley_referee_v1_referee: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wYXJsZXkvcmVmZXJlZS92MS9yZWZlcmVlLnByb3RvEhFwYXJsZXkucmVmZXJlZS52MSITChFMaXN0QWdlbnRzUmVxdWVzdCJFChJMaXN0QWdlbnRzUmVzcG9uc2USLwoGYWdlbnRzGAEgAygLMh8ucGFybGV5LnJlZmVyZWUudjEuQnVpbHRpbkFnZW50Ij8KDEJ1aWx0aW5BZ2VudBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEAoIc2V0dGluZ3MYAyABKAkilAEKElBhcnNlUGFyYW1zUmVxdWVzdBIMCgRnYW1lGAEgASgJEkEKBnBhcmFtcxgCIAMoCzIxLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1BhcnNlUGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsucGFybGV5Lm1hdGNoLnYxLkdhbWVQYXJhbXMiEgoQTGlzdEdhbWVzUmVxdWVzdCI8ChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLnBhcmxleS5nYW1lLnYxLkdhbWVJbmZvIs8BChFTdGFydE1hdGNoUmVxdWVzdBIMCgRnYW1lGAEgASgJEisKBnBhcmFtcxgCIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYAyABKAQSDgoGYWdlbnRzGAQgAygJEicKBmxpbWl0cxgFIAEoCzIXLnBhcmxleS5tYXRjaC52MS5MaW1pdHMSEAoIbWF0Y2hfaWQYBiABKAkSDgoGbGFiZWxzGAcgAygJEhYKDnJldmVhbF9wcml2YXRlGAggASgIIkgKElN0YXJ0TWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWVkGAIgASgEEhIKCnNlYXRfbGlua3MYAyADKAkiIwoPR2V0TWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIk8KEEdldE1hdGNoUmVzcG9uc2USLAoGZXZlbnRzGAEgAygLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEV2ZW50Eg0KBWVuZGVkGAIgASgIIj4KGFN0cmVhbU1hdGNoRXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIQCghmcm9tX3NlcRgCIAEoBCJIChlTdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlEisKBWV2ZW50GAEgASgLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEV2ZW50IqsBChJMaXN0TWF0Y2hlc1JlcXVlc3QSLAoFc3RhdGUYASABKA4yHS5wYXJsZXkucmVmZXJlZS52MS5NYXRjaFN0YXRlEgwKBGdhbWUYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIRCglwYWdlX3NpemUYBCABKAUSEgoKcGFnZV90b2tlbhgFIAEoCRIbChNleGNsdWRlX3RvdXJuYW1lbnRzGAYgASgIImAKE0xpc3RNYXRjaGVzUmVzcG9uc2USMAoHbWF0Y2hlcxgBIAMoCzIfLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixQIKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSJwoFc2VhdHMYBCADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxIsCgVzdGF0ZRgFIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSKQoHb3V0Y29tZRgGIAEoCzIYLnBhcmxleS5tYXRjaC52MS5PdXRjb21lEisKB3N0YXJ0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBWVuZGVkGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIMCgR0dXJuGAogASgFKlkKCk1hdGNoU3RhdGUSGwoXTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAESFQoRTUFUQ0hfU1RBVEVfRU5ERUQQAjKhBQoOUmVmZXJlZVNlcnZpY2USVgoJTGlzdEdhbWVzEiMucGFybGV5LnJlZmVyZWUudjEuTGlzdEdhbWVzUmVxdWVzdBokLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlElkKClN0YXJ0TWF0Y2gSJC5wYXJsZXkucmVmZXJlZS52MS5TdGFydE1hdGNoUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLlN0YXJ0TWF0Y2hSZXNwb25zZRJTCghHZXRNYXRjaBIiLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVxdWVzdBojLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVzcG9uc2UScAoRU3RyZWFtTWF0Y2hFdmVudHMSKy5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1JlcXVlc3QaLC5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlMAESXAoLTGlzdE1hdGNoZXMSJS5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlElkKCkxpc3RBZ2VudHMSJC5wYXJsZXkucmVmZXJlZS52MS5MaXN0QWdlbnRzUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RBZ2VudHNSZXNwb25zZRJcCgtQYXJzZVBhcmFtcxIlLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdBomLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVzcG9uc2VCzgEKFWNvbS5wYXJsZXkucmVmZXJlZS52MUIMUmVmZXJlZVByb3RvUAFaQWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3JlZmVyZWUvdjE7cmVmZXJlZXYxogIDUFJYqgIRUGFybGV5LlJlZmVyZWUuVjHKAhFQYXJsZXlcUmVmZXJlZVxWMeICHVBhcmxleVxSZWZlcmVlXFYxXEdQQk1ldGFkYXRh6gITUGFybGV5OjpSZWZlcmVlOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parley_events_v1_events, file_parley_game_v1_game, file_parley_match_v1_match]);
+  fileDesc("Ch9wYXJsZXkvcmVmZXJlZS92MS9yZWZlcmVlLnByb3RvEhFwYXJsZXkucmVmZXJlZS52MSITChFMaXN0QWdlbnRzUmVxdWVzdCJFChJMaXN0QWdlbnRzUmVzcG9uc2USLwoGYWdlbnRzGAEgAygLMh8ucGFybGV5LnJlZmVyZWUudjEuQnVpbHRpbkFnZW50Ij8KDEJ1aWx0aW5BZ2VudBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEAoIc2V0dGluZ3MYAyABKAkilAEKElBhcnNlUGFyYW1zUmVxdWVzdBIMCgRnYW1lGAEgASgJEkEKBnBhcmFtcxgCIAMoCzIxLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1BhcnNlUGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsucGFybGV5Lm1hdGNoLnYxLkdhbWVQYXJhbXMiEgoQTGlzdEdhbWVzUmVxdWVzdCI8ChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLnBhcmxleS5nYW1lLnYxLkdhbWVJbmZvIs8BChFTdGFydE1hdGNoUmVxdWVzdBIMCgRnYW1lGAEgASgJEisKBnBhcmFtcxgCIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYAyABKAQSDgoGYWdlbnRzGAQgAygJEicKBmxpbWl0cxgFIAEoCzIXLnBhcmxleS5tYXRjaC52MS5MaW1pdHMSEAoIbWF0Y2hfaWQYBiABKAkSDgoGbGFiZWxzGAcgAygJEhYKDnJldmVhbF9wcml2YXRlGAggASgIIkgKElN0YXJ0TWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWVkGAIgASgEEhIKCnNlYXRfbGlua3MYAyADKAkiIwoPR2V0TWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIk8KEEdldE1hdGNoUmVzcG9uc2USLAoGZXZlbnRzGAEgAygLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEV2ZW50Eg0KBWVuZGVkGAIgASgIIj4KGFN0cmVhbU1hdGNoRXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIQCghmcm9tX3NlcRgCIAEoBCJ1ChlTdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlEisKBWV2ZW50GAEgASgLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEV2ZW50EisKB3dhaXRpbmcYAiABKAsyGi5wYXJsZXkucmVmZXJlZS52MS5XYWl0aW5nImQKB1dhaXRpbmcSDAoEc2VhdBgBIAEoBRIMCgR0dXJuGAIgASgFEiwKCGRlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhdHRlbXB0GAQgASgFIqsBChJMaXN0TWF0Y2hlc1JlcXVlc3QSLAoFc3RhdGUYASABKA4yHS5wYXJsZXkucmVmZXJlZS52MS5NYXRjaFN0YXRlEgwKBGdhbWUYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIRCglwYWdlX3NpemUYBCABKAUSEgoKcGFnZV90b2tlbhgFIAEoCRIbChNleGNsdWRlX3RvdXJuYW1lbnRzGAYgASgIImAKE0xpc3RNYXRjaGVzUmVzcG9uc2USMAoHbWF0Y2hlcxgBIAMoCzIfLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixQIKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSJwoFc2VhdHMYBCADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxIsCgVzdGF0ZRgFIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSKQoHb3V0Y29tZRgGIAEoCzIYLnBhcmxleS5tYXRjaC52MS5PdXRjb21lEisKB3N0YXJ0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBWVuZGVkGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIMCgR0dXJuGAogASgFKlkKCk1hdGNoU3RhdGUSGwoXTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAESFQoRTUFUQ0hfU1RBVEVfRU5ERUQQAjKhBQoOUmVmZXJlZVNlcnZpY2USVgoJTGlzdEdhbWVzEiMucGFybGV5LnJlZmVyZWUudjEuTGlzdEdhbWVzUmVxdWVzdBokLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlElkKClN0YXJ0TWF0Y2gSJC5wYXJsZXkucmVmZXJlZS52MS5TdGFydE1hdGNoUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLlN0YXJ0TWF0Y2hSZXNwb25zZRJTCghHZXRNYXRjaBIiLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVxdWVzdBojLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVzcG9uc2UScAoRU3RyZWFtTWF0Y2hFdmVudHMSKy5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1JlcXVlc3QaLC5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlMAESXAoLTGlzdE1hdGNoZXMSJS5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlElkKCkxpc3RBZ2VudHMSJC5wYXJsZXkucmVmZXJlZS52MS5MaXN0QWdlbnRzUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RBZ2VudHNSZXNwb25zZRJcCgtQYXJzZVBhcmFtcxIlLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdBomLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVzcG9uc2VCzgEKFWNvbS5wYXJsZXkucmVmZXJlZS52MUIMUmVmZXJlZVByb3RvUAFaQWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3JlZmVyZWUvdjE7cmVmZXJlZXYxogIDUFJYqgIRUGFybGV5LlJlZmVyZWUuVjHKAhFQYXJsZXlcUmVmZXJlZVxWMeICHVBhcmxleVxSZWZlcmVlXFYxXEdQQk1ldGFkYXRh6gITUGFybGV5OjpSZWZlcmVlOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parley_events_v1_events, file_parley_game_v1_game, file_parley_match_v1_match]);
 
 /**
  * ListAgentsRequest asks for the built-in agents.
@@ -373,7 +373,8 @@ export const StreamMatchEventsRequestSchema: GenMessage<StreamMatchEventsRequest
   messageDesc(file_parley_referee_v1_referee, 11);
 
 /**
- * StreamMatchEventsResponse carries one event.
+ * StreamMatchEventsResponse carries one event, or, while the match runs, news of a seat
+ * asked to move. Exactly one field is set.
  *
  * @generated from message parley.referee.v1.StreamMatchEventsResponse
  */
@@ -384,6 +385,15 @@ export type StreamMatchEventsResponse = Message<"parley.referee.v1.StreamMatchEv
    * @generated from field: parley.events.v1.MatchEvent event = 1;
    */
   event?: MatchEvent | undefined;
+
+  /**
+   * A seat was asked to move. Live only, to streams following the match as it runs: on
+   * joining, the latest ask of each seat still waited for, then each as it comes. Never
+   * stored in the record (its deadline is wall-clock time).
+   *
+   * @generated from field: parley.referee.v1.Waiting waiting = 2;
+   */
+  waiting?: Waiting | undefined;
 };
 
 /**
@@ -392,6 +402,50 @@ export type StreamMatchEventsResponse = Message<"parley.referee.v1.StreamMatchEv
  */
 export const StreamMatchEventsResponseSchema: GenMessage<StreamMatchEventsResponse> = /*@__PURE__*/
   messageDesc(file_parley_referee_v1_referee, 12);
+
+/**
+ * Waiting says that the referee asked a seat to move and until when it waits for the answer.
+ * Set by the referee; public: whose turn it is and the time left are seen by every seat. A
+ * seat's later ActionTaken, ActionRefused or AgentFault of the same or a later turn answers it.
+ *
+ * @generated from message parley.referee.v1.Waiting
+ */
+export type Waiting = Message<"parley.referee.v1.Waiting"> & {
+  /**
+   * The seat asked.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The turn it is asked on (Observation.turn).
+   *
+   * @generated from field: int32 turn = 2;
+   */
+  turn: number;
+
+  /**
+   * When its time for this answer is up (Observation.deadline).
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 3;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * 1 for the first request of this move, 2 after one refused action, and so on.
+   *
+   * @generated from field: int32 attempt = 4;
+   */
+  attempt: number;
+};
+
+/**
+ * Describes the message parley.referee.v1.Waiting.
+ * Use `create(WaitingSchema)` to create a new message.
+ */
+export const WaitingSchema: GenMessage<Waiting> = /*@__PURE__*/
+  messageDesc(file_parley_referee_v1_referee, 13);
 
 /**
  * ListMatchesRequest selects matches. Unset fields select everything. Set by the caller.
@@ -447,7 +501,7 @@ export type ListMatchesRequest = Message<"parley.referee.v1.ListMatchesRequest">
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 13);
+  messageDesc(file_parley_referee_v1_referee, 14);
 
 /**
  * ListMatchesResponse is one page of matches, newest first.
@@ -475,7 +529,7 @@ export type ListMatchesResponse = Message<"parley.referee.v1.ListMatchesResponse
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 14);
+  messageDesc(file_parley_referee_v1_referee, 15);
 
 /**
  * MatchSummary is a match in a listing: the public facts of its first and last events.
@@ -560,7 +614,7 @@ export type MatchSummary = Message<"parley.referee.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 15);
+  messageDesc(file_parley_referee_v1_referee, 16);
 
 /**
  * MatchState says whether a match is still running.
