@@ -9,6 +9,7 @@ package datagame
 import (
 	"fmt"
 	"math/big"
+	"strings"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
@@ -18,6 +19,7 @@ import (
 	"github.com/parley-arena/parley/referee/games/gamefile"
 	"github.com/parley-arena/parley/referee/games/pretalk"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Family describes one of the two games to the shared code.
@@ -27,8 +29,9 @@ type Family struct {
 	// Kind is the kind of game file it plays; Other names the game that plays the other kind.
 	Kind  gamefile.Kind
 	Other string
-	// DefaultGame is the shipped game played when params name none.
-	DefaultGame string
+	// Data names the field of the family's Params that holds the game itself ("table",
+	// "tree").
+	Data string
 }
 
 // Load reads the game file at path for a games.Loader: nil when the family's params name no
@@ -51,24 +54,49 @@ func (f Family) Load(path string, read games.ReadFile) (*gamefile.File, error) {
 // CheckParams refuses params of another game.
 func (f Family) CheckParams(gp *matchv1.GameParams) error { return bargain.CheckFamily(gp, f.Name) }
 
-// Source finds the game of a match whose params carry game and file but no table or tree: the
-// shipped game named (DefaultGame when none), or an error when a file was named but never
-// loaded. It returns the game and the resolved name.
-func (f Family) Source(game, file *string) (*gamefile.File, *string, error) {
-	switch {
-	case file != nil:
-		return nil, nil, fmt.Errorf("%s: file %q was not loaded: `parley play` reads it; other callers must send the game itself", f.Name, *file)
-	case game == nil:
-		game = proto.String(f.DefaultGame)
+// Fill checks gp holds this family's params and fills in the declared defaults
+// (games.FillParams), except the shipped game's name when the params carry the game itself or
+// name a file: those replace it, and the record says where the game came from.
+func (f Family) Fill(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
+	if err := f.CheckParams(gp); err != nil {
+		return nil, err
+	}
+	out, err := games.FillParams(f.Name, gp)
+	if err != nil {
+		return nil, err
+	}
+	branch := games.ParamsField(f.Name)
+	fields := branch.Message().Fields()
+	game := fields.ByName("game")
+	given := out.ProtoReflect().Get(branch).Message()
+	if gp.ProtoReflect().Has(branch) {
+		given = gp.ProtoReflect().Get(branch).Message()
+	}
+	if !given.Has(game) && (given.Has(fields.ByName("file")) || given.Has(fields.ByName(protoreflect.Name(f.Data)))) {
+		out.ProtoReflect().Mutable(branch).Message().Clear(game)
+	}
+	return out, nil
+}
+
+// Source finds the game of a match whose filled params carry no table or tree: the shipped
+// game named, or an error when a file was named but never loaded.
+func (f Family) Source(game, file *string) (*gamefile.File, error) {
+	if file != nil {
+		return nil, fmt.Errorf("%s: file %q was not loaded: `parley play` reads it; other callers must send the game itself", f.Name, *file)
 	}
 	g, err := gamefile.Shipped(*game)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: game: %w", f.Name, err)
+		return nil, fmt.Errorf("%s: game: %w", f.Name, err)
 	}
 	if g.Kind != f.Kind {
-		return nil, nil, fmt.Errorf("%s: %s is a %s game; play it with the %s game", f.Name, *game, g.Kind, f.Other)
+		return nil, fmt.Errorf("%s: %s is a %s game; play it with the %s game", f.Name, *game, g.Kind, f.Other)
 	}
-	return g, game, nil
+	return g, nil
+}
+
+// Library lists the shipped games of the family's kind, for its description.
+func (f Family) Library() string {
+	return "Shipped games: " + strings.Join(gamefile.Library(f.Kind), ", ") + "."
 }
 
 // Settings are the parameters both games have, resolved.
@@ -84,38 +112,36 @@ type Settings struct {
 	Neutral bool
 }
 
-// Settle checks and resolves the shared parameters of a game with the given player names and
-// default scale.
-func (f Family) Settle(players []string, scaleDefault *gamev1.Rational, scale *string, talk, opener *int32, neutral *bool) (Settings, error) {
-	s := Settings{Players: gamefile.Players(players), Talk: valueOr(talk, 0), Opener: valueOr(opener, 0), Neutral: neutral != nil && *neutral}
+// Shared are the parameters both games have, as their generated Params hold them once
+// filled (Fill): only scale may still be unset, its default being the game's own.
+type Shared interface {
+	GetScale() string
+	GetTalkRounds() int32
+	GetTalkOpener() int32
+	GetNeutralLabels() bool
+}
+
+// Settle reads the shared params of a game with the given player names and default scale,
+// checking what depends on the game (the opener must be one of its seats).
+func (f Family) Settle(players []string, scaleDefault *gamev1.Rational, p Shared) (Settings, error) {
+	s := Settings{Players: gamefile.Players(players), Talk: p.GetTalkRounds(), Opener: p.GetTalkOpener(), Neutral: p.GetNeutralLabels()}
+	var scale *string
+	if p.GetScale() != "" {
+		scale = proto.String(p.GetScale())
+	}
 	r, err := gamefile.Scale(scale, scaleDefault)
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	s.Scale = r
-	switch {
-	case s.Talk < 0 || s.Talk > pretalk.MaxRounds:
-		return s, fmt.Errorf("%s: talk_rounds must be from 0 to %d, got %d", f.Name, pretalk.MaxRounds, s.Talk)
-	case s.Opener < 0 || int(s.Opener) >= len(s.Players):
+	if int(s.Opener) >= len(s.Players) {
 		return s, fmt.Errorf("%s: talk_opener must be a seat from 0 to %d, got %d", f.Name, len(s.Players)-1, s.Opener)
 	}
 	return s, nil
 }
 
-func valueOr(v *int32, def int32) int32 {
-	if v == nil {
-		return def
-	}
-	return *v
-}
-
-// Write stores the resolved settings back into the params' fields.
-func (s Settings) Write(scale **string, talk, opener **int32, neutral **bool) {
-	*scale = proto.String(s.Scale.RatString())
-	*talk = proto.Int32(s.Talk)
-	*opener = proto.Int32(s.Opener)
-	*neutral = proto.Bool(s.Neutral)
-}
+// ScaleText is the resolved scale as the params record it.
+func (s Settings) ScaleText() *string { return proto.String(s.Scale.RatString()) }
 
 // StartTalk begins a talk phase among the players.
 func (s Settings) StartTalk() pretalk.Talk {

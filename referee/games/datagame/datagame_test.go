@@ -7,17 +7,23 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	matrixv1 "github.com/parley-arena/parley/gen/go/parley/games/matrix/v1"
+	sequentialv1 "github.com/parley-arena/parley/gen/go/parley/games/sequential/v1"
+	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/datagame"
 	"github.com/parley-arena/parley/referee/games/gamefile"
+	"github.com/parley-arena/parley/referee/games/pretalk"
 )
 
-var fam = datagame.Family{Name: "matrix", Kind: gamefile.KindMatrix, Other: "sequential", DefaultGame: "prisoners_dilemma"}
+var fam = datagame.Family{Name: "matrix", Kind: gamefile.KindMatrix, Other: "sequential", Data: "table"}
 
-// TestSource: the default game, a named one, a game of the other kind, and a file not loaded.
+// TestSource: a named game, a game of the other kind, and a file not loaded.
 func TestSource(t *testing.T) {
-	f, name, err := fam.Source(nil, nil)
-	if err != nil || *name != "prisoners_dilemma" || f.Table == nil {
-		t.Fatalf("default: %v %v %v", f, name, err)
+	f, err := fam.Source(proto.String("prisoners_dilemma"), nil)
+	if err != nil || f.Table == nil {
+		t.Fatalf("prisoners_dilemma: %v %v", f, err)
 	}
 	for _, tc := range []struct {
 		game, file *string
@@ -27,8 +33,52 @@ func TestSource(t *testing.T) {
 		{proto.String("nope"), nil, "no shipped game"},
 		{nil, proto.String("x.yaml"), "was not loaded"},
 	} {
-		if _, _, err := fam.Source(tc.game, tc.file); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := fam.Source(tc.game, tc.file); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Source(%v, %v) = %v, want %q", tc.game, tc.file, err, tc.want)
+		}
+	}
+}
+
+// TestFill fills the declared defaults, but not the shipped game's name when the params carry
+// the game itself or name a file, and refuses the talk outside its declared range.
+func TestFill(t *testing.T) {
+	table := &matrixv1.Table{Title: "mine"}
+	for _, tc := range []struct {
+		in       *matrixv1.Params
+		wantGame string
+	}{
+		{&matrixv1.Params{}, "prisoners_dilemma"},
+		{&matrixv1.Params{Game: proto.String("stag_hunt")}, "stag_hunt"},
+		{&matrixv1.Params{Table: table}, ""},
+		{&matrixv1.Params{File: proto.String("x.yaml")}, ""},
+		{&matrixv1.Params{Game: proto.String("stag_hunt"), Table: table}, "stag_hunt"},
+	} {
+		out, err := fam.Fill(&matchv1.GameParams{Family: &matchv1.GameParams_Matrix{Matrix: tc.in}})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.in, err)
+		}
+		p := out.GetMatrix()
+		if p.GetGame() != tc.wantGame || p.TalkRounds == nil || p.GetRounds() != 1 || !proto.Equal(p.GetTable(), tc.in.GetTable()) {
+			t.Errorf("Fill(%v) = %v, want game %q and the defaults", tc.in, p, tc.wantGame)
+		}
+	}
+	for _, talk := range []int32{-1, pretalk.MaxRounds + 1} {
+		in := &matchv1.GameParams{Family: &matchv1.GameParams_Matrix{Matrix: &matrixv1.Params{TalkRounds: proto.Int32(talk)}}}
+		if _, err := fam.Fill(in); err == nil || !strings.Contains(err.Error(), "talk_rounds") {
+			t.Errorf("talk_rounds %d: %v", talk, err)
+		}
+	}
+	if _, err := fam.Fill(&matchv1.GameParams{Family: &matchv1.GameParams_Sequential{Sequential: &sequentialv1.Params{}}}); err == nil {
+		t.Error("the sequential game's params filled as the matrix game's")
+	}
+}
+
+// TestTalkLimitDeclared: both games declare the talk's limit that package pretalk plays.
+func TestTalkLimitDeclared(t *testing.T) {
+	for _, m := range []proto.Message{&matrixv1.Params{}, &sequentialv1.Params{}} {
+		fd := m.ProtoReflect().Descriptor().Fields().ByName("talk_rounds")
+		if d := games.Declared(fd); d.GetMax() != pretalk.MaxRounds || d.GetMin() != 0 {
+			t.Errorf("%s declares %d to %d, pretalk plays 0 to %d", fd.FullName(), d.GetMin(), d.GetMax(), pretalk.MaxRounds)
 		}
 	}
 }
@@ -57,10 +107,11 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// TestSettle bounds the talk and the opener by the number of players.
+// TestSettle reads the shared params and bounds the opener by the number of players.
 func TestSettle(t *testing.T) {
 	three := []string{"Ann", "Ben", "Cat"}
-	s, err := fam.Settle(three, nil, proto.String("5/2"), proto.Int32(2), proto.Int32(2), nil)
+	p := &matrixv1.Params{Scale: proto.String("5/2"), TalkRounds: proto.Int32(2), TalkOpener: proto.Int32(2)}
+	s, err := fam.Settle(three, nil, p)
 	if err != nil || s.Scale.RatString() != "5/2" || s.Opener != 2 || s.Talk != 2 || s.Neutral {
 		t.Fatalf("settle: %+v %v", s, err)
 	}
@@ -68,21 +119,22 @@ func TestSettle(t *testing.T) {
 		t.Errorf("talk %+v", tk)
 	}
 	for _, tc := range []struct {
-		players      []string
-		talk, opener int32
-		want         string
+		players []string
+		opener  int32
+		want    string
 	}{
-		{three, 1, 3, "talk_opener must be a seat from 0 to 2"},
-		{nil, 1, 2, "talk_opener must be a seat from 0 to 1"},
-		{three, 51, 0, "talk_rounds"},
-		{three, -1, 0, "talk_rounds"},
+		{three, 3, "talk_opener must be a seat from 0 to 2"},
+		{nil, 2, "talk_opener must be a seat from 0 to 1"},
 	} {
-		if _, err := fam.Settle(tc.players, nil, nil, &tc.talk, &tc.opener, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v talk %d opener %d: %v, want %q", tc.players, tc.talk, tc.opener, err, tc.want)
+		if _, err := fam.Settle(tc.players, nil, &matrixv1.Params{TalkOpener: &tc.opener}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v opener %d: %v, want %q", tc.players, tc.opener, err, tc.want)
 		}
 	}
-	if _, err := fam.Settle(three, nil, proto.String("0"), nil, nil, nil); err == nil {
+	if _, err := fam.Settle(three, nil, &matrixv1.Params{Scale: proto.String("0")}); err == nil {
 		t.Error("scale 0 accepted")
+	}
+	if s, err := fam.Settle(three, &gamev1.Rational{Num: 7, Den: 2}, &matrixv1.Params{}); err != nil || s.Scale.RatString() != "7/2" {
+		t.Errorf("the game's own default scale: %v %v", s.Scale, err)
 	}
 	if obs, ok := s.Observation("matrix", 3, 1, 1, nil); ok || !strings.Contains(obs.GetBriefing(), "0 (Ann), 1 (Ben) and 2 (Cat)") {
 		t.Errorf("an outsider's observation: %v", obs)

@@ -34,8 +34,6 @@ package matrix
 import (
 	"fmt"
 	"math/big"
-	"strconv"
-	"strings"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 
@@ -56,14 +54,6 @@ const Name = "matrix"
 // way that could change play.
 const RulesVersion = "1"
 
-// Defaults and limits of the parameters.
-const (
-	DefaultGame       = "prisoners_dilemma"
-	DefaultRounds     = 1
-	MaxRounds         = 1000
-	DefaultTalkRounds = 0
-)
-
 // Phase names, as in Observation.phase and PhaseStarted.phase.
 const (
 	PhaseTalk   = pretalk.Phase
@@ -82,40 +72,28 @@ var (
 )
 
 // Info describes the game and its parameters.
-func (game) Info() *gamev1.GameInfo {
+func (g game) Info() *gamev1.GameInfo {
+	defaults, _ := g.Resolve(nil) // for the derived scale; the suite checks it resolves
 	return &gamev1.GameInfo{
 		Name:         Name,
-		Description:  "Matrix game of two or more players given as data (a shipped game or your own file): optional public talk, then all choose at the same time; once or repeated.",
+		Description:  "Matrix game of two or more players given as data (a shipped game or your own file): optional public talk, then all choose at the same time; once or repeated. " + family.Library(),
 		RulesVersion: RulesVersion,
 		Seats:        gamefile.DefaultPlayers[:],
 		SeatRoles:    []string{"row player", "column player"},
-		Params: []*gamev1.ParamInfo{
-			{Name: "game", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
-				Description: "A shipped matrix game: " + strings.Join(gamefile.Library(gamefile.KindMatrix), ", ") + "."},
-			{Name: "file", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
-				Description: "Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game."},
-			{Name: "scale", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
-				Description: "Multiplies every payoff, e.g. golden balls' jackpot (its default 100); a whole number, decimal or fraction."},
-			{Name: "talk_rounds", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultTalkRounds),
-				Description: fmt.Sprintf("Rounds of public talk before each choice (a message from the opener, a reply from each other player); any may end it early. 0 to %d.", pretalk.MaxRounds)},
-			{Name: "talk_opener", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
-				Description: "Seat that opens each talk round: 0 (row player), 1, ... up to the last seat."},
-			{Name: "neutral_labels", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
-				Description: "Show actions as choice_1, choice_2, ... and never name the game, as the published prompts do."},
-			{Name: "rounds", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultRounds),
-				Description: fmt.Sprintf("Times the stage game is played; payoffs add up. 1 to %d.", MaxRounds)},
-			{Name: "show_history", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "true",
-				Description: "In repeated play, whether players see the others' earlier choices and payoffs."},
-		},
+		Params:       games.ParamInfos(Name, defaults),
 	}
 }
 
 // family is what the matrix game shares with the sequential game's set-up.
-var family = datagame.Family{Name: Name, Kind: gamefile.KindMatrix, Other: "sequential", DefaultGame: DefaultGame}
+var family = datagame.Family{Name: Name, Kind: gamefile.KindMatrix, Other: "sequential", Data: "table"}
 
 // Seats names the seats after the table's players.
 func (game) Seats(params *matchv1.GameParams) (names, roles []string) {
-	s, err := newSetup(params)
+	p, err := resolve(params)
+	if err != nil {
+		return gamefile.DefaultPlayers[:], []string{"row player", "column player"}
+	}
+	s, err := newSetup(p)
 	if err != nil {
 		return gamefile.DefaultPlayers[:], []string{"row player", "column player"}
 	}
@@ -139,20 +117,53 @@ func (game) Load(gp *matchv1.GameParams, _ uint64, read games.ReadFile) (*matchv
 
 // Resolve validates params and fills in the defaults, the table included.
 func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
-	s, err := newSetup(gp)
+	p, err := resolve(gp)
 	if err != nil {
 		return nil, err
 	}
-	return &matchv1.GameParams{Family: &matchv1.GameParams_Matrix{Matrix: s.params}}, nil
+	if _, err := newSetup(p); err != nil {
+		return nil, err
+	}
+	return &matchv1.GameParams{Family: &matchv1.GameParams_Matrix{Matrix: p}}, nil
 }
 
-// NewState starts a match; the seed is not used (the game draws nothing).
+// NewState starts a match from resolved params; the seed is not used (the game draws
+// nothing).
 func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
-	s, err := newSetup(gp)
+	if err := games.CheckResolved(Name, gp); err != nil {
+		return nil, err
+	}
+	s, err := newSetup(gp.GetMatrix())
 	if err != nil {
 		return nil, err
 	}
 	return newState(s), nil
+}
+
+// resolve fills in gp's defaults: the declared ones, the table (from the shipped game named)
+// and the scale (the table's default).
+func resolve(gp *matchv1.GameParams) (*matrixv1.Params, error) {
+	filled, err := family.Fill(gp)
+	if err != nil {
+		return nil, err
+	}
+	p := filled.GetMatrix()
+	if p.Table == nil {
+		f, err := family.Source(p.Game, p.File)
+		if err != nil {
+			return nil, err
+		}
+		p.Table = f.Table
+	}
+	if err := gamefile.CheckTable(p.Table); err != nil {
+		return nil, fmt.Errorf("matrix: table: %w", err)
+	}
+	settings, err := family.Settle(p.Table.GetPlayers(), p.Table.GetScaleDefault(), p)
+	if err != nil {
+		return nil, err
+	}
+	p.Scale = settings.ScaleText()
+	return p, nil
 }
 
 // setup is what a match knows from its resolved parameters; shared by every state of the
@@ -180,48 +191,32 @@ type Setup struct {
 
 // NewSetup reads params (resolving them).
 func NewSetup(gp *matchv1.GameParams) (*Setup, error) {
-	s, err := newSetup(gp)
+	p, err := resolve(gp)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSetup(p)
 	if err != nil {
 		return nil, err
 	}
 	return &Setup{Players: s.Players, Matrix: s.m, Shown: proto.CloneOf(s.shown), Scale: new(big.Rat).Set(s.Scale)}, nil
 }
 
-func newSetup(gp *matchv1.GameParams) (*setup, error) {
-	if err := family.CheckParams(gp); err != nil {
-		return nil, err
-	}
-	in := gp.GetMatrix()
-	if in == nil {
-		in = &matrixv1.Params{}
-	}
-	p := &matrixv1.Params{Game: in.Game, File: in.File, Table: proto.CloneOf(in.GetTable())}
-	if p.Table == nil {
-		f, game, err := family.Source(in.Game, in.File)
-		if err != nil {
-			return nil, err
-		}
-		p.Table, p.Game = f.Table, game
+// newSetup reads resolved params, refusing a match they cannot play.
+func newSetup(p *matrixv1.Params) (*setup, error) {
+	if p.GetTable() == nil {
+		return nil, fmt.Errorf("matrix: %w (no table): resolve them first", games.ErrNotResolved)
 	}
 	if err := gamefile.CheckTable(p.Table); err != nil {
 		return nil, fmt.Errorf("matrix: table: %w", err)
 	}
-	settings, err := family.Settle(p.Table.GetPlayers(), p.Table.GetScaleDefault(), in.Scale, in.TalkRounds, in.TalkOpener, in.NeutralLabels)
+	settings, err := family.Settle(p.Table.GetPlayers(), p.Table.GetScaleDefault(), p)
 	if err != nil {
 		return nil, err
 	}
 	m, err := gamefile.MatrixOf(p.Table, settings.Scale)
 	if err != nil {
 		return nil, fmt.Errorf("matrix: %w", err)
-	}
-	settings.Write(&p.Scale, &p.TalkRounds, &p.TalkOpener, &p.NeutralLabels)
-	p.Rounds = proto.Int32(DefaultRounds)
-	if in.Rounds != nil {
-		p.Rounds = proto.Int32(in.GetRounds())
-	}
-	p.ShowHistory = proto.Bool(in.ShowHistory == nil || in.GetShowHistory())
-	if p.GetRounds() < 1 || p.GetRounds() > MaxRounds {
-		return nil, fmt.Errorf("matrix: rounds must be from 1 to %d, got %d", MaxRounds, p.GetRounds())
 	}
 	// Totals over all rounds must stay exact in the outcome's float64 payoffs.
 	limit := new(big.Rat).SetInt64(gamefile.MaxMagnitude / int64(p.GetRounds()))

@@ -200,7 +200,7 @@ func TestResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := gp.GetMatrix()
-	if p.GetGame() != matrix.DefaultGame || p.GetTable() == nil || p.GetScale() != "1" || p.GetRounds() != 1 || !p.GetShowHistory() {
+	if p.GetGame() != "prisoners_dilemma" || p.GetTable() == nil || p.GetScale() != "1" || p.GetRounds() != 1 || !p.GetShowHistory() {
 		t.Errorf("resolved %v", p)
 	}
 	for _, kvs := range [][]string{

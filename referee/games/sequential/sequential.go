@@ -48,9 +48,6 @@ const Name = "sequential"
 // way that could change play.
 const RulesVersion = "1"
 
-// DefaultGame is the shipped tree played when params name none.
-const DefaultGame = "trigame"
-
 // Phase names, as in Observation.phase and PhaseStarted.phase.
 const (
 	PhaseTalk = pretalk.Phase
@@ -69,40 +66,29 @@ var (
 )
 
 // Info describes the game and its parameters.
-func (game) Info() *gamev1.GameInfo {
+func (g game) Info() *gamev1.GameInfo {
+	defaults, _ := g.Resolve(nil) // for the derived scale; the suite checks it resolves
 	return &gamev1.GameInfo{
 		Name:         Name,
-		Description:  "Game tree of two or more players given as data (a shipped tree or your own file): optional public talk before every move, then the player to move chooses.",
+		Description:  "Game tree of two or more players given as data (a shipped tree or your own file): optional public talk before every move, then the player to move chooses. " + family.Library(),
 		RulesVersion: RulesVersion,
 		Seats:        gamefile.DefaultPlayers[:],
 		SeatRoles:    []string{"", ""},
-		Params: []*gamev1.ParamInfo{
-			{Name: "game", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
-				Description: "A shipped game tree: " + strings.Join(gamefile.Library(gamefile.KindTree), ", ") + "."},
-			{Name: "file", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
-				Description: "Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game."},
-			{Name: "scale", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "1",
-				Description: "Multiplies every payoff; a whole number, decimal or fraction."},
-			{Name: "talk_rounds", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
-				Description: fmt.Sprintf("Rounds of public talk before every move (a message from the opener, a reply from each other player); any may end it early. 0 to %d.", pretalk.MaxRounds)},
-			{Name: "talk_opener", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
-				Description: "Seat that opens each talk round: 0, 1, ... up to the last seat."},
-			{Name: "neutral_labels", Kind: gamev1.ParamKind_PARAM_KIND_BOOL, DefaultValue: "false",
-				Description: "Show moves as choice_1, choice_2, ... and never name the game."},
-		},
+		Params:       games.ParamInfos(Name, defaults),
 	}
 }
 
 // family is what the sequential game shares with the matrix game's set-up.
-var family = datagame.Family{Name: Name, Kind: gamefile.KindTree, Other: "matrix", DefaultGame: DefaultGame}
+var family = datagame.Family{Name: Name, Kind: gamefile.KindTree, Other: "matrix", Data: "tree"}
 
 // Seats names the seats after the tree's players.
 func (game) Seats(params *matchv1.GameParams) (names, roles []string) {
-	s, err := newSetup(params)
+	p, err := resolve(params)
 	if err != nil {
 		return gamefile.DefaultPlayers[:], []string{"", ""}
 	}
-	return s.Players, make([]string, len(s.Players))
+	players := gamefile.Players(p.GetTree().GetPlayers())
+	return players, make([]string, len(players))
 }
 
 // Load reads the game file named by the file parameter, unless the tree is already there.
@@ -122,20 +108,52 @@ func (game) Load(gp *matchv1.GameParams, _ uint64, read games.ReadFile) (*matchv
 
 // Resolve validates params and fills in the defaults, the tree included.
 func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
-	s, err := newSetup(gp)
+	p, err := resolve(gp)
 	if err != nil {
 		return nil, err
 	}
-	return &matchv1.GameParams{Family: &matchv1.GameParams_Sequential{Sequential: s.params}}, nil
+	if _, err := newSetup(p); err != nil {
+		return nil, err
+	}
+	return &matchv1.GameParams{Family: &matchv1.GameParams_Sequential{Sequential: p}}, nil
 }
 
-// NewState starts a match; the seed is not used.
+// NewState starts a match from resolved params; the seed is not used.
 func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
-	s, err := newSetup(gp)
+	if err := games.CheckResolved(Name, gp); err != nil {
+		return nil, err
+	}
+	s, err := newSetup(gp.GetSequential())
 	if err != nil {
 		return nil, err
 	}
 	return newState(s), nil
+}
+
+// resolve fills in gp's defaults: the declared ones, the tree (from the shipped game named)
+// and the scale (the tree's default).
+func resolve(gp *matchv1.GameParams) (*sequentialv1.Params, error) {
+	filled, err := family.Fill(gp)
+	if err != nil {
+		return nil, err
+	}
+	p := filled.GetSequential()
+	if p.Tree == nil {
+		f, err := family.Source(p.Game, p.File)
+		if err != nil {
+			return nil, err
+		}
+		p.Tree = f.Tree
+	}
+	if err := gamefile.CheckTree(p.Tree); err != nil {
+		return nil, fmt.Errorf("sequential: tree: %w", err)
+	}
+	settings, err := family.Settle(p.Tree.GetPlayers(), p.Tree.GetScaleDefault(), p)
+	if err != nil {
+		return nil, err
+	}
+	p.Scale = settings.ScaleText()
+	return p, nil
 }
 
 // setup is what a match knows from its resolved parameters; never changed.
@@ -158,33 +176,26 @@ type Setup struct {
 
 // NewSetup reads params (resolving them).
 func NewSetup(gp *matchv1.GameParams) (*Setup, error) {
-	s, err := newSetup(gp)
+	p, err := resolve(gp)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSetup(p)
 	if err != nil {
 		return nil, err
 	}
 	return &Setup{Players: s.Players, Tree: s.tree, Shown: proto.CloneOf(s.shown), Scale: new(big.Rat).Set(s.Scale)}, nil
 }
 
-func newSetup(gp *matchv1.GameParams) (*setup, error) {
-	if err := family.CheckParams(gp); err != nil {
-		return nil, err
-	}
-	in := gp.GetSequential()
-	if in == nil {
-		in = &sequentialv1.Params{}
-	}
-	p := &sequentialv1.Params{Game: in.Game, File: in.File, Tree: proto.CloneOf(in.GetTree())}
-	if p.Tree == nil {
-		f, game, err := family.Source(in.Game, in.File)
-		if err != nil {
-			return nil, err
-		}
-		p.Tree, p.Game = f.Tree, game
+// newSetup reads resolved params, refusing a match they cannot play.
+func newSetup(p *sequentialv1.Params) (*setup, error) {
+	if p.GetTree() == nil {
+		return nil, fmt.Errorf("sequential: %w (no tree): resolve them first", games.ErrNotResolved)
 	}
 	if err := gamefile.CheckTree(p.Tree); err != nil {
 		return nil, fmt.Errorf("sequential: tree: %w", err)
 	}
-	settings, err := family.Settle(p.Tree.GetPlayers(), p.Tree.GetScaleDefault(), in.Scale, in.TalkRounds, in.TalkOpener, in.NeutralLabels)
+	settings, err := family.Settle(p.Tree.GetPlayers(), p.Tree.GetScaleDefault(), p)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +203,6 @@ func newSetup(gp *matchv1.GameParams) (*setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sequential: %w", err)
 	}
-	settings.Write(&p.Scale, &p.TalkRounds, &p.TalkOpener, &p.NeutralLabels)
 	s := &setup{Settings: settings, params: p, tree: tree}
 	s.shown = shownTree(p.Tree, tree, s.Neutral)
 	depth := make([]int32, tree.Len())

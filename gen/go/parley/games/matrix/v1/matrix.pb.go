@@ -314,33 +314,30 @@ func (x *Table) GetPlayerActions() []*PlayerActions {
 // record carries every field resolved, the table included, so a record is self-contained.
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Name of a game shipped with Parley (e.g. "prisoners_dilemma", "stag_hunt",
-	// "golden_balls"; `parley games` lists them). Used only while `table` is unset. Default
-	// "prisoners_dilemma".
+	// Name of a game shipped with Parley (`parley games` lists them). Used only while `table`
+	// and `file` are unset.
 	Game *string `protobuf:"bytes,1,opt,name=game,proto3,oneof" json:"game,omitempty"`
 	// Path of a game file (YAML or JSON, format in referee/games/gamefile). Read by the program
-	// that starts the match (`parley play`), never by the rules, which then receive its content
-	// in `table`; kept in the record as the game's source.
+	// that starts the match (`parley play`), never by the rules, which receive its content in
+	// `table`; kept in the record as the game's source.
 	File *string `protobuf:"bytes,2,opt,name=file,proto3,oneof" json:"file,omitempty"`
 	// The game itself. When set it is played as is and `game` and `file` only say where it came
 	// from.
 	Table *Table `protobuf:"bytes,3,opt,name=table,proto3" json:"table,omitempty"`
-	// Multiplies every payoff of the table (e.g. golden balls' jackpot), a rational written
-	// "13600", "27.5" or "55/2". Default: the table's scale_default, else 1.
+	// Multiplies every payoff, a rational written "13600", "27.5" or "55/2".
 	Scale *string `protobuf:"bytes,4,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
 	// Rounds of public talk before each choice: one message from the opener, then one reply
-	// from each other player. Any player may end the talk early. Default 0.
+	// from each other player. Any player may end the talk early.
 	TalkRounds *int32 `protobuf:"varint,5,opt,name=talk_rounds,json=talkRounds,proto3,oneof" json:"talk_rounds,omitempty"`
-	// Seat that opens every talk round: 0 (row player, default) to the last seat. The others
-	// reply in seat order after it.
+	// Seat that opens every talk round; the others reply in seat order after it.
 	TalkOpener *int32 `protobuf:"varint,6,opt,name=talk_opener,json=talkOpener,proto3,oneof" json:"talk_opener,omitempty"`
-	// Show neutral labels (choice_1, choice_2, ...) instead of the table's, and never name the
-	// game, as the published prompts do. Default false.
+	// Show neutral labels (choice_1, choice_2, ...) instead of the game's, and never name the
+	// game, as the published prompts do.
 	NeutralLabels *bool `protobuf:"varint,7,opt,name=neutral_labels,json=neutralLabels,proto3,oneof" json:"neutral_labels,omitempty"`
-	// Times the stage game is played (repeated play); payoffs add up over rounds. Default 1.
+	// Times the stage game is played (repeated play); payoffs add up over rounds.
 	Rounds *int32 `protobuf:"varint,8,opt,name=rounds,proto3,oneof" json:"rounds,omitempty"`
-	// In repeated play, whether each player sees the others' earlier choices and payoffs.
-	// Default true. Without it a player sees only its own choices and payoffs.
+	// In repeated play, whether each player sees the others' earlier choices and payoffs;
+	// without it a player sees only its own.
 	ShowHistory   *bool `protobuf:"varint,9,opt,name=show_history,json=showHistory,proto3,oneof" json:"show_history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -668,7 +665,7 @@ var File_parley_games_matrix_v1_matrix_proto protoreflect.FileDescriptor
 
 const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\n" +
-	"#parley/games/matrix/v1/matrix.proto\x12\x16parley.games.matrix.v1\x1a\x19parley/game/v1/game.proto\".\n" +
+	"#parley/games/matrix/v1/matrix.proto\x12\x16parley.games.matrix.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\".\n" +
 	"\x06Action\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\":\n" +
@@ -686,19 +683,29 @@ const file_parley_games_matrix_v1_matrix_proto_rawDesc = "" +
 	"\n" +
 	"scale_name\x18\a \x01(\tR\tscaleName\x12=\n" +
 	"\rscale_default\x18\b \x01(\v2\x18.parley.game.v1.RationalR\fscaleDefault\x12L\n" +
-	"\x0eplayer_actions\x18\t \x03(\v2%.parley.games.matrix.v1.PlayerActionsR\rplayerActions\"\xb2\x03\n" +
-	"\x06Params\x12\x17\n" +
-	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n" +
-	"\x04file\x18\x02 \x01(\tH\x01R\x04file\x88\x01\x01\x123\n" +
-	"\x05table\x18\x03 \x01(\v2\x1d.parley.games.matrix.v1.TableR\x05table\x12\x19\n" +
-	"\x05scale\x18\x04 \x01(\tH\x02R\x05scale\x88\x01\x01\x12$\n" +
-	"\vtalk_rounds\x18\x05 \x01(\x05H\x03R\n" +
-	"talkRounds\x88\x01\x01\x12$\n" +
-	"\vtalk_opener\x18\x06 \x01(\x05H\x04R\n" +
-	"talkOpener\x88\x01\x01\x12*\n" +
-	"\x0eneutral_labels\x18\a \x01(\bH\x05R\rneutralLabels\x88\x01\x01\x12\x1b\n" +
-	"\x06rounds\x18\b \x01(\x05H\x06R\x06rounds\x88\x01\x01\x12&\n" +
-	"\fshow_history\x18\t \x01(\bH\aR\vshowHistory\x88\x01\x01B\a\n" +
+	"\x0eplayer_actions\x18\t \x03(\v2%.parley.games.matrix.v1.PlayerActionsR\rplayerActions\"\xe6\n" +
+	"\n" +
+	"\x06Params\x12\xac\x01\n" +
+	"\x04game\x18\x01 \x01(\tB\x92\x01\xba\xe1\x18\x8d\x01\n" +
+	"vA matrix game shipped with Parley, by name (the game's description lists them); a file or the game itself replaces it. \x01\x12\x11prisoners_dilemmaH\x00R\x04game\x88\x01\x01\x12z\n" +
+	"\x04file\x18\x02 \x01(\tBa\xba\xe1\x18]\n" +
+	"[Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game.H\x01R\x04file\x88\x01\x01\x12\x88\x01\n" +
+	"\x05table\x18\x03 \x01(\v2\x1d.parley.games.matrix.v1.TableBS\xba\xe1\x18O\n" +
+	"MThe matrix game itself, as a game file holds it; filled in from game or file.R\x05table\x12\xa3\x01\n" +
+	"\x05scale\x18\x04 \x01(\tB\x87\x01\xba\xe1\x18\x82\x01\n" +
+	"ZMultiplies every payoff (e.g. golden balls' jackpot); a whole number, decimal or fraction.\x1a$the game's own default scale, else 1H\x02R\x05scale\x88\x01\x01\x12\xb0\x01\n" +
+	"\vtalk_rounds\x18\x05 \x01(\x05B\x89\x01\xba\xe1\x18\x84\x01\n" +
+	"{Rounds of public talk before each choice (a message from the opener, a reply from each other player); any may end it early.(\x0002\x12\x010H\x03R\n" +
+	"talkRounds\x88\x01\x01\x12h\n" +
+	"\vtalk_opener\x18\x06 \x01(\x05BB\xba\xe1\x18>\n" +
+	"7Seat that opens each talk round: 0 up to the last seat.(\x00\x12\x010H\x04R\n" +
+	"talkOpener\x88\x01\x01\x12\x96\x01\n" +
+	"\x0eneutral_labels\x18\a \x01(\bBj\xba\xe1\x18f\n" +
+	"]Show actions as choice_1, choice_2, ... and never name the game, as the published prompts do.\x12\x05falseH\x05R\rneutralLabels\x88\x01\x01\x12Z\n" +
+	"\x06rounds\x18\b \x01(\x05B=\xba\xe1\x189\n" +
+	"/Times the stage game is played; payoffs add up.(\x010\xe8\a\x12\x011H\x06R\x06rounds\x88\x01\x01\x12\x82\x01\n" +
+	"\fshow_history\x18\t \x01(\bBZ\xba\xe1\x18V\n" +
+	"NIn repeated play, whether players see the others' earlier choices and payoffs.\x12\x04trueH\aR\vshowHistory\x88\x01\x01B\a\n" +
 	"\x05_gameB\a\n" +
 	"\x05_fileB\b\n" +
 	"\x06_scaleB\x0e\n" +

@@ -263,8 +263,8 @@ func (x *Tree) GetScaleDefault() *v1.Rational {
 // record carries every field resolved, the tree included.
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Name of a game tree shipped with Parley (e.g. "escalation", "monopoly", "trigame"). Used
-	// only while `tree` is unset. Default "trigame" (both players move on every path).
+	// Name of a game shipped with Parley (`parley games` lists them). Used only while `tree`
+	// and `file` are unset.
 	Game *string `protobuf:"bytes,1,opt,name=game,proto3,oneof" json:"game,omitempty"`
 	// Path of a game file (YAML or JSON, format in referee/games/gamefile). Read by the program
 	// that starts the match (`parley play`), never by the rules, which receive its content in
@@ -273,17 +273,15 @@ type Params struct {
 	// The game itself. When set it is played as is and `game` and `file` only say where it came
 	// from.
 	Tree *Tree `protobuf:"bytes,3,opt,name=tree,proto3" json:"tree,omitempty"`
-	// Multiplies every payoff, a rational written "10", "2.5" or "5/2". Default: the tree's
-	// scale_default, else 1.
+	// Multiplies every payoff, a rational written "13600", "27.5" or "55/2".
 	Scale *string `protobuf:"bytes,4,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
-	// Rounds of public talk before every move: one message from the opener, then one reply
-	// from each other player. Any player may end the talk early. Default 0.
+	// Rounds of public talk before each move: one message from the opener, then one reply
+	// from each other player. Any player may end the talk early.
 	TalkRounds *int32 `protobuf:"varint,5,opt,name=talk_rounds,json=talkRounds,proto3,oneof" json:"talk_rounds,omitempty"`
-	// Seat that opens every talk round: 0 (default) to the last seat; the others reply in seat
-	// order after it.
+	// Seat that opens every talk round; the others reply in seat order after it.
 	TalkOpener *int32 `protobuf:"varint,6,opt,name=talk_opener,json=talkOpener,proto3,oneof" json:"talk_opener,omitempty"`
-	// Show neutral labels (choice_1, choice_2, ... at every node) instead of the tree's, and
-	// never name the game. Default false.
+	// Show neutral labels (choice_1, choice_2, ...) instead of the game's, and never name the
+	// game, as the published prompts do.
 	NeutralLabels *bool `protobuf:"varint,7,opt,name=neutral_labels,json=neutralLabels,proto3,oneof" json:"neutral_labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -464,7 +462,7 @@ var File_parley_games_sequential_v1_sequential_proto protoreflect.FileDescriptor
 
 const file_parley_games_sequential_v1_sequential_proto_rawDesc = "" +
 	"\n" +
-	"+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a\x19parley/game/v1/game.proto\"D\n" +
+	"+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\"D\n" +
 	"\x06Branch\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x14\n" +
@@ -480,17 +478,24 @@ const file_parley_games_sequential_v1_sequential_proto_rawDesc = "" +
 	"\vdescription\x18\x04 \x01(\tR\vdescription\x12\x1d\n" +
 	"\n" +
 	"scale_name\x18\x05 \x01(\tR\tscaleName\x12=\n" +
-	"\rscale_default\x18\x06 \x01(\v2\x18.parley.game.v1.RationalR\fscaleDefault\"\xd2\x02\n" +
-	"\x06Params\x12\x17\n" +
-	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n" +
-	"\x04file\x18\x02 \x01(\tH\x01R\x04file\x88\x01\x01\x124\n" +
-	"\x04tree\x18\x03 \x01(\v2 .parley.games.sequential.v1.TreeR\x04tree\x12\x19\n" +
-	"\x05scale\x18\x04 \x01(\tH\x02R\x05scale\x88\x01\x01\x12$\n" +
-	"\vtalk_rounds\x18\x05 \x01(\x05H\x03R\n" +
-	"talkRounds\x88\x01\x01\x12$\n" +
-	"\vtalk_opener\x18\x06 \x01(\x05H\x04R\n" +
-	"talkOpener\x88\x01\x01\x12*\n" +
-	"\x0eneutral_labels\x18\a \x01(\bH\x05R\rneutralLabels\x88\x01\x01B\a\n" +
+	"\rscale_default\x18\x06 \x01(\v2\x18.parley.game.v1.RationalR\fscaleDefault\"\xb9\b\n" +
+	"\x06Params\x12\xa0\x01\n" +
+	"\x04game\x18\x01 \x01(\tB\x86\x01\xba\xe1\x18\x81\x01\n" +
+	"tA game tree shipped with Parley, by name (the game's description lists them); a file or the game itself replaces it. \x01\x12\atrigameH\x00R\x04game\x88\x01\x01\x12z\n" +
+	"\x04file\x18\x02 \x01(\tBa\xba\xe1\x18]\n" +
+	"[Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game.H\x01R\x04file\x88\x01\x01\x12\x87\x01\n" +
+	"\x04tree\x18\x03 \x01(\v2 .parley.games.sequential.v1.TreeBQ\xba\xe1\x18M\n" +
+	"KThe game tree itself, as a game file holds it; filled in from game or file.R\x04tree\x12\x84\x01\n" +
+	"\x05scale\x18\x04 \x01(\tBi\xba\xe1\x18e\n" +
+	"=Multiplies every payoff; a whole number, decimal or fraction.\x1a$the game's own default scale, else 1H\x02R\x05scale\x88\x01\x01\x12\xae\x01\n" +
+	"\vtalk_rounds\x18\x05 \x01(\x05B\x87\x01\xba\xe1\x18\x82\x01\n" +
+	"yRounds of public talk before each move (a message from the opener, a reply from each other player); any may end it early.(\x0002\x12\x010H\x03R\n" +
+	"talkRounds\x88\x01\x01\x12h\n" +
+	"\vtalk_opener\x18\x06 \x01(\x05BB\xba\xe1\x18>\n" +
+	"7Seat that opens each talk round: 0 up to the last seat.(\x00\x12\x010H\x04R\n" +
+	"talkOpener\x88\x01\x01\x12\x94\x01\n" +
+	"\x0eneutral_labels\x18\a \x01(\bBh\xba\xe1\x18d\n" +
+	"[Show moves as choice_1, choice_2, ... and never name the game, as the published prompts do.\x12\x05falseH\x05R\rneutralLabels\x88\x01\x01B\a\n" +
 	"\x05_gameB\a\n" +
 	"\x05_fileB\b\n" +
 	"\x06_scaleB\x0e\n" +

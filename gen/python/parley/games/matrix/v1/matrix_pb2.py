@@ -12,9 +12,10 @@ _sym_db = _symbol_database.Default()
 
 
 from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
+from parley.game.v1 import param_pb2 as parley_dot_game_dot_v1_dot_param__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#parley/games/matrix/v1/matrix.proto\x12\x16parley.games.matrix.v1\x1a\x19parley/game/v1/game.proto\".\n\x06\x41\x63tion\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\":\n\x04\x43\x65ll\x12\x32\n\x07payoffs\x18\x01 \x03(\x0b\x32\x18.parley.game.v1.RationalR\x07payoffs\"I\n\rPlayerActions\x12\x38\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x1e.parley.games.matrix.v1.ActionR\x07\x61\x63tions\"\xa1\x03\n\x05Table\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n\x07players\x18\x02 \x03(\tR\x07players\x12\x32\n\x04rows\x18\x03 \x03(\x0b\x32\x1e.parley.games.matrix.v1.ActionR\x04rows\x12\x32\n\x04\x63ols\x18\x04 \x03(\x0b\x32\x1e.parley.games.matrix.v1.ActionR\x04\x63ols\x12\x32\n\x05\x63\x65lls\x18\x05 \x03(\x0b\x32\x1c.parley.games.matrix.v1.CellR\x05\x63\x65lls\x12 \n\x0b\x64\x65scription\x18\x06 \x01(\tR\x0b\x64\x65scription\x12\x1d\n\nscale_name\x18\x07 \x01(\tR\tscaleName\x12=\n\rscale_default\x18\x08 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x0cscaleDefault\x12L\n\x0eplayer_actions\x18\t \x03(\x0b\x32%.parley.games.matrix.v1.PlayerActionsR\rplayerActions\"\xb2\x03\n\x06Params\x12\x17\n\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n\x04\x66ile\x18\x02 \x01(\tH\x01R\x04\x66ile\x88\x01\x01\x12\x33\n\x05table\x18\x03 \x01(\x0b\x32\x1d.parley.games.matrix.v1.TableR\x05table\x12\x19\n\x05scale\x18\x04 \x01(\tH\x02R\x05scale\x88\x01\x01\x12$\n\x0btalk_rounds\x18\x05 \x01(\x05H\x03R\ntalkRounds\x88\x01\x01\x12$\n\x0btalk_opener\x18\x06 \x01(\x05H\x04R\ntalkOpener\x88\x01\x01\x12*\n\x0eneutral_labels\x18\x07 \x01(\x08H\x05R\rneutralLabels\x88\x01\x01\x12\x1b\n\x06rounds\x18\x08 \x01(\x05H\x06R\x06rounds\x88\x01\x01\x12&\n\x0cshow_history\x18\t \x01(\x08H\x07R\x0bshowHistory\x88\x01\x01\x42\x07\n\x05_gameB\x07\n\x05_fileB\x08\n\x06_scaleB\x0e\n\x0c_talk_roundsB\x0e\n\x0c_talk_openerB\x11\n\x0f_neutral_labelsB\t\n\x07_roundsB\x0f\n\r_show_history\"\xbf\x02\n\x0bRoundResult\x12\x14\n\x05round\x18\x01 \x01(\x05R\x05round\x12\x1d\n\nown_choice\x18\x02 \x01(\x05R\townChoice\x12\x37\n\nown_payoff\x18\x03 \x01(\x0b\x32\x18.parley.game.v1.RationalR\townPayoff\x12&\n\x0cother_choice\x18\x04 \x01(\x05H\x00R\x0botherChoice\x88\x01\x01\x12;\n\x0cother_payoff\x18\x05 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x0botherPayoff\x12\x18\n\x07\x63hoices\x18\x06 \x03(\x05R\x07\x63hoices\x12\x32\n\x07payoffs\x18\x07 \x03(\x0b\x32\x18.parley.game.v1.RationalR\x07payoffsB\x0f\n\r_other_choice\"\xec\x02\n\x04View\x12\x33\n\x05table\x18\x01 \x01(\x0b\x32\x1d.parley.games.matrix.v1.TableR\x05table\x12\x1f\n\x0btalk_rounds\x18\x02 \x01(\x05R\ntalkRounds\x12\x1d\n\ntalk_round\x18\x03 \x01(\x05R\ttalkRound\x12\x1f\n\x0btalk_opener\x18\x04 \x01(\x05R\ntalkOpener\x12\x16\n\x06rounds\x18\x05 \x01(\x05R\x06rounds\x12\x14\n\x05round\x18\x06 \x01(\x05R\x05round\x12=\n\x07results\x18\x07 \x03(\x0b\x32#.parley.games.matrix.v1.RoundResultR\x07results\x12.\n\x05total\x18\x08 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x05total\x12\"\n\nown_choice\x18\t \x01(\x05H\x00R\townChoice\x88\x01\x01\x42\r\n\x0b_own_choiceB\xeb\x01\n\x1a\x63om.parley.games.matrix.v1B\x0bMatrixProtoP\x01ZEgithub.com/parley-arena/parley/gen/go/parley/games/matrix/v1;matrixv1\xa2\x02\x03PGM\xaa\x02\x16Parley.Games.Matrix.V1\xca\x02\x16Parley\\Games\\Matrix\\V1\xe2\x02\"Parley\\Games\\Matrix\\V1\\GPBMetadata\xea\x02\x19Parley::Games::Matrix::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#parley/games/matrix/v1/matrix.proto\x12\x16parley.games.matrix.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\".\n\x06\x41\x63tion\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\":\n\x04\x43\x65ll\x12\x32\n\x07payoffs\x18\x01 \x03(\x0b\x32\x18.parley.game.v1.RationalR\x07payoffs\"I\n\rPlayerActions\x12\x38\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x1e.parley.games.matrix.v1.ActionR\x07\x61\x63tions\"\xa1\x03\n\x05Table\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n\x07players\x18\x02 \x03(\tR\x07players\x12\x32\n\x04rows\x18\x03 \x03(\x0b\x32\x1e.parley.games.matrix.v1.ActionR\x04rows\x12\x32\n\x04\x63ols\x18\x04 \x03(\x0b\x32\x1e.parley.games.matrix.v1.ActionR\x04\x63ols\x12\x32\n\x05\x63\x65lls\x18\x05 \x03(\x0b\x32\x1c.parley.games.matrix.v1.CellR\x05\x63\x65lls\x12 \n\x0b\x64\x65scription\x18\x06 \x01(\tR\x0b\x64\x65scription\x12\x1d\n\nscale_name\x18\x07 \x01(\tR\tscaleName\x12=\n\rscale_default\x18\x08 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x0cscaleDefault\x12L\n\x0eplayer_actions\x18\t \x03(\x0b\x32%.parley.games.matrix.v1.PlayerActionsR\rplayerActions\"\xe6\n\n\x06Params\x12\xac\x01\n\x04game\x18\x01 \x01(\tB\x92\x01\xba\xe1\x18\x8d\x01\nvA matrix game shipped with Parley, by name (the game\'s description lists them); a file or the game itself replaces it. \x01\x12\x11prisoners_dilemmaH\x00R\x04game\x88\x01\x01\x12z\n\x04\x66ile\x18\x02 \x01(\tBa\xba\xe1\x18]\n[Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game.H\x01R\x04\x66ile\x88\x01\x01\x12\x88\x01\n\x05table\x18\x03 \x01(\x0b\x32\x1d.parley.games.matrix.v1.TableBS\xba\xe1\x18O\nMThe matrix game itself, as a game file holds it; filled in from game or file.R\x05table\x12\xa3\x01\n\x05scale\x18\x04 \x01(\tB\x87\x01\xba\xe1\x18\x82\x01\nZMultiplies every payoff (e.g. golden balls\' jackpot); a whole number, decimal or fraction.\x1a$the game\'s own default scale, else 1H\x02R\x05scale\x88\x01\x01\x12\xb0\x01\n\x0btalk_rounds\x18\x05 \x01(\x05\x42\x89\x01\xba\xe1\x18\x84\x01\n{Rounds of public talk before each choice (a message from the opener, a reply from each other player); any may end it early.(\x00\x30\x32\x12\x01\x30H\x03R\ntalkRounds\x88\x01\x01\x12h\n\x0btalk_opener\x18\x06 \x01(\x05\x42\x42\xba\xe1\x18>\n7Seat that opens each talk round: 0 up to the last seat.(\x00\x12\x01\x30H\x04R\ntalkOpener\x88\x01\x01\x12\x96\x01\n\x0eneutral_labels\x18\x07 \x01(\x08\x42j\xba\xe1\x18\x66\n]Show actions as choice_1, choice_2, ... and never name the game, as the published prompts do.\x12\x05\x66\x61lseH\x05R\rneutralLabels\x88\x01\x01\x12Z\n\x06rounds\x18\x08 \x01(\x05\x42=\xba\xe1\x18\x39\n/Times the stage game is played; payoffs add up.(\x01\x30\xe8\x07\x12\x01\x31H\x06R\x06rounds\x88\x01\x01\x12\x82\x01\n\x0cshow_history\x18\t \x01(\x08\x42Z\xba\xe1\x18V\nNIn repeated play, whether players see the others\' earlier choices and payoffs.\x12\x04trueH\x07R\x0bshowHistory\x88\x01\x01\x42\x07\n\x05_gameB\x07\n\x05_fileB\x08\n\x06_scaleB\x0e\n\x0c_talk_roundsB\x0e\n\x0c_talk_openerB\x11\n\x0f_neutral_labelsB\t\n\x07_roundsB\x0f\n\r_show_history\"\xbf\x02\n\x0bRoundResult\x12\x14\n\x05round\x18\x01 \x01(\x05R\x05round\x12\x1d\n\nown_choice\x18\x02 \x01(\x05R\townChoice\x12\x37\n\nown_payoff\x18\x03 \x01(\x0b\x32\x18.parley.game.v1.RationalR\townPayoff\x12&\n\x0cother_choice\x18\x04 \x01(\x05H\x00R\x0botherChoice\x88\x01\x01\x12;\n\x0cother_payoff\x18\x05 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x0botherPayoff\x12\x18\n\x07\x63hoices\x18\x06 \x03(\x05R\x07\x63hoices\x12\x32\n\x07payoffs\x18\x07 \x03(\x0b\x32\x18.parley.game.v1.RationalR\x07payoffsB\x0f\n\r_other_choice\"\xec\x02\n\x04View\x12\x33\n\x05table\x18\x01 \x01(\x0b\x32\x1d.parley.games.matrix.v1.TableR\x05table\x12\x1f\n\x0btalk_rounds\x18\x02 \x01(\x05R\ntalkRounds\x12\x1d\n\ntalk_round\x18\x03 \x01(\x05R\ttalkRound\x12\x1f\n\x0btalk_opener\x18\x04 \x01(\x05R\ntalkOpener\x12\x16\n\x06rounds\x18\x05 \x01(\x05R\x06rounds\x12\x14\n\x05round\x18\x06 \x01(\x05R\x05round\x12=\n\x07results\x18\x07 \x03(\x0b\x32#.parley.games.matrix.v1.RoundResultR\x07results\x12.\n\x05total\x18\x08 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x05total\x12\"\n\nown_choice\x18\t \x01(\x05H\x00R\townChoice\x88\x01\x01\x42\r\n\x0b_own_choiceB\xeb\x01\n\x1a\x63om.parley.games.matrix.v1B\x0bMatrixProtoP\x01ZEgithub.com/parley-arena/parley/gen/go/parley/games/matrix/v1;matrixv1\xa2\x02\x03PGM\xaa\x02\x16Parley.Games.Matrix.V1\xca\x02\x16Parley\\Games\\Matrix\\V1\xe2\x02\"Parley\\Games\\Matrix\\V1\\GPBMetadata\xea\x02\x19Parley::Games::Matrix::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.matrix.v1.matrix_pb2', globals())
@@ -22,18 +23,36 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\032com.parley.games.matrix.v1B\013MatrixProtoP\001ZEgithub.com/parley-arena/parley/gen/go/parley/games/matrix/v1;matrixv1\242\002\003PGM\252\002\026Parley.Games.Matrix.V1\312\002\026Parley\\Games\\Matrix\\V1\342\002\"Parley\\Games\\Matrix\\V1\\GPBMetadata\352\002\031Parley::Games::Matrix::V1'
-  _ACTION._serialized_start=90
-  _ACTION._serialized_end=136
-  _CELL._serialized_start=138
-  _CELL._serialized_end=196
-  _PLAYERACTIONS._serialized_start=198
-  _PLAYERACTIONS._serialized_end=271
-  _TABLE._serialized_start=274
-  _TABLE._serialized_end=691
-  _PARAMS._serialized_start=694
-  _PARAMS._serialized_end=1128
-  _ROUNDRESULT._serialized_start=1131
-  _ROUNDRESULT._serialized_end=1450
-  _VIEW._serialized_start=1453
-  _VIEW._serialized_end=1817
+  _PARAMS.fields_by_name['game']._options = None
+  _PARAMS.fields_by_name['game']._serialized_options = b'\272\341\030\215\001\nvA matrix game shipped with Parley, by name (the game\'s description lists them); a file or the game itself replaces it. \001\022\021prisoners_dilemma'
+  _PARAMS.fields_by_name['file']._options = None
+  _PARAMS.fields_by_name['file']._serialized_options = b'\272\341\030]\n[Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game.'
+  _PARAMS.fields_by_name['table']._options = None
+  _PARAMS.fields_by_name['table']._serialized_options = b'\272\341\030O\nMThe matrix game itself, as a game file holds it; filled in from game or file.'
+  _PARAMS.fields_by_name['scale']._options = None
+  _PARAMS.fields_by_name['scale']._serialized_options = b'\272\341\030\202\001\nZMultiplies every payoff (e.g. golden balls\' jackpot); a whole number, decimal or fraction.\032$the game\'s own default scale, else 1'
+  _PARAMS.fields_by_name['talk_rounds']._options = None
+  _PARAMS.fields_by_name['talk_rounds']._serialized_options = b'\272\341\030\204\001\n{Rounds of public talk before each choice (a message from the opener, a reply from each other player); any may end it early.(\00002\022\0010'
+  _PARAMS.fields_by_name['talk_opener']._options = None
+  _PARAMS.fields_by_name['talk_opener']._serialized_options = b'\272\341\030>\n7Seat that opens each talk round: 0 up to the last seat.(\000\022\0010'
+  _PARAMS.fields_by_name['neutral_labels']._options = None
+  _PARAMS.fields_by_name['neutral_labels']._serialized_options = b'\272\341\030f\n]Show actions as choice_1, choice_2, ... and never name the game, as the published prompts do.\022\005false'
+  _PARAMS.fields_by_name['rounds']._options = None
+  _PARAMS.fields_by_name['rounds']._serialized_options = b'\272\341\0309\n/Times the stage game is played; payoffs add up.(\0010\350\007\022\0011'
+  _PARAMS.fields_by_name['show_history']._options = None
+  _PARAMS.fields_by_name['show_history']._serialized_options = b'\272\341\030V\nNIn repeated play, whether players see the others\' earlier choices and payoffs.\022\004true'
+  _ACTION._serialized_start=118
+  _ACTION._serialized_end=164
+  _CELL._serialized_start=166
+  _CELL._serialized_end=224
+  _PLAYERACTIONS._serialized_start=226
+  _PLAYERACTIONS._serialized_end=299
+  _TABLE._serialized_start=302
+  _TABLE._serialized_end=719
+  _PARAMS._serialized_start=722
+  _PARAMS._serialized_end=2104
+  _ROUNDRESULT._serialized_start=2107
+  _ROUNDRESULT._serialized_end=2426
+  _VIEW._serialized_start=2429
+  _VIEW._serialized_end=2793
 # @@protoc_insertion_point(module_scope)

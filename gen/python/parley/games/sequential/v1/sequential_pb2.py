@@ -12,9 +12,10 @@ _sym_db = _symbol_database.Default()
 
 
 from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
+from parley.game.v1 import param_pb2 as parley_dot_game_dot_v1_dot_param__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a\x19parley/game/v1/game.proto\"D\n\x06\x42ranch\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\x12\x14\n\x05\x63hild\x18\x03 \x01(\x05R\x05\x63hild\"\x92\x01\n\x04Node\x12\x16\n\x06player\x18\x01 \x01(\x05R\x06player\x12>\n\x08\x62ranches\x18\x02 \x03(\x0b\x32\".parley.games.sequential.v1.BranchR\x08\x62ranches\x12\x32\n\x07payoffs\x18\x03 \x03(\x0b\x32\x18.parley.game.v1.RationalR\x07payoffs\"\xee\x01\n\x04Tree\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n\x07players\x18\x02 \x03(\tR\x07players\x12\x36\n\x05nodes\x18\x03 \x03(\x0b\x32 .parley.games.sequential.v1.NodeR\x05nodes\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\x12\x1d\n\nscale_name\x18\x05 \x01(\tR\tscaleName\x12=\n\rscale_default\x18\x06 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x0cscaleDefault\"\xd2\x02\n\x06Params\x12\x17\n\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x17\n\x04\x66ile\x18\x02 \x01(\tH\x01R\x04\x66ile\x88\x01\x01\x12\x34\n\x04tree\x18\x03 \x01(\x0b\x32 .parley.games.sequential.v1.TreeR\x04tree\x12\x19\n\x05scale\x18\x04 \x01(\tH\x02R\x05scale\x88\x01\x01\x12$\n\x0btalk_rounds\x18\x05 \x01(\x05H\x03R\ntalkRounds\x88\x01\x01\x12$\n\x0btalk_opener\x18\x06 \x01(\x05H\x04R\ntalkOpener\x88\x01\x01\x12*\n\x0eneutral_labels\x18\x07 \x01(\x08H\x05R\rneutralLabels\x88\x01\x01\x42\x07\n\x05_gameB\x07\n\x05_fileB\x08\n\x06_scaleB\x0e\n\x0c_talk_roundsB\x0e\n\x0c_talk_openerB\x11\n\x0f_neutral_labels\"\xc5\x01\n\x04View\x12\x34\n\x04tree\x18\x01 \x01(\x0b\x32 .parley.games.sequential.v1.TreeR\x04tree\x12\x12\n\x04node\x18\x02 \x01(\x05R\x04node\x12\x12\n\x04path\x18\x03 \x03(\tR\x04path\x12\x1f\n\x0btalk_rounds\x18\x04 \x01(\x05R\ntalkRounds\x12\x1d\n\ntalk_round\x18\x05 \x01(\x05R\ttalkRound\x12\x1f\n\x0btalk_opener\x18\x06 \x01(\x05R\ntalkOpenerB\x8b\x02\n\x1e\x63om.parley.games.sequential.v1B\x0fSequentialProtoP\x01ZMgithub.com/parley-arena/parley/gen/go/parley/games/sequential/v1;sequentialv1\xa2\x02\x03PGS\xaa\x02\x1aParley.Games.Sequential.V1\xca\x02\x1aParley\\Games\\Sequential\\V1\xe2\x02&Parley\\Games\\Sequential\\V1\\GPBMetadata\xea\x02\x1dParley::Games::Sequential::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n+parley/games/sequential/v1/sequential.proto\x12\x1aparley.games.sequential.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\"D\n\x06\x42ranch\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n\x05label\x18\x02 \x01(\tR\x05label\x12\x14\n\x05\x63hild\x18\x03 \x01(\x05R\x05\x63hild\"\x92\x01\n\x04Node\x12\x16\n\x06player\x18\x01 \x01(\x05R\x06player\x12>\n\x08\x62ranches\x18\x02 \x03(\x0b\x32\".parley.games.sequential.v1.BranchR\x08\x62ranches\x12\x32\n\x07payoffs\x18\x03 \x03(\x0b\x32\x18.parley.game.v1.RationalR\x07payoffs\"\xee\x01\n\x04Tree\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n\x07players\x18\x02 \x03(\tR\x07players\x12\x36\n\x05nodes\x18\x03 \x03(\x0b\x32 .parley.games.sequential.v1.NodeR\x05nodes\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\x12\x1d\n\nscale_name\x18\x05 \x01(\tR\tscaleName\x12=\n\rscale_default\x18\x06 \x01(\x0b\x32\x18.parley.game.v1.RationalR\x0cscaleDefault\"\xb9\x08\n\x06Params\x12\xa0\x01\n\x04game\x18\x01 \x01(\tB\x86\x01\xba\xe1\x18\x81\x01\ntA game tree shipped with Parley, by name (the game\'s description lists them); a file or the game itself replaces it. \x01\x12\x07trigameH\x00R\x04game\x88\x01\x01\x12z\n\x04\x66ile\x18\x02 \x01(\tBa\xba\xe1\x18]\n[Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game.H\x01R\x04\x66ile\x88\x01\x01\x12\x87\x01\n\x04tree\x18\x03 \x01(\x0b\x32 .parley.games.sequential.v1.TreeBQ\xba\xe1\x18M\nKThe game tree itself, as a game file holds it; filled in from game or file.R\x04tree\x12\x84\x01\n\x05scale\x18\x04 \x01(\tBi\xba\xe1\x18\x65\n=Multiplies every payoff; a whole number, decimal or fraction.\x1a$the game\'s own default scale, else 1H\x02R\x05scale\x88\x01\x01\x12\xae\x01\n\x0btalk_rounds\x18\x05 \x01(\x05\x42\x87\x01\xba\xe1\x18\x82\x01\nyRounds of public talk before each move (a message from the opener, a reply from each other player); any may end it early.(\x00\x30\x32\x12\x01\x30H\x03R\ntalkRounds\x88\x01\x01\x12h\n\x0btalk_opener\x18\x06 \x01(\x05\x42\x42\xba\xe1\x18>\n7Seat that opens each talk round: 0 up to the last seat.(\x00\x12\x01\x30H\x04R\ntalkOpener\x88\x01\x01\x12\x94\x01\n\x0eneutral_labels\x18\x07 \x01(\x08\x42h\xba\xe1\x18\x64\n[Show moves as choice_1, choice_2, ... and never name the game, as the published prompts do.\x12\x05\x66\x61lseH\x05R\rneutralLabels\x88\x01\x01\x42\x07\n\x05_gameB\x07\n\x05_fileB\x08\n\x06_scaleB\x0e\n\x0c_talk_roundsB\x0e\n\x0c_talk_openerB\x11\n\x0f_neutral_labels\"\xc5\x01\n\x04View\x12\x34\n\x04tree\x18\x01 \x01(\x0b\x32 .parley.games.sequential.v1.TreeR\x04tree\x12\x12\n\x04node\x18\x02 \x01(\x05R\x04node\x12\x12\n\x04path\x18\x03 \x03(\tR\x04path\x12\x1f\n\x0btalk_rounds\x18\x04 \x01(\x05R\ntalkRounds\x12\x1d\n\ntalk_round\x18\x05 \x01(\x05R\ttalkRound\x12\x1f\n\x0btalk_opener\x18\x06 \x01(\x05R\ntalkOpenerB\x8b\x02\n\x1e\x63om.parley.games.sequential.v1B\x0fSequentialProtoP\x01ZMgithub.com/parley-arena/parley/gen/go/parley/games/sequential/v1;sequentialv1\xa2\x02\x03PGS\xaa\x02\x1aParley.Games.Sequential.V1\xca\x02\x1aParley\\Games\\Sequential\\V1\xe2\x02&Parley\\Games\\Sequential\\V1\\GPBMetadata\xea\x02\x1dParley::Games::Sequential::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.sequential.v1.sequential_pb2', globals())
@@ -22,14 +23,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\036com.parley.games.sequential.v1B\017SequentialProtoP\001ZMgithub.com/parley-arena/parley/gen/go/parley/games/sequential/v1;sequentialv1\242\002\003PGS\252\002\032Parley.Games.Sequential.V1\312\002\032Parley\\Games\\Sequential\\V1\342\002&Parley\\Games\\Sequential\\V1\\GPBMetadata\352\002\035Parley::Games::Sequential::V1'
-  _BRANCH._serialized_start=102
-  _BRANCH._serialized_end=170
-  _NODE._serialized_start=173
-  _NODE._serialized_end=319
-  _TREE._serialized_start=322
-  _TREE._serialized_end=560
-  _PARAMS._serialized_start=563
-  _PARAMS._serialized_end=901
-  _VIEW._serialized_start=904
-  _VIEW._serialized_end=1101
+  _PARAMS.fields_by_name['game']._options = None
+  _PARAMS.fields_by_name['game']._serialized_options = b'\272\341\030\201\001\ntA game tree shipped with Parley, by name (the game\'s description lists them); a file or the game itself replaces it. \001\022\007trigame'
+  _PARAMS.fields_by_name['file']._options = None
+  _PARAMS.fields_by_name['file']._serialized_options = b'\272\341\030]\n[Path of your own game file (YAML or JSON; format in referee/games/gamefile); replaces game.'
+  _PARAMS.fields_by_name['tree']._options = None
+  _PARAMS.fields_by_name['tree']._serialized_options = b'\272\341\030M\nKThe game tree itself, as a game file holds it; filled in from game or file.'
+  _PARAMS.fields_by_name['scale']._options = None
+  _PARAMS.fields_by_name['scale']._serialized_options = b'\272\341\030e\n=Multiplies every payoff; a whole number, decimal or fraction.\032$the game\'s own default scale, else 1'
+  _PARAMS.fields_by_name['talk_rounds']._options = None
+  _PARAMS.fields_by_name['talk_rounds']._serialized_options = b'\272\341\030\202\001\nyRounds of public talk before each move (a message from the opener, a reply from each other player); any may end it early.(\00002\022\0010'
+  _PARAMS.fields_by_name['talk_opener']._options = None
+  _PARAMS.fields_by_name['talk_opener']._serialized_options = b'\272\341\030>\n7Seat that opens each talk round: 0 up to the last seat.(\000\022\0010'
+  _PARAMS.fields_by_name['neutral_labels']._options = None
+  _PARAMS.fields_by_name['neutral_labels']._serialized_options = b'\272\341\030d\n[Show moves as choice_1, choice_2, ... and never name the game, as the published prompts do.\022\005false'
+  _BRANCH._serialized_start=130
+  _BRANCH._serialized_end=198
+  _NODE._serialized_start=201
+  _NODE._serialized_end=347
+  _TREE._serialized_start=350
+  _TREE._serialized_end=588
+  _PARAMS._serialized_start=591
+  _PARAMS._serialized_end=1672
+  _VIEW._serialized_start=1675
+  _VIEW._serialized_end=1872
 # @@protoc_insertion_point(module_scope)

@@ -19,13 +19,14 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Rational } from "../../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_param } from "../../../game/v1/param_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/matrix/v1/matrix.proto.
  */
 export const file_parley_games_matrix_v1_matrix: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXJsZXkvZ2FtZXMvbWF0cml4L3YxL21hdHJpeC5wcm90bxIWcGFybGV5LmdhbWVzLm1hdHJpeC52MSIjCgZBY3Rpb24SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkiMQoEQ2VsbBIpCgdwYXlvZmZzGAEgAygLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwiQAoNUGxheWVyQWN0aW9ucxIvCgdhY3Rpb25zGAEgAygLMh4ucGFybGV5LmdhbWVzLm1hdHJpeC52MS5BY3Rpb24iyQIKBVRhYmxlEg0KBXRpdGxlGAEgASgJEg8KB3BsYXllcnMYAiADKAkSLAoEcm93cxgDIAMoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQWN0aW9uEiwKBGNvbHMYBCADKAsyHi5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLkFjdGlvbhIrCgVjZWxscxgFIAMoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQ2VsbBITCgtkZXNjcmlwdGlvbhgGIAEoCRISCgpzY2FsZV9uYW1lGAcgASgJEi8KDXNjYWxlX2RlZmF1bHQYCCABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBI9Cg5wbGF5ZXJfYWN0aW9ucxgJIAMoCzIlLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGxheWVyQWN0aW9ucyLcAgoGUGFyYW1zEhEKBGdhbWUYASABKAlIAIgBARIRCgRmaWxlGAIgASgJSAGIAQESLAoFdGFibGUYAyABKAsyHS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLlRhYmxlEhIKBXNjYWxlGAQgASgJSAKIAQESGAoLdGFsa19yb3VuZHMYBSABKAVIA4gBARIYCgt0YWxrX29wZW5lchgGIAEoBUgEiAEBEhsKDm5ldXRyYWxfbGFiZWxzGAcgASgISAWIAQESEwoGcm91bmRzGAggASgFSAaIAQESGQoMc2hvd19oaXN0b3J5GAkgASgISAeIAQFCBwoFX2dhbWVCBwoFX2ZpbGVCCAoGX3NjYWxlQg4KDF90YWxrX3JvdW5kc0IOCgxfdGFsa19vcGVuZXJCEQoPX25ldXRyYWxfbGFiZWxzQgkKB19yb3VuZHNCDwoNX3Nob3dfaGlzdG9yeSL2AQoLUm91bmRSZXN1bHQSDQoFcm91bmQYASABKAUSEgoKb3duX2Nob2ljZRgCIAEoBRIsCgpvd25fcGF5b2ZmGAMgASgLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwSGQoMb3RoZXJfY2hvaWNlGAQgASgFSACIAQESLgoMb3RoZXJfcGF5b2ZmGAUgASgLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwSDwoHY2hvaWNlcxgGIAMoBRIpCgdwYXlvZmZzGAcgAygLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWxCDwoNX290aGVyX2Nob2ljZSKYAgoEVmlldxIsCgV0YWJsZRgBIAEoCzIdLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuVGFibGUSEwoLdGFsa19yb3VuZHMYAiABKAUSEgoKdGFsa19yb3VuZBgDIAEoBRITCgt0YWxrX29wZW5lchgEIAEoBRIOCgZyb3VuZHMYBSABKAUSDQoFcm91bmQYBiABKAUSNAoHcmVzdWx0cxgHIAMoCzIjLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUm91bmRSZXN1bHQSJwoFdG90YWwYCCABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBIXCgpvd25fY2hvaWNlGAkgASgFSACIAQFCDQoLX293bl9jaG9pY2VC6wEKGmNvbS5wYXJsZXkuZ2FtZXMubWF0cml4LnYxQgtNYXRyaXhQcm90b1ABWkVnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9nYW1lcy9tYXRyaXgvdjE7bWF0cml4djGiAgNQR02qAhZQYXJsZXkuR2FtZXMuTWF0cml4LlYxygIWUGFybGV5XEdhbWVzXE1hdHJpeFxWMeICIlBhcmxleVxHYW1lc1xNYXRyaXhcVjFcR1BCTWV0YWRhdGHqAhlQYXJsZXk6OkdhbWVzOjpNYXRyaXg6OlYxYgZwcm90bzM", [file_parley_game_v1_game]);
+  fileDesc("CiNwYXJsZXkvZ2FtZXMvbWF0cml4L3YxL21hdHJpeC5wcm90bxIWcGFybGV5LmdhbWVzLm1hdHJpeC52MSIjCgZBY3Rpb24SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkiMQoEQ2VsbBIpCgdwYXlvZmZzGAEgAygLMhgucGFybGV5LmdhbWUudjEuUmF0aW9uYWwiQAoNUGxheWVyQWN0aW9ucxIvCgdhY3Rpb25zGAEgAygLMh4ucGFybGV5LmdhbWVzLm1hdHJpeC52MS5BY3Rpb24iyQIKBVRhYmxlEg0KBXRpdGxlGAEgASgJEg8KB3BsYXllcnMYAiADKAkSLAoEcm93cxgDIAMoCzIeLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQWN0aW9uEiwKBGNvbHMYBCADKAsyHi5wYXJsZXkuZ2FtZXMubWF0cml4LnYxLkFjdGlvbhIrCgVjZWxscxgFIAMoCzIcLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuQ2VsbBITCgtkZXNjcmlwdGlvbhgGIAEoCRISCgpzY2FsZV9uYW1lGAcgASgJEi8KDXNjYWxlX2RlZmF1bHQYCCABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBI9Cg5wbGF5ZXJfYWN0aW9ucxgJIAMoCzIlLnBhcmxleS5nYW1lcy5tYXRyaXgudjEuUGxheWVyQWN0aW9ucyKPCgoGUGFyYW1zEqYBCgRnYW1lGAEgASgJQpIBuuEYjQEKdkEgbWF0cml4IGdhbWUgc2hpcHBlZCB3aXRoIFBhcmxleSwgYnkgbmFtZSAodGhlIGdhbWUncyBkZXNjcmlwdGlvbiBsaXN0cyB0aGVtKTsgYSBmaWxlIG9yIHRoZSBnYW1lIGl0c2VsZiByZXBsYWNlcyBpdC4gARIRcHJpc29uZXJzX2RpbGVtbWFIAIgBARJ0CgRmaWxlGAIgASgJQmG64RhdCltQYXRoIG9mIHlvdXIgb3duIGdhbWUgZmlsZSAoWUFNTCBvciBKU09OOyBmb3JtYXQgaW4gcmVmZXJlZS9nYW1lcy9nYW1lZmlsZSk7IHJlcGxhY2VzIGdhbWUuSAGIAQESgQEKBXRhYmxlGAMgASgLMh0ucGFybGV5LmdhbWVzLm1hdHJpeC52MS5UYWJsZUJTuuEYTwpNVGhlIG1hdHJpeCBnYW1lIGl0c2VsZiwgYXMgYSBnYW1lIGZpbGUgaG9sZHMgaXQ7IGZpbGxlZCBpbiBmcm9tIGdhbWUgb3IgZmlsZS4SnAEKBXNjYWxlGAQgASgJQocBuuEYggEKWk11bHRpcGxpZXMgZXZlcnkgcGF5b2ZmIChlLmcuIGdvbGRlbiBiYWxscycgamFja3BvdCk7IGEgd2hvbGUgbnVtYmVyLCBkZWNpbWFsIG9yIGZyYWN0aW9uLhokdGhlIGdhbWUncyBvd24gZGVmYXVsdCBzY2FsZSwgZWxzZSAxSAKIAQESpAEKC3RhbGtfcm91bmRzGAUgASgFQokBuuEYhAEKe1JvdW5kcyBvZiBwdWJsaWMgdGFsayBiZWZvcmUgZWFjaCBjaG9pY2UgKGEgbWVzc2FnZSBmcm9tIHRoZSBvcGVuZXIsIGEgcmVwbHkgZnJvbSBlYWNoIG90aGVyIHBsYXllcik7IGFueSBtYXkgZW5kIGl0IGVhcmx5LigAMDISATBIA4gBARJcCgt0YWxrX29wZW5lchgGIAEoBUJCuuEYPgo3U2VhdCB0aGF0IG9wZW5zIGVhY2ggdGFsayByb3VuZDogMCB1cCB0byB0aGUgbGFzdCBzZWF0LigAEgEwSASIAQEShwEKDm5ldXRyYWxfbGFiZWxzGAcgASgIQmq64RhmCl1TaG93IGFjdGlvbnMgYXMgY2hvaWNlXzEsIGNob2ljZV8yLCAuLi4gYW5kIG5ldmVyIG5hbWUgdGhlIGdhbWUsIGFzIHRoZSBwdWJsaXNoZWQgcHJvbXB0cyBkby4SBWZhbHNlSAWIAQESUgoGcm91bmRzGAggASgFQj264Rg5Ci9UaW1lcyB0aGUgc3RhZ2UgZ2FtZSBpcyBwbGF5ZWQ7IHBheW9mZnMgYWRkIHVwLigBMOgHEgExSAaIAQESdQoMc2hvd19oaXN0b3J5GAkgASgIQlq64RhWCk5JbiByZXBlYXRlZCBwbGF5LCB3aGV0aGVyIHBsYXllcnMgc2VlIHRoZSBvdGhlcnMnIGVhcmxpZXIgY2hvaWNlcyBhbmQgcGF5b2Zmcy4SBHRydWVIB4gBAUIHCgVfZ2FtZUIHCgVfZmlsZUIICgZfc2NhbGVCDgoMX3RhbGtfcm91bmRzQg4KDF90YWxrX29wZW5lckIRCg9fbmV1dHJhbF9sYWJlbHNCCQoHX3JvdW5kc0IPCg1fc2hvd19oaXN0b3J5IvYBCgtSb3VuZFJlc3VsdBINCgVyb3VuZBgBIAEoBRISCgpvd25fY2hvaWNlGAIgASgFEiwKCm93bl9wYXlvZmYYAyABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBIZCgxvdGhlcl9jaG9pY2UYBCABKAVIAIgBARIuCgxvdGhlcl9wYXlvZmYYBSABKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbBIPCgdjaG9pY2VzGAYgAygFEikKB3BheW9mZnMYByADKAsyGC5wYXJsZXkuZ2FtZS52MS5SYXRpb25hbEIPCg1fb3RoZXJfY2hvaWNlIpgCCgRWaWV3EiwKBXRhYmxlGAEgASgLMh0ucGFybGV5LmdhbWVzLm1hdHJpeC52MS5UYWJsZRITCgt0YWxrX3JvdW5kcxgCIAEoBRISCgp0YWxrX3JvdW5kGAMgASgFEhMKC3RhbGtfb3BlbmVyGAQgASgFEg4KBnJvdW5kcxgFIAEoBRINCgVyb3VuZBgGIAEoBRI0CgdyZXN1bHRzGAcgAygLMiMucGFybGV5LmdhbWVzLm1hdHJpeC52MS5Sb3VuZFJlc3VsdBInCgV0b3RhbBgIIAEoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsEhcKCm93bl9jaG9pY2UYCSABKAVIAIgBAUINCgtfb3duX2Nob2ljZULrAQoaY29tLnBhcmxleS5nYW1lcy5tYXRyaXgudjFCC01hdHJpeFByb3RvUAFaRWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL21hdHJpeC92MTttYXRyaXh2MaICA1BHTaoCFlBhcmxleS5HYW1lcy5NYXRyaXguVjHKAhZQYXJsZXlcR2FtZXNcTWF0cml4XFYx4gIiUGFybGV5XEdhbWVzXE1hdHJpeFxWMVxHUEJNZXRhZGF0YeoCGVBhcmxleTo6R2FtZXM6Ok1hdHJpeDo6VjFiBnByb3RvMw", [file_parley_game_v1_game, file_parley_game_v1_param]);
 
 /**
  * Action is one action of a player in a game given as data. Public.
@@ -192,9 +193,8 @@ export const TableSchema: GenMessage<Table> = /*@__PURE__*/
  */
 export type Params = Message<"parley.games.matrix.v1.Params"> & {
   /**
-   * Name of a game shipped with Parley (e.g. "prisoners_dilemma", "stag_hunt",
-   * "golden_balls"; `parley games` lists them). Used only while `table` is unset. Default
-   * "prisoners_dilemma".
+   * Name of a game shipped with Parley (`parley games` lists them). Used only while `table`
+   * and `file` are unset.
    *
    * @generated from field: optional string game = 1;
    */
@@ -202,8 +202,8 @@ export type Params = Message<"parley.games.matrix.v1.Params"> & {
 
   /**
    * Path of a game file (YAML or JSON, format in referee/games/gamefile). Read by the program
-   * that starts the match (`parley play`), never by the rules, which then receive its content
-   * in `table`; kept in the record as the game's source.
+   * that starts the match (`parley play`), never by the rules, which receive its content in
+   * `table`; kept in the record as the game's source.
    *
    * @generated from field: optional string file = 2;
    */
@@ -218,8 +218,7 @@ export type Params = Message<"parley.games.matrix.v1.Params"> & {
   table?: Table | undefined;
 
   /**
-   * Multiplies every payoff of the table (e.g. golden balls' jackpot), a rational written
-   * "13600", "27.5" or "55/2". Default: the table's scale_default, else 1.
+   * Multiplies every payoff, a rational written "13600", "27.5" or "55/2".
    *
    * @generated from field: optional string scale = 4;
    */
@@ -227,38 +226,37 @@ export type Params = Message<"parley.games.matrix.v1.Params"> & {
 
   /**
    * Rounds of public talk before each choice: one message from the opener, then one reply
-   * from each other player. Any player may end the talk early. Default 0.
+   * from each other player. Any player may end the talk early.
    *
    * @generated from field: optional int32 talk_rounds = 5;
    */
   talkRounds?: number | undefined;
 
   /**
-   * Seat that opens every talk round: 0 (row player, default) to the last seat. The others
-   * reply in seat order after it.
+   * Seat that opens every talk round; the others reply in seat order after it.
    *
    * @generated from field: optional int32 talk_opener = 6;
    */
   talkOpener?: number | undefined;
 
   /**
-   * Show neutral labels (choice_1, choice_2, ...) instead of the table's, and never name the
-   * game, as the published prompts do. Default false.
+   * Show neutral labels (choice_1, choice_2, ...) instead of the game's, and never name the
+   * game, as the published prompts do.
    *
    * @generated from field: optional bool neutral_labels = 7;
    */
   neutralLabels?: boolean | undefined;
 
   /**
-   * Times the stage game is played (repeated play); payoffs add up over rounds. Default 1.
+   * Times the stage game is played (repeated play); payoffs add up over rounds.
    *
    * @generated from field: optional int32 rounds = 8;
    */
   rounds?: number | undefined;
 
   /**
-   * In repeated play, whether each player sees the others' earlier choices and payoffs.
-   * Default true. Without it a player sees only its own choices and payoffs.
+   * In repeated play, whether each player sees the others' earlier choices and payoffs;
+   * without it a player sees only its own.
    *
    * @generated from field: optional bool show_history = 9;
    */

@@ -19,13 +19,14 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Rational } from "../../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_param } from "../../../game/v1/param_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file parley/games/sequential/v1/sequential.proto.
  */
 export const file_parley_games_sequential_v1_sequential: GenFile = /*@__PURE__*/
-  fileDesc("CitwYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MS9zZXF1ZW50aWFsLnByb3RvEhpwYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MSIyCgZCcmFuY2gSCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSDQoFY2hpbGQYAyABKAUidwoETm9kZRIOCgZwbGF5ZXIYASABKAUSNAoIYnJhbmNoZXMYAiADKAsyIi5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5CcmFuY2gSKQoHcGF5b2ZmcxgDIAMoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsIrEBCgRUcmVlEg0KBXRpdGxlGAEgASgJEg8KB3BsYXllcnMYAiADKAkSLwoFbm9kZXMYAyADKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5Ob2RlEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnNjYWxlX25hbWUYBSABKAkSLwoNc2NhbGVfZGVmYXVsdBgGIAEoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsIpICCgZQYXJhbXMSEQoEZ2FtZRgBIAEoCUgAiAEBEhEKBGZpbGUYAiABKAlIAYgBARIuCgR0cmVlGAMgASgLMiAucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuVHJlZRISCgVzY2FsZRgEIAEoCUgCiAEBEhgKC3RhbGtfcm91bmRzGAUgASgFSAOIAQESGAoLdGFsa19vcGVuZXIYBiABKAVIBIgBARIbCg5uZXV0cmFsX2xhYmVscxgHIAEoCEgFiAEBQgcKBV9nYW1lQgcKBV9maWxlQggKBl9zY2FsZUIOCgxfdGFsa19yb3VuZHNCDgoMX3RhbGtfb3BlbmVyQhEKD19uZXV0cmFsX2xhYmVscyKQAQoEVmlldxIuCgR0cmVlGAEgASgLMiAucGFybGV5LmdhbWVzLnNlcXVlbnRpYWwudjEuVHJlZRIMCgRub2RlGAIgASgFEgwKBHBhdGgYAyADKAkSEwoLdGFsa19yb3VuZHMYBCABKAUSEgoKdGFsa19yb3VuZBgFIAEoBRITCgt0YWxrX29wZW5lchgGIAEoBUKLAgoeY29tLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxQg9TZXF1ZW50aWFsUHJvdG9QAVpNZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MTtzZXF1ZW50aWFsdjGiAgNQR1OqAhpQYXJsZXkuR2FtZXMuU2VxdWVudGlhbC5WMcoCGlBhcmxleVxHYW1lc1xTZXF1ZW50aWFsXFYx4gImUGFybGV5XEdhbWVzXFNlcXVlbnRpYWxcVjFcR1BCTWV0YWRhdGHqAh1QYXJsZXk6OkdhbWVzOjpTZXF1ZW50aWFsOjpWMWIGcHJvdG8z", [file_parley_game_v1_game]);
+  fileDesc("CitwYXJsZXkvZ2FtZXMvc2VxdWVudGlhbC92MS9zZXF1ZW50aWFsLnByb3RvEhpwYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MSIyCgZCcmFuY2gSCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSDQoFY2hpbGQYAyABKAUidwoETm9kZRIOCgZwbGF5ZXIYASABKAUSNAoIYnJhbmNoZXMYAiADKAsyIi5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5CcmFuY2gSKQoHcGF5b2ZmcxgDIAMoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsIrEBCgRUcmVlEg0KBXRpdGxlGAEgASgJEg8KB3BsYXllcnMYAiADKAkSLwoFbm9kZXMYAyADKAsyIC5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MS5Ob2RlEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnNjYWxlX25hbWUYBSABKAkSLwoNc2NhbGVfZGVmYXVsdBgGIAEoCzIYLnBhcmxleS5nYW1lLnYxLlJhdGlvbmFsIvgHCgZQYXJhbXMSmgEKBGdhbWUYASABKAlChgG64RiBAQp0QSBnYW1lIHRyZWUgc2hpcHBlZCB3aXRoIFBhcmxleSwgYnkgbmFtZSAodGhlIGdhbWUncyBkZXNjcmlwdGlvbiBsaXN0cyB0aGVtKTsgYSBmaWxlIG9yIHRoZSBnYW1lIGl0c2VsZiByZXBsYWNlcyBpdC4gARIHdHJpZ2FtZUgAiAEBEnQKBGZpbGUYAiABKAlCYbrhGF0KW1BhdGggb2YgeW91ciBvd24gZ2FtZSBmaWxlIChZQU1MIG9yIEpTT047IGZvcm1hdCBpbiByZWZlcmVlL2dhbWVzL2dhbWVmaWxlKTsgcmVwbGFjZXMgZ2FtZS5IAYgBARKBAQoEdHJlZRgDIAEoCzIgLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxLlRyZWVCUbrhGE0KS1RoZSBnYW1lIHRyZWUgaXRzZWxmLCBhcyBhIGdhbWUgZmlsZSBob2xkcyBpdDsgZmlsbGVkIGluIGZyb20gZ2FtZSBvciBmaWxlLhJ9CgVzY2FsZRgEIAEoCUJpuuEYZQo9TXVsdGlwbGllcyBldmVyeSBwYXlvZmY7IGEgd2hvbGUgbnVtYmVyLCBkZWNpbWFsIG9yIGZyYWN0aW9uLhokdGhlIGdhbWUncyBvd24gZGVmYXVsdCBzY2FsZSwgZWxzZSAxSAKIAQESogEKC3RhbGtfcm91bmRzGAUgASgFQocBuuEYggEKeVJvdW5kcyBvZiBwdWJsaWMgdGFsayBiZWZvcmUgZWFjaCBtb3ZlIChhIG1lc3NhZ2UgZnJvbSB0aGUgb3BlbmVyLCBhIHJlcGx5IGZyb20gZWFjaCBvdGhlciBwbGF5ZXIpOyBhbnkgbWF5IGVuZCBpdCBlYXJseS4oADAyEgEwSAOIAQESXAoLdGFsa19vcGVuZXIYBiABKAVCQrrhGD4KN1NlYXQgdGhhdCBvcGVucyBlYWNoIHRhbGsgcm91bmQ6IDAgdXAgdG8gdGhlIGxhc3Qgc2VhdC4oABIBMEgEiAEBEoUBCg5uZXV0cmFsX2xhYmVscxgHIAEoCEJouuEYZApbU2hvdyBtb3ZlcyBhcyBjaG9pY2VfMSwgY2hvaWNlXzIsIC4uLiBhbmQgbmV2ZXIgbmFtZSB0aGUgZ2FtZSwgYXMgdGhlIHB1Ymxpc2hlZCBwcm9tcHRzIGRvLhIFZmFsc2VIBYgBAUIHCgVfZ2FtZUIHCgVfZmlsZUIICgZfc2NhbGVCDgoMX3RhbGtfcm91bmRzQg4KDF90YWxrX29wZW5lckIRCg9fbmV1dHJhbF9sYWJlbHMikAEKBFZpZXcSLgoEdHJlZRgBIAEoCzIgLnBhcmxleS5nYW1lcy5zZXF1ZW50aWFsLnYxLlRyZWUSDAoEbm9kZRgCIAEoBRIMCgRwYXRoGAMgAygJEhMKC3RhbGtfcm91bmRzGAQgASgFEhIKCnRhbGtfcm91bmQYBSABKAUSEwoLdGFsa19vcGVuZXIYBiABKAVCiwIKHmNvbS5wYXJsZXkuZ2FtZXMuc2VxdWVudGlhbC52MUIPU2VxdWVudGlhbFByb3RvUAFaTWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL3NlcXVlbnRpYWwvdjE7c2VxdWVudGlhbHYxogIDUEdTqgIaUGFybGV5LkdhbWVzLlNlcXVlbnRpYWwuVjHKAhpQYXJsZXlcR2FtZXNcU2VxdWVudGlhbFxWMeICJlBhcmxleVxHYW1lc1xTZXF1ZW50aWFsXFYxXEdQQk1ldGFkYXRh6gIdUGFybGV5OjpHYW1lczo6U2VxdWVudGlhbDo6VjFiBnByb3RvMw", [file_parley_game_v1_game, file_parley_game_v1_param]);
 
 /**
  * Branch is one move available at a decision node. Public.
@@ -166,8 +167,8 @@ export const TreeSchema: GenMessage<Tree> = /*@__PURE__*/
  */
 export type Params = Message<"parley.games.sequential.v1.Params"> & {
   /**
-   * Name of a game tree shipped with Parley (e.g. "escalation", "monopoly", "trigame"). Used
-   * only while `tree` is unset. Default "trigame" (both players move on every path).
+   * Name of a game shipped with Parley (`parley games` lists them). Used only while `tree`
+   * and `file` are unset.
    *
    * @generated from field: optional string game = 1;
    */
@@ -191,32 +192,30 @@ export type Params = Message<"parley.games.sequential.v1.Params"> & {
   tree?: Tree | undefined;
 
   /**
-   * Multiplies every payoff, a rational written "10", "2.5" or "5/2". Default: the tree's
-   * scale_default, else 1.
+   * Multiplies every payoff, a rational written "13600", "27.5" or "55/2".
    *
    * @generated from field: optional string scale = 4;
    */
   scale?: string | undefined;
 
   /**
-   * Rounds of public talk before every move: one message from the opener, then one reply
-   * from each other player. Any player may end the talk early. Default 0.
+   * Rounds of public talk before each move: one message from the opener, then one reply
+   * from each other player. Any player may end the talk early.
    *
    * @generated from field: optional int32 talk_rounds = 5;
    */
   talkRounds?: number | undefined;
 
   /**
-   * Seat that opens every talk round: 0 (default) to the last seat; the others reply in seat
-   * order after it.
+   * Seat that opens every talk round; the others reply in seat order after it.
    *
    * @generated from field: optional int32 talk_opener = 6;
    */
   talkOpener?: number | undefined;
 
   /**
-   * Show neutral labels (choice_1, choice_2, ... at every node) instead of the tree's, and
-   * never name the game. Default false.
+   * Show neutral labels (choice_1, choice_2, ...) instead of the game's, and never name the
+   * game, as the published prompts do.
    *
    * @generated from field: optional bool neutral_labels = 7;
    */
