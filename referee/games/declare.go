@@ -163,6 +163,9 @@ func Help(fd protoreflect.FieldDescriptor) string {
 	if r := d.GetDerived(); r != "" {
 		parts = append(parts, "Unset: "+strings.TrimSuffix(strings.TrimSpace(r), ".")+".")
 	}
+	if others := partners(fd); len(others) > 0 {
+		parts = append(parts, "Given together with "+andList(others)+", or none of them.")
+	}
 	return strings.TrimSpace(strings.Join(parts, " "))
 }
 
@@ -181,6 +184,9 @@ func FillParams(game string, params *matchv1.GameParams) (*matchv1.GameParams, e
 	}
 	msg := out.ProtoReflect().Mutable(branch).Message()
 	if err := checkLimits(game, msg); err != nil {
+		return nil, err
+	}
+	if err := checkTogether(game, msg); err != nil {
 		return nil, err
 	}
 	if err := fillDefaults(msg); err != nil {
@@ -225,6 +231,61 @@ func branchOf(game string, params *matchv1.GameParams) (protoreflect.FieldDescri
 		return nil, fmt.Errorf("%s: params are for the %q game, not %q", game, fd.Name(), game)
 	}
 	return branch, nil
+}
+
+// partners are the names of the other parameters declared together with fd, in field order.
+func partners(fd protoreflect.FieldDescriptor) []string {
+	group := Declared(fd).GetTogether()
+	if group == "" {
+		return nil
+	}
+	var out []string
+	fields := fd.ContainingMessage().Fields()
+	for i := range fields.Len() {
+		if f := fields.Get(i); f != fd && Declared(f).GetTogether() == group {
+			out = append(out, string(f.Name()))
+		}
+	}
+	return out
+}
+
+// checkTogether refuses a group of parameters declared together that is given in part.
+func checkTogether(game string, m protoreflect.Message) error {
+	fields := m.Descriptor().Fields()
+	seen := map[string]bool{}
+	for i := range fields.Len() {
+		group := Declared(fields.Get(i)).GetTogether()
+		if group == "" || seen[group] {
+			continue
+		}
+		seen[group] = true
+		var all, missing []string
+		for j := i; j < fields.Len(); j++ {
+			if f := fields.Get(j); Declared(f).GetTogether() == group {
+				all = append(all, string(f.Name()))
+				if !isSet(m, f) {
+					missing = append(missing, string(f.Name()))
+				}
+			}
+		}
+		if len(missing) > 0 && len(missing) < len(all) {
+			verb := "are"
+			if len(missing) == 1 {
+				verb = "is"
+			}
+			return fmt.Errorf("%s: %s go together, and %s %s missing: give all of them, or none for their defaults",
+				game, andList(all), andList(missing), verb)
+		}
+	}
+	return nil
+}
+
+// andList joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // isSet reports whether fd holds a value in m: an empty list or map is unset.

@@ -17,6 +17,7 @@ func TestConformance(t *testing.T) {
 		params(t, "counts=1,4,1", "alice_values=4,1,2", "bob_values=2,1,4", "max_turns=6"),
 		params(t, "items=apple,pear", "counts=3,2", "alice_values=2,2", "bob_values=0,5", "max_turns=9"),
 		params(t, "counts=1,1", "items=gem,coin", "alice_values=777,0", "bob_values=0,777", "max_turns=8"),
+		params(t, "counts=2,1,1", "alice_values=0,6,4", "bob_values=3,2,2"), // Alice's first value at its least
 	)
 }
 

@@ -35,10 +35,11 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+
+	"google.golang.org/protobuf/proto"
 
 	dondv1 "github.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -46,7 +47,6 @@ import (
 	"github.com/parley-arena/parley/referee/games/bargain"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/corpus"
 	"github.com/parley-arena/parley/referee/games/dealornodeal/solution"
-	"google.golang.org/protobuf/proto"
 )
 
 // Name is the game's name in the registry and in observations.
@@ -56,16 +56,7 @@ const Name = "dealornodeal"
 // way that could change play.
 const RulesVersion = "1"
 
-// Parameter defaults: the corpus README's example dialogue.
-const DefaultMaxTurns int32 = 40
-
-var (
-	defaultItems  = []string{"book", "hat", "ball"}
-	defaultCounts = []int64{1, 2, 2}
-	defaultAlice  = []int64{2, 3, 1}
-	defaultBob    = []int64{8, 1, 0}
-	seatNames     = [2]string{"Alice", "Bob"}
-)
+var seatNames = [2]string{"Alice", "Bob"}
 
 // Seats.
 const (
@@ -88,37 +79,13 @@ var (
 
 // Info describes the game and its parameters.
 func (game) Info() *gamev1.GameInfo {
-	ints := func(xs []int64) string {
-		parts := make([]string, len(xs))
-		for i, x := range xs {
-			parts[i] = strconv.FormatInt(x, 10)
-		}
-		return strings.Join(parts, ",")
-	}
 	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Deal or No Deal: Alice and Bob divide a pool of books, hats and balls; each has private values; they talk and propose until one accepts the other's proposal.",
 		RulesVersion: RulesVersion,
 		Seats:        seatNames[:],
 		SeatRoles:    []string{"", ""},
-		Params: []*gamev1.ParamInfo{
-			{Name: "items", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: strings.Join(defaultItems, ","),
-				Description: fmt.Sprintf("Item types, comma-separated one-word names (1 to %d).", solution.MaxTypes)},
-			{Name: "counts", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultCounts),
-				Description: fmt.Sprintf("Count of each item type in the pool, comma-separated, each 1 to %d.", solution.MaxCount)},
-			{Name: "alice_values", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultAlice),
-				Description: "Alice's value of one item of each type (private to Alice), comma-separated whole numbers from 0."},
-			{Name: "bob_values", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: ints(defaultBob),
-				Description: "Bob's value of one item of each type (private to Bob); the pool must be worth the same to both."},
-			{Name: "max_turns", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(int(DefaultMaxTurns)),
-				Description: fmt.Sprintf("Turns of both players together, Alice first; no agreement by then gives both 0. 1 to %d.", bargain.MaxMaxTurns)},
-			{Name: "corpus", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
-				Description: "Path of a Deal-or-No-Deal corpus file (test.txt, data.txt, selfplay.txt, a selection written by `parley analyze dond --write`): the set-up is taken from one of its dialogues instead of counts and values."},
-			{Name: "datapoint", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "",
-				Description: "With corpus: the dialogue to play, 1-based in file order after pairing its two sides; unset: drawn from the seed."},
-			{Name: "source", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "",
-				Description: "Where the set-up came from, in words; set by the corpus loader."},
-		},
+		Params:       games.ParamInfos(Name, nil),
 	}
 }
 
@@ -175,18 +142,38 @@ func ints(xs []int64) []int {
 	return out
 }
 
-// Resolve validates params and fills in the defaults.
+// Resolve validates params and fills in the defaults Params declares (counts and both seats'
+// values are declared together: all given, or all defaults).
 func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
-	s, err := newSetup(gp)
+	if err := bargain.CheckFamily(gp, Name); err != nil {
+		return nil, err
+	}
+	in := gp.GetDealornodeal()
+	if in != nil && in.Corpus != nil && len(in.GetCounts()) == 0 {
+		return nil, fmt.Errorf("dealornodeal: corpus %q was not loaded: `parley play` reads it; other callers must send counts and values", in.GetCorpus())
+	}
+	out, err := games.FillParams(Name, gp)
 	if err != nil {
 		return nil, err
 	}
-	return &matchv1.GameParams{Family: &matchv1.GameParams_Dealornodeal{Dealornodeal: s.params}}, nil
+	if _, err := newSetup(out.GetDealornodeal()); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// NewState starts a match; the seed is not used by the rules.
+// DefaultMaxTurns is the declared default turn limit, for programs that offer it as a flag.
+func DefaultMaxTurns() int32 {
+	r, _ := game{}.Resolve(nil) // the suite checks the defaults resolve
+	return r.GetDealornodeal().GetMaxTurns()
+}
+
+// NewState starts a match from resolved params; the seed is not used by the rules.
 func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
-	s, err := newSetup(gp)
+	if err := games.CheckResolved(Name, gp); err != nil {
+		return nil, err
+	}
+	s, err := newSetup(gp.GetDealornodeal())
 	if err != nil {
 		return nil, err
 	}
@@ -212,72 +199,31 @@ type setup struct {
 // Setup returns the items and the solution model of params (resolving them), for agents,
 // metrics and analyses.
 func Setup(gp *matchv1.GameParams) (items []string, g solution.Game, err error) {
-	s, err := newSetup(gp)
+	r, err := game{}.Resolve(gp)
+	if err != nil {
+		return nil, solution.Game{}, err
+	}
+	s, err := newSetup(r.GetDealornodeal())
 	if err != nil {
 		return nil, solution.Game{}, err
 	}
 	return slices.Clone(s.items), s.game, nil
 }
 
-func newSetup(gp *matchv1.GameParams) (*setup, error) {
-	if err := bargain.CheckFamily(gp, Name); err != nil {
-		return nil, err
-	}
-	in := gp.GetDealornodeal()
-	if in == nil {
-		in = &dondv1.Params{}
-	}
-	if in.Corpus != nil && len(in.GetCounts()) == 0 {
-		return nil, fmt.Errorf("dealornodeal: corpus %q was not loaded: `parley play` reads it; other callers must send counts and values", in.GetCorpus())
-	}
-	p := proto.CloneOf(in)
-	if len(p.Items) == 0 {
-		p.Items = slices.Clone(defaultItems)
-	}
-	given := len(p.Counts) > 0 || len(p.AliceValues) > 0 || len(p.BobValues) > 0
-	if !given {
-		p.Counts, p.AliceValues, p.BobValues = slices.Clone(defaultCounts), slices.Clone(defaultAlice), slices.Clone(defaultBob)
-	}
-	lists := []struct {
-		name string
-		xs   []int64
-	}{{"counts", p.Counts}, {"alice_values", p.AliceValues}, {"bob_values", p.BobValues}}
-	var missing []string
-	for _, l := range lists {
-		if len(l.xs) == 0 {
-			missing = append(missing, l.name)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("dealornodeal: counts, alice_values and bob_values go together, and %s %s missing: give all three, or none for the default set-up",
-			strings.Join(missing, " and "), map[bool]string{true: "is", false: "are"}[len(missing) == 1])
-	}
-	if p.MaxTurns == nil {
-		p.MaxTurns = proto.Int32(DefaultMaxTurns)
-	}
-	if p.GetMaxTurns() < 1 || p.GetMaxTurns() > bargain.MaxMaxTurns {
-		return nil, fmt.Errorf("dealornodeal: max_turns must be from 1 to %d, got %d", bargain.MaxMaxTurns, p.GetMaxTurns())
-	}
+// newSetup reads resolved params: the rules across fields the declarations cannot say.
+func newSetup(p *dondv1.Params) (*setup, error) {
 	n := len(p.Items)
-	if n > solution.MaxTypes {
-		return nil, fmt.Errorf("dealornodeal: %d item types; at most %d are allowed", n, solution.MaxTypes)
-	}
 	for i, it := range p.Items {
-		if err := bargain.CheckName(Name, "items", it); err != nil {
-			return nil, err
-		}
 		if slices.Contains(p.Items[:i], it) {
 			return nil, fmt.Errorf("dealornodeal: item %q is listed twice", it)
 		}
 	}
-	for _, l := range lists {
+	for _, l := range []struct {
+		name string
+		xs   []int64
+	}{{"counts", p.Counts}, {"alice_values", p.AliceValues}, {"bob_values", p.BobValues}} {
 		if len(l.xs) != n {
 			return nil, fmt.Errorf("dealornodeal: %s has %d entries for %d item types (%s)", l.name, len(l.xs), n, strings.Join(p.Items, ", "))
-		}
-		for _, x := range l.xs {
-			if x < 0 || x > solution.MaxValue {
-				return nil, fmt.Errorf("dealornodeal: %s entry %d is outside 0 to %d", l.name, x, solution.MaxValue)
-			}
 		}
 	}
 	g := solution.Game{Counts: ints(p.Counts), Values: [2][]int{ints(p.AliceValues), ints(p.BobValues)}}

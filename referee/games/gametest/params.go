@@ -59,6 +59,7 @@ func checkParams(t *testing.T, g games.Game, variants []*matchv1.GameParams) {
 	}
 	pc.info()
 	pc.defaults()
+	pc.together()
 	pc.trust()
 	fields := branch.Message().Fields()
 	for i := range fields.Len() {
@@ -115,6 +116,10 @@ func (pc *paramCheck) declarations() {
 			t.Errorf("%s: min_count and max_count are for repeated and map fields", fd.FullName())
 		case d.MinCount != nil && d.MaxCount != nil && d.GetMinCount() > d.GetMaxCount():
 			t.Errorf("%s: min_count %d is above max_count %d", fd.FullName(), d.GetMinCount(), d.GetMaxCount())
+		case d.GetTogether() != "" && (d.GetDefault() == "" || d.GetConditional()):
+			t.Errorf("%s: a parameter given together with others needs a plain default, taken when none of them is given", fd.FullName())
+		case d.GetTogether() != "" && len(pc.group(d.GetTogether())) < 2:
+			t.Errorf("%s: the group %q has no other member", fd.FullName(), d.GetTogether())
 		}
 	}
 }
@@ -225,6 +230,41 @@ func (pc *paramCheck) sameAsDefaults(fd protoreflect.FieldDescriptor, v protoref
 	}
 }
 
+// group returns the fields declared together in group, in field order.
+func (pc *paramCheck) group(group string) []protoreflect.FieldDescriptor {
+	var out []protoreflect.FieldDescriptor
+	fields := pc.branch.Message().Fields()
+	for i := range fields.Len() {
+		if f := fields.Get(i); games.Declared(f).GetTogether() == group {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// together checks that a group of parameters declared together and given in part is refused,
+// naming a missing member: each member set alone to its resolved default.
+func (pc *paramCheck) together() {
+	fields := pc.branch.Message().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		group := games.Declared(fd).GetTogether()
+		if group == "" {
+			continue
+		}
+		p := pc.with(nil, nil, protoreflect.Value{})
+		p.ProtoReflect().Mutable(pc.branch).Message().Set(fd, proto.CloneOf(pc.r0).ProtoReflect().Get(pc.branch).Message().Get(fd))
+		_, err := pc.g.Resolve(p)
+		missing := pc.group(group)[0]
+		if missing == fd {
+			missing = pc.group(group)[1]
+		}
+		if err == nil || !strings.Contains(err.Error(), string(missing.Name())) {
+			pc.t.Errorf("%s given without the rest of its group %q: Resolve = %v; want a refusal naming %s", fd.Name(), group, err, missing.Name())
+		}
+	}
+}
+
 // trust checks that NewState takes resolved params as they are: it starts from Resolve's,
 // and refuses params missing what Resolve fills in instead of filling it itself.
 func (pc *paramCheck) trust() {
@@ -260,15 +300,26 @@ func safeNewState(g games.Game, p *matchv1.GameParams) (st games.State, err erro
 }
 
 // with returns a copy of base (nil: no params) with game's branch set and, when fd is not
-// nil, fd set to v.
+// nil, fd set to v and the parameters declared together with it that base leaves unset set
+// to their defaults, so that a check of fd is not refused for the group given in part.
 func (pc *paramCheck) with(base *matchv1.GameParams, fd protoreflect.FieldDescriptor, v protoreflect.Value) *matchv1.GameParams {
 	out := &matchv1.GameParams{}
 	if base.ProtoReflect().Has(pc.branch) {
 		out = proto.CloneOf(base)
 	}
 	msg := out.ProtoReflect().Mutable(pc.branch).Message()
-	if fd != nil {
-		msg.Set(fd, v)
+	if fd == nil {
+		return out
+	}
+	msg.Set(fd, v)
+	if group := games.Declared(fd).GetTogether(); group != "" && pc.r0 != nil {
+		r0 := proto.CloneOf(pc.r0).ProtoReflect().Get(pc.branch).Message()
+		fields := pc.branch.Message().Fields()
+		for i := range fields.Len() {
+			if f := fields.Get(i); games.Declared(f).GetTogether() == group && !isSetIn(msg, f) {
+				msg.Set(f, r0.Get(f))
+			}
+		}
 	}
 	return out
 }

@@ -55,7 +55,11 @@ func TestPrivacyMutantChild(t *testing.T) {
 			Counts: []int64{1, 2, 2}, AliceValues: []int64{2, 3, 1}, BobValues: []int64{8, 1, 0},
 			Corpus: proto.String("somewhere.txt"), Datapoint: proto.Int32(3), Source: proto.String("somewhere.txt dialogue 3"),
 		}}}
-		quick.Run(t, &leakyGame{Game: dealornodeal.New(), mut: name}, p)
+		// Both seats' first values at their least, as the parameter checks need a base for.
+		least := &matchv1.GameParams{Family: &matchv1.GameParams_Dealornodeal{Dealornodeal: &dealornodealv1.Params{
+			Counts: []int64{2, 1, 1}, AliceValues: []int64{0, 6, 4}, BobValues: []int64{0, 5, 5},
+		}}}
+		quick.Run(t, &leakyGame{Game: dealornodeal.New(), mut: name}, p, least)
 	}
 	if name == "none" || !strings.Contains(name, "corpus") {
 		fixed := &matchv1.GameParams{Family: &matchv1.GameParams_Buysell{Buysell: &buysellv1.Params{

@@ -90,7 +90,7 @@ seat whose agent records its belief (the bayes agent). Repeat it for several pai
 	fs.BoolVar(&o.requireEF, "require-ef", false, "leave out datapoints that have no envy-free allocation")
 	fs.StringVar(&o.write, "write", "", "write the selected datapoints to this file, in the tagged format")
 	fs.StringArrayVar(&o.play, "play", nil, "play each datapoint between two agents A,B (Alice, Bob) and add their row (repeatable)")
-	fs.Int32Var(&o.maxTurns, "max-turns", dealornodeal.DefaultMaxTurns, "turn limit of the matches --play runs")
+	fs.Int32Var(&o.maxTurns, "max-turns", dealornodeal.DefaultMaxTurns(), "turn limit of the matches --play runs")
 	fs.DurationVar(&o.timeout, "move-timeout", 10*time.Second, "time an agent has for each answer in --play matches")
 	return cmd
 }

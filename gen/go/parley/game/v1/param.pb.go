@@ -60,7 +60,11 @@ type Param struct {
 	// Fewest entries of a repeated or map field that is set (an empty one is unset).
 	MinCount *int32 `protobuf:"varint,9,opt,name=min_count,json=minCount,proto3,oneof" json:"min_count,omitempty"`
 	// Most entries of a repeated or map field.
-	MaxCount      *int32 `protobuf:"varint,10,opt,name=max_count,json=maxCount,proto3,oneof" json:"max_count,omitempty"`
+	MaxCount *int32 `protobuf:"varint,10,opt,name=max_count,json=maxCount,proto3,oneof" json:"max_count,omitempty"`
+	// Names a group of parameters that are given all together or not at all (e.g. a pool's
+	// counts and each seat's values of it): with none given each takes its default; with some
+	// but not all, the params are refused naming the missing ones.
+	Together      string `protobuf:"bytes,11,opt,name=together,proto3" json:"together,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -176,6 +180,13 @@ func (x *Param) GetMaxCount() int32 {
 	return 0
 }
 
+func (x *Param) GetTogether() string {
+	if x != nil {
+		return x.Together
+	}
+	return ""
+}
+
 type isParam_Unset interface {
 	isParam_Unset()
 }
@@ -220,7 +231,7 @@ var File_parley_game_v1_param_proto protoreflect.FileDescriptor
 
 const file_parley_game_v1_param_proto_rawDesc = "" +
 	"\n" +
-	"\x1aparley/game/v1/param.proto\x12\x0eparley.game.v1\x1a google/protobuf/descriptor.proto\"\xda\x02\n" +
+	"\x1aparley/game/v1/param.proto\x12\x0eparley.game.v1\x1a google/protobuf/descriptor.proto\"\xf6\x02\n" +
 	"\x05Param\x12\x12\n" +
 	"\x04help\x18\x01 \x01(\tR\x04help\x12\x1a\n" +
 	"\adefault\x18\x02 \x01(\tH\x00R\adefault\x12\x1a\n" +
@@ -232,7 +243,8 @@ const file_parley_game_v1_param_proto_rawDesc = "" +
 	"\amax_len\x18\b \x01(\x05H\x03R\x06maxLen\x88\x01\x01\x12 \n" +
 	"\tmin_count\x18\t \x01(\x05H\x04R\bminCount\x88\x01\x01\x12 \n" +
 	"\tmax_count\x18\n" +
-	" \x01(\x05H\x05R\bmaxCount\x88\x01\x01B\a\n" +
+	" \x01(\x05H\x05R\bmaxCount\x88\x01\x01\x12\x1a\n" +
+	"\btogether\x18\v \x01(\tR\btogetherB\a\n" +
 	"\x05unsetB\x06\n" +
 	"\x04_minB\x06\n" +
 	"\x04_maxB\n" +

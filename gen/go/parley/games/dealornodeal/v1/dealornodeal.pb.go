@@ -37,18 +37,17 @@ const (
 // record is the referee's; each seat's observations hold only its own values).
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Names of the item types, in order. Default book, hat, ball.
+	// Names of the item types, in order.
 	Items []string `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
-	// Count of each item type in the pool, in item order, each 1 to 10. Default 1, 2, 2 (the
-	// corpus README's example).
+	// Count of each item type in the pool, in item order. The default is the corpus README's
+	// example; counts and both seats' values are given all together or not at all.
 	Counts []int64 `protobuf:"varint,2,rep,packed,name=counts,proto3" json:"counts,omitempty"`
-	// Alice's (seat 0) value of one item of each type, whole numbers from 0. Private to Alice.
-	// Default 2, 3, 1.
+	// Alice's (seat 0) value of one item of each type. Private to Alice.
 	AliceValues []int64 `protobuf:"varint,3,rep,packed,name=alice_values,json=aliceValues,proto3" json:"alice_values,omitempty"`
-	// Bob's (seat 1) value of one item of each type. Private to Bob. Default 8, 1, 0. The pool
-	// must be worth the same to both (10 in the corpus).
+	// Bob's (seat 1) value of one item of each type. Private to Bob. The pool must be worth the
+	// same to both (10 in the corpus).
 	BobValues []int64 `protobuf:"varint,4,rep,packed,name=bob_values,json=bobValues,proto3" json:"bob_values,omitempty"`
-	// Turns of both players together, Alice first. Default 40 (20 rounds of one turn each).
+	// Turns of both players together, Alice first (20 rounds of one turn each by default).
 	MaxTurns *int32 `protobuf:"varint,5,opt,name=max_turns,json=maxTurns,proto3,oneof" json:"max_turns,omitempty"`
 	// Path of a corpus file (the public Deal-or-No-Deal format: tagged split files or raw
 	// data.txt). Read by the program that starts the match (`parley play`), never by the rules:
@@ -331,17 +330,27 @@ var File_parley_games_dealornodeal_v1_dealornodeal_proto protoreflect.FileDescri
 
 const file_parley_games_dealornodeal_v1_dealornodeal_proto_rawDesc = "" +
 	"\n" +
-	"/parley/games/dealornodeal/v1/dealornodeal.proto\x12\x1cparley.games.dealornodeal.v1\x1a\x1cparley/game/v1/privacy.proto\"\xc9\x02\n" +
-	"\x06Params\x12\x14\n" +
-	"\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n" +
-	"\x06counts\x18\x02 \x03(\x03R\x06counts\x12)\n" +
-	"\falice_values\x18\x03 \x03(\x03B\x06\xb2\xe1\x18\x02\b\x00R\valiceValues\x12%\n" +
+	"/parley/games/dealornodeal/v1/dealornodeal.proto\x12\x1cparley.games.dealornodeal.v1\x1a\x1aparley/game/v1/param.proto\x1a\x1cparley/game/v1/privacy.proto\"\x80\n" +
 	"\n" +
-	"bob_values\x18\x04 \x03(\x03B\x06\xb2\xe1\x18\x02\b\x01R\tbobValues\x12 \n" +
-	"\tmax_turns\x18\x05 \x01(\x05H\x00R\bmaxTurns\x88\x01\x01\x12\x1b\n" +
-	"\x06corpus\x18\x06 \x01(\tH\x01R\x06corpus\x88\x01\x01\x12)\n" +
-	"\tdatapoint\x18\a \x01(\x05B\x06\xb2\xe1\x18\x02\x18\x01H\x02R\tdatapoint\x88\x01\x01\x12#\n" +
-	"\x06source\x18\b \x01(\tB\x06\xb2\xe1\x18\x02\x18\x01H\x03R\x06source\x88\x01\x01B\f\n" +
+	"\x06Params\x12p\n" +
+	"\x05items\x18\x01 \x03(\tBZ\xba\xe1\x18V\n" +
+	"=Item types, comma-separated one-word names, each listed once.8\x01@ H\x01P\x06\x12\rbook,hat,ballR\x05items\x12t\n" +
+	"\x06counts\x18\x02 \x03(\x03B\\\xba\xe1\x18X\n" +
+	"DCount of each item type in the pool, comma-separated, in item order.(\x010\n" +
+	"Z\x05setup\x12\x051,2,2R\x06counts\x12\x8d\x01\n" +
+	"\falice_values\x18\x03 \x03(\x03Bj\xb2\xe1\x18\x02\b\x00\xba\xe1\x18`\n" +
+	"KAlice's value of one item of each type (private to Alice), comma-separated.(\x000\xe8\aZ\x05setup\x12\x052,3,1R\valiceValues\x12\xc2\x01\n" +
+	"\n" +
+	"bob_values\x18\x04 \x03(\x03B\xa2\x01\xb2\xe1\x18\x02\b\x01\xba\xe1\x18\x97\x01\n" +
+	"\x81\x01Bob's value of one item of each type (private to Bob), comma-separated. The pool must be worth the same to both, and more than 0.(\x000\xe8\aZ\x05setup\x12\x058,1,0R\tbobValues\x12\x80\x01\n" +
+	"\tmax_turns\x18\x05 \x01(\x05B^\xba\xe1\x18Z\n" +
+	"OTurns of both players together, Alice first; no agreement by then gives both 0.(\x010\x90N\x12\x0240H\x00R\bmaxTurns\x88\x01\x01\x12\xf1\x01\n" +
+	"\x06corpus\x18\x06 \x01(\tB\xd3\x01\xba\xe1\x18\xce\x01\n" +
+	"\xcb\x01Path of a Deal-or-No-Deal corpus file (test.txt, data.txt, selfplay.txt, a selection written by `parley analyze dond --write`): the set-up is taken from one of its dialogues instead of counts and values.H\x01R\x06corpus\x88\x01\x01\x12\xa2\x01\n" +
+	"\tdatapoint\x18\a \x01(\x05B\x7f\xb2\xe1\x18\x02\x18\x01\xba\xe1\x18u\n" +
+	"qWith corpus: the dialogue to play, 1-based in file order after pairing its two sides; unset: drawn from the seed.(\x01H\x02R\tdatapoint\x88\x01\x01\x12k\n" +
+	"\x06source\x18\b \x01(\tBN\xb2\xe1\x18\x02\x18\x01\xba\xe1\x18D\n" +
+	"?Where the set-up came from, in words; set by the corpus loader.@\x80\x04H\x03R\x06source\x88\x01\x01B\f\n" +
 	"\n" +
 	"_max_turnsB\t\n" +
 	"\a_corpusB\f\n" +

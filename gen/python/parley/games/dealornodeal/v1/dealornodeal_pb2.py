@@ -11,10 +11,11 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from parley.game.v1 import param_pb2 as parley_dot_game_dot_v1_dot_param__pb2
 from parley.game.v1 import privacy_pb2 as parley_dot_game_dot_v1_dot_privacy__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n/parley/games/dealornodeal/v1/dealornodeal.proto\x12\x1cparley.games.dealornodeal.v1\x1a\x1cparley/game/v1/privacy.proto\"\xc9\x02\n\x06Params\x12\x14\n\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n\x06\x63ounts\x18\x02 \x03(\x03R\x06\x63ounts\x12)\n\x0c\x61lice_values\x18\x03 \x03(\x03\x42\x06\xb2\xe1\x18\x02\x08\x00R\x0b\x61liceValues\x12%\n\nbob_values\x18\x04 \x03(\x03\x42\x06\xb2\xe1\x18\x02\x08\x01R\tbobValues\x12 \n\tmax_turns\x18\x05 \x01(\x05H\x00R\x08maxTurns\x88\x01\x01\x12\x1b\n\x06\x63orpus\x18\x06 \x01(\tH\x01R\x06\x63orpus\x88\x01\x01\x12)\n\tdatapoint\x18\x07 \x01(\x05\x42\x06\xb2\xe1\x18\x02\x18\x01H\x02R\tdatapoint\x88\x01\x01\x12#\n\x06source\x18\x08 \x01(\tB\x06\xb2\xe1\x18\x02\x18\x01H\x03R\x06source\x88\x01\x01\x42\x0c\n\n_max_turnsB\t\n\x07_corpusB\x0c\n\n_datapointB\t\n\x07_source\"2\n\x08\x44ivision\x12\x14\n\x05\x61lice\x18\x01 \x03(\x03R\x05\x61lice\x12\x10\n\x03\x62ob\x18\x02 \x03(\x03R\x03\x62ob\"\xe1\x02\n\x04View\x12\x14\n\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n\x06\x63ounts\x18\x02 \x03(\x03R\x06\x63ounts\x12\x16\n\x06values\x18\x03 \x03(\x03R\x06values\x12\x1d\n\npool_value\x18\x04 \x01(\x03R\tpoolValue\x12\x1b\n\tmax_turns\x18\x05 \x01(\x05R\x08maxTurns\x12\x1d\n\nturns_left\x18\x06 \x01(\x05R\tturnsLeft\x12\x42\n\x08standing\x18\x07 \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x08standing\x12\x38\n\x03own\x18\x08 \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x03own\x12:\n\x04\x64\x65\x61l\x18\t \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x04\x64\x65\x61lB\x9b\x02\n com.parley.games.dealornodeal.v1B\x11\x44\x65\x61lornodealProtoP\x01ZQgithub.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1;dealornodealv1\xa2\x02\x03PGD\xaa\x02\x1cParley.Games.Dealornodeal.V1\xca\x02\x1cParley\\Games\\Dealornodeal\\V1\xe2\x02(Parley\\Games\\Dealornodeal\\V1\\GPBMetadata\xea\x02\x1fParley::Games::Dealornodeal::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n/parley/games/dealornodeal/v1/dealornodeal.proto\x12\x1cparley.games.dealornodeal.v1\x1a\x1aparley/game/v1/param.proto\x1a\x1cparley/game/v1/privacy.proto\"\x80\n\n\x06Params\x12p\n\x05items\x18\x01 \x03(\tBZ\xba\xe1\x18V\n=Item types, comma-separated one-word names, each listed once.8\x01@ H\x01P\x06\x12\rbook,hat,ballR\x05items\x12t\n\x06\x63ounts\x18\x02 \x03(\x03\x42\\\xba\xe1\x18X\nDCount of each item type in the pool, comma-separated, in item order.(\x01\x30\nZ\x05setup\x12\x05\x31,2,2R\x06\x63ounts\x12\x8d\x01\n\x0c\x61lice_values\x18\x03 \x03(\x03\x42j\xb2\xe1\x18\x02\x08\x00\xba\xe1\x18`\nKAlice\'s value of one item of each type (private to Alice), comma-separated.(\x00\x30\xe8\x07Z\x05setup\x12\x05\x32,3,1R\x0b\x61liceValues\x12\xc2\x01\n\nbob_values\x18\x04 \x03(\x03\x42\xa2\x01\xb2\xe1\x18\x02\x08\x01\xba\xe1\x18\x97\x01\n\x81\x01\x42ob\'s value of one item of each type (private to Bob), comma-separated. The pool must be worth the same to both, and more than 0.(\x00\x30\xe8\x07Z\x05setup\x12\x05\x38,1,0R\tbobValues\x12\x80\x01\n\tmax_turns\x18\x05 \x01(\x05\x42^\xba\xe1\x18Z\nOTurns of both players together, Alice first; no agreement by then gives both 0.(\x01\x30\x90N\x12\x02\x34\x30H\x00R\x08maxTurns\x88\x01\x01\x12\xf1\x01\n\x06\x63orpus\x18\x06 \x01(\tB\xd3\x01\xba\xe1\x18\xce\x01\n\xcb\x01Path of a Deal-or-No-Deal corpus file (test.txt, data.txt, selfplay.txt, a selection written by `parley analyze dond --write`): the set-up is taken from one of its dialogues instead of counts and values.H\x01R\x06\x63orpus\x88\x01\x01\x12\xa2\x01\n\tdatapoint\x18\x07 \x01(\x05\x42\x7f\xb2\xe1\x18\x02\x18\x01\xba\xe1\x18u\nqWith corpus: the dialogue to play, 1-based in file order after pairing its two sides; unset: drawn from the seed.(\x01H\x02R\tdatapoint\x88\x01\x01\x12k\n\x06source\x18\x08 \x01(\tBN\xb2\xe1\x18\x02\x18\x01\xba\xe1\x18\x44\n?Where the set-up came from, in words; set by the corpus loader.@\x80\x04H\x03R\x06source\x88\x01\x01\x42\x0c\n\n_max_turnsB\t\n\x07_corpusB\x0c\n\n_datapointB\t\n\x07_source\"2\n\x08\x44ivision\x12\x14\n\x05\x61lice\x18\x01 \x03(\x03R\x05\x61lice\x12\x10\n\x03\x62ob\x18\x02 \x03(\x03R\x03\x62ob\"\xe1\x02\n\x04View\x12\x14\n\x05items\x18\x01 \x03(\tR\x05items\x12\x16\n\x06\x63ounts\x18\x02 \x03(\x03R\x06\x63ounts\x12\x16\n\x06values\x18\x03 \x03(\x03R\x06values\x12\x1d\n\npool_value\x18\x04 \x01(\x03R\tpoolValue\x12\x1b\n\tmax_turns\x18\x05 \x01(\x05R\x08maxTurns\x12\x1d\n\nturns_left\x18\x06 \x01(\x05R\tturnsLeft\x12\x42\n\x08standing\x18\x07 \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x08standing\x12\x38\n\x03own\x18\x08 \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x03own\x12:\n\x04\x64\x65\x61l\x18\t \x01(\x0b\x32&.parley.games.dealornodeal.v1.DivisionR\x04\x64\x65\x61lB\x9b\x02\n com.parley.games.dealornodeal.v1B\x11\x44\x65\x61lornodealProtoP\x01ZQgithub.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1;dealornodealv1\xa2\x02\x03PGD\xaa\x02\x1cParley.Games.Dealornodeal.V1\xca\x02\x1cParley\\Games\\Dealornodeal\\V1\xe2\x02(Parley\\Games\\Dealornodeal\\V1\\GPBMetadata\xea\x02\x1fParley::Games::Dealornodeal::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.games.dealornodeal.v1.dealornodeal_pb2', globals())
@@ -22,18 +23,26 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n com.parley.games.dealornodeal.v1B\021DealornodealProtoP\001ZQgithub.com/parley-arena/parley/gen/go/parley/games/dealornodeal/v1;dealornodealv1\242\002\003PGD\252\002\034Parley.Games.Dealornodeal.V1\312\002\034Parley\\Games\\Dealornodeal\\V1\342\002(Parley\\Games\\Dealornodeal\\V1\\GPBMetadata\352\002\037Parley::Games::Dealornodeal::V1'
+  _PARAMS.fields_by_name['items']._options = None
+  _PARAMS.fields_by_name['items']._serialized_options = b'\272\341\030V\n=Item types, comma-separated one-word names, each listed once.8\001@ H\001P\006\022\rbook,hat,ball'
+  _PARAMS.fields_by_name['counts']._options = None
+  _PARAMS.fields_by_name['counts']._serialized_options = b'\272\341\030X\nDCount of each item type in the pool, comma-separated, in item order.(\0010\nZ\005setup\022\0051,2,2'
   _PARAMS.fields_by_name['alice_values']._options = None
-  _PARAMS.fields_by_name['alice_values']._serialized_options = b'\262\341\030\002\010\000'
+  _PARAMS.fields_by_name['alice_values']._serialized_options = b'\262\341\030\002\010\000\272\341\030`\nKAlice\'s value of one item of each type (private to Alice), comma-separated.(\0000\350\007Z\005setup\022\0052,3,1'
   _PARAMS.fields_by_name['bob_values']._options = None
-  _PARAMS.fields_by_name['bob_values']._serialized_options = b'\262\341\030\002\010\001'
+  _PARAMS.fields_by_name['bob_values']._serialized_options = b'\262\341\030\002\010\001\272\341\030\227\001\n\201\001Bob\'s value of one item of each type (private to Bob), comma-separated. The pool must be worth the same to both, and more than 0.(\0000\350\007Z\005setup\022\0058,1,0'
+  _PARAMS.fields_by_name['max_turns']._options = None
+  _PARAMS.fields_by_name['max_turns']._serialized_options = b'\272\341\030Z\nOTurns of both players together, Alice first; no agreement by then gives both 0.(\0010\220N\022\00240'
+  _PARAMS.fields_by_name['corpus']._options = None
+  _PARAMS.fields_by_name['corpus']._serialized_options = b'\272\341\030\316\001\n\313\001Path of a Deal-or-No-Deal corpus file (test.txt, data.txt, selfplay.txt, a selection written by `parley analyze dond --write`): the set-up is taken from one of its dialogues instead of counts and values.'
   _PARAMS.fields_by_name['datapoint']._options = None
-  _PARAMS.fields_by_name['datapoint']._serialized_options = b'\262\341\030\002\030\001'
+  _PARAMS.fields_by_name['datapoint']._serialized_options = b'\262\341\030\002\030\001\272\341\030u\nqWith corpus: the dialogue to play, 1-based in file order after pairing its two sides; unset: drawn from the seed.(\001'
   _PARAMS.fields_by_name['source']._options = None
-  _PARAMS.fields_by_name['source']._serialized_options = b'\262\341\030\002\030\001'
-  _PARAMS._serialized_start=112
-  _PARAMS._serialized_end=441
-  _DIVISION._serialized_start=443
-  _DIVISION._serialized_end=493
-  _VIEW._serialized_start=496
-  _VIEW._serialized_end=849
+  _PARAMS.fields_by_name['source']._serialized_options = b'\262\341\030\002\030\001\272\341\030D\n?Where the set-up came from, in words; set by the corpus loader.@\200\004'
+  _PARAMS._serialized_start=140
+  _PARAMS._serialized_end=1420
+  _DIVISION._serialized_start=1422
+  _DIVISION._serialized_end=1472
+  _VIEW._serialized_start=1475
+  _VIEW._serialized_end=1828
 # @@protoc_insertion_point(module_scope)

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/game/v1/param.proto.
  */
 export const file_parley_game_v1_param: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXJsZXkvZ2FtZS92MS9wYXJhbS5wcm90bxIOcGFybGV5LmdhbWUudjEiiQIKBVBhcmFtEgwKBGhlbHAYASABKAkSEQoHZGVmYXVsdBgCIAEoCUgAEhEKB2Rlcml2ZWQYAyABKAlIABITCgtjb25kaXRpb25hbBgEIAEoCBIQCgNtaW4YBSABKANIAYgBARIQCgNtYXgYBiABKANIAogBARIMCgR3b3JkGAcgASgIEhQKB21heF9sZW4YCCABKAVIA4gBARIWCgltaW5fY291bnQYCSABKAVIBIgBARIWCgltYXhfY291bnQYCiABKAVIBYgBAUIHCgV1bnNldEIGCgRfbWluQgYKBF9tYXhCCgoIX21heF9sZW5CDAoKX21pbl9jb3VudEIMCgpfbWF4X2NvdW50OkwKBXBhcmFtEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxiXjAMgASgLMhUucGFybGV5LmdhbWUudjEuUGFyYW1SBXBhcmFtQrcBChJjb20ucGFybGV5LmdhbWUudjFCClBhcmFtUHJvdG9QAVo7Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZS92MTtnYW1ldjGiAgNQR1iqAg5QYXJsZXkuR2FtZS5WMcoCDlBhcmxleVxHYW1lXFYx4gIaUGFybGV5XEdhbWVcVjFcR1BCTWV0YWRhdGHqAhBQYXJsZXk6OkdhbWU6OlYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("ChpwYXJsZXkvZ2FtZS92MS9wYXJhbS5wcm90bxIOcGFybGV5LmdhbWUudjEimwIKBVBhcmFtEgwKBGhlbHAYASABKAkSEQoHZGVmYXVsdBgCIAEoCUgAEhEKB2Rlcml2ZWQYAyABKAlIABITCgtjb25kaXRpb25hbBgEIAEoCBIQCgNtaW4YBSABKANIAYgBARIQCgNtYXgYBiABKANIAogBARIMCgR3b3JkGAcgASgIEhQKB21heF9sZW4YCCABKAVIA4gBARIWCgltaW5fY291bnQYCSABKAVIBIgBARIWCgltYXhfY291bnQYCiABKAVIBYgBARIQCgh0b2dldGhlchgLIAEoCUIHCgV1bnNldEIGCgRfbWluQgYKBF9tYXhCCgoIX21heF9sZW5CDAoKX21pbl9jb3VudEIMCgpfbWF4X2NvdW50OkwKBXBhcmFtEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxiXjAMgASgLMhUucGFybGV5LmdhbWUudjEuUGFyYW1SBXBhcmFtQrcBChJjb20ucGFybGV5LmdhbWUudjFCClBhcmFtUHJvdG9QAVo7Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZS92MTtnYW1ldjGiAgNQR1iqAg5QYXJsZXkuR2FtZS5WMcoCDlBhcmxleVxHYW1lXFYx4gIaUGFybGV5XEdhbWVcVjFcR1BCTWV0YWRhdGHqAhBQYXJsZXk6OkdhbWU6OlYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Param declares one parameter of a game family: a field of its Params message (in
@@ -113,6 +113,15 @@ export type Param = Message<"parley.game.v1.Param"> & {
    * @generated from field: optional int32 max_count = 10;
    */
   maxCount?: number | undefined;
+
+  /**
+   * Names a group of parameters that are given all together or not at all (e.g. a pool's
+   * counts and each seat's values of it): with none given each takes its default; with some
+   * but not all, the params are refused naming the missing ones.
+   *
+   * @generated from field: string together = 11;
+   */
+  together: string;
 };
 
 /**

@@ -14,6 +14,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_parley_game_v1_param } from "../../../game/v1/param_pb.js";
 import { file_parley_game_v1_privacy } from "../../../game/v1/privacy_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -21,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/games/dealornodeal/v1/dealornodeal.proto.
  */
 export const file_parley_games_dealornodeal_v1_dealornodeal: GenFile = /*@__PURE__*/
-  fileDesc("Ci9wYXJsZXkvZ2FtZXMvZGVhbG9ybm9kZWFsL3YxL2RlYWxvcm5vZGVhbC5wcm90bxIccGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MSL9AQoGUGFyYW1zEg0KBWl0ZW1zGAEgAygJEg4KBmNvdW50cxgCIAMoAxIcCgxhbGljZV92YWx1ZXMYAyADKANCBrLhGAIIABIaCgpib2JfdmFsdWVzGAQgAygDQgay4RgCCAESFgoJbWF4X3R1cm5zGAUgASgFSACIAQESEwoGY29ycHVzGAYgASgJSAGIAQESHgoJZGF0YXBvaW50GAcgASgFQgay4RgCGAFIAogBARIbCgZzb3VyY2UYCCABKAlCBrLhGAIYAUgDiAEBQgwKCl9tYXhfdHVybnNCCQoHX2NvcnB1c0IMCgpfZGF0YXBvaW50QgkKB19zb3VyY2UiJgoIRGl2aXNpb24SDQoFYWxpY2UYASADKAMSCwoDYm9iGAIgAygDIpUCCgRWaWV3Eg0KBWl0ZW1zGAEgAygJEg4KBmNvdW50cxgCIAMoAxIOCgZ2YWx1ZXMYAyADKAMSEgoKcG9vbF92YWx1ZRgEIAEoAxIRCgltYXhfdHVybnMYBSABKAUSEgoKdHVybnNfbGVmdBgGIAEoBRI4CghzdGFuZGluZxgHIAEoCzImLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjEuRGl2aXNpb24SMwoDb3duGAggASgLMiYucGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MS5EaXZpc2lvbhI0CgRkZWFsGAkgASgLMiYucGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MS5EaXZpc2lvbkKbAgogY29tLnBhcmxleS5nYW1lcy5kZWFsb3Jub2RlYWwudjFCEURlYWxvcm5vZGVhbFByb3RvUAFaUWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWVzL2RlYWxvcm5vZGVhbC92MTtkZWFsb3Jub2RlYWx2MaICA1BHRKoCHFBhcmxleS5HYW1lcy5EZWFsb3Jub2RlYWwuVjHKAhxQYXJsZXlcR2FtZXNcRGVhbG9ybm9kZWFsXFYx4gIoUGFybGV5XEdhbWVzXERlYWxvcm5vZGVhbFxWMVxHUEJNZXRhZGF0YeoCH1BhcmxleTo6R2FtZXM6OkRlYWxvcm5vZGVhbDo6VjFiBnByb3RvMw", [file_parley_game_v1_privacy]);
+  fileDesc("Ci9wYXJsZXkvZ2FtZXMvZGVhbG9ybm9kZWFsL3YxL2RlYWxvcm5vZGVhbC5wcm90bxIccGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MSKzCQoGUGFyYW1zEmkKBWl0ZW1zGAEgAygJQlq64RhWCj1JdGVtIHR5cGVzLCBjb21tYS1zZXBhcmF0ZWQgb25lLXdvcmQgbmFtZXMsIGVhY2ggbGlzdGVkIG9uY2UuOAFAIEgBUAYSDWJvb2ssaGF0LGJhbGwSbAoGY291bnRzGAIgAygDQly64RhYCkRDb3VudCBvZiBlYWNoIGl0ZW0gdHlwZSBpbiB0aGUgcG9vbCwgY29tbWEtc2VwYXJhdGVkLCBpbiBpdGVtIG9yZGVyLigBMApaBXNldHVwEgUxLDIsMhKAAQoMYWxpY2VfdmFsdWVzGAMgAygDQmqy4RgCCAC64RhgCktBbGljZSdzIHZhbHVlIG9mIG9uZSBpdGVtIG9mIGVhY2ggdHlwZSAocHJpdmF0ZSB0byBBbGljZSksIGNvbW1hLXNlcGFyYXRlZC4oADDoB1oFc2V0dXASBTIsMywxErcBCgpib2JfdmFsdWVzGAQgAygDQqIBsuEYAggBuuEYlwEKgQFCb2IncyB2YWx1ZSBvZiBvbmUgaXRlbSBvZiBlYWNoIHR5cGUgKHByaXZhdGUgdG8gQm9iKSwgY29tbWEtc2VwYXJhdGVkLiBUaGUgcG9vbCBtdXN0IGJlIHdvcnRoIHRoZSBzYW1lIHRvIGJvdGgsIGFuZCBtb3JlIHRoYW4gMC4oADDoB1oFc2V0dXASBTgsMSwwEnYKCW1heF90dXJucxgFIAEoBUJeuuEYWgpPVHVybnMgb2YgYm90aCBwbGF5ZXJzIHRvZ2V0aGVyLCBBbGljZSBmaXJzdDsgbm8gYWdyZWVtZW50IGJ5IHRoZW4gZ2l2ZXMgYm90aCAwLigBMJBOEgI0MEgAiAEBEukBCgZjb3JwdXMYBiABKAlC0wG64RjOAQrLAVBhdGggb2YgYSBEZWFsLW9yLU5vLURlYWwgY29ycHVzIGZpbGUgKHRlc3QudHh0LCBkYXRhLnR4dCwgc2VsZnBsYXkudHh0LCBhIHNlbGVjdGlvbiB3cml0dGVuIGJ5IGBwYXJsZXkgYW5hbHl6ZSBkb25kIC0td3JpdGVgKTogdGhlIHNldC11cCBpcyB0YWtlbiBmcm9tIG9uZSBvZiBpdHMgZGlhbG9ndWVzIGluc3RlYWQgb2YgY291bnRzIGFuZCB2YWx1ZXMuSAGIAQESlwEKCWRhdGFwb2ludBgHIAEoBUJ/suEYAhgBuuEYdQpxV2l0aCBjb3JwdXM6IHRoZSBkaWFsb2d1ZSB0byBwbGF5LCAxLWJhc2VkIGluIGZpbGUgb3JkZXIgYWZ0ZXIgcGFpcmluZyBpdHMgdHdvIHNpZGVzOyB1bnNldDogZHJhd24gZnJvbSB0aGUgc2VlZC4oAUgCiAEBEmMKBnNvdXJjZRgIIAEoCUJOsuEYAhgBuuEYRAo/V2hlcmUgdGhlIHNldC11cCBjYW1lIGZyb20sIGluIHdvcmRzOyBzZXQgYnkgdGhlIGNvcnB1cyBsb2FkZXIuQIAESAOIAQFCDAoKX21heF90dXJuc0IJCgdfY29ycHVzQgwKCl9kYXRhcG9pbnRCCQoHX3NvdXJjZSImCghEaXZpc2lvbhINCgVhbGljZRgBIAMoAxILCgNib2IYAiADKAMilQIKBFZpZXcSDQoFaXRlbXMYASADKAkSDgoGY291bnRzGAIgAygDEg4KBnZhbHVlcxgDIAMoAxISCgpwb29sX3ZhbHVlGAQgASgDEhEKCW1heF90dXJucxgFIAEoBRISCgp0dXJuc19sZWZ0GAYgASgFEjgKCHN0YW5kaW5nGAcgASgLMiYucGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MS5EaXZpc2lvbhIzCgNvd24YCCABKAsyJi5wYXJsZXkuZ2FtZXMuZGVhbG9ybm9kZWFsLnYxLkRpdmlzaW9uEjQKBGRlYWwYCSABKAsyJi5wYXJsZXkuZ2FtZXMuZGVhbG9ybm9kZWFsLnYxLkRpdmlzaW9uQpsCCiBjb20ucGFybGV5LmdhbWVzLmRlYWxvcm5vZGVhbC52MUIRRGVhbG9ybm9kZWFsUHJvdG9QAVpRZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZXMvZGVhbG9ybm9kZWFsL3YxO2RlYWxvcm5vZGVhbHYxogIDUEdEqgIcUGFybGV5LkdhbWVzLkRlYWxvcm5vZGVhbC5WMcoCHFBhcmxleVxHYW1lc1xEZWFsb3Jub2RlYWxcVjHiAihQYXJsZXlcR2FtZXNcRGVhbG9ybm9kZWFsXFYxXEdQQk1ldGFkYXRh6gIfUGFybGV5OjpHYW1lczo6RGVhbG9ybm9kZWFsOjpWMWIGcHJvdG8z", [file_parley_game_v1_param, file_parley_game_v1_privacy]);
 
 /**
  * Params are Deal or No Deal's parameters. Unset fields and empty lists take the defaults
@@ -32,38 +33,37 @@ export const file_parley_games_dealornodeal_v1_dealornodeal: GenFile = /*@__PURE
  */
 export type Params = Message<"parley.games.dealornodeal.v1.Params"> & {
   /**
-   * Names of the item types, in order. Default book, hat, ball.
+   * Names of the item types, in order.
    *
    * @generated from field: repeated string items = 1;
    */
   items: string[];
 
   /**
-   * Count of each item type in the pool, in item order, each 1 to 10. Default 1, 2, 2 (the
-   * corpus README's example).
+   * Count of each item type in the pool, in item order. The default is the corpus README's
+   * example; counts and both seats' values are given all together or not at all.
    *
    * @generated from field: repeated int64 counts = 2;
    */
   counts: bigint[];
 
   /**
-   * Alice's (seat 0) value of one item of each type, whole numbers from 0. Private to Alice.
-   * Default 2, 3, 1.
+   * Alice's (seat 0) value of one item of each type. Private to Alice.
    *
    * @generated from field: repeated int64 alice_values = 3;
    */
   aliceValues: bigint[];
 
   /**
-   * Bob's (seat 1) value of one item of each type. Private to Bob. Default 8, 1, 0. The pool
-   * must be worth the same to both (10 in the corpus).
+   * Bob's (seat 1) value of one item of each type. Private to Bob. The pool must be worth the
+   * same to both (10 in the corpus).
    *
    * @generated from field: repeated int64 bob_values = 4;
    */
   bobValues: bigint[];
 
   /**
-   * Turns of both players together, Alice first. Default 40 (20 rounds of one turn each).
+   * Turns of both players together, Alice first (20 rounds of one turn each by default).
    *
    * @generated from field: optional int32 max_turns = 5;
    */
