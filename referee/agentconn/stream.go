@@ -216,16 +216,16 @@ func (c *seatClient) send(ctx context.Context, in *agentv1.ActRequest, opts []gr
 // until its answer.
 func (st *seatStream) roundTrip(call uint64, in *agentv1.ActRequest) (ans *agentv1.PlayResponse, leftOut bool, err error) {
 	obs := in.GetObservation()
-	req := &agentv1.PlayRequest{Call: call, Act: in}
-	var restore func()
-	if obs != nil && st.prev != nil {
-		req.SameAsBefore, restore = leaveOut(obs, st.prev)
+	// The request's messages are new ones (see presized); in holds nothing but obs.
+	req := &agentv1.PlayRequest{Call: call, Act: &agentv1.ActRequest{}}
+	if obs != nil {
+		req.Act.Observation = sentCopy(obs)
+		if st.prev != nil {
+			req.SameAsBefore = leaveOut(req.Act.Observation, st.prev)
+		}
 	}
 	err = st.s.Send(req) // encodes req before it returns
-	if restore != nil {
-		restore()
-	}
-	leftOut = restore != nil
+	leftOut = req.SameAsBefore != nil
 	st.prev = nil
 	if obs != nil {
 		st.prev = &carried{seats: obs.Seats, briefing: obs.Briefing, history: obs.History, omitted: obs.HistoryOmitted}
@@ -252,15 +252,16 @@ func (st *seatStream) roundTrip(call uint64, in *agentv1.ActRequest) (ans *agent
 // briefingKept is the least run of briefing lines worth leaving out.
 const briefingKept = 256
 
-// leaveOut takes out of obs what prev (the stream's previous observation) carried already, and
-// returns what it took out and how to put it back into obs. What is left out:
+// leaveOut takes out of obs (a copy about to be sent) what prev (the stream's previous
+// observation) carried already, and returns what it took out; nil when nothing. What is left
+// out:
 //   - the seats, when they are prev's (the runner gives every observation of a match the same);
 //   - the lines that begin both briefings (the rules);
 //   - the history entries both show. A seat's history is a window on an append-only list:
 //     the entries it sees in all, Observation.history_omitted plus those shown, only grow, so
 //     the counts say which of prev's entries lead obs's and which follow them; the two ends of
 //     that run are checked all the same, and anything amiss sends the history whole.
-func leaveOut(obs *agentv1.Observation, prev *carried) (*agentv1.SameAsBefore, func()) {
+func leaveOut(obs *agentv1.Observation, prev *carried) *agentv1.SameAsBefore {
 	same := &agentv1.SameAsBefore{}
 	seats, briefing, history := obs.Seats, obs.Briefing, obs.History
 	if len(seats) > 0 && len(seats) == len(prev.seats) && sameSeats(seats, prev.seats) {
@@ -276,9 +277,9 @@ func leaveOut(obs *agentv1.Observation, prev *carried) (*agentv1.SameAsBefore, f
 		obs.History = history[kept:]
 	}
 	if !same.Seats && same.BriefingBytes == 0 && !same.History {
-		return nil, nil
+		return nil
 	}
-	return same, func() { obs.Seats, obs.Briefing, obs.History = seats, briefing, history }
+	return same
 }
 
 func sameSeats(a, b []*gamev1.SeatInfo) bool {
@@ -346,16 +347,17 @@ func maxRecv(opts []grpc.CallOption) int {
 }
 
 // streamOptions are opts for a stream: the largest message accepted grows by what a
-// PlayResponse adds to its answer (Act checks the answer itself).
+// PlayResponse adds to its answer (Act checks the answer itself), and requests are encoded
+// with the sizes cached when they were made (presized).
 func streamOptions(opts []grpc.CallOption) []grpc.CallOption {
-	out := make([]grpc.CallOption, len(opts))
+	out := make([]grpc.CallOption, len(opts), len(opts)+1)
 	for i, o := range opts {
 		if m, ok := o.(grpc.MaxRecvMsgSizeCallOption); ok && m.MaxRecvMsgSize > 0 {
 			o = grpc.MaxCallRecvMsgSize(m.MaxRecvMsgSize + playOverhead)
 		}
 		out[i] = o
 	}
-	return out
+	return append(out, grpc.ForceCodecV2(presizedCodec))
 }
 
 // NewClient returns c as a Conn asks its agent: over a Play stream where the agent serves it,
