@@ -147,45 +147,22 @@ func (e *Extreme) Unique() bool { return len(e.Equilibria) == 1 }
 // degenerate ones — are found with all their pairings. The maximal Nash subsets are the
 // maximal bicliques of the bipartite graph of those pairings. Games whose polytopes take more
 // than MaxPivotWork are refused with ErrTooLarge.
-func ExtremeEquilibria(m *Matrix) (*Extreme, error) {
+func ExtremeEquilibria(m *Matrix) (*Extreme, error) { return ExtremeEquilibriaWithin(m, MaxPivotWork) }
+
+// ExtremeEquilibriaWithin is ExtremeEquilibria with pivotWork, the most tableau entries its
+// pivots may update in all, in place of MaxPivotWork.
+func ExtremeEquilibriaWithin(m *Matrix, pivotWork int) (*Extreme, error) {
 	if m.Players() != 2 {
 		return nil, errors.New("equilibria: extreme mixed equilibria are computed for two players only")
 	}
 	rows, cols := m.Rows(), m.Cols()
-	shifted := func(player int) func(i, j int) *big.Rat {
-		low := m.pay[0][player]
-		for _, p := range m.pay {
-			if p[player].Cmp(low) < 0 {
-				low = p[player]
-			}
-		}
-		one := big.NewRat(1, 1)
-		return func(i, j int) *big.Rat {
-			v := new(big.Rat).Sub(m.pay[i*cols+j][player], low)
-			return v.Add(v, one)
-		}
-	}
-	a, b := shifted(Row), shifted(Col)
-	mp := make([][]*big.Rat, cols) // P: one constraint per column, over x
-	for j := range cols {
-		mp[j] = make([]*big.Rat, rows)
-		for i := range rows {
-			mp[j][i] = b(i, j)
-		}
-	}
-	mq := make([][]*big.Rat, rows) // Q: one constraint per row, over y
-	for i := range rows {
-		mq[i] = make([]*big.Rat, cols)
-		for j := range cols {
-			mq[i][j] = a(i, j)
-		}
-	}
-	work := 0
-	vp, err := polytopeVertices(mp, &work)
+	mp, mq := bestResponseConstraints(m)
+	work := &budget{limit: pivotWork}
+	vp, err := polytopeVertices(mp, work)
 	if err != nil {
 		return nil, err
 	}
-	vq, err := polytopeVertices(mq, &work)
+	vq, err := polytopeVertices(mq, work)
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +244,42 @@ func ExtremeEquilibria(m *Matrix) (*Extreme, error) {
 	})
 	e.Subsets = maximalBicliques(len(e.RowStrategies), len(e.ColStrategies), e.Equilibria)
 	return e, nil
+}
+
+// bestResponseConstraints are the constraint matrices of the best-response polytopes of a
+// two-player game, payoffs shifted to be at least 1: P's (one row per column j, over x: the
+// column player's payoffs B[i][j]) and Q's (one row per row i, over y: the row player's A[i][j]).
+func bestResponseConstraints(m *Matrix) (mp, mq [][]*big.Rat) {
+	rows, cols := m.Rows(), m.Cols()
+	shifted := func(player int) func(i, j int) *big.Rat {
+		low := m.pay[0][player]
+		for _, p := range m.pay {
+			if p[player].Cmp(low) < 0 {
+				low = p[player]
+			}
+		}
+		one := big.NewRat(1, 1)
+		return func(i, j int) *big.Rat {
+			v := new(big.Rat).Sub(m.pay[i*cols+j][player], low)
+			return v.Add(v, one)
+		}
+	}
+	a, b := shifted(Row), shifted(Col)
+	mp = make([][]*big.Rat, cols)
+	for j := range cols {
+		mp[j] = make([]*big.Rat, rows)
+		for i := range rows {
+			mp[j][i] = b(i, j)
+		}
+	}
+	mq = make([][]*big.Rat, rows)
+	for i := range rows {
+		mq[i] = make([]*big.Rat, cols)
+		for j := range cols {
+			mq[i][j] = a(i, j)
+		}
+	}
+	return mp, mq
 }
 
 // compareMix orders strategies: smaller support first, then larger probabilities of the first

@@ -6,12 +6,13 @@ import (
 	"strings"
 )
 
-// MaxPivotWork bounds the exact arithmetic of one ExtremeEquilibria call: the number of
-// tableau entries updated over all pivots of both polytopes. It keeps a hostile game file from
-// tying up a process: measured on one core, random games up to 10 x 10 take about 0.3 s (see
-// BenchmarkExtremeEquilibria), a random 12 x 12 game with payoffs from 0..999 or a 64 x 64
-// one reaches the bound after 2.5 to 5 s, and past it ExtremeEquilibria returns ErrTooLarge
-// rather than a partial list (a degenerate 12 x 12 one with payoffs from 0..2 still fits).
+// MaxPivotWork is the default bound on the exact arithmetic of one ExtremeEquilibria call: the
+// number of tableau entries updated over all pivots of both polytopes (ExtremeEquilibriaWithin
+// takes another). It keeps a hostile game file from tying up a process: measured on one core,
+// random games up to 10 x 10 take about 0.3 s (see BenchmarkExtremeEquilibria), a random
+// 12 x 12 game with payoffs from 0..999 or a 64 x 64 one reaches the bound after 2.5 to 5 s,
+// and past it ExtremeEquilibria returns ErrTooLarge rather than a partial list (a degenerate
+// 12 x 12 one with payoffs from 0..2 still fits).
 const MaxPivotWork = 4_000_000
 
 // labelSet is a set of labels 0..127 (a game of two players has m + n <= 128 labels).
@@ -120,17 +121,24 @@ func wholeRow(row []*big.Rat) ([]*big.Int, *big.Int) {
 	return out, lcm
 }
 
-// polytopeVertices returns every vertex of {z in R^d : z >= 0, M z <= 1}, M being k x d with
-// every entry positive (so the polytope is bounded and the origin a nondegenerate vertex). It
-// walks the graph of lexicographically feasible bases from the origin's (the vertices of the
-// perturbed polytope, which is simple and connected), one pivot per entering variable, and
-// reads each basis's vertex and its zero variables from the unperturbed values, so a
-// degenerate vertex gets all its labels whichever of its bases finds it. work counts tableau
-// updates against MaxPivotWork.
-func polytopeVertices(M [][]*big.Rat, work *int) ([]vertex, error) {
+// budget counts tableau updates against a bound.
+type budget struct{ used, limit int }
+
+// spend counts n more updates of what, and refuses past the bound with ErrTooLarge.
+func (b *budget) spend(n int, what string) error {
+	b.used += n
+	if b.used > b.limit {
+		return fmt.Errorf("%w: %s takes more than %d steps of exact arithmetic (tableau entries updated)", ErrTooLarge, what, b.limit)
+	}
+	return nil
+}
+
+// originTableau is the basis of {z >= 0, M z <= 1} at the origin: every slack basic, slack r
+// (variable d + r) in row r.
+func originTableau(M [][]*big.Rat) *tableau {
 	k, d := len(M), len(M[0])
 	vars := d + k
-	start := &tableau{basis: make([]int, k), a: make([][]*big.Int, k), det: big.NewInt(1)}
+	t := &tableau{basis: make([]int, k), a: make([][]*big.Int, k), det: big.NewInt(1)}
 	for r := range k {
 		whole, rhs := wholeRow(M[r])
 		row := make([]*big.Int, vars+1)
@@ -140,9 +148,38 @@ func polytopeVertices(M [][]*big.Rat, work *int) ([]vertex, error) {
 		}
 		row[d+r].SetInt64(1)
 		row[vars] = rhs
-		start.a[r] = row
-		start.basis[r] = d + r
+		t.a[r] = row
+		t.basis[r] = d + r
 	}
+	return t
+}
+
+// leaving is the row that leaves the basis when e enters by the lexicographic ratio test (see
+// polytopeVertices), -1 when no entry of column e is positive.
+func (t *tableau) leaving(e, d int) int {
+	best := -1
+	for r := range t.a {
+		if t.a[r][e].Sign() <= 0 {
+			continue
+		}
+		if best < 0 || t.lexLess(r, best, e, d) {
+			best = r
+		}
+	}
+	return best
+}
+
+// polytopeVertices returns every vertex of {z in R^d : z >= 0, M z <= 1}, M being k x d with
+// every entry positive (so the polytope is bounded and the origin a nondegenerate vertex). It
+// walks the graph of lexicographically feasible bases from the origin's (the vertices of the
+// perturbed polytope, which is simple and connected), one pivot per entering variable, and
+// reads each basis's vertex and its zero variables from the unperturbed values, so a
+// degenerate vertex gets all its labels whichever of its bases finds it. work counts tableau
+// updates against its bound.
+func polytopeVertices(M [][]*big.Rat, work *budget) ([]vertex, error) {
+	k, d := len(M), len(M[0])
+	vars := d + k
+	start := originTableau(M)
 	seen := map[string]bool{basisKey(start.basis, vars): true}
 	found := map[string]bool{}
 	var out []vertex
@@ -196,15 +233,7 @@ func polytopeVertices(M [][]*big.Rat, work *int) ([]vertex, error) {
 			if inBasis[e] {
 				continue
 			}
-			best := -1
-			for r := range k {
-				if t.a[r][e].Sign() <= 0 {
-					continue
-				}
-				if best < 0 || t.lexLess(r, best, e, d) {
-					best = r
-				}
-			}
+			best := t.leaving(e, d)
 			if best < 0 {
 				continue
 			}
@@ -216,9 +245,8 @@ func polytopeVertices(M [][]*big.Rat, work *int) ([]vertex, error) {
 				continue
 			}
 			seen[key] = true
-			*work += k * (vars + 1)
-			if *work > MaxPivotWork {
-				return nil, fmt.Errorf("%w: enumerating the vertices of a best-response polytope takes more than %d steps of exact arithmetic", ErrTooLarge, MaxPivotWork)
+			if err := work.spend(k*(vars+1), "enumerating the vertices of a best-response polytope"); err != nil {
+				return nil, err
 			}
 			next := t.clone()
 			next.pivot(best, e)

@@ -27,13 +27,22 @@ type equilibriaOptions struct {
 	compare bool
 	all     bool
 	scale   string
+	mixed   mixedOptions
 	// readFile reads a game file; os.ReadFile unless a test replaces it.
 	readFile func(string) ([]byte, error)
 }
 
+// mixedOptions say how the mixed equilibria of a two-player game are computed.
+type mixedOptions struct {
+	// pivotWork bounds the exact arithmetic: tableau entries updated over all pivots.
+	pivotWork int
+	// one: one equilibrium by Lemke–Howson instead of all of them.
+	one bool
+}
+
 // newEquilibriaCmd returns `analyze equilibria`. runF, when non-nil, replaces the run step.
 func newEquilibriaCmd(deps *cli.Deps, runF func(context.Context, *equilibriaOptions) error) *cobra.Command {
-	o := &equilibriaOptions{readFile: os.ReadFile}
+	o := &equilibriaOptions{readFile: os.ReadFile, mixed: mixedOptions{pivotWork: equilibria.MaxPivotWork}}
 	cmd := &cobra.Command{
 		Use:   "equilibria GAME [GAME2 --compare]",
 		Short: "Exact equilibria of a matrix game or a game tree given as data",
@@ -52,11 +61,21 @@ more players are not computed, and the output says so. For a game tree: the subg
 equilibrium by backward induction with every tie reported, every outcome a subgame-perfect
 equilibrium can reach, and the outcomes of the pure Nash equilibria of the tree's normal form.
 With --compare and two matrix games: whether they have the same pure-equilibrium set, matching
-actions by name when both games use the same names, else by position (and saying so).`,
+actions by name when both games use the same names, else by position (and saying so).
+
+Listing every mixed equilibrium enumerates the vertices of both players' best-response
+polytopes, whose number grows exponentially with the actions: --pivot-work bounds the exact
+arithmetic it may do (tableau entries updated, over all pivots), so that a large game is
+refused, with a message, rather than tying up the machine; the default, 4000000, is a few
+seconds of one core. With --one, one equilibrium instead, of a game of any size, by
+the Lemke–Howson algorithm (exact, the same bound on its pivots): the path that starts by
+dropping the label of the row player's first action.`,
 		Example: `  parley analyze equilibria prisoners_dilemma
   parley analyze equilibria my-game.yaml
   parley analyze equilibria stag_hunt stag_hunt_2 --compare
   parley analyze equilibria golden_balls --scale 13600
+  parley analyze equilibria big-game.yaml --pivot-work 100000000
+  parley analyze equilibria big-game.yaml --one
   parley analyze equilibria --all`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -68,6 +87,8 @@ actions by name when both games use the same names, else by position (and saying
 				return cli.Usagef("--compare takes two games, got %d", len(args))
 			case !o.compare && len(args) != 1:
 				return cli.Usagef("give one game (or two with --compare), got %d", len(args))
+			case o.mixed.pivotWork < 1:
+				return cli.Usagef("--pivot-work must be at least 1, got %d", o.mixed.pivotWork)
 			}
 			return nil
 		},
@@ -82,6 +103,8 @@ actions by name when both games use the same names, else by position (and saying
 	cmd.Flags().BoolVar(&o.compare, "compare", false, "compare the pure-equilibrium sets of two matrix games (actions matched by name, else by position)")
 	cmd.Flags().BoolVar(&o.all, "all", false, "analyze every shipped game")
 	cmd.Flags().StringVar(&o.scale, "scale", "", "multiply every payoff (a game's scale parameter, e.g. golden balls' jackpot); default the game's own")
+	cmd.Flags().IntVar(&o.mixed.pivotWork, "pivot-work", equilibria.MaxPivotWork, "the most tableau entries the mixed equilibria's pivots may update in all; a game that needs more is refused (see above)")
+	cmd.Flags().BoolVar(&o.mixed.one, "one", false, "find one mixed equilibrium by Lemke–Howson instead of listing them all: two-player games of any size")
 	return cmd
 }
 
@@ -139,7 +162,7 @@ func runEquilibria(out io.Writer, o *equilibriaOptions) error {
 				return cli.Usagef("%s: %v", names[i], err)
 			}
 			matrices = append(matrices, m)
-			if err := writeMatrix(out, names[i], f.Table, scale, m); err != nil {
+			if err := writeMatrix(out, names[i], f.Table, scale, m, o.mixed); err != nil {
 				return err
 			}
 		default:
@@ -267,7 +290,7 @@ func title(name, t string) string {
 }
 
 // writeMatrix prints the table and its equilibria.
-func writeMatrix(out io.Writer, name string, t *matrixv1.Table, scale *big.Rat, m *equilibria.Matrix) error {
+func writeMatrix(out io.Writer, name string, t *matrixv1.Table, scale *big.Rat, m *equilibria.Matrix, mixed mixedOptions) error {
 	players := gamefile.Players(t.GetPlayers())
 	acts := gamefile.TableActions(t)
 	if m.Players() == 2 {
@@ -339,12 +362,34 @@ func writeMatrix(out io.Writer, name string, t *matrixv1.Table, scale *big.Rat, 
 		fmt.Fprintf(out, "Mixed equilibria: not computed: in games of %d players their probabilities can be irrational (roots of polynomial equations), so no exact method lists them all; the pure equilibria above are complete.\n", m.Players())
 		return nil
 	}
-	e, err := equilibria.ExtremeEquilibria(m)
-	if err != nil {
-		fmt.Fprintf(out, "Mixed equilibria: not computed (%v)\n", err)
+	if mixed.one {
+		return writeOne(out, players, acts, m, mixed.pivotWork)
+	}
+	e, err := equilibria.ExtremeEquilibriaWithin(m, mixed.pivotWork)
+	switch {
+	case errors.Is(err, equilibria.ErrTooLarge):
+		fmt.Fprintf(out, "Mixed equilibria: not computed (%v); a --pivot-work above %d lets it go further, --one finds one equilibrium by Lemke–Howson\n", err, mixed.pivotWork)
 		return nil
+	case err != nil:
+		return err
 	}
 	writeExtreme(out, players, acts, e)
+	return nil
+}
+
+// writeOne prints one equilibrium of a two-player game, found by Lemke–Howson from the first
+// row's label.
+func writeOne(out io.Writer, players []string, acts [][]*matrixv1.Action, m *equilibria.Matrix, pivotWork int) error {
+	one, err := equilibria.LemkeHowson(m, 0, pivotWork)
+	switch {
+	case errors.Is(err, equilibria.ErrTooLarge):
+		fmt.Fprintf(out, "One equilibrium (Lemke–Howson): not found (%v); a --pivot-work above %d lets the path go further\n", err, pivotWork)
+		return nil
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(out, "One equilibrium (Lemke–Howson, exact: the path from dropping %s's %s, %d pivots; the others are not listed): %s: %s; %s: %s; expected payoffs %s\n",
+		players[0], acts[0][0].GetId(), one.Pivots, players[0], mixDesc(one.RowMix, acts[0]), players[1], mixDesc(one.ColMix, acts[1]), one.Payoffs)
 	return nil
 }
 

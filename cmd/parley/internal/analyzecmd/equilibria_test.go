@@ -5,13 +5,21 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/parley-arena/parley/referee/games/equilibria"
 )
 
 // analyze runs `analyze equilibria` on games given in memory or shipped.
 func analyze(t *testing.T, files map[string]string, compare bool, games ...string) string {
 	t.Helper()
+	return analyzeMixed(t, files, compare, mixedOptions{pivotWork: equilibria.MaxPivotWork}, games...)
+}
+
+// analyzeMixed is analyze with the mixed equilibria computed as mixed says.
+func analyzeMixed(t *testing.T, files map[string]string, compare bool, mixed mixedOptions, games ...string) string {
+	t.Helper()
 	var out bytes.Buffer
-	o := &equilibriaOptions{games: games, compare: compare, readFile: func(name string) ([]byte, error) {
+	o := &equilibriaOptions{games: games, compare: compare, mixed: mixed, readFile: func(name string) ([]byte, error) {
 		if s, ok := files[name]; ok {
 			return []byte(s), nil
 		}
@@ -82,7 +90,7 @@ func TestEquilibriaThreePlayers(t *testing.T) {
 func TestEquilibriaAll(t *testing.T) {
 	var out bytes.Buffer
 	notFile := func(string) ([]byte, error) { return nil, fs.ErrNotExist }
-	if err := runEquilibria(&out, &equilibriaOptions{all: true, readFile: notFile}); err != nil {
+	if err := runEquilibria(&out, &equilibriaOptions{all: true, mixed: mixedOptions{pivotWork: equilibria.MaxPivotWork}, readFile: notFile}); err != nil {
 		t.Fatal(err)
 	}
 	for _, hedge := range []string{"may miss", "not computed (", "no completely mixed"} {
@@ -90,4 +98,29 @@ func TestEquilibriaAll(t *testing.T) {
 			t.Errorf("output has %q:\n%s", hedge, out.String())
 		}
 	}
+}
+
+// TestEquilibriaOne: --one prints the equilibrium Lemke–Howson finds. The game has one
+// equilibrium, worked out by hand: Bob's mix makes Alice indifferent when 2 y1 = y2 (y = 1/3,
+// 2/3), Alice's makes Bob indifferent when x2 = x1; no cell is an equilibrium (each has a
+// player who gains by switching).
+func TestEquilibriaOne(t *testing.T) {
+	game := map[string]string{"g.yaml": "rows: [r1, r2]\ncols: [c1, c2]\npayoffs:\n  - [[2, 0], [0, 1]]\n  - [[0, 1], [1, 0]]\n"}
+	out := analyzeMixed(t, game, false, mixedOptions{pivotWork: equilibria.MaxPivotWork, one: true}, "g.yaml")
+	wantLines(t, out, "One equilibrium (Lemke–Howson, exact: the path from dropping Alice's r1, ",
+		"Alice: r1 1/2, r2 1/2; Bob: c1 1/3, c2 2/3; expected payoffs (2/3, 1/2)")
+	if strings.Contains(out, "Extreme equilibria") {
+		t.Errorf("--one listed every equilibrium:\n%s", out)
+	}
+}
+
+// TestEquilibriaPivotWork: a game over the bound is refused with what raises it, and the same
+// game within a larger one is solved.
+func TestEquilibriaPivotWork(t *testing.T) {
+	out := analyzeMixed(t, nil, false, mixedOptions{pivotWork: 10}, "rock_paper_scissors")
+	wantLines(t, out, "Mixed equilibria: not computed (", "more than 10 steps", "a --pivot-work above 10 lets it go further, --one finds one equilibrium by Lemke–Howson")
+	out = analyzeMixed(t, nil, false, mixedOptions{pivotWork: 10, one: true}, "rock_paper_scissors")
+	wantLines(t, out, "One equilibrium (Lemke–Howson): not found (", "a --pivot-work above 10 lets the path go further")
+	out = analyzeMixed(t, nil, false, mixedOptions{pivotWork: 1000}, "rock_paper_scissors")
+	wantLines(t, out, "Extreme equilibria (all of them, exact): 1")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/parley-arena/parley/agents/builtin"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/games/equilibria"
 )
 
 // TestEquilibriaFlags checks argument handling through runF.
@@ -52,7 +53,7 @@ func TestEquilibriaFlags(t *testing.T) {
 func TestEquilibriaFile(t *testing.T) {
 	files := map[string]string{"pd.yaml": "rows: [c, d]\ncols: [c, d]\npayoffs:\n  - [[30, 30], [0, 50]]\n  - [[50, 0], [10, 10]]\n"}
 	var out bytes.Buffer
-	o := &equilibriaOptions{games: []string{"pd.yaml", "prisoners_dilemma"}, compare: true, readFile: func(name string) ([]byte, error) {
+	o := &equilibriaOptions{games: []string{"pd.yaml", "prisoners_dilemma"}, compare: true, mixed: mixedOptions{pivotWork: equilibria.MaxPivotWork}, readFile: func(name string) ([]byte, error) {
 		if s, ok := files[name]; ok {
 			return []byte(s), nil
 		}
