@@ -29,6 +29,19 @@ func mat(t testing.TB, pay [][][2]int64) *equilibria.Matrix {
 
 type P = equilibria.Profile
 
+// whole is a payoff matrix of whole numbers, by rows.
+func whole(rows ...[]int64) [][]*big.Rat {
+	var out [][]*big.Rat
+	for _, row := range rows {
+		var rr []*big.Rat
+		for _, x := range row {
+			rr = append(rr, r(x, 1))
+		}
+		out = append(out, rr)
+	}
+	return out
+}
+
 func iterations() int {
 	if testing.Short() {
 		return 100

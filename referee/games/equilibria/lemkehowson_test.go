@@ -37,17 +37,7 @@ func lemkeHowson(t *testing.T, a, b [][]*big.Rat, label int) (x, y []*big.Rat) {
 
 // Games worked out by hand, every label dropped.
 func TestLemkeHowsonKnown(t *testing.T) {
-	rat := func(rows ...[]int64) [][]*big.Rat {
-		var out [][]*big.Rat
-		for _, row := range rows {
-			var rr []*big.Rat
-			for _, v := range row {
-				rr = append(rr, r(v, 1))
-			}
-			out = append(out, rr)
-		}
-		return out
-	}
+	rat := whole
 	mix := func(ps ...*big.Rat) string { return key(ps) }
 	for _, c := range []struct {
 		name string

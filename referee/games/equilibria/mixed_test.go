@@ -441,17 +441,7 @@ func TestExtremeEquilibriaRandomDegenerate(t *testing.T) {
 
 // TestExtremeEquilibriaKnown: games whose equilibria are worked out in the comments.
 func TestExtremeEquilibriaKnown(t *testing.T) {
-	q := func(rows ...[]int64) [][]*big.Rat {
-		var out [][]*big.Rat
-		for _, row := range rows {
-			var rr []*big.Rat
-			for _, x := range row {
-				rr = append(rr, r(x, 1))
-			}
-			out = append(out, rr)
-		}
-		return out
-	}
+	q := whole
 	t.Run("issue example: a continuum of completely mixed equilibria", func(t *testing.T) {
 		// Cells (Alice, Bob): row 1 (0,1) (2,1); row 2 (2,0) (1,0). Bob gets x1 from either
 		// column whatever Alice does, so he is always indifferent. Alice is indifferent when
