@@ -142,9 +142,11 @@ type Config struct {
 	// CacheScope is CacheScopeMatch (default) or CacheScopeGlobal.
 	CacheScope string
 	// BudgetTokens caps the tokens (prompt and completion, cached replies at what they cost
-	// when made) this agent spends over its life; 0: no cap. Once spent no call starts and
-	// the agent plays its fallback with FALLBACK_CAUSE_BUDGET. A match's shared budget
-	// (Observation.tokens_left) is honoured as well.
+	// when made) this agent spends over its life; 0: no cap. A call starts only when its worst
+	// case fits what is left (the prompt counted at one token per two bytes, plus the
+	// completion cap, sized down to what is left: with a budget every call sends a cap); when
+	// none fits the agent plays its fallback with FALLBACK_CAUSE_BUDGET. A match's shared
+	// budget (Observation.tokens_left) is a cap the same way.
 	BudgetTokens int64
 	// BudgetMicrodollars caps the cost, by Prices, in millionths of a dollar; 0: no cap.
 	BudgetMicrodollars int64
@@ -238,8 +240,11 @@ type Agent struct {
 	maxCompletionTokens bool // the model takes max_completion_tokens instead of max_tokens
 	logger              *slog.Logger
 	prices              Prices
-	// spentTokens and spentCost are what the agent has spent over its life (its own budgets).
+	// spentTokens and spentCost are what the agent has spent over its life (its own budgets);
+	// reserved is what calls in flight may still spend at worst (see reserve).
 	spentTokens, spentCost atomic.Int64
+	budgetMu               sync.Mutex
+	reserved               reservation
 
 	mu    sync.Mutex
 	stats Stats
@@ -310,13 +315,14 @@ func New(cfg Config) (*Agent, error) {
 		}
 	}
 	// Reasoning models refuse max_tokens (the library checks before sending): use
-	// max_completion_tokens for them, and refuse settings they cannot take.
-	probe := a.request(newTurn(&agentv1.Observation{}), nil, structuredOff)
+	// max_completion_tokens for them, and refuse settings they cannot take. The probe asks for
+	// a cap even when none is set, since a budget makes the agent send one.
+	probe := a.request(newTurn(&agentv1.Observation{}), nil, structuredOff, max(cfg.MaxTokens, 1))
 	validator := openai.NewReasoningValidator()
-	if err := validator.Validate(probe); err != nil && cfg.MaxTokens > 0 {
+	if err := validator.Validate(probe); err != nil {
 		a.maxCompletionTokens = true
-		probe = a.request(newTurn(&agentv1.Observation{}), nil, structuredOff)
 	}
+	probe = a.request(newTurn(&agentv1.Observation{}), nil, structuredOff, cfg.MaxTokens)
 	if err := validator.Validate(probe); err != nil {
 		return nil, fmt.Errorf("%w: model %s: %v", ErrConfig, cfg.Model, err)
 	}

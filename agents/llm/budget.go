@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sashabaranov/go-openai"
 	"gopkg.in/yaml.v3"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
@@ -98,24 +99,103 @@ func (p Prices) Cost(model string, prompt, completion int64) int64 {
 	return int64(math.Round(pr.Prompt*float64(prompt) + pr.Completion*float64(completion)))
 }
 
-// errBudget: a token or cost budget is spent, so no model call may start.
+// errBudget: a token or cost budget cannot pay for another call, so none may start.
 var errBudget = errors.New("budget spent")
 
-// budgetCheck returns why no call may start now, or nil: the match's shared tokens left (the
-// observation's, less what this move spent so far), the agent's own token budget, or its cost
-// budget. Cached replies count at what they cost when made, so a replay stops where the
+// promptBytesPerToken is how densely the worst case counts a prompt: one token per two bytes
+// (tokenizers of English and JSON give three to four bytes a token; the margin covers numbers
+// and punctuation). messageTokens is each message's envelope in the chat format.
+const (
+	promptBytesPerToken = 2
+	messageTokens       = 4
+)
+
+// promptBound is the most tokens msgs are counted as before the server says: the prompt part
+// of a call's worst case.
+func promptBound(msgs []openai.ChatCompletionMessage) int64 {
+	n := int64(3)
+	for _, m := range msgs {
+		n += int64(len(m.Content)+promptBytesPerToken-1)/promptBytesPerToken + messageTokens
+	}
+	return n
+}
+
+// reservation is a call's worst case, held against the agent's own budgets while the call is
+// in flight so that concurrent moves cannot together pass them.
+type reservation struct {
+	tokens, cost int64
+}
+
+// reserve decides whether a call with msgs may start and with what completion cap: its worst
+// case (the prompt's bound plus the completion cap, sized down to what is left) must fit the
+// match's tokens left (the observation's, less what this move spent so far), the agent's own
+// token budget and its cost budget, less what calls in flight hold. It returns the cap to send
+// (0: none, the server's default, when no budget applies), and holds the worst case until
+// release. Cached replies count at what they cost when made, so a replay stops where the
 // original run did.
-func (a *Agent) budgetCheck(t *turn, mv *moveState) error {
-	if left := t.obs.TokensLeft; left != nil && *left-mv.spentTokens() <= 0 {
-		return fmt.Errorf("%w: the match's token budget is spent", errBudget)
+func (a *Agent) reserve(t *turn, mv *moveState, msgs []openai.ChatCompletionMessage) (int, reservation, error) {
+	prompt := promptBound(msgs)
+	capTokens := int64(a.cfg.MaxTokens) // 0: the server's default, unbounded here
+	room := int64(-1)                   // completion tokens every budget allows; -1: no budget
+	fit := func(left int64, what string) error {
+		r := left - prompt
+		if r < 1 {
+			return fmt.Errorf("%w: %s has %d tokens left, less than the next call's worst case (%d prompt tokens and at least 1 of completion)", errBudget, what, max(left, 0), prompt)
+		}
+		if room < 0 || r < room {
+			room = r
+		}
+		return nil
 	}
-	if b := a.cfg.BudgetTokens; b > 0 && a.spentTokens.Load() >= b {
-		return fmt.Errorf("%w: the agent's budget of %d tokens is spent", errBudget, b)
+	if left := t.obs.TokensLeft; left != nil {
+		if err := fit(*left-mv.spentTokens(), "the match's token budget"); err != nil {
+			return 0, reservation{}, err
+		}
 	}
-	if b := a.cfg.BudgetMicrodollars; b > 0 && a.spentCost.Load() >= b {
-		return fmt.Errorf("%w: the agent's cost budget of $%.2f is spent", errBudget, float64(b)/1e6)
+	a.budgetMu.Lock()
+	defer a.budgetMu.Unlock()
+	if b := a.cfg.BudgetTokens; b > 0 {
+		if err := fit(b-a.spentTokens.Load()-a.reserved.tokens, fmt.Sprintf("the agent's budget of %d tokens", b)); err != nil {
+			return 0, reservation{}, err
+		}
 	}
-	return nil
+	if b := a.cfg.BudgetMicrodollars; b > 0 {
+		left := b - a.spentCost.Load() - a.reserved.cost
+		pr, _ := a.prices.Of(a.cfg.Model)
+		promptCost := int64(math.Ceil(pr.Prompt * float64(prompt)))
+		what := fmt.Sprintf("the agent's cost budget of $%.2f", float64(b)/1e6)
+		switch {
+		case left-promptCost < 1 && pr.Prompt+pr.Completion > 0:
+			return 0, reservation{}, fmt.Errorf("%w: %s has $%.6f left, less than the next call's worst case", errBudget, what, float64(max(left, 0))/1e6)
+		case pr.Completion > 0:
+			if r := int64(float64(left-promptCost) / pr.Completion); room < 0 || r < room {
+				room = r
+			}
+		}
+		if room == 0 {
+			return 0, reservation{}, fmt.Errorf("%w: %s cannot pay for one completion token after the prompt", errBudget, what)
+		}
+	}
+	if room >= 0 {
+		if capTokens == 0 || room < capTokens {
+			capTokens = min(room, MaxTokens)
+		}
+	}
+	res := reservation{}
+	if capTokens > 0 {
+		res = reservation{tokens: prompt + capTokens, cost: a.prices.Cost(a.cfg.Model, prompt, capTokens)}
+	}
+	a.reserved.tokens += res.tokens
+	a.reserved.cost += res.cost
+	return int(capTokens), res, nil
+}
+
+// release gives back what reserve held; what the call spent is counted by spend.
+func (a *Agent) release(res reservation) {
+	a.budgetMu.Lock()
+	a.reserved.tokens -= res.tokens
+	a.reserved.cost -= res.cost
+	a.budgetMu.Unlock()
 }
 
 // spend counts one reply (fresh or cached) against the agent's own budgets and the move.

@@ -57,10 +57,12 @@ var errNoReply = errors.New("no reply from the model")
 // complete returns the model's reply to msgs: from the cache, or from the server, retrying
 // rate limits, server errors, timeouts and broken replies with backoff until ctx's deadline.
 func (a *Agent) complete(ctx context.Context, t *turn, msgs []openai.ChatCompletionMessage, mv *moveState) (string, error) {
-	if err := a.budgetCheck(t, mv); err != nil {
+	maxTokens, res, err := a.reserve(t, mv, msgs)
+	if err != nil {
 		return "", err
 	}
-	key := a.cacheKey(t, msgs).Hash()
+	defer a.release(res)
+	key := a.cacheKey(t, msgs, maxTokens).Hash()
 	if a.cache != nil {
 		if e, ok := a.cache.get(key); ok {
 			mv.cacheHits++
@@ -74,7 +76,7 @@ func (a *Agent) complete(ctx context.Context, t *turn, msgs []openai.ChatComplet
 	}
 	for try := 0; ; try++ {
 		level := structured(a.level.Load())
-		req := a.request(t, msgs, level)
+		req := a.request(t, msgs, level, maxTokens)
 		resp, retryAfter, err := a.call(ctx, req, mv)
 		if err == nil {
 			if len(resp.Choices) > 0 {
@@ -262,8 +264,8 @@ func parseRetryAfter(v string) time.Duration {
 
 func shortError(err error) string { return clip(err.Error(), 300) }
 
-// request builds the chat request.
-func (a *Agent) request(t *turn, msgs []openai.ChatCompletionMessage, level structured) openai.ChatCompletionRequest {
+// request builds the chat request, with completion cap maxTokens (0: none).
+func (a *Agent) request(t *turn, msgs []openai.ChatCompletionMessage, level structured, maxTokens int) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{
 		Model:          a.cfg.Model,
 		Messages:       msgs,
@@ -279,15 +281,17 @@ func (a *Agent) request(t *turn, msgs []openai.ChatCompletionMessage, level stru
 		}
 	}
 	if a.maxCompletionTokens {
-		req.MaxCompletionTokens = a.cfg.MaxTokens
+		req.MaxCompletionTokens = maxTokens
 	} else {
-		req.MaxTokens = a.cfg.MaxTokens
+		req.MaxTokens = maxTokens
 	}
 	return req
 }
 
-func (a *Agent) cacheKey(t *turn, msgs []openai.ChatCompletionMessage) CacheKey {
-	k := CacheKey{Version: 2, Endpoint: a.cfg.BaseURL, Model: a.cfg.Model, Temperature: a.cfg.Temperature, MaxTokens: a.cfg.MaxTokens, Seed: a.cfg.Seed, Style: a.styleName}
+// cacheKey files a reply by what was sent, the completion cap the call asked for included (a
+// budget may size it down).
+func (a *Agent) cacheKey(t *turn, msgs []openai.ChatCompletionMessage, maxTokens int) CacheKey {
+	k := CacheKey{Version: 2, Endpoint: a.cfg.BaseURL, Model: a.cfg.Model, Temperature: a.cfg.Temperature, MaxTokens: maxTokens, Seed: a.cfg.Seed, Style: a.styleName}
 	for _, m := range msgs {
 		k.Messages = append(k.Messages, KeyMessage{Role: m.Role, Content: m.Content})
 	}

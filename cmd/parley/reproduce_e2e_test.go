@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,6 +175,21 @@ func TestReproduceDryRunAndNoModel(t *testing.T) {
 	}
 	if !regexp.MustCompile(`total\s+\d+\s+[1-9]\d*\s+[1-9]\d*\s+[1-9]\d*\s+\$[1-9]`).MatchString(r.stdout) {
 		t.Errorf("dry run totals are empty:\n%s", r.stdout)
+	}
+	// With a budget the plan says what it allows: no match more than its budget, and the
+	// matches whose estimate passes it are counted as cut short.
+	const budget = 1000
+	r = mustRun(t, nil, "reproduce", "negotiationarena", "--dry-run", "--model", "gpt-4o", "--base-url", "http://127.0.0.1:1/v1", "--token-budget", fmt.Sprint(budget))
+	total := regexp.MustCompile(`(?m)^\s*total\s+\d+\s+(\d+)\s+\d+\s+(\d+)\s+\$\S+\s+(\d+)\s+(\d+)$`).FindStringSubmatch(r.stdout)
+	if total == nil || !strings.Contains(r.stdout, "budgets allow") {
+		t.Fatalf("the dry run does not say what the budget allows:\n%s", r.stdout)
+	}
+	var matches, tokens, allowed, cut int64
+	for i, p := range []*int64{&matches, &tokens, &allowed, &cut} {
+		*p, _ = strconv.ParseInt(total[i+1], 10, 64)
+	}
+	if allowed > budget*matches || allowed >= tokens || cut == 0 || cut > matches {
+		t.Errorf("budget %d over %d matches: estimated %d tokens, allowed %d, %d cut short:\n%s", budget, matches, tokens, allowed, cut, r.stdout)
 	}
 	r = mustRun(t, nil, "reproduce", "deliberation", "--table", "4", "--quiet")
 	if !strings.Contains(r.stdout, "Game 3") || !strings.Contains(r.stdout, "ours") {

@@ -23,12 +23,14 @@ func spentBy(u *agentv1.Usage) int64 {
 
 func (b *tokenBudget) spend(u *agentv1.Usage) { b.spent.Add(spentBy(u)) }
 
-// left is Observation.tokens_left: nil without a budget.
-func (b *tokenBudget) left() *int64 {
+// left is Observation.tokens_left for one of movers seats moving at once: nil without a
+// budget. Seats that answer together each get an even share of what is left, so that together
+// they cannot pass it.
+func (b *tokenBudget) left(movers int) *int64 {
 	if b.limit <= 0 {
 		return nil
 	}
-	return proto.Int64(b.limit - b.spent.Load())
+	return proto.Int64((b.limit - b.spent.Load()) / int64(max(movers, 1)))
 }
 
 // addUsageExtras sums the usage fields about caching, fallbacks and cost into a seat's total.

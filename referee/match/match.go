@@ -267,6 +267,7 @@ type run struct {
 	faults    []bool           // faults[seat]: the seat's agent faulted at least once
 	usage     []*agentv1.Usage // usage[seat]: summed over the actions the seat's agent sent
 	budget    tokenBudget      // the match's shared token budget
+	movers    int              // seats moving this turn, who share what is left of the budget
 	shares    *shares          // what each seat has filled of the record and of others' views
 	logger    *slog.Logger
 	observed  ObservedMatch // what the observer is told the match is
@@ -491,6 +492,7 @@ type decision struct {
 func (m *run) turn(ctx context.Context, movers []games.Seat) error {
 	turn := m.state.Turn()
 	decisions := make([]*decision, len(movers))
+	m.movers = len(movers)
 	if len(movers) == 1 {
 		// The only mover validates against the real state: Apply that succeeds is final.
 		decisions[0] = m.ask(ctx, movers[0], m.state)
@@ -729,7 +731,7 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	obs.MaxReplyBytes = m.limits.GetMaxReplyBytes()
 	obs.LastRejection = lastRejection
 	obs.Notes, obs.NotesOmitted = games.LatestNotes(m.notes[seat]) // only this seat's own notes
-	obs.TokensLeft = m.budget.left()
+	obs.TokensLeft = m.budget.left(m.movers)
 	if !m.unbriefed[seat] {
 		obs.Briefing += m.whoPlays[seat]
 	}

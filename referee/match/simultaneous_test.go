@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/parley-arena/parley/agents/sdk"
 	"github.com/parley-arena/parley/agents/sdk/sdktest"
@@ -202,5 +203,33 @@ func TestSimultaneousDefault(t *testing.T) {
 				t.Errorf("outcome = %v, want an agent fault of seat %d", out, failing)
 			}
 		})
+	}
+}
+
+// TestSimultaneousBudgetShare: seats that move at once share what is left of the match's token
+// budget evenly, so that together they cannot pass it; a seat moving alone would be told all.
+func TestSimultaneousBudgetShare(t *testing.T) {
+	const budget, perMove = 1000, 100
+	logs := [2]*obsLog{{}, {}}
+	agents := make([]agentv1.AgentServiceClient, 2)
+	for seat := range 2 {
+		agents[seat] = sdktest.Client(t, sdk.AgentFunc(func(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+			logs[seat].add(obs)
+			a := pick("4")
+			a.Usage = &agentv1.Usage{Model: "m", PromptTokens: perMove / 2, CompletionTokens: perMove / 2}
+			return a, nil
+		}))
+	}
+	spec := match.Spec{ID: "sim-budget", Game: pickGame{rounds: 2}, Agents: agents,
+		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(waitLimit), TokenBudget: budget}}
+	run(t, spec)
+	for seat, l := range logs {
+		for _, obs := range l.all() {
+			// Before turn k both seats have spent perMove on each earlier turn.
+			want := (budget - 2*perMove*int64(obs.GetTurn()-1)) / 2
+			if obs.TokensLeft == nil || obs.GetTokensLeft() != want {
+				t.Errorf("seat %d turn %d: tokens_left %v, want half of what is left, %d", seat, obs.GetTurn(), obs.TokensLeft, want)
+			}
+		}
 	}
 }

@@ -75,20 +75,41 @@ func (p *Plan) WriteHeader(w io.Writer) {
 }
 
 // WriteDryRun prints the plan: per table and in all, matches, model calls, tokens and cost,
-// and what cannot be played.
+// what the token budgets allow, and what cannot be played.
 func (p *Plan) WriteDryRun(w io.Writer) error {
 	p.WriteHeader(w)
 	byRun := map[string]*Planned{}
+	budgeted := false
 	for _, r := range p.Runs {
 		byRun[r.Run.ID] = r
+		budgeted = budgeted || r.Spec.GetLimits().GetTokenBudget() > 0
 	}
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "table\tset-ups\tmatches\tmodel calls\ttokens\tcost\t")
+	head := "table\tset-ups\tmatches\tmodel calls\ttokens\tcost\t"
+	if budgeted {
+		head += "budgets allow\tcut short\t"
+	}
+	fmt.Fprintln(tw, head)
 	counted := map[string]bool{}
+	row := func(name, what string, runs []*Planned) {
+		var matches, cut int
+		var calls, tokens, cost, allowed int64
+		for _, r := range runs {
+			matches += len(r.Spec.GetMatches())
+			calls, tokens, cost = calls+r.Calls, tokens+r.Tokens, cost+r.Cost
+			a, c := r.allowed()
+			allowed, cut = allowed+a, cut+c
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t", name, what, matches, calls, tokens, Money(cost))
+		if budgeted {
+			fmt.Fprintf(tw, "%d\t%d\t", allowed, cut)
+		}
+		fmt.Fprintln(tw)
+	}
 	for _, t := range p.Tables {
 		ids := studies.RunsOf([]*studies.Table{t})
-		var n, matches int
-		var calls, tokens, cost int64
+		n := 0
+		var runs []*Planned
 		for id := range ids {
 			r, ok := byRun[id]
 			if !ok {
@@ -99,23 +120,39 @@ func (p *Plan) WriteDryRun(w io.Writer) error {
 				continue // shared with an earlier table
 			}
 			counted[id] = true
-			matches += len(r.Spec.GetMatches())
-			calls, tokens, cost = calls+r.Calls, tokens+r.Tokens, cost+r.Cost
+			runs = append(runs, r)
 		}
 		what := fmt.Sprintf("%d", n)
 		if t.NoModel {
 			what = "no model"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t\n", t.ID, what, matches, calls, tokens, Money(cost))
+		row(t.ID, what, runs)
 	}
-	matches, calls, tokens, cost := p.Totals()
-	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%s\t\n", len(p.Runs), matches, calls, tokens, Money(cost))
+	row("total", fmt.Sprint(len(p.Runs)), p.Runs)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "Estimates: one call per language-model move (corrections not counted), each the agent's own prompt for the first move, grown by half for the history, plus the completion cap (300 tokens when not set); cost by the price table. Set-ups already played in part cost less.")
+	if budgeted {
+		fmt.Fprintln(w, "Budgets: \"budgets allow\" is the estimate with each match held to its token budget (a set-up's budget split evenly over its matches); \"cut short\" counts the matches whose estimate passes their budget: a budget would end them early, void, and their cells would lack them.")
+	}
 	p.writeMissing(w)
 	return nil
+}
+
+// allowed is the set-up's token estimate held to its matches' budgets, and how many matches
+// the estimate says a budget would cut short (every match of a set-up is estimated alike).
+func (r *Planned) allowed() (tokens int64, cut int) {
+	matches := int64(len(r.Spec.GetMatches()))
+	b := r.Spec.GetLimits().GetTokenBudget()
+	if b <= 0 || matches == 0 || r.Tokens <= b*matches {
+		return r.Tokens, 0
+	}
+	perMatch := r.Tokens / matches
+	if perMatch > b {
+		cut = int(matches)
+	}
+	return b * matches, cut
 }
 
 func (p *Plan) writeMissing(w io.Writer) {

@@ -343,3 +343,22 @@ func writeError(w http.ResponseWriter, status int, kind, msg string) {
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": kind}})
 }
+
+// Unbounded is the completion a maximal model reports for a request that sets no cap.
+const Unbounded = 4096
+
+// AtMaximum answers as respond does, but reports every completion as long as the request
+// allows (its max_tokens or max_completion_tokens, Unbounded when it sets neither): a model
+// that always writes to the cap, the worst case of every budget.
+func AtMaximum(respond Responder) Responder {
+	return func(r Request) Reply {
+		reply := respond(r)
+		if reply.Status == 0 || reply.Status == http.StatusOK {
+			reply.CompletionTokens = Unbounded
+			if c := max(r.MaxTokens, r.MaxCompletionTokens); c > 0 {
+				reply.CompletionTokens = c
+			}
+		}
+		return reply
+	}
+}

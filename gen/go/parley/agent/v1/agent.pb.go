@@ -735,9 +735,11 @@ type Observation struct {
 	MessageTermForms []*v1.ProposalForm `protobuf:"bytes,20,rep,name=message_term_forms,json=messageTermForms,proto3" json:"message_term_forms,omitempty"`
 	// Tokens the match's language-model seats may still spend together, when the match has a
 	// token budget (Limits.token_budget): the budget less every token the seats' actions have
-	// reported so far (Usage.prompt_tokens, completion_tokens and cached_tokens). Unset: no
-	// match budget. Set by the referee; every seat sees the same shared count, which reveals
-	// nothing private. An agent that honours it starts no model call once it is 0 or less.
+	// reported so far (Usage.prompt_tokens, completion_tokens and cached_tokens); seats that
+	// move at once each get an even share of it, so that together they cannot pass it. Unset: no
+	// match budget. Set by the referee; it reveals nothing private. An agent that honours it
+	// starts a model call only when the call's worst case (its prompt and the completion cap it
+	// asks for) fits.
 	TokensLeft *int64 `protobuf:"varint,22,opt,name=tokens_left,json=tokensLeft,proto3,oneof" json:"tokens_left,omitempty"`
 	// This seat's view of the game: parameters, its holdings and its private values. The branch
 	// matches the game's family.
