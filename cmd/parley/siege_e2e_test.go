@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -314,22 +315,37 @@ func TestSiege(t *testing.T) {
 	// person who never moves, each holding a worker until its human move timeout (minutes):
 	// with the default four workers the later matches would wait in the queue behind them. A
 	// sixth worker is left free for them.
-	_, base := startSiegeUp(t, "starts_per_minute: 1000\nmax_record_bytes: 12582912\n", 0, "--allow-dial", "127.0.0.1/32", "--workers", strconv.Itoa(seatMatches+1))
+	_, base := startSiegeUp(t, "starts_per_minute: 1000\nmax_record_bytes: 12582912\nbudgets:\n  client:\n    human_seats: 4\n", 0, "--allow-dial", "127.0.0.1/32", "--workers", strconv.Itoa(seatMatches+1))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	t.Run("seat streams count against the per-address stream cap", func(t *testing.T) {
-		// Five matches with a person's seat each: four streams a seat, twenty in all from one
-		// address, against a cap of sixteen.
+	t.Run("seats for people count against the address's budget; seat streams against its stream cap", func(t *testing.T) {
+		// Attack 4: one address held every seat of the hub. Matches with a person's seat each
+		// from one address until it is refused: budgets.client.human_seats (4 here) are taken,
+		// the fifth is refused (429); another address still starts one.
 		var links []string
-		for range seatMatches {
+		start := func(from string) error {
 			started := &refereev1.StartMatchResponse{}
-			if err := callFrom(ctx, clientFrom("127.0.0.1"), base, "/parley.referee.v1.RefereeService/StartMatch",
-				`{"game":"ultimatum","agents":["human","builtin:fair"]}`, false, started); err != nil {
+			err := callFrom(ctx, clientFrom(from), base, "/parley.referee.v1.RefereeService/StartMatch",
+				`{"game":"ultimatum","agents":["human","builtin:fair"]}`, false, started)
+			if err == nil {
+				links = append(links, started.GetSeatLinks()[0])
+			}
+			return err
+		}
+		for range seatMatches - 1 {
+			if err := start("127.0.0.1"); err != nil {
 				t.Fatal(err)
 			}
-			links = append(links, started.GetSeatLinks()[0])
 		}
+		var refusal *statusError
+		if err := start("127.0.0.1"); !errors.As(err, &refusal) || refusal.code != http.StatusTooManyRequests || !strings.Contains(refusal.body, "budgets.client.human_seats") {
+			t.Fatalf("a fifth seat for a person from one address: %v, want 429 naming budgets.client.human_seats", err)
+		}
+		if err := start(loopback(800)); err != nil {
+			t.Fatalf("another address's seat for a person: %v", err)
+		}
+		// Four streams a seat, twenty in all from one address, against a cap of sixteen.
 		attacker := loopback(900)
 		streams := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(attacker)}}).DialContext}}
 		sctx, stop := context.WithCancel(ctx)

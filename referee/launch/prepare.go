@@ -30,6 +30,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/budget"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/policy"
@@ -124,6 +125,9 @@ type Match struct {
 	MaxDuration time.Duration
 	// MaxRecordBytes bounds the match's record (0: the runner's bound); see match.Spec.
 	MaxRecordBytes int64
+	// Release gives back the match's hold on its caller's budgets (Prepare's), for a match
+	// refused after it was prepared; the hold is otherwise given back when its record ends.
+	Release func()
 }
 
 // Preparer checks match requests. Its fields are read-only once it is in use.
@@ -143,6 +147,9 @@ type Preparer struct {
 	// Policy bounds what callers may ask for (nil: only the runner's hard limits, as for the
 	// organiser's own command line).
 	Policy *policy.Policy
+	// Budgets holds what each caller's matches and tournaments may still cost, against the
+	// policy's budgets (nil: not counted, as for the organiser's own command line).
+	Budgets *budget.Ledger
 }
 
 func invalid(format string, args ...any) error {
@@ -153,7 +160,8 @@ func invalid(format string, args ...any) error {
 // what Setup checks and fills in, then the agents (see CheckAgents) and the labels. It is the
 // one preparation of a match asked for by anyone; what it returns is played as it is (a queued
 // match is reopened from its Request, never prepared again). Its errors wrap ErrInvalid and
-// read as one line a person can act on.
+// read as one line a person can act on; a refusal for want of budget wraps budget.ErrExhausted
+// too. The match holds its cost on the caller's budgets until its record ends.
 func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	if p.Policy != nil {
 		if err := p.Policy.StartMatch(req.Caller); err != nil {
@@ -171,15 +179,32 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 	if len(req.Agents) != len(m.Seats) {
 		return nil, &SeatsError{Game: name, Seats: m.Seats, Got: len(req.Agents)}
 	}
+	// The budget before the agents: a caller over it costs no probe.
+	if m.Release, err = p.Budgets.HoldMatch(req.Caller, m.ID, HumanSeats(m.Agents)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	registered, err := p.CheckAgents(ctx, name, req.Agents)
 	if err != nil {
+		m.Release()
 		return nil, err
 	}
 	if err := p.CheckLabels(req.Caller, req.Labels, registered); err != nil {
+		m.Release()
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	m.Labels = labels(req.Labels, registered)
 	return m, nil
+}
+
+// HumanSeats counts the seats of agents that wait for a person.
+func HumanSeats(agents []string) int {
+	n := 0
+	for _, a := range agents {
+		if agentconn.IsHuman(a) {
+			n++
+		}
+	}
+	return n
 }
 
 // Setup prepares what is played whoever plays it: the game, its parameters (files they name

@@ -106,9 +106,13 @@ type Policy struct {
 	// StartsPerMinute bounds the matches, tournaments and human seat reservations one client
 	// address (a spectator) or one team may start per minute; 0: no bound. The organiser is not bound.
 	StartsPerMinute int `yaml:"starts_per_minute"`
-	// MaxQueued bounds the match requests waiting in the work queue: past it, starting one
-	// more is refused until the queue drains (0: no bound).
+	// MaxQueued bounds the match requests waiting in the work queue, and the matches queued or
+	// running for callers other than the organiser, a tournament counting as all its matches:
+	// past it, starting more is refused until the queue drains (0: no bound).
 	MaxQueued int `yaml:"max_queued"`
+	// Budgets bound what callers other than the organiser have outstanding at once (see
+	// package budget); MaxQueued bounds them all together.
+	Budgets Budgets `yaml:"budgets"`
 	// AuthFailuresPerMinute bounds the failed token attempts of one client address (0: none).
 	AuthFailuresPerMinute int `yaml:"auth_failures_per_minute"`
 
@@ -125,6 +129,28 @@ type Policy struct {
 	ReadTimeout       time.Duration `yaml:"read_timeout"`
 }
 
+// Budgets are the per-caller bounds on what is outstanding at once: each anonymous client
+// address's, all anonymous callers' together, each team's. A tournament counts as all its
+// matches until they have ended.
+type Budgets struct {
+	Client    Budget `yaml:"client"`
+	Anonymous Budget `yaml:"anonymous"`
+	Team      Budget `yaml:"team"`
+}
+
+// Budget bounds one caller's (or pool's) outstanding requests; 0 bounds nothing.
+type Budget struct {
+	// Matches queued or running.
+	Matches int `yaml:"matches"`
+	// WorkerTime is the worst-case time those matches hold workers, each its max_match_time.
+	WorkerTime time.Duration `yaml:"worker_time"`
+	// HumanSeats are the seats for people those matches hold open at once (a seat nobody
+	// takes holds a worker for its move timeout).
+	HumanSeats int `yaml:"human_seats"`
+}
+
+func (b Budget) negative() bool { return b.Matches < 0 || b.WorkerTime < 0 || b.HumanSeats < 0 }
+
 // Default is the policy a public arena starts from: moves of at most two minutes (a person in a
 // seat gets 120 s unless the request says otherwise), a few retries, replies well
 // inside what the transport and the bus carry, matches of at most half an hour, tournaments
@@ -137,6 +163,11 @@ func Default() Policy {
 		MaxTournamentMatches: 20_000, MaxGamesPerAssignment: 1000, MaxConcurrency: 64,
 		SpectatorsStart: "tournaments", LLMRoles: []string{"organiser"},
 		StartsPerMinute: 30, MaxQueued: 10_000, AuthFailuresPerMinute: 20,
+		Budgets: Budgets{
+			Client:    Budget{Matches: 200, WorkerTime: 100 * time.Hour, HumanSeats: 8},
+			Anonymous: Budget{Matches: 2000, WorkerTime: 1000 * time.Hour, HumanSeats: 64},
+			Team:      Budget{Matches: 10_000, WorkerTime: 5000 * time.Hour, HumanSeats: 64},
+		},
 		MaxConnsPerClient: 64, ReservedFiles: 1024, ReadTimeout: 15 * time.Second,
 	}
 }
@@ -163,7 +194,8 @@ func (p Policy) Validate() error {
 	case p.MaxMoveTimeout < 0, p.HumanMoveTimeout < 0, p.MaxRetries < 0, p.MaxReplyBytes < 0, p.MaxMatchTime < 0, p.MaxRecordBytes < 0,
 		p.MaxTournamentMatches < 0, p.MaxGamesPerAssignment < 0, p.MaxConcurrency < 0,
 		p.StartsPerMinute < 0, p.MaxQueued < 0, p.AuthFailuresPerMinute < 0,
-		p.MaxConnsPerClient < 0, p.MaxConns < 0, p.ReservedFiles < 0, p.ReadTimeout < 0:
+		p.MaxConnsPerClient < 0, p.MaxConns < 0, p.ReservedFiles < 0, p.ReadTimeout < 0,
+		p.Budgets.Client.negative(), p.Budgets.Anonymous.negative(), p.Budgets.Team.negative():
 		return errors.New("policy: bounds must be 0 or more")
 	case p.MaxRecordBytes > RecordBytesCeiling:
 		return fmt.Errorf("policy: max_record_bytes %d: at most %d", p.MaxRecordBytes, RecordBytesCeiling)

@@ -160,7 +160,7 @@ func TestDialRule(t *testing.T) {
 func TestOpen(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
-	if err := os.WriteFile(good, []byte("max_move_timeout: 90s\ndial: [10.0.0.0/8]\nspectators_start: matches\n"), 0o600); err != nil {
+	if err := os.WriteFile(good, []byte("max_move_timeout: 90s\ndial: [10.0.0.0/8]\nspectators_start: matches\nbudgets:\n  client:\n    human_seats: 3\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p, err := Open(good)
@@ -170,13 +170,20 @@ func TestOpen(t *testing.T) {
 	if p.MaxMoveTimeout != 90*time.Second || p.SpectatorsStart != "matches" || p.MaxRetries != Default().MaxRetries {
 		t.Errorf("read %+v", p)
 	}
+	// A budget's keys left out keep their defaults, as every key does.
+	want := Default().Budgets
+	want.Client.HumanSeats = 3
+	if p.Budgets != want {
+		t.Errorf("budgets read %+v, want %+v", p.Budgets, want)
+	}
 	for name, text := range map[string]string{
-		"unknown key":  "max_move_timout: 90s\n",
-		"bad network":  "dial: [10.0.0.0/33]\n",
-		"negative":     "max_retries: -1\n",
-		"bad role":     "llm_roles: [everyone]\n",
-		"bad duration": "max_match_time: soon\n",
-		"huge record":  "max_record_bytes: 67108865\n",
+		"unknown key":     "max_move_timout: 90s\n",
+		"bad network":     "dial: [10.0.0.0/33]\n",
+		"negative":        "max_retries: -1\n",
+		"bad role":        "llm_roles: [everyone]\n",
+		"bad duration":    "max_match_time: soon\n",
+		"huge record":     "max_record_bytes: 67108865\n",
+		"negative budget": "budgets:\n  team:\n    matches: -1\n",
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yaml")
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {

@@ -19,6 +19,7 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
+	"github.com/parley-arena/parley/referee/budget"
 )
 
 // maxEndedListed bounds the ended matches the index keeps for listings; older ones are
@@ -32,6 +33,8 @@ const maxEndedListed = 200_000
 type matchIndex struct {
 	js  jetstream.JetStream
 	log *slog.Logger
+	// budgets is given back each match's hold when its record ends (nil: none kept).
+	budgets *budget.Ledger
 
 	mu    sync.Mutex
 	byID  map[string]*indexEntry
@@ -43,8 +46,16 @@ type indexEntry struct {
 	sum *refereev1.MatchSummary
 }
 
-func newMatchIndex(js jetstream.JetStream, log *slog.Logger) *matchIndex {
-	return &matchIndex{js: js, log: log, byID: map[string]*indexEntry{}}
+// tournamentID is the tournament of the entry's match ("" for none, or no entry).
+func (e *indexEntry) tournamentID() string {
+	if e == nil {
+		return ""
+	}
+	return e.sum.GetTournamentId()
+}
+
+func newMatchIndex(js jetstream.JetStream, log *slog.Logger, budgets *budget.Ledger) *matchIndex {
+	return &matchIndex{js: js, log: log, budgets: budgets, byID: map[string]*indexEntry{}}
 }
 
 var (
@@ -150,7 +161,11 @@ func (x *matchIndex) addEvent(md *jetstream.MsgMetadata, ev *eventsv1.MatchEvent
 		x.order = append(x.order, e)
 	case *eventsv1.MatchEvent_MatchEnded:
 		e := x.byID[id]
-		if e == nil || e.sum.GetState() == refereev1.MatchState_MATCH_STATE_ENDED {
+		if e != nil && e.sum.GetState() == refereev1.MatchState_MATCH_STATE_ENDED {
+			return id // a re-sent ending
+		}
+		x.budgets.MatchEnded(id, e.tournamentID(), p.MatchEnded.GetOutcome().GetRerunMatchId())
+		if e == nil {
 			return id
 		}
 		e.sum.State = refereev1.MatchState_MATCH_STATE_ENDED

@@ -10,7 +10,7 @@ import (
 // seeded is an index holding n matches, started in order; every third one is a tournament's,
 // every other one has ended.
 func seeded(n int) *matchIndex {
-	x := newMatchIndex(nil, nil)
+	x := newMatchIndex(nil, nil, nil)
 	for i := range n {
 		s := &refereev1.MatchSummary{MatchId: fmt.Sprintf("m-%d", i), Game: "ultimatum", State: refereev1.MatchState_MATCH_STATE_RUNNING}
 		if i%3 == 0 {

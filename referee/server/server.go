@@ -21,6 +21,7 @@ import (
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/budget"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/policy"
@@ -83,7 +84,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, logger: cfg.Logger, cancel: cancel}
-	s.index = newMatchIndex(cfg.Bus.JetStream(), cfg.Logger)
+	s.index = newMatchIndex(cfg.Bus.JetStream(), cfg.Logger, cfg.Matches.Budgets)
 	if err := s.index.start(ctx, bg, &s.wg); err != nil {
 		cancel()
 		s.wg.Wait()
@@ -135,9 +136,23 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 		Agents: req.GetAgents(), Labels: req.GetLabels(), Limits: req.GetLimits(), MatchID: req.GetMatchId(),
 		RevealPrivate: req.GetRevealPrivate(), Caller: caller,
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, budget.ErrExhausted):
+		return nil, status.Error(codes.ResourceExhausted, err.Error())
+	case err != nil:
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
+	resp, err := s.enqueue(ctx, caller, m)
+	if err != nil {
+		m.Release()
+		return nil, err
+	}
+	s.logger.Info("match requested", "match_id", m.ID, "game", req.GetGame())
+	return resp, nil
+}
+
+// enqueue puts a prepared match into the work queue.
+func (s *Server) enqueue(ctx context.Context, caller policy.Caller, m *launch.Match) (*refereev1.StartMatchResponse, error) {
 	// A match is accepted only while it can be stored: never a 200 for a record that cannot be.
 	if err := s.cfg.Bus.Ready(); err != nil {
 		return nil, status.Errorf(codes.Unavailable, "%v; try again shortly", err)
@@ -169,7 +184,6 @@ func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchReques
 	if err := queue.Enqueue(ctx, js, m.Request()); err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
-	s.logger.Info("match requested", "match_id", m.ID, "game", req.GetGame())
 	return &refereev1.StartMatchResponse{MatchId: m.ID, Seed: m.Seed, SeatLinks: links}, nil
 }
 

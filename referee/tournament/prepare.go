@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/policy"
@@ -74,6 +75,36 @@ func Prepare(ctx context.Context, prep *launch.Preparer, req *tournamentv1.Start
 		}
 	}
 	return spec, nil
+}
+
+// HoldBudget holds a prepared tournament's cost on the caller's budgets (prep.Budgets): all its
+// matches, and the seats for people those it runs at once (concurrency, 0: the default) hold
+// open. undo gives the hold back for a tournament refused after all; otherwise the matches
+// give it back as they end, and the service the rest when it stops requesting them. A
+// refusal wraps budget.ErrExhausted.
+func HoldBudget(prep *launch.Preparer, caller policy.Caller, spec *tournamentv1.TournamentSpec, concurrency int) (undo func(), err error) {
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency
+	}
+	if pol := prep.Policy; pol != nil && pol.MaxConcurrency > 0 {
+		concurrency = min(concurrency, pol.MaxConcurrency)
+	}
+	seats := 0
+	for _, m := range spec.GetMatches() {
+		n := 0
+		for _, e := range m.GetEntrants() {
+			if int(e) < len(spec.GetEntrants()) && agentconn.IsHuman(spec.GetEntrants()[e].GetAddress()) {
+				n++
+			}
+		}
+		seats = max(seats, n)
+	}
+	matches := len(spec.GetMatches())
+	undo, err = prep.Budgets.HoldTournament(caller, spec.GetTournamentId(), matches, seats*min(matches, concurrency))
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return undo, nil
 }
 
 func invalid(err error) error { return fmt.Errorf("%w: %w", launch.ErrInvalid, err) }

@@ -111,10 +111,25 @@ func badRequest(format string, args ...any) error {
 // StartTournament prepares the tournament (Prepare), stores its schedule and starts requesting
 // its matches.
 func (s *Service) StartTournament(ctx context.Context, m *tournamentv1.StartTournamentRequest) (*tournamentv1.StartTournamentResponse, error) {
-	spec, err := Prepare(ctx, s.cfg.Matches, m, policy.FromIncoming(ctx))
+	caller := policy.FromIncoming(ctx)
+	spec, err := Prepare(ctx, s.cfg.Matches, m, caller)
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
+	undo, err := HoldBudget(s.cfg.Matches, caller, spec, int(m.GetConcurrency()))
+	if err != nil {
+		return nil, status.Error(codes.ResourceExhausted, err.Error())
+	}
+	resp, err := s.start(ctx, m, spec)
+	if err != nil {
+		undo()
+	}
+	return resp, err
+}
+
+// start stores a prepared tournament's schedule and request, and starts requesting its
+// matches.
+func (s *Service) start(ctx context.Context, m *tournamentv1.StartTournamentRequest, spec *tournamentv1.TournamentSpec) (*tournamentv1.StartTournamentResponse, error) {
 	id := spec.GetTournamentId()
 	if err := s.cfg.Bus.Ready(); err != nil {
 		return nil, status.Errorf(codes.Unavailable, "%v; try again shortly", err)
@@ -185,6 +200,7 @@ func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int, fresh 
 			s.mu.Lock()
 			delete(s.running, id)
 			s.mu.Unlock()
+			s.cfg.Matches.Budgets.ReleaseTournament(id) // what its ended matches did not give back
 		}()
 		err := Hold(s.ctx, s.cfg.Bus, spec, HoldConfig{Concurrency: concurrency, Fresh: fresh, Matches: s.cfg.Matches})
 		switch {

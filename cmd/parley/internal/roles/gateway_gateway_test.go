@@ -524,8 +524,9 @@ func TestTournamentStandings(t *testing.T) {
 }
 
 // TestTournamentAtThePolicyBound: a tournament of as many matches as the default policy allows
-// (max_tournament_matches) starts through the API, and its whole schedule reads back and is
-// listed, although it is larger than one NATS message.
+// (max_tournament_matches) starts through the API for the organiser (an anonymous caller is
+// refused: it counts as all its matches against the address's budget), and its whole schedule
+// reads back and is listed, although it is larger than one NATS message.
 func TestTournamentAtThePolicyBound(t *testing.T) {
 	f := start(t)
 	const id = "api-tournament-of-twenty-entrants-at-the-bound"
@@ -538,9 +539,17 @@ func TestTournamentAtThePolicyBound(t *testing.T) {
 	if most := policy.Default().MaxTournamentMatches; want > most || want < most-380 {
 		t.Fatalf("%d matches is not at the bound %d", want, most)
 	}
+	body := fmt.Sprintf(`{"tournamentId":%q,"game":"ultimatum","gamesPerAssignment":52,"entrants":[%s]}`, id, strings.Join(entrants, ","))
+	status, data := f.call(t, "/parley.tournament.v1.TournamentService/StartTournament", strings.Replace(body, id, "", 1))
+	wantError(t, "an anonymous tournament at the bound", status, data, http.StatusTooManyRequests, "resource_exhausted")
+	if !strings.Contains(string(data), "budgets.client.matches") {
+		t.Errorf("the refusal does not name the budget: %s", data)
+	}
+	status, data = f.callAs(t, organiserToken, "/parley.tournament.v1.TournamentService/StartTournament", body)
 	resp := &tournamentv1.StartTournamentResponse{}
-	f.mustCall(t, "/parley.tournament.v1.TournamentService/StartTournament",
-		fmt.Sprintf(`{"tournamentId":%q,"game":"ultimatum","gamesPerAssignment":52,"entrants":[%s]}`, id, strings.Join(entrants, ",")), resp)
+	if status != http.StatusOK || protojson.Unmarshal(data, resp) != nil {
+		t.Fatalf("the organiser's tournament at the bound: %d %s", status, data)
+	}
 	if resp.GetMatches() != want {
 		t.Fatalf("scheduled %d matches, want %d", resp.GetMatches(), want)
 	}

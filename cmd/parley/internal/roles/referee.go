@@ -13,6 +13,7 @@ import (
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
+	"github.com/parley-arena/parley/referee/budget"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/match"
@@ -71,7 +72,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 		a.Dial = cfg.Policy.DialRule()
 		cfg.Agents = &a
 	}
-	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, Policy: cfg.Policy}
+	prep := &launch.Preparer{Games: cfg.Games, Agents: cfg.Agents, Policy: cfg.Policy, Budgets: budget.New(cfg.Policy)}
 	ref, err := server.New(ctx, server.Config{Matches: prep, Bus: cfg.Bus, Logger: cfg.Logger, StartGrace: cfg.StartGrace})
 	if err != nil {
 		return nil, err
