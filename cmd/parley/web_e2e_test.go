@@ -357,12 +357,14 @@ func TestWebPage(t *testing.T) {
 		tb.do("open the list", chromedp.Navigate(base+"/#/"), chromedp.WaitVisible(chromedp.CSS("#live-matches")))
 		tb.waitFor("the match among the live ones", fmt.Sprintf(`document.querySelector('#live-matches').innerText.includes(%s)`, jsString(id)))
 		tb.screenshot("matches-live")
+		checkPhone(tb, "the home page", "matches-live")
 		tb.click(fmt.Sprintf(`#live-matches a[href="#/match/%s"]`, id))
 		tb.waitFor("P1's opening offer", `document.querySelector('#transcript').innerText.includes('P1 proposes') && document.querySelector('#match-state').textContent === 'live'`)
 		if eval[bool](tb, `!document.querySelector('#match-outcome').hidden`) {
 			t.Fatal("the outcome is shown before P2 has moved")
 		}
 		tb.screenshot("match-live")
+		checkPhone(tb, "a live match", "match-live")
 
 		awaitSeat(t, base, token, "acting", 2)
 		seatAction(t, base, token, 2, 1, `{"move":{"accept":{}},"messages":[{"text":"Sixty-forty it is."}]}`)
@@ -488,6 +490,7 @@ func TestWebPage(t *testing.T) {
 		tb.setValue("[data-editor=propose] input[data-bound='0']", "20")
 		tb.setValue("textarea[data-message='0']", "Twenty for you, take it or leave it.")
 		tb.screenshot("seat-ultimatum-turn1")
+		checkPhone(tb, "the seat, its move to make", "seat-ultimatum-turn1")
 		tb.click("button[data-kind=MOVE_KIND_PROPOSE]")
 
 		// Turn 3: fair counter-offered; accept it.

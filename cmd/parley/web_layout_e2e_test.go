@@ -260,6 +260,9 @@ func checkEntrantsPage(t *testing.T, b *browser, base, id string, n int) {
 		tb.shotOf("#heatmaps", fmt.Sprintf("heatmaps-%d-entrants-%s", n, w.name))
 		tb.shotOf("#leaderboard-card", fmt.Sprintf("leaderboard-%d-entrants-%s", n, w.name))
 	}
+	if n == 12 {
+		checkPhone(tb, "12 entrants", "tournament-12-entrants")
+	}
 	tb.do("back to the desktop width", chromedp.EmulateViewport(1280, 1000))
 }
 
@@ -356,4 +359,51 @@ func testManyEntrants(t *testing.T, b *browser, base string) {
 		checkContrast(t, "leaderboard", l.Texts)
 		tb.screenshot("leaderboard-many")
 	})
+}
+
+// phoneJS reads what checkPhone checks at a phone's width: the page's width, what sticks out,
+// the boxes that scroll sideways without saying so, and the nav's lines.
+const phoneJS = `JSON.stringify({
+  ViewportWidth: window.innerWidth, PageWidth: document.documentElement.scrollWidth,
+  Wide: [...document.querySelectorAll('body *')].filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > window.innerWidth + 1 && !(e.parentElement && e.parentElement.closest('.scroll, .heatscroll, nav')); })
+    .slice(0, 8).map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + String(e.className).replace(/ /g, '.') : '')),
+  Unmarked: [...document.querySelectorAll('.scroll, .heatscroll')].filter((b) => b.scrollWidth > b.clientWidth + 1 && (b.dataset.more !== 'yes' || getComputedStyle(b, '::before').content === 'none'))
+    .map((b) => (b.querySelector('table[id]') || b.querySelector('table') || b).id || b.className),
+  NavTops: [...document.querySelectorAll('header.top nav a')].map((a) => Math.round(a.getBoundingClientRect().top)),
+  NavRight: Math.max(0, ...[...document.querySelectorAll('header.top nav a')].map((a) => a.getBoundingClientRect().right)),
+})`
+
+// checkPhone looks at the page as a 390 px phone shows it and saves a screenshot NAME-phone:
+// nothing wider than the screen but boxes that scroll sideways and say so, the nav on one line
+// with every link in sight. Then back to the desktop width.
+func checkPhone(tb *tab, where, name string) {
+	tb.t.Helper()
+	tb.do("resize to a phone", chromedp.EmulateViewport(390, 900))
+	tb.waitFor("the phone's width", `window.innerWidth === 390`)
+	var got struct {
+		ViewportWidth, PageWidth, NavRight float64
+		Wide, Unmarked                     []string
+		NavTops                            []float64
+	}
+	eval[bool](tb, `new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(true))))`) // the page's marks are made
+	if err := json.Unmarshal([]byte(eval[string](tb, phoneJS)), &got); err != nil {
+		tb.fail("reading the layout: %v", err)
+	}
+	if got.PageWidth > got.ViewportWidth+1 {
+		tb.t.Errorf("%s at 390 px: the page is %.0f px wide, it scrolls sideways; sticking out: %v", where, got.PageWidth, got.Wide)
+	}
+	if len(got.Unmarked) > 0 {
+		tb.t.Errorf("%s at 390 px: boxes scroll sideways with no hint: %v", where, got.Unmarked)
+	}
+	for _, top := range got.NavTops {
+		if top != got.NavTops[0] {
+			tb.t.Errorf("%s at 390 px: the nav wraps (its links' tops %v)", where, got.NavTops)
+			break
+		}
+	}
+	if got.NavRight > got.ViewportWidth+1 {
+		tb.t.Errorf("%s at 390 px: the nav's last link ends at %.0f px, out of sight", where, got.NavRight)
+	}
+	tb.screenshot(name + "-phone")
+	tb.do("back to the desktop width", chromedp.EmulateViewport(1280, 1000))
 }

@@ -8,7 +8,7 @@
 
 import { analytics, follow, getJSON, postJSON, referee, rpc, tournaments } from './api.js';
 import { renderEvent, renderOutcome, seatTable, WaitingSeats } from './transcript.js';
-import { agentName, causeText, el, fill, fmtClock, fmtInterval, fmtNum, fmtRate, fmtTime, nameOf, num, paramsOf, plural, renderValue, seatNames, fmtDuration } from './format.js';
+import { agentName, causeText, el, fill, fitNarrow, fmtClock, fmtInterval, fmtNum, fmtRate, fmtTime, nameOf, num, paramsOf, plural, renderValue, seatNames, fmtDuration } from './format.js';
 import { heatmap, heatmaps } from './heat.js';
 
 const app = document.getElementById('app');
@@ -141,7 +141,7 @@ function viewMatches(query) {
     livePages.reset().catch((err) => fill(msg, banner(err)));
     donePages.reset().catch((err) => fill(msg, banner(err)));
   });
-  const table = (id, heads, body) => el('div', { class: 'scroll' }, el('table', { class: 'grid', id }, el('thead', {}, el('tr', {}, heads.map((h) => el('th', {}, h)))), body));
+  const table = (id, heads, body) => el('div', { class: 'scroll' }, el('table', { class: 'grid stack', id }, el('thead', {}, el('tr', {}, heads.map((h) => el('th', {}, h)))), body));
   fill(
     app,
     el('div', { class: 'toolbar' }, el('h1', {}, 'Matches'), el('label', { class: 'check' }, withTournaments, ' show tournament matches'), el('span', { class: 'grow' }), link('#/new', 'Start a match'), link('#/new/tournament', 'Start a tournament')),
@@ -435,7 +435,7 @@ function viewTournament(id) {
     el('section', { class: 'card' }, el('h2', {}, 'Heat maps'), parts.heat),
     el('section', { class: 'card' }, el('h2', {}, 'Agents'), parts.agents),
     el('section', { class: 'card' }, el('h2', {}, 'Report tables'), parts.tables),
-    el('section', { class: 'card' }, el('h2', {}, 'Matches'), el('div', { class: 'scroll' }, el('table', { class: 'grid small' }, el('thead', {}, el('tr', {}, ['Match', 'Players', 'State', 'Payoffs'].map((h) => el('th', {}, h)))), matches)), matchesNav),
+    el('section', { class: 'card' }, el('h2', {}, 'Matches'), el('div', { class: 'scroll' }, el('table', { class: 'grid small stack' }, el('thead', {}, el('tr', {}, ['Match', 'Players', 'State', 'Payoffs'].map((h) => el('th', {}, h)))), matches)), matchesNav),
   );
   tournaments('GetTournament', { tournamentId: id })
     .then((r) => {
@@ -897,5 +897,6 @@ async function route() {
   else c(); // the route changed while this view loaded
 }
 
+fitNarrow(app);
 window.addEventListener('hashchange', route);
 route();

@@ -320,3 +320,37 @@ export function paramsOf(gp) {
   const [k] = Object.keys(gp);
   return k ? gp[k] : null;
 }
+
+/**
+ * fitNarrow keeps what is under root readable on a narrow screen, now and as it changes: a
+ * box that scrolls sideways (.scroll, .heatscroll) and holds more than it shows is marked
+ * data-more="yes" (the style frames it and says so), and each cell of a table.stack is
+ * labelled with its column's heading (a phone shows such a table's rows one under another).
+ */
+export function fitNarrow(root) {
+  let queued = false;
+  const mark = () => {
+    queued = false;
+    for (const box of root.querySelectorAll('.scroll, .heatscroll')) {
+      const more = box.scrollWidth > box.clientWidth + 1 ? 'yes' : 'no';
+      if (box.dataset.more !== more) box.dataset.more = more;
+    }
+    for (const table of root.querySelectorAll('table.stack')) {
+      const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+      for (const row of table.querySelectorAll('tbody tr')) {
+        if (row.children.length !== heads.length) continue; // a row of spanned cells says what it is
+        [...row.children].forEach((cell, i) => {
+          if (cell.dataset.label !== heads[i]) cell.dataset.label = heads[i];
+        });
+      }
+    }
+  };
+  const later = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(mark);
+  };
+  new MutationObserver(later).observe(root, { childList: true, subtree: true, characterData: true });
+  window.addEventListener('resize', later);
+  later();
+}

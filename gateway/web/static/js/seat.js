@@ -25,6 +25,7 @@ import {
   causeText,
   el,
   fill,
+  fitNarrow,
   fmtClock,
   fmtNum,
   formatAllocation,
@@ -105,7 +106,7 @@ function amountEditor(form, names, me, prefix, history) {
   const node = el(
     'div',
     { class: 'editor', dataset: { editor: prefix } },
-    el('table', { class: 'grid split' }, el('thead', {}, el('tr', {}, el('th', {}, 'Seat'), el('th', {}, 'Side'), el('th', {}, 'Resource'), el('th', {}, 'Amount'), el('th', {}, 'Range'))), el('tbody', {}, rows, totals)),
+    el('table', { class: 'grid split stack' }, el('thead', {}, el('tr', {}, el('th', {}, 'Seat'), el('th', {}, 'Side'), el('th', {}, 'Resource'), el('th', {}, 'Amount'), el('th', {}, 'Range'))), el('tbody', {}, rows, totals)),
     preview,
     problems,
   );
@@ -571,4 +572,5 @@ function start() {
   setInterval(tick, 250);
 }
 
+fitNarrow(document.querySelector('main'));
 start();
