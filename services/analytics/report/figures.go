@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/parley-arena/parley/services/analytics/metrics"
 	"github.com/parley-arena/parley/services/analytics/metrics/bargaining"
@@ -192,16 +195,17 @@ func heatmap(dir, name, title string, g grid, game *tables.Game, isPct bool) (Fi
 
 // trajectory plots price_k over k for every match that has a price path.
 func trajectory(dir, game string, rows []metrics.Row) (Figure, bool, error) {
-	p, ok, err := trajectoryPlot(game, rows)
+	p, legend, ok, err := trajectoryPlot(game, rows)
 	if !ok || err != nil {
 		return Figure{}, false, err
 	}
-	f, err := save(dir, fileName(game, "trajectories"), p.Title.Text, p, 7*vg.Inch, 4.5*vg.Inch)
+	f, err := saveWithLegend(dir, fileName(game, "trajectories"), p.Title.Text, p, legend, 7*vg.Inch, 4.5*vg.Inch)
 	return f, err == nil, err
 }
 
-// trajectoryPlot draws trajectory's plot; false when no match has a price path.
-func trajectoryPlot(game string, rows []metrics.Row) (*plot.Plot, bool, error) {
+// trajectoryPlot draws trajectory's plot and the legend that goes below it; false when no
+// match has a price path.
+func trajectoryPlot(game string, rows []metrics.Row) (*plot.Plot, *plot.Legend, bool, error) {
 	sort.Slice(rows, func(i, j int) bool { return rows[i].MatchID < rows[j].MatchID })
 	p := plot.New()
 	p.Title.Text = game + ": price path of each match"
@@ -233,7 +237,7 @@ func trajectoryPlot(game string, rows []metrics.Row) (*plot.Plot, bool, error) {
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return nil, false, fmt.Errorf("report: trajectory: %w", err)
+			return nil, nil, false, fmt.Errorf("report: trajectory: %w", err)
 		}
 		// Blue to red in match order, skipping the palette's light grey middle, which would
 		// not show on the white plot.
@@ -252,35 +256,40 @@ func trajectoryPlot(game string, rows []metrics.Row) (*plot.Plot, bool, error) {
 		drawn++
 	}
 	if drawn == 0 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	p.Add(plotter.NewGrid())
 	// The legend names the matches by colour: every one when few, else the first and the last
-	// (the colours run from blue to red in match-id order).
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	// (the colours run from blue to red in match-id order). It goes below the plot, in the
+	// size of the axes' labels, so that it covers no line and reads where the figure is shown
+	// small.
+	legend := plot.NewLegend()
+	legend.Left = true
+	legend.Top = true
+	legend.TextStyle.Font.Size = vg.Points(11)
+	legend.Padding = vg.Points(2)
 	if len(lines) <= maxLegendEntries {
 		for _, l := range lines {
-			p.Legend.Add(l.id, l.thumbs...)
+			legend.Add(l.id, l.thumbs...)
 		}
 	} else {
-		p.Legend.Add("first: "+lines[0].id, lines[0].thumbs...)
-		p.Legend.Add(fmt.Sprintf("… %d more, blue to red …", len(lines)-2))
-		p.Legend.Add("last: "+lines[len(lines)-1].id, lines[len(lines)-1].thumbs...)
+		legend.Add("first: "+lines[0].id, lines[0].thumbs...)
+		legend.Add(fmt.Sprintf("… %d more, blue to red …", len(lines)-2))
+		legend.Add("last: "+lines[len(lines)-1].id, lines[len(lines)-1].thumbs...)
 	}
 	padAxes(p, maxK, lo, hi)
-	return p, true, nil
+	return p, &legend, true, nil
 }
 
 // maxLegendEntries is the most matches a trajectory plot's legend names one by one.
 const maxLegendEntries = 8
 
 // padAxes leaves room around the data (proposals 1..maxK, prices lo..hi) so no point is cut
-// at the plot's edge, and more above for the legend.
+// at the plot's edge.
 func padAxes(p *plot.Plot, maxK, lo, hi float64) {
 	span := max(hi-lo, 1)
 	p.X.Min, p.X.Max = 0.5, maxK+0.5
-	p.Y.Min, p.Y.Max = lo-0.08*span, hi+0.35*span
+	p.Y.Min, p.Y.Max = lo-0.08*span, hi+0.08*span
 	var ticks []plot.Tick
 	step := max(1, int(math.Ceil(maxK/12)))
 	for k := 1; k <= int(maxK); k += step {
@@ -325,6 +334,43 @@ func colorAt(m palette.ColorMap, v float64) color.Color {
 		return color.Black
 	}
 	return c
+}
+
+// saveWithLegend saves p at w by h with legend in a strip of its own below it.
+func saveWithLegend(dir, name, title string, p *plot.Plot, legend *plot.Legend, w, h vg.Length) (Figure, error) {
+	const margin = 6 // points around the legend
+	r := legend.Rectangle(draw.Canvas{})
+	strip := r.Max.Y - r.Min.Y + 2*margin
+	f := Figure{Title: title, SVG: name + ".svg", PNG: name + ".png"}
+	for _, file := range []string{f.SVG, f.PNG} {
+		c, err := draw.NewFormattedCanvas(w, h+strip, strings.TrimPrefix(filepath.Ext(file), "."))
+		if err != nil {
+			return Figure{}, fmt.Errorf("report: figure %s: %w", file, err)
+		}
+		dc := draw.New(c)
+		p.Draw(draw.Crop(dc, 0, 0, strip, 0))
+		legend.Draw(draw.Crop(dc, 3*margin, -margin, margin, -(h + margin)))
+		if err := writeFigure(filepath.Join(dir, file), c); err != nil {
+			return Figure{}, err
+		}
+	}
+	return f, nil
+}
+
+// writeFigure writes a drawn canvas to path.
+func writeFigure(path string, c io.WriterTo) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("report: figure %s: %w", path, err)
+	}
+	if _, err := c.WriteTo(out); err != nil {
+		out.Close()
+		return fmt.Errorf("report: figure %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("report: figure %s: %w", path, err)
+	}
+	return nil
 }
 
 func save(dir, name, title string, p *plot.Plot, w, h vg.Length) (Figure, error) {

@@ -69,7 +69,7 @@ func TestTrajectoryLegendAndRoom(t *testing.T) {
 		for i := range n {
 			rs = append(rs, row(fmt.Sprintf("buysell-%02d", i), "a", "b", 10, 10, 60+float64(i), 40, 50, 48))
 		}
-		p, ok, err := trajectoryPlot("buysell", rs)
+		p, _, ok, err := trajectoryPlot("buysell", rs)
 		if err != nil || !ok {
 			t.Fatalf("%d matches: %v %v", n, ok, err)
 		}

@@ -106,15 +106,17 @@ var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body { font-family: sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
+body { font-family: sans-serif; margin: 2em auto; padding: 0 1em; max-width: 72em; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 td { text-align: right; } td:first-child, th:first-child { text-align: left; }
 th { background: #f3f3f3; }
-figure { display: inline-block; margin: 0 1em 1em 0; }
-figure img { max-width: 36em; border: 1px solid #eee; }
+figure { display: inline-block; max-width: 100%; margin: 0 1em 1em 0; }
+figure img { max-width: min(36em, 100%); height: auto; border: 1px solid #eee; }
+.scroll { overflow-x: auto; }
 p.note { color: #555; font-size: 0.9em; }
 </style>
 </head>
@@ -128,12 +130,12 @@ p.note { color: #555; font-size: 0.9em; }
 {{range .Games}}<h2>{{.Game}}</h2>
 {{range .Sections}}<h3>{{.Title}}</h3>
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
-<table>
+<div class="scroll"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{end}}{{end}}
 </body>
 </html>
