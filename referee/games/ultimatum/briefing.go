@@ -14,7 +14,7 @@ import (
 // models lose track of their holdings, the turn and the proposals left, so each is restated.
 // The text is a pure function of the state: same state, same bytes.
 func (r *rules) Briefing(m *match, seat games.Seat) string {
-	return games.Brief(r.text[seat].rules, "Your situation",
+	return games.Brief(r.text[seat]().rules, "Your situation",
 		func(line games.BriefingLine) { r.situation(m, seat, line) },
 		func(line games.BriefingLine) { r.options(m, seat, line) })
 }
@@ -76,7 +76,7 @@ func (r *rules) situation(m *match, seat games.Seat, line bargain.Line) {
 		return
 	}
 	m.TurnLines(seat, line)
-	line(r.text[seat].holds)
+	line(r.text[seat]().holds)
 
 	st, standing := m.Standing()
 	if seat == m.Mover() {
@@ -110,14 +110,14 @@ func (r *rules) options(m *match, seat games.Seat, line bargain.Line) {
 		line("- Nothing: the game is over.")
 		return
 	case seat != m.Mover():
-		line(r.text[seat].waiting)
+		line(r.text[seat]().waiting)
 		return
 	}
 	st, _ := m.Standing()
 	for _, k := range m.LegalMoves(seat) {
 		switch k {
 		case gamev1.MoveKind_MOVE_KIND_PROPOSE:
-			line(r.text[seat].propose)
+			line(r.text[seat]().propose)
 		case gamev1.MoveKind_MOVE_KIND_ACCEPT:
 			line("- accept: take %s's proposal from turn %d; you get %d %s, %s gets %d, and the game ends.",
 				opp, st.Turn, share(seat, st.Terms, total), c, opp, share(1-seat, st.Terms, total))

@@ -29,6 +29,7 @@ package ultimatum
 
 import (
 	"fmt"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 
@@ -98,7 +99,10 @@ func (game) NewState(params *matchv1.GameParams, _ uint64) (games.State, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &rules{p: p, text: [2]seatText{newSeatText(p, P1), newSeatText(p, P2)}}
+	r := &rules{p: p}
+	for seat := range r.text {
+		r.text[seat] = sync.OnceValue(func() seatText { return newSeatText(p, games.Seat(seat)) })
+	}
 	return bargain.New[int64](bargain.Config{
 		Game:           Name,
 		Title:          Name,
@@ -143,9 +147,10 @@ type match = bargain.Match[int64]
 type rules struct {
 	p params
 	// text holds each seat's briefing text that does not change while the game goes on,
-	// written when the match starts: rebuilding it on every observation was a large share of
-	// the referee's work per move.
-	text [2]seatText
+	// written once, when first asked for: rebuilding it on every observation was a large share
+	// of the referee's work per move, and a match whose agents read no briefing
+	// (games.Unbriefed) never writes it.
+	text [2]func() seatText
 }
 
 // seatText is one seat's part of the briefing that stays the same until the game ends; its
