@@ -123,6 +123,15 @@ func TestHostile(t *testing.T) {
 		refused("a spectator naming the match", code, body, http.StatusBadRequest, "only the organiser")
 		code, body = start(`{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["acme/fair@1.0",""]}`)
 		refused("a label claiming a registered bot", code, body, http.StatusBadRequest, "registered bots")
+		// Attack 7: look-alikes (fullwidth, division slash, fraction slash) and forging text.
+		for _, label := range []string{`acme\uff0ffair\uff201.0`, `acme\u2215fair`, `acme\u2044fair`} {
+			code, body = start(`{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["` + label + `",""]}`)
+			refused("a label looking like a registered bot's, "+label, code, body, http.StatusBadRequest, "registered bots")
+		}
+		for _, label := range []string{`fair\u202eriaf`, `fair\nacme/fair@1.0`} {
+			code, body = start(`{"game":"ultimatum","agents":["builtin:fair","builtin:random"],"labels":["` + label + `",""]}`)
+			refused("a label with a control character, "+label, code, body, http.StatusBadRequest, "control or format character")
+		}
 	})
 
 	t.Run("no forged dials", func(t *testing.T) {

@@ -188,11 +188,12 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 		m.Release()
 		return nil, err
 	}
-	if err := p.CheckLabels(req.Caller, req.Labels, registered); err != nil {
+	given, err := p.CheckLabels(req.Caller, req.Labels, registered)
+	if err != nil {
 		m.Release()
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	m.Labels = labels(req.Labels, registered)
+	m.Labels = labels(given, registered)
 	return m, nil
 }
 
@@ -277,18 +278,21 @@ func (p *Preparer) Admit(caller policy.Caller, limits *matchv1.Limits, agents []
 	return nil
 }
 
-// CheckLabels checks each label caller gives against the policy: none may claim a registered
-// bot's name but that bot (registered holds each seat's registered label, see CheckAgents).
-func (p *Preparer) CheckLabels(caller policy.Caller, labels, registered []string) error {
+// CheckLabels checks each label caller gives against the policy (policy.Label): none may claim
+// a registered bot's name but that bot (registered holds each seat's registered label, see
+// CheckAgents), none holds control characters. It returns the labels as recorded (NFKC).
+func (p *Preparer) CheckLabels(caller policy.Caller, labels, registered []string) ([]string, error) {
 	if p.Policy == nil {
-		return nil
+		return labels, nil
 	}
+	out := make([]string, len(labels))
 	for i, l := range labels {
-		if err := p.Policy.Label(caller, l, registered[i]); err != nil {
-			return err
+		var err error
+		if out[i], err = p.Policy.Label(caller, l, registered[i]); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // LookupGame finds a game of the catalogue, with the refusal every door gives.

@@ -20,7 +20,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/unicode/norm"
 	"gopkg.in/yaml.v3"
 
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -287,17 +291,43 @@ func rolesOrNobody(rs []string) string {
 	return strings.Join(rs, ", ")
 }
 
-// Label refuses a label c may not give the agent in a seat: one with a '/', which only
-// registered bots' labels have (team/name@version), unless it is that seat's bot's own.
-func (p Policy) Label(c Caller, label, registered string) error {
-	if label == "" || label == registered || c.Role == Organiser {
-		return nil
+// Label checks a label c gives the agent in a seat and returns it as it is recorded: in NFKC
+// form, so that one text has one spelling. Refused, for everyone: control, format and bidi
+// characters (a right-to-left override or a newline would forge what a table shows). Refused
+// for callers other than the organiser: '/' and '@', which only registered bots' labels have
+// (team/name@version), unless it is that seat's bot's own — and any character whose TR39
+// confusable skeleton holds one of them (a fullwidth '／', a division or fraction slash), so
+// that no look-alike passes for a registered bot; more than 64 bytes.
+func (p Policy) Label(c Caller, label, registered string) (string, error) {
+	if label == "" || label == registered {
+		return label, nil
 	}
-	if strings.ContainsAny(label, "/@") {
-		return refuse("label %q: '/' and '@' are kept for registered bots (TEAM/NAME@VERSION) and name the bot in that seat only", label)
+	if err := PlainText(label); err != nil {
+		return "", refuse("label %q: %v", label, err)
 	}
-	if len(label) > 64 {
-		return refuse("label %q: at most 64 bytes", label)
+	normal := norm.NFKC.String(label)
+	if normal == registered || c.Role == Organiser {
+		return normal, nil
+	}
+	if strings.ContainsAny(confusables.Skeleton(normal), "/@") {
+		return "", refuse("label %q: '/' and '@' (and characters that look like them) are kept for registered bots (TEAM/NAME@VERSION) and name the bot in that seat only", label)
+	}
+	if len(normal) > 64 {
+		return "", refuse("label %q: at most 64 bytes", label)
+	}
+	return normal, nil
+}
+
+// PlainText refuses text that is not valid UTF-8 or holds a control, format or bidi
+// character, naming the first one.
+func PlainText(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Bidi_Control, r) {
+			return fmt.Errorf("holds the control or format character U+%04X", r)
+		}
 	}
 	return nil
 }

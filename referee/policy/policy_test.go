@@ -121,11 +121,28 @@ func TestLanguageModelsAndLabels(t *testing.T) {
 		{"acme/fair@1.0", "evil/bot@2", false},
 		{"fair@1", "", false},
 		{strings.Repeat("x", 65), "", false},
+		// Attack 7: look-alikes of a registered bot's name, and text that forges a table.
+		{"acme\uff0ffair\uff201.0", "", false}, // fullwidth solidus and at sign
+		{"acme\u2215fair", "", false},          // division slash
+		{"acme\u2044fair", "", false},          // fraction slash
+		{"acme\u29f8fair", "", false},          // big solidus
+		{"fair\u202eriaf", "", false},          // right-to-left override
+		{"fair\nacme/fair@1.0", "", false},
+		{"fair\u200b", "", false}, // zero-width space
+		{"caf\u00e9 \u00e0 la carte", "", true},
 	} {
-		err := p.Label(spectator, tc.label, tc.registered)
+		_, err := p.Label(spectator, tc.label, tc.registered)
 		if (err == nil) != tc.ok {
 			t.Errorf("label %q in a seat of %q: %v, want ok %v", tc.label, tc.registered, err, tc.ok)
 		}
+	}
+	// One text, one spelling: the label recorded is the NFKC form (worked out by hand: the
+	// ligature "ﬁ" is "fi", fullwidth "Ｂ" is "B", "e" and a combining acute is "é").
+	if got, err := p.Label(spectator, "\ufb01ne \uff22ot e\u0301", ""); err != nil || got != "fine Bot \u00e9" {
+		t.Errorf("label recorded as %q (%v), want %q", got, err, "fine Bot \u00e9")
+	}
+	if _, err := p.Label(organiser, "fair\u202e", ""); err == nil {
+		t.Error("the organiser's label with a right-to-left override was taken")
 	}
 }
 

@@ -126,8 +126,13 @@ func checkEntrants(ctx context.Context, prep *launch.Preparer, caller policy.Cal
 	if err != nil {
 		return nil, err
 	}
-	if err := prep.CheckLabels(caller, labels, registered); err != nil {
+	labels, err = prep.CheckLabels(caller, labels, registered)
+	if err != nil {
 		return nil, invalid(err)
 	}
-	return Entrants(in, registered)
+	checked := make([]*tournamentv1.Entrant, len(in))
+	for i, e := range in {
+		checked[i] = &tournamentv1.Entrant{Label: labels[i], Address: e.GetAddress()}
+	}
+	return Entrants(checked, registered)
 }
