@@ -52,14 +52,14 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
+
+	"google.golang.org/protobuf/proto"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
-	"google.golang.org/protobuf/proto"
 )
 
 // Name is the game's name in the registry and in observations.
@@ -116,40 +116,14 @@ var (
 
 // Info describes the game, its seats (for the base scenario) and its parameters.
 func (g *game) Info() *gamev1.GameInfo {
-	s := g.defaultSetup()
-	names, roles := seatsOf(s)
+	names, roles := seatsOf(g.defaultSetup())
 	return &gamev1.GameInfo{
 		Name:         Name,
-		Description:  "Multi-party deliberation: six parties with private score sheets talk in turns over five issues; the lead party tables the final deal and votes are computed from the score sheets.",
+		Description:  "Multi-party deliberation: six parties with private score sheets talk in turns over five issues; the lead party tables the final deal and votes are computed from the score sheets. Shipped scenarios: " + strings.Join(ShippedNames(), ", ") + ".",
 		RulesVersion: RulesVersion,
 		Seats:        names,
 		SeatRoles:    roles,
-		Params: []*gamev1.ParamInfo{
-			{Name: "game", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: DefaultGame,
-				Description: fmt.Sprintf("Scenario: %s (shipped), or the path of a folder in the LLM-Deliberation authors' format (config.txt, scores_files/, initial_deal.txt, ...). Seats are p1, p2, then the other parties.", strings.Join(ShippedNames(), ", "))},
-			{Name: "parties", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(s.N()),
-				Description: fmt.Sprintf("Parties that play: p1, p2 and the first others of the scenario; from %d to all of them.", MinParties)},
-			{Name: "issues", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(len(s.Issues)),
-				Description: "Issues decided: the scenario's first ones (A, B, ...); from 1 to all of them."},
-			{Name: "discussion_turns", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: fmt.Sprintf("%d (4 per party)", s.Discussion),
-				Description: fmt.Sprintf("Turns between the opening and the final deal, in blocks of one turn per party (speaking orders drawn from the seed); 0 to %d.", MaxTurns)},
-			{Name: "quorum", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "parties - 1",
-				Description: "Yes-votes a deal needs to pass; from 1 to parties."},
-			{Name: "vetoes", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "p1,p2",
-				Description: fmt.Sprintf("Parties that must all say yes, comma-separated, by id, name or role (p1, p2); %q for none.", NoVetoes)},
-			{Name: "p1_bonus", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultBonus),
-				Description: "Points p1 adds when every party says yes; p1 also says yes when the others all do and its score plus the bonus reaches its threshold."},
-			{Name: "opening_deal", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "the scenario's (" + s.DealString(s.Opening) + " in base)",
-				Description: "The deal p1 tables on the opening turn, e.g. A1,B1,C4,D1,E5."},
-			{Name: "solo_turns", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: "0",
-				Description: fmt.Sprintf("Solo baseline when above 0: p1 alone speaks this many turns (seeing its own messages) between the opening and the final deal; the others only vote. Up to %d.", MaxTurns)},
-			{Name: "adversary_no_deal_value", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultNoDealValue),
-				Description: "What an adversarial agent is told no deal is worth to it; published in every view, changes no rule."},
-			{Name: "history_window", Kind: gamev1.ParamKind_PARAM_KIND_INT, DefaultValue: strconv.Itoa(DefaultHistoryWindow),
-				Description: "Latest public messages a seat's history shows (its view keeps every one); 0 shows all."},
-			{Name: "speaking_order", Kind: gamev1.ParamKind_PARAM_KIND_STRING, DefaultValue: "drawn from the seed",
-				Description: "The speaker of every discussion turn, comma-separated, by party id, name or role (p1, p2): a fixed order (e.g. an imported match's) instead of drawn blocks; sets discussion_turns to its length. Not with solo_turns."},
-		},
+		Params:       games.ParamInfos(Name, g.defaultSetup().Params()),
 	}
 }
 
@@ -253,8 +227,11 @@ func (g *game) load(name string) (*deliberationv1.Scenario, error) {
 	return Import(fsys, name)
 }
 
-// NewState starts a match. The seed drives the speaking orders.
+// NewState starts a match from resolved params. The seed drives the speaking orders.
 func (g *game) NewState(params *matchv1.GameParams, seed uint64) (games.State, error) {
+	if err := games.CheckResolved(Name, params); err != nil {
+		return nil, err
+	}
 	s, err := NewSetup(params)
 	if err != nil {
 		return nil, err

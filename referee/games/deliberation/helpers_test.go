@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"io/fs"
+
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/deliberation"
-	"io/fs"
 )
 
 // dataDir is the authors' game folders, data/deliberation, relative to this package: the

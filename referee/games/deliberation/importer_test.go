@@ -9,11 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
 	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/deliberation"
-	"google.golang.org/protobuf/proto"
 )
 
 // TestImportPublishedFolders imports the four folders as they are and checks them against the

@@ -1,10 +1,13 @@
 package deliberation_test
 
 import (
-	"github.com/parley-arena/parley/referee/games/gametest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parley-arena/parley/referee/games/gametest"
+
+	"google.golang.org/protobuf/proto"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -12,7 +15,6 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/deliberation"
-	"google.golang.org/protobuf/proto"
 )
 
 // TestVotesAndPayoffsBase checks hand-worked deals of the base game (seats: SportCo, Department

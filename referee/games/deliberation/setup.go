@@ -6,18 +6,17 @@ import (
 	"strconv"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	deliberationv1 "github.com/parley-arena/parley/gen/go/parley/games/deliberation/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
-	"google.golang.org/protobuf/proto"
+	"github.com/parley-arena/parley/referee/games"
 )
 
-// Parameter defaults and limits.
+// Limits of scenarios and parameters (the declarations in deliberation.proto repeat the ones
+// --param can set; the suite checks they agree).
 const (
-	DefaultGame          = "base"
-	DefaultBonus         = 10
-	DefaultNoDealValue   = 150
-	DefaultHistoryWindow = 6
 	// DefaultTurnsPerParty is how many discussion turns each party gets by default.
 	DefaultTurnsPerParty = 4
 
@@ -160,15 +159,14 @@ type loader func(game string) (*deliberationv1.Scenario, error)
 // resolve fills in p's defaults and checks every value. When p has no scenario, load finds it
 // from p.game; NewSetup passes nil, since its params always carry one.
 func resolve(p *deliberationv1.Params, load loader) (*Setup, error) {
-	if p == nil {
-		p = &deliberationv1.Params{}
+	filled, err := games.FillParams(Name, &matchv1.GameParams{Family: &matchv1.GameParams_Deliberation{Deliberation: p}})
+	if err != nil {
+		return nil, err
 	}
-	s := &Setup{Game: DefaultGame}
-	if p.Game != nil {
-		s.Game = strings.TrimSpace(p.GetGame())
-		if s.Game == "" {
-			return nil, fmt.Errorf("deliberation: game must name a scenario (%s) or a folder", strings.Join(ShippedNames(), ", "))
-		}
+	p = filled.GetDeliberation()
+	s := &Setup{Game: strings.TrimSpace(p.GetGame())}
+	if s.Game == "" {
+		return nil, fmt.Errorf("deliberation: game must name a scenario (%s) or a folder", strings.Join(ShippedNames(), ", "))
 	}
 	sc := p.GetScenario()
 	if sc == nil {
@@ -223,7 +221,6 @@ func resolve(p *deliberationv1.Params, load loader) (*Setup, error) {
 		s.Parties = append(s.Parties, pt)
 	}
 	n := s.N()
-	var err error
 	if s.Opening, err = parseDeal(s.Issues, sc.GetOpeningDeal()); err != nil {
 		return nil, fmt.Errorf("deliberation: the scenario's opening deal: %w", err)
 	}
@@ -236,38 +233,16 @@ func resolve(p *deliberationv1.Params, load loader) (*Setup, error) {
 	if p.DiscussionTurns != nil {
 		s.Discussion = int(p.GetDiscussionTurns())
 	}
-	if p.SoloTurns != nil {
-		s.Solo = int(p.GetSoloTurns())
-	}
 	s.Quorum = n - 1
 	if p.Quorum != nil {
 		s.Quorum = int(p.GetQuorum())
 	}
-	s.Bonus = DefaultBonus
-	if p.P1Bonus != nil {
-		s.Bonus = int(p.GetP1Bonus())
-	}
-	s.NoDealValue = DefaultNoDealValue
-	if p.AdversaryNoDealValue != nil {
-		s.NoDealValue = int(p.GetAdversaryNoDealValue())
-	}
-	s.HistoryWindow = DefaultHistoryWindow
-	if p.HistoryWindow != nil {
-		s.HistoryWindow = int(p.GetHistoryWindow())
-	}
-	switch {
-	case s.Discussion < 0 || s.Discussion > MaxTurns:
-		return nil, fmt.Errorf("deliberation: discussion_turns must be from 0 to %d, got %d", MaxTurns, s.Discussion)
-	case s.Solo < 0 || s.Solo > MaxTurns:
-		return nil, fmt.Errorf("deliberation: solo_turns must be from 0 to %d, got %d", MaxTurns, s.Solo)
-	case s.Quorum < 1 || s.Quorum > n:
+	s.Solo = int(p.GetSoloTurns())
+	s.Bonus = int(p.GetP1Bonus())
+	s.NoDealValue = int(p.GetAdversaryNoDealValue())
+	s.HistoryWindow = int(p.GetHistoryWindow())
+	if s.Quorum < 1 || s.Quorum > n {
 		return nil, fmt.Errorf("deliberation: quorum must be from 1 to %d (the parties), got %d", n, s.Quorum)
-	case s.Bonus < 0 || s.Bonus > MaxPoints:
-		return nil, fmt.Errorf("deliberation: p1_bonus must be from 0 to %d, got %d", MaxPoints, s.Bonus)
-	case s.NoDealValue < -MaxPoints || s.NoDealValue > MaxPoints:
-		return nil, fmt.Errorf("deliberation: adversary_no_deal_value must be from %d to %d, got %d", -MaxPoints, MaxPoints, s.NoDealValue)
-	case s.HistoryWindow < 0 || s.HistoryWindow > MaxTurns:
-		return nil, fmt.Errorf("deliberation: history_window must be from 0 (everything) to %d, got %d", MaxTurns, s.HistoryWindow)
 	}
 	if s.Solo > 0 {
 		// Only p1 speaks: the discussion turns are replaced by its solo turns.
@@ -277,9 +252,6 @@ func resolve(p *deliberationv1.Params, load loader) (*Setup, error) {
 		return nil, err
 	}
 	vetoes := p.GetVetoes()
-	if len(vetoes) == 0 {
-		vetoes = []string{"p1", "p2"}
-	}
 	if len(vetoes) == 1 && strings.EqualFold(strings.TrimSpace(vetoes[0]), NoVetoes) {
 		s.vetoIDs = []string{NoVetoes}
 	} else {

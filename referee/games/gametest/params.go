@@ -40,11 +40,6 @@ func checkParams(t *testing.T, g games.Game, variants []*matchv1.GameParams) {
 		}
 		return
 	}
-	if !anyDeclared(branch.Message()) {
-		// TODO(params): families move to declared parameters one at a time; this goes when all have.
-		t.Logf("%s declares no parameter yet", branch.Message().FullName())
-		return
-	}
 	pc := &paramCheck{t: t, g: g, name: name, branch: branch, variants: variants}
 	pc.declarations()
 	r0, err := g.Resolve(nil)
@@ -591,13 +586,4 @@ func (pc *paramCheck) countLimits(fd protoreflect.FieldDescriptor) {
 	if d.MaxCount != nil {
 		pc.refused(fd, list(int(d.GetMaxCount())+1), fmt.Sprintf("%d entries, one more than its declared max_count", d.GetMaxCount()+1))
 	}
-}
-
-func anyDeclared(md protoreflect.MessageDescriptor) bool {
-	for i := range md.Fields().Len() {
-		if games.IsDeclared(md.Fields().Get(i)) {
-			return true
-		}
-	}
-	return false
 }

@@ -167,35 +167,31 @@ func (Stage) EnumDescriptor() ([]byte, []int) {
 // without the folder it was imported from.
 type Params struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Scenario: "base", "game1", "game2" or "game3" (shipped with Parley), or the path of a folder
-	// in the LLM-Deliberation authors' format. Default "base".
+	// The scenario: a shipped one by name, or the path of a folder in the LLM-Deliberation
+	// authors' format.
 	Game *string `protobuf:"bytes,1,opt,name=game,proto3,oneof" json:"game,omitempty"`
-	// Parties that play: p1, p2 and then the first others in the scenario's order. Default: all
-	// of the scenario's parties (at least 3).
+	// Parties that play: p1, p2 and then the first others in the scenario's order.
 	Parties *int32 `protobuf:"varint,2,opt,name=parties,proto3,oneof" json:"parties,omitempty"`
-	// Issues decided: the scenario's first ones (A, B, ...). Default: all of them.
+	// Issues decided: the scenario's first ones (A, B, ...).
 	Issues *int32 `protobuf:"varint,3,opt,name=issues,proto3,oneof" json:"issues,omitempty"`
 	// Discussion turns between the opening and the final deal, in blocks of one turn per party.
-	// Default 4 per party.
 	DiscussionTurns *int32 `protobuf:"varint,4,opt,name=discussion_turns,json=discussionTurns,proto3,oneof" json:"discussion_turns,omitempty"`
-	// Yes-votes a deal needs to pass. Default: parties - 1.
+	// Yes-votes a deal needs to pass.
 	Quorum *int32 `protobuf:"varint,5,opt,name=quorum,proto3,oneof" json:"quorum,omitempty"`
 	// Parties that must all be among the yes-votes, by id, name or role (p1, p2); "none" for no
-	// vetoes. Default: p1 and p2.
+	// vetoes. Resolved params name them by id.
 	Vetoes []string `protobuf:"bytes,6,rep,name=vetoes,proto3" json:"vetoes,omitempty"`
-	// Points p1 adds to its score when every party says yes. Default 10.
+	// Points p1 adds to its score when every party says yes.
 	P1Bonus *int32 `protobuf:"varint,7,opt,name=p1_bonus,json=p1Bonus,proto3,oneof" json:"p1_bonus,omitempty"`
-	// The deal p1 must table on the opening turn, written like "A1,B1,C4,D1,E5". Default: the
-	// scenario's.
+	// The deal p1 must table on the opening turn, written like "A1,B1,C4,D1,E5".
 	OpeningDeal *string `protobuf:"bytes,8,opt,name=opening_deal,json=openingDeal,proto3,oneof" json:"opening_deal,omitempty"`
 	// Solo baseline when above 0: only p1 speaks, this many turns between the opening and the
-	// final deal; the others never speak but still vote. Default 0 (off).
+	// final deal; the others never speak but still vote.
 	SoloTurns *int32 `protobuf:"varint,9,opt,name=solo_turns,json=soloTurns,proto3,oneof" json:"solo_turns,omitempty"`
 	// What an adversarial agent is told no deal is worth to it, in points. Changes no rule;
-	// published in every seat's view for agents that play that role. Default 150.
+	// published in every seat's view for agents that play that role.
 	AdversaryNoDealValue *int32 `protobuf:"varint,10,opt,name=adversary_no_deal_value,json=adversaryNoDealValue,proto3,oneof" json:"adversary_no_deal_value,omitempty"`
 	// Latest public messages shown in a seat's history (its view keeps them all); 0 shows all.
-	// Default 6.
 	HistoryWindow *int32 `protobuf:"varint,11,opt,name=history_window,json=historyWindow,proto3,oneof" json:"history_window,omitempty"`
 	// The scenario's data, filled in by resolving `game`. When set, it is used as given and
 	// `game` only names it. Cannot be set with --param.
@@ -969,23 +965,36 @@ var File_parley_games_deliberation_v1_deliberation_proto protoreflect.FileDescri
 
 const file_parley_games_deliberation_v1_deliberation_proto_rawDesc = "" +
 	"\n" +
-	"/parley/games/deliberation/v1/deliberation.proto\x12\x1cparley.games.deliberation.v1\x1a\x19parley/game/v1/game.proto\x1a\x1cparley/game/v1/privacy.proto\"\xa5\x05\n" +
-	"\x06Params\x12\x17\n" +
-	"\x04game\x18\x01 \x01(\tH\x00R\x04game\x88\x01\x01\x12\x1d\n" +
-	"\aparties\x18\x02 \x01(\x05H\x01R\aparties\x88\x01\x01\x12\x1b\n" +
-	"\x06issues\x18\x03 \x01(\x05H\x02R\x06issues\x88\x01\x01\x12.\n" +
-	"\x10discussion_turns\x18\x04 \x01(\x05H\x03R\x0fdiscussionTurns\x88\x01\x01\x12\x1b\n" +
-	"\x06quorum\x18\x05 \x01(\x05H\x04R\x06quorum\x88\x01\x01\x12\x16\n" +
-	"\x06vetoes\x18\x06 \x03(\tR\x06vetoes\x12&\n" +
-	"\bp1_bonus\x18\a \x01(\x05B\x06\xb2\xe1\x18\x02\b\x00H\x05R\ap1Bonus\x88\x01\x01\x12&\n" +
-	"\fopening_deal\x18\b \x01(\tH\x06R\vopeningDeal\x88\x01\x01\x12\"\n" +
+	"/parley/games/deliberation/v1/deliberation.proto\x12\x1cparley.games.deliberation.v1\x1a\x19parley/game/v1/game.proto\x1a\x1aparley/game/v1/param.proto\x1a\x1cparley/game/v1/privacy.proto\"\xf8\x13\n" +
+	"\x06Params\x12\x8a\x02\n" +
+	"\x04game\x18\x01 \x01(\tB\xf0\x01\xba\xe1\x18\xeb\x01\n" +
+	"\xe2\x01Scenario: a shipped one by name (the game's description lists them), or the path of a folder in the LLM-Deliberation authors' format (config.txt, scores_files/, initial_deal.txt, ...). Seats are p1, p2, then the other parties.\x12\x04baseH\x00R\x04game\x88\x01\x01\x12\x9a\x01\n" +
+	"\aparties\x18\x02 \x01(\x05B{\xba\xe1\x18w\n" +
+	"VParties that play: p1, p2 and the first others of the scenario; from 3 to all of them.\x1a\x1dall of the scenario's partiesH\x01R\aparties\x88\x01\x01\x12\x8e\x01\n" +
+	"\x06issues\x18\x03 \x01(\x05Bq\xba\xe1\x18m\n" +
+	"MIssues decided: the scenario's first ones (A, B, ...); from 1 to all of them.\x1a\x1call of the scenario's issuesH\x02R\x06issues\x88\x01\x01\x12\x81\x02\n" +
+	"\x10discussion_turns\x18\x04 \x01(\x05B\xd0\x01\xba\xe1\x18\xcb\x01\n" +
+	"tTurns between the opening and the final deal, in blocks of one turn per party (speaking orders drawn from the seed).(\x000\xe8\a\x1aN4 per party; the length of speaking_order when one is given; 0 with solo_turnsH\x03R\x0fdiscussionTurns\x88\x01\x01\x12p\n" +
+	"\x06quorum\x18\x05 \x01(\x05BS\xba\xe1\x18O\n" +
+	"@Yes-votes a deal needs to pass; from 1 to the number of parties.\x1a\vparties - 1H\x04R\x06quorum\x88\x01\x01\x12\x8b\x01\n" +
+	"\x06vetoes\x18\x06 \x03(\tBs\xba\xe1\x18o\n" +
+	"dParties that must all say yes, comma-separated, by id, name or role (p1, p2); \"none\" alone for none.P \x12\x05p1,p2R\x06vetoes\x12\xbe\x01\n" +
+	"\bp1_bonus\x18\a \x01(\x05B\x9d\x01\xb2\xe1\x18\x02\b\x00\xba\xe1\x18\x92\x01\n" +
+	"\x85\x01Points p1 adds when every party says yes; p1 also says yes when the others all do and its score plus the bonus reaches its threshold.(\x000\xc0\x84=\x12\x0210H\x05R\ap1Bonus\x88\x01\x01\x12z\n" +
+	"\fopening_deal\x18\b \x01(\tBR\xba\xe1\x18N\n" +
+	"<The deal p1 tables on the opening turn, e.g. A1,B1,C4,D1,E5.\x1a\x0ethe scenario'sH\x06R\vopeningDeal\x88\x01\x01\x12\xc8\x01\n" +
 	"\n" +
-	"solo_turns\x18\t \x01(\x05H\aR\tsoloTurns\x88\x01\x01\x12:\n" +
+	"solo_turns\x18\t \x01(\x05B\xa3\x01\xba\xe1\x18\x9e\x01\n" +
+	"\x93\x01Solo baseline when above 0: p1 alone speaks this many turns (seeing its own messages) between the opening and the final deal; the others only vote.(\x000\xe8\a\x12\x010H\aR\tsoloTurns\x88\x01\x01\x12\xb9\x01\n" +
 	"\x17adversary_no_deal_value\x18\n" +
-	" \x01(\x05H\bR\x14adversaryNoDealValue\x88\x01\x01\x12*\n" +
-	"\x0ehistory_window\x18\v \x01(\x05H\tR\rhistoryWindow\x88\x01\x01\x12B\n" +
-	"\bscenario\x18\f \x01(\v2&.parley.games.deliberation.v1.ScenarioR\bscenario\x12%\n" +
-	"\x0espeaking_order\x18\r \x03(\tR\rspeakingOrderB\a\n" +
+	" \x01(\x05B}\xba\xe1\x18y\n" +
+	"cWhat an adversarial agent is told no deal is worth to it; published in every view, changes no rule.(\xc0\xfb\xc2\xff\xff\xff\xff\xff\xff\x010\xc0\x84=\x12\x03150H\bR\x14adversaryNoDealValue\x88\x01\x01\x12\x90\x01\n" +
+	"\x0ehistory_window\x18\v \x01(\x05Bd\xba\xe1\x18`\n" +
+	"VLatest public messages a seat's history shows (its view keeps every one); 0 shows all.(\x000\xe8\a\x12\x016H\tR\rhistoryWindow\x88\x01\x01\x12\x93\x01\n" +
+	"\bscenario\x18\f \x01(\v2&.parley.games.deliberation.v1.ScenarioBO\xba\xe1\x18K\n" +
+	"IThe scenario's data, filled in from game; when set it is played as given.R\bscenario\x12\xa5\x02\n" +
+	"\x0espeaking_order\x18\r \x03(\tB\xfd\x01\xba\xe1\x18\xf8\x01\n" +
+	"\xf2\x01The speaker of every discussion turn, comma-separated, by party id, name or role (p1, p2): a fixed order (e.g. an imported match's) instead of drawn blocks; sets discussion_turns to its length. Not with solo_turns. Unset: drawn from the seed.P\xe8\aR\rspeakingOrderB\a\n" +
 	"\x05_gameB\n" +
 	"\n" +
 	"\b_partiesB\t\n" +

@@ -22,6 +22,7 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Deal, Issue } from "../../../game/v1/game_pb.js";
 import { file_parley_game_v1_game } from "../../../game/v1/game_pb.js";
+import { file_parley_game_v1_param } from "../../../game/v1/param_pb.js";
 import { file_parley_game_v1_privacy } from "../../../game/v1/privacy_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -29,7 +30,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/games/deliberation/v1/deliberation.proto.
  */
 export const file_parley_games_deliberation_v1_deliberation: GenFile = /*@__PURE__*/
-  fileDesc("Ci9wYXJsZXkvZ2FtZXMvZGVsaWJlcmF0aW9uL3YxL2RlbGliZXJhdGlvbi5wcm90bxIccGFybGV5LmdhbWVzLmRlbGliZXJhdGlvbi52MSKOBAoGUGFyYW1zEhEKBGdhbWUYASABKAlIAIgBARIUCgdwYXJ0aWVzGAIgASgFSAGIAQESEwoGaXNzdWVzGAMgASgFSAKIAQESHQoQZGlzY3Vzc2lvbl90dXJucxgEIAEoBUgDiAEBEhMKBnF1b3J1bRgFIAEoBUgEiAEBEg4KBnZldG9lcxgGIAMoCRIdCghwMV9ib251cxgHIAEoBUIGsuEYAggASAWIAQESGQoMb3BlbmluZ19kZWFsGAggASgJSAaIAQESFwoKc29sb190dXJucxgJIAEoBUgHiAEBEiQKF2FkdmVyc2FyeV9ub19kZWFsX3ZhbHVlGAogASgFSAiIAQESGwoOaGlzdG9yeV93aW5kb3cYCyABKAVICYgBARI4CghzY2VuYXJpbxgMIAEoCzImLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuU2NlbmFyaW8SFgoOc3BlYWtpbmdfb3JkZXIYDSADKAlCBwoFX2dhbWVCCgoIX3BhcnRpZXNCCQoHX2lzc3Vlc0ITChFfZGlzY3Vzc2lvbl90dXJuc0IJCgdfcXVvcnVtQgsKCV9wMV9ib251c0IPCg1fb3BlbmluZ19kZWFsQg0KC19zb2xvX3R1cm5zQhoKGF9hZHZlcnNhcnlfbm9fZGVhbF92YWx1ZUIRCg9faGlzdG9yeV93aW5kb3cisgEKCFNjZW5hcmlvEg0KBXRpdGxlGAEgASgJEgwKBHRleHQYAiABKAkSPAoHcGFydGllcxgDIAMoCzIjLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuUGFydHlCBrLhGAIgARIlCgZpc3N1ZXMYBCADKAsyFS5wYXJsZXkuZ2FtZS52MS5Jc3N1ZRIUCgxvcGVuaW5nX2RlYWwYBSABKAkSDgoGc291cmNlGAYgASgJItABCgVQYXJ0eRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEjUKBHJvbGUYAyABKA4yJy5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlBhcnR5Um9sZRIZCgl0aHJlc2hvbGQYBCABKAVCBrLhGAIQARJBCgZwb2ludHMYBSADKAsyKS5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLklzc3VlUG9pbnRzQgay4RgCEAESGAoIYnJpZWZpbmcYBiABKAlCBrLhGAIQASIdCgtJc3N1ZVBvaW50cxIOCgZwb2ludHMYASADKAUiagoJUGFydHlJbmZvEgwKBHNlYXQYASABKAUSCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRI1CgRyb2xlGAQgASgOMicucGFybGV5LmdhbWVzLmRlbGliZXJhdGlvbi52MS5QYXJ0eVJvbGUijQEKCVN0YXRlbWVudBIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSMgoFc3RhZ2UYAyABKA4yIy5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlN0YWdlEgwKBHRleHQYBCABKAkSIgoEZGVhbBgFIAEoCzIULnBhcmxleS5nYW1lLnYxLkRlYWwiywUKBFZpZXcSDQoFdGl0bGUYASABKAkSEAoIc2NlbmFyaW8YAiABKAkSOAoHcGFydGllcxgDIAMoCzInLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuUGFydHlJbmZvEiUKBmlzc3VlcxgEIAMoCzIVLnBhcmxleS5nYW1lLnYxLklzc3VlEg4KBnF1b3J1bRgFIAEoBRIOCgZ2ZXRvZXMYBiADKAUSGAoQZGlzY3Vzc2lvbl90dXJucxgHIAEoBRISCgpzb2xvX3R1cm5zGAggASgFEhYKDmhpc3Rvcnlfd2luZG93GAkgASgFEh8KF2FkdmVyc2FyeV9ub19kZWFsX3ZhbHVlGAogASgFEioKDG9wZW5pbmdfZGVhbBgLIAEoCzIULnBhcmxleS5nYW1lLnYxLkRlYWwSMgoFc3RhZ2UYDCABKA4yIy5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlN0YWdlEhcKD2Rpc2N1c3Npb25fdHVybhgNIAEoBRIUCgdzcGVha2VyGA4gASgFSACIAQESEQoJbGFzdF90dXJuGA8gASgIEjsKCnN0YXRlbWVudHMYECADKAsyJy5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlN0YXRlbWVudBI5CgZwb2ludHMYESADKAsyKS5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLklzc3VlUG9pbnRzEhEKCXRocmVzaG9sZBgSIAEoBRIVCghwMV9ib251cxgTIAEoBUgBiAEBEhAKCGJyaWVmaW5nGBQgASgJEigKCmZpbmFsX2RlYWwYFSABKAsyFC5wYXJsZXkuZ2FtZS52MS5EZWFsEhEKCXllc192b3RlcxgWIAMoBRIOCgZwYXNzZWQYFyABKAhCCgoIX3NwZWFrZXJCCwoJX3AxX2JvbnVzKnsKCVBhcnR5Um9sZRIaChZQQVJUWV9ST0xFX1VOU1BFQ0lGSUVEEAASEQoNUEFSVFlfUk9MRV9QMRABEhEKDVBBUlRZX1JPTEVfUDIQAhIVChFQQVJUWV9ST0xFX1BMQVlFUhADEhUKEVBBUlRZX1JPTEVfVEFSR0VUEAQqaAoFU3RhZ2USFQoRU1RBR0VfVU5TUEVDSUZJRUQQABIRCg1TVEFHRV9PUEVOSU5HEAESFAoQU1RBR0VfRElTQ1VTU0lPThACEg8KC1NUQUdFX0ZJTkFMEAMSDgoKU1RBR0VfT1ZFUhAEQpsCCiBjb20ucGFybGV5LmdhbWVzLmRlbGliZXJhdGlvbi52MUIRRGVsaWJlcmF0aW9uUHJvdG9QAVpRZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZXMvZGVsaWJlcmF0aW9uL3YxO2RlbGliZXJhdGlvbnYxogIDUEdEqgIcUGFybGV5LkdhbWVzLkRlbGliZXJhdGlvbi5WMcoCHFBhcmxleVxHYW1lc1xEZWxpYmVyYXRpb25cVjHiAihQYXJsZXlcR2FtZXNcRGVsaWJlcmF0aW9uXFYxXEdQQk1ldGFkYXRh6gIfUGFybGV5OjpHYW1lczo6RGVsaWJlcmF0aW9uOjpWMWIGcHJvdG8z", [file_parley_game_v1_game, file_parley_game_v1_privacy]);
+  fileDesc("Ci9wYXJsZXkvZ2FtZXMvZGVsaWJlcmF0aW9uL3YxL2RlbGliZXJhdGlvbi5wcm90bxIccGFybGV5LmdhbWVzLmRlbGliZXJhdGlvbi52MSLhEgoGUGFyYW1zEoQCCgRnYW1lGAEgASgJQvABuuEY6wEK4gFTY2VuYXJpbzogYSBzaGlwcGVkIG9uZSBieSBuYW1lICh0aGUgZ2FtZSdzIGRlc2NyaXB0aW9uIGxpc3RzIHRoZW0pLCBvciB0aGUgcGF0aCBvZiBhIGZvbGRlciBpbiB0aGUgTExNLURlbGliZXJhdGlvbiBhdXRob3JzJyBmb3JtYXQgKGNvbmZpZy50eHQsIHNjb3Jlc19maWxlcy8sIGluaXRpYWxfZGVhbC50eHQsIC4uLikuIFNlYXRzIGFyZSBwMSwgcDIsIHRoZW4gdGhlIG90aGVyIHBhcnRpZXMuEgRiYXNlSACIAQESkQEKB3BhcnRpZXMYAiABKAVCe7rhGHcKVlBhcnRpZXMgdGhhdCBwbGF5OiBwMSwgcDIgYW5kIHRoZSBmaXJzdCBvdGhlcnMgb2YgdGhlIHNjZW5hcmlvOyBmcm9tIDMgdG8gYWxsIG9mIHRoZW0uGh1hbGwgb2YgdGhlIHNjZW5hcmlvJ3MgcGFydGllc0gBiAEBEoYBCgZpc3N1ZXMYAyABKAVCcbrhGG0KTUlzc3VlcyBkZWNpZGVkOiB0aGUgc2NlbmFyaW8ncyBmaXJzdCBvbmVzIChBLCBCLCAuLi4pOyBmcm9tIDEgdG8gYWxsIG9mIHRoZW0uGhxhbGwgb2YgdGhlIHNjZW5hcmlvJ3MgaXNzdWVzSAKIAQES8AEKEGRpc2N1c3Npb25fdHVybnMYBCABKAVC0AG64RjLAQp0VHVybnMgYmV0d2VlbiB0aGUgb3BlbmluZyBhbmQgdGhlIGZpbmFsIGRlYWwsIGluIGJsb2NrcyBvZiBvbmUgdHVybiBwZXIgcGFydHkgKHNwZWFraW5nIG9yZGVycyBkcmF3biBmcm9tIHRoZSBzZWVkKS4oADDoBxpONCBwZXIgcGFydHk7IHRoZSBsZW5ndGggb2Ygc3BlYWtpbmdfb3JkZXIgd2hlbiBvbmUgaXMgZ2l2ZW47IDAgd2l0aCBzb2xvX3R1cm5zSAOIAQESaAoGcXVvcnVtGAUgASgFQlO64RhPCkBZZXMtdm90ZXMgYSBkZWFsIG5lZWRzIHRvIHBhc3M7IGZyb20gMSB0byB0aGUgbnVtYmVyIG9mIHBhcnRpZXMuGgtwYXJ0aWVzIC0gMUgEiAEBEoMBCgZ2ZXRvZXMYBiADKAlCc7rhGG8KZFBhcnRpZXMgdGhhdCBtdXN0IGFsbCBzYXkgeWVzLCBjb21tYS1zZXBhcmF0ZWQsIGJ5IGlkLCBuYW1lIG9yIHJvbGUgKHAxLCBwMik7ICJub25lIiBhbG9uZSBmb3Igbm9uZS5QIBIFcDEscDIStQEKCHAxX2JvbnVzGAcgASgFQp0BsuEYAggAuuEYkgEKhQFQb2ludHMgcDEgYWRkcyB3aGVuIGV2ZXJ5IHBhcnR5IHNheXMgeWVzOyBwMSBhbHNvIHNheXMgeWVzIHdoZW4gdGhlIG90aGVycyBhbGwgZG8gYW5kIGl0cyBzY29yZSBwbHVzIHRoZSBib251cyByZWFjaGVzIGl0cyB0aHJlc2hvbGQuKAAwwIQ9EgIxMEgFiAEBEm0KDG9wZW5pbmdfZGVhbBgIIAEoCUJSuuEYTgo8VGhlIGRlYWwgcDEgdGFibGVzIG9uIHRoZSBvcGVuaW5nIHR1cm4sIGUuZy4gQTEsQjEsQzQsRDEsRTUuGg50aGUgc2NlbmFyaW8nc0gGiAEBEr0BCgpzb2xvX3R1cm5zGAkgASgFQqMBuuEYngEKkwFTb2xvIGJhc2VsaW5lIHdoZW4gYWJvdmUgMDogcDEgYWxvbmUgc3BlYWtzIHRoaXMgbWFueSB0dXJucyAoc2VlaW5nIGl0cyBvd24gbWVzc2FnZXMpIGJldHdlZW4gdGhlIG9wZW5pbmcgYW5kIHRoZSBmaW5hbCBkZWFsOyB0aGUgb3RoZXJzIG9ubHkgdm90ZS4oADDoBxIBMEgHiAEBEqMBChdhZHZlcnNhcnlfbm9fZGVhbF92YWx1ZRgKIAEoBUJ9uuEYeQpjV2hhdCBhbiBhZHZlcnNhcmlhbCBhZ2VudCBpcyB0b2xkIG5vIGRlYWwgaXMgd29ydGggdG8gaXQ7IHB1Ymxpc2hlZCBpbiBldmVyeSB2aWV3LCBjaGFuZ2VzIG5vIHJ1bGUuKMD7wv///////wEwwIQ9EgMxNTBICIgBARKBAQoOaGlzdG9yeV93aW5kb3cYCyABKAVCZLrhGGAKVkxhdGVzdCBwdWJsaWMgbWVzc2FnZXMgYSBzZWF0J3MgaGlzdG9yeSBzaG93cyAoaXRzIHZpZXcga2VlcHMgZXZlcnkgb25lKTsgMCBzaG93cyBhbGwuKAAw6AcSATZICYgBARKJAQoIc2NlbmFyaW8YDCABKAsyJi5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlNjZW5hcmlvQk+64RhLCklUaGUgc2NlbmFyaW8ncyBkYXRhLCBmaWxsZWQgaW4gZnJvbSBnYW1lOyB3aGVuIHNldCBpdCBpcyBwbGF5ZWQgYXMgZ2l2ZW4uEpYCCg5zcGVha2luZ19vcmRlchgNIAMoCUL9AbrhGPgBCvIBVGhlIHNwZWFrZXIgb2YgZXZlcnkgZGlzY3Vzc2lvbiB0dXJuLCBjb21tYS1zZXBhcmF0ZWQsIGJ5IHBhcnR5IGlkLCBuYW1lIG9yIHJvbGUgKHAxLCBwMik6IGEgZml4ZWQgb3JkZXIgKGUuZy4gYW4gaW1wb3J0ZWQgbWF0Y2gncykgaW5zdGVhZCBvZiBkcmF3biBibG9ja3M7IHNldHMgZGlzY3Vzc2lvbl90dXJucyB0byBpdHMgbGVuZ3RoLiBOb3Qgd2l0aCBzb2xvX3R1cm5zLiBVbnNldDogZHJhd24gZnJvbSB0aGUgc2VlZC5Q6AdCBwoFX2dhbWVCCgoIX3BhcnRpZXNCCQoHX2lzc3Vlc0ITChFfZGlzY3Vzc2lvbl90dXJuc0IJCgdfcXVvcnVtQgsKCV9wMV9ib251c0IPCg1fb3BlbmluZ19kZWFsQg0KC19zb2xvX3R1cm5zQhoKGF9hZHZlcnNhcnlfbm9fZGVhbF92YWx1ZUIRCg9faGlzdG9yeV93aW5kb3cisgEKCFNjZW5hcmlvEg0KBXRpdGxlGAEgASgJEgwKBHRleHQYAiABKAkSPAoHcGFydGllcxgDIAMoCzIjLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuUGFydHlCBrLhGAIgARIlCgZpc3N1ZXMYBCADKAsyFS5wYXJsZXkuZ2FtZS52MS5Jc3N1ZRIUCgxvcGVuaW5nX2RlYWwYBSABKAkSDgoGc291cmNlGAYgASgJItABCgVQYXJ0eRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEjUKBHJvbGUYAyABKA4yJy5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlBhcnR5Um9sZRIZCgl0aHJlc2hvbGQYBCABKAVCBrLhGAIQARJBCgZwb2ludHMYBSADKAsyKS5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLklzc3VlUG9pbnRzQgay4RgCEAESGAoIYnJpZWZpbmcYBiABKAlCBrLhGAIQASIdCgtJc3N1ZVBvaW50cxIOCgZwb2ludHMYASADKAUiagoJUGFydHlJbmZvEgwKBHNlYXQYASABKAUSCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRI1CgRyb2xlGAQgASgOMicucGFybGV5LmdhbWVzLmRlbGliZXJhdGlvbi52MS5QYXJ0eVJvbGUijQEKCVN0YXRlbWVudBIMCgR0dXJuGAEgASgFEgwKBHNlYXQYAiABKAUSMgoFc3RhZ2UYAyABKA4yIy5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlN0YWdlEgwKBHRleHQYBCABKAkSIgoEZGVhbBgFIAEoCzIULnBhcmxleS5nYW1lLnYxLkRlYWwiywUKBFZpZXcSDQoFdGl0bGUYASABKAkSEAoIc2NlbmFyaW8YAiABKAkSOAoHcGFydGllcxgDIAMoCzInLnBhcmxleS5nYW1lcy5kZWxpYmVyYXRpb24udjEuUGFydHlJbmZvEiUKBmlzc3VlcxgEIAMoCzIVLnBhcmxleS5nYW1lLnYxLklzc3VlEg4KBnF1b3J1bRgFIAEoBRIOCgZ2ZXRvZXMYBiADKAUSGAoQZGlzY3Vzc2lvbl90dXJucxgHIAEoBRISCgpzb2xvX3R1cm5zGAggASgFEhYKDmhpc3Rvcnlfd2luZG93GAkgASgFEh8KF2FkdmVyc2FyeV9ub19kZWFsX3ZhbHVlGAogASgFEioKDG9wZW5pbmdfZGVhbBgLIAEoCzIULnBhcmxleS5nYW1lLnYxLkRlYWwSMgoFc3RhZ2UYDCABKA4yIy5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlN0YWdlEhcKD2Rpc2N1c3Npb25fdHVybhgNIAEoBRIUCgdzcGVha2VyGA4gASgFSACIAQESEQoJbGFzdF90dXJuGA8gASgIEjsKCnN0YXRlbWVudHMYECADKAsyJy5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLlN0YXRlbWVudBI5CgZwb2ludHMYESADKAsyKS5wYXJsZXkuZ2FtZXMuZGVsaWJlcmF0aW9uLnYxLklzc3VlUG9pbnRzEhEKCXRocmVzaG9sZBgSIAEoBRIVCghwMV9ib251cxgTIAEoBUgBiAEBEhAKCGJyaWVmaW5nGBQgASgJEigKCmZpbmFsX2RlYWwYFSABKAsyFC5wYXJsZXkuZ2FtZS52MS5EZWFsEhEKCXllc192b3RlcxgWIAMoBRIOCgZwYXNzZWQYFyABKAhCCgoIX3NwZWFrZXJCCwoJX3AxX2JvbnVzKnsKCVBhcnR5Um9sZRIaChZQQVJUWV9ST0xFX1VOU1BFQ0lGSUVEEAASEQoNUEFSVFlfUk9MRV9QMRABEhEKDVBBUlRZX1JPTEVfUDIQAhIVChFQQVJUWV9ST0xFX1BMQVlFUhADEhUKEVBBUlRZX1JPTEVfVEFSR0VUEAQqaAoFU3RhZ2USFQoRU1RBR0VfVU5TUEVDSUZJRUQQABIRCg1TVEFHRV9PUEVOSU5HEAESFAoQU1RBR0VfRElTQ1VTU0lPThACEg8KC1NUQUdFX0ZJTkFMEAMSDgoKU1RBR0VfT1ZFUhAEQpsCCiBjb20ucGFybGV5LmdhbWVzLmRlbGliZXJhdGlvbi52MUIRRGVsaWJlcmF0aW9uUHJvdG9QAVpRZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZXMvZGVsaWJlcmF0aW9uL3YxO2RlbGliZXJhdGlvbnYxogIDUEdEqgIcUGFybGV5LkdhbWVzLkRlbGliZXJhdGlvbi5WMcoCHFBhcmxleVxHYW1lc1xEZWxpYmVyYXRpb25cVjHiAihQYXJsZXlcR2FtZXNcRGVsaWJlcmF0aW9uXFYxXEdQQk1ldGFkYXRh6gIfUGFybGV5OjpHYW1lczo6RGVsaWJlcmF0aW9uOjpWMWIGcHJvdG8z", [file_parley_game_v1_game, file_parley_game_v1_param, file_parley_game_v1_privacy]);
 
 /**
  * Params are the deliberation game's parameters. Unset fields take the defaults noted; the match
@@ -40,23 +41,22 @@ export const file_parley_games_deliberation_v1_deliberation: GenFile = /*@__PURE
  */
 export type Params = Message<"parley.games.deliberation.v1.Params"> & {
   /**
-   * Scenario: "base", "game1", "game2" or "game3" (shipped with Parley), or the path of a folder
-   * in the LLM-Deliberation authors' format. Default "base".
+   * The scenario: a shipped one by name, or the path of a folder in the LLM-Deliberation
+   * authors' format.
    *
    * @generated from field: optional string game = 1;
    */
   game?: string | undefined;
 
   /**
-   * Parties that play: p1, p2 and then the first others in the scenario's order. Default: all
-   * of the scenario's parties (at least 3).
+   * Parties that play: p1, p2 and then the first others in the scenario's order.
    *
    * @generated from field: optional int32 parties = 2;
    */
   parties?: number | undefined;
 
   /**
-   * Issues decided: the scenario's first ones (A, B, ...). Default: all of them.
+   * Issues decided: the scenario's first ones (A, B, ...).
    *
    * @generated from field: optional int32 issues = 3;
    */
@@ -64,14 +64,13 @@ export type Params = Message<"parley.games.deliberation.v1.Params"> & {
 
   /**
    * Discussion turns between the opening and the final deal, in blocks of one turn per party.
-   * Default 4 per party.
    *
    * @generated from field: optional int32 discussion_turns = 4;
    */
   discussionTurns?: number | undefined;
 
   /**
-   * Yes-votes a deal needs to pass. Default: parties - 1.
+   * Yes-votes a deal needs to pass.
    *
    * @generated from field: optional int32 quorum = 5;
    */
@@ -79,22 +78,21 @@ export type Params = Message<"parley.games.deliberation.v1.Params"> & {
 
   /**
    * Parties that must all be among the yes-votes, by id, name or role (p1, p2); "none" for no
-   * vetoes. Default: p1 and p2.
+   * vetoes. Resolved params name them by id.
    *
    * @generated from field: repeated string vetoes = 6;
    */
   vetoes: string[];
 
   /**
-   * Points p1 adds to its score when every party says yes. Default 10.
+   * Points p1 adds to its score when every party says yes.
    *
    * @generated from field: optional int32 p1_bonus = 7;
    */
   p1Bonus?: number | undefined;
 
   /**
-   * The deal p1 must table on the opening turn, written like "A1,B1,C4,D1,E5". Default: the
-   * scenario's.
+   * The deal p1 must table on the opening turn, written like "A1,B1,C4,D1,E5".
    *
    * @generated from field: optional string opening_deal = 8;
    */
@@ -102,7 +100,7 @@ export type Params = Message<"parley.games.deliberation.v1.Params"> & {
 
   /**
    * Solo baseline when above 0: only p1 speaks, this many turns between the opening and the
-   * final deal; the others never speak but still vote. Default 0 (off).
+   * final deal; the others never speak but still vote.
    *
    * @generated from field: optional int32 solo_turns = 9;
    */
@@ -110,7 +108,7 @@ export type Params = Message<"parley.games.deliberation.v1.Params"> & {
 
   /**
    * What an adversarial agent is told no deal is worth to it, in points. Changes no rule;
-   * published in every seat's view for agents that play that role. Default 150.
+   * published in every seat's view for agents that play that role.
    *
    * @generated from field: optional int32 adversary_no_deal_value = 10;
    */
@@ -118,7 +116,6 @@ export type Params = Message<"parley.games.deliberation.v1.Params"> & {
 
   /**
    * Latest public messages shown in a seat's history (its view keeps them all); 0 shows all.
-   * Default 6.
    *
    * @generated from field: optional int32 history_window = 11;
    */
