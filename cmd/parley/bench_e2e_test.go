@@ -49,6 +49,21 @@ func TestBenchLoad(t *testing.T) {
 	if got, want := num(f[4]), cpuPerMove/floorCPU; got < want*0.95-0.01 || got > want*1.05+0.01 {
 		t.Errorf("%.2fx the floor's CPU, but %.1f µs against %.1f µs is %.2fx", got, cpuPerMove, floorCPU, want)
 	}
+	// And the floor carrying the observation the bare round trips carry, larger than 200 bytes.
+	obs := regexp.MustCompile(`# run 1: against the floor carrying the observation \(a bare unary call of (\d+) bytes there, 200 back: ([\d.]+) µs of CPU, (\d+) calls/s saturated\): ([\d.]+)x its calls/s, ([\d.]+)x its CPU per call`)
+	o := obs.FindStringSubmatch(r.stdout)
+	if o == nil {
+		t.Fatalf("no line for the floor carrying the observation:\n%s", r.stdout)
+	}
+	if size := num(o[1]); size <= 200 {
+		t.Errorf("the observation carried is %.0f bytes; a mid-match observation is larger than 200", size)
+	}
+	if got, want := num(o[4]), movesPerSec/num(o[3]); got < want*0.95-0.01 || got > want*1.05+0.01 {
+		t.Errorf("%.2fx the observation floor's calls/s, want %.2fx", got, want)
+	}
+	if got, want := num(o[5]), cpuPerMove/num(o[2]); got < want*0.95-0.01 || got > want*1.05+0.01 {
+		t.Errorf("%.2fx the observation floor's CPU, want %.2fx", got, want)
+	}
 	// Profiles, when asked: this process's over the matches, and each bot's.
 	dir := t.TempDir()
 	cpu := filepath.Join(dir, "cpu.out")

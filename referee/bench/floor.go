@@ -17,7 +17,12 @@ import (
 // size of a typical RPC's.
 const FloorBytes = 200
 
-// echoMethod is the floor's one call: it answers its request as it came.
+// wrapperBytes is what a BytesValue of a few hundred bytes adds to them: the field's tag and
+// length.
+const wrapperBytes = 3
+
+// echoMethod is the floor's one call: it answers with its request's first FloorBytes, as
+// a move's observation is answered with a small action.
 const echoMethod = "/parley.bench.v1.EchoService/Echo"
 
 // echoService is a gRPC service with one unary call that echoes a bytes message: the floor a
@@ -33,6 +38,7 @@ var echoService = grpc.ServiceDesc{
 			if err := dec(in); err != nil {
 				return nil, err
 			}
+			in.Value = in.Value[:min(len(in.Value), FloorBytes-wrapperBytes)]
 			return in, nil
 		},
 	}},
@@ -76,10 +82,10 @@ type Echo struct {
 	Stop func()
 }
 
-// Floor makes n bare unary calls of FloorBytes each way to e, concurrency at a time, over one
-// connection (as the bare round trips to the bots go over one each). The CPU counted is this
-// process's and e's.
-func Floor(ctx context.Context, e Echo, concurrency, n int) (BareResult, error) {
+// Floor makes n bare unary calls to e carrying size bytes there and at most FloorBytes back,
+// concurrency at a time, over one connection (as the bare round trips to the bots go over one
+// each). The CPU counted is this process's and e's.
+func Floor(ctx context.Context, e Echo, concurrency, n, size int) (BareResult, error) {
 	conn, err := grpc.NewClient(e.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return BareResult{}, err
@@ -92,7 +98,7 @@ func Floor(ctx context.Context, e Echo, concurrency, n int) (BareResult, error) 
 		}
 		return t
 	}
-	msg := &wrapperspb.BytesValue{Value: make([]byte, FloorBytes-3)} // 3: the field's tag and length
+	msg := &wrapperspb.BytesValue{Value: make([]byte, max(size-wrapperBytes, 0))}
 	var next atomic.Int64
 	errs := make(chan error, concurrency)
 	cpu0, start := cpu(), time.Now()

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
 
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
@@ -103,6 +104,9 @@ func NewLoad(ctx context.Context, serve Serve, latency time.Duration) (*Load, er
 	}
 	return l, nil
 }
+
+// ObservationBytes is the encoded size of the observation the bare round trips carry.
+func (l *Load) ObservationBytes() int { return proto.Size(l.obs) }
 
 // clients are clients of the bots, dialled directly.
 func (l *Load) clients() []agentv1.AgentServiceClient {

@@ -52,7 +52,8 @@ starts (--bots-in-process: served in this process). Then, in the same run, as ma
 trips (Act, one unary gRPC call each, carrying a mid-match observation), as many at a time, go
 to the same bots; then as many floor calls: a bare grpc-go unary call carrying 200 bytes each
 way to an echo server in a process of its own (in this process with --bots-in-process), the
-least a move could cost. CPU is counted over every process the command runs: this one (the
+least a move could cost; then as many again carrying as many bytes as the observation there
+(200 back), the least a move that sends it whole could cost. CPU is counted over every process the command runs: this one (the
 worker and the embedded NATS server), the bots' and the echo server's. Prints moves/s and CPU
 per move, calls/s and CPU per call of both bare calls (client and server), and the ratios;
 with a --latency, the largest resident set of this process (referee and NATS; the bots'
@@ -198,19 +199,30 @@ func runLoad(ctx context.Context, deps *cli.Deps, o *options, prof *profiler) er
 		fmt.Fprintf(deps.Out, "BenchmarkLoadBareRoundTrip/concurrency=%d\t%d\t%d ns/op\t%.0f calls/s\t%.1f cpu-µs/call\t%.2f cores\n",
 			o.concurrency, bare.Calls, bare.Wall.Nanoseconds()/int64(bare.Calls), bare.CallsPerSecond(),
 			float64(bare.CPUPerCall().Nanoseconds())/1e3, bare.CPU.Seconds()/bare.Wall.Seconds())
-		fl, err := bench.Floor(ctx, floor, o.concurrency, r.Moves)
+		fl, err := bench.Floor(ctx, floor, o.concurrency, r.Moves, bench.FloorBytes)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(deps.Out, "BenchmarkLoadFloor/concurrency=%d\t%d\t%d ns/op\t%.0f calls/s\t%.1f cpu-µs/call\t%.2f cores\n",
 			o.concurrency, fl.Calls, fl.Wall.Nanoseconds()/int64(fl.Calls), fl.CallsPerSecond(),
 			float64(fl.CPUPerCall().Nanoseconds())/1e3, fl.CPU.Seconds()/fl.Wall.Seconds())
+		obsBytes := l.ObservationBytes()
+		flo, err := bench.Floor(ctx, floor, o.concurrency, r.Moves, obsBytes)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(deps.Out, "BenchmarkLoadFloorObservation/concurrency=%d\t%d\t%d ns/op\t%.0f calls/s\t%.1f cpu-µs/call\t%.2f cores\n",
+			o.concurrency, flo.Calls, flo.Wall.Nanoseconds()/int64(flo.Calls), flo.CallsPerSecond(),
+			float64(flo.CPUPerCall().Nanoseconds())/1e3, flo.CPU.Seconds()/flo.Wall.Seconds())
 		fmt.Fprintf(deps.Out, "# run %d: %d matches (%d moves), %d at a time on %d cores: %.0f moves/s, %.1f µs of CPU per move = %.2fx the CPU of a bare round trip (%.1f µs, %.0f calls/s saturated)\n",
 			i+1, r.Ended, r.Moves, o.concurrency, cores, r.MovesPerSecond(), float64(r.CPUPerMove().Nanoseconds())/1e3,
 			float64(r.CPUPerMove())/float64(bare.CPUPerCall()), float64(bare.CPUPerCall().Nanoseconds())/1e3, bare.CallsPerSecond())
 		fmt.Fprintf(deps.Out, "# run %d: against the floor (a bare unary call of %d bytes each way: %.1f µs of CPU, %.0f calls/s saturated): %.2fx its calls/s, %.2fx its CPU per call\n",
 			i+1, bench.FloorBytes, float64(fl.CPUPerCall().Nanoseconds())/1e3, fl.CallsPerSecond(),
 			r.MovesPerSecond()/fl.CallsPerSecond(), float64(r.CPUPerMove())/float64(fl.CPUPerCall()))
+		fmt.Fprintf(deps.Out, "# run %d: against the floor carrying the observation (a bare unary call of %d bytes there, %d back: %.1f µs of CPU, %.0f calls/s saturated): %.2fx its calls/s, %.2fx its CPU per call\n",
+			i+1, obsBytes, bench.FloorBytes, float64(flo.CPUPerCall().Nanoseconds())/1e3, flo.CallsPerSecond(),
+			r.MovesPerSecond()/flo.CallsPerSecond(), float64(r.CPUPerMove())/float64(flo.CPUPerCall()))
 	}
 	return nil
 }
