@@ -22,7 +22,9 @@
 //	http_streams_open{route}                    live streams (server-sent events, server-streaming RPCs) open now
 //
 // plus the Go runtime's and the process's own (go_*, process_*). Agents are named as analytics
-// rates them: the organiser's label, else name@version.
+// rates them: the organiser's label, else name@version. Those names come from requests and
+// from the agents themselves, so the first MaxAgentSeries of them get series of their own and
+// every later one is counted under "other": a flood of made-up names cannot grow /metrics.
 package telemetry
 
 import (
@@ -65,13 +67,38 @@ type Metrics struct {
 	streamsOpen     *prometheus.GaugeVec
 
 	lag *lagCollector
+
+	agentsMu sync.Mutex
+	agents   map[string]bool // the agent names with series of their own
+}
+
+// MaxAgentSeries bounds the agent names with series of their own; OtherAgent stands for the
+// rest.
+const (
+	MaxAgentSeries = 256
+	OtherAgent     = "other"
+)
+
+// agent returns the agent label value of name: its own while fewer than MaxAgentSeries names
+// have one, else OtherAgent.
+func (m *Metrics) agent(name string) string {
+	m.agentsMu.Lock()
+	defer m.agentsMu.Unlock()
+	if m.agents[name] {
+		return name
+	}
+	if len(m.agents) >= MaxAgentSeries {
+		return OtherAgent
+	}
+	m.agents[name] = true
+	return name
 }
 
 // New returns a Metrics with every metric registered on a fresh registry, the Go runtime and
 // process collectors included.
 func New() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		reg: prometheus.NewRegistry(), agents: map[string]bool{},
 		matchesStarted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_matches_started_total", Help: "Matches whose MatchStarted was recorded.",
 		}, []string{"game"}),
@@ -175,11 +202,12 @@ func (m *Metrics) MatchEnded(game string, out *matchv1.Outcome, elapsed time.Dur
 
 // AgentCalled observes how long agent took to answer one request.
 func (m *Metrics) AgentCalled(agent string, latency time.Duration) {
-	m.moveLatency.WithLabelValues(agent).Observe(latency.Seconds())
+	m.moveLatency.WithLabelValues(m.agent(agent)).Observe(latency.Seconds())
 }
 
 // ActionTaken counts a move of agent in game; defaulted when it was the game's default move.
 func (m *Metrics) ActionTaken(game, agent string, defaulted bool) {
+	agent = m.agent(agent)
 	m.moves.WithLabelValues(game, agent).Inc()
 	if defaulted {
 		m.defaultMoves.WithLabelValues(game, agent).Inc()
@@ -188,12 +216,12 @@ func (m *Metrics) ActionTaken(game, agent string, defaulted bool) {
 
 // ActionRefused counts an action of agent in game the rules refused.
 func (m *Metrics) ActionRefused(game, agent string) {
-	m.invalid.WithLabelValues(game, agent).Inc()
+	m.invalid.WithLabelValues(game, m.agent(agent)).Inc()
 }
 
 // AgentFaulted counts a fault of agent in game.
 func (m *Metrics) AgentFaulted(game, agent string, kind eventsv1.FaultKind) {
-	m.faults.WithLabelValues(game, agent, enumName(kind.String(), "FAULT_KIND_")).Inc()
+	m.faults.WithLabelValues(game, m.agent(agent), enumName(kind.String(), "FAULT_KIND_")).Inc()
 }
 
 func enumName(s, prefix string) string { return strings.ToLower(strings.TrimPrefix(s, prefix)) }

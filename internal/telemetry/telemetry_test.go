@@ -2,6 +2,7 @@ package telemetry_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -111,5 +112,34 @@ func TestConsumerLag(t *testing.T) {
 	}
 	if strings.Contains(text, `consumer="missing"`) {
 		t.Error("a consumer that does not exist is reported")
+	}
+}
+
+// Attack 6: a flood of made-up agent names (labels from requests, names agents give
+// themselves) grew /metrics to 280,507 agent series. Past MaxAgentSeries names the rest are
+// counted together under "other", every move still counted.
+func TestAgentSeriesBounded(t *testing.T) {
+	m := telemetry.New()
+	const names = 3 * telemetry.MaxAgentSeries
+	for i := range names {
+		agent := fmt.Sprintf("flood-%d", i)
+		m.ActionTaken("ultimatum", agent, false)
+		m.AgentCalled(agent, time.Millisecond)
+	}
+	series, other := 0, ""
+	for line := range strings.Lines(scrape(t, m)) {
+		if strings.HasPrefix(line, "parley_moves_total{") {
+			series++
+			if strings.Contains(line, `agent="other"`) {
+				other = strings.TrimSpace(line)
+			}
+		}
+	}
+	if series != telemetry.MaxAgentSeries+1 {
+		t.Errorf("%d moves_total series for %d agent names, want %d and one for the rest", series, names, telemetry.MaxAgentSeries)
+	}
+	want := fmt.Sprintf(`parley_moves_total{agent="other",game="ultimatum"} %d`, names-telemetry.MaxAgentSeries)
+	if other != want {
+		t.Errorf("the rest: %q, want %q", other, want)
 	}
 }
