@@ -59,6 +59,15 @@ func (s *analyticsService) GetMatch(ctx context.Context, req *connect.Request[an
 }
 
 func (s *analyticsService) GetLeaderboard(ctx context.Context, req *connect.Request[analyticsv1.GetLeaderboardRequest]) (*connect.Response[analyticsv1.GetLeaderboardResponse], error) {
+	if pol := s.g.cfg.Policy; pol != nil && req.Msg.GetBootstrapSamples() > 0 {
+		caller, err := s.g.callers.of(ctx, req.Header(), clientAddr(req.Peer().Addr))
+		if err != nil {
+			return nil, err
+		}
+		if err := pol.Bootstrap(caller, req.Msg.GetBootstrapSamples()); err != nil {
+			return nil, connect.NewError(connect.CodeInvalidArgument, err)
+		}
+	}
 	return unary(ctx, s, req, func(c analyticsv1.AnalyticsServiceClient, ctx context.Context, r *analyticsv1.GetLeaderboardRequest) (*analyticsv1.GetLeaderboardResponse, error) {
 		return c.GetLeaderboard(ctx, r)
 	})

@@ -134,6 +134,12 @@ func TestHostile(t *testing.T) {
 		}
 	})
 
+	t.Run("a leaderboard's cost", func(t *testing.T) {
+		code, body := post(t, base, "/parley.analytics.v1.AnalyticsService/GetLeaderboard",
+			strings.NewReader(`{"filter":{"game":"ultimatum"},"bootstrapSamples":5000}`))
+		refused("5,000 bootstrap samples", code, body, http.StatusBadRequest, "max_bootstrap_samples 200")
+	})
+
 	t.Run("no forged dials", func(t *testing.T) {
 		for _, addr := range []string{"grpc://localhost:4222", "grpc://10.0.0.1:7070", "grpc://[::1]:80"} {
 			code, body := start(`{"game":"ultimatum","agents":["builtin:fair","` + addr + `"]}`)

@@ -117,6 +117,10 @@ type Policy struct {
 	// Budgets bound what callers other than the organiser have outstanding at once (see
 	// package budget); MaxQueued bounds them all together.
 	Budgets Budgets `yaml:"budgets"`
+	// MaxBootstrapSamples bounds the bootstrap samples a leaderboard request may ask for (their
+	// cost grows with them), for every caller but the organiser (0: no bound but the analytics
+	// service's own).
+	MaxBootstrapSamples int `yaml:"max_bootstrap_samples"`
 	// AuthFailuresPerMinute bounds the failed token attempts of one client address (0: none).
 	AuthFailuresPerMinute int `yaml:"auth_failures_per_minute"`
 
@@ -166,7 +170,7 @@ func Default() Policy {
 		MaxRecordBytes:       16 << 20,
 		MaxTournamentMatches: 20_000, MaxGamesPerAssignment: 1000, MaxConcurrency: 64,
 		SpectatorsStart: "tournaments", LLMRoles: []string{"organiser"},
-		StartsPerMinute: 30, MaxQueued: 10_000, AuthFailuresPerMinute: 20,
+		StartsPerMinute: 30, MaxQueued: 10_000, AuthFailuresPerMinute: 20, MaxBootstrapSamples: 200,
 		Budgets: Budgets{
 			Client:    Budget{Matches: 200, WorkerTime: 100 * time.Hour, HumanSeats: 8},
 			Anonymous: Budget{Matches: 2000, WorkerTime: 1000 * time.Hour, HumanSeats: 64},
@@ -197,7 +201,7 @@ func (p Policy) Validate() error {
 	switch {
 	case p.MaxMoveTimeout < 0, p.HumanMoveTimeout < 0, p.MaxRetries < 0, p.MaxReplyBytes < 0, p.MaxMatchTime < 0, p.MaxRecordBytes < 0,
 		p.MaxTournamentMatches < 0, p.MaxGamesPerAssignment < 0, p.MaxConcurrency < 0,
-		p.StartsPerMinute < 0, p.MaxQueued < 0, p.AuthFailuresPerMinute < 0,
+		p.StartsPerMinute < 0, p.MaxQueued < 0, p.AuthFailuresPerMinute < 0, p.MaxBootstrapSamples < 0,
 		p.MaxConnsPerClient < 0, p.MaxConns < 0, p.ReservedFiles < 0, p.ReadTimeout < 0,
 		p.Budgets.Client.negative(), p.Budgets.Anonymous.negative(), p.Budgets.Team.negative():
 		return errors.New("policy: bounds must be 0 or more")
@@ -271,6 +275,14 @@ func (p Policy) Limits(c Caller, l *matchv1.Limits) error {
 		return refuse("max_reply_bytes %d is over max_reply_bytes %d", n, p.MaxReplyBytes)
 	}
 	return nil
+}
+
+// Bootstrap refuses a leaderboard of more bootstrap samples than c may ask for.
+func (p Policy) Bootstrap(c Caller, samples int32) error {
+	if c.Role == Organiser || p.MaxBootstrapSamples == 0 || int(samples) <= p.MaxBootstrapSamples {
+		return nil
+	}
+	return refuse("bootstrap_samples %d is over max_bootstrap_samples %d", samples, p.MaxBootstrapSamples)
 }
 
 // Agent refuses an agent address c may not use: a built-in language model, unless c's role

@@ -141,6 +141,16 @@ func TestLanguageModelsAndLabels(t *testing.T) {
 	if got, err := p.Label(spectator, "\ufb01ne \uff22ot e\u0301", ""); err != nil || got != "fine Bot \u00e9" {
 		t.Errorf("label recorded as %q (%v), want %q", got, err, "fine Bot \u00e9")
 	}
+	// Attack 6: a leaderboard of 5,000 bootstrap samples from anyone.
+	if err := p.Bootstrap(spectator, 5000); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "max_bootstrap_samples 200") {
+		t.Errorf("a spectator's 5000 bootstrap samples: %v", err)
+	}
+	if err := p.Bootstrap(spectator, 200); err != nil {
+		t.Errorf("200 bootstrap samples: %v", err)
+	}
+	if err := p.Bootstrap(organiser, 5000); err != nil {
+		t.Errorf("the organiser's 5000: %v", err)
+	}
 	if _, err := p.Label(organiser, "fair\u202e", ""); err == nil {
 		t.Error("the organiser's label with a right-to-left override was taken")
 	}
