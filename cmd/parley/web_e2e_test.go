@@ -502,6 +502,7 @@ func TestWebPage(t *testing.T) {
 		if got := eval[string](tb, `document.querySelector("[data-editor=propose] input[data-bound='0']").value`); got != "20" {
 			t.Errorf("the split editor starts at %q on turn 3, want my last offer, 20", got)
 		}
+		offer := eval[string](tb, `document.querySelector('.act .offer') ? document.querySelector('.act .offer').textContent : ''`)
 		tb.screenshot("seat-ultimatum-turn3")
 		tb.click("button[data-kind=MOVE_KIND_ACCEPT]")
 		tb.waitFor("the outcome", `document.querySelector('#status').dataset.state === 'ended' && !document.querySelector('#outcome').hidden`)
@@ -536,6 +537,10 @@ func TestWebPage(t *testing.T) {
 		}
 		if got := strings.Join(moves, " "); got != "0:propose 1:propose 0:accept" {
 			t.Fatalf("moves %q, want P1 propose, P2 propose, P1 accept", got)
+		}
+		// Beside the accept button, the offer it takes: P2's, in the rules' words.
+		if x := taken[1].GetAction().GetMove().GetPropose().GetProposal().GetAllocation().GetShares()[0].GetGives()["Dollars"]; !strings.HasPrefix(offer, "On the table: P2 proposes") || !strings.Contains(offer, fmt.Sprintf("gives %d Dollars", x)) {
+			t.Errorf("the offer to accept reads %q, want P2's proposal of %d Dollars", offer, x)
 		}
 		// The accept posted on turn 1 is in the record as refused, then the person's offer.
 		if refused != 1 || taken[0].GetAttempt() != 2 {

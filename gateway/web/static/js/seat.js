@@ -34,7 +34,6 @@ import {
   num,
   recipients,
   seatNames,
-  termsWriter,
   viewOf,
 } from './format.js';
 import { renderEvent } from './transcript.js';
@@ -53,6 +52,7 @@ const state = {
   matchLive: false, // whether the gateway serves the match's live transcript
   outcome: null,
   live: [], // the match's events as the gateway shows them to this seat, when it does
+  issues: undefined, // a deal's issues, as the last observation that offered terms named them
 };
 
 // ---- the controls ------------------------------------------------------------------------
@@ -181,20 +181,26 @@ function formChooser(forms, obs, names, prefix) {
   };
 }
 
-function standingOffer(obs, names) {
-  const [family, view] = viewOf(obs);
-  if (!view) return '';
-  if (family === 'ultimatum' && view.standingOffer !== undefined) {
-    const cur = (view.params && view.params.currency) || '';
-    const total = view.params && view.params.total !== undefined ? num(view.params.total) : null;
-    const x = num(view.standingOffer);
-    const terms = total !== null ? termsWriter({ ultimatum: { total, currency: cur } }) : null;
-    const words = terms && terms({ allocation: { shares: [{ seat: 0, gives: { [cur]: x } }] } });
-    return `${nameOf(names, view.standingProposer)}'s offer: ${words || `${nameOf(names, 1)} gets ${x} ${cur}`}`;
-  }
-  if (family === 'coalition' && view.pending) return `the proposal: ${formatAllocation(view.pending, names)}`;
-  if (family === 'buysell' && view.standingPrice !== undefined) return `the standing price ${fmtNum(view.standingPrice)}`;
-  return '';
+/**
+ * standingOffer is the proposal an accept would take, in the rules' words: the latest
+ * proposal in the seat's history (a proposal replaces the ones before it), or '' when there
+ * is none to accept.
+ */
+function standingOffer(obs) {
+  if (!legalKinds(obs).includes(MOVE.ACCEPT)) return '';
+  const last = (obs.history || []).findLast((h) => !h.fromReferee && h.move && h.move.propose);
+  return last ? (last.summary || '').replace(/\.$/, '') : '';
+}
+
+/**
+ * issuesOf is what a deal's issues and options are called, from the terms the observation
+ * offers (its proposal forms, or the forms of a message's terms); the last ones seen when this
+ * observation offers none.
+ */
+function issuesOf(obs) {
+  const form = [...(obs.proposalForms || []), ...(obs.messageTermForms || [])].find((f) => f.issues && f.issues.length);
+  if (form) state.issues = form.issues;
+  return state.issues;
 }
 
 /** buildControls fills the action form for an observation. */
@@ -257,7 +263,7 @@ function buildControls(obs) {
       ),
     );
   }
-  const offer = standingOffer(obs, names);
+  const offer = standingOffer(obs);
   for (const k of kinds) {
     if (k === MOVE.ACCEPT) buttons.push(el('button', { type: 'button', class: 'accept', dataset: { kind: k } }, 'Accept'));
     if (k === MOVE.REJECT) buttons.push(el('button', { type: 'button', class: 'reject', dataset: { kind: k } }, 'Reject'));
@@ -359,8 +365,7 @@ function renderSeats(obs) {
 function renderHistory(obs) {
   const names = seatNames(obs.seats);
   const me = num(obs.seat);
-  const [family, view] = viewOf(obs);
-  const issues = family === 'deliberation' && view ? view.issues : undefined;
+  const issues = issuesOf(obs);
   const items = (obs.history || []).map((h) => {
     const who = h.fromReferee ? 'Referee' : nameOf(names, h.seat) + (num(h.seat) === me ? ' (you)' : '');
     return el(
