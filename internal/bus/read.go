@@ -29,10 +29,11 @@ const (
 // slice and no error.
 //
 // It reads through a consumer of js on PARLEY_MATCHES filtered on
-// natsname.MatchFilter(matchID), deleted once read. ctx bounds the whole read;
-// without a deadline, a stalled server makes it wait for ever. Errors wrap
-// ErrInvalidMatchID, ctx's error, or the NATS or decoding error.
-func ReadMatch(ctx context.Context, js jetstream.JetStream, matchID string) ([]*eventsv1.MatchEvent, error) {
+// natsname.MatchFilter(matchID), deleted once read; opts may leave fields out
+// of the events. ctx bounds the whole read; without a deadline, a stalled
+// server makes it wait for ever. Errors wrap ErrInvalidMatchID, ctx's error,
+// or the NATS or decoding error.
+func ReadMatch(ctx context.Context, js jetstream.JetStream, matchID string, opts ...ReadOption) ([]*eventsv1.MatchEvent, error) {
 	if err := ValidMatchID(matchID); err != nil {
 		return nil, err
 	}
@@ -43,7 +44,7 @@ func ReadMatch(ctx context.Context, js jetstream.JetStream, matchID string) ([]*
 	}, "match "+matchID, func(string) bool { return true }, func(id string, ev *eventsv1.MatchEvent) error {
 		rec.Add(id, ev)
 		return nil
-	})
+	}, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -71,20 +72,22 @@ func StoredEvents(ctx context.Context, js jetstream.JetStream, matchID string) (
 // match want says it wants (by the match id of the subject the event is stored on: the others
 // are not even decoded). It reads with one consumer, over the events stored when it starts,
 // and deletes the consumer at the end: reading the records of a thousand matches costs what
-// reading their events does, not a consumer each. An error from f stops the read.
+// reading their events does, not a consumer each. An error from f stops the read. opts may
+// leave fields out of the events (WithoutFields).
 func ReadSince(ctx context.Context, js jetstream.JetStream, since time.Time, want func(matchID string) bool,
-	f func(matchID string, ev *eventsv1.MatchEvent) error) error {
+	f func(matchID string, ev *eventsv1.MatchEvent) error, opts ...ReadOption) error {
 	return read(ctx, js, jetstream.ConsumerConfig{
 		FilterSubject: natsname.AllMatches,
 		DeliverPolicy: jetstream.DeliverByStartTimePolicy,
 		OptStartTime:  &since,
-	}, "matches since "+since.Format(time.RFC3339), want, f)
+	}, "matches since "+since.Format(time.RFC3339), want, f, opts...)
 }
 
 // read reads the match stream through a consumer of cfg, up to the last message stored when
 // it starts, then deletes the consumer.
 func read(ctx context.Context, js jetstream.JetStream, cfg jetstream.ConsumerConfig, what string, want func(string) bool,
-	f func(string, *eventsv1.MatchEvent) error) error {
+	f func(string, *eventsv1.MatchEvent) error, opts ...ReadOption) error {
+	rc := readConfigOf(opts)
 	cfg.AckPolicy = jetstream.AckNonePolicy
 	cfg.InactiveThreshold = readInactiveThreshold
 	cfg.MemoryStorage = true
@@ -111,7 +114,7 @@ func read(ctx context.Context, js jetstream.JetStream, cfg jetstream.ConsumerCon
 			if !want(id) {
 				continue
 			}
-			evs, err := Decode(msg.Headers(), msg.Data())
+			evs, err := decode(msg.Headers(), msg.Data(), rc.leave)
 			if err != nil {
 				seq := uint64(0)
 				if md, merr := msg.Metadata(); merr == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	"github.com/parley-arena/parley/internal/natsname"
@@ -41,7 +42,22 @@ var ErrOtherWriter = errors.New("bus: the match's record has another writer")
 // EventBatch of a message with the Parley-Events header, or the single MatchEvent of one
 // without.
 func Decode(header nats.Header, data []byte) ([]*eventsv1.MatchEvent, error) {
+	return decode(header, data, nil)
+}
+
+// decode is Decode leaving out what leave says (nil: nothing).
+func decode(header nats.Header, data []byte, leave *projection) ([]*eventsv1.MatchEvent, error) {
 	count := header.Get(EventsHeader)
+	if leave != nil {
+		var root protoreflect.MessageDescriptor = (&eventsv1.MatchEvent{}).ProtoReflect().Descriptor()
+		if count != "" {
+			root = (&eventsv1.EventBatch{}).ProtoReflect().Descriptor()
+		}
+		var err error
+		if data, err = leave.prune(nil, data, root); err != nil {
+			return nil, err
+		}
+	}
 	if count == "" {
 		ev := new(eventsv1.MatchEvent)
 		if err := proto.Unmarshal(data, ev); err != nil {

@@ -3,6 +3,7 @@ package tournament
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
@@ -139,5 +141,92 @@ func TestLoadRecords(t *testing.T) {
 	}
 	if n := natstest.Consumers(t, js, natsname.MatchStream); n != 0 {
 		t.Errorf("%d consumers left on the match stream", n)
+	}
+}
+
+// EachRecordOf reads several tournaments in one read: each one's records in its schedule
+// order, under its id, a rerun followed in either; a match scheduled by two of them is an
+// error, not a guess.
+func TestEachRecordOf(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := bus.Open(ctx, bus.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	js := b.JetStream()
+	var specs []*tournamentv1.TournamentSpec
+	ids := map[string][]string{}
+	for _, id := range []string{"ra", "rb"} {
+		spec, err := Plan(PlanConfig{ID: id, Game: "ultimatum", Seats: 2, Entrants: entrants(2), GamesPerAssignment: 1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := StoreSpec(ctx, js, spec); err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, spec)
+		for _, m := range spec.GetMatches() {
+			ids[id] = append(ids[id], m.GetMatchId())
+		}
+	}
+	of := func(tid, id string, cause matchv1.EndCause) []*eventsv1.MatchEvent {
+		evs := madeUp(id, cause)
+		evs[0].GetMatchStarted().TournamentId = tid
+		return evs
+	}
+	p := bus.NewPublisher(b)
+	record := func(evs []*eventsv1.MatchEvent) {
+		for _, ev := range evs {
+			if err := p.Record(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// rb's first match is interrupted and rerun; ra's second is stored last.
+	record(of("rb", ids["rb"][0], matchv1.EndCause_END_CAUSE_VOID))
+	data, err := proto.Marshal(&queuev1.MatchRetried{MatchId: ids["rb"][0], RetryMatchId: ids["rb"][0] + "-r1", TournamentId: "rb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, natsname.RetrySubject(ids["rb"][0]), data); err != nil {
+		t.Fatal(err)
+	}
+	record(of("ra", ids["ra"][0], matchv1.EndCause_END_CAUSE_AGREEMENT))
+	record(of("rb", ids["rb"][0]+"-r1", matchv1.EndCause_END_CAUSE_AGREEMENT))
+	record(of("rb", ids["rb"][1], matchv1.EndCause_END_CAUSE_TURN_LIMIT))
+	record(of("ra", ids["ra"][1], matchv1.EndCause_END_CAUSE_AGREEMENT))
+
+	type got struct {
+		id          string
+		interrupted bool
+		scheduled   string
+	}
+	have := map[string][]got{}
+	err = EachRecordOf(ctx, js, specs, func(r Record) error {
+		have[r.TournamentID] = append(have[r.TournamentID], got{r.MatchID, r.Interrupted, r.Scheduled.GetMatchId()})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]got{
+		"ra": {{ids["ra"][0], false, ids["ra"][0]}, {ids["ra"][1], false, ids["ra"][1]}},
+		"rb": {{ids["rb"][0], true, ids["rb"][0]}, {ids["rb"][0] + "-r1", false, ids["rb"][0]}, {ids["rb"][1], false, ids["rb"][1]}},
+	}
+	for tid, w := range want {
+		if !slices.Equal(have[tid], w) {
+			t.Errorf("%s's records:\n got %v\nwant %v", tid, have[tid], w)
+		}
+	}
+	if n := natstest.Consumers(t, js, natsname.MatchStream); n != 0 {
+		t.Errorf("%d consumers left on the match stream", n)
+	}
+	if err := EachRecordOf(ctx, js, []*tournamentv1.TournamentSpec{specs[0], specs[0]}, func(Record) error { return nil }); err == nil || !strings.Contains(err.Error(), "scheduled by both") {
+		t.Errorf("a tournament given twice: %v, want its matches said to be scheduled by both", err)
 	}
 }

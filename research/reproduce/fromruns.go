@@ -13,6 +13,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
+	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/research/studies"
@@ -102,23 +103,34 @@ func ReadImported(ctx context.Context, js jetstream.JetStream, study *studies.St
 	}
 	var all []read
 	out := &Imported{Unfiled: map[string]int{}, sources: map[string]map[string]int{}}
+	// One read of the match stream for all the tournaments: an import stores its specs
+	// first, so each tournament's own read would cover every match imported with it. The
+	// matches are then taken tournament by tournament, each in schedule order. The texts
+	// no metric of their games reads (every answer is kept whole twice) are not decoded.
+	byTournament := map[string][]read{}
+	var played []string
+	for _, spec := range specs {
+		played = append(played, spec.GetGame())
+	}
+	leave := bus.WithoutFields(reg.Texts(played...).Unread()...)
+	err = tournament.EachRecordOf(ctx, js, specs, func(rec tournament.Record) error {
+		evs := rec.Events
+		if len(evs) == 0 || evs[len(evs)-1].GetMatchEnded() == nil || rec.Interrupted {
+			return nil
+		}
+		row, err := metrics.NewRow(evs, reg)
+		if err != nil {
+			return fmt.Errorf("match %s: %w", rec.MatchID, err)
+		}
+		byTournament[rec.TournamentID] = append(byTournament[rec.TournamentID], read{evs[0].GetMatchStarted(), row})
+		return nil
+	}, leave)
+	if err != nil {
+		return nil, err
+	}
 	for _, spec := range specs {
 		out.Tournaments = append(out.Tournaments, spec.GetTournamentId())
-		err := tournament.EachRecord(ctx, js, spec, func(rec tournament.Record) error {
-			evs := rec.Events
-			if len(evs) == 0 || evs[len(evs)-1].GetMatchEnded() == nil || rec.Interrupted {
-				return nil
-			}
-			row, err := metrics.NewRow(evs, reg)
-			if err != nil {
-				return fmt.Errorf("match %s: %w", rec.MatchID, err)
-			}
-			all = append(all, read{evs[0].GetMatchStarted(), row})
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+		all = append(all, byTournament[spec.GetTournamentId()]...)
 	}
 	// Models the paper does not have become slots of their own, so that their runs expand.
 	probe, err := build(study, games)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/families"
@@ -112,31 +113,33 @@ func checkFiling(ctx context.Context, t *testing.T, b *bus.Bus, imp *Imported) {
 	}
 	want := filing()
 	seen := map[string]bool{}
+	var specs []*tournamentv1.TournamentSpec
 	for _, id := range imp.Tournaments {
 		spec, err := tournament.LoadSpec(ctx, b.JetStream(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = tournament.EachRecord(ctx, b.JetStream(), spec, func(rec tournament.Record) error {
-			started := rec.Events[0].GetMatchStarted()
-			_, rel, _ := strings.Cut(started.GetImported().GetSourceFile(), "games_descriptions/")
-			folder := path.Dir(rel)
-			w, known := want[folder]
-			if !known {
-				t.Fatalf("%s: a folder the test does not know", started.GetImported().GetSourceFile())
-			}
-			seen[folder] = true
-			got, why := m.Runs(started)
-			sort.Strings(got)
-			sort.Strings(w)
-			if !slices.Equal(got, w) {
-				t.Errorf("%s: filed under %q (%s), want %q", started.GetImported().GetSourceFile(), got, why, w)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		specs = append(specs, spec)
+	}
+	err = tournament.EachRecordOf(ctx, b.JetStream(), specs, func(rec tournament.Record) error {
+		started := rec.Events[0].GetMatchStarted()
+		_, rel, _ := strings.Cut(started.GetImported().GetSourceFile(), "games_descriptions/")
+		folder := path.Dir(rel)
+		w, known := want[folder]
+		if !known {
+			t.Fatalf("%s: a folder the test does not know", started.GetImported().GetSourceFile())
 		}
+		seen[folder] = true
+		got, why := m.Runs(started)
+		sort.Strings(got)
+		sort.Strings(w)
+		if !slices.Equal(got, w) {
+			t.Errorf("%s: filed under %q (%s), want %q", started.GetImported().GetSourceFile(), got, why, w)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(seen) != len(want) {
 		t.Errorf("%d folders seen, the test knows %d", len(seen), len(want))

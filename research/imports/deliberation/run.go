@@ -130,20 +130,25 @@ type configLine struct {
 	name, stem, role, incentive, model string
 }
 
-// promptSteps are the reasoning steps as the platform's prompts ask for them.
+// promptSteps are the reasoning steps as the platform's prompts ask for them, matched in the
+// lower-cased instructions. Each has a literal its match contains, looked for first: a
+// prompt is tens of kilobytes, and a pattern that starts with no literal is run at each byte.
 var promptSteps = []struct {
-	step string
-	re   *regexp.Regexp
+	step, literal string
+	re            *regexp.Regexp
 }{
-	{"restate", regexp.MustCompile(`(?i)intermediate calculations`)},
-	{"infer", regexp.MustCompile(`(?i)think about[^.\n]{0,30}others`)},
-	{"candidates", regexp.MustCompile(`(?i)(three|3|several) different proposals`)},
-	{"plan", regexp.MustCompile(`(?i)notes between <PLAN>`)},
+	{"restate", "intermediate calculations", nil},
+	{"infer", "think about", regexp.MustCompile(`think about[^.\n]{0,30}others`)},
+	{"candidates", " different proposals", regexp.MustCompile(`(three|3|several) different proposals`)},
+	{"plan", "notes between <plan>", nil},
 }
 
+// The platform writes these in lower case (every one of the released runs' prompts does); a
+// pattern that starts with a case-sensitive literal is searched for by that literal, where a
+// case-folded one is run at each byte of the prompt.
 var (
-	bonusRe  = regexp.MustCompile(`(?i)bonus of (\d{1,6}) points`)
-	windowRe = regexp.MustCompile(`(?i)history of up to (\d{1,4}) interactions`)
+	bonusRe  = regexp.MustCompile(`bonus of (\d{1,6}) points`)
+	windowRe = regexp.MustCompile(`history of up to (\d{1,4}) interactions`)
 )
 
 // Read reads the run logged in file (slash-separated path, its content data), with the files
@@ -285,7 +290,10 @@ func (r *Run) resolve(lg *log, sc *deliberationv1.Scenario) error {
 		r.Expected = len(slots) + 2
 	}
 	for _, a := range lg.Agents {
-		if m := bonusRe.FindStringSubmatch(a.InitialPrompt); m != nil && strings.TrimSpace(a.Agent) == p1 {
+		if strings.TrimSpace(a.Agent) != p1 {
+			continue
+		}
+		if m := bonusRe.FindStringSubmatch(a.InitialPrompt); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			p.P1Bonus = proto.Int32(int32(n))
 		}
@@ -358,8 +366,9 @@ func (r *Run) seats(lg *log, cfg []configLine) error {
 				continue
 			}
 			read[instructions] = true
+			lower := strings.ToLower(instructions)
 			for _, ps := range promptSteps {
-				asked[ps.step] = asked[ps.step] || ps.re.MatchString(instructions)
+				asked[ps.step] = asked[ps.step] || strings.Contains(lower, ps.literal) && (ps.re == nil || ps.re.MatchString(lower))
 			}
 		}
 		for _, ps := range promptSteps {

@@ -25,6 +25,7 @@ import (
 
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/repodata"
 	"github.com/parley-arena/parley/referee/families"
@@ -389,54 +390,56 @@ func TestArchivesImport(t *testing.T) {
 	gotFolder := map[string]int{}
 	gotSetup := map[string]int{}
 	gotAnswers, parseDiff, outcomeDiff := 0, 0, 0
+	var specs []*tournamentv1.TournamentSpec
 	for _, tr := range sum.Tournaments {
 		spec, err := tournament.LoadSpec(ctx, b.JetStream(), tr.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = tournament.EachRecord(ctx, b.JetStream(), spec, func(rec tournament.Record) error {
-			start := rec.Events[0].GetMatchStarted()
-			end := rec.Events[len(rec.Events)-1].GetMatchEnded()
-			e, ok := want[start.GetImported().GetSha256()]
-			if !ok {
-				t.Errorf("%s: sha256 %s is no log's", rec.MatchID, start.GetImported().GetSha256())
-				return nil
-			}
-			gotFolder[e.folder]++
-			if !strings.HasSuffix(spec.GetTournamentId(), strings.NewReplacer("/", "-", ".", "").Replace(e.folder)) {
-				t.Errorf("%s: in tournament %s, its folder is %s", rec.MatchID, spec.GetTournamentId(), e.folder)
-			}
-			if end.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
-				if !e.void {
-					t.Errorf("%s (%s): void, but its log has a summary", rec.MatchID, start.GetImported().GetSourceFile())
-				}
-			} else {
-				gotSetup[setupOf(start)]++
-				if !slices.EqualFunc(end.GetOutcome().GetPayoffs(), e.payoffs, func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }) {
-					t.Errorf("%s: payoffs %v, the log's %v", start.GetImported().GetSourceFile(), end.GetOutcome().GetPayoffs(), e.payoffs)
-				}
-			}
-			for _, ev := range rec.Events {
-				if a := ev.GetActionTaken(); a != nil {
-					gotAnswers++
-					if a.GetAction().GetUsage().GetStyle() != "negotiationarena" {
-						t.Errorf("%s: style %q", rec.MatchID, a.GetAction().GetUsage().GetStyle())
-					}
-				}
-			}
-			for _, d := range end.GetImportAudit().GetDisagreements() {
-				switch d.GetKind() {
-				case eventsv1.DisagreementKind_DISAGREEMENT_KIND_PARSE:
-					parseDiff++
-				case eventsv1.DisagreementKind_DISAGREEMENT_KIND_OUTCOME:
-					outcomeDiff++
-				}
-			}
+		specs = append(specs, spec)
+	}
+	err = tournament.EachRecordOf(ctx, b.JetStream(), specs, func(rec tournament.Record) error {
+		start := rec.Events[0].GetMatchStarted()
+		end := rec.Events[len(rec.Events)-1].GetMatchEnded()
+		e, ok := want[start.GetImported().GetSha256()]
+		if !ok {
+			t.Errorf("%s: sha256 %s is no log's", rec.MatchID, start.GetImported().GetSha256())
 			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
+		gotFolder[e.folder]++
+		if !strings.HasSuffix(rec.TournamentID, strings.NewReplacer("/", "-", ".", "").Replace(e.folder)) {
+			t.Errorf("%s: in tournament %s, its folder is %s", rec.MatchID, rec.TournamentID, e.folder)
+		}
+		if end.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+			if !e.void {
+				t.Errorf("%s (%s): void, but its log has a summary", rec.MatchID, start.GetImported().GetSourceFile())
+			}
+		} else {
+			gotSetup[setupOf(start)]++
+			if !slices.EqualFunc(end.GetOutcome().GetPayoffs(), e.payoffs, func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }) {
+				t.Errorf("%s: payoffs %v, the log's %v", start.GetImported().GetSourceFile(), end.GetOutcome().GetPayoffs(), e.payoffs)
+			}
+		}
+		for _, ev := range rec.Events {
+			if a := ev.GetActionTaken(); a != nil {
+				gotAnswers++
+				if a.GetAction().GetUsage().GetStyle() != "negotiationarena" {
+					t.Errorf("%s: style %q", rec.MatchID, a.GetAction().GetUsage().GetStyle())
+				}
+			}
+		}
+		for _, d := range end.GetImportAudit().GetDisagreements() {
+			switch d.GetKind() {
+			case eventsv1.DisagreementKind_DISAGREEMENT_KIND_PARSE:
+				parseDiff++
+			case eventsv1.DisagreementKind_DISAGREEMENT_KIND_OUTCOME:
+				outcomeDiff++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if !maps.Equal(gotFolder, perFolder) {
 		t.Errorf("games per folder in the store:\n%v\nin the archives:\n%v", gotFolder, perFolder)

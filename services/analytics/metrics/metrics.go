@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"sort"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 )
 
@@ -33,6 +36,37 @@ type Family interface {
 	Match(events []*eventsv1.MatchEvent) ([]Value, error)
 }
 
+// Texts are the free texts of a record's actions a Family may read besides moves, messages
+// and outcomes. A record read without them is much lighter: a model's answer is kept in both.
+type Texts uint8
+
+const (
+	// PrivateTexts are an action's private reasoning and notes.
+	PrivateTexts Texts = 1 << iota
+	// RawOutputs are a model's raw outputs (Usage.raw_outputs).
+	RawOutputs
+	// AllTexts is every text: what a family that does not say is taken to read.
+	AllTexts = PrivateTexts | RawOutputs
+)
+
+// TextReader is implemented by a Family that says which texts it reads.
+type TextReader interface {
+	Texts() Texts
+}
+
+// Unread returns the fields of a record that a reader of t alone may leave out.
+func (t Texts) Unread() []protoreflect.FieldDescriptor {
+	var out []protoreflect.FieldDescriptor
+	if t&PrivateTexts == 0 {
+		action := (&agentv1.Action{}).ProtoReflect().Descriptor().Fields()
+		out = append(out, action.ByName("private_reasoning"), action.ByName("private_notes"))
+	}
+	if t&RawOutputs == 0 {
+		out = append(out, (&agentv1.Usage{}).ProtoReflect().Descriptor().Fields().ByName("raw_outputs"))
+	}
+	return out
+}
+
 // Registry finds the Family of a game.
 type Registry struct {
 	byGame map[string]Family
@@ -56,6 +90,24 @@ func NewRegistry(families ...Family) (*Registry, error) {
 func (r *Registry) Lookup(game string) (Family, bool) {
 	f, ok := r.byGame[game]
 	return f, ok
+}
+
+// Texts returns the texts the families of games read (NewRow's own values read none): every
+// text for a game whose family does not say.
+func (r *Registry) Texts(games ...string) Texts {
+	var t Texts
+	for _, g := range games {
+		f, ok := r.Lookup(g)
+		if !ok {
+			continue
+		}
+		if tr, says := f.(TextReader); says {
+			t |= tr.Texts()
+		} else {
+			t |= AllTexts
+		}
+	}
+	return t
 }
 
 // Games returns the games with metrics, sorted.

@@ -93,6 +93,9 @@ var _ metrics.Family = Family{}
 // Games lists the games whose records it reads.
 func (Family) Games() []string { return []string{ultimatum.Name, buysell.Name, trading.Name} }
 
+// Texts says the family reads no free text: moves, messages and outcomes only.
+func (Family) Texts() metrics.Texts { return 0 }
+
 // proposal is one proposal of the record, read into the game's unit.
 type proposal struct {
 	seat   int32

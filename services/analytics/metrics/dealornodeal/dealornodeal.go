@@ -67,6 +67,9 @@ var _ metrics.Family = Family{}
 // Games lists Deal or No Deal.
 func (Family) Games() []string { return []string{dealornodeal.Name} }
 
+// Texts says the family reads private text (the support line of the notes or reasoning).
+func (Family) Texts() metrics.Texts { return metrics.PrivateTexts }
+
 // Match computes one match's values.
 func (Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 	started, ended, err := metrics.Finished(events)

@@ -124,6 +124,9 @@ func New(opts ...Option) *Family {
 // Games lists the games whose records the family reads.
 func (f *Family) Games() []string { return []string{rules.Name} }
 
+// Texts says the family reads the models' raw outputs (structure leakage), never private text.
+func (f *Family) Texts() metrics.Texts { return metrics.RawOutputs }
+
 // Match computes a finished match's metrics (MatchContext with a background context).
 func (f *Family) Match(events []*eventsv1.MatchEvent) ([]metrics.Value, error) {
 	return f.MatchContext(context.Background(), events)
