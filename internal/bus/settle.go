@@ -54,7 +54,7 @@ func decode(header nats.Header, data []byte, leave *projection) ([]*eventsv1.Mat
 			root = (&eventsv1.EventBatch{}).ProtoReflect().Descriptor()
 		}
 		var err error
-		if data, err = leave.prune(nil, data, root); err != nil {
+		if data, err = leave.prune(data, root); err != nil {
 			return nil, err
 		}
 	}
