@@ -359,8 +359,8 @@ func (c computer) stat(m Measure) Cell {
 			if len(r.Seats) != 2 || int(seat) < 0 || int(seat) > 1 {
 				continue
 			}
-			a, b := m.adjust(r, r.Seats[seat].Payoff), m.adjust(r, r.Seats[1-seat].Payoff)
-			if a == b {
+			a, b := m.adjust(r, r.Seats[seat].Payoff)-m.start(r, seat), m.adjust(r, r.Seats[1-seat].Payoff)-m.start(r, 1-seat)
+			if a == b && !m.TiesCount {
 				continue // ties are left out of win rates
 			}
 			n++
@@ -427,6 +427,16 @@ func (m Measure) adjust(r metrics.Row, v float64) float64 {
 			return 0
 		}
 	}
+	return v
+}
+
+// start is what seat holds before the game in row r, as the measure's Start names it.
+func (m Measure) start(r metrics.Row, seat int32) float64 {
+	name, ok := m.Start[strconv.Itoa(int(seat))]
+	if !ok {
+		return 0
+	}
+	v, _ := r.Value(name, metrics.WholeMatch)
 	return v
 }
 

@@ -186,6 +186,11 @@ type Measure struct {
 	// named whole-match value (holdings equal to those at the start score nothing).
 	NoDealZero  bool   `yaml:"no_deal_zero"`
 	ZeroIfEqual string `yaml:"zero_if_equal"`
+	// Start names what each seat holds before the game (seat index -> whole-match value; a seat
+	// not named holds nothing): a winrate then compares the seats' changes in holdings, not
+	// their payoffs. TiesCount keeps ties in a winrate's denominator (a share of all games).
+	Start     map[string]string `yaml:"start"`
+	TiesCount bool              `yaml:"ties_count"`
 	// By is the seat whose label groups the matches of a min_mean.
 	By string `yaml:"by"`
 	// DivideBy divides each value by the match's named whole-match value (a share of the total).
