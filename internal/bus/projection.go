@@ -73,91 +73,46 @@ func (p *projection) prune(b []byte, md protoreflect.MessageDescriptor) ([]byte,
 	if !p.into[md.FullName()] {
 		return b, nil
 	}
-	n, err := p.size(b, md)
-	if err != nil {
-		return nil, err
-	}
-	return p.write(make([]byte, 0, n), b, md)
-}
-
-// field is one field of an encoded message as walk finds it.
-type field struct {
-	num   protowire.Number
-	typ   protowire.Type
-	tag   int    // the tag's length
-	whole []byte // tag and value
-	// nested is the field's message type when it holds a field left out (its value is then
-	// rewritten); drop is set for a field left out.
-	nested protoreflect.MessageDescriptor
-	drop   bool
-}
-
-// walk calls f with each field of b, an encoded md.
-func (p *projection) walk(b []byte, md protoreflect.MessageDescriptor, f func(field) error) error {
-	fields := md.Fields()
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			return protowire.ParseError(m)
-		}
-		fl := field{num: num, typ: typ, tag: n, whole: b[:n+m]}
-		b = b[n+m:]
-		if fd := fields.ByNumber(num); fd != nil {
-			fl.drop = p.drop[fd.FullName()]
-			if typ == protowire.BytesType && fd.Message() != nil && p.into[fd.Message().FullName()] {
-				fl.nested = fd.Message()
-			}
-		}
-		if err := f(fl); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// size returns the length of b, an encoded md, without the fields left out.
-func (p *projection) size(b []byte, md protoreflect.MessageDescriptor) (int, error) {
-	n := 0
-	err := p.walk(b, md, func(f field) error {
-		switch {
-		case f.drop:
-		case f.nested != nil:
-			inner, _ := protowire.ConsumeBytes(f.whole[f.tag:])
-			k, err := p.size(inner, f.nested)
-			if err != nil {
-				return err
-			}
-			n += f.tag + protowire.SizeVarint(uint64(k)) + k
-		default:
-			n += len(f.whole)
-		}
-		return nil
-	})
-	return n, err
+	return p.write(make([]byte, 0, len(b)), b, md)
 }
 
 // write appends b, an encoded md, to out without the fields left out.
 func (p *projection) write(out, b []byte, md protoreflect.MessageDescriptor) ([]byte, error) {
-	err := p.walk(b, md, func(f field) error {
-		switch {
-		case f.drop:
-		case f.nested != nil:
-			inner, _ := protowire.ConsumeBytes(f.whole[f.tag:])
-			k, err := p.size(inner, f.nested)
-			if err != nil {
-				return err
-			}
-			out = protowire.AppendVarint(append(out, f.whole[:f.tag]...), uint64(k))
-			out, err = p.write(out, inner, f.nested)
-			return err
-		default:
-			out = append(out, f.whole...)
+	fields := md.Fields()
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
 		}
-		return nil
-	})
-	return out, err
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil, protowire.ParseError(m)
+		}
+		field := b[:n+m]
+		b = b[n+m:]
+		f := fields.ByNumber(num)
+		switch {
+		case f == nil:
+			out = append(out, field...)
+		case p.drop[f.FullName()]:
+		case typ == protowire.BytesType && f.Message() != nil && p.into[f.Message().FullName()]:
+			// The message rewritten, then its length put before it (known only once written).
+			inner, _ := protowire.ConsumeBytes(field[n:])
+			out = append(out, field[:n]...)
+			at := len(out)
+			var err error
+			if out, err = p.write(out, inner, f.Message()); err != nil {
+				return nil, err
+			}
+			k := len(out) - at
+			var buf [10]byte // a varint's most
+			prefix := protowire.AppendVarint(buf[:0], uint64(k))
+			out = append(out, prefix...)
+			copy(out[at+len(prefix):], out[at:at+k])
+			copy(out[at:], prefix)
+		default:
+			out = append(out, field...)
+		}
+	}
+	return out, nil
 }
