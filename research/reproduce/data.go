@@ -123,8 +123,9 @@ func (d *Data) hardestIndexes() ([]int, error) {
 	return out, nil
 }
 
-// difficulty is a human-dialogue rate over the test split's datapoints that have an
-// envy-free allocation and difficulty at least d.
+// difficulty is a human-dialogue rate over the datapoints of difficulty at least d among
+// those seed 004 chose its hardest from (corpus.Candidates of the test split's odd lines):
+// the pool whose counts by difficulty are the ones the study's Table 9 prints.
 func (d *Data) difficulty(arg, field string) (float64, int, error) {
 	var min int
 	if _, err := fmt.Sscan(arg, &min); err != nil {
@@ -135,8 +136,8 @@ func (d *Data) difficulty(arg, field string) (float64, int, error) {
 		return 0, 0, err
 	}
 	n, agree, ef, po, both := 0, 0, 0, 0, 0
-	for _, p := range c.Datapoints() {
-		if !p.Game.HasEF() || p.Game.Difficulty() < min {
+	for _, p := range corpus.Candidates(c.OddLines()) {
+		if p.Game.Difficulty() < min {
 			continue
 		}
 		n++

@@ -78,7 +78,7 @@ func Render(w io.Writer, s *Study, results []TableResult) error {
 				if c.Unit == "bool" && !our.Pair && (our.Value == 0 || our.Value == 1) {
 					text = formatValue(our.Value == 1, dec)
 				}
-				if tr, ok := truncated(r.Paper[c.Key], our); ok {
+				if tr, ok := truncated(r.Paper[c.Key], our, dec); ok {
 					text += " (truncated: " + tr + ")"
 				}
 				if len(ns) > 1 && our.N > 0 {
@@ -213,8 +213,10 @@ func formatValue(v any, dec int) string {
 }
 
 // truncated writes our number cut (not rounded) to the digits the paper prints it with, when
-// that, and not our rounded number, is the paper's: the paper then truncated.
-func truncated(paper any, c Cell) (string, bool) {
+// that, and not our rounded number, is the paper's: the paper then truncated. The paper's
+// digits are those of its number as the data file writes it, or the column's decimals: a file
+// drops trailing zeros (0.5310 reads as 0.531).
+func truncated(paper any, c Cell, decimals int) (string, bool) {
 	p, ok := paper.(float64)
 	if i, isInt := paper.(int); isInt {
 		p, ok = float64(i), true
@@ -227,13 +229,20 @@ func truncated(paper any, c Cell) (string, bool) {
 	if i := strings.IndexByte(printed, '.'); i >= 0 {
 		dec = len(printed) - i - 1
 	}
-	scale := math.Pow(10, float64(dec))
-	rounded := math.Round(c.Value*scale) / scale
-	cut := math.Trunc(c.Value*scale) / scale
-	if rounded == p || cut != p {
-		return "", false
+	// The column's digits first: a number that matches at fewer digits either way (0.531 for
+	// our 0.53107) may still be the paper's 0.5310, truncated.
+	for _, d := range []int{max(dec, decimals), dec} {
+		scale := math.Pow(10, float64(d))
+		rounded := math.Round(c.Value*scale) / scale
+		cut := math.Trunc(c.Value*scale) / scale
+		if rounded == p {
+			return "", false
+		}
+		if cut == p {
+			return strconv.FormatFloat(cut, 'f', d, 64), true
+		}
 	}
-	return strconv.FormatFloat(cut, 'f', dec, 64), true
+	return "", false
 }
 
 // altText writes a cell's other reading, with its matches when cells say theirs.

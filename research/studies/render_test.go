@@ -117,3 +117,26 @@ func TestFallbackGames(t *testing.T) {
 		t.Errorf("fallbacks by model:\n%s", b.String())
 	}
 }
+
+// TestTruncatedDigits: the paper's digits are those of its number or the column's, since a data
+// file drops trailing zeros (the paper's 0.5310 reads as 0.531).
+func TestTruncatedDigits(t *testing.T) {
+	for _, tc := range []struct {
+		paper    float64
+		ours     float64
+		decimals int
+		want     string // "" when the paper's number is not ours cut
+	}{
+		{0.531, 94.0 / 177, 4, "0.5310"}, // 0.53107: rounds to 0.5311, cut to 0.5310
+		{0.5384, 7.0 / 13, 4, "0.5384"},  // 0.53846
+		{0.5385, 7.0 / 13, 4, ""},        // rounded: nothing to say
+		{37.4, 37.46, 2, "37.4"},         // the paper prints fewer digits than the column
+		{0.53, 0.5311, 4, ""},            // 0.53 at two digits is rounded
+		{0.6, 0.58, 2, ""},               // neither
+	} {
+		got, ok := truncated(tc.paper, Cell{Value: tc.ours, OK: true}, tc.decimals)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("truncated(%v, %v, %d) = %q, %v; want %q", tc.paper, tc.ours, tc.decimals, got, ok, tc.want)
+		}
+	}
+}

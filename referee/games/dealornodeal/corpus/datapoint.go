@@ -91,13 +91,11 @@ func Easy(g solution.Game) bool {
 	return true
 }
 
-// Hardest selects up to n datapoints the way seed 004 chose its 50 hardest: it drops a
-// datapoint whose set-up (counts, Alice's values, Bob's values) came earlier, one whose counts
-// are all even, and an Easy one; then it finds the smallest distance k (minus the difficulty)
-// such that at least n of the rest are within k, and returns the first n of those in order.
-// Fewer come back when fewer than n remain. It also returns k and how many remained after
-// the filters.
-func Hardest(points []Datapoint, n int) (selected []Datapoint, k, remaining int) {
+// Candidates are the datapoints seed 004 chose its hardest among: it drops a datapoint whose
+// set-up (counts, Alice's values, Bob's values) came earlier, one whose counts are all even,
+// and an Easy one. Taken from OddLines, they are also the datapoints the study's Table 9
+// counts by difficulty.
+func Candidates(points []Datapoint) []Datapoint {
 	seen := map[string]bool{}
 	var rest []Datapoint
 	for _, p := range points {
@@ -115,6 +113,15 @@ func Hardest(points []Datapoint, n int) (selected []Datapoint, k, remaining int)
 		}
 		rest = append(rest, p)
 	}
+	return rest
+}
+
+// Hardest selects up to n datapoints the way seed 004 chose its 50 hardest: among the
+// Candidates, it finds the smallest distance k (minus the difficulty) such that at least n of
+// them are within k, and returns the first n of those in order. Fewer come back when fewer
+// than n remain. It also returns k and how many candidates there were.
+func Hardest(points []Datapoint, n int) (selected []Datapoint, k, remaining int) {
+	rest := Candidates(points)
 	if len(rest) == 0 || n <= 0 {
 		return nil, 0, len(rest)
 	}
