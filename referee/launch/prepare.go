@@ -188,6 +188,12 @@ func (p *Preparer) Prepare(ctx context.Context, req Request) (*Match, error) {
 		m.Release()
 		return nil, err
 	}
+	if req.RevealPrivate && p.Policy != nil {
+		if err := p.Policy.Reveal(req.Caller, req.Agents, registered); err != nil {
+			m.Release()
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
 	given, err := p.CheckLabels(req.Caller, req.Labels, registered)
 	if err != nil {
 		m.Release()

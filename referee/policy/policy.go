@@ -277,6 +277,24 @@ func (p Policy) Limits(c Caller, l *matchv1.Limits) error {
 	return nil
 }
 
+// Reveal refuses a match that would show its private parts to spectators (reveal_private) when
+// c is not the organiser and a seat holds a private party: anything but a built-in agent of the
+// house, or, for a team, one of its own registered bots (registered holds each seat's
+// registered label, TEAM/NAME@VERSION, "" for others). A dialled agent, a person, another
+// team's bot keep their private notes private whoever starts the match.
+func (p Policy) Reveal(c Caller, agents, registered []string) error {
+	if c.Role == Organiser {
+		return nil
+	}
+	for i, a := range agents {
+		own := c.Role == Team && i < len(registered) && strings.HasPrefix(registered[i], c.Team+"/")
+		if !strings.HasPrefix(a, "builtin:") && !own {
+			return refuse("reveal_private: seat %d (%s) is not a built-in agent%s: its private parts are its own; only the organiser may reveal them", i, a, map[bool]string{true: " nor one of your team's bots"}[c.Role == Team])
+		}
+	}
+	return nil
+}
+
 // Bootstrap refuses a leaderboard of more bootstrap samples than c may ask for.
 func (p Policy) Bootstrap(c Caller, samples int32) error {
 	if c.Role == Organiser || p.MaxBootstrapSamples == 0 || int(samples) <= p.MaxBootstrapSamples {

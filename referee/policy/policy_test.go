@@ -141,6 +141,25 @@ func TestLanguageModelsAndLabels(t *testing.T) {
 	if got, err := p.Label(spectator, "\ufb01ne \uff22ot e\u0301", ""); err != nil || got != "fine Bot \u00e9" {
 		t.Errorf("label recorded as %q (%v), want %q", got, err, "fine Bot \u00e9")
 	}
+	// Attack 8: reveal_private published another party's private notes.
+	acme := Caller{Role: Team, Team: "acme"}
+	for _, tc := range []struct {
+		c                  Caller
+		agents, registered []string
+		ok                 bool
+	}{
+		{spectator, []string{"builtin:fair", "builtin:random"}, []string{"", ""}, true},
+		{spectator, []string{"builtin:fair", "grpc://10.0.0.1:7070"}, []string{"", ""}, false},
+		{spectator, []string{"builtin:fair", "human"}, []string{"", ""}, false},
+		{spectator, []string{"builtin:fair", "bot:acme/fair"}, []string{"", "acme/fair@1"}, false},
+		{acme, []string{"builtin:fair", "bot:acme/fair"}, []string{"", "acme/fair@1"}, true},
+		{acme, []string{"bot:acmex/fair", "builtin:fair"}, []string{"acmex/fair@1", ""}, false},
+		{organiser, []string{"grpc://10.0.0.1:7070", "human"}, []string{"", ""}, true},
+	} {
+		if err := p.Reveal(tc.c, tc.agents, tc.registered); (err == nil) != tc.ok {
+			t.Errorf("%s revealing %v: %v, want ok %v", tc.c.Role, tc.agents, err, tc.ok)
+		}
+	}
 	// Attack 6: a leaderboard of 5,000 bootstrap samples from anyone.
 	if err := p.Bootstrap(spectator, 5000); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "max_bootstrap_samples 200") {
 		t.Errorf("a spectator's 5000 bootstrap samples: %v", err)

@@ -50,7 +50,7 @@ func Prepare(ctx context.Context, prep *launch.Preparer, req *tournamentv1.Start
 		return nil, err
 	}
 	name := game.Info().GetName()
-	entrants, err := checkEntrants(ctx, prep, caller, name, req.GetEntrants())
+	entrants, err := checkEntrants(ctx, prep, caller, name, req.GetEntrants(), req.GetRevealPrivate())
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func invalid(err error) error { return fmt.Errorf("%w: %w", launch.ErrInvalid, e
 
 // checkEntrants fills in default labels, checks that labels are unique and that every address
 // may play the game, as every match of it is checked.
-func checkEntrants(ctx context.Context, prep *launch.Preparer, caller policy.Caller, game string, in []*tournamentv1.Entrant) ([]*tournamentv1.Entrant, error) {
+func checkEntrants(ctx context.Context, prep *launch.Preparer, caller policy.Caller, game string, in []*tournamentv1.Entrant, reveal bool) ([]*tournamentv1.Entrant, error) {
 	if len(in) == 0 {
 		return nil, invalid(fmt.Errorf("give the agents taking part (entrants)"))
 	}
@@ -125,6 +125,11 @@ func checkEntrants(ctx context.Context, prep *launch.Preparer, caller policy.Cal
 	registered, err := prep.CheckAgents(ctx, game, addrs)
 	if err != nil {
 		return nil, err
+	}
+	if reveal && prep.Policy != nil {
+		if err := prep.Policy.Reveal(caller, addrs, registered); err != nil {
+			return nil, invalid(err)
+		}
 	}
 	labels, err = prep.CheckLabels(caller, labels, registered)
 	if err != nil {

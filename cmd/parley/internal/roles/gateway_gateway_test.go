@@ -294,8 +294,15 @@ func TestRedaction(t *testing.T) {
 	}
 
 	// A match that reveals its private parts shows them to spectators, not to another seat.
+	// Only the organiser may reveal a dialled agent's (attack 8: anyone could).
 	a, b := sdktest.Addr(t, secretAgent(0, 9)), sdktest.Addr(t, secretAgent(1, 9))
-	id := f.startMatch(t, fmt.Sprintf(`{"game":"buysell","agents":[%q,%q],"params":{"buysell":{"draw":true}},"revealPrivate":true}`, a, b))
+	reveal := fmt.Sprintf(`{"game":"buysell","agents":[%q,%q],"params":{"buysell":{"draw":true}},"revealPrivate":true}`, a, b)
+	status, data := f.call(t, "/parley.referee.v1.RefereeService/StartMatch", reveal)
+	wantError(t, "a spectator revealing dialled agents' private parts", status, data, http.StatusBadRequest, "invalid_argument")
+	if !strings.Contains(string(data), "only the organiser may reveal") {
+		t.Errorf("the refusal does not say who may reveal: %s", data)
+	}
+	id := f.organise(t, reveal)
 	full := f.fullRecord(t, id)
 	s, _, _ := f.openStream(t, "/api/v1/matches/"+id+"/events")
 	sameEvents(t, "revealed to spectators", s.matchEvents(t), full)
