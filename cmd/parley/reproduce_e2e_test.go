@@ -45,14 +45,26 @@ func TestReproduceEveryStudy(t *testing.T) {
 			store := t.TempDir()
 			args := []string{"reproduce", name, "--games", "1", "--base-url", srv.URL, "--cache", t.TempDir(),
 				"--dond-data", dondData, "--quiet", "--concurrency", "4", "--store-dir", store}
-			for _, slot := range s.Slots {
-				args = append(args, "--model", slot+"=fake-model")
+			// A model of its own in every slot, none's name inside another's.
+			models := map[string]bool{}
+			for i, slot := range s.Slots {
+				m := fmt.Sprintf("seatmodel-%c", 'a'+i)
+				models[m] = true
+				args = append(args, "--model", slot+"="+m)
 			}
 			start := time.Now()
 			r := mustRun(t, nil, args...)
 			t.Logf("%s --games 1: %s, %d model calls", name, time.Since(start).Round(time.Millisecond), srv.Count())
 			if srv.Count() == 0 {
 				t.Fatal("the model was never called")
+			}
+			// The studies told no model who its opponent was: no prompt names another model.
+			for _, req := range srv.Requests() {
+				for m := range models {
+					if m != req.Model && strings.Contains(req.Text(), m) {
+						t.Fatalf("a prompt to %s names %s:\n%s", req.Model, m, req.Text())
+					}
+				}
 			}
 			// A study played in its own reply format asks every model for it.
 			if format, ok := studyFormats[s.Agent.Style]; ok {

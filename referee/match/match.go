@@ -261,6 +261,9 @@ type run struct {
 	// whoPlays[seat] ends seat's briefing: which agent sits in every seat. The rules never
 	// learn who plays, so the runner adds it.
 	whoPlays []string
+	// shown[seat] is what seat is told of every seat (Observation.seats): with
+	// Limits.conceal_agents, the other seats' agents left out.
+	shown [][]*gamev1.SeatInfo
 	// unbriefed[seat]: the seat's agent reads no briefing (Observing.skips_briefing), so it
 	// is written none.
 	unbriefed []bool
@@ -303,7 +306,8 @@ func (e *errRecord) Unwrap() error { return e.err }
 
 func (m *run) play(ctx context.Context, info *gamev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
 	m.seats, m.unbriefed = m.describe(ctx, seatNames, seatRoles)
-	m.whoPlays = whoPlays(m.seats)
+	m.shown = shownSeats(m.seats, m.limits.GetConcealAgents())
+	m.whoPlays = whoPlays(m.shown)
 	m.observed = ObservedMatch{ID: m.spec.ID, Game: info.GetName(), Agents: make([]string, len(m.seats))}
 	for i, s := range m.seats {
 		m.observed.Agents[i] = AgentKey(s)
@@ -656,16 +660,40 @@ func (m *run) fallback(d *decision, st games.State, reason string, gave *agentv1
 	return d
 }
 
-// whoPlays writes, for each seat, the briefing's closing section naming the agent in every seat.
-func whoPlays(seats []*gamev1.SeatInfo) []string {
-	out := make([]string, len(seats))
+// shownSeats is, for each seat, what it is told of every seat: all of seats, or with conceal
+// the other seats without their agents and labels.
+func shownSeats(seats []*gamev1.SeatInfo, conceal bool) [][]*gamev1.SeatInfo {
+	out := make([][]*gamev1.SeatInfo, len(seats))
 	for i := range seats {
+		out[i] = seats
+		if !conceal {
+			continue
+		}
+		out[i] = make([]*gamev1.SeatInfo, len(seats))
+		for j, s := range seats {
+			if j != i {
+				s = proto.CloneOf(s)
+				s.Agent, s.Label = nil, "" // a label may name the agent too
+			}
+			out[i][j] = s
+		}
+	}
+	return out
+}
+
+// whoPlays writes, for each seat, the briefing's closing section naming the agent in every
+// seat it is shown (told[seat], see shownSeats); a seat shown without its agent is "not told".
+func whoPlays(told [][]*gamev1.SeatInfo) []string {
+	out := make([]string, len(told))
+	for i, seats := range told {
 		var b strings.Builder
 		b.WriteString("\nWho plays\n")
 		for _, s := range seats {
 			a := s.GetAgent()
 			who := shown(a.GetName())
-			if a.GetName() == "" {
+			if a == nil {
+				who = "an agent you are not told"
+			} else if a.GetName() == "" {
 				who = "an agent that did not say who it is"
 			} else if a.GetVersion() != "" {
 				who += " version " + shown(a.GetVersion())
@@ -724,7 +752,7 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	timeout := m.limits.GetMoveTimeout().AsDuration()
 	obs.MatchId = m.spec.ID
 	obs.Seat = seat
-	obs.Seats = m.seats
+	obs.Seats = m.shown[seat]
 	obs.TimeLimit = durationpb.New(timeout)
 	obs.Deadline = timestamppb.New(m.clock().Add(timeout))
 	obs.Attempt = attempt

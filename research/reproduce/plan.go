@@ -347,7 +347,8 @@ func (p *Plan) plan(r studies.Run, o Options, reg *games.Registry, prices llm.Pr
 	spec := &tournamentv1.TournamentSpec{
 		TournamentId: tid, Game: r.Game, Params: resolved, Entrants: entrants,
 		GamesPerAssignment: uint32(n), Seed: o.Seed, AssignmentsPossible: uint64(len(assignments)),
-		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(cmp.Or(o.MoveTimeout, DefaultMoveTimeout))},
+		// The studies told no model who its opponent was.
+		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(cmp.Or(o.MoveTimeout, DefaultMoveTimeout)), ConcealAgents: true},
 	}
 	for g := range n {
 		seed := tournament.MatchSeed(o.Seed, g)

@@ -315,7 +315,12 @@ type Limits struct {
 	// what is left (Observation.tokens_left); a seat that cannot afford another call falls back
 	// with FALLBACK_CAUSE_BUDGET, and the match is cut short there, void, its summary saying a
 	// budget cut it short. Public.
-	TokenBudget   int64 `protobuf:"varint,4,opt,name=token_budget,json=tokenBudget,proto3" json:"token_budget,omitempty"`
+	TokenBudget int64 `protobuf:"varint,4,opt,name=token_budget,json=tokenBudget,proto3" json:"token_budget,omitempty"`
+	// Each seat is told which agent sits in its own seat only: the briefing's "Who plays"
+	// section and Observation.seats leave out the other seats' agents, as the seed studies told
+	// no model who its opponent was. Off: every seat is told every seat's agent. The record
+	// names them all either way (MatchStarted). Public.
+	ConcealAgents bool `protobuf:"varint,5,opt,name=conceal_agents,json=concealAgents,proto3" json:"conceal_agents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -376,6 +381,13 @@ func (x *Limits) GetTokenBudget() int64 {
 		return x.TokenBudget
 	}
 	return 0
+}
+
+func (x *Limits) GetConcealAgents() bool {
+	if x != nil {
+		return x.ConcealAgents
+	}
+	return false
 }
 
 // Outcome is how a match ended.
@@ -488,13 +500,14 @@ const file_parley_match_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"sequential\x18\a \x01(\v2\".parley.games.sequential.v1.ParamsH\x00R\n" +
 	"sequentialB\b\n" +
-	"\x06family\"\xc7\x01\n" +
+	"\x06family\"\xee\x01\n" +
 	"\x06Limits\x12<\n" +
 	"\fmove_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\vmoveTimeout\x12$\n" +
 	"\vmax_retries\x18\x02 \x01(\x05H\x00R\n" +
 	"maxRetries\x88\x01\x01\x12&\n" +
 	"\x0fmax_reply_bytes\x18\x03 \x01(\x05R\rmaxReplyBytes\x12!\n" +
-	"\ftoken_budget\x18\x04 \x01(\x03R\vtokenBudgetB\x0e\n" +
+	"\ftoken_budget\x18\x04 \x01(\x03R\vtokenBudget\x12%\n" +
+	"\x0econceal_agents\x18\x05 \x01(\bR\rconcealAgentsB\x0e\n" +
 	"\f_max_retries\"\xd7\x01\n" +
 	"\aOutcome\x12/\n" +
 	"\x05cause\x18\x01 \x01(\x0e2\x19.parley.match.v1.EndCauseR\x05cause\x12\x18\n" +
