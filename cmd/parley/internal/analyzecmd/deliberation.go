@@ -48,7 +48,7 @@ the bonus when every party says yes; gt only when every party other than p1 is s
 its threshold (acceptance still uses >=), as the reproduction paper's table was made.`,
 		Example: `  parley analyze deliberation
   parley analyze deliberation --param game=game2 --param bonus_unanimity=gt
-  parley analyze deliberation --param game=../shared/data/deliberation/base --json front.json`,
+  parley analyze deliberation --param game=data/deliberation/base --json front.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

@@ -60,10 +60,10 @@ printed either way. --write writes the selected datapoints in the tagged format,
 --play A,B plays one match per datapoint between agent A (Alice) and agent B (Bob), built-in or
 gRPC, in process without NATS, and adds their row, with the belief-estimation metrics of any
 seat whose agent records its belief (the bayes agent). Repeat it for several pairings.`,
-		Example: `  parley analyze dond --data ../shared/data/dealornodeal/test.txt --hardest 50 --seed-lines --require-ef
-  parley analyze dond --data ../shared/data/dealornodeal/sampled_50_deal_no_deal.txt --require-ef \
+		Example: `  parley analyze dond --data data/dealornodeal/test.txt --hardest 50 --seed-lines --require-ef
+  parley analyze dond --data data/dealornodeal/sampled_50_deal_no_deal.txt --require-ef \
       --play builtin:bayes,builtin:bayes --play builtin:bayes,builtin:dondgreedy
-  parley analyze dond --data ../shared/data/dealornodeal/test.txt --hardest 50 --write hardest.txt`,
+  parley analyze dond --data data/dealornodeal/test.txt --hardest 50 --write hardest.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.data == "" {

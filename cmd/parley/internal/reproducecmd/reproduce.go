@@ -89,7 +89,7 @@ model's time for an answer (default 2 minutes, fit for hosted models; the most i
 	fs.DurationVar(&o.r.MoveTimeout, "move-timeout", reproduce.DefaultMoveTimeout, "time a model has for each answer (its HTTP calls included; a model that overruns it faults that move)")
 	fs.Int64Var(&o.r.TokenBudget, "token-budget", 0, "tokens the language-model seats of one match may spend together (0: no budget)")
 	fs.Int64Var(&o.r.TotalBudget, "tournament-token-budget", 0, "tokens each set-up may spend, split evenly over its matches (0: no budget)")
-	fs.StringVar(&o.r.DondData, "dond-data", "", "folder of the Deal-or-No-Deal corpus (sampled_50_deal_no_deal.txt, test.txt), e.g. ../shared/data/dealornodeal")
+	fs.StringVar(&o.r.DondData, "dond-data", "", "folder of the Deal-or-No-Deal corpus (sampled_50_deal_no_deal.txt, test.txt), e.g. data/dealornodeal")
 	fs.StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server for this run")
 	fs.StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data, so a stopped run can resume (default: a temporary directory)")
 	fs.IntVar(&o.workers, "workers", -1, "referee workers in this process (default: --concurrency; 0: rely on 'parley referee' workers on --nats)")
