@@ -34,6 +34,18 @@ func (f *BusFlags) Embedded() bool { return f.NATS == "" }
 // store directory).
 func (f *BusFlags) Kept() bool { return f.NATS != "" || f.StoreDir != "" }
 
+// Flag writes the flag that names the same store for another command ("--nats URL" or
+// "--store-dir DIR"); "" for a store that ends with the command.
+func (f *BusFlags) Flag() string {
+	switch {
+	case f.NATS != "":
+		return "--nats " + f.NATS
+	case f.StoreDir != "":
+		return "--store-dir " + f.StoreDir
+	}
+	return ""
+}
+
 // Check says what is wrong with the flags together, as a usage error.
 func (f *BusFlags) Check() error {
 	switch {

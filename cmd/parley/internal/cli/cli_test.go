@@ -383,3 +383,33 @@ func TestFlagHelp(t *testing.T) {
 		t.Errorf("default level %v, want warn", l)
 	}
 }
+
+// TestBusFlags: the store flags each command shares, checked and written back the same way.
+func TestBusFlags(t *testing.T) {
+	both := cli.BusFlags{NATS: "nats://127.0.0.1:4222", StoreDir: "data"}
+	if err := both.Check(); err == nil || !strings.Contains(err.Error(), "--store-dir applies only to the embedded NATS server") {
+		t.Errorf("--nats and --store-dir together: %v", err)
+	}
+	if err := (&cli.BusFlags{Needed: true}).Check(); err == nil || !strings.Contains(err.Error(), "one of --nats or --store-dir is required") {
+		t.Errorf("a command reading stored records with neither: %v", err)
+	}
+	for _, tc := range []struct {
+		f              cli.BusFlags
+		embedded, kept bool
+		flag           string
+	}{
+		{cli.BusFlags{}, true, false, ""},
+		{cli.BusFlags{StoreDir: "data"}, true, true, "--store-dir data"},
+		{cli.BusFlags{NATS: "nats://h:4222"}, false, true, "--nats nats://h:4222"},
+	} {
+		if err := tc.f.Check(); err != nil || tc.f.Embedded() != tc.embedded || tc.f.Kept() != tc.kept || tc.f.Flag() != tc.flag {
+			t.Errorf("%+v: check %v, embedded %v, kept %v, flag %q", tc.f, err, tc.f.Embedded(), tc.f.Kept(), tc.f.Flag())
+		}
+	}
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	var f cli.BusFlags
+	f.Bind(fs, "the server", "its data")
+	if err := fs.Parse([]string{"--store-dir", "kept"}); err != nil || f.StoreDir != "kept" || fs.Lookup("nats") == nil {
+		t.Errorf("bound flags: %v %+v", err, f)
+	}
+}

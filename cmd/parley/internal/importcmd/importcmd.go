@@ -20,9 +20,9 @@ import (
 
 // Options are what an import needs; reproduce --from-runs PATH imports with them too.
 type Options struct {
-	// NATS is an external server's URL; StoreDir the embedded server's data (one of them, or
-	// neither for a throw-away store).
-	NATS, StoreDir string
+	// Bus says where the store is: an external server or the embedded one's data (one of
+	// them, or neither for a throw-away store).
+	Bus cli.BusFlags
 	// Prefix starts the tournaments' ids (default: the study's).
 	Prefix string
 	// Workers read files at once (0: one per CPU).
@@ -86,8 +86,8 @@ func newStudyCmd(deps *cli.Deps, s formats.Study) *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.NATS, "nats", "", "NATS server URL; empty starts an embedded server for this run")
-	fs.StringVar(&o.StoreDir, "store-dir", "", "where the embedded NATS server keeps its data, so later commands can read the matches (default: a temporary directory)")
+	o.Bus.Bind(fs, "NATS server URL; empty starts an embedded server for this run",
+		"where the embedded NATS server keeps its data, so later commands can read the matches (default: a temporary directory)")
 	fs.StringVar(&o.Prefix, "prefix", s.Prefix, "start of every tournament id")
 	fs.IntVar(&o.Workers, "workers", 0, "files read at once (0: one per CPU)")
 	fs.BoolVar(&o.ParseReport, "parse-report", false, "add the parse report: per model and prompt style, how often Parley's parser reads the move the platform did, with an example of each disagreement")
@@ -96,12 +96,9 @@ func newStudyCmd(deps *cli.Deps, s formats.Study) *cobra.Command {
 
 // Run opens the store and imports paths into it.
 func Run(ctx context.Context, deps *cli.Deps, s formats.Study, o Options, paths []string) (*imports.Summary, error) {
-	if o.NATS != "" && o.StoreDir != "" {
-		return nil, cli.Usagef("--store-dir is for the embedded NATS server, not with --nats")
-	}
-	b, err := bus.Open(ctx, bus.Config{URL: o.NATS, StoreDir: o.StoreDir}, deps.Logger(slog.LevelWarn))
+	b, err := o.Bus.Open(ctx, bus.Config{}, deps.Logger(slog.LevelWarn))
 	if err != nil {
-		return nil, fmt.Errorf("nats: %w", err)
+		return nil, err
 	}
 	defer b.Close()
 	return Into(ctx, b, deps.Games, s, o, paths)

@@ -32,8 +32,7 @@ type options struct {
 	study    string
 	r        reproduce.Options
 	dryRun   bool
-	nats     string
-	storeDir string
+	bus      cli.BusFlags
 	workers  int
 	conc     int
 	quiet    bool
@@ -90,8 +89,8 @@ model's time for an answer (default 2 minutes, fit for hosted models; the most i
 	fs.Int64Var(&o.r.TokenBudget, "token-budget", 0, "tokens the language-model seats of one match may spend together (0: no budget)")
 	fs.Int64Var(&o.r.TotalBudget, "tournament-token-budget", 0, "tokens each set-up may spend, split evenly over its matches (0: no budget)")
 	fs.StringVar(&o.r.DondData, "dond-data", "", "folder of the Deal-or-No-Deal corpus (sampled_50_deal_no_deal.txt, test.txt), e.g. data/dealornodeal")
-	fs.StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server for this run")
-	fs.StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data, so a stopped run can resume (default: a temporary directory)")
+	o.bus.Bind(fs, "NATS server URL; empty starts an embedded server for this run",
+		"where the embedded NATS server keeps its data, so a stopped run can resume (default: a temporary directory)")
 	fs.IntVar(&o.workers, "workers", -1, "referee workers in this process (default: --concurrency; 0: rely on 'parley referee' workers on --nats)")
 	fs.IntVar(&o.conc, "concurrency", tournament.DefaultConcurrency, "most matches requested and not yet ended at once")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
@@ -108,8 +107,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	switch {
 	case o.conc < 1:
 		return cli.Usagef("--concurrency must be at least 1, got %d", o.conc)
-	case o.nats != "" && o.storeDir != "":
-		return cli.Usagef("--store-dir is for the embedded NATS server, not with --nats")
+	}
+	if err := o.bus.Check(); err != nil {
+		return err
 	}
 	if err := cli.CheckMoveTimeout(o.r.MoveTimeout); err != nil {
 		return err
@@ -175,16 +175,16 @@ func play(ctx context.Context, deps *cli.Deps, o *options, plan *reproduce.Plan)
 		level = slog.LevelDebug
 	}
 	logger := deps.Logger(level)
-	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger)
+	b, err := o.bus.Open(ctx, bus.Config{}, logger)
 	if err != nil {
-		return nil, fmt.Errorf("nats: %w", err)
+		return nil, err
 	}
 	defer b.Close()
 	workers := o.workers
 	if workers < 0 {
 		workers = o.conc
 	}
-	if workers == 0 && o.nats == "" {
+	if workers == 0 && o.bus.Embedded() {
 		return nil, cli.Usagef("--workers 0 needs --nats: with the embedded server nobody else could run the matches")
 	}
 	if workers > 0 {
@@ -205,7 +205,7 @@ func play(ctx context.Context, deps *cli.Deps, o *options, plan *reproduce.Plan)
 	res, err := plan.Execute(ctx, reproduce.Tournaments{
 		Bus: b, Concurrency: o.conc, Matches: &launch.Preparer{Games: deps.Games, Agents: deps.Resolver(), ReadFile: os.ReadFile},
 	}, done)
-	if err != nil && ctx.Err() != nil && (o.nats != "" || o.storeDir != "") {
+	if err != nil && ctx.Err() != nil && o.bus.Kept() {
 		fmt.Fprintf(deps.Err, "stopped; resume with the same flags and --id %s\n", o.r.ID)
 	}
 	return res, err
@@ -216,9 +216,9 @@ func fromRuns(ctx context.Context, deps *cli.Deps, o *options, study *studies.St
 	if len(o.r.Models) > 0 || o.dryRun {
 		return cli.Usagef("--from-runs reads runs already played: no --model, no --dry-run")
 	}
-	b, err := bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, deps.Logger(slog.LevelWarn))
+	b, err := o.bus.Open(ctx, bus.Config{}, deps.Logger(slog.LevelWarn))
 	if err != nil {
-		return fmt.Errorf("nats: %w", err)
+		return err
 	}
 	defer b.Close()
 	// A PATH is imported first (into the same store), and read back by its tournaments.

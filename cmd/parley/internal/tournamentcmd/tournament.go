@@ -45,9 +45,8 @@ type options struct {
 	seed           uint64
 	seedSet        bool
 	id             string
-	nats           string
+	bus            cli.BusFlags
 	allowBotDial   bool
-	storeDir       string
 	workers        int
 	selfPlay       bool
 	maxAssignments int
@@ -108,8 +107,8 @@ stay on the NATS server: 'parley report --tournament ID' writes figures and file
 	fs.Uint64Var(&o.seed, "seed", 0, "seed the match seeds derive from (default: random, printed)")
 	fs.StringVar(&o.id, "id", "", "tournament id (default: GAME-SEED-RANDOM); an id already stored resumes that tournament")
 	fs.BoolVar(&o.allowBotDial, "allow-bot-dial", false, "let the local workers dial registered bots (bot:TEAM/NAME) whose endpoint is a grpc:// address their team gave (it may point into your own network)")
-	fs.StringVar(&o.nats, "nats", "", "NATS server URL; empty starts an embedded server for this run")
-	fs.StringVar(&o.storeDir, "store-dir", "", "where the embedded NATS server keeps its data, so 'parley report' can read it later (default: a temporary directory)")
+	o.bus.Bind(fs, "NATS server URL; empty starts an embedded server for this run",
+		"where the embedded NATS server keeps its data, so 'parley report' can read it later (default: a temporary directory)")
 	fs.IntVar(&o.workers, "workers", -1, "referee workers to run in this process (default: --concurrency; 0: rely on 'parley referee' workers on --nats)")
 	fs.BoolVar(&o.selfPlay, "self-play", false, "also play matches in which one agent holds several seats")
 	fs.IntVar(&o.maxAssignments, "max-assignments", tournament.DefaultMaxAssignments, "most seat assignments played; more are sampled with the seed")
@@ -132,8 +131,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--games-per-pair must be at least 1, got %d", o.gamesPerPair)
 	case o.concurrency < 1:
 		return cli.Usagef("--concurrency must be at least 1, got %d", o.concurrency)
-	case o.nats != "" && o.storeDir != "":
-		return cli.Usagef("--store-dir is for the embedded NATS server, not with --nats")
+	}
+	if err := o.bus.Check(); err != nil {
+		return err
 	}
 	if err := cli.CheckLimits(o.moveTimeout, o.retries, o.maxReplyBytes); err != nil {
 		return err
@@ -141,7 +141,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	if o.workers < 0 {
 		o.workers = o.concurrency
 	}
-	if o.workers == 0 && o.nats == "" {
+	if o.workers == 0 && o.bus.Embedded() {
 		return cli.Usagef("--workers 0 needs --nats: with the embedded server nobody else could run the matches")
 	}
 	params, err := games.ParseParams(o.game, o.params)
@@ -157,8 +157,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	// the local workers open them the same way.
 	var b *bus.Bus
 	if slices.ContainsFunc(o.agents, func(a string) bool { return strings.Contains(a, agentconn.BotPrefix) }) {
-		if b, err = bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger); err != nil {
-			return fmt.Errorf("nats: %w", err)
+		if b, err = o.bus.Open(ctx, bus.Config{}, logger); err != nil {
+			return err
 		}
 		defer b.Close()
 		if agents.Bots, err = botlink.OpenDirectory(ctx, b); err != nil {
@@ -195,8 +195,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	seats, _ := games.Seats(game, spec.GetParams())
 
 	if b == nil {
-		if b, err = bus.Open(ctx, bus.Config{URL: o.nats, StoreDir: o.storeDir}, logger); err != nil {
-			return fmt.Errorf("nats: %w", err)
+		if b, err = o.bus.Open(ctx, bus.Config{}, logger); err != nil {
+			return err
 		}
 		defer b.Close()
 	}
@@ -238,7 +238,7 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		Concurrency: o.concurrency, Matches: prep, Progress: progress,
 		Params: func(uint64) (*matchv1.GameParams, error) { return params, nil },
 	}); err != nil {
-		if ctx.Err() != nil && (o.nats != "" || o.storeDir != "") {
+		if ctx.Err() != nil && o.bus.Kept() {
 			fmt.Fprintf(deps.Err, "stopped; resume with:\n  %s\n", resumeCommand(o.flags, spec.GetTournamentId(), o.seed))
 		}
 		return err
@@ -266,12 +266,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		}
 		fmt.Fprintf(deps.Err, "report: %d files in %s\n", len(res.Files), o.reportDir)
 	}
-	if o.nats != "" || o.storeDir != "" {
-		flag := "--nats " + o.nats
-		if o.nats == "" {
-			flag = "--store-dir " + o.storeDir
-		}
-		fmt.Fprintf(deps.Err, "report: parley report --tournament %s %s --out DIR\n", spec.GetTournamentId(), flag)
+	if o.bus.Kept() {
+		fmt.Fprintf(deps.Err, "report: parley report --tournament %s %s --out DIR\n", spec.GetTournamentId(), o.bus.Flag())
 	}
 	return nil
 }
