@@ -54,8 +54,11 @@ type PlanConfig struct {
 // from a generator seeded with Seed (Floyd's algorithm over the assignments' ranks) and played
 // in rank order, and TournamentSpec.assignments_possible says how many there were.
 //
-// Game k (0-based) of every assignment has seed MatchSeed(Seed, k), so every assignment meets
-// the same chance draws. Matches are requested game by game (game 0 of every assignment,
+// Game k (0-based) of assignment a has seed MatchSeed(Seed, a, k): every game draws its own
+// chances, private values included, so that no entrant meets in one game a private value it
+// saw, or analytics published, in another (an entrant that was the seller of game k of one
+// assignment would otherwise know the seller's cost as the buyer of game k of the next).
+// Matches are requested game by game (game 0 of every assignment,
 // then game 1, ...), so a tournament stopped early still covers every assignment.
 // Match ids are <ID>-a<assignment>-g<game>, zero-padded.
 func Plan(cfg PlanConfig) (*tournamentv1.TournamentSpec, error) {
@@ -103,8 +106,8 @@ func Plan(cfg PlanConfig) (*tournamentv1.TournamentSpec, error) {
 	}
 	aw, gw := digits(len(ranks)-1), digits(cfg.GamesPerAssignment-1)
 	for g := range cfg.GamesPerAssignment {
-		seed := MatchSeed(cfg.Seed, g)
 		for a, r := range ranks {
+			seed := MatchSeed(cfg.Seed, a, g)
 			id := fmt.Sprintf("%s-a%0*d-g%0*d", cfg.ID, aw, a, gw, g)
 			if len(id) > bus.MaxMatchIDLen-maxRetrySuffix {
 				return nil, fmt.Errorf("%w: tournament id %q is too long for its match ids", ErrPlan, cfg.ID)
@@ -121,10 +124,12 @@ func Plan(cfg PlanConfig) (*tournamentv1.TournamentSpec, error) {
 	return spec, nil
 }
 
-// MatchSeed is the seed of game k of every assignment of a tournament seeded with seed: a
-// SplitMix64 step from seed and k, halved so it also reads as a positive int64.
-func MatchSeed(seed uint64, k int) uint64 {
-	z := seed + uint64(k+1)*0x9E3779B97F4A7C15
+// MatchSeed is the seed of game k of assignment a of a tournament seeded with seed: a
+// SplitMix64 step from seed, a and k, halved so it also reads as a positive int64. Assignment 0
+// keeps the seeds of the plans made before assignments had their own (reproduce's set-ups,
+// whose models keep no memory between matches, still share them across assignments).
+func MatchSeed(seed uint64, a, k int) uint64 {
+	z := seed + uint64(a)*0xD1B54A32D192ED03 + uint64(k+1)*0x9E3779B97F4A7C15
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
 	return (z ^ (z >> 31)) >> 1

@@ -42,9 +42,8 @@ func TestPlanAssignments(t *testing.T) {
 				if !slices.Equal(m.Entrants, tc.want[a]) || m.Assignment != uint32(a) || m.GameIndex != uint32(i/len(tc.want)) {
 					t.Errorf("match %d = %v", i, m)
 				}
-				// Game k of every assignment shares its seed.
-				if m.Seed != MatchSeed(5, int(m.GameIndex)) {
-					t.Errorf("match %s seed %d, want MatchSeed(5, %d)", m.MatchId, m.Seed, m.GameIndex)
+				if m.Seed != MatchSeed(5, a, int(m.GameIndex)) {
+					t.Errorf("match %s seed %d, want MatchSeed(5, %d, %d)", m.MatchId, m.Seed, a, m.GameIndex)
 				}
 			}
 			if spec.Matches[0].MatchId != "t-a0-g0" {
@@ -52,8 +51,25 @@ func TestPlanAssignments(t *testing.T) {
 			}
 		})
 	}
-	if MatchSeed(5, 0) == MatchSeed(5, 1) || MatchSeed(5, 0) == MatchSeed(6, 0) {
+	if MatchSeed(5, 0, 0) == MatchSeed(5, 0, 1) || MatchSeed(5, 0, 0) == MatchSeed(6, 0, 0) || MatchSeed(5, 0, 0) == MatchSeed(5, 1, 0) {
 		t.Error("match seeds collide")
+	}
+}
+
+// TestPlanSeedsEveryGame: no two matches of a tournament share a seed, so no entrant meets in
+// one game the chance draws (private values) of another: with two entrants, game k of the
+// assignment (A, B) and of (B, A) would otherwise deal B as seller the cost A held as seller.
+func TestPlanSeedsEveryGame(t *testing.T) {
+	spec, err := Plan(PlanConfig{ID: "t", Game: "g", Seats: 2, Entrants: entrants(4), GamesPerAssignment: 5, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint64]string{}
+	for _, m := range spec.Matches {
+		if other, ok := seen[m.Seed]; ok {
+			t.Errorf("%s and %s share seed %d", other, m.MatchId, m.Seed)
+		}
+		seen[m.Seed] = m.MatchId
 	}
 }
 

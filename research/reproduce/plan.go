@@ -288,7 +288,7 @@ func (p *Plan) plan(r studies.Run, o Options, reg *games.Registry, prices llm.Pr
 	}
 	first := uint64(1)
 	if corpusPath == "" {
-		first = tournament.MatchSeed(o.Seed, 0)
+		first = tournament.MatchSeed(o.Seed, 0, 0)
 	}
 	resolved, err := paramsOf(first)
 	if err != nil {
@@ -351,7 +351,7 @@ func (p *Plan) plan(r studies.Run, o Options, reg *games.Registry, prices llm.Pr
 		Limits: &matchv1.Limits{MoveTimeout: durationpb.New(cmp.Or(o.MoveTimeout, DefaultMoveTimeout)), ConcealAgents: true},
 	}
 	for g := range n {
-		seed := tournament.MatchSeed(o.Seed, g)
+		seed := tournament.MatchSeed(o.Seed, 0, g)
 		switch {
 		case corpusPath != "":
 			seed = uint64(g + 1)

@@ -93,8 +93,8 @@ type ScheduledMatch struct {
 	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	// For each seat, in seat order, the index of its agent in TournamentSpec.entrants.
 	Entrants []int32 `protobuf:"varint,2,rep,packed,name=entrants,proto3" json:"entrants,omitempty"`
-	// Seed of the match. Game k of every seat assignment shares one seed, so each assignment
-	// meets the same chance draws.
+	// Seed of the match, its own: no two matches of a tournament share one, so no entrant meets
+	// in one game the chance draws (private values) it saw in another.
 	Seed uint64 `protobuf:"varint,3,opt,name=seed,proto3" json:"seed,omitempty"`
 	// Index of the seat assignment in the schedule (0-based).
 	Assignment uint32 `protobuf:"varint,4,opt,name=assignment,proto3" json:"assignment,omitempty"`

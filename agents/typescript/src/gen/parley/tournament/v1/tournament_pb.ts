@@ -74,8 +74,8 @@ export type ScheduledMatch = Message<"parley.tournament.v1.ScheduledMatch"> & {
   entrants: number[];
 
   /**
-   * Seed of the match. Game k of every seat assignment shares one seed, so each assignment
-   * meets the same chance draws.
+   * Seed of the match, its own: no two matches of a tournament share one, so no entrant meets
+   * in one game the chance draws (private values) it saw in another.
    *
    * @generated from field: uint64 seed = 3;
    */
