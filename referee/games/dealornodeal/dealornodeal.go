@@ -145,21 +145,28 @@ func ints(xs []int64) []int {
 // Resolve validates params and fills in the defaults Params declares (counts and both seats'
 // values are declared together: all given, or all defaults).
 func (game) Resolve(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
+	out, _, err := resolve(gp)
+	return out, err
+}
+
+// resolve fills in gp's defaults and reads the result, checking the rules across fields.
+func resolve(gp *matchv1.GameParams) (*matchv1.GameParams, *setup, error) {
 	if err := bargain.CheckFamily(gp, Name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in := gp.GetDealornodeal()
 	if in != nil && in.Corpus != nil && len(in.GetCounts()) == 0 {
-		return nil, fmt.Errorf("dealornodeal: corpus %q was not loaded: `parley play` reads it; other callers must send counts and values", in.GetCorpus())
+		return nil, nil, fmt.Errorf("dealornodeal: corpus %q was not loaded: `parley play` reads it; other callers must send counts and values", in.GetCorpus())
 	}
 	out, err := games.FillParams(Name, gp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := newSetup(out.GetDealornodeal()); err != nil {
-		return nil, err
+	s, err := newSetup(out.GetDealornodeal())
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return out, s, nil
 }
 
 // DefaultMaxTurns is the declared default turn limit, for programs that offer it as a flag.
@@ -199,11 +206,7 @@ type setup struct {
 // Setup returns the items and the solution model of params (resolving them), for agents,
 // metrics and analyses.
 func Setup(gp *matchv1.GameParams) (items []string, g solution.Game, err error) {
-	r, err := game{}.Resolve(gp)
-	if err != nil {
-		return nil, solution.Game{}, err
-	}
-	s, err := newSetup(r.GetDealornodeal())
+	_, s, err := resolve(gp)
 	if err != nil {
 		return nil, solution.Game{}, err
 	}

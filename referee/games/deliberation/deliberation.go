@@ -116,14 +116,15 @@ var (
 
 // Info describes the game, its seats (for the base scenario) and its parameters.
 func (g *game) Info() *gamev1.GameInfo {
-	names, roles := seatsOf(g.defaultSetup())
+	defaults := g.defaultSetup()
+	names, roles := seatsOf(defaults)
 	return &gamev1.GameInfo{
 		Name:         Name,
 		Description:  "Multi-party deliberation: six parties with private score sheets talk in turns over five issues; the lead party tables the final deal and votes are computed from the score sheets. Shipped scenarios: " + strings.Join(ShippedNames(), ", ") + ".",
 		RulesVersion: RulesVersion,
 		Seats:        names,
 		SeatRoles:    roles,
-		Params:       games.ParamInfos(Name, g.defaultSetup().Params()),
+		Params:       games.ParamInfos(Name, defaults.Params()),
 	}
 }
 
