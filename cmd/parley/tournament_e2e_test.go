@@ -146,7 +146,7 @@ func checkInBrowser(t *testing.T, page string) {
 	fail("read headings", err)
 	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	fail("screenshot", err)
-	path := filepath.Join(t.TempDir(), "report-screenshot.png") // the test's artefact
+	path := filepath.Join(screenshotDir(t), "report.png")
 	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +166,61 @@ func checkInBrowser(t *testing.T, page string) {
 			t.Errorf("page headings %q lack %q", headings, want)
 		}
 	}
+	checkReportOnPhone(t, bctx, page)
+}
+
+// phoneFitJS reads the report laid out on a phone: the widths of the page and the viewport,
+// the figures wider than the viewport, and the tables wider than the viewport that no box of
+// theirs scrolls sideways (either would make the whole page scroll).
+const phoneFitJS = `(() => {
+  const vw = document.documentElement.clientWidth;
+  const scrolls = (el) => { for (let a = el.parentElement; a; a = a.parentElement) { const o = getComputedStyle(a).overflowX; if ((o === 'auto' || o === 'scroll') && a.getBoundingClientRect().right <= vw + 1) return true; } return false; };
+  return {
+    Viewport: vw,
+    Page: document.documentElement.scrollWidth,
+    WideFigures: [...document.images].filter(i => i.getBoundingClientRect().right > vw + 1).map(i => i.getAttribute('src')),
+    LooseTables: [...document.querySelectorAll('table')].filter(t => t.getBoundingClientRect().width > vw && !scrolls(t)).map(t => (t.querySelector('th') || t).textContent),
+  };
+})()`
+
+// phoneFit is what phoneFitJS returns.
+type phoneFit struct {
+	Viewport, Page           float64
+	WideFigures, LooseTables []string
+}
+
+// checkReportOnPhone lays the open report out at 390 px: the page must not scroll sideways,
+// every figure fits the screen, and a table wider than the screen scrolls inside its own box.
+func checkReportOnPhone(t *testing.T, bctx context.Context, page string) {
+	t.Helper()
+	if err := chromedp.Do(bctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatalf("chromium on %s: a 390 px viewport: %v", page, err)
+	}
+	fit, err := chromedp.Run(bctx, chromedp.Evaluate[phoneFit](phoneFitJS))
+	if err != nil {
+		t.Fatalf("chromium on %s at 390 px: %v", page, err)
+	}
+	if fit.Viewport < 300 || fit.Viewport > 390 {
+		t.Fatalf("the phone viewport is %v px wide, want at most 390", fit.Viewport)
+	}
+	if fit.Page > fit.Viewport+1 {
+		t.Errorf("at 390 px the report is %v px wide, wider than the screen (%v px)", fit.Page, fit.Viewport)
+	}
+	if len(fit.WideFigures) > 0 {
+		t.Errorf("at 390 px these figures are wider than the screen: %v", fit.WideFigures)
+	}
+	if len(fit.LooseTables) > 0 {
+		t.Errorf("at 390 px these tables are wider than the screen and scroll with the page, not in a box: %v", fit.LooseTables)
+	}
+	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot at 390 px: %v", err)
+	}
+	path := filepath.Join(screenshotDir(t), "report-phone.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of %s at 390 px: %s (%d bytes)", page, path, len(shot))
 }
 
 // Two `parley referee` processes share the matches of one tournament through the NATS work

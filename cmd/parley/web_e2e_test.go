@@ -80,11 +80,18 @@ func newBrowser(t *testing.T) *browser {
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("starting chromium (%s): %v", bin, err)
 	}
+	return &browser{t: t, ctx: ctx, shots: screenshotDir(t)}
+}
+
+// screenshotDir is where the browser tests save their screenshots: outside the repository, kept
+// after the test so that a person can look at them.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
 	shots := filepath.Join(os.TempDir(), "parley-screenshots")
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &browser{t: t, ctx: ctx, shots: shots}
+	return shots
 }
 
 // tab is the browser's tab, for one test.
