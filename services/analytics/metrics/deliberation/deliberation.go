@@ -65,6 +65,12 @@ const (
 	GiniDealScores = "gini_deal_scores"
 	// AnyParty is 1 when some deal tabled by any party (not p1 alone) would pass.
 	AnyParty = "any_party"
+	// Final5WayLastDeal and Final6WayAtMinimumLastDeal are Final5Way and Final6WayAtMinimum of
+	// p1's last deal: its final deal, or, when the final answer names none (a failed match),
+	// the last deal p1 tabled before it. They differ from the final readings on failed matches
+	// only; the reproduction's Table 2 scores its failed runs so (Qwen 2.5 1.5B).
+	Final5WayLastDeal          = "final_5way_last_deal"
+	Final6WayAtMinimumLastDeal = "final_6way_at_minimum_last_deal"
 	// Void is 1 for a void match: it has no other value and Summarize leaves it out.
 	Void = "void"
 	// TrajectoryOwn and TrajectoryMean prefix, for p1's k-th turn (k = 1 for the opening, the
@@ -181,15 +187,19 @@ func (f *Family) MatchContext(ctx context.Context, events []*eventsv1.MatchEvent
 		anyParty = anyParty || s.Passes(t.deal)
 	}
 	out = append(out, match(AnyParty, bit(anyParty)))
-	if final != nil {
-		atMin := final.Passed
-		for seat, t := range s.Thresholds() {
-			atMin = atMin && s.Score(seat, r.final) >= t
+	out = append(out, match(Final6WayAtMinimum, bit(passesAtMinimum(s, r.final))))
+	last := r.final
+	if last == nil {
+		for _, t := range r.tabled {
+			if t.seat == 0 {
+				last = t.deal
+			}
 		}
-		out = append(out, match(Final6WayAtMinimum, bit(atMin)))
-	} else {
-		out = append(out, match(Final6WayAtMinimum, 0))
 	}
+	out = append(out,
+		match(Final5WayLastDeal, bit(last != nil && s.Passes(last))),
+		match(Final6WayAtMinimumLastDeal, bit(passesAtMinimum(s, last))),
+	)
 	if len(r.tabled) > 0 {
 		wrong := 0
 		for _, t := range r.tabled {
@@ -244,6 +254,20 @@ func (f *Family) MatchContext(ctx context.Context, events []*eventsv1.MatchEvent
 		)
 	}
 	return out, nil
+}
+
+// passesAtMinimum reports whether deal passes with every party's score at or above its
+// minimum, p1's bonus not counted (false for no deal).
+func passesAtMinimum(s *rules.Setup, deal rules.Deal) bool {
+	if deal == nil || !s.Passes(deal) {
+		return false
+	}
+	for seat, t := range s.Thresholds() {
+		if s.Score(seat, deal) < t {
+			return false
+		}
+	}
+	return true
 }
 
 // analysis returns the deal-space analysis of a match's game, computed once per game.

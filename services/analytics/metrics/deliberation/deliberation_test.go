@@ -450,3 +450,38 @@ func TestStructureLeakByStyle(t *testing.T) {
 		}
 	}
 }
+
+// TestLastDealReadings: a final turn that names no deal fails the match and passes nothing;
+// the last-deal readings take p1's last deal before it instead (a passing one here, with every
+// party at its minimum), and on a match whose final deal exists they equal the final readings.
+func TestLastDealReadings(t *testing.T) {
+	params, _ := setup(t, "speaking_order=p1,mayor")
+	r := newRecorder(t, params, 1)
+	r.play(propose("open", "A1,B1,C4,D1,E5"), "")
+	// A2,B3,C3,D2,E3 scores SportCo 8+0+10+29+10 = 57 (minimum 55) and every other party at or
+	// above its minimum (TestMatchMetrics' final deal).
+	r.play(say("p1's idea", "A2,B3,C3,D2,E3"), "")
+	r.play(say("Mayor's idea", "A1,B1,C4,D1,E5"), "")
+	r.play(&agentv1.Action{Move: &gamev1.Move{Kind: &gamev1.Move_Reject{Reject: &gamev1.Reject{}}}, Messages: []*gamev1.Message{{Text: rules.DefaultText}}}, "no deal in the final answer")
+	got := values(t, r.end(matchv1.EndCause_END_CAUSE_AGENT_FAULT))
+	want := map[string]float64{
+		dm.Failed: 1, dm.Final5Way: 0, dm.Final6WayAtMinimum: 0,
+		dm.Final5WayLastDeal: 1, dm.Final6WayAtMinimumLastDeal: 1,
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok || g != w {
+			t.Errorf("%s = %v (present %v), want %v", name, g, ok, w)
+		}
+	}
+
+	// p1's discussion deal passes, its final deal does not: the final deal is the one read.
+	r = newRecorder(t, params, 1)
+	r.play(propose("open", "A1,B1,C4,D1,E5"), "")
+	r.play(say("p1's idea", "A2,B3,C3,D2,E3"), "")
+	r.play(say("", ""), "")
+	r.play(propose("final", "A1,B1,C4,D1,E5"), "")
+	got = values(t, r.end(0))
+	if got[dm.Final5WayLastDeal] != 0 || got[dm.Final6WayAtMinimumLastDeal] != 0 || got[dm.Any] != 1 {
+		t.Errorf("last-deal readings %v / %v with a failing final deal (any %v); want 0 / 0 (any 1)", got[dm.Final5WayLastDeal], got[dm.Final6WayAtMinimumLastDeal], got[dm.Any])
+	}
+}
