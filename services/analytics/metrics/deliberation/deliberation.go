@@ -65,6 +65,9 @@ const (
 	GiniDealScores = "gini_deal_scores"
 	// AnyParty is 1 when some deal tabled by any party (not p1 alone) would pass.
 	AnyParty = "any_party"
+	// AnyAboveMinimum is Any with the study's first scoring code's strict test: a party says
+	// yes only when its score is above its minimum (p1 through its bonus likewise).
+	AnyAboveMinimum = "any_above_minimum"
 	// Final5WayLastDeal and Final6WayAtMinimumLastDeal are Final5Way and Final6WayAtMinimum of
 	// p1's last deal: its final deal, or, when the final answer names none (a failed match),
 	// the last deal p1 tabled before it. They differ from the final readings on failed matches
@@ -182,6 +185,12 @@ func (f *Family) MatchContext(ctx context.Context, events []*eventsv1.MatchEvent
 		}
 	}
 	out = append(out, match(Any, bit(anyPass)))
+	strict := aboveMinimum(s)
+	anyStrict := false
+	for _, t := range r.tabled {
+		anyStrict = anyStrict || t.seat == 0 && strict.Passes(t.deal)
+	}
+	out = append(out, match(AnyAboveMinimum, bit(anyStrict)))
 	anyParty := false
 	for _, t := range r.tabled {
 		anyParty = anyParty || s.Passes(t.deal)
@@ -254,6 +263,17 @@ func (f *Family) MatchContext(ctx context.Context, events []*eventsv1.MatchEvent
 		)
 	}
 	return out, nil
+}
+
+// aboveMinimum is s with every minimum one point higher: scores are whole numbers, so its
+// votes say yes only above s's minimums.
+func aboveMinimum(s *rules.Setup) *rules.Setup {
+	strict := *s
+	strict.Parties = slices.Clone(s.Parties)
+	for i := range strict.Parties {
+		strict.Parties[i].Threshold++
+	}
+	return &strict
 }
 
 // passesAtMinimum reports whether deal passes with every party's score at or above its

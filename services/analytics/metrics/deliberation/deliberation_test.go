@@ -481,7 +481,34 @@ func TestLastDealReadings(t *testing.T) {
 	r.play(say("", ""), "")
 	r.play(propose("final", "A1,B1,C4,D1,E5"), "")
 	got = values(t, r.end(0))
-	if got[dm.Final5WayLastDeal] != 0 || got[dm.Final6WayAtMinimumLastDeal] != 0 || got[dm.Any] != 1 {
+	if got[dm.Final5WayLastDeal] != 0 || got[dm.Final6WayAtMinimumLastDeal] != 0 || got[dm.Any] != 1 || got[dm.AnyAboveMinimum] != 1 {
 		t.Errorf("last-deal readings %v / %v with a failing final deal (any %v); want 0 / 0 (any 1)", got[dm.Final5WayLastDeal], got[dm.Final6WayAtMinimumLastDeal], got[dm.Any])
+	}
+}
+
+// TestAnyAboveMinimum: a deal at which some party's score equals its minimum passes (>=) but
+// not by the study's first, strict test.
+func TestAnyAboveMinimum(t *testing.T) {
+	params, s := setup(t, "speaking_order=p1,mayor")
+	d := deal(t, s, "A2,B3,C3,D2,E3")
+	// Tourism (p2, a veto holder) with its minimum set to its score for d: it still says yes,
+	// but not strictly.
+	p2 := 1
+	atMinimum := s.Score(p2, d)
+	for _, tc := range []struct {
+		threshold int
+		any, above float64
+	}{{atMinimum, 1, 0}, {atMinimum - 1, 1, 1}} {
+		p := proto.Clone(params).(*matchv1.GameParams)
+		p.GetDeliberation().GetScenario().GetParties()[p2].Threshold = int32(tc.threshold)
+		r := newRecorder(t, p, 1)
+		r.play(propose("open", "A1,B1,C4,D1,E5"), "")
+		r.play(say("p1's idea", "A2,B3,C3,D2,E3"), "")
+		r.play(say("", ""), "")
+		r.play(propose("final", "A2,B3,C3,D2,E3"), "")
+		got := values(t, r.end(0))
+		if got[dm.Any] != tc.any || got[dm.AnyAboveMinimum] != tc.above {
+			t.Errorf("Tourism's minimum %d (its score %d): any %v, any above minimum %v; want %v, %v", tc.threshold, atMinimum, got[dm.Any], got[dm.AnyAboveMinimum], tc.any, tc.above)
+		}
 	}
 }
