@@ -496,7 +496,7 @@ func TestAnyAboveMinimum(t *testing.T) {
 	p2 := 1
 	atMinimum := s.Score(p2, d)
 	for _, tc := range []struct {
-		threshold int
+		threshold  int
 		any, above float64
 	}{{atMinimum, 1, 0}, {atMinimum - 1, 1, 1}} {
 		p := proto.Clone(params).(*matchv1.GameParams)
