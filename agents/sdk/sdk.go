@@ -134,11 +134,21 @@ func agentServer(impl agentv1.AgentServiceServer, o *options) *grpc.Server {
 	return srv
 }
 
+// windowSize is the HTTP/2 flow-control window of each connection and stream the agent
+// serves. A window of fixed size turns off gRPC's bandwidth estimate, whose PING (sent for a
+// message received while none is in flight: on a stream of moves, nearly every one) and its
+// answer cost every move frames to write and read on both sides. The referee's largest
+// observation (512 KiB) fits in it twice.
+const windowSize = 1 << 20
+
 // serverOptions are the gRPC server options of o: a pool of stream workers first (a call
 // handled on a worker's goroutine finds its stack already grown for decoding an observation;
 // when all are busy a call gets a goroutine of its own, so none waits), then the caller's.
 func serverOptions(o *options) []grpc.ServerOption {
-	return append([]grpc.ServerOption{grpc.NumStreamWorkers(uint32(4 * runtime.GOMAXPROCS(0)))}, o.grpcOptions...)
+	return append([]grpc.ServerOption{
+		grpc.NumStreamWorkers(uint32(4 * runtime.GOMAXPROCS(0))),
+		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
+	}, o.grpcOptions...)
 }
 
 // InfoOf returns what an agent served with opts answers to Describe.

@@ -295,10 +295,20 @@ func (r *Resolver) dial(addr, target string) (*Conn, error) {
 	}}, nil
 }
 
+// windowSize is the HTTP/2 flow-control window of a connection to an agent and of each of its
+// streams. A window of fixed size turns off gRPC's bandwidth estimate, whose PING (sent for a
+// message received while none is in flight: on a stream of moves, nearly every one) and its
+// answer cost every move frames to write and read on both sides. The largest observation
+// (512 KiB, games.MaxObservationBytes) fits in it twice.
+const windowSize = 1 << 20
+
 // newClient makes the plaintext gRPC client of an agent at target (agents are reached on the
 // organiser's own network, or through a bot's link).
 func newClient(target string, opts []grpc.DialOption) (*grpc.ClientConn, error) {
-	return grpc.NewClient(target, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
+	return grpc.NewClient(target, append([]grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
+	}, opts...)...)
 }
 
 // Describe asks the agent who it is, within timeout. An error here means the agent cannot be
