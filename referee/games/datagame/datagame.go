@@ -78,6 +78,85 @@ func (f Family) Fill(gp *matchv1.GameParams) (*matchv1.GameParams, error) {
 	return out, nil
 }
 
+// LoadFile reads the game file named by the family's file parameter into the params, unless
+// they carry the game itself already or name no file (a games.Loader's Load).
+func (f Family) LoadFile(gp *matchv1.GameParams, read games.ReadFile) (*matchv1.GameParams, error) {
+	branch := games.ParamsField(f.Name)
+	if !gp.ProtoReflect().Has(branch) {
+		return gp, nil
+	}
+	p := gp.ProtoReflect().Get(branch).Message()
+	fields := p.Descriptor().Fields()
+	file, data := fields.ByName("file"), fields.ByName(protoreflect.Name(f.Data))
+	if !p.Has(file) || p.Has(data) {
+		return gp, nil
+	}
+	g, err := f.Load(p.Get(file).String(), read)
+	if err != nil {
+		return nil, err
+	}
+	out := proto.CloneOf(gp)
+	out.ProtoReflect().Mutable(branch).Message().Set(data, protoreflect.ValueOfMessage(g.Game().ProtoReflect()))
+	return out, nil
+}
+
+// Params are the family's generated Params.
+type Params interface {
+	proto.Message
+	Shared
+}
+
+// Game is the game itself as the params carry it: a table or a tree.
+type Game interface {
+	proto.Message
+	GetPlayers() []string
+	GetScaleDefault() *gamev1.Rational
+}
+
+// Resolve fills in the family's params in gp: the declared defaults (Fill), the game itself
+// when they carry none (the shipped game named; check validates it) and the scale (the game's
+// default when unset). P is the family's Params type, D its game's.
+func Resolve[P Params, D Game](f Family, gp *matchv1.GameParams, check func(D) error) (P, error) {
+	var none P
+	filled, err := f.Fill(gp)
+	if err != nil {
+		return none, err
+	}
+	p := filled.ProtoReflect().Mutable(games.ParamsField(f.Name)).Message()
+	fields := p.Descriptor().Fields()
+	data := fields.ByName(protoreflect.Name(f.Data))
+	if !p.Has(data) {
+		g, err := f.Source(stringField(p, "game"), stringField(p, "file"))
+		if err != nil {
+			return none, err
+		}
+		p.Set(data, protoreflect.ValueOfMessage(g.Game().ProtoReflect()))
+	}
+	game, ok := p.Get(data).Message().Interface().(D)
+	if !ok {
+		return none, fmt.Errorf("%s: %s is a %T, not the game's type", f.Name, f.Data, p.Get(data).Message().Interface())
+	}
+	if err := check(game); err != nil {
+		return none, fmt.Errorf("%s: %s: %w", f.Name, f.Data, err)
+	}
+	params := p.Interface().(P)
+	settings, err := f.Settle(game.GetPlayers(), game.GetScaleDefault(), params)
+	if err != nil {
+		return none, err
+	}
+	p.Set(fields.ByName("scale"), protoreflect.ValueOfString(settings.Scale.RatString()))
+	return params, nil
+}
+
+// stringField is m's string field called name, nil when unset.
+func stringField(m protoreflect.Message, name protoreflect.Name) *string {
+	fd := m.Descriptor().Fields().ByName(name)
+	if !m.Has(fd) {
+		return nil
+	}
+	return proto.String(m.Get(fd).String())
+}
+
 // Source finds the game of a match whose filled params carry no table or tree: the shipped
 // game named, or an error when a file was named but never loaded.
 func (f Family) Source(game, file *string) (*gamefile.File, error) {
@@ -139,9 +218,6 @@ func (f Family) Settle(players []string, scaleDefault *gamev1.Rational, p Shared
 	}
 	return s, nil
 }
-
-// ScaleText is the resolved scale as the params record it.
-func (s Settings) ScaleText() *string { return proto.String(s.Scale.RatString()) }
 
 // StartTalk begins a talk phase among the players.
 func (s Settings) StartTalk() pretalk.Talk {

@@ -140,3 +140,58 @@ func TestSettle(t *testing.T) {
 		t.Errorf("an outsider's observation: %v", obs)
 	}
 }
+
+// TestLoadFileAndResolve: a file named in the params is read into them (not when they carry
+// the game already, and refused when it holds the other kind), and Resolve fills in the game
+// (the one loaded, else the shipped one named) and its default scale, for both families.
+func TestLoadFileAndResolve(t *testing.T) {
+	tree := datagame.Family{Name: "sequential", Kind: gamefile.KindTree, Other: "matrix", Data: "tree"}
+	read := func(path string) ([]byte, error) { return gamefile.ShippedSource(strings.TrimSuffix(path, ".yaml")) }
+	golden, err := gamefile.Shipped("golden_balls")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	gp := &matchv1.GameParams{Family: &matchv1.GameParams_Matrix{Matrix: &matrixv1.Params{File: proto.String("golden_balls.yaml")}}}
+	loaded, err := fam.LoadFile(gp, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gp.GetMatrix().Table != nil {
+		t.Error("LoadFile changed the params it was given")
+	}
+	if !proto.Equal(loaded.GetMatrix().GetTable(), golden.Table) {
+		t.Errorf("loaded table %v, want golden_balls'", loaded.GetMatrix().GetTable())
+	}
+	p, err := datagame.Resolve[*matrixv1.Params](fam, loaded, gamefile.CheckTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.GetScale() != "100" || !proto.Equal(p.GetTable(), golden.Table) || p.Game != nil {
+		t.Errorf("resolved golden_balls file: scale %q, game %v, table %v; want scale 100 (its default), no game name, its table", p.GetScale(), p.Game, p.GetTable().GetTitle())
+	}
+
+	own := &matchv1.GameParams{Family: &matchv1.GameParams_Matrix{Matrix: &matrixv1.Params{File: proto.String("x.yaml"), Table: golden.Table}}}
+	if got, err := fam.LoadFile(own, read); err != nil || got != own {
+		t.Errorf("LoadFile with the table given read the file: %v, %v", got, err)
+	}
+	if _, err := tree.LoadFile(&matchv1.GameParams{Family: &matchv1.GameParams_Sequential{Sequential: &sequentialv1.Params{File: proto.String("stag_hunt.yaml")}}}, read); err == nil || !strings.Contains(err.Error(), "play it with the matrix game") {
+		t.Errorf("a matrix file for the sequential game: %v", err)
+	}
+
+	s, err := datagame.Resolve[*sequentialv1.Params](tree, &matchv1.GameParams{Family: &matchv1.GameParams_Sequential{Sequential: &sequentialv1.Params{Game: proto.String("monopoly"), Scale: proto.String("3/2")}}}, gamefile.CheckTree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	monopoly, err := gamefile.Shipped("monopoly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.GetScale() != "3/2" || !proto.Equal(s.GetTree(), monopoly.Tree) {
+		t.Errorf("resolved monopoly: scale %q, tree %q", s.GetScale(), s.GetTree().GetTitle())
+	}
+	bad := func(*sequentialv1.Tree) error { return errors.New("too deep") }
+	if _, err := datagame.Resolve[*sequentialv1.Params](tree, &matchv1.GameParams{Family: &matchv1.GameParams_Sequential{Sequential: &sequentialv1.Params{}}}, bad); err == nil || err.Error() != "sequential: tree: too deep" {
+		t.Errorf("a tree its check refuses: %v", err)
+	}
+}

@@ -80,6 +80,7 @@ import (
 	"unicode/utf8"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"google.golang.org/protobuf/proto"
 
 	"gopkg.in/yaml.v3"
 
@@ -114,6 +115,14 @@ type File struct {
 	Kind  Kind
 	Table *matrixv1.Table
 	Tree  *sequentialv1.Tree
+}
+
+// Game returns the game itself: the table or the tree.
+func (f *File) Game() proto.Message {
+	if f.Table != nil {
+		return f.Table
+	}
+	return f.Tree
 }
 
 // Title returns the game's title.

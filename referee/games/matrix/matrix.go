@@ -102,17 +102,7 @@ func (game) Seats(params *matchv1.GameParams) (names, roles []string) {
 
 // Load reads the game file named by the file parameter, unless the table is already there.
 func (game) Load(gp *matchv1.GameParams, _ uint64, read games.ReadFile) (*matchv1.GameParams, error) {
-	p := gp.GetMatrix()
-	if p == nil || p.File == nil || p.GetTable() != nil {
-		return gp, nil
-	}
-	f, err := family.Load(p.GetFile(), read)
-	if err != nil {
-		return nil, err
-	}
-	out := proto.CloneOf(gp)
-	out.GetMatrix().Table = f.Table
-	return out, nil
+	return family.LoadFile(gp, read)
 }
 
 // Resolve validates params and fills in the defaults, the table included.
@@ -143,27 +133,7 @@ func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
 // resolve fills in gp's defaults: the declared ones, the table (from the shipped game named)
 // and the scale (the table's default).
 func resolve(gp *matchv1.GameParams) (*matrixv1.Params, error) {
-	filled, err := family.Fill(gp)
-	if err != nil {
-		return nil, err
-	}
-	p := filled.GetMatrix()
-	if p.Table == nil {
-		f, err := family.Source(p.Game, p.File)
-		if err != nil {
-			return nil, err
-		}
-		p.Table = f.Table
-	}
-	if err := gamefile.CheckTable(p.Table); err != nil {
-		return nil, fmt.Errorf("matrix: table: %w", err)
-	}
-	settings, err := family.Settle(p.Table.GetPlayers(), p.Table.GetScaleDefault(), p)
-	if err != nil {
-		return nil, err
-	}
-	p.Scale = settings.ScaleText()
-	return p, nil
+	return datagame.Resolve[*matrixv1.Params](family, gp, gamefile.CheckTable)
 }
 
 // setup is what a match knows from its resolved parameters; shared by every state of the

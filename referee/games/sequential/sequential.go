@@ -93,17 +93,7 @@ func (game) Seats(params *matchv1.GameParams) (names, roles []string) {
 
 // Load reads the game file named by the file parameter, unless the tree is already there.
 func (game) Load(gp *matchv1.GameParams, _ uint64, read games.ReadFile) (*matchv1.GameParams, error) {
-	p := gp.GetSequential()
-	if p == nil || p.File == nil || p.GetTree() != nil {
-		return gp, nil
-	}
-	f, err := family.Load(p.GetFile(), read)
-	if err != nil {
-		return nil, err
-	}
-	out := proto.CloneOf(gp)
-	out.GetSequential().Tree = f.Tree
-	return out, nil
+	return family.LoadFile(gp, read)
 }
 
 // Resolve validates params and fills in the defaults, the tree included.
@@ -133,27 +123,7 @@ func (game) NewState(gp *matchv1.GameParams, _ uint64) (games.State, error) {
 // resolve fills in gp's defaults: the declared ones, the tree (from the shipped game named)
 // and the scale (the tree's default).
 func resolve(gp *matchv1.GameParams) (*sequentialv1.Params, error) {
-	filled, err := family.Fill(gp)
-	if err != nil {
-		return nil, err
-	}
-	p := filled.GetSequential()
-	if p.Tree == nil {
-		f, err := family.Source(p.Game, p.File)
-		if err != nil {
-			return nil, err
-		}
-		p.Tree = f.Tree
-	}
-	if err := gamefile.CheckTree(p.Tree); err != nil {
-		return nil, fmt.Errorf("sequential: tree: %w", err)
-	}
-	settings, err := family.Settle(p.Tree.GetPlayers(), p.Tree.GetScaleDefault(), p)
-	if err != nil {
-		return nil, err
-	}
-	p.Scale = settings.ScaleText()
-	return p, nil
+	return datagame.Resolve[*sequentialv1.Params](family, gp, gamefile.CheckTree)
 }
 
 // setup is what a match knows from its resolved parameters; never changed.
