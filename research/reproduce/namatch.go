@@ -128,6 +128,9 @@ func (m *arenaMatcher) Runs(started *eventsv1.MatchStarted) ([]string, string) {
 		if r.params.GetBuysell().GetDraw() && m.drawn != nil && !m.drawn[started.GetTournamentId()] {
 			continue
 		}
+		if r.params.GetBuysell().GetSelfInterestedBuyer() != m.selfInterestedBuyer(started) {
+			continue
+		}
 		if r.game == started.GetGame() && sameArenaParams(r.params, started.GetParams()) && m.seatsFit(r, started.GetSeats()) {
 			out = append(out, r.id)
 		}
@@ -152,11 +155,35 @@ func (m *arenaMatcher) seatsFit(r arenaRun, seats []*gamev1.SeatInfo) bool {
 	}
 	for i, want := range r.seats {
 		slot, persona, _ := m.seatOf(seats[i].GetLabel())
+		if persona == selfInterested && i == 1 && r.params.GetBuysell().GetSelfInterestedBuyer() {
+			persona = "" // the set-up's parameter, which Runs compares
+		}
 		if persona != want.persona || want.slot != "" && slot != want.slot {
 			return false
 		}
 	}
 	return true
+}
+
+// selfInterested is the persona the import gives a player its log tells to be self-interested.
+const selfInterested = "self-interested"
+
+// selfInterestedBuyer reports whether a buyer/seller match's buyer was told to be
+// self-interested: by the game's parameter (a match parley reproduce played) or by its persona
+// (an imported log's text). Figure 8b's over-valuing buyers are told apart by it alone.
+func (m *arenaMatcher) selfInterestedBuyer(started *eventsv1.MatchStarted) bool {
+	if started.GetParams().GetBuysell() == nil {
+		return false
+	}
+	if started.GetParams().GetBuysell().GetSelfInterestedBuyer() {
+		return true
+	}
+	seats := started.GetSeats()
+	if len(seats) != 2 {
+		return false
+	}
+	_, persona, _ := m.seatOf(seats[1].GetLabel())
+	return persona == selfInterested
 }
 
 // describe says what a match that fits no set-up played, for the summary.
