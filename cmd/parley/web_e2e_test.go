@@ -690,7 +690,7 @@ func TestWebPage(t *testing.T) {
 		tb.do("open the match as a spectator", chromedp.Navigate(base+"/#/match/"+matchID), chromedp.WaitVisible(chromedp.CSS("#transcript")))
 		tb.waitFor("B's and C's replies in the transcript", `document.querySelectorAll('#transcript li.ev-action').length >= 3`)
 		text := eval[string](tb, `document.querySelector('#transcript').innerText`)
-		if !strings.Contains(text, "speaks in private") || strings.Contains(text, "evenly") || strings.Contains(text, "hear your offer") || eval[int](tb, `document.querySelectorAll('#transcript .msg, #transcript .reasoning').length`) != 0 {
+		if !strings.Contains(text, "A wrote privately to B and C") || strings.Contains(text, "evenly") || strings.Contains(text, "hear your offer") || eval[int](tb, `document.querySelectorAll('#transcript .msg, #transcript .reasoning').length`) != 0 {
 			t.Errorf("a spectator's transcript should hide every private message:\n%s", text)
 		}
 		tb.screenshot("match-coalition-spectator")
@@ -967,33 +967,46 @@ func moveKind(m *gamev1.Move) string {
 	return "none"
 }
 
-// checkTranscriptWords compares the page's transcript of a finished match with the text
-// transcript of the same record (parley replay's): each move reads the same, proposals in the
-// game's own words.
+// checkTranscriptWords compares the page's transcript of a finished match with its record:
+// each move reads as the record's summary (the rules' words, the seats' histories'), and each
+// proposal as the text transcript of the same record (parley replay's) words it, in the game's
+// own words.
 func checkTranscriptWords(t *testing.T, tb *tab, evs []*eventsv1.MatchEvent) {
 	t.Helper()
 	var text bytes.Buffer
 	if err := record.Transcript(&text, evs, record.TranscriptOptions{Games: families.New()}); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{} // "turn N" -> what the text transcript says the seat did
+	proposed := map[string]string{} // "turn N" -> the proposal the text transcript says the seat made
 	for _, line := range strings.Split(text.String(), "\n") {
-		if m := regexp.MustCompile(`^Turn (\d+)  (P\d \w+.*)$`).FindStringSubmatch(line); m != nil && !strings.Contains(m[2], "'s ") {
-			want["turn "+m[1]] = m[2]
+		if m := regexp.MustCompile(`^Turn (\d+)  (P\d proposes: .*)$`).FindStringSubmatch(line); m != nil {
+			proposed["turn "+m[1]] = m[2]
+		}
+	}
+	worded := map[string]string{} // "turn N" -> the record's summary of the move
+	for _, ev := range evs {
+		if a := ev.GetActionTaken(); a != nil {
+			if a.GetSummary() == "" {
+				t.Errorf("turn %d: the record does not word seat %d's move", ev.GetTurn(), a.GetSeat())
+			}
+			worded[fmt.Sprintf("turn %d", ev.GetTurn())] = strings.TrimSuffix(a.GetSummary(), ".")
 		}
 	}
 	got := eval[[]string](tb, `[...document.querySelectorAll('#transcript li.ev-action')].map((li) => li.querySelector('.turn').textContent + '|' + li.querySelector('.who').textContent + ' ' + li.querySelector('.summary').textContent)`)
 	proposals := 0
 	for _, g := range got {
 		turn, said, _ := strings.Cut(g, "|")
-		if want[turn] != said {
-			t.Errorf("%s: the page says %q, the text transcript %q", turn, said, want[turn])
+		if worded[turn] != said {
+			t.Errorf("%s: the page says %q, the record %q", turn, said, worded[turn])
 		}
-		if strings.Contains(said, "proposes") {
+		if want, ok := proposed[turn]; ok {
 			proposals++
+			if want != said {
+				t.Errorf("%s: the page says %q, the text transcript %q", turn, said, want)
+			}
 		}
 	}
-	if len(got) == 0 || proposals == 0 {
-		t.Errorf("no proposal in the page's transcript: %v", got)
+	if len(got) != len(worded) || proposals == 0 {
+		t.Errorf("the page shows %d moves (%d proposals), the record %d (want some proposals): %v", len(got), proposals, len(worded), got)
 	}
 }

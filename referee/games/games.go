@@ -66,6 +66,15 @@ type Unbriefed interface {
 	ObserveUnbriefed(seat Seat) *agentv1.Observation
 }
 
+// MoveWorder is implemented by every state that keeps a History: LastMove returns the summary
+// its rules recorded with seat's latest move on turn, and who besides the mover may see it
+// (History.LastMove). The runner copies them into the record's ActionTaken, so that whoever
+// shows the record words a move as the seats' histories do. The conformance suite (gametest)
+// requires it and checks it against the observations.
+type MoveWorder interface {
+	LastMove(seat Seat, turn int32) (summary string, visibleTo []Seat, ok bool)
+}
+
 // SeatLister is implemented by games whose seats depend on their parameters (e.g. a list of
 // players). Info().Seats and SeatRoles then describe the seats of the default parameters.
 type SeatLister interface {

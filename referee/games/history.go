@@ -152,6 +152,25 @@ func (he historyEntry) view(seat Seat) (*agentv1.HistoryEntry, int) {
 	return ve, proto.Size(ve)
 }
 
+// LastMove returns the summary recorded with seat's latest move on turn and the seats besides
+// the mover it is shown to (nil: every seat), as AddMove was given them; ok is false when
+// seat recorded no move on turn. The runner copies them into the record (games.MoveWorder).
+func (h *History) LastMove(seat Seat, turn int32) (summary string, visibleTo []Seat, ok bool) {
+	for i := len(h.entries) - 1; i >= 0; i-- {
+		he := h.entries[i]
+		if he.entry.GetTurn() < turn {
+			break
+		}
+		if he.entry.GetTurn() == turn && he.seat == seat && !he.entry.GetFromReferee() {
+			if he.public {
+				return he.summary, nil, true
+			}
+			return he.summary, slices.Clone(he.visibleTo), true
+		}
+	}
+	return "", nil, false
+}
+
 // Clone returns a history that shares the entries written so far; appends to either copy do
 // not show in the other.
 func (h History) Clone() History {

@@ -859,6 +859,12 @@ func (m *run) emitTaken(ctx context.Context, turn int32, taken *eventsv1.ActionT
 	if n := taken.GetAction().GetPrivateNotes(); n != "" {
 		m.notes[taken.GetSeat()] = append(m.notes[taken.GetSeat()], n)
 	}
+	// The record words the move as the seats' histories do, shown to whom they show it.
+	if w, ok := m.state.(games.MoveWorder); ok {
+		if summary, to, ok := w.LastMove(taken.GetSeat(), turn); ok {
+			taken.Summary, taken.SummaryVisibleTo = summary, to
+		}
+	}
 	if err := m.emit(ctx, turn, &eventsv1.MatchEvent{Payload: &eventsv1.MatchEvent_ActionTaken{ActionTaken: taken}}); err != nil {
 		return err
 	}

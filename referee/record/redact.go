@@ -43,13 +43,14 @@ func (v Viewer) is(seat int32) bool { return v.seat >= 0 && v.seat == seat }
 //   - messages addressed to some seats only (they are removed from the action);
 //   - a refused action (the action is removed, the rejection keeps its code only);
 //   - a chance draw with visible_to (the event keeps what was drawn for whom, not the draw);
+//   - an action's summary with summary_visible_to (a move the rules show some seats only);
 //   - the seed and the parameters private to a seat or to none (see PublicParams);
 //   - in an imported match's audit, Parley's reading of a seat's answer where it differs from
 //     the platform's (it comes from the answer, the seat's private reasoning).
 //
 // A seat viewer sees what a spectator sees without reveal, plus its own actions' private
-// parts, its own refused actions, the messages it sent or that name it, and the draws visible
-// to it. reveal never widens a seat's view. The events stay in place (same seq), so a viewer
+// parts, its own refused actions, the messages it sent or that name it, and the draws and
+// move summaries visible to it. reveal never widens a seat's view. The events stay in place (same seq), so a viewer
 // can tell that nothing is missing. ev is not modified; nil gives nil.
 func Redact(ev *eventsv1.MatchEvent, viewer Viewer, reveal bool) *eventsv1.MatchEvent {
 	if ev == nil {
@@ -68,6 +69,9 @@ func Redact(ev *eventsv1.MatchEvent, viewer Viewer, reveal bool) *eventsv1.Match
 		a := p.ActionTaken
 		if viewer.is(a.GetSeat()) {
 			return out
+		}
+		if len(a.GetSummaryVisibleTo()) > 0 && !slices.ContainsFunc(a.GetSummaryVisibleTo(), viewer.is) {
+			a.Summary = ""
 		}
 		act := a.GetAction()
 		if act == nil {

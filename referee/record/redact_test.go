@@ -89,6 +89,14 @@ func TestRedact(t *testing.T) {
 	endedPublic := proto.CloneOf(ended)
 	endedPublic.GetMatchEnded().GetUsage()[0].GetTotal().RawOutputs = nil
 
+	// A vote P2 alone is shown until every vote is in.
+	vote := taken(0)
+	vote.GetActionTaken().Summary, vote.GetActionTaken().SummaryVisibleTo = "P1 votes accept.", []int32{1}
+	voteUnworded := stripped(0)
+	voteUnworded.GetActionTaken().SummaryVisibleTo = []int32{1}
+	voteWorded := proto.CloneOf(voteUnworded)
+	voteWorded.GetActionTaken().Summary = "P1 votes accept."
+
 	spectator, p1, p2, p3 := record.Spectator, record.SeatViewer(0), record.SeatViewer(1), record.SeatViewer(2)
 	cases := []struct {
 		name   string
@@ -108,6 +116,11 @@ func TestRedact(t *testing.T) {
 		{"taken: the other recipient", taken(0, public, toP2, toP3), p3, false, stripped(0, public, toP3)},
 		{"taken: reveal shows spectators everything", taken(0, public, toP2, toP3), spectator, true, taken(0, public, toP2, toP3)},
 		{"taken: reveal does not widen a seat", taken(0, public, toP2, toP3), p3, true, stripped(0, public, toP3)},
+		{"taken: a summary shown to some seats, spectator", vote, spectator, false, voteUnworded},
+		{"taken: a summary shown to some seats, the mover", vote, p1, false, vote},
+		{"taken: a summary shown to some seats, a seat shown it", vote, p2, false, voteWorded},
+		{"taken: a summary shown to some seats, a seat not shown it", vote, p3, false, voteUnworded},
+		{"taken: a summary shown to some seats, reveal", vote, spectator, true, vote},
 		{"draw for one seat: spectator", draw, spectator, false, hiddenDraw},
 		{"draw for one seat: that seat", draw, p1, false, draw},
 		{"draw for one seat: another seat", draw, p2, false, hiddenDraw},
@@ -236,11 +249,11 @@ func (a *secretAgent) Act(_ context.Context, req *agentv1.ActRequest, _ ...grpc.
 // viewer's, no draw meant for others, and nothing lost that the viewer may see.
 func TestRedactWholeMatches(t *testing.T) {
 	reg := families.New()
-	var privateMsgs, hiddenDraws, refusals int
+	var privateMsgs, hiddenDraws, refusals, hiddenSummaries int
 	defer func() {
 		// The agents above must have exercised every private part somewhere.
-		if privateMsgs == 0 || hiddenDraws == 0 || refusals == 0 {
-			t.Errorf("private messages %d, draws for one seat %d, refused actions %d: want some of each", privateMsgs, hiddenDraws, refusals)
+		if privateMsgs == 0 || hiddenDraws == 0 || refusals == 0 || hiddenSummaries == 0 {
+			t.Errorf("private messages %d, draws for one seat %d, refused actions %d, moves worded for some seats %d: want some of each", privateMsgs, hiddenDraws, refusals, hiddenSummaries)
 		}
 	}()
 	params := map[string]*matchv1.GameParams{
@@ -276,6 +289,15 @@ func TestRedactWholeMatches(t *testing.T) {
 				}
 				if ev.GetActionRefused() != nil {
 					refusals++
+				}
+				if a := ev.GetActionTaken(); a != nil {
+					// Every family words its moves in the record as in the seats' histories.
+					if a.GetSummary() == "" {
+						t.Errorf("turn %d: seat %d's action has no summary: %v", ev.GetTurn(), a.GetSeat(), a)
+					}
+					if len(a.GetSummaryVisibleTo()) > 0 {
+						hiddenSummaries++
+					}
 				}
 			}
 			viewers := []record.Viewer{record.Spectator}
@@ -356,6 +378,11 @@ func checkView(t *testing.T, full, view []*eventsv1.MatchEvent, v record.Viewer)
 			}
 			if mine(a.GetSeat()) && !proto.Equal(ev, full[i]) {
 				t.Fatalf("%s: its own action was redacted:\n got  %v\n want %v", who, ev, full[i])
+			}
+			fa := full[i].GetActionTaken()
+			shown := len(fa.GetSummaryVisibleTo()) == 0 || mine(a.GetSeat()) || slices.ContainsFunc(fa.GetSummaryVisibleTo(), mine)
+			if shown != (a.GetSummary() == fa.GetSummary()) || !shown && a.GetSummary() != "" {
+				t.Fatalf("%s: event %d's summary is %q, want it only where shown to %v (%q)", who, i+1, a.GetSummary(), fa.GetSummaryVisibleTo(), fa.GetSummary())
 			}
 		}
 		if r := ev.GetActionRefused(); r != nil && mine(r.GetSeat()) && !proto.Equal(ev, full[i]) {

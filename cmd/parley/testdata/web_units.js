@@ -144,14 +144,11 @@ eq('heat: black ink on white', h.heatInk(0.5, 0, 1, true), '#000');
 // Counts with their nouns; a rating interval collapsed to a point is no interval.
 eq('plurals', [f.plural(1, 'match', 'matches'), f.plural('2', 'match', 'matches'), f.plural(0, 'match', 'matches')], ['1 match', '2 matches', '0 matches']);
 eq('intervals', [f.fmtInterval(1480.2, 1620.7), f.fmtInterval(1631, 1631.2)], ['1480–1621', '–']);
-// Bargaining terms in the game's own words (the seat page's and the text transcript's).
-const ultTerms = f.termsWriter({ ultimatum: { total: '100', currency: 'Dollars' } });
-eq('ultimatum terms', ultTerms({ allocation: { shares: [{ gives: { Dollars: '40' } }] } }), 'P1 gives 40 Dollars to P2 and keeps 60');
-eq('ultimatum: terms not the game\'s', ultTerms({ allocation: { shares: [{ seat: 1, gives: { Dollars: '40' } }] } }), null);
-eq('buysell terms', f.termsWriter({ buysell: { item: 'X', currency: 'ZUP' } })({ allocation: { shares: [{ gives: { X: '1' } }, { seat: 1, gives: { ZUP: '55' } }] } }), 'P1 sells 1 X to P2 for 55 ZUP');
-eq('trading terms', f.termsWriter({ trading: {} })({ allocation: { shares: [{ gives: { Y: '2', X: '3' } }, { seat: 1 }] } }), 'P1 gives {X: 3, Y: 2}; P2 gives nothing');
-eq('other games have none', f.termsWriter({ coalition: {} }), null);
-eq('move text in the game\'s words', f.describeMove({ propose: { proposal: { allocation: { shares: [{ gives: { Dollars: '40' } }] } } } }, ['P1', 'P2'], undefined, ultTerms), 'proposes: P1 gives 40 Dollars to P2 and keeps 60');
+// A move in the rules' words follows its seat's name: the name and the full stop go.
+eq('move words after the name', f.moveWords('P1 proposes: P1 gives 40 Dollars to P2 and keeps 60.', 'P1'), 'proposes: P1 gives 40 Dollars to P2 and keeps 60');
+eq('move words naming another seat first', f.moveWords('P2 accepted P1\'s offer.', 'P1'), "P2 accepted P1's offer");
+eq('move words alone', f.moveWords('A wrote privately to B and C.'), 'A wrote privately to B and C');
+eq('move words: a name that is a prefix', f.moveWords('P10 waits.', 'P1'), 'P10 waits');
 
 // Standings arrive from two places in any order; an older table never replaces a newer one.
 eq('standings: first', app.newerStandings({ ended: 1 }, undefined), true);

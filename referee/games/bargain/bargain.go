@@ -236,6 +236,11 @@ func (m *Match[T]) ToMove() []games.Seat {
 // Turn returns the current turn, 1-based.
 func (m *Match[T]) Turn() int32 { return m.turn }
 
+// LastMove returns the summary of seat's move on turn (games.MoveWorder).
+func (m *Match[T]) LastMove(seat games.Seat, turn int32) (string, []games.Seat, bool) {
+	return m.history.LastMove(seat, turn)
+}
+
 // TurnsLeft returns the turns left after the current one; 0 once over.
 func (m *Match[T]) TurnsLeft() int32 {
 	if m.over {

@@ -299,6 +299,11 @@ func (st *state) ToMove() []games.Seat {
 // Turn returns the current turn, 1-based.
 func (st *state) Turn() int32 { return st.turn }
 
+// LastMove returns the summary of seat's move on turn (games.MoveWorder).
+func (st *state) LastMove(seat games.Seat, turn int32) (string, []games.Seat, bool) {
+	return st.history.LastMove(seat, turn)
+}
+
 func (st *state) maxTurns() int32 { return 2*st.r.s.Rounds + 2*st.r.s.MaxProposals }
 
 // OpeningEvents announces the first phase and, when phase 1 has no rounds, the first draw.

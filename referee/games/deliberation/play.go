@@ -93,6 +93,11 @@ func (m *match) ToMove() []games.Seat {
 // Turn returns the current turn, 1-based: 1 is the opening, the last is the final deal.
 func (m *match) Turn() int32 { return m.turn }
 
+// LastMove returns the summary of seat's move on turn (games.MoveWorder).
+func (m *match) LastMove(seat games.Seat, turn int32) (string, []games.Seat, bool) {
+	return m.history.LastMove(seat, turn)
+}
+
 // OpeningEvents announces the opening phase.
 func (m *match) OpeningEvents() []*eventsv1.MatchEvent {
 	s := m.s()

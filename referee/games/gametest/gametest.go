@@ -268,6 +268,7 @@ func (m *match) applyChecked(seat games.Seat, action *agentv1.Action) error {
 	cloneErr := safeApply(t, clone, seat, proto.CloneOf(action))
 	m.expectUnchanged(before, "after Apply on a clone")
 	kept := proto.CloneOf(action)
+	turn := m.st.Turn()
 	events, err := safeApplyEvents(t, m.st, seat, action)
 	if (err == nil) != (cloneErr == nil) {
 		t.Fatalf("seat %d: Apply on the state gives %v, on a clone %v", seat, err, cloneErr)
@@ -288,7 +289,35 @@ func (m *match) applyChecked(seat games.Seat, action *agentv1.Action) error {
 		}
 	}
 	m.snapshots = append(m.snapshots, after)
+	m.checkWords(seat, turn, after)
 	return nil
+}
+
+// checkWords checks that the state words seat's move on turn for the record (games.MoveWorder)
+// as the observations' histories word it: each seat shown the move reads that summary there,
+// and no other seat reads any.
+func (m *match) checkWords(seat games.Seat, turn int32, after []*agentv1.Observation) {
+	t := m.t
+	w, ok := m.st.(games.MoveWorder)
+	if !ok {
+		t.Fatalf("%T does not word its moves for the record (games.MoveWorder)", m.st)
+	}
+	summary, to, ok := w.LastMove(seat, turn)
+	if !ok || summary == "" {
+		t.Fatalf("seat %d's move on turn %d: LastMove gives %q, %v", seat, turn, summary, ok)
+	}
+	for s, o := range after {
+		var seen string
+		for _, h := range o.GetHistory() {
+			if !h.GetFromReferee() && h.GetSeat() == seat && h.GetTurn() == turn {
+				seen = h.GetSummary()
+			}
+		}
+		shown := to == nil || games.Seat(s) == seat || slices.Contains(to, games.Seat(s))
+		if shown && seen != summary || !shown && seen != "" {
+			t.Fatalf("seat %d's move on turn %d: the record would say %q (shown to %v besides the mover), seat %d's history says %q", seat, turn, summary, to, s, seen)
+		}
+	}
 }
 
 // checkRefusals tries actions seat may not play now. Each must be refused and change nothing.

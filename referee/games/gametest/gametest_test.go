@@ -55,6 +55,7 @@ func TestRunCatchesBrokenGames(t *testing.T) {
 		{"unnamed-refusal", "which does not name the parameter"},
 		{"newstate-fills-in", "want games.ErrNotResolved"},
 		{"unbriefed-differs", "is not Observe(0) without its briefing"},
+		{"misworded-move", "the record would say"},
 	}
 	checkMutants(t, "TestMutantChild", envMutant, tests)
 }
@@ -214,6 +215,15 @@ func (s *mutantState) Apply(seat games.Seat, a *agentv1.Action) ([]*eventsv1.Mat
 	s.notes = append(s.notes, a.GetPrivateNotes())
 	s.cached = nil
 	return ev, nil
+}
+
+// LastMove is the wrapped state's, but for misworded-move.
+func (s *mutantState) LastMove(seat games.Seat, turn int32) (string, []games.Seat, bool) {
+	summary, to, ok := s.State.(games.MoveWorder).LastMove(seat, turn)
+	if s.mut == "misworded-move" {
+		summary += " (as the record has it)"
+	}
+	return summary, to, ok
 }
 
 // ObserveUnbriefed is the mutant's Observe without its briefing, but for unbriefed-differs.

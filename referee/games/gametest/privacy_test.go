@@ -110,6 +110,10 @@ type leakyState struct {
 	corpus string
 }
 
+func (s *leakyState) LastMove(seat games.Seat, turn int32) (string, []games.Seat, bool) {
+	return s.State.(games.MoveWorder).LastMove(seat, turn)
+}
+
 func (s *leakyState) Observe(seat games.Seat) *agentv1.Observation {
 	o := s.State.Observe(seat)
 	if s.corpus != "" {

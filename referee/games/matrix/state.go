@@ -120,6 +120,11 @@ func (st *state) ToMove() []games.Seat {
 // Turn returns the current turn, 1-based.
 func (st *state) Turn() int32 { return st.turn }
 
+// LastMove returns the summary of seat's move on turn (games.MoveWorder).
+func (st *state) LastMove(seat games.Seat, turn int32) (string, []games.Seat, bool) {
+	return st.history.LastMove(seat, turn)
+}
+
 func (st *state) maxTurns() int32 { return st.s.rounds * (int32(st.players())*st.s.Talk + 1) }
 
 func (st *state) toMove(seat games.Seat) bool { return slices.Contains(st.ToMove(), seat) }

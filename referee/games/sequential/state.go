@@ -95,6 +95,11 @@ func (st *state) ToMove() []games.Seat {
 // Turn returns the current turn, 1-based.
 func (st *state) Turn() int32 { return st.turn }
 
+// LastMove returns the summary of seat's move on turn (games.MoveWorder).
+func (st *state) LastMove(seat games.Seat, turn int32) (string, []games.Seat, bool) {
+	return st.history.LastMove(seat, turn)
+}
+
 func (st *state) maxTurns() int32 { return st.s.depth * (int32(len(st.s.Players))*st.s.Talk + 1) }
 
 // Apply plays seat's action. Refused actions return a *games.Rejection and change nothing.

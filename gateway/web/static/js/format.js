@@ -127,74 +127,21 @@ export function formatDeal(deal, issues) {
     .join(', ');
 }
 
-// givesOf reads a two-seat allocation in which seats only give: [P1's, P2's] amounts by
-// resource (numbers), or null when some share receives or names another seat.
-function givesOf(alloc) {
-  const out = [{}, {}];
-  for (const s of (alloc && alloc.shares) || []) {
-    const seat = num(s.seat);
-    if (seat > 1 || Object.values(s.receives || {}).some((v) => num(v) !== 0)) return null;
-    for (const [r, v] of Object.entries(s.gives || {})) if (num(v) !== 0) out[seat][r] = num(v);
-  }
-  return out;
-}
-
-const only = (m, key) => Object.keys(m).every((k) => k === key);
-
-/**
- * termsWriter returns how a bargaining game words its proposals, as its rules do in the
- * players' briefings and histories and in the text transcript: "P1 gives 40 Dollars to P2 and
- * keeps 60", "P1 sells 1 X to P2 for 55 ZUP", "P1 gives {X: 3}; P2 gives {Y: 2}". It writes
- * null for terms that are not the game's (formatProposal writes those), and is null for other
- * games. params: the match's resolved GameParams (MatchStarted.params).
- */
-export function termsWriter(params) {
-  const gp = params || {};
-  if (gp.ultimatum) {
-    const { currency = 'Dollars' } = gp.ultimatum;
-    const total = num(gp.ultimatum.total);
-    return (p) => {
-      const g = givesOf(p && p.allocation);
-      if (!g || Object.keys(g[1]).length || !only(g[0], currency)) return null;
-      const x = g[0][currency] || 0;
-      return `P1 gives ${x} ${currency} to P2 and keeps ${total - x}`;
-    };
-  }
-  if (gp.buysell) {
-    const { item = 'X', currency = 'ZUP' } = gp.buysell;
-    return (p) => {
-      const g = givesOf(p && p.allocation);
-      if (!g || g[0][item] !== 1 || !only(g[0], item) || !only(g[1], currency)) return null;
-      return `P1 sells 1 ${item} to P2 for ${g[1][currency] || 0} ${currency}`;
-    };
-  }
-  if (gp.trading) {
-    const bundle = (m) => {
-      const keys = Object.keys(m).sort();
-      return keys.length ? `{${keys.map((k) => `${k}: ${m[k]}`).join(', ')}}` : 'nothing';
-    };
-    return (p) => {
-      const g = givesOf(p && p.allocation);
-      return g ? `P1 gives ${bundle(g[0])}; P2 gives ${bundle(g[1])}` : null;
-    };
-  }
-  return null;
-}
-
-/** formatProposal writes a Proposal, in the game's own words when terms (termsWriter) has them. */
-export function formatProposal(p, names, issues, terms) {
+/** formatProposal writes a Proposal: "P1 gives 40 Dollars", "deal A1 (label), B2". */
+export function formatProposal(p, names, issues) {
   if (!p) return '';
-  const own = terms && terms(p);
-  if (own) return own;
   if (p.allocation) return formatAllocation(p.allocation, names);
   if (p.deal) return `deal ${formatDeal(p.deal, issues)}`;
   return '(empty proposal)';
 }
 
-/** describeMove writes what a move does: "proposes: P1 gives 40 Dollars to P2 and keeps 60", "accepts". */
-export function describeMove(move, names, issues, terms) {
+/**
+ * describeMove writes what a move does, for a move the record does not word (its summary is
+ * the rules' words): "proposes: P1 gives 40 Dollars", "accepts".
+ */
+export function describeMove(move, names, issues) {
   if (!move) return 'no move';
-  if (move.propose) return `proposes: ${formatProposal(move.propose.proposal, names, issues, terms)}`;
+  if (move.propose) return `proposes: ${formatProposal(move.propose.proposal, names, issues)}`;
   if (move.accept) return 'accepts';
   if (move.reject) return 'rejects';
   if (move.pass) return 'passes';
@@ -312,6 +259,16 @@ export function viewOf(obs) {
     if (v && typeof v === 'object' && !Array.isArray(v) && !observationObjects.has(k)) return [k, v];
   }
   return ['', null];
+}
+
+/**
+ * moveWords is a seat's move in the rules' words (ActionTaken.summary, HistoryEntry.summary:
+ * "P1 proposes: P1 gives 40 Dollars to P2 and keeps 60."), to follow the seat's name on a
+ * line: without the name it starts with and the closing full stop.
+ */
+export function moveWords(summary, who) {
+  const s = String(summary || '').replace(/\.$/, '');
+  return who && s.startsWith(`${who} `) ? s.slice(who.length + 1) : s;
 }
 
 /** paramsOf returns the family's parameters of a GameParams. */

@@ -30,6 +30,7 @@ import {
   fmtNum,
   formatAllocation,
   formatProposal,
+  moveWords,
   nameOf,
   num,
   recipients,
@@ -189,7 +190,7 @@ function formChooser(forms, obs, names, prefix) {
 function standingOffer(obs) {
   if (!legalKinds(obs).includes(MOVE.ACCEPT)) return '';
   const last = (obs.history || []).findLast((h) => !h.fromReferee && h.move && h.move.propose);
-  return last ? (last.summary || '').replace(/\.$/, '') : '';
+  return last ? moveWords(last.summary) : '';
 }
 
 /**

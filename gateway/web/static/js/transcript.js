@@ -1,7 +1,7 @@
 // transcript.js: a match's events (parley.events.v1.MatchEvent, protojson, as the gateway's
 // stream sends them after redaction) rendered for people.
 
-import { agentName, causeText, describeMove, el, fmtNum, formatProposal, nameOf, num, recipients, termsWriter } from './format.js';
+import { agentName, causeText, describeMove, el, fmtNum, formatProposal, moveWords, nameOf, num, paramsOf, recipients } from './format.js';
 
 const faultKinds = {
   FAULT_KIND_UNAVAILABLE: 'could not be reached',
@@ -36,7 +36,7 @@ function messages(msgs, ctx) {
       { class: `msg ${m.to && m.to.length ? 'private' : 'public'}` },
       el('span', { class: 'to' }, `to ${recipients(m.to, ctx.names)}`),
       el('q', {}, m.text || ''),
-      m.proposal ? el('div', { class: 'terms' }, `offer: ${formatProposal(m.proposal, ctx.names, ctx.issues, ctx.terms)}`) : null,
+      m.proposal ? el('div', { class: 'terms' }, `offer: ${formatProposal(m.proposal, ctx.names, ctx.issues)}`) : null,
     ),
   );
 }
@@ -50,9 +50,9 @@ function line(cls, turn, who, summary, ...rest) {
 export function renderEvent(ev, ctx) {
   const turn = num(ev.turn);
   if (ev.matchStarted) {
-    const p = ev.matchStarted.params && ev.matchStarted.params.deliberation;
-    if (p && p.issues) ctx.issues = p.issues;
-    ctx.terms = termsWriter(ev.matchStarted.params);
+    // A deal's issues, where the game's parameters list them, name the options of offers.
+    const p = paramsOf(ev.matchStarted.params);
+    if (p && Array.isArray(p.issues)) ctx.issues = p.issues;
     return line('ev-start', 0, '', `The match begins: ${(ev.matchStarted.seats || []).map((s) => `${s.name} is ${agentName(s)}`).join(', ')}.`);
   }
   if (ev.phaseStarted) return line('ev-phase', turn, 'Referee', ev.phaseStarted.summary || `Phase ${ev.phaseStarted.phase}`);
@@ -66,11 +66,14 @@ export function renderEvent(ev, ctx) {
     const act = a.action || {};
     const who = nameOf(ctx.names, a.seat);
     const hiddenTalk = act.move && act.move.say && !(act.messages || []).length;
+    let words = describeMove(act.move, ctx.names, ctx.issues);
+    if (a.summary) words = moveWords(a.summary, who);
+    else if (hiddenTalk) words = 'speaks in private (hidden from spectators)';
     return line(
       'ev-action',
       turn,
       who,
-      hiddenTalk ? 'speaks in private (hidden from spectators)' : describeMove(act.move, ctx.names, ctx.issues, ctx.terms),
+      words,
       a.defaultReason ? el('span', { class: 'default' }, `(default move: ${a.defaultReason})`) : null,
       messages(act.messages, ctx),
       act.privateReasoning ? el('details', { class: 'reasoning' }, el('summary', {}, 'private reasoning'), el('div', { class: 'pre' }, act.privateReasoning)) : null,
@@ -96,7 +99,7 @@ export function renderEvent(ev, ctx) {
       'ev-vote',
       turn,
       'Vote',
-      r.summary || `${nameOf(ctx.names, r.proposer)}'s proposal (${formatProposal(r.proposal, ctx.names, ctx.issues, ctx.terms)}) ${r.accepted ? 'passes' : 'fails'}`,
+      r.summary || `${nameOf(ctx.names, r.proposer)}'s proposal (${formatProposal(r.proposal, ctx.names, ctx.issues)}) ${r.accepted ? 'passes' : 'fails'}`,
       el('div', { class: 'small sub' }, el('span', { class: 'vote-yes' }, `for: ${yes.join(', ') || 'nobody'}`), ' · ', el('span', { class: 'vote-no' }, `against: ${no.join(', ') || 'nobody'}`)),
     );
   }

@@ -908,8 +908,17 @@ type ActionTaken struct {
 	// Set when the referee applied the game's default move instead of an answer from the agent;
 	// says why, e.g. "3 refused actions" or "agent timed out".
 	DefaultReason string `protobuf:"bytes,4,opt,name=default_reason,json=defaultReason,proto3" json:"default_reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The rules' one-line account of the move, the words the seats' histories give it
+	// (parley.agent.v1.HistoryEntry.summary), e.g. "P1 proposes: P1 gives 40 Dollars to P2 and
+	// keeps 60.". Empty when the rules word no move. Seen by the seats the rules show the move
+	// to (see summary_visible_to): consumers that show the record to anyone else clear it.
+	Summary string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Set when the rules show the move, for now, to some seats only (a vote kept secret until
+	// every vote is in, a choice made at the same time as others): the seats besides the mover
+	// that may see the summary. Empty: every seat.
+	SummaryVisibleTo []int32 `protobuf:"varint,6,rep,packed,name=summary_visible_to,json=summaryVisibleTo,proto3" json:"summary_visible_to,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ActionTaken) Reset() {
@@ -968,6 +977,20 @@ func (x *ActionTaken) GetDefaultReason() string {
 		return x.DefaultReason
 	}
 	return ""
+}
+
+func (x *ActionTaken) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *ActionTaken) GetSummaryVisibleTo() []int32 {
+	if x != nil {
+		return x.SummaryVisibleTo
+	}
+	return nil
 }
 
 // ActionRefused records an action the rules refused. The seat is told why and may try again
@@ -1513,12 +1536,14 @@ const file_parley_events_v1_events_proto_rawDesc = "" +
 	"\x06commit\x18\x05 \x01(\tR\x06commit\x12\x1f\n" +
 	"\voriginal_id\x18\x06 \x01(\tR\n" +
 	"originalId\x12\x16\n" +
-	"\x06format\x18\a \x01(\tR\x06format\"\x93\x01\n" +
+	"\x06format\x18\a \x01(\tR\x06format\"\xdb\x01\n" +
 	"\vActionTaken\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12/\n" +
 	"\x06action\x18\x02 \x01(\v2\x17.parley.agent.v1.ActionR\x06action\x12\x18\n" +
 	"\aattempt\x18\x03 \x01(\x05R\aattempt\x12%\n" +
-	"\x0edefault_reason\x18\x04 \x01(\tR\rdefaultReason\"\xd9\x01\n" +
+	"\x0edefault_reason\x18\x04 \x01(\tR\rdefaultReason\x12\x18\n" +
+	"\asummary\x18\x05 \x01(\tR\asummary\x12,\n" +
+	"\x12summary_visible_to\x18\x06 \x03(\x05R\x10summaryVisibleTo\"\xd9\x01\n" +
 	"\rActionRefused\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12/\n" +
