@@ -103,8 +103,23 @@ const (
 	AllRequests = requestPrefix + ">"
 )
 
-// RequestSubject is the subject of a match's request.
-func RequestSubject(matchID string) string { return requestPrefix + matchID }
+// RequestSubject is the subject of a match's request in queue lane lane (see
+// referee/queue: each caller's requests go to a lane of their own, and workers take from the
+// lanes in turn): parley.request.<lane>.<match_id>.
+func RequestSubject(lane, matchID string) string { return requestPrefix + lane + "." + matchID }
+
+// LaneRequests selects the requests of one queue lane.
+func LaneRequests(lane string) string { return requestPrefix + lane + ".>" }
+
+// AnyLaneRequest selects a match's request whatever its lane.
+func AnyLaneRequest(matchID string) string { return requestPrefix + "*." + matchID }
+
+// LegacyRequests selects the requests stored before lanes (parley.request.<match_id>), so that
+// a store kept across the upgrade still plays them; no lane's filter overlaps it.
+const LegacyRequests = requestPrefix + "*"
+
+// LegacyRequestSubject is the subject of a match's request stored before lanes.
+func LegacyRequestSubject(matchID string) string { return requestPrefix + matchID }
 
 // Tournament subjects.
 const (

@@ -37,7 +37,8 @@ func TestSubjectsLandInTheirStream(t *testing.T) {
 	}{
 		{MatchSubject("m-1", "match_started"), MatchStream, []string{MatchFilter("m-1"), EventFilter("match_started")}},
 		{MatchSubject("T_a1-g2", "action_taken"), MatchStream, []string{MatchFilter("T_a1-g2"), EventFilter("action_taken")}},
-		{RequestSubject("m-1"), RequestStream, nil},
+		{RequestSubject("07", "m-1"), RequestStream, []string{LaneRequests("07"), AnyLaneRequest("m-1")}},
+		{LegacyRequestSubject("m-1"), RequestStream, []string{LegacyRequests}},
 		{TournamentSpecSubject("cup"), TournamentStream, []string{AllTournamentSpecs}},
 		{TournamentRequestSubject("cup"), TournamentStream, []string{AllTournamentRequests}},
 		{TournamentSchedulePartSubject("cup", 3), TournamentStream, nil},
@@ -98,11 +99,28 @@ func TestMatchOf(t *testing.T) {
 	for _, tc := range []struct{ subject, want string }{
 		{MatchSubject("m-1", "match_started"), "m-1"},
 		{MatchSubject("T_a1-g2-r3", "action_taken"), "T_a1-g2-r3"},
-		{RequestSubject("m-1"), ""},
+		{RequestSubject("07", "m-1"), ""},
 		{"parley.match.nodot", ""},
 	} {
 		if got := MatchOf(tc.subject); got != tc.want {
 			t.Errorf("MatchOf(%q) = %q, want %q", tc.subject, got, tc.want)
+		}
+	}
+}
+
+// A work-queue stream refuses consumers whose filters overlap: each lane's filter and the
+// legacy one select only their own requests.
+func TestLaneFiltersAreDisjoint(t *testing.T) {
+	subjects := map[string]string{
+		LaneRequests("07"): RequestSubject("07", "m-1"),
+		LaneRequests("08"): RequestSubject("08", "m-1"),
+		LegacyRequests:     LegacyRequestSubject("m-1"),
+	}
+	for filter := range subjects {
+		for owner, subject := range subjects {
+			if got := matches(filter, subject); got != (owner == filter) {
+				t.Errorf("matches(%q, %q) = %v", filter, subject, got)
+			}
 		}
 	}
 }

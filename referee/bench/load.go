@@ -233,11 +233,7 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 		Player:      &launch.Player{Agents: agents, Options: []match.Option{match.WithObserver(c)}},
 		Concurrency: concurrency,
 	}, nil)
-	if _, err := queue.EnsureConsumer(ctx, js, queue.Config{}); err != nil {
-		return LoadResult{}, err
-	}
-	cons, err := js.Consumer(ctx, natsname.RequestStream, natsname.RefereeConsumer)
-	if err != nil {
+	if _, err := queue.EnsureConsumers(ctx, js, queue.Config{}); err != nil {
 		return LoadResult{}, err
 	}
 	// The queue is filled first, as a tournament keeps it filled; the clock starts with the
@@ -265,8 +261,8 @@ func (l *Load) Run(ctx context.Context, concurrency, n int, latency time.Duratio
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	sample := func() {
-		if info, err := cons.Info(ctx); err == nil {
-			res.MaxQueued = max(res.MaxQueued, info.NumPending)
+		if n, err := queue.Waiting(ctx, js); err == nil { // the worker's own included
+			res.MaxQueued = max(res.MaxQueued, uint64(max(0, n-concurrency)))
 		}
 		res.MaxRSS = max(res.MaxRSS, rss())
 		res.BotsRSS = max(res.BotsRSS, l.botsRSS())

@@ -103,6 +103,9 @@ type Request struct {
 	FromTurn int32
 	// Caller is who asks: the policy's bounds depend on it. The zero Caller is a spectator.
 	Caller policy.Caller
+	// Owner is who the match is played for when not Caller (policy.Caller.Owner of a
+	// tournament's owner, for its matches).
+	Owner string
 }
 
 // Match is a checked request: what Play needs.
@@ -118,8 +121,10 @@ type Match struct {
 	Limits        *matchv1.Limits
 	TournamentID  string
 	RevealPrivate bool
-	Prefix        []*eventsv1.MatchEvent
-	FromTurn      int32
+	// Owner is who the match is played for (policy.Caller.Owner): its lane of the work queue.
+	Owner    string
+	Prefix   []*eventsv1.MatchEvent
+	FromTurn int32
 	// MaxDuration bounds the match's wall-clock time (0: no bound); past it the match ends
 	// void, saying so.
 	MaxDuration time.Duration
@@ -226,7 +231,10 @@ func (p *Preparer) Setup(req Request) (*Match, error) {
 	}
 	m := &Match{
 		Game: game, Seed: req.Seed, TournamentID: req.TournamentID, RevealPrivate: req.RevealPrivate,
-		Prefix: req.Prefix, FromTurn: req.FromTurn, Agents: slices.Clone(req.Agents),
+		Prefix: req.Prefix, FromTurn: req.FromTurn, Agents: slices.Clone(req.Agents), Owner: req.Owner,
+	}
+	if m.Owner == "" {
+		m.Owner = req.Caller.Owner()
 	}
 	if !req.SeedGiven {
 		m.Seed = FreshSeed()

@@ -15,7 +15,7 @@ func (m *Match) Request() *queuev1.MatchRequest {
 	req := &queuev1.MatchRequest{
 		MatchId: m.ID, TournamentId: m.TournamentID, Game: m.Game.Info().GetName(), Params: m.Params, Seed: m.Seed,
 		Agents: m.Agents, Limits: m.Limits, Labels: m.Labels, RevealPrivate: m.RevealPrivate,
-		MaxRecordBytes: m.MaxRecordBytes,
+		MaxRecordBytes: m.MaxRecordBytes, Owner: m.Owner,
 	}
 	if m.MaxDuration > 0 {
 		req.MaxDuration = durationpb.New(m.MaxDuration)
@@ -35,7 +35,7 @@ func Reopen(reg *games.Registry, req *queuev1.MatchRequest, id string) (*Match, 
 	m := &Match{
 		ID: id, Game: game, Params: req.GetParams(), Seed: req.GetSeed(), Agents: slices.Clone(req.GetAgents()),
 		Limits: req.GetLimits(), TournamentID: req.GetTournamentId(), RevealPrivate: req.GetRevealPrivate(),
-		MaxRecordBytes: req.GetMaxRecordBytes(),
+		MaxRecordBytes: req.GetMaxRecordBytes(), Owner: req.GetOwner(),
 	}
 	if len(req.GetLabels()) > 0 {
 		m.Labels = slices.Clone(req.GetLabels())

@@ -64,6 +64,20 @@ type Caller struct {
 	Client string
 }
 
+// Owner names who a caller's matches and tournaments are played for, as the work queue and
+// cancellation know them: "organiser", "team:<team>" or "client:<address>" (an anonymous
+// caller is its address, as its budget is).
+func (c Caller) Owner() string {
+	switch c.Role {
+	case Organiser:
+		return "organiser"
+	case Team:
+		return "team:" + c.Team
+	default:
+		return "client:" + c.Client
+	}
+}
+
 // ErrRefused is wrapped by every refusal of a policy.
 var ErrRefused = errors.New("refused by the organiser's policy")
 

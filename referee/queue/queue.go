@@ -5,9 +5,11 @@
 // # Streams and subjects
 //
 //   - PARLEY_REQUESTS (work-queue retention) holds one MatchRequest per match on
-//     parley.request.<match_id>, with Nats-Msg-Id <tournament_id>/<match_id> so a request published twice is
-//     stored once. Every referee worker pulls from the one durable consumer "referees", so a
-//     request is given to one worker at a time and leaves the stream when acknowledged.
+//     parley.request.<lane>.<match_id>, with Nats-Msg-Id <tournament_id>/<match_id> so a
+//     request published twice is stored once. The lane is its owner's (LaneOf). Every referee
+//     worker pulls from the lanes' durable consumers "referees-<lane>" in turn, so a request is
+//     given to one worker at a time, leaves the stream when acknowledged, and one owner's
+//     backlog holds back another owner's match by at most one match per worker and busy lane.
 //   - PARLEY_TOURNAMENTS (limits retention) holds the MatchRetried records on
 //     parley.retry.<match_id> (and the tournaments' schedules, see services/tournament).
 //   - Match events go to PARLEY_MATCHES as for every match (package bus).
@@ -78,28 +80,17 @@ type Config struct {
 	AckWait time.Duration
 }
 
-// EnsureConsumer creates, or updates to the settings here, the request and tournament streams
-// and the shared consumer. Every worker calls it; it is idempotent.
-func EnsureConsumer(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.Consumer, error) {
+// EnsureConsumers creates, or updates to the settings here, the request and tournament
+// streams and the consumers of the queue's lanes (see Lanes), which every worker shares. Every
+// worker calls it; it is idempotent.
+func EnsureConsumers(ctx context.Context, js jetstream.JetStream, cfg Config) ([]jetstream.Consumer, error) {
 	if cfg.AckWait <= 0 {
 		cfg.AckWait = DefaultAckWait
 	}
 	if err := EnsureStreams(ctx, js); err != nil {
 		return nil, err
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, natsname.RequestStream, jetstream.ConsumerConfig{
-		Durable:       natsname.RefereeConsumer,
-		Description:   "referee workers: each request goes to one of them at a time",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       cfg.AckWait,
-		MaxDeliver:    -1,
-		MaxAckPending: 100_000,
-		FilterSubject: natsname.AllRequests,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("queue: consumer %s: %w", natsname.RefereeConsumer, err)
-	}
-	return cons, nil
+	return ensureLanes(ctx, js, cfg)
 }
 
 // streamConfigs are the settings of the request and tournament streams, kept on replicas
@@ -164,7 +155,7 @@ func Enqueue(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequ
 	if err != nil {
 		return fmt.Errorf("queue: request %s: %w", req.GetMatchId(), err)
 	}
-	if _, err := js.Publish(ctx, natsname.RequestSubject(req.GetMatchId()), data,
+	if _, err := js.Publish(ctx, natsname.RequestSubject(LaneOf(req.GetOwner()), req.GetMatchId()), data,
 		jetstream.WithMsgID(requestMsgID(req)), jetstream.WithExpectStream(natsname.RequestStream)); err != nil {
 		return fmt.Errorf("queue: request %s: %w", req.GetMatchId(), err)
 	}
@@ -186,8 +177,12 @@ func Taken(ctx context.Context, js jetstream.JetStream, matchID string) (bool, e
 // Queued reports whether a request for matchID is in the work queue: waiting, or taken by a
 // worker that plays it now.
 func Queued(ctx context.Context, js jetstream.JetStream, matchID string) (bool, error) {
-	_, queued, err := bus.LastMsg(ctx, js, natsname.RequestStream, natsname.RequestSubject(matchID))
-	return queued, err
+	for _, subject := range []string{natsname.AnyLaneRequest(matchID), natsname.LegacyRequestSubject(matchID)} {
+		if _, queued, err := bus.LastMsg(ctx, js, natsname.RequestStream, subject); err != nil || queued {
+			return queued, err
+		}
+	}
+	return false, nil
 }
 
 // storeRetry stores a MatchRetried record and waits for the server to confirm it.

@@ -26,7 +26,8 @@ import (
 )
 
 const (
-	// fetchWait bounds one pull for a request; shorter means a prompter shutdown.
+	// fetchWait is how often an idle worker looks in every lane for requests it was not told
+	// of.
 	fetchWait = 2 * time.Second
 	// retryDelay is how long a request that failed for an infrastructure reason waits before
 	// it is offered again.
@@ -105,11 +106,19 @@ var errNotHere = errors.New("queue: the request needs another worker")
 // their requests back to the queue and returns nil. It returns an error only when the queue
 // cannot be set up.
 func (w *Worker) Run(ctx context.Context) error {
-	cons, err := EnsureConsumer(ctx, w.js, Config{AckWait: w.cfg.AckWait})
+	cons, err := EnsureConsumers(ctx, w.js, Config{AckWait: w.cfg.AckWait})
 	if err != nil {
 		return err
 	}
-	w.logger.Info("referee worker ready", "concurrency", w.cfg.Concurrency, "consumer", natsname.RefereeConsumer)
+	ln := newLanes(cons)
+	// Told of each request as it is published, an idle worker takes it at once; without a
+	// word (a request given back, the subscription cut) it looks again every fetchWait.
+	if sub, err := w.b.Conn().Subscribe(natsname.AllRequests, ln.published); err == nil {
+		defer func() { _ = sub.Unsubscribe() }()
+	} else {
+		w.logger.Warn("not told of new requests; looking for them every few seconds", "err", err)
+	}
+	w.logger.Info("referee worker ready", "concurrency", w.cfg.Concurrency, "lanes", Lanes)
 	defer w.keepAlive()() // stops once every match has ended (the deferred Wait below)
 	slots := make(chan struct{}, w.cfg.Concurrency)
 	var wg sync.WaitGroup
@@ -136,32 +145,24 @@ func (w *Worker) Run(ctx context.Context) error {
 			continue
 		}
 		waiting = false
-		fctx, cancel := context.WithTimeout(ctx, fetchWait)
-		batch, err := cons.Fetch(1, jetstream.FetchContext(fctx))
-		got := false
-		if err == nil {
-			for msg := range batch.Messages() {
-				got = true
-				wg.Go(func() {
-					defer func() { <-slots }()
-					w.handle(ctx, msg)
-				})
-			}
-			err = batch.Error()
-			if errors.Is(err, context.DeadlineExceeded) {
-				err = nil // nothing to do for now
-			}
+		msg, err := ln.take(ctx)
+		if msg != nil {
+			wg.Go(func() {
+				defer func() { <-slots }()
+				w.handle(ctx, msg)
+			})
+			continue
 		}
-		cancel()
-		if !got {
-			<-slots
-		}
+		<-slots
 		if err != nil && ctx.Err() == nil {
 			w.logger.Warn("fetching requests", "err", err)
-			select {
-			case <-time.After(fetchWait):
-			case <-ctx.Done():
-			}
+		}
+		select {
+		case <-ln.wake:
+		case <-time.After(fetchWait):
+			ln.rescan()
+		case <-ctx.Done():
+			return nil
 		}
 	}
 }

@@ -386,7 +386,7 @@ func TestHumanSeatWaitsForItsProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	js := openBus(t, srv.URL).JetStream()
-	if _, err := EnsureConsumer(ctx, js, Config{AckWait: time.Second}); err != nil {
+	if _, err := EnsureConsumers(ctx, js, Config{AckWait: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	ultimatum, err := families.New().Lookup("ultimatum")

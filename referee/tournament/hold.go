@@ -352,7 +352,7 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 	req := launch.Request{
 		Game: spec.GetGame(), Params: spec.GetParams(), Resolved: true, Seed: m.GetSeed(), SeedGiven: true,
 		Agents: agents, Labels: labels, Limits: spec.GetLimits(), MatchID: m.GetMatchId(),
-		TournamentID: spec.GetTournamentId(), RevealPrivate: spec.GetRevealPrivate(),
+		TournamentID: spec.GetTournamentId(), RevealPrivate: spec.GetRevealPrivate(), Owner: spec.GetOwner(),
 	}
 	if cfg.Params != nil {
 		params, err := cfg.Params(m.GetSeed())
@@ -471,6 +471,8 @@ func specDifference(stored, asked *tournamentv1.TournamentSpec) string {
 			continue
 		}
 		switch {
+		case name == "owner": // an address is not told to another caller
+			diffs = append(diffs, "started by another caller")
 		case name == "matches":
 			diffs = append(diffs, fmt.Sprintf("another schedule (%d matches; asked: %d)", len(stored.GetMatches()), len(asked.GetMatches())))
 		case f.Kind() == protoreflect.MessageKind || f.IsList() || f.IsMap():

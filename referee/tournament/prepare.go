@@ -69,6 +69,7 @@ func Prepare(ctx context.Context, prep *launch.Preparer, req *tournamentv1.Start
 	if err != nil {
 		return nil, invalid(err)
 	}
+	spec.Owner = caller.Owner()
 	if pol != nil {
 		if err := pol.StartTournament(caller, len(spec.GetMatches()), n, int(req.GetConcurrency())); err != nil {
 			return nil, invalid(err)

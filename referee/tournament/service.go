@@ -326,10 +326,10 @@ func (s *Service) GetTournament(ctx context.Context, req *tournamentv1.GetTourna
 
 // PublicSpec is a tournament's schedule without what would let a player learn a seat's private
 // draws before they are played: the seeds (every match's draws follow from its seed) and the
-// parameters private to a seat.
+// parameters private to a seat; nor its owner (who may be a network address).
 func PublicSpec(spec *tournamentv1.TournamentSpec) *tournamentv1.TournamentSpec {
 	out := proto.CloneOf(spec)
-	out.Seed = 0
+	out.Seed, out.Owner = 0, ""
 	out.Params = record.PublicParams(out.GetParams())
 	for _, m := range out.GetMatches() {
 		m.Seed = 0

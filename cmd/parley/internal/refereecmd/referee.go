@@ -110,7 +110,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 	defer b.Close()
 	metrics := telemetry.New()
-	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
+	for _, lane := range queue.LaneConsumers() {
+		metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, lane)
+	}
 	if metricsLis != nil {
 		roles.ServeMetrics(ctx, metricsLis, metrics, logger)
 		fmt.Fprintf(deps.Out, "metrics on http://%s/metrics\n", metricsLis.Addr())

@@ -22,6 +22,7 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/telemetry"
+	"github.com/parley-arena/parley/referee/queue"
 	"github.com/parley-arena/parley/referee/tournament"
 	"github.com/parley-arena/parley/services/analytics"
 	"github.com/parley-arena/parley/services/analytics/metrics/standard"
@@ -163,7 +164,9 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 
 	metrics := telemetry.New()
 	metrics.WatchConsumer(b.JetStream(), natsname.MatchStream, natsname.AnalyticsConsumer)
-	metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, natsname.RefereeConsumer)
+	for _, lane := range queue.LaneConsumers() {
+		metrics.WatchConsumer(b.JetStream(), natsname.RequestStream, lane)
+	}
 
 	st, err := roles.Start(ctx, roles.Config{
 		Bus: b, Games: deps.Games, Builtins: deps.Builtins, Pool: deps.Pool, Analytics: store, Families: standard.New(),

@@ -68,8 +68,14 @@ type MatchRequest struct {
 	// was prepared (max_record_bytes); each seat may fill an equal share with its own events. 0:
 	// the runner's own bound.
 	MaxRecordBytes int64 `protobuf:"varint,11,opt,name=max_record_bytes,json=maxRecordBytes,proto3" json:"max_record_bytes,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Who the match is played for (policy.Caller.Owner: "organiser", "team:<name>" or
+	// "client:<address>"; a tournament's match: the tournament's owner). The request waits in
+	// that owner's lane of the work queue (parley.request.<lane>.<match_id>), and workers take
+	// from the lanes in turn, so that one owner's backlog does not hold back another's matches.
+	// Empty: a request from before owners were recorded.
+	Owner         string `protobuf:"bytes,12,opt,name=owner,proto3" json:"owner,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchRequest) Reset() {
@@ -179,6 +185,13 @@ func (x *MatchRequest) GetMaxRecordBytes() int64 {
 	return 0
 }
 
+func (x *MatchRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
 // MatchRetried says that a match's referee stopped before the match ended (it crashed, lost
 // the broker, or was shut down): the match was closed as void and is run again under
 // retry_match_id. Written by the referee worker on parley.retry.<match_id> in the stream
@@ -260,7 +273,7 @@ var File_parley_queue_v1_queue_proto protoreflect.FileDescriptor
 
 const file_parley_queue_v1_queue_proto_rawDesc = "" +
 	"\n" +
-	"\x1bparley/queue/v1/queue.proto\x12\x0fparley.queue.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bparley/match/v1/match.proto\"\x9b\x03\n" +
+	"\x1bparley/queue/v1/queue.proto\x12\x0fparley.queue.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bparley/match/v1/match.proto\"\xb1\x03\n" +
 	"\fMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
 	"\rtournament_id\x18\x02 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -273,7 +286,8 @@ const file_parley_queue_v1_queue_proto_rawDesc = "" +
 	"\x0ereveal_private\x18\t \x01(\bR\rrevealPrivate\x12<\n" +
 	"\fmax_duration\x18\n" +
 	" \x01(\v2\x19.google.protobuf.DurationR\vmaxDuration\x12(\n" +
-	"\x10max_record_bytes\x18\v \x01(\x03R\x0emaxRecordBytes\"\x8c\x01\n" +
+	"\x10max_record_bytes\x18\v \x01(\x03R\x0emaxRecordBytes\x12\x14\n" +
+	"\x05owner\x18\f \x01(\tR\x05owner\"\x8c\x01\n" +
 	"\fMatchRetried\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x0eretry_match_id\x18\x02 \x01(\tR\fretryMatchId\x12#\n" +

@@ -209,8 +209,13 @@ type TournamentSpec struct {
 	// With schedule_parts: how many matches the parts hold in all, for listings that read the
 	// stored message alone. Set by the scheduler in the stored message only; public.
 	ScheduledMatches uint32 `protobuf:"varint,14,opt,name=scheduled_matches,json=scheduledMatches,proto3" json:"scheduled_matches,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Who started the tournament (see parley.queue.v1.MatchRequest.owner): its matches wait in
+	// that owner's lane of the work queue, also when the tournament is resumed after a restart.
+	// Set by the scheduler in the stored message only: every answer of the API leaves it empty
+	// (it may name a caller's network address).
+	Owner         string `protobuf:"bytes,15,opt,name=owner,proto3" json:"owner,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TournamentSpec) Reset() {
@@ -339,6 +344,13 @@ func (x *TournamentSpec) GetScheduledMatches() uint32 {
 		return x.ScheduledMatches
 	}
 	return 0
+}
+
+func (x *TournamentSpec) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
 }
 
 // StartTournamentRequest describes a tournament to play. Set by the caller.
@@ -853,7 +865,7 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"assignment\x18\x04 \x01(\rR\n" +
 	"assignment\x12\x1d\n" +
 	"\n" +
-	"game_index\x18\x05 \x01(\rR\tgameIndex\"\xf1\x04\n" +
+	"game_index\x18\x05 \x01(\rR\tgameIndex\"\x87\x05\n" +
 	"\x0eTournamentSpec\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x123\n" +
@@ -869,7 +881,8 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\acreated\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x12%\n" +
 	"\x0ereveal_private\x18\f \x01(\bR\rrevealPrivate\x12%\n" +
 	"\x0eschedule_parts\x18\r \x01(\rR\rscheduleParts\x12+\n" +
-	"\x11scheduled_matches\x18\x0e \x01(\rR\x10scheduledMatches\"\xc7\x03\n" +
+	"\x11scheduled_matches\x18\x0e \x01(\rR\x10scheduledMatches\x12\x14\n" +
+	"\x05owner\x18\x0f \x01(\tR\x05owner\"\xc7\x03\n" +
 	"\x16StartTournamentRequest\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x123\n" +

@@ -15,7 +15,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from parley.match.v1 import match_pb2 as parley_dot_match_dot_v1_dot_match__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparley/queue/v1/queue.proto\x12\x0fparley.queue.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bparley/match/v1/match.proto\"\x9b\x03\n\x0cMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12#\n\rtournament_id\x18\x02 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x03 \x01(\tR\x04game\x12\x33\n\x06params\x18\x04 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x05 \x01(\x04R\x04seed\x12\x16\n\x06\x61gents\x18\x06 \x03(\tR\x06\x61gents\x12/\n\x06limits\x18\x07 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x16\n\x06labels\x18\x08 \x03(\tR\x06labels\x12%\n\x0ereveal_private\x18\t \x01(\x08R\rrevealPrivate\x12<\n\x0cmax_duration\x18\n \x01(\x0b\x32\x19.google.protobuf.DurationR\x0bmaxDuration\x12(\n\x10max_record_bytes\x18\x0b \x01(\x03R\x0emaxRecordBytes\"\x8c\x01\n\x0cMatchRetried\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12$\n\x0eretry_match_id\x18\x02 \x01(\tR\x0cretryMatchId\x12#\n\rtournament_id\x18\x03 \x01(\tR\x0ctournamentId\x12\x16\n\x06reason\x18\x04 \x01(\tR\x06reasonB\xbe\x01\n\x13\x63om.parley.queue.v1B\nQueueProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/queue/v1;queuev1\xa2\x02\x03PQX\xaa\x02\x0fParley.Queue.V1\xca\x02\x0fParley\\Queue\\V1\xe2\x02\x1bParley\\Queue\\V1\\GPBMetadata\xea\x02\x11Parley::Queue::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparley/queue/v1/queue.proto\x12\x0fparley.queue.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bparley/match/v1/match.proto\"\xb1\x03\n\x0cMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12#\n\rtournament_id\x18\x02 \x01(\tR\x0ctournamentId\x12\x12\n\x04game\x18\x03 \x01(\tR\x04game\x12\x33\n\x06params\x18\x04 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x05 \x01(\x04R\x04seed\x12\x16\n\x06\x61gents\x18\x06 \x03(\tR\x06\x61gents\x12/\n\x06limits\x18\x07 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x16\n\x06labels\x18\x08 \x03(\tR\x06labels\x12%\n\x0ereveal_private\x18\t \x01(\x08R\rrevealPrivate\x12<\n\x0cmax_duration\x18\n \x01(\x0b\x32\x19.google.protobuf.DurationR\x0bmaxDuration\x12(\n\x10max_record_bytes\x18\x0b \x01(\x03R\x0emaxRecordBytes\x12\x14\n\x05owner\x18\x0c \x01(\tR\x05owner\"\x8c\x01\n\x0cMatchRetried\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12$\n\x0eretry_match_id\x18\x02 \x01(\tR\x0cretryMatchId\x12#\n\rtournament_id\x18\x03 \x01(\tR\x0ctournamentId\x12\x16\n\x06reason\x18\x04 \x01(\tR\x06reasonB\xbe\x01\n\x13\x63om.parley.queue.v1B\nQueueProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/queue/v1;queuev1\xa2\x02\x03PQX\xaa\x02\x0fParley.Queue.V1\xca\x02\x0fParley\\Queue\\V1\xe2\x02\x1bParley\\Queue\\V1\\GPBMetadata\xea\x02\x11Parley::Queue::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.queue.v1.queue_pb2', globals())
@@ -24,7 +24,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\023com.parley.queue.v1B\nQueueProtoP\001Z=github.com/parley-arena/parley/gen/go/parley/queue/v1;queuev1\242\002\003PQX\252\002\017Parley.Queue.V1\312\002\017Parley\\Queue\\V1\342\002\033Parley\\Queue\\V1\\GPBMetadata\352\002\021Parley::Queue::V1'
   _MATCHREQUEST._serialized_start=110
-  _MATCHREQUEST._serialized_end=521
-  _MATCHRETRIED._serialized_start=524
-  _MATCHRETRIED._serialized_end=664
+  _MATCHREQUEST._serialized_end=543
+  _MATCHRETRIED._serialized_start=546
+  _MATCHRETRIED._serialized_end=686
 # @@protoc_insertion_point(module_scope)

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/queue/v1/queue.proto.
  */
 export const file_parley_queue_v1_queue: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvcXVldWUvdjEvcXVldWUucHJvdG8SD3BhcmxleS5xdWV1ZS52MSKsAgoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIvCgxtYXhfZHVyYXRpb24YCiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGAoQbWF4X3JlY29yZF9ieXRlcxgLIAEoAyJfCgxNYXRjaFJldHJpZWQSEAoIbWF0Y2hfaWQYASABKAkSFgoOcmV0cnlfbWF0Y2hfaWQYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAlCvgEKE2NvbS5wYXJsZXkucXVldWUudjFCClF1ZXVlUHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvcXVldWUvdjE7cXVldWV2MaICA1BRWKoCD1BhcmxleS5RdWV1ZS5WMcoCD1BhcmxleVxRdWV1ZVxWMeICG1BhcmxleVxRdWV1ZVxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6UXVldWU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_parley_match_v1_match]);
+  fileDesc("ChtwYXJsZXkvcXVldWUvdjEvcXVldWUucHJvdG8SD3BhcmxleS5xdWV1ZS52MSK7AgoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIvCgxtYXhfZHVyYXRpb24YCiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGAoQbWF4X3JlY29yZF9ieXRlcxgLIAEoAxINCgVvd25lchgMIAEoCSJfCgxNYXRjaFJldHJpZWQSEAoIbWF0Y2hfaWQYASABKAkSFgoOcmV0cnlfbWF0Y2hfaWQYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAlCvgEKE2NvbS5wYXJsZXkucXVldWUudjFCClF1ZXVlUHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvcXVldWUvdjE7cXVldWV2MaICA1BRWKoCD1BhcmxleS5RdWV1ZS5WMcoCD1BhcmxleVxRdWV1ZVxWMeICG1BhcmxleVxRdWV1ZVxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6UXVldWU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_parley_match_v1_match]);
 
 /**
  * MatchRequest asks a referee worker to run one match and record it to the match stream.
@@ -118,6 +118,17 @@ export type MatchRequest = Message<"parley.queue.v1.MatchRequest"> & {
    * @generated from field: int64 max_record_bytes = 11;
    */
   maxRecordBytes: bigint;
+
+  /**
+   * Who the match is played for (policy.Caller.Owner: "organiser", "team:<name>" or
+   * "client:<address>"; a tournament's match: the tournament's owner). The request waits in
+   * that owner's lane of the work queue (parley.request.<lane>.<match_id>), and workers take
+   * from the lanes in turn, so that one owner's backlog does not hold back another's matches.
+   * Empty: a request from before owners were recorded.
+   *
+   * @generated from field: string owner = 12;
+   */
+  owner: string;
 };
 
 /**
