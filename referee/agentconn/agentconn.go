@@ -114,8 +114,15 @@ type BotDirectory interface {
 	Link(team, name string) agentv1.AgentServiceClient
 }
 
-// DialRule decides whether the referee may dial host:port. A nil rule allows every address.
-type DialRule func(target string) error
+// DialRule decides where the referee may dial. A nil rule allows every address.
+type DialRule interface {
+	// Check refuses a target (host:port) before anything is dialled.
+	Check(target string) error
+	// DialContext connects to target, at an address its host resolves to that the rule
+	// allows: the address is checked where it is dialled, so a name the rule allows cannot be
+	// pointed at another address between the check and the dial (DNS rebinding).
+	DialContext(ctx context.Context, target string) (net.Conn, error)
+}
 
 // Resolver opens agent addresses. The zero Resolver dials grpc:// addresses and refuses the
 // other forms as not served.
@@ -274,7 +281,7 @@ func (r *Resolver) dialAllowed(addr, target string) error {
 	if r.Dial == nil {
 		return nil
 	}
-	if err := r.Dial(target); err != nil {
+	if err := r.Dial.Check(target); err != nil {
 		return fmt.Errorf("agent %s: %w: %w", addr, ErrDialRefused, err)
 	}
 	return nil
@@ -284,7 +291,7 @@ func (r *Resolver) dial(addr, target string) (*Conn, error) {
 	if r.Pool != nil {
 		return r.dialPooled(addr, target)
 	}
-	conn, err := newClient(target, r.Options)
+	conn, err := newClient(target, r.Dial, r.Options)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}
@@ -303,12 +310,18 @@ func (r *Resolver) dial(addr, target string) (*Conn, error) {
 const windowSize = 1 << 20
 
 // newClient makes the plaintext gRPC client of an agent at target (agents are reached on the
-// organiser's own network, or through a bot's link).
-func newClient(target string, opts []grpc.DialOption) (*grpc.ClientConn, error) {
-	return grpc.NewClient(target, append([]grpc.DialOption{
+// organiser's own network, or through a bot's link). With a dial rule, the rule's dialer
+// resolves the host and connects (gRPC's passthrough resolver hands it the name as given).
+func newClient(target string, dial DialRule, opts []grpc.DialOption) (*grpc.ClientConn, error) {
+	base := []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
-	}, opts...)...)
+	}
+	if dial != nil {
+		base = append(base, grpc.WithContextDialer(dial.DialContext))
+		target = "passthrough:///" + target
+	}
+	return grpc.NewClient(target, append(base, opts...)...)
 }
 
 // Describe asks the agent who it is, within timeout. An error here means the agent cannot be

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -338,16 +339,26 @@ func TestOpenLLM(t *testing.T) {
 	}
 }
 
+// nameRule is a dial rule that checks targets as written and dials them as any program would.
+type nameRule func(target string) error
+
+func (r nameRule) Check(target string) error { return r(target) }
+
+func (r nameRule) DialContext(ctx context.Context, target string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", target)
+}
+
 // The dial rule applies to every grpc:// address, and errors name the address and the rule;
 // forms other than grpc:// are refused as not served when the resolver lacks what serves them.
 func TestDialRuleAndNotServed(t *testing.T) {
 	remote := serveAgent(t, "remote")
-	r := &agentconn.Resolver{Dial: func(target string) error {
+	r := &agentconn.Resolver{Dial: nameRule(func(target string) error {
 		if strings.HasPrefix(target, "127.0.0.1:") {
 			return errors.New("loopback addresses are the organiser's")
 		}
 		return nil
-	}}
+	})}
 	for _, f := range []func(string) error{
 		func(a string) error { _, err := r.Open(context.Background(), a); return err },
 		func(a string) error { return r.Check(context.Background(), a) },
@@ -367,4 +378,32 @@ func TestDialRuleAndNotServed(t *testing.T) {
 		t.Fatalf("an allowed address: %v", err)
 	}
 	c.Close()
+
+	// The connection is made by the rule's own dialer, where it checks resolved addresses.
+	var dialled []string
+	rebound := &agentconn.Resolver{Dial: dialRefused{checked: nameRule(func(string) error { return nil }), dialled: &dialled}}
+	c, err = rebound.Open(context.Background(), "grpc://localhost:"+portOf(t, remote))
+	if err != nil {
+		t.Fatalf("an address its name check allows: %v", err)
+	}
+	defer c.Close()
+	if _, err := c.Describe(context.Background(), 5*time.Second); err == nil || !strings.Contains(err.Error(), "resolves to a forbidden address") {
+		t.Errorf("Describe through a dialer that refuses: %v", err)
+	}
+	if want := "localhost:" + portOf(t, remote); !slices.Contains(dialled, want) {
+		t.Errorf("the rule's dialer was given %q, want the target as written (%s)", dialled, want)
+	}
+}
+
+// dialRefused checks names as checked does and refuses every dial, noting its targets.
+type dialRefused struct {
+	checked nameRule
+	dialled *[]string
+}
+
+func (r dialRefused) Check(target string) error { return r.checked(target) }
+
+func (r dialRefused) DialContext(_ context.Context, target string) (net.Conn, error) {
+	*r.dialled = append(*r.dialled, target)
+	return nil, errors.New(target + " resolves to a forbidden address")
 }

@@ -73,9 +73,9 @@ type pooled struct {
 	stop    context.CancelFunc
 }
 
-// acquire returns the connection to target, dialling it with opts the first time, and
-// counts one more user of it.
-func (p *Pool) acquire(target string, opts []grpc.DialOption) (*pooled, error) {
+// acquire returns the connection to target, dialling it under the rule with opts the first
+// time, and counts one more user of it.
+func (p *Pool) acquire(target string, dial DialRule, opts []grpc.DialOption) (*pooled, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -86,7 +86,7 @@ func (p *Pool) acquire(target string, opts []grpc.DialOption) (*pooled, error) {
 		return c, nil
 	}
 	p.evictLocked(time.Now())
-	cc, err := newClient(target, opts)
+	cc, err := newClient(target, dial, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func (p *Pool) Close() error {
 
 // dialPooled opens addr over the pool's connection to target.
 func (r *Resolver) dialPooled(addr, target string) (*Conn, error) {
-	c, err := r.Pool.acquire(target, r.Options)
+	c, err := r.Pool.acquire(target, r.Dial, r.Options)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}

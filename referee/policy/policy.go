@@ -12,12 +12,14 @@
 package policy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -377,40 +379,103 @@ func PlainText(s string) error {
 }
 
 // DialRule returns the rule of where the referee may dial (see Dial), for the agent resolver.
-func (p Policy) DialRule() func(target string) error {
-	any := slices.Contains(p.Dial, "*")
-	var nets []netip.Prefix
-	var hosts []string
+func (p Policy) DialRule() *DialRule {
+	r := &DialRule{list: p.Dial, lookup: net.DefaultResolver.LookupNetIP}
 	for _, d := range p.Dial {
 		switch pfx, err := netip.ParsePrefix(d); {
 		case d == "*":
+			r.any = true
 		case err == nil:
-			nets = append(nets, pfx)
+			r.nets = append(r.nets, pfx)
 		default:
-			hosts = append(hosts, strings.ToLower(d))
+			r.hosts = append(r.hosts, strings.ToLower(d))
 		}
 	}
-	return func(target string) error {
-		if any {
-			return nil
-		}
-		host, _, err := net.SplitHostPort(target)
-		if err != nil {
-			return refuse("address %q", target)
-		}
-		if slices.Contains(hosts, strings.ToLower(host)) {
-			return nil
-		}
-		if ip, err := netip.ParseAddr(host); err == nil {
-			for _, n := range nets {
-				if n.Contains(ip.Unmap()) {
-					return nil
-				}
-			}
-		}
-		return refuse("the referee may not dial %s (allowed: %s; set dial in the policy, or --allow-dial)", host, dialList(p.Dial))
-	}
+	return r
 }
+
+// DialRule is where the referee may dial agents: networks, and host names. A name allows the
+// public addresses it resolves to, checked when it is dialled; an address on the organiser's
+// own networks (loopback, private, link-local such as a cloud's metadata service) must be
+// allowed as a network, so that whoever controls a name's DNS cannot turn it towards them.
+type DialRule struct {
+	any    bool
+	nets   []netip.Prefix
+	hosts  []string
+	list   []string
+	lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Check refuses a target (host:port) whose host is neither an allowed name nor an address in
+// an allowed network, before anything is dialled.
+func (r *DialRule) Check(target string) error {
+	if r.any {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(target)
+	if err != nil {
+		return refuse("address %q", target)
+	}
+	if r.named(host) {
+		return nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && r.inNets(ip) {
+		return nil
+	}
+	return refuse("the referee may not dial %s (allowed: %s; set dial in the policy, or --allow-dial)", host, dialList(r.list))
+}
+
+// DialContext connects to target at the first address its host resolves to that the rule
+// allows (see DialRule), checking each where it is dialled.
+func (r *DialRule) DialContext(ctx context.Context, target string) (net.Conn, error) {
+	if err := r.Check(target); err != nil {
+		return nil, err
+	}
+	host, portText, _ := net.SplitHostPort(target)
+	port, err := strconv.ParseUint(portText, 10, 16)
+	if err != nil {
+		return nil, refuse("address %q: port %q", target, portText)
+	}
+	ips, err := r.lookup(ctx, "ip", host)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	var last error
+	for _, ip := range ips {
+		ip = ip.Unmap()
+		if !r.any && !r.inNets(ip) && !public(ip) {
+			last = refuse("the referee may not dial %s at %s: a name in the dial rule allows public addresses only, and %s is on a loopback, private or link-local network (allow it as a network: dial %s)",
+				host, ip, ip, netip.PrefixFrom(ip, ip.BitLen()))
+			continue
+		}
+		conn, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(ip, uint16(port)).String())
+		if err == nil {
+			return conn, nil
+		}
+		last = err
+	}
+	if last == nil {
+		last = fmt.Errorf("%s resolves to no address", host)
+	}
+	return nil, last
+}
+
+func (r *DialRule) named(host string) bool { return slices.Contains(r.hosts, strings.ToLower(host)) }
+
+func (r *DialRule) inNets(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	for _, n := range r.nets {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// public is an address of the internet at large: not loopback, link-local, multicast,
+// unspecified or private.
+func public(ip netip.Addr) bool { return ip.IsGlobalUnicast() && !ip.IsPrivate() }
 
 func dialList(d []string) string {
 	if len(d) == 0 {

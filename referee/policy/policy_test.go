@@ -1,7 +1,11 @@
 package policy
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,7 +181,7 @@ func TestLanguageModelsAndLabels(t *testing.T) {
 
 func TestDialRule(t *testing.T) {
 	none := Default().DialRule()
-	if err := none("127.0.0.1:7070"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "127.0.0.1") {
+	if err := none.Check("127.0.0.1:7070"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "127.0.0.1") {
 		t.Errorf("dialling with no dial list: %v", err)
 	}
 	p := Default()
@@ -193,14 +197,85 @@ func TestDialRule(t *testing.T) {
 		"bots.example.org.evil:1": false,
 		"[::ffff:10.0.0.1]:1":     true, // an IPv4 address written as IPv6 is the same address
 	} {
-		if err := rule(target); (err == nil) != ok {
+		if err := rule.Check(target); (err == nil) != ok {
 			t.Errorf("dial %s: %v, want allowed %v", target, err, ok)
 		}
 	}
 	p.Dial = []string{"*"}
-	if err := p.DialRule()("192.0.2.1:1"); err != nil {
+	if err := p.DialRule().Check("192.0.2.1:1"); err != nil {
 		t.Errorf("dial anywhere: %v", err)
 	}
+}
+
+// A name in the dial rule reaches public addresses only: where it resolves to a loopback,
+// private or link-local address (a DNS answer pointed at the organiser's own services), the
+// dial is refused unless that network is allowed too; the address is checked where it is
+// dialled, and a later answer of another address is checked again.
+func TestDialRuleChecksResolvedAddresses(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	go func() {
+		for {
+			c, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := lis.Addr().(*net.TCPAddr).Port
+	target := fmt.Sprintf("localhost:%d", port)
+
+	p := Default()
+	p.Dial = []string{"localhost"}
+	rule := p.DialRule() // the system's resolver: localhost is a loopback address
+	if err := rule.Check(target); err != nil {
+		t.Fatalf("the name is allowed: %v", err)
+	}
+	if c, err := rule.DialContext(t.Context(), target); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "as a network") {
+		if c != nil {
+			c.Close()
+		}
+		t.Fatalf("localhost (a loopback address) allowed by name only: %v, want a refusal naming the network to allow", err)
+	}
+
+	p.Dial = []string{"localhost", "127.0.0.0/8", "::1/128"}
+	c, err := p.DialRule().DialContext(t.Context(), target)
+	if err != nil {
+		t.Fatalf("localhost with its network allowed: %v", err)
+	}
+	c.Close()
+
+	// A name whose DNS answers change between the check and the dial: each answer is checked.
+	p.Dial = []string{"bots.example.org", "127.0.0.0/8"}
+	rebound := p.DialRule()
+	answers := [][]netip.Addr{
+		{netip.MustParseAddr("169.254.169.254")},                                   // a cloud's metadata service
+		{netip.MustParseAddr("10.0.0.7"), netip.MustParseAddr("::ffff:127.0.0.1")}, // private, then allowed
+	}
+	rebound.lookup = func(_ context.Context, _, host string) ([]netip.Addr, error) {
+		if host != "bots.example.org" {
+			t.Errorf("looked up %q", host)
+		}
+		a := answers[0]
+		answers = answers[1:]
+		return a, nil
+	}
+	named := fmt.Sprintf("bots.example.org:%d", port)
+	if _, err := rebound.DialContext(t.Context(), named); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "169.254.169.254/32") {
+		t.Errorf("a name answering with the metadata address: %v", err)
+	}
+	c, err = rebound.DialContext(t.Context(), named)
+	if err != nil {
+		t.Fatalf("the second answer holds an allowed address: %v", err)
+	}
+	if got := c.RemoteAddr().(*net.TCPAddr).IP.String(); got != "127.0.0.1" {
+		t.Errorf("dialled %s, want the allowed address 127.0.0.1 (not the private 10.0.0.7)", got)
+	}
+	c.Close()
 }
 
 func TestOpen(t *testing.T) {
