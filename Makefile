@@ -104,11 +104,15 @@ gotest: gotest-race gotest-plain
 
 PLAIN_PKGS = ./referee/games/... ./cmd/parley ./research/imports/negotiationarena ./research/imports/deliberation \
 	./research/reproduce
+## GOTEST_TIMEOUT: how long one package's tests may run before Go calls them hung. It is a hang
+## detector, not a speed check: cmd/parley takes ~5 minutes on 2 idle cores and over 10 on a
+## loaded machine, where Go's default of 10 minutes would report a hang that is not one.
+GOTEST_TIMEOUT ?= 30m
 gotest-race:
-	go test -race -count=1 $$(go list ./... | grep -vxF "$$(go list $(PLAIN_PKGS))")
+	go test -race -count=1 -timeout $(GOTEST_TIMEOUT) $$(go list ./... | grep -vxF "$$(go list $(PLAIN_PKGS))")
 
 gotest-plain:
-	go test -count=1 $(PLAIN_PKGS)
+	go test -count=1 -timeout $(GOTEST_TIMEOUT) $(PLAIN_PKGS)
 
 ## fuzz: every fuzz target in the repository (scripts/fuzz.sh finds them), FUZZTIME each, or an
 ## equal share of FUZZ_BUDGET when there are too many targets for it

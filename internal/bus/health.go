@@ -66,25 +66,44 @@ func (b *Bus) Ready() error {
 func (b *Bus) watchStore(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
+	var w storeWatch
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		err := b.storeHealth()
-		if err != nil && b.heal(err) {
-			err = b.storeHealth()
-		}
-		if was := b.health.get(); (was == nil) != (err == nil) {
-			if err != nil {
-				b.log.Error("the store does not take writes", "err", err)
-			} else {
-				b.log.Warn("the store takes writes again")
-			}
-		}
-		b.health.set(err)
+		b.checkStore(&w)
 	}
+}
+
+// storeWatch is what watchStore keeps between checks.
+type storeWatch struct {
+	failed bool // the last check found the store failing
+}
+
+// checkStore checks the store once, heals it after a write error, and sets what Ready says.
+func (b *Bus) checkStore(w *storeWatch) {
+	err := b.storeHealth()
+	if err != nil && b.heal(err) {
+		err = b.storeHealth()
+	}
+	// A stream being added is in the store's folder a moment before the server has loaded
+	// it, and the server's check takes it for a stream that could not be recovered: a
+	// failure counts once the next check finds one too.
+	failed := err != nil
+	if failed && !w.failed {
+		err = nil
+	}
+	w.failed = failed
+	if was := b.health.get(); (was == nil) != (err == nil) {
+		if err != nil {
+			b.log.Error("the store does not take writes", "err", err)
+		} else {
+			b.log.Warn("the store takes writes again")
+		}
+	}
+	b.health.set(err)
 }
 
 // storeHealth asks the embedded server whether JetStream and every stream take writes. The

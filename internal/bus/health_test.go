@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -117,5 +119,39 @@ func TestStoreHealsAfterDescriptorsRunOut(t *testing.T) {
 	}
 	if n := streamMsgs(t, b); n < uint64(stored)+1 {
 		t.Errorf("the stream holds %d messages after healing, want at least the %d stored before and the one after", n, stored)
+	}
+}
+
+// A stream folder the server has not loaded (as a stream being added is, for a moment) makes
+// the server's own check fail: Ready says not ready once two checks in a row find it, not
+// after one, and ready again once it is gone.
+func TestReadyOutlastsAStreamBeingAdded(t *testing.T) {
+	b := openEmbedded(t, Config{StoreDir: t.TempDir(), HealthEvery: time.Hour})
+	cfg := b.srv.JetStreamConfig()
+	if cfg == nil {
+		t.Fatal("no JetStream")
+	}
+	adding := filepath.Join(cfg.StoreDir, "$G", "streams", "ADDING")
+	if err := os.MkdirAll(adding, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.storeHealth(); err == nil || !strings.Contains(err.Error(), "could not be recovered") {
+		t.Fatalf("the server's check with a stream folder it has not loaded: %v", err)
+	}
+	var w storeWatch
+	b.checkStore(&w)
+	if err := b.Ready(); err != nil {
+		t.Errorf("after one check finding the folder: %v, want ready", err)
+	}
+	b.checkStore(&w)
+	if err := b.Ready(); !errors.Is(err, ErrNotReady) {
+		t.Errorf("after two checks finding the folder: %v, want ErrNotReady", err)
+	}
+	if err := os.Remove(adding); err != nil {
+		t.Fatal(err)
+	}
+	b.checkStore(&w)
+	if err := b.Ready(); err != nil {
+		t.Errorf("once the folder is gone: %v, want ready", err)
 	}
 }

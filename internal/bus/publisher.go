@@ -163,12 +163,17 @@ func (p *Publisher) publish(ctx context.Context, matchID, id, name string, data 
 			return ack, nil
 		}
 		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			// nats.go does not always wrap its "connection closed" error, and
+			// its closed handler (which closes p.closed) runs later than a
+			// publish on the closed connection may fail: either says closed.
+			closed := errors.Is(err, nats.ErrConnectionClosed)
 			select {
 			case <-p.closed:
-				// nats.go does not always wrap its "connection closed"
-				// error; say it plainly.
-				return nil, fmt.Errorf("bus: record %s: %w: %v", id, ErrClosed, err)
+				closed = true
 			default:
+			}
+			if closed {
+				return nil, fmt.Errorf("bus: record %s: %w: %v", id, ErrClosed, err)
 			}
 			return nil, fmt.Errorf("bus: record %s: %w", id, err)
 		}
