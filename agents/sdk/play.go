@@ -22,7 +22,8 @@ import (
 // given the whole observation; it must not change it, since the next call's is built on it.
 func (s *service) Play(stream agentv1.AgentService_PlayServer) error {
 	ctx := stream.Context()
-	var prev *carried
+	var prev *carried // nil or &kept
+	var kept carried
 	for {
 		req, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -38,7 +39,8 @@ func (s *service) Play(stream agentv1.AgentService_PlayServer) error {
 			prev = nil
 		} else {
 			obs := req.GetAct().GetObservation()
-			prev = &carried{seats: obs.GetSeats(), briefing: obs.GetBriefing(), history: obs.GetHistory()}
+			kept = carried{seats: obs.GetSeats(), briefing: obs.GetBriefing(), history: obs.GetHistory()}
+			prev = &kept
 			cctx, cancel := callContext(ctx, req)
 			resp, err := s.Act(cctx, req.GetAct())
 			cancel()

@@ -59,11 +59,15 @@ type seatStream struct {
 	ctx    context.Context // ends with the stream
 	cancel context.CancelFunc
 	calls  uint64   // calls sent on it
-	prev   *carried // what its last observation carried, whole
+	prev   *carried // what its last observation carried, whole: nil or &kept
+	kept   carried
 	// unparked: taken from the park, and not yet answered on since.
 	unparked bool
 	parked   time.Time // when it was parked last
 }
+
+// forget drops what the stream's last observation carried: the next call sends it whole.
+func (st *seatStream) forget() { st.prev, st.kept = nil, carried{} }
 
 // carried is what a call's observation carried that the next call may leave out: all the
 // stream keeps of it, so the rest of the observation is not held between calls.
@@ -226,9 +230,10 @@ func (st *seatStream) roundTrip(call uint64, in *agentv1.ActRequest) (ans *agent
 	}
 	err = st.s.Send(req) // encodes req before it returns
 	leftOut = req.SameAsBefore != nil
-	st.prev = nil
+	st.forget()
 	if obs != nil {
-		st.prev = &carried{seats: obs.Seats, briefing: obs.Briefing, history: obs.History, omitted: obs.HistoryOmitted}
+		st.kept = carried{seats: obs.Seats, briefing: obs.Briefing, history: obs.History, omitted: obs.HistoryOmitted}
+		st.prev = &st.kept
 	}
 	if err != nil {
 		// Send reports only that the stream ended; Recv says why.
@@ -394,7 +399,7 @@ func (c *seatClient) newMatch() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stream != nil {
-		c.stream.prev = nil
+		c.stream.forget()
 	}
 }
 
@@ -450,7 +455,8 @@ func (p *streamPark) take() *seatStream {
 	st := p.streams[n-1]
 	p.streams[n-1] = nil
 	p.streams = p.streams[:n-1]
-	st.prev, st.unparked = nil, true
+	st.forget()
+	st.unparked = true
 	return st
 }
 

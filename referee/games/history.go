@@ -107,6 +107,9 @@ func (h *History) Len() int { return len(h.entries) }
 // are left out (Observation.history_omitted). The work is bounded the same way: entries
 // before the window are counted, never read.
 func (h *History) For(seat Seat) (entries []*agentv1.HistoryEntry, omitted int32) {
+	if len(h.entries) > 0 {
+		entries = make([]*agentv1.HistoryEntry, 0, min(len(h.entries), MaxHistoryEntries))
+	}
 	size := 0
 	for i := len(h.entries) - 1; i >= 0 && len(entries) < MaxHistoryEntries; i-- {
 		ve, n := h.entries[i].view(seat)

@@ -258,9 +258,10 @@ type run struct {
 	seats  []*gamev1.SeatInfo
 	events []*eventsv1.MatchEvent
 	notes  [][]string // notes[seat]: that seat's own private notes, oldest first
-	// whoPlays[seat] ends seat's briefing: which agent sits in every seat. The rules never
-	// learn who plays, so the runner adds it.
-	whoPlays []string
+	// whoPlays()[seat] ends seat's briefing: which agent sits in every seat. The rules never
+	// learn who plays, so the runner adds it; written when first asked for, so a match whose
+	// agents read no briefing writes none.
+	whoPlays func() []string
 	// shown[seat] is what seat is told of every seat (Observation.seats): with
 	// Limits.conceal_agents, the other seats' agents left out.
 	shown [][]*gamev1.SeatInfo
@@ -307,7 +308,7 @@ func (e *errRecord) Unwrap() error { return e.err }
 func (m *run) play(ctx context.Context, info *gamev1.GameInfo, params *matchv1.GameParams, seatNames, seatRoles []string) (*Result, error) {
 	m.seats, m.unbriefed = m.describe(ctx, seatNames, seatRoles)
 	m.shown = shownSeats(m.seats, m.limits.GetConcealAgents())
-	m.whoPlays = whoPlays(m.shown)
+	m.whoPlays = sync.OnceValue(func() []string { return whoPlays(m.shown) })
 	m.observed = ObservedMatch{ID: m.spec.ID, Game: info.GetName(), Agents: make([]string, len(m.seats))}
 	for i, s := range m.seats {
 		m.observed.Agents[i] = AgentKey(s)
@@ -761,7 +762,7 @@ func (m *run) observe(st games.State, seat games.Seat, attempt int32, lastReject
 	obs.Notes, obs.NotesOmitted = games.LatestNotes(m.notes[seat]) // only this seat's own notes
 	obs.TokensLeft = m.budget.left(m.movers)
 	if !m.unbriefed[seat] {
-		obs.Briefing += m.whoPlays[seat]
+		obs.Briefing += m.whoPlays()[seat]
 	}
 	if !games.FitObservation(obs, games.MaxObservationBytes) {
 		return nil, &errVoid{reason: fmt.Sprintf("referee error: %s's observation on turn %d is %d bytes without history or notes, over the %d-byte budget",

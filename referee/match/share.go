@@ -189,7 +189,7 @@ func (m *run) fullestView(st games.State) (games.Seat, int) {
 		obs := st.Observe(games.Seat(s))
 		obs.History = nil
 		obs.Seats = m.seats
-		size := proto.Size(obs) + len(m.whoPlays[s])
+		size := proto.Size(obs) + len(m.whoPlays()[s])
 		if size > most {
 			seat, most = games.Seat(s), size
 		}

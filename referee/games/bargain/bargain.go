@@ -553,6 +553,7 @@ func (m *Match[T]) observe(seat games.Seat, brief bool) *agentv1.Observation {
 		obs.Briefing = fmt.Sprintf("Seat %d does not play in this game; the seats are 0 (P1) and 1 (P2).", seat)
 		return obs
 	}
+	obs.Seats = make([]*gamev1.SeatInfo, 0, len(seatNames))
 	for i := range seatNames {
 		obs.Seats = append(obs.Seats, &gamev1.SeatInfo{Seat: games.Seat(i), Name: m.name(games.Seat(i)), Role: m.cfg.Roles[i]})
 	}
