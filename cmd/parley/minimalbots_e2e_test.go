@@ -175,6 +175,26 @@ func playFailsBeforeAnswering(t *testing.T, addr string) {
 	}
 }
 
+// wantSkipsBriefing checks that the bot at addr, which acts on the typed fields alone, says
+// so in Describe (Observing.skips_briefing), sparing both sides the briefing's text.
+func wantSkipsBriefing(t *testing.T, addr string) {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	resp, err := agentv1.NewAgentServiceClient(conn).Describe(ctx, &agentv1.DescribeRequest{})
+	if err != nil {
+		t.Fatalf("Describe: %v", err)
+	}
+	if !resp.GetObserving().GetSkipsBriefing() {
+		t.Errorf("the bot reads no briefing but its Describe does not say so: observing %v", resp.GetObserving())
+	}
+}
+
 // wantAllPassed fails the test unless agent-check passed every check, games among them (every
 // game when none are named).
 func wantAllPassed(t *testing.T, r result, bot *proc, games ...string) {
@@ -212,6 +232,7 @@ func TestMinimalBots(t *testing.T) {
 			if bot.name == "ruby" {
 				playFailsBeforeAnswering(t, addr)
 			}
+			wantSkipsBriefing(t, addr)
 			wantAllPassed(t, runParley(t, nil, "agent-check", "grpc://"+addr, "--matches", "1", "--deadline", "5s"), p)
 			if bot.name == "ruby" { // the referee of a real match asks with Act after Play's UNKNOWN
 				playAgainstUp(t, url, "grpc://"+addr, p)

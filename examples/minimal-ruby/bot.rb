@@ -41,11 +41,15 @@ VERSION = '1'
 AGENT_SERVICE = 'parley.agent.v1.AgentService'
 
 def description
-  # No games listed: this bot says it plays any game.
-  Agent::DescribeResponse.new(agent: Game::AgentInfo.new(
-    name: NAME, version: VERSION, author: 'examples',
-    description: "Plays a legal move in every game from the observation's generic fields."
-  ))
+  # No games listed: this bot says it plays any game. It never reads the briefing, and says so:
+  # the referee then writes none for it.
+  Agent::DescribeResponse.new(
+    agent: Game::AgentInfo.new(
+      name: NAME, version: VERSION, author: 'examples',
+      description: "Plays a legal move in every game from the observation's generic fields."
+    ),
+    observing: Agent::Observing.new(skips_briefing: true)
+  )
 end
 
 # One legal action for the observation.
