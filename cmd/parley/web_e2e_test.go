@@ -34,6 +34,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/referee/families"
+	"github.com/parley-arena/parley/referee/games/deliberation"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -694,6 +695,43 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("a spectator's transcript should hide every private message:\n%s", text)
 		}
 		tb.screenshot("match-coalition-spectator")
+	})
+
+	t.Run("a deliberation seat is told what its options are worth, from its form", func(t *testing.T) {
+		// The reference: the default scenario's first party, its points for the opening deal.
+		g, err := families.New().Lookup("deliberation")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resolved, err := g.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := deliberation.NewSetup(resolved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worth := 0
+		for i, k := range s.Opening {
+			worth += s.Parties[0].Points[i][k]
+		}
+		want := fmt.Sprintf("This proposal is worth %d points to you (your minimum is %d).", worth, s.Parties[0].Threshold)
+		firstOption := fmt.Sprintf("(%d points)", s.Parties[0].Points[0][s.Opening[0]])
+
+		tb := b.tab(t)
+		tb.do("open the form", chromedp.Navigate(base+"/#/new"), chromedp.WaitVisible(chromedp.CSS("#start-match")))
+		tb.setValue("#game", "deliberation")
+		tb.setValue("[data-agent=seat-0]", "human")
+		tb.click("#start-match")
+		tb.waitFor("the seat page", `location.pathname.startsWith('/seat/')`)
+		tb.waitFor("my opening proposal", `document.querySelector('#status').dataset.state === 'acting' && document.querySelector('[data-editor=propose] .preview')`)
+		if got := eval[string](tb, `document.querySelector('[data-editor=propose] .preview').textContent`); got != want {
+			t.Errorf("the deal editor says %q, want %q", got, want)
+		}
+		if got := eval[string](tb, `document.querySelector('[data-editor=propose] select option').textContent`); !strings.HasSuffix(got, firstOption) {
+			t.Errorf("the first issue's option reads %q, want it to end %q", got, firstOption)
+		}
+		tb.screenshot("seat-deliberation-worth")
 	})
 
 	t.Run("private talk shown where the match reveals it", func(t *testing.T) {

@@ -78,6 +78,22 @@ eq('deal incomplete', c.dealComplete(df, { A: 'A2' }), false);
 eq('deal complete', c.dealComplete(df, { A: 'A2', B: 'B1' }), true);
 eq('deal', c.buildProposal(df, { A: 'A2', B: 'B1' }), { deal: { choices: [{ issue: 'A', option: 'A2' }, { issue: 'B', option: 'B1' }] } });
 eq('deal text', f.formatDeal({ choices: [{ issue: 'A', option: 'A2' }, { issue: 'B', option: 'B1' }] }, df.issues), 'A2 (land), B1');
+// What a proposal is worth to the seat, from its form (ProposalForm.worth): options' points,
+// or the points of the units the seat itself receives.
+const dw = c.proposalForms({ proposalForms: [{ ...del.proposalForms[0], worth: { optionPoints: { A1: '3', A2: '7', B1: '5' }, minimum: '0' } }] })[0];
+eq('deal worth', c.worthOf(dw, { A: 'A2', B: 'B1' }), 12);
+eq('deal worth with a minimum of 0', c.worthText(dw, 12), 'This proposal is worth 12 points to you (your minimum is 0).');
+eq('a form without worth', c.worthOf(df, { A: 'A2', B: 'B1' }), null);
+const dnd = c.proposalForms({
+  proposalForms: [
+    {
+      bounds: ['book', 'hat'].flatMap((r) => [{ side: 'SHARE_SIDE_RECEIVES', resource: r, max: '2' }, { seat: 1, side: 'SHARE_SIDE_RECEIVES', resource: r, max: '2' }]),
+      worth: { receivedUnitPoints: { book: '2', hat: '3' } },
+    },
+  ],
+})[0];
+eq('division worth: the units this seat receives', [c.worthOf(dnd, [1, 1, 2, 1], 0), c.worthOf(dnd, [1, 1, 2, 1], 1)], [8, 5]);
+eq('division worth without a minimum', c.worthText(dnd, 8), 'This proposal is worth 8 points to you.');
 eq('points per option', [...v.optionPoints({ issues: df.issues, points: [{ points: [3, 7] }, { points: [5] }] })], [['A1', 3], ['A2', 7], ['B1', 5]]);
 
 // Messages.

@@ -98,11 +98,14 @@ func (r *rules) bounds() []*gamev1.Bound {
 // Bounds: each seat receives 0 to the count of each type.
 func (r *rules) Bounds(*match, games.Seat) []*gamev1.Bound { return r.bounds() }
 
-// Forms: one form, whose totals say that each type's amounts add up to its count.
-func (r *rules) Forms(*match, games.Seat) []*gamev1.ProposalForm {
-	f := &gamev1.ProposalForm{Label: "division of the pool", Bounds: r.bounds()}
+// Forms: one form, whose totals say that each type's amounts add up to its count, and what
+// each item is worth to the seat it is shown to (its own values only).
+func (r *rules) Forms(_ *match, seat games.Seat) []*gamev1.ProposalForm {
+	w := &gamev1.Worth{ReceivedUnitPoints: map[string]int64{}}
+	f := &gamev1.ProposalForm{Label: "division of the pool", Bounds: r.bounds(), Worth: w}
 	for i, it := range r.s.items {
 		f.Totals = append(f.Totals, &gamev1.AmountTotal{Side: gamev1.ShareSide_SHARE_SIDE_RECEIVES, Resource: it, Total: int64(r.s.game.Counts[i])})
+		w.ReceivedUnitPoints[it] = int64(r.s.game.Values[seat][i])
 	}
 	return []*gamev1.ProposalForm{f}
 }

@@ -3,6 +3,7 @@ package dealornodeal_test
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -61,8 +62,15 @@ func TestDeal(t *testing.T) {
 	if strings.Contains(prototext.Format(obs), "8") && strings.Contains(obs.GetBriefing(), "worth 8") {
 		t.Errorf("Alice's observation shows Bob's value of the book")
 	}
+	// Each seat's form says what an item is worth to it, by its own values (the README's).
+	if w := obs.GetProposalForms()[0].GetWorth(); !maps.Equal(w.GetReceivedUnitPoints(), map[string]int64{"book": 2, "hat": 3, "ball": 1}) || w.Minimum != nil {
+		t.Errorf("Alice's form's worth %v", w)
+	}
 	if _, err := st.Apply(0, pass()); err != nil {
 		t.Fatal(err)
+	}
+	if w := st.Observe(1).GetProposalForms()[0].GetWorth().GetReceivedUnitPoints(); w["book"] != 8 || w["hat"] != 1 || w["ball"] != 0 {
+		t.Errorf("Bob's form's worth %v, want book 8, hat 1, ball 0", w)
 	}
 	if _, err := st.Apply(1, propose(0, 2, 2)); err != nil {
 		t.Fatal(err)

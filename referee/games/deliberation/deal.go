@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 )
 
@@ -183,20 +185,35 @@ func (s *Setup) Deals(yield func(Deal) bool) {
 	}
 }
 
-// DealForm is the generic form of a complete deal, for proposal_forms and message_term_forms.
-func (s *Setup) DealForm() *gamev1.ProposalForm {
-	f := &gamev1.ProposalForm{Label: "deal"}
-	for _, is := range s.Issues {
-		f.Issues = append(f.Issues, is.proto(-1))
-	}
-	return f
+// DealForm is the generic form of a complete deal, for proposal_forms and message_term_forms,
+// with what each option is worth to seat.
+func (s *Setup) DealForm(seat int) *gamev1.ProposalForm {
+	return s.form("deal", seat, nil)
 }
 
 // fixedForm is the form of the one deal d: every issue offers only d's option.
-func (s *Setup) fixedForm(d Deal, label string) *gamev1.ProposalForm {
-	f := &gamev1.ProposalForm{Label: label}
+func (s *Setup) fixedForm(d Deal, label string, seat int) *gamev1.ProposalForm {
+	return s.form(label, seat, d)
+}
+
+// form offers every option of each issue, or only fixed's when it is set, and says what each
+// is worth to seat and seat's minimum score (ProposalForm.worth: seat's own secrets, set in
+// seat's observation only).
+func (s *Setup) form(label string, seat int, fixed Deal) *gamev1.ProposalForm {
+	p := s.Parties[seat]
+	w := &gamev1.Worth{OptionPoints: map[string]int64{}, Minimum: proto.Int64(int64(p.Threshold))}
+	f := &gamev1.ProposalForm{Label: label, Worth: w}
 	for i, is := range s.Issues {
-		f.Issues = append(f.Issues, is.proto(d[i]))
+		only := -1
+		if fixed != nil {
+			only = fixed[i]
+		}
+		f.Issues = append(f.Issues, is.proto(only))
+		for k := range is.Options {
+			if only < 0 || k == only {
+				w.OptionPoints[is.OptionID(k)] = int64(p.Points[i][k])
+			}
+		}
 	}
 	return f
 }

@@ -430,13 +430,13 @@ func (m *match) observe(seat games.Seat, brief bool) *agentv1.Observation {
 		switch m.stage {
 		case deliberationv1.Stage_STAGE_OPENING:
 			obs.LegalMoves = []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE}
-			obs.ProposalForms = []*gamev1.ProposalForm{s.fixedForm(s.Opening, "the opening deal")}
+			obs.ProposalForms = []*gamev1.ProposalForm{s.fixedForm(s.Opening, "the opening deal", me)}
 		case deliberationv1.Stage_STAGE_DISCUSSION:
 			obs.LegalMoves = []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_SAY}
-			obs.MessageTermForms = []*gamev1.ProposalForm{s.DealForm()}
+			obs.MessageTermForms = []*gamev1.ProposalForm{s.DealForm(me)}
 		case deliberationv1.Stage_STAGE_FINAL:
 			obs.LegalMoves = []gamev1.MoveKind{gamev1.MoveKind_MOVE_KIND_PROPOSE, gamev1.MoveKind_MOVE_KIND_REJECT}
-			obs.ProposalForms = []*gamev1.ProposalForm{s.DealForm()}
+			obs.ProposalForms = []*gamev1.ProposalForm{s.DealForm(me)}
 		}
 	}
 	entries, omitted := m.history.For(seat)

@@ -548,3 +548,53 @@ func TestFixedSpeakingOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestFormsSayWhatOptionsAreWorth: every form a seat is shown (the opening deal, a message's
+// terms, the final deal) carries that seat's own points for each option it offers and the
+// seat's minimum score, read here from the set-up's parties.
+func TestFormsSayWhatOptionsAreWorth(t *testing.T) {
+	s := setup(t)
+	st := newState(t, 1)
+	forms := 0
+	check := func() {
+		for _, seat := range st.ToMove() {
+			obs := st.Observe(seat)
+			p := s.Parties[seat]
+			for _, f := range append(obs.GetProposalForms(), obs.GetMessageTermForms()...) {
+				forms++
+				w := f.GetWorth()
+				if w.Minimum == nil || w.GetMinimum() != int64(p.Threshold) {
+					t.Errorf("seat %d, form %q: minimum %v, want its threshold %d", seat, f.GetLabel(), w.Minimum, p.Threshold)
+				}
+				offered := 0
+				for i, is := range s.Issues {
+					for k := range is.Options {
+						if got, ok := w.GetOptionPoints()[is.OptionID(k)]; ok {
+							offered++
+							if got != int64(p.Points[i][k]) {
+								t.Errorf("seat %d, form %q: %s worth %d, want %d", seat, f.GetLabel(), is.OptionID(k), got, p.Points[i][k])
+							}
+						}
+					}
+				}
+				want := 0
+				for _, is := range f.GetIssues() {
+					want += len(is.GetOptions())
+				}
+				if offered != want || len(w.GetOptionPoints()) != want {
+					t.Errorf("seat %d, form %q: points for %d options (%d known), the form offers %d", seat, f.GetLabel(), len(w.GetOptionPoints()), offered, want)
+				}
+			}
+		}
+	}
+	check() // the opening deal
+	mustApply(t, st, 0, propose(s.DealString(s.Opening), "Here is where we start."))
+	check() // a message's terms
+	for i := 0; i < s.TalkTurns(); i++ {
+		mustApply(t, st, st.ToMove()[0], say("more", ""))
+	}
+	check() // the final deal
+	if forms < 3 {
+		t.Fatalf("%d forms checked, want the opening, a message's and the final", forms)
+	}
+}

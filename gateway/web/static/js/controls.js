@@ -59,7 +59,35 @@ function normForm(f) {
     bounds: (f.bounds || []).map(normBound),
     totals: (f.totals || []).map(normTotal),
     issues: f.issues || [],
+    worth: normWorth(f.worth),
   };
+}
+
+// normWorth reads a protojson Worth (what a form's proposals are worth to this seat): option
+// points and points per unit received as Maps of numbers, the minimum a number or null; null
+// when the form says nothing.
+function normWorth(w) {
+  if (!w) return null;
+  const map = (m) => new Map(Object.entries(m || {}).map(([k, v]) => [k, num(v)]));
+  return { options: map(w.optionPoints), units: map(w.receivedUnitPoints), minimum: w.minimum === undefined ? null : num(w.minimum) };
+}
+
+/**
+ * worthOf is what a proposal of form is worth to seat me by the form's worth: the points of
+ * the options picked ({issue: option}) for a deal, else the points of the units me receives
+ * (amounts in the order of form.bounds). null when the form says nothing of worth.
+ */
+export function worthOf(form, input, me) {
+  const w = form.worth;
+  if (!w) return null;
+  if (form.issues.length) return form.issues.reduce((sum, is) => sum + (w.options.get(input[is.id]) || 0), 0);
+  return form.bounds.reduce((sum, b, i) => (b.seat === me && b.side === 'receives' && Number.isFinite(input[i]) ? sum + input[i] * (w.units.get(b.resource) || 0) : sum), 0);
+}
+
+/** worthText says what a proposal is worth to the seat, and its minimum when it has one. */
+export function worthText(form, points) {
+  const min = form.worth && form.worth.minimum;
+  return `This proposal is worth ${points} points to you${min === null || min === undefined ? '.' : ` (your minimum is ${min}).`}`;
 }
 
 /**

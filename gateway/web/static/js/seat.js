@@ -19,6 +19,8 @@ import {
   rangeText,
   remainingMs,
   termForms,
+  worthOf,
+  worthText,
 } from './controls.js';
 import {
   agentName,
@@ -35,10 +37,9 @@ import {
   num,
   recipients,
   seatNames,
-  viewOf,
 } from './format.js';
 import { renderEvent } from './transcript.js';
-import { optionPoints, renderView } from './views.js';
+import { renderView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
 const token = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() || '');
@@ -64,6 +65,7 @@ function amountEditor(form, names, me, prefix, history) {
   const inputs = [];
   const sumCells = [];
   const preview = el('p', { class: 'preview' });
+  const worth = el('p', { class: 'worth' });
   const problems = el('p', { class: 'problems' });
   const refresh = () => {
     const check = checkAmounts(form, values);
@@ -72,6 +74,7 @@ function amountEditor(form, names, me, prefix, history) {
       sumCells[i].parentElement.dataset.ok = s.ok ? 'yes' : 'no';
     });
     preview.textContent = check.ok ? formatAllocation(buildProposal(form, values).allocation, names) : '';
+    if (form.worth) worth.textContent = worthText(form, worthOf(form, values, me));
     problems.textContent = check.problems.join('; ');
   };
   const rows = form.bounds.map((b, i) => {
@@ -109,6 +112,7 @@ function amountEditor(form, names, me, prefix, history) {
     { class: 'editor', dataset: { editor: prefix } },
     el('table', { class: 'grid split stack' }, el('thead', {}, el('tr', {}, el('th', {}, 'Seat'), el('th', {}, 'Side'), el('th', {}, 'Resource'), el('th', {}, 'Amount'), el('th', {}, 'Range'))), el('tbody', {}, rows, totals)),
     preview,
+    form.worth ? worth : null,
     problems,
   );
   refresh();
@@ -122,23 +126,21 @@ function amountEditor(form, names, me, prefix, history) {
 }
 
 /** dealEditor picks one option per issue; returns {node, read()}. */
-function dealEditor(form, obs, prefix) {
-  const [family, view] = viewOf(obs);
-  const pts = family === 'deliberation' ? optionPoints(view) : new Map();
-  const threshold = view && view.threshold !== undefined ? num(view.threshold) : null;
+function dealEditor(form, prefix) {
+  const w = form.worth;
   const picks = {};
   const score = el('p', { class: 'preview' });
   const refresh = () => {
-    if (!pts.size) return;
-    const total = form.issues.reduce((s, is) => s + (picks[is.id] ? pts.get(picks[is.id]) || 0 : 0), 0);
-    score.textContent = `This deal is worth ${total} points to you` + (threshold !== null ? ` (your minimum is ${threshold}).` : '.');
-    score.dataset.ok = threshold === null || total >= threshold ? 'yes' : 'no';
+    if (!w) return;
+    const total = worthOf(form, picks);
+    score.textContent = worthText(form, total);
+    score.dataset.ok = w.minimum === null || total >= w.minimum ? 'yes' : 'no';
   };
   const rows = form.issues.map((is) => {
     const select = el(
       'select',
       { name: `${prefix}-issue-${is.id}`, dataset: { issue: is.id } },
-      (is.options || []).map((o) => el('option', { value: o.id }, `${o.id}: ${o.label || ''}${pts.has(o.id) ? ` (${pts.get(o.id)} points)` : ''}`)),
+      (is.options || []).map((o) => el('option', { value: o.id }, `${o.id}: ${o.label || ''}${w && w.options.has(o.id) ? ` (${w.options.get(o.id)} points)` : ''}`)),
     );
     picks[is.id] = select.value;
     select.addEventListener('change', () => {
@@ -163,7 +165,7 @@ function formChooser(forms, obs, names, prefix) {
   let editor = null;
   const show = (i) => {
     const f = forms[i];
-    editor = f.issues.length ? dealEditor(f, obs, prefix) : amountEditor(f, names, num(obs.seat), prefix, obs.history);
+    editor = f.issues.length ? dealEditor(f, prefix) : amountEditor(f, names, num(obs.seat), prefix, obs.history);
     fill(holder, editor.node);
   };
   let select = null;

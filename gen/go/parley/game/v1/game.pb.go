@@ -1475,7 +1475,11 @@ type ProposalForm struct {
 	// For a deal (Proposal.deal): the issues it decides, each with the options it may choose.
 	// When set, a proposal of this form is a Deal choosing exactly one listed option on every
 	// listed issue, and the form has no bounds or totals.
-	Issues        []*Issue `protobuf:"bytes,4,rep,name=issues,proto3" json:"issues,omitempty"`
+	Issues []*Issue `protobuf:"bytes,4,rep,name=issues,proto3" json:"issues,omitempty"`
+	// What a proposal of this form is worth to the seat whose observation holds the form, by
+	// that seat's own private values. Unset where the rules give the seat no such values. Private
+	// to that seat: the referee sets it in that seat's observation only.
+	Worth         *Worth `protobuf:"bytes,5,opt,name=worth,proto3" json:"worth,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1538,6 +1542,81 @@ func (x *ProposalForm) GetIssues() []*Issue {
 	return nil
 }
 
+func (x *ProposalForm) GetWorth() *Worth {
+	if x != nil {
+		return x.Worth
+	}
+	return nil
+}
+
+// Worth is what a proposal is worth to one seat, in the points its score counts: the points of
+// the options a deal chooses plus the points of each unit the seat receives. Set by the
+// referee in that seat's observation only (ProposalForm.worth).
+type Worth struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Points of each option a deal may choose, by Option.id (unique across a form's issues).
+	OptionPoints map[string]int64 `protobuf:"bytes,1,rep,name=option_points,json=optionPoints,proto3" json:"option_points,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// Points of each unit of a resource the seat receives (its own SeatShare.receives), by
+	// resource name.
+	ReceivedUnitPoints map[string]int64 `protobuf:"bytes,2,rep,name=received_unit_points,json=receivedUnitPoints,proto3" json:"received_unit_points,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The least a proposal must be worth to the seat for the seat to count it as acceptable,
+	// e.g. a party's minimum score. Unset: no such minimum.
+	Minimum       *int64 `protobuf:"varint,3,opt,name=minimum,proto3,oneof" json:"minimum,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Worth) Reset() {
+	*x = Worth{}
+	mi := &file_parley_game_v1_game_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Worth) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Worth) ProtoMessage() {}
+
+func (x *Worth) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_game_v1_game_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Worth.ProtoReflect.Descriptor instead.
+func (*Worth) Descriptor() ([]byte, []int) {
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *Worth) GetOptionPoints() map[string]int64 {
+	if x != nil {
+		return x.OptionPoints
+	}
+	return nil
+}
+
+func (x *Worth) GetReceivedUnitPoints() map[string]int64 {
+	if x != nil {
+		return x.ReceivedUnitPoints
+	}
+	return nil
+}
+
+func (x *Worth) GetMinimum() int64 {
+	if x != nil && x.Minimum != nil {
+		return *x.Minimum
+	}
+	return 0
+}
+
 // AmountTotal says that, in a proposal of a ProposalForm, the amounts of one resource on one
 // side of the shares add up to exactly `total` (e.g. the members' shares of a pool sum to the
 // pool). Set by the referee; public.
@@ -1555,7 +1634,7 @@ type AmountTotal struct {
 
 func (x *AmountTotal) Reset() {
 	*x = AmountTotal{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[20]
+	mi := &file_parley_game_v1_game_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1646,7 @@ func (x *AmountTotal) String() string {
 func (*AmountTotal) ProtoMessage() {}
 
 func (x *AmountTotal) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[20]
+	mi := &file_parley_game_v1_game_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1659,7 @@ func (x *AmountTotal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmountTotal.ProtoReflect.Descriptor instead.
 func (*AmountTotal) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{20}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AmountTotal) GetSide() ShareSide {
@@ -1638,7 +1717,7 @@ type Bound struct {
 
 func (x *Bound) Reset() {
 	*x = Bound{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[21]
+	mi := &file_parley_game_v1_game_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1650,7 +1729,7 @@ func (x *Bound) String() string {
 func (*Bound) ProtoMessage() {}
 
 func (x *Bound) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[21]
+	mi := &file_parley_game_v1_game_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1663,7 +1742,7 @@ func (x *Bound) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Bound.ProtoReflect.Descriptor instead.
 func (*Bound) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{21}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Bound) GetSeat() int32 {
@@ -1730,7 +1809,7 @@ type GameInfo struct {
 
 func (x *GameInfo) Reset() {
 	*x = GameInfo{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[22]
+	mi := &file_parley_game_v1_game_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1742,7 +1821,7 @@ func (x *GameInfo) String() string {
 func (*GameInfo) ProtoMessage() {}
 
 func (x *GameInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[22]
+	mi := &file_parley_game_v1_game_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1755,7 +1834,7 @@ func (x *GameInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameInfo.ProtoReflect.Descriptor instead.
 func (*GameInfo) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{22}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GameInfo) GetName() string {
@@ -1817,7 +1896,7 @@ type ParamInfo struct {
 
 func (x *ParamInfo) Reset() {
 	*x = ParamInfo{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[23]
+	mi := &file_parley_game_v1_game_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1829,7 +1908,7 @@ func (x *ParamInfo) String() string {
 func (*ParamInfo) ProtoMessage() {}
 
 func (x *ParamInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[23]
+	mi := &file_parley_game_v1_game_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1842,7 +1921,7 @@ func (x *ParamInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ParamInfo.ProtoReflect.Descriptor instead.
 func (*ParamInfo) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{23}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ParamInfo) GetName() string {
@@ -1888,7 +1967,7 @@ type Rational struct {
 
 func (x *Rational) Reset() {
 	*x = Rational{}
-	mi := &file_parley_game_v1_game_proto_msgTypes[24]
+	mi := &file_parley_game_v1_game_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1900,7 +1979,7 @@ func (x *Rational) String() string {
 func (*Rational) ProtoMessage() {}
 
 func (x *Rational) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_game_v1_game_proto_msgTypes[24]
+	mi := &file_parley_game_v1_game_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1913,7 +1992,7 @@ func (x *Rational) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rational.ProtoReflect.Descriptor instead.
 func (*Rational) Descriptor() ([]byte, []int) {
-	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{24}
+	return file_parley_game_v1_game_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Rational) GetNum() int64 {
@@ -2005,12 +2084,25 @@ const file_parley_game_v1_game_proto_rawDesc = "" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\"\x1d\n" +
 	"\vMessageSlot\x12\x0e\n" +
-	"\x02to\x18\x01 \x03(\x05R\x02to\"\xb7\x01\n" +
+	"\x02to\x18\x01 \x03(\x05R\x02to\"\xe4\x01\n" +
 	"\fProposalForm\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12-\n" +
 	"\x06bounds\x18\x02 \x03(\v2\x15.parley.game.v1.BoundR\x06bounds\x123\n" +
 	"\x06totals\x18\x03 \x03(\v2\x1b.parley.game.v1.AmountTotalR\x06totals\x12-\n" +
-	"\x06issues\x18\x04 \x03(\v2\x15.parley.game.v1.IssueR\x06issues\"n\n" +
+	"\x06issues\x18\x04 \x03(\v2\x15.parley.game.v1.IssueR\x06issues\x12+\n" +
+	"\x05worth\x18\x05 \x01(\v2\x15.parley.game.v1.WorthR\x05worth\"\xe9\x02\n" +
+	"\x05Worth\x12L\n" +
+	"\roption_points\x18\x01 \x03(\v2'.parley.game.v1.Worth.OptionPointsEntryR\foptionPoints\x12_\n" +
+	"\x14received_unit_points\x18\x02 \x03(\v2-.parley.game.v1.Worth.ReceivedUnitPointsEntryR\x12receivedUnitPoints\x12\x1d\n" +
+	"\aminimum\x18\x03 \x01(\x03H\x00R\aminimum\x88\x01\x01\x1a?\n" +
+	"\x11OptionPointsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aE\n" +
+	"\x17ReceivedUnitPointsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01B\n" +
+	"\n" +
+	"\b_minimum\"n\n" +
 	"\vAmountTotal\x12-\n" +
 	"\x04side\x18\x01 \x01(\x0e2\x19.parley.game.v1.ShareSideR\x04side\x12\x1a\n" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x14\n" +
@@ -2079,7 +2171,7 @@ func file_parley_game_v1_game_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_parley_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_parley_game_v1_game_proto_goTypes = []any{
 	(MoveKind)(0),        // 0: parley.game.v1.MoveKind
 	(RejectionCode)(0),   // 1: parley.game.v1.RejectionCode
@@ -2105,13 +2197,16 @@ var file_parley_game_v1_game_proto_goTypes = []any{
 	(*Option)(nil),       // 21: parley.game.v1.Option
 	(*MessageSlot)(nil),  // 22: parley.game.v1.MessageSlot
 	(*ProposalForm)(nil), // 23: parley.game.v1.ProposalForm
-	(*AmountTotal)(nil),  // 24: parley.game.v1.AmountTotal
-	(*Bound)(nil),        // 25: parley.game.v1.Bound
-	(*GameInfo)(nil),     // 26: parley.game.v1.GameInfo
-	(*ParamInfo)(nil),    // 27: parley.game.v1.ParamInfo
-	(*Rational)(nil),     // 28: parley.game.v1.Rational
-	nil,                  // 29: parley.game.v1.SeatShare.GivesEntry
-	nil,                  // 30: parley.game.v1.SeatShare.ReceivesEntry
+	(*Worth)(nil),        // 24: parley.game.v1.Worth
+	(*AmountTotal)(nil),  // 25: parley.game.v1.AmountTotal
+	(*Bound)(nil),        // 26: parley.game.v1.Bound
+	(*GameInfo)(nil),     // 27: parley.game.v1.GameInfo
+	(*ParamInfo)(nil),    // 28: parley.game.v1.ParamInfo
+	(*Rational)(nil),     // 29: parley.game.v1.Rational
+	nil,                  // 30: parley.game.v1.SeatShare.GivesEntry
+	nil,                  // 31: parley.game.v1.SeatShare.ReceivesEntry
+	nil,                  // 32: parley.game.v1.Worth.OptionPointsEntry
+	nil,                  // 33: parley.game.v1.Worth.ReceivedUnitPointsEntry
 }
 var file_parley_game_v1_game_proto_depIdxs = []int32{
 	4,  // 0: parley.game.v1.SeatInfo.agent:type_name -> parley.game.v1.AgentInfo
@@ -2127,22 +2222,25 @@ var file_parley_game_v1_game_proto_depIdxs = []int32{
 	15, // 10: parley.game.v1.Deal.choices:type_name -> parley.game.v1.IssueChoice
 	21, // 11: parley.game.v1.Issue.options:type_name -> parley.game.v1.Option
 	18, // 12: parley.game.v1.Allocation.shares:type_name -> parley.game.v1.SeatShare
-	29, // 13: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
-	30, // 14: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
+	30, // 13: parley.game.v1.SeatShare.gives:type_name -> parley.game.v1.SeatShare.GivesEntry
+	31, // 14: parley.game.v1.SeatShare.receives:type_name -> parley.game.v1.SeatShare.ReceivesEntry
 	13, // 15: parley.game.v1.Message.proposal:type_name -> parley.game.v1.Proposal
 	1,  // 16: parley.game.v1.Rejection.code:type_name -> parley.game.v1.RejectionCode
-	25, // 17: parley.game.v1.ProposalForm.bounds:type_name -> parley.game.v1.Bound
-	24, // 18: parley.game.v1.ProposalForm.totals:type_name -> parley.game.v1.AmountTotal
+	26, // 17: parley.game.v1.ProposalForm.bounds:type_name -> parley.game.v1.Bound
+	25, // 18: parley.game.v1.ProposalForm.totals:type_name -> parley.game.v1.AmountTotal
 	16, // 19: parley.game.v1.ProposalForm.issues:type_name -> parley.game.v1.Issue
-	2,  // 20: parley.game.v1.AmountTotal.side:type_name -> parley.game.v1.ShareSide
-	2,  // 21: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
-	27, // 22: parley.game.v1.GameInfo.params:type_name -> parley.game.v1.ParamInfo
-	3,  // 23: parley.game.v1.ParamInfo.kind:type_name -> parley.game.v1.ParamKind
-	24, // [24:24] is the sub-list for method output_type
-	24, // [24:24] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	24, // 20: parley.game.v1.ProposalForm.worth:type_name -> parley.game.v1.Worth
+	32, // 21: parley.game.v1.Worth.option_points:type_name -> parley.game.v1.Worth.OptionPointsEntry
+	33, // 22: parley.game.v1.Worth.received_unit_points:type_name -> parley.game.v1.Worth.ReceivedUnitPointsEntry
+	2,  // 23: parley.game.v1.AmountTotal.side:type_name -> parley.game.v1.ShareSide
+	2,  // 24: parley.game.v1.Bound.side:type_name -> parley.game.v1.ShareSide
+	28, // 25: parley.game.v1.GameInfo.params:type_name -> parley.game.v1.ParamInfo
+	3,  // 26: parley.game.v1.ParamInfo.kind:type_name -> parley.game.v1.ParamKind
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_parley_game_v1_game_proto_init() }
@@ -2162,13 +2260,14 @@ func file_parley_game_v1_game_proto_init() {
 		(*Proposal_Allocation)(nil),
 		(*Proposal_Deal)(nil),
 	}
+	file_parley_game_v1_game_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_game_v1_game_proto_rawDesc), len(file_parley_game_v1_game_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   27,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -14,7 +14,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file parley/game/v1/game.proto.
  */
 export const file_parley_game_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChlwYXJsZXkvZ2FtZS92MS9nYW1lLnByb3RvEg5wYXJsZXkuZ2FtZS52MSJeCglBZ2VudEluZm8SDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEg4KBmF1dGhvchgDIAEoCRINCgVnYW1lcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCSJtCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIoCgVhZ2VudBgEIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbxINCgVsYWJlbBgFIAEoCSKCAgoETW92ZRIqCgdwcm9wb3NlGAEgASgLMhcucGFybGV5LmdhbWUudjEuUHJvcG9zZUgAEigKBmFjY2VwdBgCIAEoCzIWLnBhcmxleS5nYW1lLnYxLkFjY2VwdEgAEigKBnJlamVjdBgDIAEoCzIWLnBhcmxleS5nYW1lLnYxLlJlamVjdEgAEiQKBHBhc3MYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5QYXNzSAASKAoGY2hvb3NlGAUgASgLMhYucGFybGV5LmdhbWUudjEuQ2hvb3NlSAASIgoDc2F5GAYgASgLMhMucGFybGV5LmdhbWUudjEuU2F5SABCBgoEa2luZCI1CgdQcm9wb3NlEioKCHByb3Bvc2FsGAEgASgLMhgucGFybGV5LmdhbWUudjEuUHJvcG9zYWwiHwoGQWNjZXB0EhUKDXByb3Bvc2FsX3R1cm4YASABKAUiCAoGUmVqZWN0IgYKBFBhc3MiBQoDU2F5IhgKBkNob29zZRIOCgZvcHRpb24YASABKAkiawoIUHJvcG9zYWwSMAoKYWxsb2NhdGlvbhgBIAEoCzIaLnBhcmxleS5nYW1lLnYxLkFsbG9jYXRpb25IABIkCgRkZWFsGAIgASgLMhQucGFybGV5LmdhbWUudjEuRGVhbEgAQgcKBXRlcm1zIjQKBERlYWwSLAoHY2hvaWNlcxgBIAMoCzIbLnBhcmxleS5nYW1lLnYxLklzc3VlQ2hvaWNlIiwKC0lzc3VlQ2hvaWNlEg0KBWlzc3VlGAEgASgJEg4KBm9wdGlvbhgCIAEoCSJLCgVJc3N1ZRIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCRInCgdvcHRpb25zGAMgAygLMhYucGFybGV5LmdhbWUudjEuT3B0aW9uIjcKCkFsbG9jYXRpb24SKQoGc2hhcmVzGAEgAygLMhkucGFybGV5LmdhbWUudjEuU2VhdFNoYXJlIugBCglTZWF0U2hhcmUSDAoEc2VhdBgBIAEoBRIzCgVnaXZlcxgCIAMoCzIkLnBhcmxleS5nYW1lLnYxLlNlYXRTaGFyZS5HaXZlc0VudHJ5EjkKCHJlY2VpdmVzGAMgAygLMicucGFybGV5LmdhbWUudjEuU2VhdFNoYXJlLlJlY2VpdmVzRW50cnkaLAoKR2l2ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGi8KDVJlY2VpdmVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJPCgdNZXNzYWdlEgoKAnRvGAEgAygFEgwKBHRleHQYAiABKAkSKgoIcHJvcG9zYWwYAyABKAsyGC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbCJJCglSZWplY3Rpb24SKwoEY29kZRgBIAEoDjIdLnBhcmxleS5nYW1lLnYxLlJlamVjdGlvbkNvZGUSDwoHbWVzc2FnZRgCIAEoCSI4CgZPcHRpb24SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkiGQoLTWVzc2FnZVNsb3QSCgoCdG8YASADKAUimAEKDFByb3Bvc2FsRm9ybRINCgVsYWJlbBgBIAEoCRIlCgZib3VuZHMYAiADKAsyFS5wYXJsZXkuZ2FtZS52MS5Cb3VuZBIrCgZ0b3RhbHMYAyADKAsyGy5wYXJsZXkuZ2FtZS52MS5BbW91bnRUb3RhbBIlCgZpc3N1ZXMYBCADKAsyFS5wYXJsZXkuZ2FtZS52MS5Jc3N1ZSJXCgtBbW91bnRUb3RhbBInCgRzaWRlGAEgASgOMhkucGFybGV5LmdhbWUudjEuU2hhcmVTaWRlEhAKCHJlc291cmNlGAIgASgJEg0KBXRvdGFsGAMgASgDIn8KBUJvdW5kEgwKBHNlYXQYASABKAUSJwoEc2lkZRgCIAEoDjIZLnBhcmxleS5nYW1lLnYxLlNoYXJlU2lkZRIQCghyZXNvdXJjZRgDIAEoCRILCgNtaW4YBCABKAMSCwoDbWF4GAUgASgDEhMKC21heF91bmtub3duGAYgASgIIpIBCghHYW1lSW5mbxIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDXJ1bGVzX3ZlcnNpb24YAyABKAkSDQoFc2VhdHMYBCADKAkSKQoGcGFyYW1zGAUgAygLMhkucGFybGV5LmdhbWUudjEuUGFyYW1JbmZvEhIKCnNlYXRfcm9sZXMYBiADKAkibgoJUGFyYW1JbmZvEgwKBG5hbWUYASABKAkSJwoEa2luZBgCIAEoDjIZLnBhcmxleS5nYW1lLnYxLlBhcmFtS2luZBIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJIiQKCFJhdGlvbmFsEgsKA251bRgBIAEoAxILCgNkZW4YAiABKAMqpQEKCE1vdmVLaW5kEhkKFU1PVkVfS0lORF9VTlNQRUNJRklFRBAAEhUKEU1PVkVfS0lORF9QUk9QT1NFEAESFAoQTU9WRV9LSU5EX0FDQ0VQVBACEhQKEE1PVkVfS0lORF9SRUpFQ1QQAxISCg5NT1ZFX0tJTkRfUEFTUxAEEhQKEE1PVkVfS0lORF9DSE9PU0UQBRIRCg1NT1ZFX0tJTkRfU0FZEAYq0wEKDVJlamVjdGlvbkNvZGUSHgoaUkVKRUNUSU9OX0NPREVfVU5TUEVDSUZJRUQQABIfChtSRUpFQ1RJT05fQ09ERV9NSVNTSU5HX01PVkUQARIfChtSRUpFQ1RJT05fQ09ERV9JTExFR0FMX01PVkUQAhIgChxSRUpFQ1RJT05fQ09ERV9JTlZBTElEX1RFUk1TEAMSHgoaUkVKRUNUSU9OX0NPREVfT1VUX09GX1RVUk4QBBIeChpSRUpFQ1RJT05fQ09ERV9CQURfTUVTU0FHRRAFKlYKCVNoYXJlU2lkZRIaChZTSEFSRV9TSURFX1VOU1BFQ0lGSUVEEAASFAoQU0hBUkVfU0lERV9HSVZFUxABEhcKE1NIQVJFX1NJREVfUkVDRUlWRVMQAip9CglQYXJhbUtpbmQSGgoWUEFSQU1fS0lORF9VTlNQRUNJRklFRBAAEhIKDlBBUkFNX0tJTkRfSU5UEAESFAoQUEFSQU1fS0lORF9GTE9BVBACEhUKEVBBUkFNX0tJTkRfU1RSSU5HEAMSEwoPUEFSQU1fS0lORF9CT09MEARCtgEKEmNvbS5wYXJsZXkuZ2FtZS52MUIJR2FtZVByb3RvUAFaO2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L2dhbWUvdjE7Z2FtZXYxogIDUEdYqgIOUGFybGV5LkdhbWUuVjHKAg5QYXJsZXlcR2FtZVxWMeICGlBhcmxleVxHYW1lXFYxXEdQQk1ldGFkYXRh6gIQUGFybGV5OjpHYW1lOjpWMWIGcHJvdG8z");
+  fileDesc("ChlwYXJsZXkvZ2FtZS92MS9nYW1lLnByb3RvEg5wYXJsZXkuZ2FtZS52MSJeCglBZ2VudEluZm8SDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEg4KBmF1dGhvchgDIAEoCRINCgVnYW1lcxgEIAMoCRITCgtkZXNjcmlwdGlvbhgFIAEoCSJtCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIoCgVhZ2VudBgEIAEoCzIZLnBhcmxleS5nYW1lLnYxLkFnZW50SW5mbxINCgVsYWJlbBgFIAEoCSKCAgoETW92ZRIqCgdwcm9wb3NlGAEgASgLMhcucGFybGV5LmdhbWUudjEuUHJvcG9zZUgAEigKBmFjY2VwdBgCIAEoCzIWLnBhcmxleS5nYW1lLnYxLkFjY2VwdEgAEigKBnJlamVjdBgDIAEoCzIWLnBhcmxleS5nYW1lLnYxLlJlamVjdEgAEiQKBHBhc3MYBCABKAsyFC5wYXJsZXkuZ2FtZS52MS5QYXNzSAASKAoGY2hvb3NlGAUgASgLMhYucGFybGV5LmdhbWUudjEuQ2hvb3NlSAASIgoDc2F5GAYgASgLMhMucGFybGV5LmdhbWUudjEuU2F5SABCBgoEa2luZCI1CgdQcm9wb3NlEioKCHByb3Bvc2FsGAEgASgLMhgucGFybGV5LmdhbWUudjEuUHJvcG9zYWwiHwoGQWNjZXB0EhUKDXByb3Bvc2FsX3R1cm4YASABKAUiCAoGUmVqZWN0IgYKBFBhc3MiBQoDU2F5IhgKBkNob29zZRIOCgZvcHRpb24YASABKAkiawoIUHJvcG9zYWwSMAoKYWxsb2NhdGlvbhgBIAEoCzIaLnBhcmxleS5nYW1lLnYxLkFsbG9jYXRpb25IABIkCgRkZWFsGAIgASgLMhQucGFybGV5LmdhbWUudjEuRGVhbEgAQgcKBXRlcm1zIjQKBERlYWwSLAoHY2hvaWNlcxgBIAMoCzIbLnBhcmxleS5nYW1lLnYxLklzc3VlQ2hvaWNlIiwKC0lzc3VlQ2hvaWNlEg0KBWlzc3VlGAEgASgJEg4KBm9wdGlvbhgCIAEoCSJLCgVJc3N1ZRIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCRInCgdvcHRpb25zGAMgAygLMhYucGFybGV5LmdhbWUudjEuT3B0aW9uIjcKCkFsbG9jYXRpb24SKQoGc2hhcmVzGAEgAygLMhkucGFybGV5LmdhbWUudjEuU2VhdFNoYXJlIugBCglTZWF0U2hhcmUSDAoEc2VhdBgBIAEoBRIzCgVnaXZlcxgCIAMoCzIkLnBhcmxleS5nYW1lLnYxLlNlYXRTaGFyZS5HaXZlc0VudHJ5EjkKCHJlY2VpdmVzGAMgAygLMicucGFybGV5LmdhbWUudjEuU2VhdFNoYXJlLlJlY2VpdmVzRW50cnkaLAoKR2l2ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBGi8KDVJlY2VpdmVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJPCgdNZXNzYWdlEgoKAnRvGAEgAygFEgwKBHRleHQYAiABKAkSKgoIcHJvcG9zYWwYAyABKAsyGC5wYXJsZXkuZ2FtZS52MS5Qcm9wb3NhbCJJCglSZWplY3Rpb24SKwoEY29kZRgBIAEoDjIdLnBhcmxleS5nYW1lLnYxLlJlamVjdGlvbkNvZGUSDwoHbWVzc2FnZRgCIAEoCSI4CgZPcHRpb24SCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkiGQoLTWVzc2FnZVNsb3QSCgoCdG8YASADKAUivgEKDFByb3Bvc2FsRm9ybRINCgVsYWJlbBgBIAEoCRIlCgZib3VuZHMYAiADKAsyFS5wYXJsZXkuZ2FtZS52MS5Cb3VuZBIrCgZ0b3RhbHMYAyADKAsyGy5wYXJsZXkuZ2FtZS52MS5BbW91bnRUb3RhbBIlCgZpc3N1ZXMYBCADKAsyFS5wYXJsZXkuZ2FtZS52MS5Jc3N1ZRIkCgV3b3J0aBgFIAEoCzIVLnBhcmxleS5nYW1lLnYxLldvcnRoIqYCCgVXb3J0aBI+Cg1vcHRpb25fcG9pbnRzGAEgAygLMicucGFybGV5LmdhbWUudjEuV29ydGguT3B0aW9uUG9pbnRzRW50cnkSSwoUcmVjZWl2ZWRfdW5pdF9wb2ludHMYAiADKAsyLS5wYXJsZXkuZ2FtZS52MS5Xb3J0aC5SZWNlaXZlZFVuaXRQb2ludHNFbnRyeRIUCgdtaW5pbXVtGAMgASgDSACIAQEaMwoRT3B0aW9uUG9pbnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ARo5ChdSZWNlaXZlZFVuaXRQb2ludHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBQgoKCF9taW5pbXVtIlcKC0Ftb3VudFRvdGFsEicKBHNpZGUYASABKA4yGS5wYXJsZXkuZ2FtZS52MS5TaGFyZVNpZGUSEAoIcmVzb3VyY2UYAiABKAkSDQoFdG90YWwYAyABKAMifwoFQm91bmQSDAoEc2VhdBgBIAEoBRInCgRzaWRlGAIgASgOMhkucGFybGV5LmdhbWUudjEuU2hhcmVTaWRlEhAKCHJlc291cmNlGAMgASgJEgsKA21pbhgEIAEoAxILCgNtYXgYBSABKAMSEwoLbWF4X3Vua25vd24YBiABKAgikgEKCEdhbWVJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFQoNcnVsZXNfdmVyc2lvbhgDIAEoCRINCgVzZWF0cxgEIAMoCRIpCgZwYXJhbXMYBSADKAsyGS5wYXJsZXkuZ2FtZS52MS5QYXJhbUluZm8SEgoKc2VhdF9yb2xlcxgGIAMoCSJuCglQYXJhbUluZm8SDAoEbmFtZRgBIAEoCRInCgRraW5kGAIgASgOMhkucGFybGV5LmdhbWUudjEuUGFyYW1LaW5kEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkiJAoIUmF0aW9uYWwSCwoDbnVtGAEgASgDEgsKA2RlbhgCIAEoAyqlAQoITW92ZUtpbmQSGQoVTU9WRV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRTU9WRV9LSU5EX1BST1BPU0UQARIUChBNT1ZFX0tJTkRfQUNDRVBUEAISFAoQTU9WRV9LSU5EX1JFSkVDVBADEhIKDk1PVkVfS0lORF9QQVNTEAQSFAoQTU9WRV9LSU5EX0NIT09TRRAFEhEKDU1PVkVfS0lORF9TQVkQBirTAQoNUmVqZWN0aW9uQ29kZRIeChpSRUpFQ1RJT05fQ09ERV9VTlNQRUNJRklFRBAAEh8KG1JFSkVDVElPTl9DT0RFX01JU1NJTkdfTU9WRRABEh8KG1JFSkVDVElPTl9DT0RFX0lMTEVHQUxfTU9WRRACEiAKHFJFSkVDVElPTl9DT0RFX0lOVkFMSURfVEVSTVMQAxIeChpSRUpFQ1RJT05fQ09ERV9PVVRfT0ZfVFVSThAEEh4KGlJFSkVDVElPTl9DT0RFX0JBRF9NRVNTQUdFEAUqVgoJU2hhcmVTaWRlEhoKFlNIQVJFX1NJREVfVU5TUEVDSUZJRUQQABIUChBTSEFSRV9TSURFX0dJVkVTEAESFwoTU0hBUkVfU0lERV9SRUNFSVZFUxACKn0KCVBhcmFtS2luZBIaChZQQVJBTV9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOUEFSQU1fS0lORF9JTlQQARIUChBQQVJBTV9LSU5EX0ZMT0FUEAISFQoRUEFSQU1fS0lORF9TVFJJTkcQAxITCg9QQVJBTV9LSU5EX0JPT0wQBEK2AQoSY29tLnBhcmxleS5nYW1lLnYxQglHYW1lUHJvdG9QAVo7Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvZ2FtZS92MTtnYW1ldjGiAgNQR1iqAg5QYXJsZXkuR2FtZS5WMcoCDlBhcmxleVxHYW1lXFYx4gIaUGFybGV5XEdhbWVcVjFcR1BCTWV0YWRhdGHqAhBQYXJsZXk6OkdhbWU6OlYxYgZwcm90bzM");
 
 /**
  * AgentInfo identifies the program behind a seat. It is common knowledge in a match: every seat
@@ -652,6 +652,15 @@ export type ProposalForm = Message$1<"parley.game.v1.ProposalForm"> & {
    * @generated from field: repeated parley.game.v1.Issue issues = 4;
    */
   issues: Issue[];
+
+  /**
+   * What a proposal of this form is worth to the seat whose observation holds the form, by
+   * that seat's own private values. Unset where the rules give the seat no such values. Private
+   * to that seat: the referee sets it in that seat's observation only.
+   *
+   * @generated from field: parley.game.v1.Worth worth = 5;
+   */
+  worth?: Worth | undefined;
 };
 
 /**
@@ -660,6 +669,45 @@ export type ProposalForm = Message$1<"parley.game.v1.ProposalForm"> & {
  */
 export const ProposalFormSchema: GenMessage<ProposalForm> = /*@__PURE__*/
   messageDesc(file_parley_game_v1_game, 19);
+
+/**
+ * Worth is what a proposal is worth to one seat, in the points its score counts: the points of
+ * the options a deal chooses plus the points of each unit the seat receives. Set by the
+ * referee in that seat's observation only (ProposalForm.worth).
+ *
+ * @generated from message parley.game.v1.Worth
+ */
+export type Worth = Message$1<"parley.game.v1.Worth"> & {
+  /**
+   * Points of each option a deal may choose, by Option.id (unique across a form's issues).
+   *
+   * @generated from field: map<string, int64> option_points = 1;
+   */
+  optionPoints: { [key: string]: bigint };
+
+  /**
+   * Points of each unit of a resource the seat receives (its own SeatShare.receives), by
+   * resource name.
+   *
+   * @generated from field: map<string, int64> received_unit_points = 2;
+   */
+  receivedUnitPoints: { [key: string]: bigint };
+
+  /**
+   * The least a proposal must be worth to the seat for the seat to count it as acceptable,
+   * e.g. a party's minimum score. Unset: no such minimum.
+   *
+   * @generated from field: optional int64 minimum = 3;
+   */
+  minimum?: bigint | undefined;
+};
+
+/**
+ * Describes the message parley.game.v1.Worth.
+ * Use `create(WorthSchema)` to create a new message.
+ */
+export const WorthSchema: GenMessage<Worth> = /*@__PURE__*/
+  messageDesc(file_parley_game_v1_game, 20);
 
 /**
  * AmountTotal says that, in a proposal of a ProposalForm, the amounts of one resource on one
@@ -696,7 +744,7 @@ export type AmountTotal = Message$1<"parley.game.v1.AmountTotal"> & {
  * Use `create(AmountTotalSchema)` to create a new message.
  */
 export const AmountTotalSchema: GenMessage<AmountTotal> = /*@__PURE__*/
-  messageDesc(file_parley_game_v1_game, 20);
+  messageDesc(file_parley_game_v1_game, 21);
 
 /**
  * Bound is the legal range of one amount in an Allocation proposal. The bounds in an
@@ -765,7 +813,7 @@ export type Bound = Message$1<"parley.game.v1.Bound"> & {
  * Use `create(BoundSchema)` to create a new message.
  */
 export const BoundSchema: GenMessage<Bound> = /*@__PURE__*/
-  messageDesc(file_parley_game_v1_game, 21);
+  messageDesc(file_parley_game_v1_game, 22);
 
 /**
  * GameInfo describes one game.
@@ -822,7 +870,7 @@ export type GameInfo = Message$1<"parley.game.v1.GameInfo"> & {
  * Use `create(GameInfoSchema)` to create a new message.
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_parley_game_v1_game, 22);
+  messageDesc(file_parley_game_v1_game, 23);
 
 /**
  * ParamInfo describes one game parameter.
@@ -864,7 +912,7 @@ export type ParamInfo = Message$1<"parley.game.v1.ParamInfo"> & {
  * Use `create(ParamInfoSchema)` to create a new message.
  */
 export const ParamInfoSchema: GenMessage<ParamInfo> = /*@__PURE__*/
-  messageDesc(file_parley_game_v1_game, 23);
+  messageDesc(file_parley_game_v1_game, 24);
 
 /**
  * Rational is an exact number, num/den. Payoffs of games given as data are rationals so that,
@@ -894,7 +942,7 @@ export type Rational = Message$1<"parley.game.v1.Rational"> & {
  * Use `create(RationalSchema)` to create a new message.
  */
 export const RationalSchema: GenMessage<Rational> = /*@__PURE__*/
-  messageDesc(file_parley_game_v1_game, 24);
+  messageDesc(file_parley_game_v1_game, 25);
 
 /**
  * MoveKind names a kind of move, for lists of what is legal now.
