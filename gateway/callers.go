@@ -158,6 +158,15 @@ func (g *Gateway) starting(ctx context.Context, h http.Header, peer string) (con
 	return policy.Outgoing(ctx, caller), nil
 }
 
+// calling passes who calls on to the service without counting a start (a cancellation).
+func (g *Gateway) calling(ctx context.Context, h http.Header, peer string) (context.Context, error) {
+	caller, err := g.callers.of(ctx, h, clientAddr(peer))
+	if err != nil {
+		return nil, err
+	}
+	return policy.Outgoing(ctx, caller), nil
+}
+
 // seatReservations is the route of the human hub (mounted through Config.Mount) that reserves a
 // seat for a match not started yet.
 const seatReservations = "/api/v1/seats"

@@ -46,6 +46,20 @@ func (s *refereeService) StartMatch(ctx context.Context, req *connect.Request[re
 	return connect.NewResponse(resp), nil
 }
 
+// CancelMatch asks the referee to cancel a match queued or running, for its owner or the
+// organiser.
+func (s *refereeService) CancelMatch(ctx context.Context, req *connect.Request[refereev1.CancelMatchRequest]) (*connect.Response[refereev1.CancelMatchResponse], error) {
+	ctx, err := s.g.calling(ctx, req.Header(), req.Peer().Addr)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.g.cfg.Referee.CancelMatch(ctx, req.Msg)
+	if err != nil {
+		return nil, fromGRPC(err)
+	}
+	return connect.NewResponse(resp), nil
+}
+
 // GetMatch returns a match's record so far, as a spectator sees it.
 func (s *refereeService) GetMatch(ctx context.Context, req *connect.Request[refereev1.GetMatchRequest]) (*connect.Response[refereev1.GetMatchResponse], error) {
 	events, ended, err := s.g.readMatch(ctx, req.Msg.GetMatchId(), record.Spectator)

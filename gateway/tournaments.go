@@ -46,6 +46,24 @@ func (s *tournamentService) StartTournament(ctx context.Context, req *connect.Re
 	return connect.NewResponse(resp), nil
 }
 
+// CancelTournament asks the tournament service to cancel the tournament, for its owner or
+// the organiser.
+func (s *tournamentService) CancelTournament(ctx context.Context, req *connect.Request[tournamentv1.CancelTournamentRequest]) (*connect.Response[tournamentv1.CancelTournamentResponse], error) {
+	c, err := s.client()
+	if err != nil {
+		return nil, err
+	}
+	ctx, err = s.g.calling(ctx, req.Header(), req.Peer().Addr)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.CancelTournament(ctx, req.Msg)
+	if err != nil {
+		return nil, fromGRPC(err)
+	}
+	return connect.NewResponse(resp), nil
+}
+
 // GetTournament returns a tournament's schedule and standings.
 func (s *tournamentService) GetTournament(ctx context.Context, req *connect.Request[tournamentv1.GetTournamentRequest]) (*connect.Response[tournamentv1.GetTournamentResponse], error) {
 	c, err := s.client()

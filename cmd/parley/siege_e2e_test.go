@@ -414,4 +414,32 @@ func TestSiege(t *testing.T) {
 			t.Errorf("the flood match ended %v, faulted %v; want an agent fault of the flooder's seat", end.GetCause(), end.GetFaultedSeats())
 		}
 	})
+
+	t.Run("a match holding a worker is cancelled by its owner, by no one else", func(t *testing.T) {
+		// Attack 2: nothing could end a match that holds a worker for minutes (a person's seat
+		// nobody takes). Its owner ends it now through the gateway; another address may not.
+		owner := clientFrom(loopback(700))
+		started := &refereev1.StartMatchResponse{}
+		if err := callFrom(ctx, owner, base, "/parley.referee.v1.RefereeService/StartMatch",
+			`{"game":"ultimatum","agents":["human","builtin:fair"]}`, false, started); err != nil {
+			t.Fatal(err)
+		}
+		cancelBody := fmt.Sprintf(`{"matchId":%q}`, started.GetMatchId())
+		var refusal *statusError
+		if err := callFrom(ctx, clientFrom(loopback(701)), base, "/parley.referee.v1.RefereeService/CancelMatch", cancelBody, false, nil); !errors.As(err, &refusal) || refusal.code != http.StatusForbidden {
+			t.Fatalf("another address cancelled the match: %v, want 403", err)
+		}
+		if err := callFrom(ctx, owner, base, "/parley.referee.v1.RefereeService/CancelMatch", cancelBody, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		waitEnded(ctx, t, owner, base, started.GetMatchId(), "the cancelled match")
+		got := &refereev1.GetMatchResponse{}
+		if err := callFrom(ctx, owner, base, "/parley.referee.v1.RefereeService/GetMatch", cancelBody, false, got); err != nil {
+			t.Fatal(err)
+		}
+		end := got.GetEvents()[len(got.GetEvents())-1].GetMatchEnded().GetOutcome()
+		if end.GetCause() != matchv1.EndCause_END_CAUSE_VOID || !strings.Contains(end.GetSummary(), "cancelled by its owner") {
+			t.Errorf("the cancelled match ended %v %q, want void saying it was cancelled", end.GetCause(), end.GetSummary())
+		}
+	})
 }

@@ -58,6 +58,7 @@ const (
 	requestPrefix    = "parley.request."
 	tournamentPrefix = "parley.tournament."
 	retryPrefix      = "parley.retry."
+	cancelPrefix     = "parley.cancel."
 	botlinkPrefix    = "parley.botlink."
 	livePrefix       = "parley.live."
 )
@@ -147,6 +148,17 @@ func TournamentSchedulePartSubject(tournamentID string, n int) string {
 // TournamentRequestSubject is the subject of the request a tournament was started with.
 func TournamentRequestSubject(tournamentID string) string {
 	return tournamentPrefix + tournamentID + ".request"
+}
+
+// AllCancels selects every cancellation record (kept in TournamentStream).
+const AllCancels = cancelPrefix + ">"
+
+// CancelMatchSubject is the subject of a match's cancellation record.
+func CancelMatchSubject(matchID string) string { return cancelPrefix + "match." + matchID }
+
+// CancelTournamentSubject is the subject of a tournament's cancellation record.
+func CancelTournamentSubject(tournamentID string) string {
+	return cancelPrefix + "tournament." + tournamentID
 }
 
 // RetrySubject is the subject of the rerun record of an interrupted match.

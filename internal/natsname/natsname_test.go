@@ -29,7 +29,7 @@ func TestSubjectsLandInTheirStream(t *testing.T) {
 	streams := map[string][]string{
 		MatchStream:      {AllMatches},
 		RequestStream:    {AllRequests},
-		TournamentStream: {AllTournaments, AllRetries},
+		TournamentStream: {AllTournaments, AllRetries, AllCancels},
 	}
 	tests := []struct {
 		subject, stream string
@@ -43,6 +43,8 @@ func TestSubjectsLandInTheirStream(t *testing.T) {
 		{TournamentRequestSubject("cup"), TournamentStream, []string{AllTournamentRequests}},
 		{TournamentSchedulePartSubject("cup", 3), TournamentStream, nil},
 		{RetrySubject("m-1"), TournamentStream, nil},
+		{CancelMatchSubject("m-1"), TournamentStream, []string{AllCancels}},
+		{CancelTournamentSubject("cup"), TournamentStream, []string{AllCancels}},
 	}
 	for _, tc := range tests {
 		for name, filters := range streams {

@@ -80,6 +80,19 @@ func (c Caller) Owner() string {
 	}
 }
 
+// Cancels says whether c may cancel what owner (an Owner) started, and as whom ("its owner"
+// or "the organiser"): only its owner and the organiser may. Something started before owners
+// were recorded (owner "") is the organiser's to cancel.
+func (c Caller) Cancels(owner string) (by string, ok bool) {
+	switch {
+	case c.Role == Organiser:
+		return "the organiser", true
+	case owner != "" && c.Owner() == owner:
+		return "its owner", true
+	}
+	return "", false
+}
+
 // ErrRefused is wrapped by every refusal of a policy.
 var ErrRefused = errors.New("refused by the organiser's policy")
 

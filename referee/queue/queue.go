@@ -108,7 +108,7 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 	}, {
 		Name:        natsname.TournamentStream,
 		Description: "Parley tournament schedules and reruns of interrupted matches",
-		Subjects:    []string{natsname.AllTournaments, natsname.AllRetries},
+		Subjects:    []string{natsname.AllTournaments, natsname.AllRetries, natsname.AllCancels},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  bus.DuplicateWindow,
@@ -177,12 +177,8 @@ func Taken(ctx context.Context, js jetstream.JetStream, matchID string) (bool, e
 // Queued reports whether a request for matchID is in the work queue: waiting, or taken by a
 // worker that plays it now.
 func Queued(ctx context.Context, js jetstream.JetStream, matchID string) (bool, error) {
-	for _, subject := range []string{natsname.AnyLaneRequest(matchID), natsname.LegacyRequestSubject(matchID)} {
-		if _, queued, err := bus.LastMsg(ctx, js, natsname.RequestStream, subject); err != nil || queued {
-			return queued, err
-		}
-	}
-	return false, nil
+	_, queued, err := Request(ctx, js, matchID)
+	return queued, err
 }
 
 // storeRetry stores a MatchRetried record and waits for the server to confirm it.

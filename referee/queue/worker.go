@@ -69,6 +69,7 @@ type Worker struct {
 
 	ran     atomic.Int64
 	running sync.Map // request id -> its message, for the requests this worker is playing now
+	playing sync.Map // request id -> *playing, to end it when it is cancelled
 }
 
 // NewWorker returns a worker playing the requests of the queue on b and recording through b.
@@ -117,6 +118,11 @@ func (w *Worker) Run(ctx context.Context) error {
 		defer func() { _ = sub.Unsubscribe() }()
 	} else {
 		w.logger.Warn("not told of new requests; looking for them every few seconds", "err", err)
+	}
+	if sub, err := w.b.Conn().Subscribe(natsname.AllCancels, w.cancelled); err == nil {
+		defer func() { _ = sub.Unsubscribe() }()
+	} else {
+		w.logger.Warn("not told of cancellations; a cancelled match plays on until its end", "err", err)
 	}
 	w.logger.Info("referee worker ready", "concurrency", w.cfg.Concurrency, "lanes", Lanes)
 	defer w.keepAlive()() // stops once every match has ended (the deferred Wait below)
@@ -183,7 +189,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		logger.Warn("request redelivered while this worker still plays it; keeping the match running")
 		return
 	}
-	err := w.process(ctx, req, logger)
+	mctx, cancelMatch := context.WithCancelCause(ctx)
+	w.playing.Store(req.GetMatchId(), &playing{tournamentID: req.GetTournamentId(), cancel: cancelMatch})
+	err := w.process(mctx, req, logger)
+	w.playing.Delete(req.GetMatchId())
+	cancelMatch(nil)
 	w.running.Delete(req.GetMatchId())
 
 	settle, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
@@ -241,12 +251,20 @@ func (w *Worker) keepAlive() func() {
 // process applies the package's exactly-once rule to req and runs its match when needed.
 func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger *slog.Logger) error {
 	id := req.GetMatchId()
+	cancel, cancelled, err := Cancelled(ctx, w.js, req.GetMatchId(), req.GetTournamentId())
+	if err != nil {
+		return err
+	}
 	for rerun := 0; ; rerun++ {
 		state, err := stateOf(ctx, w.js, id)
 		if err != nil {
 			return err
 		}
 		if state == stateNone {
+			if cancelled {
+				logger.Info("request cancelled before it was played")
+				return w.voidAtOnce(ctx, req, id, "Void: "+cancelError(cancel).Error()+" before it started")
+			}
 			// A rerun is recorded only once its match's start is stored, so there is none.
 			return w.run(ctx, req, id, rerun, logger)
 		}
@@ -290,6 +308,9 @@ func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger 
 			return nil
 		}
 		// Started, never ended: its referee died mid-match.
+		if cancelled {
+			return w.closeVoid(ctx, id, "interrupted before its end; "+cancelError(cancel).Error(), "")
+		}
 		reason := "its referee stopped before the match ended"
 		if rerun >= MaxReruns {
 			// Whatever keeps interrupting it would interrupt one more run too: the void
@@ -349,10 +370,18 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 	}
 	// When the worker stops mid-match the runner ends the match void; the rerun is recorded
 	// first, so that whoever sees the void ending can follow it.
-	var stopped atomic.Bool
+	var stopped, cancelled atomic.Bool
 	next := RetryID(req.GetMatchId(), rerun+1)
 	rec := match.RecorderFunc(func(rctx context.Context, ev *eventsv1.MatchEvent) error {
-		if end := ev.GetMatchEnded(); end != nil && ctx.Err() != nil &&
+		end := ev.GetMatchEnded()
+		if end != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
+			// Cancelled: the ending says so (the cause is its reason), and nothing reruns it.
+			cancelled.Store(true)
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), settleTimeout)
+			defer cancel()
+			return w.settler.Record(sctx, ev)
+		}
+		if end != nil && ctx.Err() != nil &&
 			end.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
 			stopped.Store(true)
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), settleTimeout)
@@ -393,7 +422,7 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 		return err
 	}
 	w.ran.Add(1)
-	if stopped.Load() {
+	if stopped.Load() && !cancelled.Load() {
 		return errStopping
 	}
 	logger.Info("match recorded", "cause", res.Outcome.GetCause().String())
@@ -405,6 +434,12 @@ func (w *Worker) run(ctx context.Context, req *queuev1.MatchRequest, id string, 
 // without them, so that the refusal itself never fails.
 func (w *Worker) refuse(ctx context.Context, req *queuev1.MatchRequest, id string, why error) error {
 	w.logger.Error("refusing a request", "match_id", id, "err", why)
+	return w.voidAtOnce(ctx, req, id, "Void: the referee refused the request: "+why.Error())
+}
+
+// voidAtOnce records a request's match as one that starts and ends void at once, summary
+// saying why.
+func (w *Worker) voidAtOnce(ctx context.Context, req *queuev1.MatchRequest, id, summary string) error {
 	seats := make([]*gamev1.SeatInfo, len(req.GetAgents()))
 	for i, a := range req.GetAgents() {
 		seats[i] = &gamev1.SeatInfo{Seat: int32(i), Name: fmt.Sprintf("P%d", i+1), Agent: &gamev1.AgentInfo{Name: a}}
@@ -418,7 +453,7 @@ func (w *Worker) refuse(ctx context.Context, req *queuev1.MatchRequest, id strin
 			Limits: req.GetLimits(), TournamentId: req.GetTournamentId(), RevealPrivate: req.GetRevealPrivate(),
 		}}},
 		{MatchId: id, Seq: 2, Payload: &eventsv1.MatchEvent_MatchEnded{MatchEnded: &eventsv1.MatchEnded{Outcome: &matchv1.Outcome{
-			Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: match.Clip("Void: the referee refused the request: "+why.Error(), maxSummaryBytes),
+			Cause: matchv1.EndCause_END_CAUSE_VOID, Summary: match.Clip(summary, maxSummaryBytes),
 		}}}},
 	}
 	if started, limit := events[0].GetMatchStarted(), w.settler.MaxEventBytes(); limit > 0 && proto.Size(events[0]) > limit {

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/referee/agentconn"
@@ -119,6 +120,31 @@ func (s *Server) ListGames(context.Context, *refereev1.ListGamesRequest) (*refer
 
 // StartMatch prepares the match and puts it into the work queue; a referee worker plays it
 // (and plays it again if its referee dies). It answers as soon as the match is queued.
+// CancelMatch cancels a match queued or running, for its owner or the organiser: the
+// cancellation is recorded, and the worker that plays or takes the match ends it void.
+func (s *Server) CancelMatch(ctx context.Context, req *refereev1.CancelMatchRequest) (*refereev1.CancelMatchResponse, error) {
+	if err := bus.ValidMatchID(req.GetMatchId()); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	js := s.cfg.Bus.JetStream()
+	queued, ok, err := queue.Request(ctx, js, req.GetMatchId())
+	switch {
+	case err != nil:
+		return nil, status.Error(codes.Unavailable, err.Error())
+	case !ok:
+		return nil, status.Errorf(codes.NotFound, "no match %q waits or plays: it was never asked for, or has ended", req.GetMatchId())
+	}
+	by, ok := policy.FromIncoming(ctx).Cancels(queued.GetOwner())
+	if !ok {
+		return nil, status.Errorf(codes.PermissionDenied, "only who asked for match %s, or the organiser, may cancel it", req.GetMatchId())
+	}
+	if err := queue.Cancel(ctx, js, &queuev1.Cancelled{MatchId: req.GetMatchId(), By: by}); err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	s.logger.Info("match cancelled", "match_id", req.GetMatchId(), "by", by)
+	return &refereev1.CancelMatchResponse{}, nil
+}
+
 func (s *Server) StartMatch(ctx context.Context, req *refereev1.StartMatchRequest) (*refereev1.StartMatchResponse, error) {
 	if id := req.GetMatchId(); id != "" {
 		if err := bus.ValidMatchID(id); err != nil {

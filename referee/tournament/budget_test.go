@@ -31,6 +31,7 @@ type house struct {
 	referee     refereev1.RefereeServiceClient
 	tournaments tournamentv1.TournamentServiceClient
 	work        func()
+	bus         *bus.Bus
 }
 
 func startHouse(ctx context.Context, t *testing.T, pol *policy.Policy) *house {
@@ -75,7 +76,7 @@ func startHouse(ctx context.Context, t *testing.T, pol *policy.Policy) *house {
 		go func() { worked <- w.Run(wctx) }()
 		t.Cleanup(func() { stop(); <-worked })
 	}
-	return &house{referee: refereev1.NewRefereeServiceClient(conn), tournaments: tournamentv1.NewTournamentServiceClient(conn), work: work}
+	return &house{referee: refereev1.NewRefereeServiceClient(conn), tournaments: tournamentv1.NewTournamentServiceClient(conn), work: work, bus: b}
 }
 
 func as(ctx context.Context, c policy.Caller) context.Context { return policy.Outgoing(ctx, c) }

@@ -17,11 +17,13 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	analyticsv1 "github.com/parley-arena/parley/gen/go/parley/analytics/v1"
+	queuev1 "github.com/parley-arena/parley/gen/go/parley/queue/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/launch"
 	"github.com/parley-arena/parley/referee/policy"
+	"github.com/parley-arena/parley/referee/queue"
 	"github.com/parley-arena/parley/referee/record"
 )
 
@@ -65,7 +67,7 @@ type Service struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	running map[string]bool
+	running map[string]context.CancelFunc           // stops the requesting of a tournament this service holds
 	specs   map[string]*tournamentv1.TournamentSpec // stored specs never change: read once
 }
 
@@ -90,7 +92,7 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		cfg.Concurrency = DefaultConcurrency
 	}
 	bg, cancel := context.WithCancel(context.Background())
-	s := &Service{cfg: cfg, log: cfg.Logger, ctx: bg, cancel: cancel, running: map[string]bool{}, specs: map[string]*tournamentv1.TournamentSpec{}}
+	s := &Service{cfg: cfg, log: cfg.Logger, ctx: bg, cancel: cancel, running: map[string]context.CancelFunc{}, specs: map[string]*tournamentv1.TournamentSpec{}}
 	if err := s.resume(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("tournament: resume: %w", err)
@@ -191,21 +193,25 @@ func (s *Service) run(spec *tournamentv1.TournamentSpec, concurrency int, fresh 
 	id := spec.GetTournamentId()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running[id] {
+	if s.running[id] != nil {
 		return
 	}
-	s.running[id] = true
+	hctx, stop := context.WithCancel(s.ctx)
+	s.running[id] = stop
 	s.wg.Go(func() {
+		defer stop()
 		defer func() {
 			s.mu.Lock()
 			delete(s.running, id)
 			s.mu.Unlock()
 			s.cfg.Matches.Budgets.ReleaseTournament(id) // what its ended matches did not give back
 		}()
-		err := Hold(s.ctx, s.cfg.Bus, spec, HoldConfig{Concurrency: concurrency, Fresh: fresh, Matches: s.cfg.Matches})
+		err := Hold(hctx, s.cfg.Bus, spec, HoldConfig{Concurrency: concurrency, Fresh: fresh, Matches: s.cfg.Matches})
 		switch {
 		case err == nil:
 			s.log.Info("tournament complete", "tournament_id", id)
+		case hctx.Err() != nil && s.ctx.Err() == nil:
+			s.log.Info("tournament cancelled", "tournament_id", id)
 		case s.ctx.Err() != nil:
 			s.log.Info("tournament paused: the service stops; it resumes with the next one", "tournament_id", id)
 		default:
@@ -229,6 +235,12 @@ func (s *Service) resume(ctx context.Context) error {
 		return err
 	}
 	for _, r := range reqs {
+		if _, cancelled, err := queue.Cancelled(ctx, js, "", r.GetTournamentId()); err != nil || cancelled {
+			if err != nil {
+				s.log.Warn("tournament not resumed", "tournament_id", r.GetTournamentId(), "err", err)
+			}
+			continue
+		}
 		spec, err := LoadSpec(ctx, js, r.GetTournamentId())
 		if err != nil {
 			s.log.Warn("tournament not resumed", "tournament_id", r.GetTournamentId(), "err", err)
@@ -322,6 +334,44 @@ func (s *Service) GetTournament(ctx context.Context, req *tournamentv1.GetTourna
 		return &tournamentv1.GetTournamentResponse{Standings: st}, nil
 	}
 	return &tournamentv1.GetTournamentResponse{Spec: PublicSpec(spec), Standings: st}, nil
+}
+
+// CancelTournament cancels a tournament for its owner or the organiser: the cancellation is
+// recorded (workers end its matches; it is never resumed) and this service stops requesting
+// its matches, giving back what it held of its owner's budgets.
+func (s *Service) CancelTournament(ctx context.Context, req *tournamentv1.CancelTournamentRequest) (*tournamentv1.CancelTournamentResponse, error) {
+	caller := policy.FromIncoming(ctx)
+	spec, err := s.spec(ctx, req.GetTournamentId())
+	switch {
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidID):
+		return nil, status.Errorf(codes.NotFound, "no tournament %q", req.GetTournamentId())
+	case err != nil:
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	by, ok := caller.Cancels(spec.GetOwner())
+	if !ok {
+		return nil, status.Errorf(codes.PermissionDenied, "only who started tournament %s, or the organiser, may cancel it", spec.GetTournamentId())
+	}
+	id := spec.GetTournamentId()
+	// Stop requesting first, so that the endings of the cancelled matches request no others.
+	s.mu.Lock()
+	if stop := s.running[id]; stop != nil {
+		stop()
+	}
+	s.mu.Unlock()
+	js := s.cfg.Bus.JetStream()
+	// Counted before the cancelled matches end.
+	left := 0
+	for _, m := range spec.GetMatches() {
+		if _, end, err := queue.Latest(ctx, js, m.GetMatchId(), id); err != nil || end == nil {
+			left++
+		}
+	}
+	if err := queue.Cancel(ctx, js, &queuev1.Cancelled{TournamentId: id, By: by}); err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	s.log.Info("tournament cancelled", "tournament_id", id, "by", by, "matches_left", left)
+	return &tournamentv1.CancelTournamentResponse{MatchesLeft: uint32(left)}, nil
 }
 
 // PublicSpec is a tournament's schedule without what would let a player learn a seat's private

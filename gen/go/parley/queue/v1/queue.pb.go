@@ -269,6 +269,74 @@ func (x *MatchRetried) GetReason() string {
 	return ""
 }
 
+// Cancelled says that a match, or every match of a tournament, is cancelled by its owner or
+// the organiser. Written by the referee (CancelMatch, CancelTournament) on
+// parley.cancel.match.<match_id> or parley.cancel.tournament.<tournament_id> in the stream
+// PARLEY_TOURNAMENTS; a worker that takes a cancelled match's request records it void at once,
+// and one playing it ends it void. Seen by referees and operators only.
+type Cancelled struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The match cancelled; empty when a tournament is.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// The tournament cancelled; empty when a match is.
+	TournamentId string `protobuf:"bytes,2,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// Who cancelled ("its owner" or "the organiser"), for the void ending's summary.
+	By            string `protobuf:"bytes,3,opt,name=by,proto3" json:"by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Cancelled) Reset() {
+	*x = Cancelled{}
+	mi := &file_parley_queue_v1_queue_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Cancelled) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Cancelled) ProtoMessage() {}
+
+func (x *Cancelled) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_queue_v1_queue_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Cancelled.ProtoReflect.Descriptor instead.
+func (*Cancelled) Descriptor() ([]byte, []int) {
+	return file_parley_queue_v1_queue_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Cancelled) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *Cancelled) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *Cancelled) GetBy() string {
+	if x != nil {
+		return x.By
+	}
+	return ""
+}
+
 var File_parley_queue_v1_queue_proto protoreflect.FileDescriptor
 
 const file_parley_queue_v1_queue_proto_rawDesc = "" +
@@ -292,7 +360,11 @@ const file_parley_queue_v1_queue_proto_rawDesc = "" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12$\n" +
 	"\x0eretry_match_id\x18\x02 \x01(\tR\fretryMatchId\x12#\n" +
 	"\rtournament_id\x18\x03 \x01(\tR\ftournamentId\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reasonB\xbe\x01\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"[\n" +
+	"\tCancelled\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12#\n" +
+	"\rtournament_id\x18\x02 \x01(\tR\ftournamentId\x12\x0e\n" +
+	"\x02by\x18\x03 \x01(\tR\x02byB\xbe\x01\n" +
 	"\x13com.parley.queue.v1B\n" +
 	"QueueProtoP\x01Z=github.com/parley-arena/parley/gen/go/parley/queue/v1;queuev1\xa2\x02\x03PQX\xaa\x02\x0fParley.Queue.V1\xca\x02\x0fParley\\Queue\\V1\xe2\x02\x1bParley\\Queue\\V1\\GPBMetadata\xea\x02\x11Parley::Queue::V1b\x06proto3"
 
@@ -308,18 +380,19 @@ func file_parley_queue_v1_queue_proto_rawDescGZIP() []byte {
 	return file_parley_queue_v1_queue_proto_rawDescData
 }
 
-var file_parley_queue_v1_queue_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_parley_queue_v1_queue_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_parley_queue_v1_queue_proto_goTypes = []any{
 	(*MatchRequest)(nil),        // 0: parley.queue.v1.MatchRequest
 	(*MatchRetried)(nil),        // 1: parley.queue.v1.MatchRetried
-	(*v1.GameParams)(nil),       // 2: parley.match.v1.GameParams
-	(*v1.Limits)(nil),           // 3: parley.match.v1.Limits
-	(*durationpb.Duration)(nil), // 4: google.protobuf.Duration
+	(*Cancelled)(nil),           // 2: parley.queue.v1.Cancelled
+	(*v1.GameParams)(nil),       // 3: parley.match.v1.GameParams
+	(*v1.Limits)(nil),           // 4: parley.match.v1.Limits
+	(*durationpb.Duration)(nil), // 5: google.protobuf.Duration
 }
 var file_parley_queue_v1_queue_proto_depIdxs = []int32{
-	2, // 0: parley.queue.v1.MatchRequest.params:type_name -> parley.match.v1.GameParams
-	3, // 1: parley.queue.v1.MatchRequest.limits:type_name -> parley.match.v1.Limits
-	4, // 2: parley.queue.v1.MatchRequest.max_duration:type_name -> google.protobuf.Duration
+	3, // 0: parley.queue.v1.MatchRequest.params:type_name -> parley.match.v1.GameParams
+	4, // 1: parley.queue.v1.MatchRequest.limits:type_name -> parley.match.v1.Limits
+	5, // 2: parley.queue.v1.MatchRequest.max_duration:type_name -> google.protobuf.Duration
 	3, // [3:3] is the sub-list for method output_type
 	3, // [3:3] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
@@ -338,7 +411,7 @@ func file_parley_queue_v1_queue_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_queue_v1_queue_proto_rawDesc), len(file_parley_queue_v1_queue_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -81,6 +81,89 @@ func (MatchState) EnumDescriptor() ([]byte, []int) {
 	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
 }
 
+// CancelMatchRequest names the match to cancel.
+type CancelMatchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the match, as StartMatch returned it.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelMatchRequest) Reset() {
+	*x = CancelMatchRequest{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelMatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelMatchRequest) ProtoMessage() {}
+
+func (x *CancelMatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelMatchRequest.ProtoReflect.Descriptor instead.
+func (*CancelMatchRequest) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CancelMatchRequest) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+// CancelMatchResponse says the match is cancelled.
+type CancelMatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelMatchResponse) Reset() {
+	*x = CancelMatchResponse{}
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelMatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelMatchResponse) ProtoMessage() {}
+
+func (x *CancelMatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelMatchResponse.ProtoReflect.Descriptor instead.
+func (*CancelMatchResponse) Descriptor() ([]byte, []int) {
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{1}
+}
+
 // ListAgentsRequest asks for the built-in agents.
 type ListAgentsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -90,7 +173,7 @@ type ListAgentsRequest struct {
 
 func (x *ListAgentsRequest) Reset() {
 	*x = ListAgentsRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -102,7 +185,7 @@ func (x *ListAgentsRequest) String() string {
 func (*ListAgentsRequest) ProtoMessage() {}
 
 func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[0]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -115,7 +198,7 @@ func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgentsRequest.ProtoReflect.Descriptor instead.
 func (*ListAgentsRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{0}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{2}
 }
 
 // ListAgentsResponse lists the built-in agents. Public.
@@ -129,7 +212,7 @@ type ListAgentsResponse struct {
 
 func (x *ListAgentsResponse) Reset() {
 	*x = ListAgentsResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -141,7 +224,7 @@ func (x *ListAgentsResponse) String() string {
 func (*ListAgentsResponse) ProtoMessage() {}
 
 func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[1]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -154,7 +237,7 @@ func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgentsResponse.ProtoReflect.Descriptor instead.
 func (*ListAgentsResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{1}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListAgentsResponse) GetAgents() []*BuiltinAgent {
@@ -179,7 +262,7 @@ type BuiltinAgent struct {
 
 func (x *BuiltinAgent) Reset() {
 	*x = BuiltinAgent{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -191,7 +274,7 @@ func (x *BuiltinAgent) String() string {
 func (*BuiltinAgent) ProtoMessage() {}
 
 func (x *BuiltinAgent) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[2]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -204,7 +287,7 @@ func (x *BuiltinAgent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuiltinAgent.ProtoReflect.Descriptor instead.
 func (*BuiltinAgent) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{2}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *BuiltinAgent) GetName() string {
@@ -241,7 +324,7 @@ type ParseParamsRequest struct {
 
 func (x *ParseParamsRequest) Reset() {
 	*x = ParseParamsRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -253,7 +336,7 @@ func (x *ParseParamsRequest) String() string {
 func (*ParseParamsRequest) ProtoMessage() {}
 
 func (x *ParseParamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[3]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -266,7 +349,7 @@ func (x *ParseParamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ParseParamsRequest.ProtoReflect.Descriptor instead.
 func (*ParseParamsRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{3}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ParseParamsRequest) GetGame() string {
@@ -294,7 +377,7 @@ type ParseParamsResponse struct {
 
 func (x *ParseParamsResponse) Reset() {
 	*x = ParseParamsResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -306,7 +389,7 @@ func (x *ParseParamsResponse) String() string {
 func (*ParseParamsResponse) ProtoMessage() {}
 
 func (x *ParseParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[4]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -319,7 +402,7 @@ func (x *ParseParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ParseParamsResponse.ProtoReflect.Descriptor instead.
 func (*ParseParamsResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{4}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ParseParamsResponse) GetParams() *v1.GameParams {
@@ -338,7 +421,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -350,7 +433,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[5]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -363,7 +446,7 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{5}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{7}
 }
 
 // ListGamesResponse is the game catalogue.
@@ -377,7 +460,7 @@ type ListGamesResponse struct {
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -389,7 +472,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[6]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -402,7 +485,7 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{6}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListGamesResponse) GetGames() []*v11.GameInfo {
@@ -445,7 +528,7 @@ type StartMatchRequest struct {
 
 func (x *StartMatchRequest) Reset() {
 	*x = StartMatchRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -457,7 +540,7 @@ func (x *StartMatchRequest) String() string {
 func (*StartMatchRequest) ProtoMessage() {}
 
 func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[7]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -470,7 +553,7 @@ func (x *StartMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchRequest.ProtoReflect.Descriptor instead.
 func (*StartMatchRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{7}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StartMatchRequest) GetGame() string {
@@ -546,7 +629,7 @@ type StartMatchResponse struct {
 
 func (x *StartMatchResponse) Reset() {
 	*x = StartMatchResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -558,7 +641,7 @@ func (x *StartMatchResponse) String() string {
 func (*StartMatchResponse) ProtoMessage() {}
 
 func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[8]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -571,7 +654,7 @@ func (x *StartMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartMatchResponse.ProtoReflect.Descriptor instead.
 func (*StartMatchResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{8}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StartMatchResponse) GetMatchId() string {
@@ -606,7 +689,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -618,7 +701,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[9]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -631,7 +714,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{9}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetMatchRequest) GetMatchId() string {
@@ -655,7 +738,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -667,7 +750,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[10]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -680,7 +763,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{10}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetMatchResponse) GetEvents() []*v12.MatchEvent {
@@ -710,7 +793,7 @@ type StreamMatchEventsRequest struct {
 
 func (x *StreamMatchEventsRequest) Reset() {
 	*x = StreamMatchEventsRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -722,7 +805,7 @@ func (x *StreamMatchEventsRequest) String() string {
 func (*StreamMatchEventsRequest) ProtoMessage() {}
 
 func (x *StreamMatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[11]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -735,7 +818,7 @@ func (x *StreamMatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*StreamMatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{11}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StreamMatchEventsRequest) GetMatchId() string {
@@ -768,7 +851,7 @@ type StreamMatchEventsResponse struct {
 
 func (x *StreamMatchEventsResponse) Reset() {
 	*x = StreamMatchEventsResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -780,7 +863,7 @@ func (x *StreamMatchEventsResponse) String() string {
 func (*StreamMatchEventsResponse) ProtoMessage() {}
 
 func (x *StreamMatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[12]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -793,7 +876,7 @@ func (x *StreamMatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*StreamMatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{12}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *StreamMatchEventsResponse) GetEvent() *v12.MatchEvent {
@@ -829,7 +912,7 @@ type Waiting struct {
 
 func (x *Waiting) Reset() {
 	*x = Waiting{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -841,7 +924,7 @@ func (x *Waiting) String() string {
 func (*Waiting) ProtoMessage() {}
 
 func (x *Waiting) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[13]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -854,7 +937,7 @@ func (x *Waiting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Waiting.ProtoReflect.Descriptor instead.
 func (*Waiting) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{13}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Waiting) GetSeat() int32 {
@@ -906,7 +989,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -918,7 +1001,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[14]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -931,7 +1014,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{14}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListMatchesRequest) GetState() MatchState {
@@ -989,7 +1072,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1001,7 +1084,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[15]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1014,7 +1097,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{15}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*MatchSummary {
@@ -1061,7 +1144,7 @@ type MatchSummary struct {
 
 func (x *MatchSummary) Reset() {
 	*x = MatchSummary{}
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[16]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1073,7 +1156,7 @@ func (x *MatchSummary) String() string {
 func (*MatchSummary) ProtoMessage() {}
 
 func (x *MatchSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_referee_v1_referee_proto_msgTypes[16]
+	mi := &file_parley_referee_v1_referee_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1086,7 +1169,7 @@ func (x *MatchSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSummary.ProtoReflect.Descriptor instead.
 func (*MatchSummary) Descriptor() ([]byte, []int) {
-	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{16}
+	return file_parley_referee_v1_referee_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MatchSummary) GetMatchId() string {
@@ -1163,7 +1246,10 @@ var File_parley_referee_v1_referee_proto protoreflect.FileDescriptor
 
 const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\n" +
-	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\x13\n" +
+	"\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"/\n" +
+	"\x12CancelMatchRequest\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x15\n" +
+	"\x13CancelMatchResponse\"\x13\n" +
 	"\x11ListAgentsRequest\"M\n" +
 	"\x12ListAgentsResponse\x127\n" +
 	"\x06agents\x18\x01 \x03(\v2\x1f.parley.referee.v1.BuiltinAgentR\x06agents\"X\n" +
@@ -1239,7 +1325,7 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"MatchState\x12\x1b\n" +
 	"\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13MATCH_STATE_RUNNING\x10\x01\x12\x15\n" +
-	"\x11MATCH_STATE_ENDED\x10\x022\xa1\x05\n" +
+	"\x11MATCH_STATE_ENDED\x10\x022\xff\x05\n" +
 	"\x0eRefereeService\x12V\n" +
 	"\tListGames\x12#.parley.referee.v1.ListGamesRequest\x1a$.parley.referee.v1.ListGamesResponse\x12Y\n" +
 	"\n" +
@@ -1249,7 +1335,8 @@ const file_parley_referee_v1_referee_proto_rawDesc = "" +
 	"\vListMatches\x12%.parley.referee.v1.ListMatchesRequest\x1a&.parley.referee.v1.ListMatchesResponse\x12Y\n" +
 	"\n" +
 	"ListAgents\x12$.parley.referee.v1.ListAgentsRequest\x1a%.parley.referee.v1.ListAgentsResponse\x12\\\n" +
-	"\vParseParams\x12%.parley.referee.v1.ParseParamsRequest\x1a&.parley.referee.v1.ParseParamsResponseB\xce\x01\n" +
+	"\vParseParams\x12%.parley.referee.v1.ParseParamsRequest\x1a&.parley.referee.v1.ParseParamsResponse\x12\\\n" +
+	"\vCancelMatch\x12%.parley.referee.v1.CancelMatchRequest\x1a&.parley.referee.v1.CancelMatchResponseB\xce\x01\n" +
 	"\x15com.parley.referee.v1B\fRefereeProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\xa2\x02\x03PRX\xaa\x02\x11Parley.Referee.V1\xca\x02\x11Parley\\Referee\\V1\xe2\x02\x1dParley\\Referee\\V1\\GPBMetadata\xea\x02\x13Parley::Referee::V1b\x06proto3"
 
 var (
@@ -1265,69 +1352,73 @@ func file_parley_referee_v1_referee_proto_rawDescGZIP() []byte {
 }
 
 var file_parley_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_parley_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_parley_referee_v1_referee_proto_goTypes = []any{
 	(MatchState)(0),                   // 0: parley.referee.v1.MatchState
-	(*ListAgentsRequest)(nil),         // 1: parley.referee.v1.ListAgentsRequest
-	(*ListAgentsResponse)(nil),        // 2: parley.referee.v1.ListAgentsResponse
-	(*BuiltinAgent)(nil),              // 3: parley.referee.v1.BuiltinAgent
-	(*ParseParamsRequest)(nil),        // 4: parley.referee.v1.ParseParamsRequest
-	(*ParseParamsResponse)(nil),       // 5: parley.referee.v1.ParseParamsResponse
-	(*ListGamesRequest)(nil),          // 6: parley.referee.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),         // 7: parley.referee.v1.ListGamesResponse
-	(*StartMatchRequest)(nil),         // 8: parley.referee.v1.StartMatchRequest
-	(*StartMatchResponse)(nil),        // 9: parley.referee.v1.StartMatchResponse
-	(*GetMatchRequest)(nil),           // 10: parley.referee.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),          // 11: parley.referee.v1.GetMatchResponse
-	(*StreamMatchEventsRequest)(nil),  // 12: parley.referee.v1.StreamMatchEventsRequest
-	(*StreamMatchEventsResponse)(nil), // 13: parley.referee.v1.StreamMatchEventsResponse
-	(*Waiting)(nil),                   // 14: parley.referee.v1.Waiting
-	(*ListMatchesRequest)(nil),        // 15: parley.referee.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),       // 16: parley.referee.v1.ListMatchesResponse
-	(*MatchSummary)(nil),              // 17: parley.referee.v1.MatchSummary
-	nil,                               // 18: parley.referee.v1.ParseParamsRequest.ParamsEntry
-	(*v1.GameParams)(nil),             // 19: parley.match.v1.GameParams
-	(*v11.GameInfo)(nil),              // 20: parley.game.v1.GameInfo
-	(*v1.Limits)(nil),                 // 21: parley.match.v1.Limits
-	(*v12.MatchEvent)(nil),            // 22: parley.events.v1.MatchEvent
-	(*timestamppb.Timestamp)(nil),     // 23: google.protobuf.Timestamp
-	(*v11.SeatInfo)(nil),              // 24: parley.game.v1.SeatInfo
-	(*v1.Outcome)(nil),                // 25: parley.match.v1.Outcome
+	(*CancelMatchRequest)(nil),        // 1: parley.referee.v1.CancelMatchRequest
+	(*CancelMatchResponse)(nil),       // 2: parley.referee.v1.CancelMatchResponse
+	(*ListAgentsRequest)(nil),         // 3: parley.referee.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),        // 4: parley.referee.v1.ListAgentsResponse
+	(*BuiltinAgent)(nil),              // 5: parley.referee.v1.BuiltinAgent
+	(*ParseParamsRequest)(nil),        // 6: parley.referee.v1.ParseParamsRequest
+	(*ParseParamsResponse)(nil),       // 7: parley.referee.v1.ParseParamsResponse
+	(*ListGamesRequest)(nil),          // 8: parley.referee.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),         // 9: parley.referee.v1.ListGamesResponse
+	(*StartMatchRequest)(nil),         // 10: parley.referee.v1.StartMatchRequest
+	(*StartMatchResponse)(nil),        // 11: parley.referee.v1.StartMatchResponse
+	(*GetMatchRequest)(nil),           // 12: parley.referee.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),          // 13: parley.referee.v1.GetMatchResponse
+	(*StreamMatchEventsRequest)(nil),  // 14: parley.referee.v1.StreamMatchEventsRequest
+	(*StreamMatchEventsResponse)(nil), // 15: parley.referee.v1.StreamMatchEventsResponse
+	(*Waiting)(nil),                   // 16: parley.referee.v1.Waiting
+	(*ListMatchesRequest)(nil),        // 17: parley.referee.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),       // 18: parley.referee.v1.ListMatchesResponse
+	(*MatchSummary)(nil),              // 19: parley.referee.v1.MatchSummary
+	nil,                               // 20: parley.referee.v1.ParseParamsRequest.ParamsEntry
+	(*v1.GameParams)(nil),             // 21: parley.match.v1.GameParams
+	(*v11.GameInfo)(nil),              // 22: parley.game.v1.GameInfo
+	(*v1.Limits)(nil),                 // 23: parley.match.v1.Limits
+	(*v12.MatchEvent)(nil),            // 24: parley.events.v1.MatchEvent
+	(*timestamppb.Timestamp)(nil),     // 25: google.protobuf.Timestamp
+	(*v11.SeatInfo)(nil),              // 26: parley.game.v1.SeatInfo
+	(*v1.Outcome)(nil),                // 27: parley.match.v1.Outcome
 }
 var file_parley_referee_v1_referee_proto_depIdxs = []int32{
-	3,  // 0: parley.referee.v1.ListAgentsResponse.agents:type_name -> parley.referee.v1.BuiltinAgent
-	18, // 1: parley.referee.v1.ParseParamsRequest.params:type_name -> parley.referee.v1.ParseParamsRequest.ParamsEntry
-	19, // 2: parley.referee.v1.ParseParamsResponse.params:type_name -> parley.match.v1.GameParams
-	20, // 3: parley.referee.v1.ListGamesResponse.games:type_name -> parley.game.v1.GameInfo
-	19, // 4: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
-	21, // 5: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
-	22, // 6: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
-	22, // 7: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
-	14, // 8: parley.referee.v1.StreamMatchEventsResponse.waiting:type_name -> parley.referee.v1.Waiting
-	23, // 9: parley.referee.v1.Waiting.deadline:type_name -> google.protobuf.Timestamp
+	5,  // 0: parley.referee.v1.ListAgentsResponse.agents:type_name -> parley.referee.v1.BuiltinAgent
+	20, // 1: parley.referee.v1.ParseParamsRequest.params:type_name -> parley.referee.v1.ParseParamsRequest.ParamsEntry
+	21, // 2: parley.referee.v1.ParseParamsResponse.params:type_name -> parley.match.v1.GameParams
+	22, // 3: parley.referee.v1.ListGamesResponse.games:type_name -> parley.game.v1.GameInfo
+	21, // 4: parley.referee.v1.StartMatchRequest.params:type_name -> parley.match.v1.GameParams
+	23, // 5: parley.referee.v1.StartMatchRequest.limits:type_name -> parley.match.v1.Limits
+	24, // 6: parley.referee.v1.GetMatchResponse.events:type_name -> parley.events.v1.MatchEvent
+	24, // 7: parley.referee.v1.StreamMatchEventsResponse.event:type_name -> parley.events.v1.MatchEvent
+	16, // 8: parley.referee.v1.StreamMatchEventsResponse.waiting:type_name -> parley.referee.v1.Waiting
+	25, // 9: parley.referee.v1.Waiting.deadline:type_name -> google.protobuf.Timestamp
 	0,  // 10: parley.referee.v1.ListMatchesRequest.state:type_name -> parley.referee.v1.MatchState
-	17, // 11: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
-	24, // 12: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
+	19, // 11: parley.referee.v1.ListMatchesResponse.matches:type_name -> parley.referee.v1.MatchSummary
+	26, // 12: parley.referee.v1.MatchSummary.seats:type_name -> parley.game.v1.SeatInfo
 	0,  // 13: parley.referee.v1.MatchSummary.state:type_name -> parley.referee.v1.MatchState
-	25, // 14: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
-	23, // 15: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
-	23, // 16: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
-	6,  // 17: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
-	8,  // 18: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
-	10, // 19: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
-	12, // 20: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
-	15, // 21: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
-	1,  // 22: parley.referee.v1.RefereeService.ListAgents:input_type -> parley.referee.v1.ListAgentsRequest
-	4,  // 23: parley.referee.v1.RefereeService.ParseParams:input_type -> parley.referee.v1.ParseParamsRequest
-	7,  // 24: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
-	9,  // 25: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
-	11, // 26: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
-	13, // 27: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
-	16, // 28: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
-	2,  // 29: parley.referee.v1.RefereeService.ListAgents:output_type -> parley.referee.v1.ListAgentsResponse
-	5,  // 30: parley.referee.v1.RefereeService.ParseParams:output_type -> parley.referee.v1.ParseParamsResponse
-	24, // [24:31] is the sub-list for method output_type
-	17, // [17:24] is the sub-list for method input_type
+	27, // 14: parley.referee.v1.MatchSummary.outcome:type_name -> parley.match.v1.Outcome
+	25, // 15: parley.referee.v1.MatchSummary.started:type_name -> google.protobuf.Timestamp
+	25, // 16: parley.referee.v1.MatchSummary.ended:type_name -> google.protobuf.Timestamp
+	8,  // 17: parley.referee.v1.RefereeService.ListGames:input_type -> parley.referee.v1.ListGamesRequest
+	10, // 18: parley.referee.v1.RefereeService.StartMatch:input_type -> parley.referee.v1.StartMatchRequest
+	12, // 19: parley.referee.v1.RefereeService.GetMatch:input_type -> parley.referee.v1.GetMatchRequest
+	14, // 20: parley.referee.v1.RefereeService.StreamMatchEvents:input_type -> parley.referee.v1.StreamMatchEventsRequest
+	17, // 21: parley.referee.v1.RefereeService.ListMatches:input_type -> parley.referee.v1.ListMatchesRequest
+	3,  // 22: parley.referee.v1.RefereeService.ListAgents:input_type -> parley.referee.v1.ListAgentsRequest
+	6,  // 23: parley.referee.v1.RefereeService.ParseParams:input_type -> parley.referee.v1.ParseParamsRequest
+	1,  // 24: parley.referee.v1.RefereeService.CancelMatch:input_type -> parley.referee.v1.CancelMatchRequest
+	9,  // 25: parley.referee.v1.RefereeService.ListGames:output_type -> parley.referee.v1.ListGamesResponse
+	11, // 26: parley.referee.v1.RefereeService.StartMatch:output_type -> parley.referee.v1.StartMatchResponse
+	13, // 27: parley.referee.v1.RefereeService.GetMatch:output_type -> parley.referee.v1.GetMatchResponse
+	15, // 28: parley.referee.v1.RefereeService.StreamMatchEvents:output_type -> parley.referee.v1.StreamMatchEventsResponse
+	18, // 29: parley.referee.v1.RefereeService.ListMatches:output_type -> parley.referee.v1.ListMatchesResponse
+	4,  // 30: parley.referee.v1.RefereeService.ListAgents:output_type -> parley.referee.v1.ListAgentsResponse
+	7,  // 31: parley.referee.v1.RefereeService.ParseParams:output_type -> parley.referee.v1.ParseParamsResponse
+	2,  // 32: parley.referee.v1.RefereeService.CancelMatch:output_type -> parley.referee.v1.CancelMatchResponse
+	25, // [25:33] is the sub-list for method output_type
+	17, // [17:25] is the sub-list for method input_type
 	17, // [17:17] is the sub-list for extension type_name
 	17, // [17:17] is the sub-list for extension extendee
 	0,  // [0:17] is the sub-list for field type_name
@@ -1344,7 +1435,7 @@ func file_parley_referee_v1_referee_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_referee_v1_referee_proto_rawDesc), len(file_parley_referee_v1_referee_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   18,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -29,6 +29,7 @@ const (
 	RefereeService_ListMatches_FullMethodName       = "/parley.referee.v1.RefereeService/ListMatches"
 	RefereeService_ListAgents_FullMethodName        = "/parley.referee.v1.RefereeService/ListAgents"
 	RefereeService_ParseParams_FullMethodName       = "/parley.referee.v1.RefereeService/ParseParams"
+	RefereeService_CancelMatch_FullMethodName       = "/parley.referee.v1.RefereeService/CancelMatch"
 )
 
 // RefereeServiceClient is the client API for RefereeService service.
@@ -56,6 +57,12 @@ type RefereeServiceClient interface {
 	// ParseParams reads a game's parameters written as text, exactly as `parley play --param
 	// NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
 	ParseParams(ctx context.Context, in *ParseParamsRequest, opts ...grpc.CallOption) (*ParseParamsResponse, error)
+	// CancelMatch ends a match queued or running: a queued one ends void at once when a worker
+	// takes it, a running one ends void; either ending says it was cancelled. Only who asked for
+	// it (a tournament's match: who started the tournament), or the organiser, may. NOT_FOUND
+	// when no request of that id waits or plays (never asked for, or ended already),
+	// PERMISSION_DENIED for anyone else.
+	CancelMatch(ctx context.Context, in *CancelMatchRequest, opts ...grpc.CallOption) (*CancelMatchResponse, error)
 }
 
 type refereeServiceClient struct {
@@ -145,6 +152,16 @@ func (c *refereeServiceClient) ParseParams(ctx context.Context, in *ParseParamsR
 	return out, nil
 }
 
+func (c *refereeServiceClient) CancelMatch(ctx context.Context, in *CancelMatchRequest, opts ...grpc.CallOption) (*CancelMatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelMatchResponse)
+	err := c.cc.Invoke(ctx, RefereeService_CancelMatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RefereeServiceServer is the server API for RefereeService service.
 // All implementations must embed UnimplementedRefereeServiceServer
 // for forward compatibility.
@@ -170,6 +187,12 @@ type RefereeServiceServer interface {
 	// ParseParams reads a game's parameters written as text, exactly as `parley play --param
 	// NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
 	ParseParams(context.Context, *ParseParamsRequest) (*ParseParamsResponse, error)
+	// CancelMatch ends a match queued or running: a queued one ends void at once when a worker
+	// takes it, a running one ends void; either ending says it was cancelled. Only who asked for
+	// it (a tournament's match: who started the tournament), or the organiser, may. NOT_FOUND
+	// when no request of that id waits or plays (never asked for, or ended already),
+	// PERMISSION_DENIED for anyone else.
+	CancelMatch(context.Context, *CancelMatchRequest) (*CancelMatchResponse, error)
 	mustEmbedUnimplementedRefereeServiceServer()
 }
 
@@ -200,6 +223,9 @@ func (UnimplementedRefereeServiceServer) ListAgents(context.Context, *ListAgents
 }
 func (UnimplementedRefereeServiceServer) ParseParams(context.Context, *ParseParamsRequest) (*ParseParamsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ParseParams not implemented")
+}
+func (UnimplementedRefereeServiceServer) CancelMatch(context.Context, *CancelMatchRequest) (*CancelMatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelMatch not implemented")
 }
 func (UnimplementedRefereeServiceServer) mustEmbedUnimplementedRefereeServiceServer() {}
 func (UnimplementedRefereeServiceServer) testEmbeddedByValue()                        {}
@@ -341,6 +367,24 @@ func _RefereeService_ParseParams_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RefereeService_CancelMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelMatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RefereeServiceServer).CancelMatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RefereeService_CancelMatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RefereeServiceServer).CancelMatch(ctx, req.(*CancelMatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RefereeService_ServiceDesc is the grpc.ServiceDesc for RefereeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -371,6 +415,10 @@ var RefereeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ParseParams",
 			Handler:    _RefereeService_ParseParams_Handler,
+		},
+		{
+			MethodName: "CancelMatch",
+			Handler:    _RefereeService_CancelMatch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -353,6 +353,99 @@ func (x *TournamentSpec) GetOwner() string {
 	return ""
 }
 
+// CancelTournamentRequest names the tournament to cancel.
+type CancelTournamentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTournamentRequest) Reset() {
+	*x = CancelTournamentRequest{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTournamentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTournamentRequest) ProtoMessage() {}
+
+func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTournamentRequest.ProtoReflect.Descriptor instead.
+func (*CancelTournamentRequest) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CancelTournamentRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// CancelTournamentResponse says the tournament is cancelled.
+type CancelTournamentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Matches of its schedule without an ending when it was cancelled: each ends void, or is
+	// never requested.
+	MatchesLeft   uint32 `protobuf:"varint,1,opt,name=matches_left,json=matchesLeft,proto3" json:"matches_left,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTournamentResponse) Reset() {
+	*x = CancelTournamentResponse{}
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTournamentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTournamentResponse) ProtoMessage() {}
+
+func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTournamentResponse.ProtoReflect.Descriptor instead.
+func (*CancelTournamentResponse) Descriptor() ([]byte, []int) {
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CancelTournamentResponse) GetMatchesLeft() uint32 {
+	if x != nil {
+		return x.MatchesLeft
+	}
+	return 0
+}
+
 // StartTournamentRequest describes a tournament to play. Set by the caller.
 type StartTournamentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -387,7 +480,7 @@ type StartTournamentRequest struct {
 
 func (x *StartTournamentRequest) Reset() {
 	*x = StartTournamentRequest{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -399,7 +492,7 @@ func (x *StartTournamentRequest) String() string {
 func (*StartTournamentRequest) ProtoMessage() {}
 
 func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -412,7 +505,7 @@ func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentRequest.ProtoReflect.Descriptor instead.
 func (*StartTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StartTournamentRequest) GetTournamentId() string {
@@ -505,7 +598,7 @@ type StartTournamentResponse struct {
 
 func (x *StartTournamentResponse) Reset() {
 	*x = StartTournamentResponse{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -517,7 +610,7 @@ func (x *StartTournamentResponse) String() string {
 func (*StartTournamentResponse) ProtoMessage() {}
 
 func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -530,7 +623,7 @@ func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentResponse.ProtoReflect.Descriptor instead.
 func (*StartTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StartTournamentResponse) GetTournamentId() string {
@@ -560,7 +653,7 @@ type GetTournamentRequest struct {
 
 func (x *GetTournamentRequest) Reset() {
 	*x = GetTournamentRequest{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -572,7 +665,7 @@ func (x *GetTournamentRequest) String() string {
 func (*GetTournamentRequest) ProtoMessage() {}
 
 func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -585,7 +678,7 @@ func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentRequest.ProtoReflect.Descriptor instead.
 func (*GetTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetTournamentRequest) GetTournamentId() string {
@@ -615,7 +708,7 @@ type GetTournamentResponse struct {
 
 func (x *GetTournamentResponse) Reset() {
 	*x = GetTournamentResponse{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -627,7 +720,7 @@ func (x *GetTournamentResponse) String() string {
 func (*GetTournamentResponse) ProtoMessage() {}
 
 func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -640,7 +733,7 @@ func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentResponse.ProtoReflect.Descriptor instead.
 func (*GetTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetTournamentResponse) GetSpec() *TournamentSpec {
@@ -670,7 +763,7 @@ type ListTournamentsRequest struct {
 
 func (x *ListTournamentsRequest) Reset() {
 	*x = ListTournamentsRequest{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -682,7 +775,7 @@ func (x *ListTournamentsRequest) String() string {
 func (*ListTournamentsRequest) ProtoMessage() {}
 
 func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -695,7 +788,7 @@ func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsRequest.ProtoReflect.Descriptor instead.
 func (*ListTournamentsRequest) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListTournamentsRequest) GetPageSize() int32 {
@@ -725,7 +818,7 @@ type ListTournamentsResponse struct {
 
 func (x *ListTournamentsResponse) Reset() {
 	*x = ListTournamentsResponse{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +830,7 @@ func (x *ListTournamentsResponse) String() string {
 func (*ListTournamentsResponse) ProtoMessage() {}
 
 func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +843,7 @@ func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsResponse.ProtoReflect.Descriptor instead.
 func (*ListTournamentsResponse) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListTournamentsResponse) GetTournaments() []*TournamentSummary {
@@ -786,7 +879,7 @@ type TournamentSummary struct {
 
 func (x *TournamentSummary) Reset() {
 	*x = TournamentSummary{}
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -798,7 +891,7 @@ func (x *TournamentSummary) String() string {
 func (*TournamentSummary) ProtoMessage() {}
 
 func (x *TournamentSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_parley_tournament_v1_tournament_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -811,7 +904,7 @@ func (x *TournamentSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TournamentSummary.ProtoReflect.Descriptor instead.
 func (*TournamentSummary) Descriptor() ([]byte, []int) {
-	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
+	return file_parley_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *TournamentSummary) GetTournamentId() string {
@@ -882,7 +975,11 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x0ereveal_private\x18\f \x01(\bR\rrevealPrivate\x12%\n" +
 	"\x0eschedule_parts\x18\r \x01(\rR\rscheduleParts\x12+\n" +
 	"\x11scheduled_matches\x18\x0e \x01(\rR\x10scheduledMatches\x12\x14\n" +
-	"\x05owner\x18\x0f \x01(\tR\x05owner\"\xc7\x03\n" +
+	"\x05owner\x18\x0f \x01(\tR\x05owner\">\n" +
+	"\x17CancelTournamentRequest\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\"=\n" +
+	"\x18CancelTournamentResponse\x12!\n" +
+	"\fmatches_left\x18\x01 \x01(\rR\vmatchesLeft\"\xc7\x03\n" +
 	"\x16StartTournamentRequest\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x123\n" +
@@ -917,11 +1014,12 @@ const file_parley_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x16\n" +
 	"\x06labels\x18\x03 \x03(\tR\x06labels\x12\x18\n" +
 	"\amatches\x18\x04 \x01(\rR\amatches\x124\n" +
-	"\acreated\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\acreated2\xdd\x02\n" +
+	"\acreated\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\acreated2\xd0\x03\n" +
 	"\x11TournamentService\x12n\n" +
 	"\x0fStartTournament\x12,.parley.tournament.v1.StartTournamentRequest\x1a-.parley.tournament.v1.StartTournamentResponse\x12h\n" +
 	"\rGetTournament\x12*.parley.tournament.v1.GetTournamentRequest\x1a+.parley.tournament.v1.GetTournamentResponse\x12n\n" +
-	"\x0fListTournaments\x12,.parley.tournament.v1.ListTournamentsRequest\x1a-.parley.tournament.v1.ListTournamentsResponseB\xe6\x01\n" +
+	"\x0fListTournaments\x12,.parley.tournament.v1.ListTournamentsRequest\x1a-.parley.tournament.v1.ListTournamentsResponse\x12q\n" +
+	"\x10CancelTournament\x12-.parley.tournament.v1.CancelTournamentRequest\x1a..parley.tournament.v1.CancelTournamentResponseB\xe6\x01\n" +
 	"\x18com.parley.tournament.v1B\x0fTournamentProtoP\x01ZGgithub.com/parley-arena/parley/gen/go/parley/tournament/v1;tournamentv1\xa2\x02\x03PTX\xaa\x02\x14Parley.Tournament.V1\xca\x02\x14Parley\\Tournament\\V1\xe2\x02 Parley\\Tournament\\V1\\GPBMetadata\xea\x02\x16Parley::Tournament::V1b\x06proto3"
 
 var (
@@ -936,44 +1034,48 @@ func file_parley_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 	return file_parley_tournament_v1_tournament_proto_rawDescData
 }
 
-var file_parley_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_parley_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_parley_tournament_v1_tournament_proto_goTypes = []any{
-	(*Entrant)(nil),                 // 0: parley.tournament.v1.Entrant
-	(*ScheduledMatch)(nil),          // 1: parley.tournament.v1.ScheduledMatch
-	(*TournamentSpec)(nil),          // 2: parley.tournament.v1.TournamentSpec
-	(*StartTournamentRequest)(nil),  // 3: parley.tournament.v1.StartTournamentRequest
-	(*StartTournamentResponse)(nil), // 4: parley.tournament.v1.StartTournamentResponse
-	(*GetTournamentRequest)(nil),    // 5: parley.tournament.v1.GetTournamentRequest
-	(*GetTournamentResponse)(nil),   // 6: parley.tournament.v1.GetTournamentResponse
-	(*ListTournamentsRequest)(nil),  // 7: parley.tournament.v1.ListTournamentsRequest
-	(*ListTournamentsResponse)(nil), // 8: parley.tournament.v1.ListTournamentsResponse
-	(*TournamentSummary)(nil),       // 9: parley.tournament.v1.TournamentSummary
-	(*v1.GameParams)(nil),           // 10: parley.match.v1.GameParams
-	(*v1.Limits)(nil),               // 11: parley.match.v1.Limits
-	(*timestamppb.Timestamp)(nil),   // 12: google.protobuf.Timestamp
-	(*v11.Standings)(nil),           // 13: parley.analytics.v1.Standings
+	(*Entrant)(nil),                  // 0: parley.tournament.v1.Entrant
+	(*ScheduledMatch)(nil),           // 1: parley.tournament.v1.ScheduledMatch
+	(*TournamentSpec)(nil),           // 2: parley.tournament.v1.TournamentSpec
+	(*CancelTournamentRequest)(nil),  // 3: parley.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil), // 4: parley.tournament.v1.CancelTournamentResponse
+	(*StartTournamentRequest)(nil),   // 5: parley.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil),  // 6: parley.tournament.v1.StartTournamentResponse
+	(*GetTournamentRequest)(nil),     // 7: parley.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),    // 8: parley.tournament.v1.GetTournamentResponse
+	(*ListTournamentsRequest)(nil),   // 9: parley.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil),  // 10: parley.tournament.v1.ListTournamentsResponse
+	(*TournamentSummary)(nil),        // 11: parley.tournament.v1.TournamentSummary
+	(*v1.GameParams)(nil),            // 12: parley.match.v1.GameParams
+	(*v1.Limits)(nil),                // 13: parley.match.v1.Limits
+	(*timestamppb.Timestamp)(nil),    // 14: google.protobuf.Timestamp
+	(*v11.Standings)(nil),            // 15: parley.analytics.v1.Standings
 }
 var file_parley_tournament_v1_tournament_proto_depIdxs = []int32{
-	10, // 0: parley.tournament.v1.TournamentSpec.params:type_name -> parley.match.v1.GameParams
+	12, // 0: parley.tournament.v1.TournamentSpec.params:type_name -> parley.match.v1.GameParams
 	0,  // 1: parley.tournament.v1.TournamentSpec.entrants:type_name -> parley.tournament.v1.Entrant
-	11, // 2: parley.tournament.v1.TournamentSpec.limits:type_name -> parley.match.v1.Limits
+	13, // 2: parley.tournament.v1.TournamentSpec.limits:type_name -> parley.match.v1.Limits
 	1,  // 3: parley.tournament.v1.TournamentSpec.matches:type_name -> parley.tournament.v1.ScheduledMatch
-	12, // 4: parley.tournament.v1.TournamentSpec.created:type_name -> google.protobuf.Timestamp
-	10, // 5: parley.tournament.v1.StartTournamentRequest.params:type_name -> parley.match.v1.GameParams
+	14, // 4: parley.tournament.v1.TournamentSpec.created:type_name -> google.protobuf.Timestamp
+	12, // 5: parley.tournament.v1.StartTournamentRequest.params:type_name -> parley.match.v1.GameParams
 	0,  // 6: parley.tournament.v1.StartTournamentRequest.entrants:type_name -> parley.tournament.v1.Entrant
-	11, // 7: parley.tournament.v1.StartTournamentRequest.limits:type_name -> parley.match.v1.Limits
+	13, // 7: parley.tournament.v1.StartTournamentRequest.limits:type_name -> parley.match.v1.Limits
 	2,  // 8: parley.tournament.v1.GetTournamentResponse.spec:type_name -> parley.tournament.v1.TournamentSpec
-	13, // 9: parley.tournament.v1.GetTournamentResponse.standings:type_name -> parley.analytics.v1.Standings
-	9,  // 10: parley.tournament.v1.ListTournamentsResponse.tournaments:type_name -> parley.tournament.v1.TournamentSummary
-	12, // 11: parley.tournament.v1.TournamentSummary.created:type_name -> google.protobuf.Timestamp
-	3,  // 12: parley.tournament.v1.TournamentService.StartTournament:input_type -> parley.tournament.v1.StartTournamentRequest
-	5,  // 13: parley.tournament.v1.TournamentService.GetTournament:input_type -> parley.tournament.v1.GetTournamentRequest
-	7,  // 14: parley.tournament.v1.TournamentService.ListTournaments:input_type -> parley.tournament.v1.ListTournamentsRequest
-	4,  // 15: parley.tournament.v1.TournamentService.StartTournament:output_type -> parley.tournament.v1.StartTournamentResponse
-	6,  // 16: parley.tournament.v1.TournamentService.GetTournament:output_type -> parley.tournament.v1.GetTournamentResponse
-	8,  // 17: parley.tournament.v1.TournamentService.ListTournaments:output_type -> parley.tournament.v1.ListTournamentsResponse
-	15, // [15:18] is the sub-list for method output_type
-	12, // [12:15] is the sub-list for method input_type
+	15, // 9: parley.tournament.v1.GetTournamentResponse.standings:type_name -> parley.analytics.v1.Standings
+	11, // 10: parley.tournament.v1.ListTournamentsResponse.tournaments:type_name -> parley.tournament.v1.TournamentSummary
+	14, // 11: parley.tournament.v1.TournamentSummary.created:type_name -> google.protobuf.Timestamp
+	5,  // 12: parley.tournament.v1.TournamentService.StartTournament:input_type -> parley.tournament.v1.StartTournamentRequest
+	7,  // 13: parley.tournament.v1.TournamentService.GetTournament:input_type -> parley.tournament.v1.GetTournamentRequest
+	9,  // 14: parley.tournament.v1.TournamentService.ListTournaments:input_type -> parley.tournament.v1.ListTournamentsRequest
+	3,  // 15: parley.tournament.v1.TournamentService.CancelTournament:input_type -> parley.tournament.v1.CancelTournamentRequest
+	6,  // 16: parley.tournament.v1.TournamentService.StartTournament:output_type -> parley.tournament.v1.StartTournamentResponse
+	8,  // 17: parley.tournament.v1.TournamentService.GetTournament:output_type -> parley.tournament.v1.GetTournamentResponse
+	10, // 18: parley.tournament.v1.TournamentService.ListTournaments:output_type -> parley.tournament.v1.ListTournamentsResponse
+	4,  // 19: parley.tournament.v1.TournamentService.CancelTournament:output_type -> parley.tournament.v1.CancelTournamentResponse
+	16, // [16:20] is the sub-list for method output_type
+	12, // [12:16] is the sub-list for method input_type
 	12, // [12:12] is the sub-list for extension type_name
 	12, // [12:12] is the sub-list for extension extendee
 	0,  // [0:12] is the sub-list for field type_name
@@ -990,7 +1092,7 @@ func file_parley_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parley_tournament_v1_tournament_proto_rawDesc), len(file_parley_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

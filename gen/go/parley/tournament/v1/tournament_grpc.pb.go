@@ -25,9 +25,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TournamentService_StartTournament_FullMethodName = "/parley.tournament.v1.TournamentService/StartTournament"
-	TournamentService_GetTournament_FullMethodName   = "/parley.tournament.v1.TournamentService/GetTournament"
-	TournamentService_ListTournaments_FullMethodName = "/parley.tournament.v1.TournamentService/ListTournaments"
+	TournamentService_StartTournament_FullMethodName  = "/parley.tournament.v1.TournamentService/StartTournament"
+	TournamentService_GetTournament_FullMethodName    = "/parley.tournament.v1.TournamentService/GetTournament"
+	TournamentService_ListTournaments_FullMethodName  = "/parley.tournament.v1.TournamentService/ListTournaments"
+	TournamentService_CancelTournament_FullMethodName = "/parley.tournament.v1.TournamentService/CancelTournament"
 )
 
 // TournamentServiceClient is the client API for TournamentService service.
@@ -49,6 +50,11 @@ type TournamentServiceClient interface {
 	GetTournament(ctx context.Context, in *GetTournamentRequest, opts ...grpc.CallOption) (*GetTournamentResponse, error)
 	// ListTournaments lists the stored tournaments, the most recently created first.
 	ListTournaments(ctx context.Context, in *ListTournamentsRequest, opts ...grpc.CallOption) (*ListTournamentsResponse, error)
+	// CancelTournament stops a tournament for good: no more of its matches are requested (nor
+	// after a restart), those queued end void at once when a worker takes them, and those
+	// running end void, each ending saying it was cancelled. Only who started it, or the
+	// organiser, may. NOT_FOUND for an unknown id, PERMISSION_DENIED for anyone else.
+	CancelTournament(ctx context.Context, in *CancelTournamentRequest, opts ...grpc.CallOption) (*CancelTournamentResponse, error)
 }
 
 type tournamentServiceClient struct {
@@ -89,6 +95,16 @@ func (c *tournamentServiceClient) ListTournaments(ctx context.Context, in *ListT
 	return out, nil
 }
 
+func (c *tournamentServiceClient) CancelTournament(ctx context.Context, in *CancelTournamentRequest, opts ...grpc.CallOption) (*CancelTournamentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelTournamentResponse)
+	err := c.cc.Invoke(ctx, TournamentService_CancelTournament_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TournamentServiceServer is the server API for TournamentService service.
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
@@ -108,6 +124,11 @@ type TournamentServiceServer interface {
 	GetTournament(context.Context, *GetTournamentRequest) (*GetTournamentResponse, error)
 	// ListTournaments lists the stored tournaments, the most recently created first.
 	ListTournaments(context.Context, *ListTournamentsRequest) (*ListTournamentsResponse, error)
+	// CancelTournament stops a tournament for good: no more of its matches are requested (nor
+	// after a restart), those queued end void at once when a worker takes them, and those
+	// running end void, each ending saying it was cancelled. Only who started it, or the
+	// organiser, may. NOT_FOUND for an unknown id, PERMISSION_DENIED for anyone else.
+	CancelTournament(context.Context, *CancelTournamentRequest) (*CancelTournamentResponse, error)
 	mustEmbedUnimplementedTournamentServiceServer()
 }
 
@@ -126,6 +147,9 @@ func (UnimplementedTournamentServiceServer) GetTournament(context.Context, *GetT
 }
 func (UnimplementedTournamentServiceServer) ListTournaments(context.Context, *ListTournamentsRequest) (*ListTournamentsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTournaments not implemented")
+}
+func (UnimplementedTournamentServiceServer) CancelTournament(context.Context, *CancelTournamentRequest) (*CancelTournamentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTournament not implemented")
 }
 func (UnimplementedTournamentServiceServer) mustEmbedUnimplementedTournamentServiceServer() {}
 func (UnimplementedTournamentServiceServer) testEmbeddedByValue()                           {}
@@ -202,6 +226,24 @@ func _TournamentService_ListTournaments_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_CancelTournament_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelTournamentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).CancelTournament(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_CancelTournament_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).CancelTournament(ctx, req.(*CancelTournamentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TournamentService_ServiceDesc is the grpc.ServiceDesc for TournamentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -220,6 +262,10 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTournaments",
 			Handler:    _TournamentService_ListTournaments_Handler,
+		},
+		{
+			MethodName: "CancelTournament",
+			Handler:    _TournamentService_CancelTournament_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

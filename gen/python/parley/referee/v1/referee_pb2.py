@@ -17,7 +17,7 @@ from parley.game.v1 import game_pb2 as parley_dot_game_dot_v1_dot_game__pb2
 from parley.match.v1 import match_pb2 as parley_dot_match_dot_v1_dot_match__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"\x13\n\x11ListAgentsRequest\"M\n\x12ListAgentsResponse\x12\x37\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x1f.parley.referee.v1.BuiltinAgentR\x06\x61gents\"X\n\x0c\x42uiltinAgent\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n\x07summary\x18\x02 \x01(\tR\x07summary\x12\x1a\n\x08settings\x18\x03 \x01(\tR\x08settings\"\xae\x01\n\x12ParseParamsRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12I\n\x06params\x18\x02 \x03(\x0b\x32\x31.parley.referee.v1.ParseParamsRequest.ParamsEntryR\x06params\x1a\x39\n\x0bParamsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value:\x02\x38\x01\"J\n\x13ParseParamsResponse\x12\x33\n\x06params\x18\x01 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\"\x12\n\x10ListGamesRequest\"C\n\x11ListGamesResponse\x12.\n\x05games\x18\x01 \x03(\x0b\x32\x18.parley.game.v1.GameInfoR\x05games\"\x93\x02\n\x11StartMatchRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x33\n\x06params\x18\x02 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x16\n\x06\x61gents\x18\x04 \x03(\tR\x06\x61gents\x12/\n\x06limits\x18\x05 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x19\n\x08match_id\x18\x06 \x01(\tR\x07matchId\x12\x16\n\x06labels\x18\x07 \x03(\tR\x06labels\x12%\n\x0ereveal_private\x18\x08 \x01(\x08R\rrevealPrivate\"b\n\x12StartMatchResponse\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x12\n\x04seed\x18\x02 \x01(\x04R\x04seed\x12\x1d\n\nseat_links\x18\x03 \x03(\tR\tseatLinks\",\n\x0fGetMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\"^\n\x10GetMatchResponse\x12\x34\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1c.parley.events.v1.MatchEventR\x06\x65vents\x12\x14\n\x05\x65nded\x18\x02 \x01(\x08R\x05\x65nded\"P\n\x18StreamMatchEventsRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x19\n\x08\x66rom_seq\x18\x02 \x01(\x04R\x07\x66romSeq\"\x85\x01\n\x19StreamMatchEventsResponse\x12\x32\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1c.parley.events.v1.MatchEventR\x05\x65vent\x12\x34\n\x07waiting\x18\x02 \x01(\x0b\x32\x1a.parley.referee.v1.WaitingR\x07waiting\"\x83\x01\n\x07Waiting\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n\x04turn\x18\x02 \x01(\x05R\x04turn\x12\x36\n\x08\x64\x65\x61\x64line\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12\x18\n\x07\x61ttempt\x18\x04 \x01(\x05R\x07\x61ttempt\"\xef\x01\n\x12ListMatchesRequest\x12\x33\n\x05state\x18\x01 \x01(\x0e\x32\x1d.parley.referee.v1.MatchStateR\x05state\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12#\n\rtournament_id\x18\x03 \x01(\tR\x0ctournamentId\x12\x1b\n\tpage_size\x18\x04 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x05 \x01(\tR\tpageToken\x12/\n\x13\x65xclude_tournaments\x18\x06 \x01(\x08R\x12\x65xcludeTournaments\"x\n\x13ListMatchesResponse\x12\x39\n\x07matches\x18\x01 \x03(\x0b\x32\x1f.parley.referee.v1.MatchSummaryR\x07matches\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9e\x03\n\x0cMatchSummary\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12#\n\rtournament_id\x18\x03 \x01(\tR\x0ctournamentId\x12.\n\x05seats\x18\x04 \x03(\x0b\x32\x18.parley.game.v1.SeatInfoR\x05seats\x12\x33\n\x05state\x18\x05 \x01(\x0e\x32\x1d.parley.referee.v1.MatchStateR\x05state\x12\x32\n\x07outcome\x18\x06 \x01(\x0b\x32\x18.parley.match.v1.OutcomeR\x07outcome\x12\x34\n\x07started\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07started\x12\x30\n\x05\x65nded\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x05\x65nded\x12%\n\x0ereveal_private\x18\t \x01(\x08R\rrevealPrivate\x12\x12\n\x04turn\x18\n \x01(\x05R\x04turn*Y\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_RUNNING\x10\x01\x12\x15\n\x11MATCH_STATE_ENDED\x10\x02\x32\xa1\x05\n\x0eRefereeService\x12V\n\tListGames\x12#.parley.referee.v1.ListGamesRequest\x1a$.parley.referee.v1.ListGamesResponse\x12Y\n\nStartMatch\x12$.parley.referee.v1.StartMatchRequest\x1a%.parley.referee.v1.StartMatchResponse\x12S\n\x08GetMatch\x12\".parley.referee.v1.GetMatchRequest\x1a#.parley.referee.v1.GetMatchResponse\x12p\n\x11StreamMatchEvents\x12+.parley.referee.v1.StreamMatchEventsRequest\x1a,.parley.referee.v1.StreamMatchEventsResponse0\x01\x12\\\n\x0bListMatches\x12%.parley.referee.v1.ListMatchesRequest\x1a&.parley.referee.v1.ListMatchesResponse\x12Y\n\nListAgents\x12$.parley.referee.v1.ListAgentsRequest\x1a%.parley.referee.v1.ListAgentsResponse\x12\\\n\x0bParseParams\x12%.parley.referee.v1.ParseParamsRequest\x1a&.parley.referee.v1.ParseParamsResponseB\xce\x01\n\x15\x63om.parley.referee.v1B\x0cRefereeProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\xa2\x02\x03PRX\xaa\x02\x11Parley.Referee.V1\xca\x02\x11Parley\\Referee\\V1\xe2\x02\x1dParley\\Referee\\V1\\GPBMetadata\xea\x02\x13Parley::Referee::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fparley/referee/v1/referee.proto\x12\x11parley.referee.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dparley/events/v1/events.proto\x1a\x19parley/game/v1/game.proto\x1a\x1bparley/match/v1/match.proto\"/\n\x12\x43\x61ncelMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\"\x15\n\x13\x43\x61ncelMatchResponse\"\x13\n\x11ListAgentsRequest\"M\n\x12ListAgentsResponse\x12\x37\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x1f.parley.referee.v1.BuiltinAgentR\x06\x61gents\"X\n\x0c\x42uiltinAgent\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n\x07summary\x18\x02 \x01(\tR\x07summary\x12\x1a\n\x08settings\x18\x03 \x01(\tR\x08settings\"\xae\x01\n\x12ParseParamsRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12I\n\x06params\x18\x02 \x03(\x0b\x32\x31.parley.referee.v1.ParseParamsRequest.ParamsEntryR\x06params\x1a\x39\n\x0bParamsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value:\x02\x38\x01\"J\n\x13ParseParamsResponse\x12\x33\n\x06params\x18\x01 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\"\x12\n\x10ListGamesRequest\"C\n\x11ListGamesResponse\x12.\n\x05games\x18\x01 \x03(\x0b\x32\x18.parley.game.v1.GameInfoR\x05games\"\x93\x02\n\x11StartMatchRequest\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x33\n\x06params\x18\x02 \x01(\x0b\x32\x1b.parley.match.v1.GameParamsR\x06params\x12\x12\n\x04seed\x18\x03 \x01(\x04R\x04seed\x12\x16\n\x06\x61gents\x18\x04 \x03(\tR\x06\x61gents\x12/\n\x06limits\x18\x05 \x01(\x0b\x32\x17.parley.match.v1.LimitsR\x06limits\x12\x19\n\x08match_id\x18\x06 \x01(\tR\x07matchId\x12\x16\n\x06labels\x18\x07 \x03(\tR\x06labels\x12%\n\x0ereveal_private\x18\x08 \x01(\x08R\rrevealPrivate\"b\n\x12StartMatchResponse\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x12\n\x04seed\x18\x02 \x01(\x04R\x04seed\x12\x1d\n\nseat_links\x18\x03 \x03(\tR\tseatLinks\",\n\x0fGetMatchRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\"^\n\x10GetMatchResponse\x12\x34\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1c.parley.events.v1.MatchEventR\x06\x65vents\x12\x14\n\x05\x65nded\x18\x02 \x01(\x08R\x05\x65nded\"P\n\x18StreamMatchEventsRequest\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x19\n\x08\x66rom_seq\x18\x02 \x01(\x04R\x07\x66romSeq\"\x85\x01\n\x19StreamMatchEventsResponse\x12\x32\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1c.parley.events.v1.MatchEventR\x05\x65vent\x12\x34\n\x07waiting\x18\x02 \x01(\x0b\x32\x1a.parley.referee.v1.WaitingR\x07waiting\"\x83\x01\n\x07Waiting\x12\x12\n\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n\x04turn\x18\x02 \x01(\x05R\x04turn\x12\x36\n\x08\x64\x65\x61\x64line\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12\x18\n\x07\x61ttempt\x18\x04 \x01(\x05R\x07\x61ttempt\"\xef\x01\n\x12ListMatchesRequest\x12\x33\n\x05state\x18\x01 \x01(\x0e\x32\x1d.parley.referee.v1.MatchStateR\x05state\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12#\n\rtournament_id\x18\x03 \x01(\tR\x0ctournamentId\x12\x1b\n\tpage_size\x18\x04 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x05 \x01(\tR\tpageToken\x12/\n\x13\x65xclude_tournaments\x18\x06 \x01(\x08R\x12\x65xcludeTournaments\"x\n\x13ListMatchesResponse\x12\x39\n\x07matches\x18\x01 \x03(\x0b\x32\x1f.parley.referee.v1.MatchSummaryR\x07matches\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9e\x03\n\x0cMatchSummary\x12\x19\n\x08match_id\x18\x01 \x01(\tR\x07matchId\x12\x12\n\x04game\x18\x02 \x01(\tR\x04game\x12#\n\rtournament_id\x18\x03 \x01(\tR\x0ctournamentId\x12.\n\x05seats\x18\x04 \x03(\x0b\x32\x18.parley.game.v1.SeatInfoR\x05seats\x12\x33\n\x05state\x18\x05 \x01(\x0e\x32\x1d.parley.referee.v1.MatchStateR\x05state\x12\x32\n\x07outcome\x18\x06 \x01(\x0b\x32\x18.parley.match.v1.OutcomeR\x07outcome\x12\x34\n\x07started\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x07started\x12\x30\n\x05\x65nded\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x05\x65nded\x12%\n\x0ereveal_private\x18\t \x01(\x08R\rrevealPrivate\x12\x12\n\x04turn\x18\n \x01(\x05R\x04turn*Y\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_RUNNING\x10\x01\x12\x15\n\x11MATCH_STATE_ENDED\x10\x02\x32\xff\x05\n\x0eRefereeService\x12V\n\tListGames\x12#.parley.referee.v1.ListGamesRequest\x1a$.parley.referee.v1.ListGamesResponse\x12Y\n\nStartMatch\x12$.parley.referee.v1.StartMatchRequest\x1a%.parley.referee.v1.StartMatchResponse\x12S\n\x08GetMatch\x12\".parley.referee.v1.GetMatchRequest\x1a#.parley.referee.v1.GetMatchResponse\x12p\n\x11StreamMatchEvents\x12+.parley.referee.v1.StreamMatchEventsRequest\x1a,.parley.referee.v1.StreamMatchEventsResponse0\x01\x12\\\n\x0bListMatches\x12%.parley.referee.v1.ListMatchesRequest\x1a&.parley.referee.v1.ListMatchesResponse\x12Y\n\nListAgents\x12$.parley.referee.v1.ListAgentsRequest\x1a%.parley.referee.v1.ListAgentsResponse\x12\\\n\x0bParseParams\x12%.parley.referee.v1.ParseParamsRequest\x1a&.parley.referee.v1.ParseParamsResponse\x12\\\n\x0b\x43\x61ncelMatch\x12%.parley.referee.v1.CancelMatchRequest\x1a&.parley.referee.v1.CancelMatchResponseB\xce\x01\n\x15\x63om.parley.referee.v1B\x0cRefereeProtoP\x01ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\xa2\x02\x03PRX\xaa\x02\x11Parley.Referee.V1\xca\x02\x11Parley\\Referee\\V1\xe2\x02\x1dParley\\Referee\\V1\\GPBMetadata\xea\x02\x13Parley::Referee::V1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parley.referee.v1.referee_pb2', globals())
@@ -27,44 +27,48 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'\n\025com.parley.referee.v1B\014RefereeProtoP\001ZAgithub.com/parley-arena/parley/gen/go/parley/referee/v1;refereev1\242\002\003PRX\252\002\021Parley.Referee.V1\312\002\021Parley\\Referee\\V1\342\002\035Parley\\Referee\\V1\\GPBMetadata\352\002\023Parley::Referee::V1'
   _PARSEPARAMSREQUEST_PARAMSENTRY._options = None
   _PARSEPARAMSREQUEST_PARAMSENTRY._serialized_options = b'8\001'
-  _MATCHSTATE._serialized_start=2359
-  _MATCHSTATE._serialized_end=2448
-  _LISTAGENTSREQUEST._serialized_start=174
-  _LISTAGENTSREQUEST._serialized_end=193
-  _LISTAGENTSRESPONSE._serialized_start=195
-  _LISTAGENTSRESPONSE._serialized_end=272
-  _BUILTINAGENT._serialized_start=274
-  _BUILTINAGENT._serialized_end=362
-  _PARSEPARAMSREQUEST._serialized_start=365
-  _PARSEPARAMSREQUEST._serialized_end=539
-  _PARSEPARAMSREQUEST_PARAMSENTRY._serialized_start=482
-  _PARSEPARAMSREQUEST_PARAMSENTRY._serialized_end=539
-  _PARSEPARAMSRESPONSE._serialized_start=541
-  _PARSEPARAMSRESPONSE._serialized_end=615
-  _LISTGAMESREQUEST._serialized_start=617
-  _LISTGAMESREQUEST._serialized_end=635
-  _LISTGAMESRESPONSE._serialized_start=637
-  _LISTGAMESRESPONSE._serialized_end=704
-  _STARTMATCHREQUEST._serialized_start=707
-  _STARTMATCHREQUEST._serialized_end=982
-  _STARTMATCHRESPONSE._serialized_start=984
-  _STARTMATCHRESPONSE._serialized_end=1082
-  _GETMATCHREQUEST._serialized_start=1084
-  _GETMATCHREQUEST._serialized_end=1128
-  _GETMATCHRESPONSE._serialized_start=1130
-  _GETMATCHRESPONSE._serialized_end=1224
-  _STREAMMATCHEVENTSREQUEST._serialized_start=1226
-  _STREAMMATCHEVENTSREQUEST._serialized_end=1306
-  _STREAMMATCHEVENTSRESPONSE._serialized_start=1309
-  _STREAMMATCHEVENTSRESPONSE._serialized_end=1442
-  _WAITING._serialized_start=1445
-  _WAITING._serialized_end=1576
-  _LISTMATCHESREQUEST._serialized_start=1579
-  _LISTMATCHESREQUEST._serialized_end=1818
-  _LISTMATCHESRESPONSE._serialized_start=1820
-  _LISTMATCHESRESPONSE._serialized_end=1940
-  _MATCHSUMMARY._serialized_start=1943
-  _MATCHSUMMARY._serialized_end=2357
-  _REFEREESERVICE._serialized_start=2451
-  _REFEREESERVICE._serialized_end=3124
+  _MATCHSTATE._serialized_start=2431
+  _MATCHSTATE._serialized_end=2520
+  _CANCELMATCHREQUEST._serialized_start=174
+  _CANCELMATCHREQUEST._serialized_end=221
+  _CANCELMATCHRESPONSE._serialized_start=223
+  _CANCELMATCHRESPONSE._serialized_end=244
+  _LISTAGENTSREQUEST._serialized_start=246
+  _LISTAGENTSREQUEST._serialized_end=265
+  _LISTAGENTSRESPONSE._serialized_start=267
+  _LISTAGENTSRESPONSE._serialized_end=344
+  _BUILTINAGENT._serialized_start=346
+  _BUILTINAGENT._serialized_end=434
+  _PARSEPARAMSREQUEST._serialized_start=437
+  _PARSEPARAMSREQUEST._serialized_end=611
+  _PARSEPARAMSREQUEST_PARAMSENTRY._serialized_start=554
+  _PARSEPARAMSREQUEST_PARAMSENTRY._serialized_end=611
+  _PARSEPARAMSRESPONSE._serialized_start=613
+  _PARSEPARAMSRESPONSE._serialized_end=687
+  _LISTGAMESREQUEST._serialized_start=689
+  _LISTGAMESREQUEST._serialized_end=707
+  _LISTGAMESRESPONSE._serialized_start=709
+  _LISTGAMESRESPONSE._serialized_end=776
+  _STARTMATCHREQUEST._serialized_start=779
+  _STARTMATCHREQUEST._serialized_end=1054
+  _STARTMATCHRESPONSE._serialized_start=1056
+  _STARTMATCHRESPONSE._serialized_end=1154
+  _GETMATCHREQUEST._serialized_start=1156
+  _GETMATCHREQUEST._serialized_end=1200
+  _GETMATCHRESPONSE._serialized_start=1202
+  _GETMATCHRESPONSE._serialized_end=1296
+  _STREAMMATCHEVENTSREQUEST._serialized_start=1298
+  _STREAMMATCHEVENTSREQUEST._serialized_end=1378
+  _STREAMMATCHEVENTSRESPONSE._serialized_start=1381
+  _STREAMMATCHEVENTSRESPONSE._serialized_end=1514
+  _WAITING._serialized_start=1517
+  _WAITING._serialized_end=1648
+  _LISTMATCHESREQUEST._serialized_start=1651
+  _LISTMATCHESREQUEST._serialized_end=1890
+  _LISTMATCHESRESPONSE._serialized_start=1892
+  _LISTMATCHESRESPONSE._serialized_end=2012
+  _MATCHSUMMARY._serialized_start=2015
+  _MATCHSUMMARY._serialized_end=2429
+  _REFEREESERVICE._serialized_start=2523
+  _REFEREESERVICE._serialized_end=3290
 # @@protoc_insertion_point(module_scope)

@@ -50,6 +50,11 @@ class RefereeServiceStub(object):
                 request_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsRequest.SerializeToString,
                 response_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsResponse.FromString,
                 )
+        self.CancelMatch = channel.unary_unary(
+                '/parley.referee.v1.RefereeService/CancelMatch',
+                request_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.CancelMatchRequest.SerializeToString,
+                response_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.CancelMatchResponse.FromString,
+                )
 
 
 class RefereeServiceServicer(object):
@@ -110,6 +115,17 @@ class RefereeServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelMatch(self, request, context):
+        """CancelMatch ends a match queued or running: a queued one ends void at once when a worker
+        takes it, a running one ends void; either ending says it was cancelled. Only who asked for
+        it (a tournament's match: who started the tournament), or the organiser, may. NOT_FOUND
+        when no request of that id waits or plays (never asked for, or ended already),
+        PERMISSION_DENIED for anyone else.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -147,6 +163,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.ParseParams,
                     request_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsRequest.FromString,
                     response_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsResponse.SerializeToString,
+            ),
+            'CancelMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelMatch,
+                    request_deserializer=parley_dot_referee_dot_v1_dot_referee__pb2.CancelMatchRequest.FromString,
+                    response_serializer=parley_dot_referee_dot_v1_dot_referee__pb2.CancelMatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -275,5 +296,22 @@ class RefereeService(object):
         return grpc.experimental.unary_unary(request, target, '/parley.referee.v1.RefereeService/ParseParams',
             parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsRequest.SerializeToString,
             parley_dot_referee_dot_v1_dot_referee__pb2.ParseParamsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CancelMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.referee.v1.RefereeService/CancelMatch',
+            parley_dot_referee_dot_v1_dot_referee__pb2.CancelMatchRequest.SerializeToString,
+            parley_dot_referee_dot_v1_dot_referee__pb2.CancelMatchResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

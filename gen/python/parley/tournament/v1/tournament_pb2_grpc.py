@@ -33,6 +33,11 @@ class TournamentServiceStub(object):
                 request_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsRequest.SerializeToString,
                 response_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsResponse.FromString,
                 )
+        self.CancelTournament = channel.unary_unary(
+                '/parley.tournament.v1.TournamentService/CancelTournament',
+                request_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.CancelTournamentResponse.FromString,
+                )
 
 
 class TournamentServiceServicer(object):
@@ -67,6 +72,16 @@ class TournamentServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelTournament(self, request, context):
+        """CancelTournament stops a tournament for good: no more of its matches are requested (nor
+        after a restart), those queued end void at once when a worker takes them, and those
+        running end void, each ending saying it was cancelled. Only who started it, or the
+        organiser, may. NOT_FOUND for an unknown id, PERMISSION_DENIED for anyone else.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TournamentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -84,6 +99,11 @@ def add_TournamentServiceServicer_to_server(servicer, server):
                     servicer.ListTournaments,
                     request_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsRequest.FromString,
                     response_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=parley_dot_tournament_dot_v1_dot_tournament__pb2.CancelTournamentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -147,5 +167,22 @@ class TournamentService(object):
         return grpc.experimental.unary_unary(request, target, '/parley.tournament.v1.TournamentService/ListTournaments',
             parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsRequest.SerializeToString,
             parley_dot_tournament_dot_v1_dot_tournament__pb2.ListTournamentsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/parley.tournament.v1.TournamentService/CancelTournament',
+            parley_dot_tournament_dot_v1_dot_tournament__pb2.CancelTournamentRequest.SerializeToString,
+            parley_dot_tournament_dot_v1_dot_tournament__pb2.CancelTournamentResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

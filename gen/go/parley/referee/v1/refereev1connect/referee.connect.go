@@ -55,6 +55,9 @@ const (
 	// RefereeServiceParseParamsProcedure is the fully-qualified name of the RefereeService's
 	// ParseParams RPC.
 	RefereeServiceParseParamsProcedure = "/parley.referee.v1.RefereeService/ParseParams"
+	// RefereeServiceCancelMatchProcedure is the fully-qualified name of the RefereeService's
+	// CancelMatch RPC.
+	RefereeServiceCancelMatchProcedure = "/parley.referee.v1.RefereeService/CancelMatch"
 )
 
 // RefereeServiceClient is a client for the parley.referee.v1.RefereeService service.
@@ -78,6 +81,12 @@ type RefereeServiceClient interface {
 	// ParseParams reads a game's parameters written as text, exactly as `parley play --param
 	// NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
 	ParseParams(context.Context, *connect.Request[v1.ParseParamsRequest]) (*connect.Response[v1.ParseParamsResponse], error)
+	// CancelMatch ends a match queued or running: a queued one ends void at once when a worker
+	// takes it, a running one ends void; either ending says it was cancelled. Only who asked for
+	// it (a tournament's match: who started the tournament), or the organiser, may. NOT_FOUND
+	// when no request of that id waits or plays (never asked for, or ended already),
+	// PERMISSION_DENIED for anyone else.
+	CancelMatch(context.Context, *connect.Request[v1.CancelMatchRequest]) (*connect.Response[v1.CancelMatchResponse], error)
 }
 
 // NewRefereeServiceClient constructs a client for the parley.referee.v1.RefereeService service. By
@@ -133,6 +142,12 @@ func NewRefereeServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(refereeServiceMethods.ByName("ParseParams")),
 			connect.WithClientOptions(opts...),
 		),
+		cancelMatch: connect.NewClient[v1.CancelMatchRequest, v1.CancelMatchResponse](
+			httpClient,
+			baseURL+RefereeServiceCancelMatchProcedure,
+			connect.WithSchema(refereeServiceMethods.ByName("CancelMatch")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -145,6 +160,7 @@ type refereeServiceClient struct {
 	listMatches       *connect.Client[v1.ListMatchesRequest, v1.ListMatchesResponse]
 	listAgents        *connect.Client[v1.ListAgentsRequest, v1.ListAgentsResponse]
 	parseParams       *connect.Client[v1.ParseParamsRequest, v1.ParseParamsResponse]
+	cancelMatch       *connect.Client[v1.CancelMatchRequest, v1.CancelMatchResponse]
 }
 
 // ListGames calls parley.referee.v1.RefereeService.ListGames.
@@ -182,6 +198,11 @@ func (c *refereeServiceClient) ParseParams(ctx context.Context, req *connect.Req
 	return c.parseParams.CallUnary(ctx, req)
 }
 
+// CancelMatch calls parley.referee.v1.RefereeService.CancelMatch.
+func (c *refereeServiceClient) CancelMatch(ctx context.Context, req *connect.Request[v1.CancelMatchRequest]) (*connect.Response[v1.CancelMatchResponse], error) {
+	return c.cancelMatch.CallUnary(ctx, req)
+}
+
 // RefereeServiceHandler is an implementation of the parley.referee.v1.RefereeService service.
 type RefereeServiceHandler interface {
 	// ListGames returns every game the referee can run, with its parameters.
@@ -203,6 +224,12 @@ type RefereeServiceHandler interface {
 	// ParseParams reads a game's parameters written as text, exactly as `parley play --param
 	// NAME=VALUE` reads them, into GameParams. INVALID_ARGUMENT names a bad name or value.
 	ParseParams(context.Context, *connect.Request[v1.ParseParamsRequest]) (*connect.Response[v1.ParseParamsResponse], error)
+	// CancelMatch ends a match queued or running: a queued one ends void at once when a worker
+	// takes it, a running one ends void; either ending says it was cancelled. Only who asked for
+	// it (a tournament's match: who started the tournament), or the organiser, may. NOT_FOUND
+	// when no request of that id waits or plays (never asked for, or ended already),
+	// PERMISSION_DENIED for anyone else.
+	CancelMatch(context.Context, *connect.Request[v1.CancelMatchRequest]) (*connect.Response[v1.CancelMatchResponse], error)
 }
 
 // NewRefereeServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -254,6 +281,12 @@ func NewRefereeServiceHandler(svc RefereeServiceHandler, opts ...connect.Handler
 		connect.WithSchema(refereeServiceMethods.ByName("ParseParams")),
 		connect.WithHandlerOptions(opts...),
 	)
+	refereeServiceCancelMatchHandler := connect.NewUnaryHandler(
+		RefereeServiceCancelMatchProcedure,
+		svc.CancelMatch,
+		connect.WithSchema(refereeServiceMethods.ByName("CancelMatch")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/parley.referee.v1.RefereeService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case RefereeServiceListGamesProcedure:
@@ -270,6 +303,8 @@ func NewRefereeServiceHandler(svc RefereeServiceHandler, opts ...connect.Handler
 			refereeServiceListAgentsHandler.ServeHTTP(w, r)
 		case RefereeServiceParseParamsProcedure:
 			refereeServiceParseParamsHandler.ServeHTTP(w, r)
+		case RefereeServiceCancelMatchProcedure:
+			refereeServiceCancelMatchHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -305,4 +340,8 @@ func (UnimplementedRefereeServiceHandler) ListAgents(context.Context, *connect.R
 
 func (UnimplementedRefereeServiceHandler) ParseParams(context.Context, *connect.Request[v1.ParseParamsRequest]) (*connect.Response[v1.ParseParamsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.referee.v1.RefereeService.ParseParams is not implemented"))
+}
+
+func (UnimplementedRefereeServiceHandler) CancelMatch(context.Context, *connect.Request[v1.CancelMatchRequest]) (*connect.Response[v1.CancelMatchResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.referee.v1.RefereeService.CancelMatch is not implemented"))
 }

@@ -47,6 +47,9 @@ const (
 	// TournamentServiceListTournamentsProcedure is the fully-qualified name of the TournamentService's
 	// ListTournaments RPC.
 	TournamentServiceListTournamentsProcedure = "/parley.tournament.v1.TournamentService/ListTournaments"
+	// TournamentServiceCancelTournamentProcedure is the fully-qualified name of the TournamentService's
+	// CancelTournament RPC.
+	TournamentServiceCancelTournamentProcedure = "/parley.tournament.v1.TournamentService/CancelTournament"
 )
 
 // TournamentServiceClient is a client for the parley.tournament.v1.TournamentService service.
@@ -61,6 +64,11 @@ type TournamentServiceClient interface {
 	GetTournament(context.Context, *connect.Request[v1.GetTournamentRequest]) (*connect.Response[v1.GetTournamentResponse], error)
 	// ListTournaments lists the stored tournaments, the most recently created first.
 	ListTournaments(context.Context, *connect.Request[v1.ListTournamentsRequest]) (*connect.Response[v1.ListTournamentsResponse], error)
+	// CancelTournament stops a tournament for good: no more of its matches are requested (nor
+	// after a restart), those queued end void at once when a worker takes them, and those
+	// running end void, each ending saying it was cancelled. Only who started it, or the
+	// organiser, may. NOT_FOUND for an unknown id, PERMISSION_DENIED for anyone else.
+	CancelTournament(context.Context, *connect.Request[v1.CancelTournamentRequest]) (*connect.Response[v1.CancelTournamentResponse], error)
 }
 
 // NewTournamentServiceClient constructs a client for the parley.tournament.v1.TournamentService
@@ -92,14 +100,21 @@ func NewTournamentServiceClient(httpClient connect.HTTPClient, baseURL string, o
 			connect.WithSchema(tournamentServiceMethods.ByName("ListTournaments")),
 			connect.WithClientOptions(opts...),
 		),
+		cancelTournament: connect.NewClient[v1.CancelTournamentRequest, v1.CancelTournamentResponse](
+			httpClient,
+			baseURL+TournamentServiceCancelTournamentProcedure,
+			connect.WithSchema(tournamentServiceMethods.ByName("CancelTournament")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // tournamentServiceClient implements TournamentServiceClient.
 type tournamentServiceClient struct {
-	startTournament *connect.Client[v1.StartTournamentRequest, v1.StartTournamentResponse]
-	getTournament   *connect.Client[v1.GetTournamentRequest, v1.GetTournamentResponse]
-	listTournaments *connect.Client[v1.ListTournamentsRequest, v1.ListTournamentsResponse]
+	startTournament  *connect.Client[v1.StartTournamentRequest, v1.StartTournamentResponse]
+	getTournament    *connect.Client[v1.GetTournamentRequest, v1.GetTournamentResponse]
+	listTournaments  *connect.Client[v1.ListTournamentsRequest, v1.ListTournamentsResponse]
+	cancelTournament *connect.Client[v1.CancelTournamentRequest, v1.CancelTournamentResponse]
 }
 
 // StartTournament calls parley.tournament.v1.TournamentService.StartTournament.
@@ -117,6 +132,11 @@ func (c *tournamentServiceClient) ListTournaments(ctx context.Context, req *conn
 	return c.listTournaments.CallUnary(ctx, req)
 }
 
+// CancelTournament calls parley.tournament.v1.TournamentService.CancelTournament.
+func (c *tournamentServiceClient) CancelTournament(ctx context.Context, req *connect.Request[v1.CancelTournamentRequest]) (*connect.Response[v1.CancelTournamentResponse], error) {
+	return c.cancelTournament.CallUnary(ctx, req)
+}
+
 // TournamentServiceHandler is an implementation of the parley.tournament.v1.TournamentService
 // service.
 type TournamentServiceHandler interface {
@@ -130,6 +150,11 @@ type TournamentServiceHandler interface {
 	GetTournament(context.Context, *connect.Request[v1.GetTournamentRequest]) (*connect.Response[v1.GetTournamentResponse], error)
 	// ListTournaments lists the stored tournaments, the most recently created first.
 	ListTournaments(context.Context, *connect.Request[v1.ListTournamentsRequest]) (*connect.Response[v1.ListTournamentsResponse], error)
+	// CancelTournament stops a tournament for good: no more of its matches are requested (nor
+	// after a restart), those queued end void at once when a worker takes them, and those
+	// running end void, each ending saying it was cancelled. Only who started it, or the
+	// organiser, may. NOT_FOUND for an unknown id, PERMISSION_DENIED for anyone else.
+	CancelTournament(context.Context, *connect.Request[v1.CancelTournamentRequest]) (*connect.Response[v1.CancelTournamentResponse], error)
 }
 
 // NewTournamentServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -157,6 +182,12 @@ func NewTournamentServiceHandler(svc TournamentServiceHandler, opts ...connect.H
 		connect.WithSchema(tournamentServiceMethods.ByName("ListTournaments")),
 		connect.WithHandlerOptions(opts...),
 	)
+	tournamentServiceCancelTournamentHandler := connect.NewUnaryHandler(
+		TournamentServiceCancelTournamentProcedure,
+		svc.CancelTournament,
+		connect.WithSchema(tournamentServiceMethods.ByName("CancelTournament")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/parley.tournament.v1.TournamentService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TournamentServiceStartTournamentProcedure:
@@ -165,6 +196,8 @@ func NewTournamentServiceHandler(svc TournamentServiceHandler, opts ...connect.H
 			tournamentServiceGetTournamentHandler.ServeHTTP(w, r)
 		case TournamentServiceListTournamentsProcedure:
 			tournamentServiceListTournamentsHandler.ServeHTTP(w, r)
+		case TournamentServiceCancelTournamentProcedure:
+			tournamentServiceCancelTournamentHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -184,4 +217,8 @@ func (UnimplementedTournamentServiceHandler) GetTournament(context.Context, *con
 
 func (UnimplementedTournamentServiceHandler) ListTournaments(context.Context, *connect.Request[v1.ListTournamentsRequest]) (*connect.Response[v1.ListTournamentsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.tournament.v1.TournamentService.ListTournaments is not implemented"))
+}
+
+func (UnimplementedTournamentServiceHandler) CancelTournament(context.Context, *connect.Request[v1.CancelTournamentRequest]) (*connect.Response[v1.CancelTournamentResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("parley.tournament.v1.TournamentService.CancelTournament is not implemented"))
 }

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/queue/v1/queue.proto.
  */
 export const file_parley_queue_v1_queue: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJsZXkvcXVldWUvdjEvcXVldWUucHJvdG8SD3BhcmxleS5xdWV1ZS52MSK7AgoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIvCgxtYXhfZHVyYXRpb24YCiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGAoQbWF4X3JlY29yZF9ieXRlcxgLIAEoAxINCgVvd25lchgMIAEoCSJfCgxNYXRjaFJldHJpZWQSEAoIbWF0Y2hfaWQYASABKAkSFgoOcmV0cnlfbWF0Y2hfaWQYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAlCvgEKE2NvbS5wYXJsZXkucXVldWUudjFCClF1ZXVlUHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvcXVldWUvdjE7cXVldWV2MaICA1BRWKoCD1BhcmxleS5RdWV1ZS5WMcoCD1BhcmxleVxRdWV1ZVxWMeICG1BhcmxleVxRdWV1ZVxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6UXVldWU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_parley_match_v1_match]);
+  fileDesc("ChtwYXJsZXkvcXVldWUvdjEvcXVldWUucHJvdG8SD3BhcmxleS5xdWV1ZS52MSK7AgoMTWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSDAoEZ2FtZRgDIAEoCRIrCgZwYXJhbXMYBCABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIMCgRzZWVkGAUgASgEEg4KBmFnZW50cxgGIAMoCRInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEg4KBmxhYmVscxgIIAMoCRIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIvCgxtYXhfZHVyYXRpb24YCiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGAoQbWF4X3JlY29yZF9ieXRlcxgLIAEoAxINCgVvd25lchgMIAEoCSJfCgxNYXRjaFJldHJpZWQSEAoIbWF0Y2hfaWQYASABKAkSFgoOcmV0cnlfbWF0Y2hfaWQYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkiQAoJQ2FuY2VsbGVkEhAKCG1hdGNoX2lkGAEgASgJEhUKDXRvdXJuYW1lbnRfaWQYAiABKAkSCgoCYnkYAyABKAlCvgEKE2NvbS5wYXJsZXkucXVldWUudjFCClF1ZXVlUHJvdG9QAVo9Z2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvcXVldWUvdjE7cXVldWV2MaICA1BRWKoCD1BhcmxleS5RdWV1ZS5WMcoCD1BhcmxleVxRdWV1ZVxWMeICG1BhcmxleVxRdWV1ZVxWMVxHUEJNZXRhZGF0YeoCEVBhcmxleTo6UXVldWU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_parley_match_v1_match]);
 
 /**
  * MatchRequest asks a referee worker to run one match and record it to the match stream.
@@ -183,4 +183,43 @@ export type MatchRetried = Message<"parley.queue.v1.MatchRetried"> & {
  */
 export const MatchRetriedSchema: GenMessage<MatchRetried> = /*@__PURE__*/
   messageDesc(file_parley_queue_v1_queue, 1);
+
+/**
+ * Cancelled says that a match, or every match of a tournament, is cancelled by its owner or
+ * the organiser. Written by the referee (CancelMatch, CancelTournament) on
+ * parley.cancel.match.<match_id> or parley.cancel.tournament.<tournament_id> in the stream
+ * PARLEY_TOURNAMENTS; a worker that takes a cancelled match's request records it void at once,
+ * and one playing it ends it void. Seen by referees and operators only.
+ *
+ * @generated from message parley.queue.v1.Cancelled
+ */
+export type Cancelled = Message<"parley.queue.v1.Cancelled"> & {
+  /**
+   * The match cancelled; empty when a tournament is.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+
+  /**
+   * The tournament cancelled; empty when a match is.
+   *
+   * @generated from field: string tournament_id = 2;
+   */
+  tournamentId: string;
+
+  /**
+   * Who cancelled ("its owner" or "the organiser"), for the void ending's summary.
+   *
+   * @generated from field: string by = 3;
+   */
+  by: string;
+};
+
+/**
+ * Describes the message parley.queue.v1.Cancelled.
+ * Use `create(CancelledSchema)` to create a new message.
+ */
+export const CancelledSchema: GenMessage<Cancelled> = /*@__PURE__*/
+  messageDesc(file_parley_queue_v1_queue, 2);
 

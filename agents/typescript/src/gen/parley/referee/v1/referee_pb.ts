@@ -21,7 +21,43 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/referee/v1/referee.proto.
  */
 export const file_parley_referee_v1_referee: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wYXJsZXkvcmVmZXJlZS92MS9yZWZlcmVlLnByb3RvEhFwYXJsZXkucmVmZXJlZS52MSITChFMaXN0QWdlbnRzUmVxdWVzdCJFChJMaXN0QWdlbnRzUmVzcG9uc2USLwoGYWdlbnRzGAEgAygLMh8ucGFybGV5LnJlZmVyZWUudjEuQnVpbHRpbkFnZW50Ij8KDEJ1aWx0aW5BZ2VudBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEAoIc2V0dGluZ3MYAyABKAkilAEKElBhcnNlUGFyYW1zUmVxdWVzdBIMCgRnYW1lGAEgASgJEkEKBnBhcmFtcxgCIAMoCzIxLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1BhcnNlUGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsucGFybGV5Lm1hdGNoLnYxLkdhbWVQYXJhbXMiEgoQTGlzdEdhbWVzUmVxdWVzdCI8ChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLnBhcmxleS5nYW1lLnYxLkdhbWVJbmZvIs8BChFTdGFydE1hdGNoUmVxdWVzdBIMCgRnYW1lGAEgASgJEisKBnBhcmFtcxgCIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYAyABKAQSDgoGYWdlbnRzGAQgAygJEicKBmxpbWl0cxgFIAEoCzIXLnBhcmxleS5tYXRjaC52MS5MaW1pdHMSEAoIbWF0Y2hfaWQYBiABKAkSDgoGbGFiZWxzGAcgAygJEhYKDnJldmVhbF9wcml2YXRlGAggASgIIkgKElN0YXJ0TWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWVkGAIgASgEEhIKCnNlYXRfbGlua3MYAyADKAkiIwoPR2V0TWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIk8KEEdldE1hdGNoUmVzcG9uc2USLAoGZXZlbnRzGAEgAygLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEV2ZW50Eg0KBWVuZGVkGAIgASgIIj4KGFN0cmVhbU1hdGNoRXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIQCghmcm9tX3NlcRgCIAEoBCJ1ChlTdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlEisKBWV2ZW50GAEgASgLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEV2ZW50EisKB3dhaXRpbmcYAiABKAsyGi5wYXJsZXkucmVmZXJlZS52MS5XYWl0aW5nImQKB1dhaXRpbmcSDAoEc2VhdBgBIAEoBRIMCgR0dXJuGAIgASgFEiwKCGRlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhdHRlbXB0GAQgASgFIqsBChJMaXN0TWF0Y2hlc1JlcXVlc3QSLAoFc3RhdGUYASABKA4yHS5wYXJsZXkucmVmZXJlZS52MS5NYXRjaFN0YXRlEgwKBGdhbWUYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIRCglwYWdlX3NpemUYBCABKAUSEgoKcGFnZV90b2tlbhgFIAEoCRIbChNleGNsdWRlX3RvdXJuYW1lbnRzGAYgASgIImAKE0xpc3RNYXRjaGVzUmVzcG9uc2USMAoHbWF0Y2hlcxgBIAMoCzIfLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixQIKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSJwoFc2VhdHMYBCADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxIsCgVzdGF0ZRgFIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSKQoHb3V0Y29tZRgGIAEoCzIYLnBhcmxleS5tYXRjaC52MS5PdXRjb21lEisKB3N0YXJ0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBWVuZGVkGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIMCgR0dXJuGAogASgFKlkKCk1hdGNoU3RhdGUSGwoXTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAESFQoRTUFUQ0hfU1RBVEVfRU5ERUQQAjKhBQoOUmVmZXJlZVNlcnZpY2USVgoJTGlzdEdhbWVzEiMucGFybGV5LnJlZmVyZWUudjEuTGlzdEdhbWVzUmVxdWVzdBokLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlElkKClN0YXJ0TWF0Y2gSJC5wYXJsZXkucmVmZXJlZS52MS5TdGFydE1hdGNoUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLlN0YXJ0TWF0Y2hSZXNwb25zZRJTCghHZXRNYXRjaBIiLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVxdWVzdBojLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVzcG9uc2UScAoRU3RyZWFtTWF0Y2hFdmVudHMSKy5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1JlcXVlc3QaLC5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlMAESXAoLTGlzdE1hdGNoZXMSJS5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlElkKCkxpc3RBZ2VudHMSJC5wYXJsZXkucmVmZXJlZS52MS5MaXN0QWdlbnRzUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RBZ2VudHNSZXNwb25zZRJcCgtQYXJzZVBhcmFtcxIlLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdBomLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVzcG9uc2VCzgEKFWNvbS5wYXJsZXkucmVmZXJlZS52MUIMUmVmZXJlZVByb3RvUAFaQWdpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3JlZmVyZWUvdjE7cmVmZXJlZXYxogIDUFJYqgIRUGFybGV5LlJlZmVyZWUuVjHKAhFQYXJsZXlcUmVmZXJlZVxWMeICHVBhcmxleVxSZWZlcmVlXFYxXEdQQk1ldGFkYXRh6gITUGFybGV5OjpSZWZlcmVlOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parley_events_v1_events, file_parley_game_v1_game, file_parley_match_v1_match]);
+  fileDesc("Ch9wYXJsZXkvcmVmZXJlZS92MS9yZWZlcmVlLnByb3RvEhFwYXJsZXkucmVmZXJlZS52MSImChJDYW5jZWxNYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiFQoTQ2FuY2VsTWF0Y2hSZXNwb25zZSITChFMaXN0QWdlbnRzUmVxdWVzdCJFChJMaXN0QWdlbnRzUmVzcG9uc2USLwoGYWdlbnRzGAEgAygLMh8ucGFybGV5LnJlZmVyZWUudjEuQnVpbHRpbkFnZW50Ij8KDEJ1aWx0aW5BZ2VudBIMCgRuYW1lGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEAoIc2V0dGluZ3MYAyABKAkilAEKElBhcnNlUGFyYW1zUmVxdWVzdBIMCgRnYW1lGAEgASgJEkEKBnBhcmFtcxgCIAMoCzIxLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1BhcnNlUGFyYW1zUmVzcG9uc2USKwoGcGFyYW1zGAEgASgLMhsucGFybGV5Lm1hdGNoLnYxLkdhbWVQYXJhbXMiEgoQTGlzdEdhbWVzUmVxdWVzdCI8ChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLnBhcmxleS5nYW1lLnYxLkdhbWVJbmZvIs8BChFTdGFydE1hdGNoUmVxdWVzdBIMCgRnYW1lGAEgASgJEisKBnBhcmFtcxgCIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEgwKBHNlZWQYAyABKAQSDgoGYWdlbnRzGAQgAygJEicKBmxpbWl0cxgFIAEoCzIXLnBhcmxleS5tYXRjaC52MS5MaW1pdHMSEAoIbWF0Y2hfaWQYBiABKAkSDgoGbGFiZWxzGAcgAygJEhYKDnJldmVhbF9wcml2YXRlGAggASgIIkgKElN0YXJ0TWF0Y2hSZXNwb25zZRIQCghtYXRjaF9pZBgBIAEoCRIMCgRzZWVkGAIgASgEEhIKCnNlYXRfbGlua3MYAyADKAkiIwoPR2V0TWF0Y2hSZXF1ZXN0EhAKCG1hdGNoX2lkGAEgASgJIk8KEEdldE1hdGNoUmVzcG9uc2USLAoGZXZlbnRzGAEgAygLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEV2ZW50Eg0KBWVuZGVkGAIgASgIIj4KGFN0cmVhbU1hdGNoRXZlbnRzUmVxdWVzdBIQCghtYXRjaF9pZBgBIAEoCRIQCghmcm9tX3NlcRgCIAEoBCJ1ChlTdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlEisKBWV2ZW50GAEgASgLMhwucGFybGV5LmV2ZW50cy52MS5NYXRjaEV2ZW50EisKB3dhaXRpbmcYAiABKAsyGi5wYXJsZXkucmVmZXJlZS52MS5XYWl0aW5nImQKB1dhaXRpbmcSDAoEc2VhdBgBIAEoBRIMCgR0dXJuGAIgASgFEiwKCGRlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhdHRlbXB0GAQgASgFIqsBChJMaXN0TWF0Y2hlc1JlcXVlc3QSLAoFc3RhdGUYASABKA4yHS5wYXJsZXkucmVmZXJlZS52MS5NYXRjaFN0YXRlEgwKBGdhbWUYAiABKAkSFQoNdG91cm5hbWVudF9pZBgDIAEoCRIRCglwYWdlX3NpemUYBCABKAUSEgoKcGFnZV90b2tlbhgFIAEoCRIbChNleGNsdWRlX3RvdXJuYW1lbnRzGAYgASgIImAKE0xpc3RNYXRjaGVzUmVzcG9uc2USMAoHbWF0Y2hlcxgBIAMoCzIfLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixQIKDE1hdGNoU3VtbWFyeRIQCghtYXRjaF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEhUKDXRvdXJuYW1lbnRfaWQYAyABKAkSJwoFc2VhdHMYBCADKAsyGC5wYXJsZXkuZ2FtZS52MS5TZWF0SW5mbxIsCgVzdGF0ZRgFIAEoDjIdLnBhcmxleS5yZWZlcmVlLnYxLk1hdGNoU3RhdGUSKQoHb3V0Y29tZRgGIAEoCzIYLnBhcmxleS5tYXRjaC52MS5PdXRjb21lEisKB3N0YXJ0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBWVuZGVkGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXZlYWxfcHJpdmF0ZRgJIAEoCBIMCgR0dXJuGAogASgFKlkKCk1hdGNoU3RhdGUSGwoXTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIXChNNQVRDSF9TVEFURV9SVU5OSU5HEAESFQoRTUFUQ0hfU1RBVEVfRU5ERUQQAjL/BQoOUmVmZXJlZVNlcnZpY2USVgoJTGlzdEdhbWVzEiMucGFybGV5LnJlZmVyZWUudjEuTGlzdEdhbWVzUmVxdWVzdBokLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlElkKClN0YXJ0TWF0Y2gSJC5wYXJsZXkucmVmZXJlZS52MS5TdGFydE1hdGNoUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLlN0YXJ0TWF0Y2hSZXNwb25zZRJTCghHZXRNYXRjaBIiLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVxdWVzdBojLnBhcmxleS5yZWZlcmVlLnYxLkdldE1hdGNoUmVzcG9uc2UScAoRU3RyZWFtTWF0Y2hFdmVudHMSKy5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1JlcXVlc3QaLC5wYXJsZXkucmVmZXJlZS52MS5TdHJlYW1NYXRjaEV2ZW50c1Jlc3BvbnNlMAESXAoLTGlzdE1hdGNoZXMSJS5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1JlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5MaXN0TWF0Y2hlc1Jlc3BvbnNlElkKCkxpc3RBZ2VudHMSJC5wYXJsZXkucmVmZXJlZS52MS5MaXN0QWdlbnRzUmVxdWVzdBolLnBhcmxleS5yZWZlcmVlLnYxLkxpc3RBZ2VudHNSZXNwb25zZRJcCgtQYXJzZVBhcmFtcxIlLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVxdWVzdBomLnBhcmxleS5yZWZlcmVlLnYxLlBhcnNlUGFyYW1zUmVzcG9uc2USXAoLQ2FuY2VsTWF0Y2gSJS5wYXJsZXkucmVmZXJlZS52MS5DYW5jZWxNYXRjaFJlcXVlc3QaJi5wYXJsZXkucmVmZXJlZS52MS5DYW5jZWxNYXRjaFJlc3BvbnNlQs4BChVjb20ucGFybGV5LnJlZmVyZWUudjFCDFJlZmVyZWVQcm90b1ABWkFnaXRodWIuY29tL3BhcmxleS1hcmVuYS9wYXJsZXkvZ2VuL2dvL3BhcmxleS9yZWZlcmVlL3YxO3JlZmVyZWV2MaICA1BSWKoCEVBhcmxleS5SZWZlcmVlLlYxygIRUGFybGV5XFJlZmVyZWVcVjHiAh1QYXJsZXlcUmVmZXJlZVxWMVxHUEJNZXRhZGF0YeoCE1BhcmxleTo6UmVmZXJlZTo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_parley_events_v1_events, file_parley_game_v1_game, file_parley_match_v1_match]);
+
+/**
+ * CancelMatchRequest names the match to cancel.
+ *
+ * @generated from message parley.referee.v1.CancelMatchRequest
+ */
+export type CancelMatchRequest = Message<"parley.referee.v1.CancelMatchRequest"> & {
+  /**
+   * Id of the match, as StartMatch returned it.
+   *
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message parley.referee.v1.CancelMatchRequest.
+ * Use `create(CancelMatchRequestSchema)` to create a new message.
+ */
+export const CancelMatchRequestSchema: GenMessage<CancelMatchRequest> = /*@__PURE__*/
+  messageDesc(file_parley_referee_v1_referee, 0);
+
+/**
+ * CancelMatchResponse says the match is cancelled.
+ *
+ * @generated from message parley.referee.v1.CancelMatchResponse
+ */
+export type CancelMatchResponse = Message<"parley.referee.v1.CancelMatchResponse"> & {
+};
+
+/**
+ * Describes the message parley.referee.v1.CancelMatchResponse.
+ * Use `create(CancelMatchResponseSchema)` to create a new message.
+ */
+export const CancelMatchResponseSchema: GenMessage<CancelMatchResponse> = /*@__PURE__*/
+  messageDesc(file_parley_referee_v1_referee, 1);
 
 /**
  * ListAgentsRequest asks for the built-in agents.
@@ -36,7 +72,7 @@ export type ListAgentsRequest = Message<"parley.referee.v1.ListAgentsRequest"> &
  * Use `create(ListAgentsRequestSchema)` to create a new message.
  */
 export const ListAgentsRequestSchema: GenMessage<ListAgentsRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 0);
+  messageDesc(file_parley_referee_v1_referee, 2);
 
 /**
  * ListAgentsResponse lists the built-in agents. Public.
@@ -57,7 +93,7 @@ export type ListAgentsResponse = Message<"parley.referee.v1.ListAgentsResponse">
  * Use `create(ListAgentsResponseSchema)` to create a new message.
  */
 export const ListAgentsResponseSchema: GenMessage<ListAgentsResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 1);
+  messageDesc(file_parley_referee_v1_referee, 3);
 
 /**
  * BuiltinAgent is a built-in agent a referee serves as "builtin:NAME?key=value&...". Public.
@@ -92,7 +128,7 @@ export type BuiltinAgent = Message<"parley.referee.v1.BuiltinAgent"> & {
  * Use `create(BuiltinAgentSchema)` to create a new message.
  */
 export const BuiltinAgentSchema: GenMessage<BuiltinAgent> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 2);
+  messageDesc(file_parley_referee_v1_referee, 4);
 
 /**
  * ParseParamsRequest is a game's parameters as text. Set by the caller.
@@ -120,7 +156,7 @@ export type ParseParamsRequest = Message<"parley.referee.v1.ParseParamsRequest">
  * Use `create(ParseParamsRequestSchema)` to create a new message.
  */
 export const ParseParamsRequestSchema: GenMessage<ParseParamsRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 3);
+  messageDesc(file_parley_referee_v1_referee, 5);
 
 /**
  * ParseParamsResponse is the parameters read. Public.
@@ -141,7 +177,7 @@ export type ParseParamsResponse = Message<"parley.referee.v1.ParseParamsResponse
  * Use `create(ParseParamsResponseSchema)` to create a new message.
  */
 export const ParseParamsResponseSchema: GenMessage<ParseParamsResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 4);
+  messageDesc(file_parley_referee_v1_referee, 6);
 
 /**
  * ListGamesRequest asks for the game catalogue.
@@ -156,7 +192,7 @@ export type ListGamesRequest = Message<"parley.referee.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 5);
+  messageDesc(file_parley_referee_v1_referee, 7);
 
 /**
  * ListGamesResponse is the game catalogue.
@@ -177,7 +213,7 @@ export type ListGamesResponse = Message<"parley.referee.v1.ListGamesResponse"> &
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 6);
+  messageDesc(file_parley_referee_v1_referee, 8);
 
 /**
  * StartMatchRequest describes a match to run.
@@ -255,7 +291,7 @@ export type StartMatchRequest = Message<"parley.referee.v1.StartMatchRequest"> &
  * Use `create(StartMatchRequestSchema)` to create a new message.
  */
 export const StartMatchRequestSchema: GenMessage<StartMatchRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 7);
+  messageDesc(file_parley_referee_v1_referee, 9);
 
 /**
  * StartMatchResponse says which match was started. Seen by the caller only.
@@ -292,7 +328,7 @@ export type StartMatchResponse = Message<"parley.referee.v1.StartMatchResponse">
  * Use `create(StartMatchResponseSchema)` to create a new message.
  */
 export const StartMatchResponseSchema: GenMessage<StartMatchResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 8);
+  messageDesc(file_parley_referee_v1_referee, 10);
 
 /**
  * GetMatchRequest names a match.
@@ -313,7 +349,7 @@ export type GetMatchRequest = Message<"parley.referee.v1.GetMatchRequest"> & {
  * Use `create(GetMatchRequestSchema)` to create a new message.
  */
 export const GetMatchRequestSchema: GenMessage<GetMatchRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 9);
+  messageDesc(file_parley_referee_v1_referee, 11);
 
 /**
  * GetMatchResponse is a match's record so far.
@@ -342,7 +378,7 @@ export type GetMatchResponse = Message<"parley.referee.v1.GetMatchResponse"> & {
  * Use `create(GetMatchResponseSchema)` to create a new message.
  */
 export const GetMatchResponseSchema: GenMessage<GetMatchResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 10);
+  messageDesc(file_parley_referee_v1_referee, 12);
 
 /**
  * StreamMatchEventsRequest names a match and where to start.
@@ -370,7 +406,7 @@ export type StreamMatchEventsRequest = Message<"parley.referee.v1.StreamMatchEve
  * Use `create(StreamMatchEventsRequestSchema)` to create a new message.
  */
 export const StreamMatchEventsRequestSchema: GenMessage<StreamMatchEventsRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 11);
+  messageDesc(file_parley_referee_v1_referee, 13);
 
 /**
  * StreamMatchEventsResponse carries one event, or, while the match runs, news of a seat
@@ -401,7 +437,7 @@ export type StreamMatchEventsResponse = Message<"parley.referee.v1.StreamMatchEv
  * Use `create(StreamMatchEventsResponseSchema)` to create a new message.
  */
 export const StreamMatchEventsResponseSchema: GenMessage<StreamMatchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 12);
+  messageDesc(file_parley_referee_v1_referee, 14);
 
 /**
  * Waiting says that the referee asked a seat to move and until when it waits for the answer.
@@ -445,7 +481,7 @@ export type Waiting = Message<"parley.referee.v1.Waiting"> & {
  * Use `create(WaitingSchema)` to create a new message.
  */
 export const WaitingSchema: GenMessage<Waiting> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 13);
+  messageDesc(file_parley_referee_v1_referee, 15);
 
 /**
  * ListMatchesRequest selects matches. Unset fields select everything. Set by the caller.
@@ -501,7 +537,7 @@ export type ListMatchesRequest = Message<"parley.referee.v1.ListMatchesRequest">
  * Use `create(ListMatchesRequestSchema)` to create a new message.
  */
 export const ListMatchesRequestSchema: GenMessage<ListMatchesRequest> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 14);
+  messageDesc(file_parley_referee_v1_referee, 16);
 
 /**
  * ListMatchesResponse is one page of matches, newest first.
@@ -529,7 +565,7 @@ export type ListMatchesResponse = Message<"parley.referee.v1.ListMatchesResponse
  * Use `create(ListMatchesResponseSchema)` to create a new message.
  */
 export const ListMatchesResponseSchema: GenMessage<ListMatchesResponse> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 15);
+  messageDesc(file_parley_referee_v1_referee, 17);
 
 /**
  * MatchSummary is a match in a listing: the public facts of its first and last events.
@@ -614,7 +650,7 @@ export type MatchSummary = Message<"parley.referee.v1.MatchSummary"> & {
  * Use `create(MatchSummarySchema)` to create a new message.
  */
 export const MatchSummarySchema: GenMessage<MatchSummary> = /*@__PURE__*/
-  messageDesc(file_parley_referee_v1_referee, 16);
+  messageDesc(file_parley_referee_v1_referee, 18);
 
 /**
  * MatchState says whether a match is still running.
@@ -730,6 +766,20 @@ export const RefereeService: GenService<{
     methodKind: "unary";
     input: typeof ParseParamsRequestSchema;
     output: typeof ParseParamsResponseSchema;
+  },
+  /**
+   * CancelMatch ends a match queued or running: a queued one ends void at once when a worker
+   * takes it, a running one ends void; either ending says it was cancelled. Only who asked for
+   * it (a tournament's match: who started the tournament), or the organiser, may. NOT_FOUND
+   * when no request of that id waits or plays (never asked for, or ended already),
+   * PERMISSION_DENIED for anyone else.
+   *
+   * @generated from rpc parley.referee.v1.RefereeService.CancelMatch
+   */
+  cancelMatch: {
+    methodKind: "unary";
+    input: typeof CancelMatchRequestSchema;
+    output: typeof CancelMatchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_parley_referee_v1_referee, 0);

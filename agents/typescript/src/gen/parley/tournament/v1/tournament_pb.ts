@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parley/tournament/v1/tournament.proto.
  */
 export const file_parley_tournament_v1_tournament: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXJsZXkvdG91cm5hbWVudC92MS90b3VybmFtZW50LnByb3RvEhRwYXJsZXkudG91cm5hbWVudC52MSIpCgdFbnRyYW50Eg0KBWxhYmVsGAEgASgJEg8KB2FkZHJlc3MYAiABKAkiagoOU2NoZWR1bGVkTWF0Y2gSEAoIbWF0Y2hfaWQYASABKAkSEAoIZW50cmFudHMYAiADKAUSDAoEc2VlZBgDIAEoBBISCgphc3NpZ25tZW50GAQgASgNEhIKCmdhbWVfaW5kZXgYBSABKA0i1wMKDlRvdXJuYW1lbnRTcGVjEhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIrCgZwYXJhbXMYAyABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIvCghlbnRyYW50cxgEIAMoCzIdLnBhcmxleS50b3VybmFtZW50LnYxLkVudHJhbnQSHAoUZ2FtZXNfcGVyX2Fzc2lnbm1lbnQYBSABKA0SDAoEc2VlZBgGIAEoBBInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEhEKCXNlbGZfcGxheRgIIAEoCBIcChRhc3NpZ25tZW50c19wb3NzaWJsZRgJIAEoBBI1CgdtYXRjaGVzGAogAygLMiQucGFybGV5LnRvdXJuYW1lbnQudjEuU2NoZWR1bGVkTWF0Y2gSKwoHY3JlYXRlZBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOcmV2ZWFsX3ByaXZhdGUYDCABKAgSFgoOc2NoZWR1bGVfcGFydHMYDSABKA0SGQoRc2NoZWR1bGVkX21hdGNoZXMYDiABKA0SDQoFb3duZXIYDyABKAkiyQIKFlN0YXJ0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEisKBnBhcmFtcxgDIAEoCzIbLnBhcmxleS5tYXRjaC52MS5HYW1lUGFyYW1zEi8KCGVudHJhbnRzGAQgAygLMh0ucGFybGV5LnRvdXJuYW1lbnQudjEuRW50cmFudBIcChRnYW1lc19wZXJfYXNzaWdubWVudBgFIAEoDRIMCgRzZWVkGAYgASgEEhEKCXNlbGZfcGxheRgHIAEoCBIXCg9tYXhfYXNzaWdubWVudHMYCCABKA0SJwoGbGltaXRzGAkgASgLMhcucGFybGV5Lm1hdGNoLnYxLkxpbWl0cxITCgtjb25jdXJyZW5jeRgKIAEoDRIWCg5yZXZlYWxfcHJpdmF0ZRgLIAEoCCJBChdTdGFydFRvdXJuYW1lbnRSZXNwb25zZRIVCg10b3VybmFtZW50X2lkGAEgASgJEg8KB21hdGNoZXMYAiABKA0iRQoUR2V0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCRIWCg5zdGFuZGluZ3Nfb25seRgCIAEoCCJ+ChVHZXRUb3VybmFtZW50UmVzcG9uc2USMgoEc3BlYxgBIAEoCzIkLnBhcmxleS50b3VybmFtZW50LnYxLlRvdXJuYW1lbnRTcGVjEjEKCXN0YW5kaW5ncxgCIAEoCzIeLnBhcmxleS5hbmFseXRpY3MudjEuU3RhbmRpbmdzIj8KFkxpc3RUb3VybmFtZW50c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkicAoXTGlzdFRvdXJuYW1lbnRzUmVzcG9uc2USPAoLdG91cm5hbWVudHMYASADKAsyJy5wYXJsZXkudG91cm5hbWVudC52MS5Ub3VybmFtZW50U3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkihgEKEVRvdXJuYW1lbnRTdW1tYXJ5EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIOCgZsYWJlbHMYAyADKAkSDwoHbWF0Y2hlcxgEIAEoDRIrCgdjcmVhdGVkGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDLdAgoRVG91cm5hbWVudFNlcnZpY2USbgoPU3RhcnRUb3VybmFtZW50EiwucGFybGV5LnRvdXJuYW1lbnQudjEuU3RhcnRUb3VybmFtZW50UmVxdWVzdBotLnBhcmxleS50b3VybmFtZW50LnYxLlN0YXJ0VG91cm5hbWVudFJlc3BvbnNlEmgKDUdldFRvdXJuYW1lbnQSKi5wYXJsZXkudG91cm5hbWVudC52MS5HZXRUb3VybmFtZW50UmVxdWVzdBorLnBhcmxleS50b3VybmFtZW50LnYxLkdldFRvdXJuYW1lbnRSZXNwb25zZRJuCg9MaXN0VG91cm5hbWVudHMSLC5wYXJsZXkudG91cm5hbWVudC52MS5MaXN0VG91cm5hbWVudHNSZXF1ZXN0Gi0ucGFybGV5LnRvdXJuYW1lbnQudjEuTGlzdFRvdXJuYW1lbnRzUmVzcG9uc2VC5gEKGGNvbS5wYXJsZXkudG91cm5hbWVudC52MUIPVG91cm5hbWVudFByb3RvUAFaR2dpdGh1Yi5jb20vcGFybGV5LWFyZW5hL3BhcmxleS9nZW4vZ28vcGFybGV5L3RvdXJuYW1lbnQvdjE7dG91cm5hbWVudHYxogIDUFRYqgIUUGFybGV5LlRvdXJuYW1lbnQuVjHKAhRQYXJsZXlcVG91cm5hbWVudFxWMeICIFBhcmxleVxUb3VybmFtZW50XFYxXEdQQk1ldGFkYXRh6gIWUGFybGV5OjpUb3VybmFtZW50OjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parley_analytics_v1_analytics, file_parley_match_v1_match]);
+  fileDesc("CiVwYXJsZXkvdG91cm5hbWVudC92MS90b3VybmFtZW50LnByb3RvEhRwYXJsZXkudG91cm5hbWVudC52MSIpCgdFbnRyYW50Eg0KBWxhYmVsGAEgASgJEg8KB2FkZHJlc3MYAiABKAkiagoOU2NoZWR1bGVkTWF0Y2gSEAoIbWF0Y2hfaWQYASABKAkSEAoIZW50cmFudHMYAiADKAUSDAoEc2VlZBgDIAEoBBISCgphc3NpZ25tZW50GAQgASgNEhIKCmdhbWVfaW5kZXgYBSABKA0i1wMKDlRvdXJuYW1lbnRTcGVjEhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIrCgZwYXJhbXMYAyABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIvCghlbnRyYW50cxgEIAMoCzIdLnBhcmxleS50b3VybmFtZW50LnYxLkVudHJhbnQSHAoUZ2FtZXNfcGVyX2Fzc2lnbm1lbnQYBSABKA0SDAoEc2VlZBgGIAEoBBInCgZsaW1pdHMYByABKAsyFy5wYXJsZXkubWF0Y2gudjEuTGltaXRzEhEKCXNlbGZfcGxheRgIIAEoCBIcChRhc3NpZ25tZW50c19wb3NzaWJsZRgJIAEoBBI1CgdtYXRjaGVzGAogAygLMiQucGFybGV5LnRvdXJuYW1lbnQudjEuU2NoZWR1bGVkTWF0Y2gSKwoHY3JlYXRlZBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOcmV2ZWFsX3ByaXZhdGUYDCABKAgSFgoOc2NoZWR1bGVfcGFydHMYDSABKA0SGQoRc2NoZWR1bGVkX21hdGNoZXMYDiABKA0SDQoFb3duZXIYDyABKAkiMAoXQ2FuY2VsVG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCSIwChhDYW5jZWxUb3VybmFtZW50UmVzcG9uc2USFAoMbWF0Y2hlc19sZWZ0GAEgASgNIskCChZTdGFydFRvdXJuYW1lbnRSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIrCgZwYXJhbXMYAyABKAsyGy5wYXJsZXkubWF0Y2gudjEuR2FtZVBhcmFtcxIvCghlbnRyYW50cxgEIAMoCzIdLnBhcmxleS50b3VybmFtZW50LnYxLkVudHJhbnQSHAoUZ2FtZXNfcGVyX2Fzc2lnbm1lbnQYBSABKA0SDAoEc2VlZBgGIAEoBBIRCglzZWxmX3BsYXkYByABKAgSFwoPbWF4X2Fzc2lnbm1lbnRzGAggASgNEicKBmxpbWl0cxgJIAEoCzIXLnBhcmxleS5tYXRjaC52MS5MaW1pdHMSEwoLY29uY3VycmVuY3kYCiABKA0SFgoOcmV2ZWFsX3ByaXZhdGUYCyABKAgiQQoXU3RhcnRUb3VybmFtZW50UmVzcG9uc2USFQoNdG91cm5hbWVudF9pZBgBIAEoCRIPCgdtYXRjaGVzGAIgASgNIkUKFEdldFRvdXJuYW1lbnRSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSFgoOc3RhbmRpbmdzX29ubHkYAiABKAgifgoVR2V0VG91cm5hbWVudFJlc3BvbnNlEjIKBHNwZWMYASABKAsyJC5wYXJsZXkudG91cm5hbWVudC52MS5Ub3VybmFtZW50U3BlYxIxCglzdGFuZGluZ3MYAiABKAsyHi5wYXJsZXkuYW5hbHl0aWNzLnYxLlN0YW5kaW5ncyI/ChZMaXN0VG91cm5hbWVudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJInAKF0xpc3RUb3VybmFtZW50c1Jlc3BvbnNlEjwKC3RvdXJuYW1lbnRzGAEgAygLMicucGFybGV5LnRvdXJuYW1lbnQudjEuVG91cm5hbWVudFN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIoYBChFUb3VybmFtZW50U3VtbWFyeRIVCg10b3VybmFtZW50X2lkGAEgASgJEgwKBGdhbWUYAiABKAkSDgoGbGFiZWxzGAMgAygJEg8KB21hdGNoZXMYBCABKA0SKwoHY3JlYXRlZBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAy0AMKEVRvdXJuYW1lbnRTZXJ2aWNlEm4KD1N0YXJ0VG91cm5hbWVudBIsLnBhcmxleS50b3VybmFtZW50LnYxLlN0YXJ0VG91cm5hbWVudFJlcXVlc3QaLS5wYXJsZXkudG91cm5hbWVudC52MS5TdGFydFRvdXJuYW1lbnRSZXNwb25zZRJoCg1HZXRUb3VybmFtZW50EioucGFybGV5LnRvdXJuYW1lbnQudjEuR2V0VG91cm5hbWVudFJlcXVlc3QaKy5wYXJsZXkudG91cm5hbWVudC52MS5HZXRUb3VybmFtZW50UmVzcG9uc2USbgoPTGlzdFRvdXJuYW1lbnRzEiwucGFybGV5LnRvdXJuYW1lbnQudjEuTGlzdFRvdXJuYW1lbnRzUmVxdWVzdBotLnBhcmxleS50b3VybmFtZW50LnYxLkxpc3RUb3VybmFtZW50c1Jlc3BvbnNlEnEKEENhbmNlbFRvdXJuYW1lbnQSLS5wYXJsZXkudG91cm5hbWVudC52MS5DYW5jZWxUb3VybmFtZW50UmVxdWVzdBouLnBhcmxleS50b3VybmFtZW50LnYxLkNhbmNlbFRvdXJuYW1lbnRSZXNwb25zZULmAQoYY29tLnBhcmxleS50b3VybmFtZW50LnYxQg9Ub3VybmFtZW50UHJvdG9QAVpHZ2l0aHViLmNvbS9wYXJsZXktYXJlbmEvcGFybGV5L2dlbi9nby9wYXJsZXkvdG91cm5hbWVudC92MTt0b3VybmFtZW50djGiAgNQVFiqAhRQYXJsZXkuVG91cm5hbWVudC5WMcoCFFBhcmxleVxUb3VybmFtZW50XFYx4gIgUGFybGV5XFRvdXJuYW1lbnRcVjFcR1BCTWV0YWRhdGHqAhZQYXJsZXk6OlRvdXJuYW1lbnQ6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_parley_analytics_v1_analytics, file_parley_match_v1_match]);
 
 /**
  * Entrant is one agent taking part in a tournament. Set by the scheduler; public.
@@ -235,6 +235,49 @@ export const TournamentSpecSchema: GenMessage<TournamentSpec> = /*@__PURE__*/
   messageDesc(file_parley_tournament_v1_tournament, 2);
 
 /**
+ * CancelTournamentRequest names the tournament to cancel.
+ *
+ * @generated from message parley.tournament.v1.CancelTournamentRequest
+ */
+export type CancelTournamentRequest = Message<"parley.tournament.v1.CancelTournamentRequest"> & {
+  /**
+   * Id of the tournament.
+   *
+   * @generated from field: string tournament_id = 1;
+   */
+  tournamentId: string;
+};
+
+/**
+ * Describes the message parley.tournament.v1.CancelTournamentRequest.
+ * Use `create(CancelTournamentRequestSchema)` to create a new message.
+ */
+export const CancelTournamentRequestSchema: GenMessage<CancelTournamentRequest> = /*@__PURE__*/
+  messageDesc(file_parley_tournament_v1_tournament, 3);
+
+/**
+ * CancelTournamentResponse says the tournament is cancelled.
+ *
+ * @generated from message parley.tournament.v1.CancelTournamentResponse
+ */
+export type CancelTournamentResponse = Message<"parley.tournament.v1.CancelTournamentResponse"> & {
+  /**
+   * Matches of its schedule without an ending when it was cancelled: each ends void, or is
+   * never requested.
+   *
+   * @generated from field: uint32 matches_left = 1;
+   */
+  matchesLeft: number;
+};
+
+/**
+ * Describes the message parley.tournament.v1.CancelTournamentResponse.
+ * Use `create(CancelTournamentResponseSchema)` to create a new message.
+ */
+export const CancelTournamentResponseSchema: GenMessage<CancelTournamentResponse> = /*@__PURE__*/
+  messageDesc(file_parley_tournament_v1_tournament, 4);
+
+/**
  * StartTournamentRequest describes a tournament to play. Set by the caller.
  *
  * @generated from message parley.tournament.v1.StartTournamentRequest
@@ -326,7 +369,7 @@ export type StartTournamentRequest = Message<"parley.tournament.v1.StartTourname
  * Use `create(StartTournamentRequestSchema)` to create a new message.
  */
 export const StartTournamentRequestSchema: GenMessage<StartTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 3);
+  messageDesc(file_parley_tournament_v1_tournament, 5);
 
 /**
  * StartTournamentResponse says which tournament was started.
@@ -354,7 +397,7 @@ export type StartTournamentResponse = Message<"parley.tournament.v1.StartTournam
  * Use `create(StartTournamentResponseSchema)` to create a new message.
  */
 export const StartTournamentResponseSchema: GenMessage<StartTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 4);
+  messageDesc(file_parley_tournament_v1_tournament, 6);
 
 /**
  * GetTournamentRequest names a tournament.
@@ -382,7 +425,7 @@ export type GetTournamentRequest = Message<"parley.tournament.v1.GetTournamentRe
  * Use `create(GetTournamentRequestSchema)` to create a new message.
  */
 export const GetTournamentRequestSchema: GenMessage<GetTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 5);
+  messageDesc(file_parley_tournament_v1_tournament, 7);
 
 /**
  * GetTournamentResponse is a tournament's schedule and standings.
@@ -410,7 +453,7 @@ export type GetTournamentResponse = Message<"parley.tournament.v1.GetTournamentR
  * Use `create(GetTournamentResponseSchema)` to create a new message.
  */
 export const GetTournamentResponseSchema: GenMessage<GetTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 6);
+  messageDesc(file_parley_tournament_v1_tournament, 8);
 
 /**
  * ListTournamentsRequest asks for one page of tournaments.
@@ -438,7 +481,7 @@ export type ListTournamentsRequest = Message<"parley.tournament.v1.ListTournamen
  * Use `create(ListTournamentsRequestSchema)` to create a new message.
  */
 export const ListTournamentsRequestSchema: GenMessage<ListTournamentsRequest> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 7);
+  messageDesc(file_parley_tournament_v1_tournament, 9);
 
 /**
  * ListTournamentsResponse is one page of tournaments.
@@ -466,7 +509,7 @@ export type ListTournamentsResponse = Message<"parley.tournament.v1.ListTourname
  * Use `create(ListTournamentsResponseSchema)` to create a new message.
  */
 export const ListTournamentsResponseSchema: GenMessage<ListTournamentsResponse> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 8);
+  messageDesc(file_parley_tournament_v1_tournament, 10);
 
 /**
  * TournamentSummary is a tournament in a listing. Public.
@@ -515,7 +558,7 @@ export type TournamentSummary = Message<"parley.tournament.v1.TournamentSummary"
  * Use `create(TournamentSummarySchema)` to create a new message.
  */
 export const TournamentSummarySchema: GenMessage<TournamentSummary> = /*@__PURE__*/
-  messageDesc(file_parley_tournament_v1_tournament, 9);
+  messageDesc(file_parley_tournament_v1_tournament, 11);
 
 /**
  * TournamentService starts tournaments and reports how they stand. It is served by the referee
@@ -559,6 +602,19 @@ export const TournamentService: GenService<{
     methodKind: "unary";
     input: typeof ListTournamentsRequestSchema;
     output: typeof ListTournamentsResponseSchema;
+  },
+  /**
+   * CancelTournament stops a tournament for good: no more of its matches are requested (nor
+   * after a restart), those queued end void at once when a worker takes them, and those
+   * running end void, each ending saying it was cancelled. Only who started it, or the
+   * organiser, may. NOT_FOUND for an unknown id, PERMISSION_DENIED for anyone else.
+   *
+   * @generated from rpc parley.tournament.v1.TournamentService.CancelTournament
+   */
+  cancelTournament: {
+    methodKind: "unary";
+    input: typeof CancelTournamentRequestSchema;
+    output: typeof CancelTournamentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_parley_tournament_v1_tournament, 0);
