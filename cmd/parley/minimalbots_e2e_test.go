@@ -152,20 +152,28 @@ func playAgainstUp(t *testing.T, url, agent string, bot *proc) {
 	}
 }
 
+// agentClient is a client of the agent at addr, with a context for its calls; both end with
+// the test.
+func agentClient(t *testing.T, addr string) (context.Context, agentv1.AgentServiceClient) {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	t.Cleanup(cancel)
+	return ctx, agentv1.NewAgentServiceClient(conn)
+}
+
 // playFailsBeforeAnswering checks the premise of the Ruby bot's place among the minimal bots:
 // its Play, left out, fails before any answer with a status other than UNIMPLEMENTED (grpc-ruby
 // says UNKNOWN), so that its passing agent-check and its match show the referee asking with
 // Act after any such failure.
 func playFailsBeforeAnswering(t *testing.T, addr string) {
 	t.Helper()
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
-	stream, err := agentv1.NewAgentServiceClient(conn).Play(ctx)
+	ctx, client := agentClient(t, addr)
+	stream, err := client.Play(ctx)
 	if err == nil {
 		_ = stream.Send(&agentv1.PlayRequest{Call: 1, Act: &agentv1.ActRequest{Observation: &agentv1.Observation{Turn: 1}}})
 		_, err = stream.Recv()
@@ -179,14 +187,8 @@ func playFailsBeforeAnswering(t *testing.T, addr string) {
 // so in Describe (Observing.skips_briefing), sparing both sides the briefing's text.
 func wantSkipsBriefing(t *testing.T, addr string) {
 	t.Helper()
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
-	resp, err := agentv1.NewAgentServiceClient(conn).Describe(ctx, &agentv1.DescribeRequest{})
+	ctx, client := agentClient(t, addr)
+	resp, err := client.Describe(ctx, &agentv1.DescribeRequest{})
 	if err != nil {
 		t.Fatalf("Describe: %v", err)
 	}
