@@ -23,6 +23,7 @@ import (
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/internal/matchid"
 	"github.com/parley-arena/parley/referee/games"
 	"github.com/parley-arena/parley/referee/games/ultimatum"
 )
@@ -447,12 +448,36 @@ func TestCache(t *testing.T) {
 	if srv.Count() != before {
 		t.Errorf("scope global: another match with the same prompt called the model again")
 	}
+	// Scoped by match, a rerun of the scheduled match (a run interrupted, or voided by its
+	// provider, and played again under <id>-r<k>) replays what the earlier run was told, and
+	// so does the same match resumed against another endpoint of the model; scoped globally,
+	// another endpoint is another model.
+	mirror := llmtest.New(t, func(llmtest.Request) llmtest.Reply { return llmtest.Text("<move>reject</move>") })
+	rerun := func() *agentv1.Observation { o := p2Turn2(t); o.MatchId = matchid.Rerun(o.GetMatchId(), 2); return o }
+	for name, tc := range map[string]struct {
+		cfg llm.Config
+		obs *agentv1.Observation
+	}{
+		"a rerun":               {cfg, rerun()},
+		"another endpoint":      {llm.Config{BaseURL: mirror.URL, CacheDir: dir, Temperature: &temp}, p2Turn2(t)},
+		"a rerun elsewhere":     {llm.Config{BaseURL: mirror.URL, CacheDir: dir, Temperature: &temp}, rerun()},
+		"global, same endpoint": {llm.Config{BaseURL: srv.URL, CacheDir: dir, Temperature: &temp, CacheScope: llm.CacheScopeGlobal}, p2Turn2(t)},
+	} {
+		before := srv.Count()
+		if got := act(t, newAgent(t, tc.cfg), tc.obs); got.GetUsage().GetCacheHits() != 1 || srv.Count() != before || mirror.Count() != 0 {
+			t.Errorf("%s missed the cache: usage %v, %d calls to the endpoint, %d to another", name, got.GetUsage(), srv.Count()-before, mirror.Count())
+		}
+	}
+	act(t, newAgent(t, llm.Config{BaseURL: mirror.URL, CacheDir: dir, Temperature: &temp, CacheScope: llm.CacheScopeGlobal}), p2Turn2(t))
+	if mirror.Count() != 1 {
+		t.Errorf("scope global: another endpoint reused a reply (%d calls)", mirror.Count())
+	}
 	c, err := llm.OpenCache(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := c.Len(); err != nil || n != 5 {
-		t.Errorf("cache holds %d entries (%v), want 5", n, err)
+	if n, err := c.Len(); err != nil || n != 6 {
+		t.Errorf("cache holds %d entries (%v), want 6", n, err)
 	}
 }
 

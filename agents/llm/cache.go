@@ -40,13 +40,15 @@ func OpenCache(dir string) (*Cache, error) {
 // Dir is the cache's directory.
 func (c *Cache) Dir() string { return c.dir }
 
-// CacheKey is what a cached reply is filed under: the endpoint and model, every message sent
-// (roles and texts, corrections included), the sampling parameters, the output style and,
-// with cache scope "match" (the default), the match id. Its Hash names the entry.
+// CacheKey is what a cached reply is filed under: the model, every message sent (roles and
+// texts, corrections included), the sampling parameters, the output style and, with cache
+// scope "match" (the default), the scheduled match (a rerun's id without its -r<k>), or with
+// scope "global" the endpoint. Its Hash names the entry.
 type CacheKey struct {
 	// Version changes when the key's meaning does.
 	Version int `json:"v"`
-	// Endpoint is the API's base URL: one model name on two servers is two models.
+	// Endpoint is the API's base URL with scope "global": one model name on two servers is
+	// two models there. Empty with scope "match" (see Agent.cacheKey).
 	Endpoint string       `json:"endpoint"`
 	Model    string       `json:"model"`
 	Messages []KeyMessage `json:"messages"`
@@ -58,7 +60,7 @@ type CacheKey struct {
 	// the same prompt in the same style is the same answer, however the server was asked to
 	// keep to the format).
 	Style string `json:"style"`
-	// Match is the match id with cache scope "match", else empty.
+	// Match is the scheduled match's id with cache scope "match", else empty.
 	Match string `json:"match,omitempty"`
 }
 

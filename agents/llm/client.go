@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/parley-arena/parley/internal/matchid"
 )
 
 // moveState accumulates what producing one action cost.
@@ -289,14 +291,18 @@ func (a *Agent) request(t *turn, msgs []openai.ChatCompletionMessage, level stru
 }
 
 // cacheKey files a reply by what was sent, the completion cap the call asked for included (a
-// budget may size it down).
+// budget may size it down). Scoped by match, the key holds the match as scheduled (a rerun of
+// an interrupted or provider-voided match replays what its earlier runs were told) and no
+// endpoint: within one scheduled match the run's owner has said, by resuming it elsewhere,
+// that the new endpoint serves the same model. Scoped globally it keeps the endpoint, since
+// unrelated runs would otherwise share replies of two servers' same-named models.
 func (a *Agent) cacheKey(t *turn, msgs []openai.ChatCompletionMessage, maxTokens int) CacheKey {
-	k := CacheKey{Version: 2, Endpoint: a.cfg.BaseURL, Model: a.cfg.Model, Temperature: a.cfg.Temperature, MaxTokens: maxTokens, Seed: a.cfg.Seed, Style: a.styleName}
+	k := CacheKey{Version: 3, Endpoint: a.cfg.BaseURL, Model: a.cfg.Model, Temperature: a.cfg.Temperature, MaxTokens: maxTokens, Seed: a.cfg.Seed, Style: a.styleName}
 	for _, m := range msgs {
 		k.Messages = append(k.Messages, KeyMessage{Role: m.Role, Content: m.Content})
 	}
 	if a.cfg.CacheScope == CacheScopeMatch {
-		k.Match = t.obs.GetMatchId()
+		k.Match, k.Endpoint = matchid.Requested(t.obs.GetMatchId()), ""
 	}
 	return k
 }

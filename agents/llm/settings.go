@@ -22,6 +22,29 @@ var settingKeys = []string{
 	"budget_tokens", "budget_usd", "prices", "preflight", "target",
 }
 
+// reachSettings say where the model is reached and where its replies are kept, not which
+// model answers or how it is asked.
+var reachSettings = []string{"base_url", "api_key_env", "cache", "no_cache", "preflight"}
+
+// Identity is what of an agent address names the agent that plays: for builtin:llm, the
+// address without its reach settings (so a run resumed against another endpoint of the same
+// model, or with another cache, is the same run); any other address whole. The reply cache
+// agrees: scoped by match, its key holds no endpoint (see CacheKey).
+func Identity(address string) string {
+	query, ok := strings.CutPrefix(address, "builtin:llm?")
+	if !ok {
+		return address
+	}
+	s, err := url.ParseQuery(query)
+	if err != nil {
+		return address
+	}
+	for _, k := range reachSettings {
+		s.Del(k)
+	}
+	return "builtin:llm?" + s.Encode()
+}
+
 // SettingKeys lists the settings ConfigFromSettings reads.
 func SettingKeys() []string { return slices.Clone(settingKeys) }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/parley-arena/parley/agents/sdk/sdktest"
 	agentv1 "github.com/parley-arena/parley/gen/go/parley/agent/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
+	"github.com/parley-arena/parley/referee/match"
 )
 
 // TestAgentFallbackIsTheGamesDefault: an agent that gives up on its own answers (its usage says
@@ -43,5 +44,28 @@ func TestAgentFallbackIsTheGamesDefault(t *testing.T) {
 	}
 	if len(faults(res.Events)) != 0 {
 		t.Errorf("a fallback is not an agent fault event: %v", faults(res.Events))
+	}
+}
+
+// TestVoidedByProvider: a match whose agent fell back because its model provider kept failing
+// ends void and reads as voided by the provider (whoever holds it may play it again); one whose
+// agent could not use its model's answers is the agent's fault and does not.
+func TestVoidedByProvider(t *testing.T) {
+	for cause, want := range map[agentv1.FallbackCause]bool{
+		agentv1.FallbackCause_FALLBACK_CAUSE_PROVIDER: true,
+		agentv1.FallbackCause_FALLBACK_CAUSE_AGENT:    false,
+	} {
+		giveUp := sdk.AgentFunc(func(_ context.Context, obs *agentv1.Observation) (*agentv1.Action, error) {
+			a := accept()
+			a.Usage = &agentv1.Usage{Model: "m", Fallback: true, Fallbacks: 1, FallbackCause: cause, FallbackDetail: "model call failed (rate limited)"}
+			return a, nil
+		})
+		res := run(t, ultimatumSpec("provider-"+cause.String(), sdktest.Client(t, patient(40)), sdktest.Client(t, giveUp)))
+		if got := match.VoidedByProvider(res.Events); got != want {
+			t.Errorf("%s: outcome %v, VoidedByProvider %v, want %v", cause, res.Outcome, got, want)
+		}
+		if want && res.Outcome.GetCause() != matchv1.EndCause_END_CAUSE_VOID {
+			t.Errorf("%s: outcome %v, want void", cause, res.Outcome)
+		}
 	}
 }

@@ -52,6 +52,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -148,6 +149,45 @@ func requestMsgID(req *queuev1.MatchRequest) string {
 // Enqueue puts a match request into the work queue. Publishing one twice within the
 // duplicate window stores it once.
 func Enqueue(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequest) error {
+	return enqueue(ctx, js, req, requestMsgID(req))
+}
+
+// ErrRerunsSpent reports a match whose retry chain already holds MaxReruns runs.
+var ErrRerunsSpent = errors.New("queue: the match was run too many times")
+
+// Replay requests req's match once more after the run that counts for it ended void for a
+// cause outside the match (a model provider that kept failing): it names the rerun
+// (MatchRetried, so that the void run's readers and Latest follow the chain to it, as for an
+// interrupted run) and puts the request back into the work queue, whose worker follows the
+// chain and plays the rerun. It returns the rerun's id, or ErrRerunsSpent (wrapped) when the
+// chain is as long as MaxReruns allows. The caller checks that the last run is such a void
+// one; Replay does not judge.
+func Replay(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequest, reason string) (string, error) {
+	last, runs := req.GetMatchId(), 1
+	for ; runs <= MaxReruns+1; runs++ {
+		retry, ok, err := LookupRetry(ctx, js, last)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			break
+		}
+		last = retry.GetRetryMatchId()
+	}
+	if runs > MaxReruns {
+		return "", fmt.Errorf("%w: %s was played %d times", ErrRerunsSpent, req.GetMatchId(), runs)
+	}
+	next := RetryID(req.GetMatchId(), runs)
+	if err := storeRetry(ctx, js, &queuev1.MatchRetried{
+		MatchId: last, RetryMatchId: next, TournamentId: req.GetTournamentId(), Reason: reason,
+	}); err != nil {
+		return "", err
+	}
+	// Its own message id: the first request's may still be within the duplicate window.
+	return next, enqueue(ctx, js, req, requestMsgID(req)+"/"+next)
+}
+
+func enqueue(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequest, msgID string) error {
 	if err := bus.ValidMatchID(req.GetMatchId()); err != nil {
 		return fmt.Errorf("queue: request: %w", err)
 	}
@@ -156,7 +196,7 @@ func Enqueue(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequ
 		return fmt.Errorf("queue: request %s: %w", req.GetMatchId(), err)
 	}
 	if _, err := js.Publish(ctx, natsname.RequestSubject(LaneOf(req.GetOwner()), req.GetMatchId()), data,
-		jetstream.WithMsgID(requestMsgID(req)), jetstream.WithExpectStream(natsname.RequestStream)); err != nil {
+		jetstream.WithMsgID(msgID), jetstream.WithExpectStream(natsname.RequestStream)); err != nil {
 		return fmt.Errorf("queue: request %s: %w", req.GetMatchId(), err)
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/matchid"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/agentconn"
 	"github.com/parley-arena/parley/referee/games"
@@ -332,8 +333,8 @@ func (w *Worker) process(ctx context.Context, req *queuev1.MatchRequest, logger 
 	}
 }
 
-// RetryID is the id of the k-th rerun of a requested match.
-func RetryID(matchID string, k int) string { return fmt.Sprintf("%s-r%d", matchID, k) }
+// RetryID is the id of the k-th rerun of a requested match (matchid.Rerun).
+func RetryID(matchID string, k int) string { return matchid.Rerun(matchID, k) }
 
 // closeVoid ends an open record with a void MatchEnded continuing its seq, naming its rerun.
 func (w *Worker) closeVoid(ctx context.Context, id, why, rerun string) error {

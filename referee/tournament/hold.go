@@ -22,6 +22,7 @@ import (
 	"github.com/parley-arena/parley/internal/bus"
 	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/referee/launch"
+	"github.com/parley-arena/parley/referee/match"
 	"github.com/parley-arena/parley/referee/queue"
 )
 
@@ -33,6 +34,9 @@ var (
 	ErrNotFound = errors.New("tournament: not found")
 	// ErrSpecMismatch reports a tournament id already used by a different tournament.
 	ErrSpecMismatch = errors.New("tournament: id already used by a different tournament")
+	// ErrEndpointFailing reports a tournament stopped because its last matches were voided, one
+	// after another, by model providers that kept failing (HoldConfig.MaxEndpointFailures).
+	ErrEndpointFailing = errors.New("tournament: the model endpoint keeps failing")
 )
 
 // retryDelay is how long Run waits after a transient failure of the broker.
@@ -40,6 +44,12 @@ const retryDelay = 2 * time.Second
 
 // DefaultConcurrency is how many matches a tournament keeps requested at once by default.
 const DefaultConcurrency = 4
+
+// DefaultMaxEndpointFailures is what the commands that play tournaments take for
+// EndpointStreak.Max: more than the matches in flight at DefaultConcurrency, so one
+// moment's outage that voids them all does not stop a run, and few enough that a dead
+// endpoint costs a couple of move timeouts per match in flight.
+const DefaultMaxEndpointFailures = 5
 
 // HoldConfig tunes Hold.
 type HoldConfig struct {
@@ -63,6 +73,22 @@ type HoldConfig struct {
 	// so no match of it can have been requested yet. Run also knows it when it stores the
 	// spec itself. A fresh tournament's matches are requested without looking each one up.
 	Fresh bool
+	// Endpoints, when set, stops Hold with ErrEndpointFailing once its Max matches in a row
+	// ended void because a model provider kept failing (match.VoidedByProvider): past that,
+	// every match left would burn its time for nothing. One streak may run through several
+	// Holds (the set-ups of one reproduction). The matches requested meanwhile are left to the
+	// workers (a resumed Hold finds them).
+	Endpoints *EndpointStreak
+	// ReplayProviderVoids: a resumed tournament requests again (queue.Replay) every match whose
+	// run that counts was voided by a failing model provider, once per Hold, so its cell fills
+	// in once the provider answers. A service resuming at start-up leaves it unset: only the
+	// person who resumes a run decides to pay for its matches again.
+	ReplayProviderVoids bool
+	// AgentIdentity, when set, is what of an entrant's address makes it the same agent across
+	// resumes (a language model's endpoint is not part of it): the stored spec and the one asked
+	// for are the same tournament when their entrants' identities are equal, and the matches
+	// requested from then on go to the addresses asked for. Nil: the whole address.
+	AgentIdentity func(address string) string
 }
 
 // Progress reports one scheduled match that ended.
@@ -99,7 +125,7 @@ func Hold(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cf
 	if err := queue.EnsureStreams(ctx, js); err != nil {
 		return err
 	}
-	fresh, err := storeSpec(ctx, js, spec, cfg.Now)
+	fresh, err := storeSpec(ctx, js, spec, cfg.Now, cfg.AgentIdentity)
 	if err != nil {
 		return err
 	}
@@ -127,6 +153,16 @@ func Hold(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cf
 			cfg.Progress(Progress{Done: done, Total: total, Match: m, RecordedAs: id, Outcome: out})
 		}
 	}
+	// settled finishes a match as it ends (not one a resume finds ended), counting the streak.
+	settled := func(m *tournamentv1.ScheduledMatch, id string, out *matchv1.Outcome) error {
+		if cfg.Endpoints != nil && cfg.Endpoints.Max > 0 {
+			if err := cfg.Endpoints.count(ctx, js, id, out); err != nil {
+				return err
+			}
+		}
+		finish(m, id, out)
+		return nil
+	}
 	// ended settles the MatchEnded of a match waited for (and ignores any other).
 	ended := func(id string, end *eventsv1.MatchEnded) error {
 		m, ok := waiting[id]
@@ -145,8 +181,7 @@ func Hold(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cf
 			}
 			if owner == spec.GetTournamentId() {
 				delete(waiting, id)
-				finish(m, id, end.GetOutcome())
-				return nil
+				return settled(m, id, end.GetOutcome())
 			}
 		}
 		// Whose ending is it? A record of another under the scheduled id is passed over: the
@@ -180,11 +215,14 @@ func Hold(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cf
 				return nil
 			}
 		}
-		finish(m, id, out)
-		return nil
+		return settled(m, id, out)
 	}
 	next := 0
 	for done < total {
+		if f := cfg.Endpoints; f != nil && f.Max > 0 && f.inRow >= f.Max {
+			return fmt.Errorf("%w: %d matches in a row were voided by it (the last, %s: %s); %d of %d matches of %s ended",
+				ErrEndpointFailing, f.inRow, f.lastID, f.last, done, total, spec.GetTournamentId())
+		}
 		// Request matches until Concurrency are outstanding.
 		for next < total && len(waiting) < cfg.Concurrency {
 			m := spec.GetMatches()[next]
@@ -200,6 +238,19 @@ func Hold(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cf
 					return err
 				}
 				if end != nil {
+					if cfg.ReplayProviderVoids && end.GetOutcome().GetCause() == matchv1.EndCause_END_CAUSE_VOID {
+						var rerun string
+						if err := retrying(ctx, func() (err error) {
+							rerun, err = replayProviderVoid(ctx, js, spec, m, id, cfg)
+							return err
+						}); err != nil {
+							return err
+						}
+						if rerun != "" {
+							waiting[rerun] = m
+							continue
+						}
+					}
 					finish(m, id, end.GetOutcome())
 					continue
 				}
@@ -212,6 +263,7 @@ func Hold(ctx context.Context, b *bus.Bus, spec *tournamentv1.TournamentSpec, cf
 		if done == total {
 			break
 		}
+
 		if follow == nil {
 			follow, _ = followEndings(ctx, js) // on failure, poll and try again next time
 		}
@@ -327,6 +379,58 @@ func pollEndings(ctx context.Context, js jetstream.JetStream, waiting map[string
 	return nil
 }
 
+// EndpointStreak counts the matches ended in a row that a failing model provider voided
+// (HoldConfig.Endpoints). Not safe for Holds running at once.
+type EndpointStreak struct {
+	// Max is how many in a row stop a Hold; 0 never does.
+	Max          int
+	inRow        int
+	lastID, last string // the last one's id and summary
+}
+
+// count notes how match id ended: a void one is read to learn whether its provider voided it.
+func (f *EndpointStreak) count(ctx context.Context, js jetstream.JetStream, id string, out *matchv1.Outcome) error {
+	if out.GetCause() != matchv1.EndCause_END_CAUSE_VOID {
+		f.inRow = 0
+		return nil
+	}
+	var events []*eventsv1.MatchEvent
+	if err := retrying(ctx, func() (err error) {
+		events, err = bus.ReadMatch(ctx, js, id)
+		return err
+	}); err != nil {
+		return err
+	}
+	if !match.VoidedByProvider(events) {
+		f.inRow = 0
+		return nil
+	}
+	f.inRow++
+	// One line: it ends up in one.
+	f.lastID, f.last = id, match.Clip(strings.Join(strings.Fields(strings.TrimPrefix(out.GetSummary(), "Void: ")), " "), 300)
+	return nil
+}
+
+// replayProviderVoid requests scheduled match m again when its run that counts, id, was voided
+// by a failing model provider, and returns the rerun's id; "" when it was voided otherwise, or
+// has been run as often as the queue allows.
+func replayProviderVoid(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch,
+	id string, cfg HoldConfig) (string, error) {
+	events, err := bus.ReadMatch(ctx, js, id)
+	if err != nil || !match.VoidedByProvider(events) {
+		return "", err
+	}
+	req, err := matchRequest(spec, m, cfg)
+	if err != nil {
+		return "", err
+	}
+	rerun, err := queue.Replay(ctx, js, req, "its model provider kept failing; played again on resume")
+	if errors.Is(err, queue.ErrRerunsSpent) {
+		return "", nil
+	}
+	return rerun, err
+}
+
 // request publishes the request of one scheduled match. When resuming, it does not when the
 // request is still in the work queue (waiting, or taken by a worker that runs it now): a
 // request published again after the duplicate window would be stored twice, and its second
@@ -340,11 +444,20 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 			return nil
 		}
 	}
+	req, err := matchRequest(spec, m, cfg)
+	if err != nil {
+		return err
+	}
+	return queue.Enqueue(ctx, js, req)
+}
+
+// matchRequest prepares the request of one scheduled match.
+func matchRequest(spec *tournamentv1.TournamentSpec, m *tournamentv1.ScheduledMatch, cfg HoldConfig) (*queuev1.MatchRequest, error) {
 	agents := make([]string, len(m.GetEntrants()))
 	labels := make([]string, len(m.GetEntrants()))
 	for i, e := range m.GetEntrants() {
 		if int(e) >= len(spec.GetEntrants()) || e < 0 {
-			return fmt.Errorf("tournament: match %s names entrant %d of %d", m.GetMatchId(), e, len(spec.GetEntrants()))
+			return nil, fmt.Errorf("tournament: match %s names entrant %d of %d", m.GetMatchId(), e, len(spec.GetEntrants()))
 		}
 		agents[i] = spec.GetEntrants()[e].GetAddress()
 		labels[i] = spec.GetEntrants()[e].GetLabel()
@@ -357,15 +470,15 @@ func request(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.Tou
 	if cfg.Params != nil {
 		params, err := cfg.Params(m.GetSeed())
 		if err != nil {
-			return fmt.Errorf("tournament: params of match %s: %w", m.GetMatchId(), err)
+			return nil, fmt.Errorf("tournament: params of match %s: %w", m.GetMatchId(), err)
 		}
 		req.Params, req.Resolved = params, false
 	}
 	prepared, err := cfg.Matches.Setup(req)
 	if err != nil {
-		return fmt.Errorf("tournament: match %s: %w", m.GetMatchId(), err)
+		return nil, fmt.Errorf("tournament: match %s: %w", m.GetMatchId(), err)
 	}
-	return queue.Enqueue(ctx, js, prepared.Request())
+	return prepared.Request(), nil
 }
 
 // StoreSpec stores spec, or checks that the one stored under its id is the same tournament
@@ -375,16 +488,17 @@ func StoreSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.T
 	if err := queue.EnsureStreams(ctx, js); err != nil {
 		return false, err
 	}
-	return storeSpec(ctx, js, spec, time.Now)
+	return storeSpec(ctx, js, spec, time.Now, nil)
 }
 
 // storeSpec stores spec, or checks that the one stored under its id is the same tournament;
 // fresh says it stored it.
-func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, now func() time.Time) (fresh bool, err error) {
+func storeSpec(ctx context.Context, js jetstream.JetStream, spec *tournamentv1.TournamentSpec, now func() time.Time,
+	identity func(string) string) (fresh bool, err error) {
 	stored, err := LoadSpec(ctx, js, spec.GetTournamentId())
 	switch {
 	case err == nil:
-		if diff := specDifference(stored, spec); diff != "" {
+		if diff := specDifference(identified(stored, identity), identified(spec, identity)); diff != "" {
 			return false, fmt.Errorf("%w: %s is stored with %s", ErrSpecMismatch, spec.GetTournamentId(), diff)
 		}
 		spec.Created = stored.GetCreated()
@@ -451,6 +565,18 @@ func publishSpec(ctx context.Context, js jetstream.JetStream, subject, id string
 		return nil, fmt.Errorf("tournament: store spec of %s: %w", m.GetTournamentId(), err)
 	}
 	return ack, nil
+}
+
+// identified is spec with each entrant's address reduced to its identity (nil: spec itself).
+func identified(spec *tournamentv1.TournamentSpec, identity func(string) string) *tournamentv1.TournamentSpec {
+	if identity == nil {
+		return spec
+	}
+	out := proto.CloneOf(spec)
+	for _, e := range out.GetEntrants() {
+		e.Address = identity(e.GetAddress())
+	}
+	return out
 }
 
 // specDifference names the settings in which two specs of one tournament id differ, with the

@@ -1,6 +1,9 @@
 package tournament
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -60,7 +63,7 @@ type PlanConfig struct {
 // assignment would otherwise know the seller's cost as the buyer of game k of the next).
 // Matches are requested game by game (game 0 of every assignment,
 // then game 1, ...), so a tournament stopped early still covers every assignment.
-// Match ids are <ID>-a<assignment>-g<game>, zero-padded.
+// Match ids are <ID>-<SeedTag>-a<assignment>-g<game>, zero-padded.
 func Plan(cfg PlanConfig) (*tournamentv1.TournamentSpec, error) {
 	k, n := len(cfg.Entrants), cfg.Seats
 	switch {
@@ -108,7 +111,7 @@ func Plan(cfg PlanConfig) (*tournamentv1.TournamentSpec, error) {
 	for g := range cfg.GamesPerAssignment {
 		for a, r := range ranks {
 			seed := MatchSeed(cfg.Seed, a, g)
-			id := fmt.Sprintf("%s-a%0*d-g%0*d", cfg.ID, aw, a, gw, g)
+			id := fmt.Sprintf("%s-%s-a%0*d-g%0*d", cfg.ID, SeedTag(cfg.Seed), aw, a, gw, g)
 			if len(id) > bus.MaxMatchIDLen-maxRetrySuffix {
 				return nil, fmt.Errorf("%w: tournament id %q is too long for its match ids", ErrPlan, cfg.ID)
 			}
@@ -122,6 +125,17 @@ func Plan(cfg PlanConfig) (*tournamentv1.TournamentSpec, error) {
 		}
 	}
 	return spec, nil
+}
+
+// SeedTag is the part of a tournament's match ids that its seed sets: "s" and 6 hex digits of
+// a hash of it. An agent is never told a match's seed (its private draws follow from it), so
+// whatever an agent keeps by match id, a reply cache above all, must find the seed in the id:
+// without it one tournament id played again with another seed (in a fresh store, where no
+// stored spec refuses it) would replay the first seed's replies. A hash tells no more than
+// the default tournament ids already do, which name the seed.
+func SeedTag(seed uint64) string {
+	sum := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("parley/tournament-seed/"), seed))
+	return "s" + hex.EncodeToString(sum[:3])
 }
 
 // MatchSeed is the seed of game k of assignment a of a tournament seeded with seed: a

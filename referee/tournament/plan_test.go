@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
@@ -46,8 +47,8 @@ func TestPlanAssignments(t *testing.T) {
 					t.Errorf("match %s seed %d, want MatchSeed(5, %d, %d)", m.MatchId, m.Seed, a, m.GameIndex)
 				}
 			}
-			if spec.Matches[0].MatchId != "t-a0-g0" {
-				t.Errorf("first id %q", spec.Matches[0].MatchId)
+			if m := spec.Matches[0].MatchId; !strings.HasPrefix(m, "t-s") || !strings.HasSuffix(m, "-a0-g0") || len(m) != len("t-s123456-a0-g0") {
+				t.Errorf("first id %q, want t-s<6 hex digits>-a0-g0", m)
 			}
 		})
 	}
@@ -120,6 +121,32 @@ func TestPlanErrors(t *testing.T) {
 	for _, tc := range cases {
 		if _, err := Plan(tc.cfg); !errors.Is(err, ErrPlan) {
 			t.Errorf("%s: %v, want ErrPlan", tc.name, err)
+		}
+	}
+}
+
+// TestPlanIDsPerSeed: one tournament id planned with two seeds schedules no match id twice (an
+// agent keeping anything by match id, a reply cache, would carry one seed's match into the
+// other's); planned again with the same seed, the same ids.
+func TestPlanIDsPerSeed(t *testing.T) {
+	plan := func(seed uint64) []string {
+		spec, err := Plan(PlanConfig{ID: "t", Game: "g", Seats: 2, Entrants: entrants(2), GamesPerAssignment: 3, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range spec.Matches {
+			ids = append(ids, m.MatchId)
+		}
+		return ids
+	}
+	one, again, two := plan(1), plan(1), plan(2)
+	if !slices.Equal(one, again) {
+		t.Errorf("the same seed planned other ids: %v, %v", one, again)
+	}
+	for _, id := range two {
+		if slices.Contains(one, id) {
+			t.Errorf("seeds 1 and 2 both schedule %s", id)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/parley-arena/parley/agents/llm"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	tournamentv1 "github.com/parley-arena/parley/gen/go/parley/tournament/v1"
 	"github.com/parley-arena/parley/internal/bus"
@@ -32,12 +33,17 @@ type Tournaments struct {
 	// Matches prepares each match as it is requested (see tournament.HoldConfig). Required.
 	Matches     *launch.Preparer
 	Concurrency int
+	// Endpoints stops the run after its Max matches in a row, across set-ups, voided by a
+	// failing model endpoint (tournament.ErrEndpointFailing); nil: never.
+	Endpoints *tournament.EndpointStreak
 }
 
-// Play implements Executor.
+// Hold implements Executor. A set-up resumed plays again the matches a failing endpoint
+// voided, and may be resumed against another endpoint of the same models (llm.Identity).
 func (t Tournaments) Hold(ctx context.Context, spec *tournamentv1.TournamentSpec, params func(uint64) (*matchv1.GameParams, error), done func()) ([]metrics.Row, error) {
 	err := tournament.Hold(ctx, t.Bus, spec, tournament.HoldConfig{Concurrency: t.Concurrency, Matches: t.Matches, Params: params,
-		Progress: func(tournament.Progress) { done() }})
+		Progress: func(tournament.Progress) { done() }, Endpoints: t.Endpoints,
+		ReplayProviderVoids: true, AgentIdentity: llm.Identity})
 	if err != nil {
 		return nil, err
 	}

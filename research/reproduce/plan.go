@@ -344,6 +344,7 @@ func (p *Plan) plan(r studies.Run, o Options, reg *games.Registry, prices llm.Pr
 		n = min(n, o.Games)
 	}
 	tid := tournamentID(o.ID, r.ID)
+	tag := tournament.SeedTag(o.Seed) // another --seed under the same --id: other match ids
 	spec := &tournamentv1.TournamentSpec{
 		TournamentId: tid, Game: r.Game, Params: resolved, Entrants: entrants,
 		GamesPerAssignment: uint32(n), Seed: o.Seed, AssignmentsPossible: uint64(len(assignments)),
@@ -360,7 +361,7 @@ func (p *Plan) plan(r studies.Run, o Options, reg *games.Registry, prices llm.Pr
 		}
 		for a, who := range assignments {
 			spec.Matches = append(spec.Matches, &tournamentv1.ScheduledMatch{
-				MatchId: fmt.Sprintf("%s-a%02d-g%03d", tid, a, g), Entrants: who, Seed: seed, Assignment: uint32(a), GameIndex: uint32(g),
+				MatchId: fmt.Sprintf("%s-%s-a%02d-g%03d", tid, tag, a, g), Entrants: who, Seed: seed, Assignment: uint32(a), GameIndex: uint32(g),
 			})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/parley-arena/parley/agents/llm"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
@@ -38,6 +39,11 @@ type options struct {
 	quiet    bool
 	verbose  bool
 	fromRuns []string
+	// maxEndpointFailures stops the run after that many matches in a row voided by the model
+	// endpoint (0: never).
+	maxEndpointFailures int
+
+	flags *pflag.FlagSet // the command line as given, for the resume command
 }
 
 // NewCmd returns the reproduce command.
@@ -69,6 +75,7 @@ model's time for an answer (default 2 minutes, fit for hosted models; the most i
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.study = args[0]
+			o.flags = cmd.Flags()
 			return run(cmd.Context(), deps, o)
 		},
 	}
@@ -93,6 +100,7 @@ model's time for an answer (default 2 minutes, fit for hosted models; the most i
 		"where the embedded NATS server keeps its data, so a stopped run can resume (default: a temporary directory)")
 	fs.IntVar(&o.workers, "workers", -1, "referee workers in this process (default: --concurrency; 0: rely on 'parley referee' workers on --nats)")
 	fs.IntVar(&o.conc, "concurrency", tournament.DefaultConcurrency, "most matches requested and not yet ended at once")
+	fs.IntVar(&o.maxEndpointFailures, "max-endpoint-failures", tournament.DefaultMaxEndpointFailures, "stop, naming the command that resumes, after this many matches in a row voided by the model endpoint (429s, 5xx or broken connections past the agent's retries); the resumed run plays them again (0: never stop)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	fs.BoolVar(&o.verbose, "verbose", false, "log what the referee workers do to stderr")
 	fs.StringArrayVar(&o.fromRuns, "from-runs", nil, "NAME or PATH (repeatable): fill the tables from the study's published runs in the store, the tournaments whose id is NAME or starts with NAME- (parley import STUDY), or the runs at PATH, imported first; no model is asked")
@@ -107,6 +115,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	switch {
 	case o.conc < 1:
 		return cli.Usagef("--concurrency must be at least 1, got %d", o.conc)
+	case o.maxEndpointFailures < 0:
+		return cli.Usagef("--max-endpoint-failures must be 0 (never stop) or more, got %d", o.maxEndpointFailures)
 	}
 	if err := o.bus.Check(); err != nil {
 		return err
@@ -170,7 +180,9 @@ func preflight(ctx context.Context, agents *agentconn.Resolver, plan *reproduce.
 // referee workers in this process. It is the one place that knows how, so it can follow the
 // tournament code wherever it moves.
 func play(ctx context.Context, deps *cli.Deps, o *options, plan *reproduce.Plan) (studies.Results, error) {
-	level := slog.LevelWarn
+	// A void match is told in its table's cell (and a run of them in one line that stops the
+	// run), not in a warning each.
+	level := slog.LevelError
 	if o.verbose {
 		level = slog.LevelDebug
 	}
@@ -204,9 +216,16 @@ func play(ctx context.Context, deps *cli.Deps, o *options, plan *reproduce.Plan)
 	}
 	res, err := plan.Execute(ctx, reproduce.Tournaments{
 		Bus: b, Concurrency: o.conc, Matches: &launch.Preparer{Games: deps.Games, Agents: deps.Resolver(), ReadFile: os.ReadFile},
+		Endpoints: &tournament.EndpointStreak{Max: o.maxEndpointFailures},
 	}, done)
-	if err != nil && ctx.Err() != nil && o.bus.Kept() {
-		fmt.Fprintf(deps.Err, "stopped; resume with the same flags and --id %s\n", o.r.ID)
+	resume := cli.ResumeCommand(o.flags, []string{"parley", "reproduce", o.study}, o.r.ID, o.r.Seed)
+	switch {
+	case errors.Is(err, tournament.ErrEndpointFailing):
+		// One line, the way back in it: the replies paid for are in the cache, the matches
+		// ended in the store (when kept), and the resumed run plays the voided ones again.
+		return nil, fmt.Errorf("%w; once it answers, resume with: %s", err, resume)
+	case err != nil && ctx.Err() != nil && o.bus.Kept():
+		fmt.Fprintf(deps.Err, "stopped; resume with:\n  %s\n", resume)
 	}
 	return res, err
 }

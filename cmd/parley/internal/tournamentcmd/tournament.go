@@ -5,6 +5,7 @@ package tournamentcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/parley-arena/parley/agents/llm"
 	"github.com/parley-arena/parley/cmd/parley/internal/cli"
 	"github.com/parley-arena/parley/cmd/parley/internal/roles"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
@@ -58,6 +60,7 @@ type options struct {
 	reportDir      string
 	quiet          bool
 	verbose        bool
+	endpointFails  int
 
 	flags *pflag.FlagSet // the command line as given, for the resume hint
 }
@@ -118,6 +121,7 @@ stay on the NATS server: 'parley report --tournament ID' writes figures and file
 	fs.Int64Var(&o.tokenBudget, "token-budget", 0, "tokens the language-model seats of one match may spend together (0: no budget)")
 	fs.Int64Var(&o.totalBudget, "tournament-token-budget", 0, "tokens the whole tournament may spend, split evenly over its matches before any is played (0: no budget)")
 	fs.StringVar(&o.reportDir, "report", "", "also write the full report (HTML, Markdown, CSV, JSON lines, figures) into this directory")
+	fs.IntVar(&o.endpointFails, "max-endpoint-failures", tournament.DefaultMaxEndpointFailures, "stop, naming the command that resumes, after this many matches in a row voided by a language model's endpoint (429s, 5xx or broken connections past the agent's retries); the resumed tournament plays them again (0: never stop)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no line per finished match on stderr")
 	fs.BoolVar(&o.verbose, "verbose", false, "log what the referee workers do to stderr")
 	return cmd
@@ -131,6 +135,8 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 		return cli.Usagef("--games-per-pair must be at least 1, got %d", o.gamesPerPair)
 	case o.concurrency < 1:
 		return cli.Usagef("--concurrency must be at least 1, got %d", o.concurrency)
+	case o.endpointFails < 0:
+		return cli.Usagef("--max-endpoint-failures must be 0 (never stop) or more, got %d", o.endpointFails)
 	}
 	if err := o.bus.Check(); err != nil {
 		return err
@@ -236,10 +242,15 @@ func run(ctx context.Context, deps *cli.Deps, o *options) error {
 	}
 	if err := tournament.Hold(ctx, b, spec, tournament.HoldConfig{
 		Concurrency: o.concurrency, Matches: prep, Progress: progress,
-		Params: func(uint64) (*matchv1.GameParams, error) { return params, nil },
+		Params:    func(uint64) (*matchv1.GameParams, error) { return params, nil },
+		Endpoints: &tournament.EndpointStreak{Max: o.endpointFails}, ReplayProviderVoids: true, AgentIdentity: llm.Identity,
 	}); err != nil {
+		resume := cli.ResumeCommand(o.flags, []string{"parley", "tournament"}, spec.GetTournamentId(), o.seed)
+		if errors.Is(err, tournament.ErrEndpointFailing) {
+			return fmt.Errorf("%w; once it answers, resume with: %s", err, resume)
+		}
 		if ctx.Err() != nil && o.bus.Kept() {
-			fmt.Fprintf(deps.Err, "stopped; resume with:\n  %s\n", resumeCommand(o.flags, spec.GetTournamentId(), o.seed))
+			fmt.Fprintf(deps.Err, "stopped; resume with:\n  %s\n", resume)
 		}
 		return err
 	}
@@ -330,40 +341,4 @@ func slogLevel(verbose bool) slog.Level {
 		return slog.LevelDebug
 	}
 	return slog.LevelWarn
-}
-
-// resumeCommand is the command that resumes a stopped tournament: the flags given, with the
-// tournament's id and seed (a seed drawn at random is needed to plan it again as it was).
-func resumeCommand(fs *pflag.FlagSet, id string, seed uint64) string {
-	words := []string{"parley", "tournament"}
-	if fs != nil {
-		fs.Visit(func(f *pflag.Flag) {
-			if f.Name == "id" || f.Name == "seed" {
-				return
-			}
-			values := []string{f.Value.String()}
-			if list, ok := f.Value.(pflag.SliceValue); ok {
-				values = list.GetSlice()
-			}
-			for _, v := range values {
-				if f.Value.Type() == "bool" && v == "true" {
-					words = append(words, "--"+f.Name)
-				} else {
-					words = append(words, "--"+f.Name, shellQuote(v))
-				}
-			}
-		})
-	}
-	return strings.Join(append(words, "--id", shellQuote(id), "--seed", fmt.Sprint(seed)), " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but plain characters.
-func shellQuote(s string) string {
-	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
-	}) < 0
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
