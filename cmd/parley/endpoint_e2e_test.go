@@ -144,4 +144,3 @@ func shellWords(t *testing.T, line string) []string {
 	}
 	return words
 }
-

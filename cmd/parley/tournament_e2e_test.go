@@ -30,7 +30,7 @@ func TestTournamentEndToEnd(t *testing.T) {
 		"--param", "draw=true", "--self-play", "--seed", "7", "--concurrency", "3"}
 	r := mustRun(t, nil, withArgs(args, "--id", "e2e-tour", "--store-dir", store)...)
 
-	progress := regexp.MustCompile(`(?m)^\[\s*\d+/12\] e2e-tour-a\d-g\d  \S+ \(P1\) vs \S+ \(P2\): `)
+	progress := regexp.MustCompile(`(?m)^\[\s*\d+/12\] e2e-tour-s[0-9a-f]{6}-a\d-g\d  \S+ \(P1\) vs \S+ \(P2\): `)
 	if n := len(progress.FindAllString(r.stderr, -1)); n != 12 {
 		t.Errorf("%d progress lines on stderr, want one per match (12):\n%s", n, r.stderr)
 	}

@@ -62,7 +62,10 @@ them all. Cells of a paper model without one are left empty. Tables that need no
 spaces, the corpus's human dialogues and best allocations) print without --model.
 
 Every set-up is a tournament in the NATS work queue (ID-<set-up>): stopped half-way, the same
-command with the same --id resumes it, and replies come from the cache (--cache). --games N
+command with the same --id resumes it, and replies come from the cache (--cache). After
+--max-endpoint-failures matches in a row voided by the model endpoint (429s, 5xx, broken
+connections) the run stops in one line naming the command that resumes it; the resumed run plays
+the voided matches again, and may name another --base-url for the same models. --games N
 plays at most N matches per cell; --table N picks tables; --dry-run prints the plan (matches,
 model calls, estimated tokens and cost) and plays nothing. --token-budget caps each match,
 --tournament-token-budget each set-up (split evenly over its matches). --move-timeout is each
