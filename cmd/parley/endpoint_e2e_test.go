@@ -22,18 +22,21 @@ import (
 // in the cache under its scheduled match.
 func TestReproduceEndpointFailures(t *testing.T) {
 	t.Parallel()
+	// Retry-After longer than the move's time: the agent gives up the move at once (it
+	// honours the header, within its longest backoff), so the storm costs no waiting, and the
+	// healthy runs keep a move time that a loaded machine does not overrun.
 	storm := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
 		if r.Seq%2 == 0 {
-			return llmtest.Reply{Status: 503}
+			return llmtest.Reply{Status: 503, RetryAfter: "30"}
 		}
-		return llmtest.Reply{Status: 429, RetryAfter: "0.05"}
+		return llmtest.Reply{Status: 429, RetryAfter: "30"}
 	})
 	cache, store := t.TempDir(), t.TempDir()
 	const table = "Figure 9 (text)" // ten set-ups of one match each
 	args := func(baseURL, store, seed string) []string {
 		return []string{"reproduce", "negotiationarena", "--table", table, "--games", "1", "--model", "stormy",
 			"--base-url", baseURL, "--cache", cache, "--store-dir", store, "--quiet", "--concurrency", "1",
-			"--move-timeout", "1s", "--max-endpoint-failures", "2", "--id", "na-endpoints", "--seed", seed}
+			"--move-timeout", "5s", "--max-endpoint-failures", "2", "--id", "na-endpoints", "--seed", seed}
 	}
 	r := runParley(t, nil, args(storm.URL, store, "1")...)
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
