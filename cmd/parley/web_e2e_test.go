@@ -520,8 +520,8 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("outcome box %q, want an agreement", outcome)
 		}
 		// After the last observation, the gateway's view of the match for this seat tells the
-		// rest: the person's own accept.
-		tb.waitFor("the last move in the history", `document.querySelector('#history').innerText.includes('accepts')`)
+		// rest: the person's own accept, in the rules' words.
+		tb.waitFor("the last move in the history", `document.querySelector('#history').innerText.includes("P1 accepted P2's offer")`)
 
 		matchID := eval[string](tb, `document.querySelector('#seat-title a') ? document.querySelector('#seat-title a').textContent : ''`)
 		if matchID == "" {
@@ -589,6 +589,10 @@ func TestWebPage(t *testing.T) {
 		tb.waitFor("the clock running", fmt.Sprintf(`document.querySelector('#match-turn .clock').textContent !== %s`, jsString(first)))
 		seatAction(t, base, token, 1, 1, `{"move":{"propose":{"proposal":{"allocation":{"shares":[{"seat":0,"gives":{"Dollars":"50"}}]}}}}}`)
 		tb.waitFor("the answer in the transcript, the turn bar following", `document.querySelector('#transcript').innerText.includes('P1 proposes') && (document.querySelector('#match-turn').hidden || !document.querySelector('#match-turn .status-text').textContent.startsWith('P1 to move: turn 1.'))`)
+		// ann takes P2's counter-offer (else the match would end only when her 120 s ran out,
+		// no sooner than the wait below gives up).
+		awaitSeat(t, base, token, "acting", 3)
+		seatAction(t, base, token, 3, 1, `{"move":{"accept":{}}}`)
 		tb.waitFor("the end: nobody to wait for", `document.querySelector('#match-state').textContent === 'finished' && document.querySelector('#match-turn').hidden`)
 	})
 
