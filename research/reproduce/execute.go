@@ -64,16 +64,20 @@ func (p *Plan) Execute(ctx context.Context, ex Executor, done func()) (studies.R
 	return res, nil
 }
 
-// WriteHeader prints what is reproduced with which models.
+// WriteHeader prints what is reproduced with which models: those of the paper's models that
+// the chosen tables use.
 func (p *Plan) WriteHeader(w io.Writer) {
 	fmt.Fprintf(w, "%s: %s\n", p.Study.Name, p.Study.Title)
 	var slots []string
-	for _, s := range p.Study.Slots {
+	for _, s := range p.Used {
 		m := p.Slots[s]
 		if m == "" {
 			m = "(none)"
 		}
 		slots = append(slots, s+" = "+m)
+	}
+	if len(slots) == 0 {
+		slots = []string{"none (the tables chosen need no model)"}
 	}
 	fmt.Fprintf(w, "models: %s\n", strings.Join(slots, ", "))
 	matches, calls, tokens, cost := p.Totals()

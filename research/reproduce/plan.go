@@ -92,7 +92,9 @@ type Plan struct {
 	Missing map[string]string
 	// Slots maps each slot to its model ("" without one).
 	Slots map[string]string
-	Data  *Data
+	// Used are the slots the chosen tables' set-ups seat, in the study's order.
+	Used []string
+	Data *Data
 	// ExcludeFallbackGames is Options'.
 	ExcludeFallbackGames bool
 }
@@ -120,6 +122,25 @@ func NewPlan(study *studies.Study, o Options, reg *games.Registry) (*Plan, error
 	prices, err := llm.LoadPrices(o.Prices)
 	if err != nil {
 		return nil, err
+	}
+	used := map[string]bool{}
+	for _, r := range runs {
+		if !needed[r.ID] {
+			continue
+		}
+		for _, s := range r.Seats {
+			used[s.Slot] = used[s.Slot] || s.Slot != ""
+		}
+		if r.Pairs {
+			for _, s := range study.Slots {
+				used[s] = true
+			}
+		}
+	}
+	for _, s := range study.Slots {
+		if used[s] {
+			p.Used = append(p.Used, s)
+		}
 	}
 	for _, r := range runs {
 		if !needed[r.ID] {
