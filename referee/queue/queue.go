@@ -65,6 +65,7 @@ import (
 	eventsv1 "github.com/parley-arena/parley/gen/go/parley/events/v1"
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/matchid"
 	"github.com/parley-arena/parley/internal/natsname"
 )
 
@@ -204,11 +205,17 @@ func enqueue(ctx context.Context, js jetstream.JetStream, req *queuev1.MatchRequ
 
 // Taken reports whether match id matchID is taken: a request for it waits in the work
 // queue or is being played (a request leaves the queue once its match is recorded), or a
-// match was recorded under it.
+// match was recorded under it. A rerun (<id>-r<k>) waits as its requested match's request,
+// which stays queued until a worker has played it.
 func Taken(ctx context.Context, js jetstream.JetStream, matchID string) (bool, error) {
 	queued, err := Queued(ctx, js, matchID)
 	if err != nil || queued {
 		return queued, err
+	}
+	if requested := matchid.Requested(matchID); requested != matchID {
+		if queued, err := Queued(ctx, js, requested); err != nil || queued {
+			return queued, err
+		}
 	}
 	state, err := stateOf(ctx, js, matchID)
 	return state != stateNone, err

@@ -410,6 +410,14 @@ func TestHumanSeatWaitsForItsProcess(t *testing.T) {
 	if queued, err := Taken(ctx, js, req.GetMatchId()); err != nil || !queued {
 		t.Fatalf("the request left the queue (%v)", err)
 	}
+	// Its rerun, should the match be cut off, waits as the same request: a follower of the
+	// rerun's id must not be told there is no such match while it waits for a worker.
+	if queued, err := Taken(ctx, js, RetryID(req.GetMatchId(), 1)); err != nil || !queued {
+		t.Fatalf("the rerun of a queued request is not taken (%v)", err)
+	}
+	if queued, err := Taken(ctx, js, RetryID("never-asked", 1)); err != nil || queued {
+		t.Fatalf("the rerun of a match never asked for is taken (%v)", err)
+	}
 
 	hub := human.NewHub()
 	hub.Mount(http.NewServeMux()) // the page that serves its seats
