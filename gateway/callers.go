@@ -175,12 +175,51 @@ const seatReservations = "/api/v1/seats"
 // is held for its match a while, and the hub holds a bounded number for everyone.
 func (g *Gateway) quotaSeatReservations(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == seatReservations {
-			if _, err := g.starting(r.Context(), r.Header, r.RemoteAddr); err != nil {
-				writeErr(w, err)
-				return
-			}
+		if r.Method != http.MethodPost || r.URL.Path != seatReservations {
+			next.ServeHTTP(w, r)
+			return
 		}
-		next.ServeHTTP(w, r)
+		if _, err := g.starting(r.Context(), r.Header, r.RemoteAddr); err != nil {
+			writeErr(w, err)
+			return
+		}
+		if g.cfg.SeatBudget == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		caller, err := g.callers.of(r.Context(), r.Header, clientAddr(r.RemoteAddr))
+		if err != nil {
+			writeErr(w, err)
+			return
+		}
+		release, err := g.cfg.SeatBudget(caller)
+		if err != nil {
+			writeErr(w, connect.NewError(connect.CodeResourceExhausted, err))
+			return
+		}
+		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		if rec.code >= 300 {
+			release()
+			return
+		}
+		hold := g.cfg.SeatHold
+		if hold <= 0 {
+			hold = 15 * time.Minute
+		}
+		time.AfterFunc(hold, release) // the seat is dropped by then, or its match holds it
 	})
 }
+
+// statusRecorder remembers the status a handler answered with.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.code = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

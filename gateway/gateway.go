@@ -96,6 +96,12 @@ type Config struct {
 	Web http.Handler
 	// Seats checks seat tokens for seat views. Nil: every seat view is refused.
 	Seats SeatAuthorizer
+	// SeatBudget, when set, holds one seat for a person on the caller's budgets for each seat
+	// reserved ahead of its match (POST /api/v1/seats), for SeatHold; release gives it back.
+	SeatBudget func(policy.Caller) (release func(), err error)
+	// SeatHold is how long a reserved seat is held on its caller's budget: the hub's ticket
+	// lifetime (0: 15 minutes, human.DefaultTicketTTL).
+	SeatHold time.Duration
 	// Mount, when set, adds routes (the human seat's, the relay to a team's own dial-out bot)
 	// to the gateway's mux, behind the same limits, logs and metrics.
 	Mount func(mux *http.ServeMux)

@@ -442,4 +442,31 @@ func TestSiege(t *testing.T) {
 			t.Errorf("the cancelled match ended %v %q, want void saying it was cancelled", end.GetCause(), end.GetSummary())
 		}
 	})
+
+	t.Run("seats reserved through the API count against the address's budget", func(t *testing.T) {
+		// Attack 4, the other door: POST /api/v1/seats held seats bound only by the rate of
+		// starts and the hub's 256. Now each holds one of budgets.client.human_seats (4 here).
+		reserve := func(from string) (int, string) {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"api/v1/seats", strings.NewReader(`{}`))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := clientFrom(from).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(body)
+		}
+		for i := range 4 {
+			if code, body := reserve(loopback(600)); code != http.StatusCreated {
+				t.Fatalf("seat %d of 4: %d %s", i+1, code, body)
+			}
+		}
+		if code, body := reserve(loopback(600)); code != http.StatusTooManyRequests || !strings.Contains(body, "budgets.client.human_seats") {
+			t.Fatalf("a fifth seat from one address: %d %s, want 429 naming budgets.client.human_seats", code, body)
+		}
+		if code, body := reserve(loopback(601)); code != http.StatusCreated {
+			t.Fatalf("another address's seat: %d %s", code, body)
+		}
+	})
 }

@@ -136,6 +136,12 @@ func (l *Ledger) hold(c policy.Caller, key string, matches, humanSeats int, what
 	}, nil
 }
 
+// HoldSeat holds one seat for a person, reserved by caller c ahead of its match (POST
+// /api/v1/seats) under key; undo gives it back (the reservation was refused, used or dropped).
+func (l *Ledger) HoldSeat(c policy.Caller, key string) (undo func(), err error) {
+	return l.hold(c, "seat/"+key, 0, 1, "this seat")
+}
+
 // poolsOf returns the budgets c's requests are charged to. Callers hold l.mu.
 func (l *Ledger) poolsOf(c policy.Caller) []*pool {
 	var b policy.Budgets

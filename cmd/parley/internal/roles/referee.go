@@ -54,6 +54,9 @@ type Referee struct {
 	// Referee and Tournaments are the services, for callers in the same process.
 	Referee     *server.Server
 	Tournaments *tournament.Service
+	// Budgets is what each caller holds (the preparer's ledger), for seats reserved through
+	// the gateway of the same process.
+	Budgets *budget.Ledger
 
 	srv        *gRPCServer
 	stopHealth func()
@@ -77,7 +80,7 @@ func StartReferee(ctx context.Context, cfg RefereeConfig, lis net.Listener) (*Re
 	if err != nil {
 		return nil, err
 	}
-	r := &Referee{Referee: ref}
+	r := &Referee{Referee: ref, Budgets: prep.Budgets}
 	names := []string{refereev1.RefereeService_ServiceDesc.ServiceName}
 	if cfg.Tournaments {
 		if r.Tournaments, err = tournament.NewService(ctx, tournament.ServiceConfig{

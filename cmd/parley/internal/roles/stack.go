@@ -8,6 +8,7 @@ package roles
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net"
@@ -141,6 +142,11 @@ func Start(ctx context.Context, cfg Config, refLis, anLis net.Listener) (_ *Stac
 	}
 	if gc.Metrics == nil {
 		gc.Metrics = cfg.Metrics
+	}
+	gc.SeatHold = human.DefaultTicketTTL
+	if gc.SeatBudget == nil {
+		ledger := s.Referee.Budgets
+		gc.SeatBudget = func(c policy.Caller) (func(), error) { return ledger.HoldSeat(c, rand.Text()) }
 	}
 	gc.AdminToken = cfg.AdminToken
 	gc.Policy = cfg.Policy
