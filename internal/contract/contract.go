@@ -21,7 +21,7 @@ import (
 
 // Revision is the revision of parley.agent.v1 this build speaks. docs/writing-an-agent.md
 // ("Contract revisions") says what each one added.
-const Revision = 2
+const Revision = 3
 
 // Version is the contract version a server tells a bot (parley.botlink.v1.Welcome).
 func Version() *agentv1.ContractVersion {

@@ -21,6 +21,7 @@ var shapes = map[int]string{
 	// too: parley.game.v1.Param, new since, is only an option's type).
 	1: "7e990f5e87e2fa9b",
 	2: "034c00e0c75633ba",
+	3: "8bf69bba6a73bd71",
 }
 
 func TestRevisionFollowsTheShape(t *testing.T) {
