@@ -14,6 +14,8 @@ import (
 	"time"
 
 	gamev1 "github.com/parley-arena/parley/gen/go/parley/game/v1"
+	"github.com/parley-arena/parley/referee/policy"
+	"github.com/parley-arena/parley/referee/queue"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -27,6 +29,7 @@ import (
 	matchv1 "github.com/parley-arena/parley/gen/go/parley/match/v1"
 	refereev1 "github.com/parley-arena/parley/gen/go/parley/referee/v1"
 	"github.com/parley-arena/parley/internal/bus"
+	"github.com/parley-arena/parley/internal/natsname"
 	"github.com/parley-arena/parley/internal/natstest"
 )
 
@@ -221,7 +224,9 @@ func TestRefereeServe(t *testing.T) {
 		t.Errorf("GetMatch and the stream differ: %v", err)
 	}
 	// --metrics: the match (counted just after its last event is recorded) and the work
-	// queue's lag.
+	// queue's lag, in the lane of the organiser's requests (the referee's own port).
+	lane := fmt.Sprintf(`parley_jetstream_consumer_pending_messages{consumer="%s-%s",stream="PARLEY_REQUESTS"} 0`,
+		natsname.RefereeConsumer, queue.LaneOf(policy.Caller{Role: policy.Organiser}.Owner()))
 	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
 		resp, err := http.Get(metricsURL)
 		if err != nil {
@@ -231,7 +236,7 @@ func TestRefereeServe(t *testing.T) {
 		resp.Body.Close()
 		var missing []string
 		for _, want := range []string{`parley_matches_finished_total{cause=`, `parley_moves_total{agent="fair@1",game="ultimatum"}`,
-			`parley_jetstream_consumer_pending_messages{consumer="referees",stream="PARLEY_REQUESTS"} 0`} {
+			lane} {
 			if !strings.Contains(string(metrics), want) {
 				missing = append(missing, want)
 			}
